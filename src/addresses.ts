@@ -1,0 +1,33 @@
+import { getAddress, isHexString } from "ethers";
+import { address as bitcoinAddress } from "bitcoinjs-lib";
+
+import { ErrorCode, TokenServiceError } from "./errors.js";
+import { bitcoinjsNetwork } from "./bitcoin/networks.js";
+
+/** Validates an EVM address (any case; a mixed-case one must carry a valid checksum) and returns it checksummed. */
+export function parseEvmAddress(value: unknown, field: string): string {
+  if (typeof value !== "string" || value === "") {
+    throw new TokenServiceError(ErrorCode.INVALID_ADDRESS, `${field} is required: a 0x-prefixed 20-byte hex address`, { field });
+  }
+  if (!isHexString(value, 20)) {
+    throw new TokenServiceError(ErrorCode.INVALID_ADDRESS, `${field} must be a 0x-prefixed 20-byte hex address`, { field });
+  }
+  try {
+    return getAddress(value);
+  } catch {
+    throw new TokenServiceError(ErrorCode.INVALID_ADDRESS, `${field} has an invalid EIP-55 checksum`, { field });
+  }
+}
+
+/** Validates a Bitcoin address for one network: a tb1 address is refused on mainnet and regtest. */
+export function parseBitcoinAddress(value: unknown, network: string, field: string): string {
+  if (typeof value !== "string" || value === "") {
+    throw new TokenServiceError(ErrorCode.INVALID_ADDRESS, `${field} is required: a bitcoin ${network} address`, { field });
+  }
+  try {
+    bitcoinAddress.toOutputScript(value, bitcoinjsNetwork(network));
+    return value;
+  } catch {
+    throw new TokenServiceError(ErrorCode.INVALID_ADDRESS, `${field} is not a valid bitcoin ${network} address`, { field });
+  }
+}

@@ -1,0 +1,40 @@
+import type { HardhatRuntimeEnvironment } from "hardhat/types/hre";
+
+import { TokenService, type TokenServiceOptions } from "./service.js";
+
+export type CreateTokenServiceOptions = Partial<Omit<TokenServiceOptions, "hre">> & {
+  /** A Hardhat runtime with this plugin; one is created when omitted. */
+  hre?: HardhatRuntimeEnvironment;
+  /** Keep simulated chains in `hre.config.tokenService.dataDir` (as the tasks and `serve` do). Default false: in memory. */
+  persistSimulatedChains?: boolean;
+};
+
+/** Resolves the live endpoints configured in `tokenService.rpc` (configuration variables included). */
+export async function configuredRpcUrls(hre: HardhatRuntimeEnvironment): Promise<Record<string, string>> {
+  const entries = await Promise.all(
+    Object.entries(hre.config.tokenService?.rpc ?? {}).map(async ([pair, variable]) => [pair, await variable.get()] as const),
+  );
+  return Object.fromEntries(entries);
+}
+
+/** The programmatic front door: the same core the tasks and the HTTP service use. */
+export async function createTokenService(options: CreateTokenServiceOptions = {}): Promise<TokenService> {
+  let hre = options.hre;
+  if (hre === undefined) {
+    const [{ createHardhatRuntimeEnvironment }, { default: plugin }] = await Promise.all([import("hardhat/hre"), import("./index.js")]);
+    hre = await createHardhatRuntimeEnvironment({ plugins: [plugin] });
+  }
+  const rpcUrls = { ...(await configuredRpcUrls(hre)), ...options.rpcUrls };
+  const dataDir = options.dataDir ?? (options.persistSimulatedChains ? hre.config.tokenService.dataDir : undefined);
+  return new TokenService({ ...options, hre, rpcUrls, ...(dataDir !== undefined ? { dataDir } : {}) });
+}
+
+export { TokenService } from "./service.js";
+export type * from "./service.js";
+export { TokenServiceError, ErrorCode, isTokenServiceError } from "./errors.js";
+export { allNetworks, resolveNetwork, CHAIN_NAMES, rpcEnvironmentVariable } from "./chains.js";
+export { createWallet } from "./wallets.js";
+export { formatUnits } from "./units.js";
+export type { SenderLock } from "./evm/sender-lock.js";
+export { InProcessSenderLock } from "./evm/sender-lock.js";
+export type { BitcoinBackend, BitcoinBackends } from "./bitcoin/backend.js";

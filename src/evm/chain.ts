@@ -1,0 +1,21 @@
+import type { AbstractProvider } from "ethers";
+
+import type { NetworkInfo } from "../chains.js";
+
+export type EvmNetworkInfo = NetworkInfo & { chainId: number };
+
+/** One EVM (chain, network) pair, simulated in-process or live over JSON-RPC. */
+export interface EvmChain {
+  readonly info: EvmNetworkInfo;
+  readonly simulated: boolean;
+  /** Where the chain lives, safe to print: "in-process EDR" or the endpoint without credentials. */
+  readonly endpoint: string;
+  readonly provider: AbstractProvider;
+  /** How often to poll for receipts. */
+  readonly pollingIntervalMs: number;
+  /** Sends a signed transaction and resolves with its hash once the node accepted it. */
+  broadcast(signedTransaction: string): Promise<string>;
+  /** Gives native currency to an address (simulated chains only). */
+  fund(address: string, amount: bigint): Promise<bigint>;
+  close(): Promise<void>;
+}

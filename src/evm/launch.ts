@@ -1,0 +1,68 @@
+import { ContractFactory, getCreateAddress } from "ethers";
+
+import type { Erc20Params, Erc721Params, TokenType } from "../token-params.js";
+import { serviceErc20Artifact, serviceErc721Artifact } from "./artifacts.js";
+import type { EvmChain } from "./chain.js";
+import { sendTransaction, type SignedTransactionInfo } from "./send-transaction.js";
+import type { SenderLock } from "./sender-lock.js";
+
+export type LaunchParams = { type: "ERC20"; token: Erc20Params } | { type: "ERC721"; token: Erc721Params };
+
+export interface LaunchHooks {
+  /** Runs after signing, before broadcasting: the transaction hash and contract address are final from here on. */
+  beforeBroadcast?(info: SignedTransactionInfo & { contractAddress: string }): Promise<void>;
+}
+
+export interface LaunchResult {
+  transactionHash: string;
+  contractAddress: string;
+  status: "pending";
+  chain: string;
+  network: string;
+  type: TokenType;
+  sender: string;
+  nonce: number;
+  simulated: boolean;
+}
+
+function deploymentData(params: LaunchParams, sender: string): string {
+  if (params.type === "ERC20") {
+    const { name, symbol, decimals, cap, minter, initialSupply, account } = params.token;
+    const factory = new ContractFactory(serviceErc20Artifact.abi, serviceErc20Artifact.bytecode);
+    return factory.interface.encodeDeploy([name, symbol, decimals, cap, minter, initialSupply, account]).replace(/^0x/, serviceErc20Artifact.bytecode);
+  }
+  const { name, symbol, uri } = params.token;
+  const factory = new ContractFactory(serviceErc721Artifact.abi, serviceErc721Artifact.bytecode);
+  return factory.interface.encodeDeploy([name, symbol, uri, sender]).replace(/^0x/, serviceErc721Artifact.bytecode);
+}
+
+/**
+ * Deploys a token from `sender` and returns as soon as the node accepted the
+ * transaction; the contract address follows from sender and nonce.
+ */
+export async function launchToken(
+  chain: EvmChain,
+  lock: SenderLock,
+  sender: string,
+  privateKey: string,
+  params: LaunchParams,
+  hooks: LaunchHooks = {},
+): Promise<LaunchResult> {
+  const sent = await sendTransaction(
+    chain,
+    lock,
+    { sender, privateKey, data: deploymentData(params, sender) },
+    { beforeBroadcast: async (info) => hooks.beforeBroadcast?.({ ...info, contractAddress: getCreateAddress({ from: sender, nonce: info.nonce }) }) },
+  );
+  return {
+    transactionHash: sent.transactionHash,
+    contractAddress: getCreateAddress({ from: sender, nonce: sent.nonce }),
+    status: "pending",
+    chain: chain.info.chain,
+    network: chain.info.network,
+    type: params.type,
+    sender,
+    nonce: sent.nonce,
+    simulated: chain.simulated,
+  };
+}

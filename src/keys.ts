@@ -1,0 +1,30 @@
+import { computeAddress, isHexString } from "ethers";
+
+import { ErrorCode, TokenServiceError } from "./errors.js";
+
+/**
+ * Checks that a private key is well formed and derives `sender`. Errors name the
+ * field but never repeat the key.
+ */
+export function assertKeyDerivesSender(privateKey: unknown, sender: string, field = "privateKey"): string {
+  if (typeof privateKey !== "string" || privateKey === "") {
+    throw new TokenServiceError(ErrorCode.INVALID_PRIVATE_KEY, `${field} is required: the sender's 0x-prefixed 32-byte hex private key`, { field });
+  }
+  const normalized = privateKey.startsWith("0x") ? privateKey : `0x${privateKey}`;
+  if (!isHexString(normalized, 32)) {
+    throw new TokenServiceError(ErrorCode.INVALID_PRIVATE_KEY, `${field} must be a 32-byte hex string (64 hex digits, 0x prefix optional)`, { field });
+  }
+  let derived: string;
+  try {
+    derived = computeAddress(normalized);
+  } catch {
+    throw new TokenServiceError(ErrorCode.INVALID_PRIVATE_KEY, `${field} is not a valid secp256k1 private key`, { field });
+  }
+  if (derived !== sender) {
+    throw new TokenServiceError(ErrorCode.KEY_SENDER_MISMATCH, `${field} does not derive the sender address ${sender}`, {
+      field,
+      details: { sender },
+    });
+  }
+  return normalized;
+}

@@ -1,0 +1,322 @@
+import type { HardhatRuntimeEnvironment } from "hardhat/types/hre";
+
+import { parseBitcoinAddress, parseEvmAddress } from "./addresses.js";
+import { allNetworks, requireEvm, resolveNetwork, type NetworkInfo } from "./chains.js";
+import { ErrorCode, TokenServiceError, invalidArgument } from "./errors.js";
+import { noBitcoinBackends, type BitcoinBackends } from "./bitcoin/backend.js";
+import { readErc20Balances, readErc721Balance, readNativeBalance } from "./evm/balances.js";
+import type { EvmChain } from "./evm/chain.js";
+import { EvmChains } from "./evm/chains-registry.js";
+import { launchToken, type LaunchHooks, type LaunchParams, type LaunchResult } from "./evm/launch.js";
+import { mintToken, mintedTokenId, type MintParams, type MintResult } from "./evm/mint.js";
+import type { BroadcastHooks } from "./evm/send-transaction.js";
+import { InProcessSenderLock, type SenderLock } from "./evm/sender-lock.js";
+import { getReceipt, getTransactionStatus, waitForTransaction, type TransactionStatus } from "./evm/transaction-status.js";
+import { assertKeyDerivesSender } from "./keys.js";
+import { parseErc20Params, parseErc721Params, parseTokenType, type TokenType } from "./token-params.js";
+import { amountPair, parseUint256, type AmountPair } from "./units.js";
+import { createWallet, type CreateWalletRequest, type Wallet } from "./wallets.js";
+
+export interface TokenServiceOptions {
+  hre: HardhatRuntimeEnvironment;
+  /** Live endpoints keyed "chain/network"; `TOKEN_SERVICE_RPC_<CHAIN>_<NETWORK>` fills the gaps. */
+  rpcUrls?: Record<string, string>;
+  env?: NodeJS.ProcessEnv;
+  /** Simulated chains: 0 mines on send (default), N mines a block every N seconds. */
+  blockTimeSeconds?: number;
+  /** Simulated chains keep their state here between runs when set. */
+  dataDir?: string;
+  /** Serializes sends per chain and sender; the HTTP service passes a PostgreSQL-backed one. */
+  senderLock?: SenderLock;
+  bitcoin?: BitcoinBackends;
+  requestTimeoutMs?: number;
+}
+
+export interface PairRequest {
+  chain: string;
+  network: string;
+}
+
+export interface BalancesRequest extends PairRequest {
+  address: string;
+  erc20TokenContractAddresses?: string[];
+}
+
+export interface BalanceEntry extends AmountPair {
+  contractAddress?: string;
+  decimals?: number;
+  symbol?: string;
+  confirmed?: AmountPair;
+  unconfirmed?: AmountPair;
+}
+
+export interface BalancesResult {
+  chain: string;
+  network: string;
+  address: string;
+  simulated: boolean;
+  balances: Record<string, BalanceEntry>;
+}
+
+export interface TokenBalanceRequest extends PairRequest {
+  address: string;
+  tokenAddress: string;
+  type: string;
+}
+
+export interface TokenBalanceResult {
+  chain: string;
+  network: string;
+  address: string;
+  tokenAddress: string;
+  type: "erc20" | "erc721";
+  balance: string;
+  simulated: boolean;
+  tokenIds?: string[];
+  tokenIdsTruncated?: boolean;
+  uiBalance?: string;
+  decimals?: number;
+  symbol?: string;
+}
+
+export interface LaunchRequest extends PairRequest {
+  type: string;
+  token: unknown;
+  sender: string;
+  privateKey: string;
+}
+
+export interface MintRequest extends PairRequest {
+  type: string;
+  contractAddress: string;
+  to: string;
+  tokenId?: string | number;
+  uri?: string;
+  amount?: string | number;
+  sender: string;
+  privateKey: string;
+}
+
+export interface FaucetRequest extends PairRequest {
+  address: string;
+  /** Smallest units; default 10 of the native currency. */
+  amount?: string | number;
+}
+
+export interface FaucetResult {
+  chain: string;
+  network: string;
+  address: string;
+  amount: AmountPair;
+  balance: AmountPair;
+  simulated: boolean;
+  transactionHash?: string;
+}
+
+export interface TransactionRequest extends PairRequest {
+  transactionHash: string;
+}
+
+export interface NetworkSummary extends NetworkInfo {
+  simulated: boolean;
+  backend: string;
+  endpoint: string;
+}
+
+export const MAX_ERC20_CONTRACTS_PER_READ = 50;
+
+function parseTransactionHash(value: unknown): string {
+  if (typeof value !== "string" || !/^0x[0-9a-fA-F]{64}$/.test(value)) {
+    throw invalidArgument("transactionHash", "transactionHash must be a 0x-prefixed 32-byte hex string");
+  }
+  return value.toLowerCase();
+}
+
+/**
+ * The core every front door calls: Hardhat tasks, the programmatic API and the
+ * HTTP service only parse input, call one of these methods, and format output.
+ */
+export class TokenService {
+  readonly evm: EvmChains;
+  private readonly lock: SenderLock;
+  private readonly bitcoin: BitcoinBackends;
+
+  constructor(options: TokenServiceOptions) {
+    this.evm = new EvmChains(options);
+    this.lock = options.senderLock ?? new InProcessSenderLock();
+    this.bitcoin = options.bitcoin ?? noBitcoinBackends;
+  }
+
+  networks(): NetworkSummary[] {
+    return allNetworks().map((info) => {
+      if (info.kind === "evm") {
+        const endpoint = this.evm.endpointFor(info);
+        return endpoint === undefined
+          ? { ...info, simulated: true, backend: "edr", endpoint: "in-process EDR (simulated)" }
+          : { ...info, simulated: false, backend: "json-rpc", endpoint: new URL(endpoint).host };
+      }
+      const described = this.bitcoin.describe(info.network);
+      return { ...info, simulated: false, backend: described?.backend ?? "none", endpoint: described?.endpoint ?? `not configured (set ${this.bitcoin.configurationHint(info.network)})` };
+    });
+  }
+
+  createWallet(request: CreateWalletRequest): Wallet {
+    return createWallet(request);
+  }
+
+  async getBalances(request: BalancesRequest): Promise<BalancesResult> {
+    const info = resolveNetwork(request.chain, request.network);
+    const contracts = request.erc20TokenContractAddresses ?? [];
+    if (info.kind === "bitcoin") {
+      const address = parseBitcoinAddress(request.address, info.network, "address");
+      if (contracts.length > 0) throw invalidArgument("erc20TokenContractAddresses", "erc20TokenContractAddresses applies to EVM chains only");
+      const balance = await this.bitcoinBackend(info.network).getBalance(address);
+      return { chain: info.chain, network: info.network, address, simulated: false, balances: { [info.nativeSymbol]: balance } };
+    }
+    const address = parseEvmAddress(request.address, "address");
+    if (contracts.length > MAX_ERC20_CONTRACTS_PER_READ) {
+      throw invalidArgument("erc20TokenContractAddresses", `at most ${MAX_ERC20_CONTRACTS_PER_READ} contracts per read (got ${contracts.length})`);
+    }
+    const tokenAddresses = [...new Set(contracts.map((value, index) => parseEvmAddress(value, `erc20TokenContractAddresses[${index}]`)))];
+    const chain = await this.evmChain(info, "balance read");
+    const [native, tokens] = await Promise.all([readNativeBalance(chain, address), readErc20Balances(chain, address, tokenAddresses)]);
+    const balances: Record<string, BalanceEntry> = { [info.nativeSymbol]: native };
+    const symbolCounts = new Map<string, number>();
+    for (const token of tokens) symbolCounts.set(token.symbol, (symbolCounts.get(token.symbol) ?? 0) + 1);
+    for (const token of tokens) {
+      // Two tokens sharing a symbol (or one named like the native currency) are keyed by contract address instead.
+      const key = symbolCounts.get(token.symbol) === 1 && token.symbol !== info.nativeSymbol ? token.symbol : token.contractAddress;
+      balances[key] = { balance: token.balance, uiBalance: token.uiBalance, contractAddress: token.contractAddress, decimals: token.decimals, symbol: token.symbol };
+    }
+    return { chain: info.chain, network: info.network, address, simulated: chain.simulated, balances };
+  }
+
+  async getTokenBalance(request: TokenBalanceRequest): Promise<TokenBalanceResult> {
+    const info = requireEvm(resolveNetwork(request.chain, request.network), "token balance read");
+    const address = parseEvmAddress(request.address, "address");
+    const tokenAddress = parseEvmAddress(request.tokenAddress, "tokenAddress");
+    const type = parseTokenType(request.type);
+    const chain = await this.evmChain(info, "token balance read");
+    const base = { chain: info.chain, network: info.network, address, tokenAddress, simulated: chain.simulated };
+    if (type === "ERC721") {
+      const balance = await readErc721Balance(chain, address, tokenAddress);
+      return { ...base, type: "erc721", ...balance };
+    }
+    const [token] = await readErc20Balances(chain, address, [tokenAddress], "tokenAddress");
+    return { ...base, type: "erc20", balance: token!.balance, uiBalance: token!.uiBalance, decimals: token!.decimals, symbol: token!.symbol };
+  }
+
+  /** Validates everything before any network call, then deploys; resolves once the node accepted the transaction. */
+  async launchToken(request: LaunchRequest, hooks: LaunchHooks = {}): Promise<LaunchResult> {
+    const info = requireEvm(resolveNetwork(request.chain, request.network), "token launch");
+    const type = parseTokenType(request.type);
+    const sender = parseEvmAddress(request.sender, "sender");
+    const params: LaunchParams =
+      type === "ERC20" ? { type, token: parseErc20Params(request.token, sender) } : { type, token: parseErc721Params(request.token) };
+    const privateKey = assertKeyDerivesSender(request.privateKey, sender);
+    const chain = await this.evmChain(info, "token launch");
+    return launchToken(chain, this.lock, sender, privateKey, params, hooks);
+  }
+
+  async mintToken(request: MintRequest, hooks: BroadcastHooks = {}): Promise<MintResult> {
+    const info = requireEvm(resolveNetwork(request.chain, request.network), "mint");
+    const type = parseTokenType(request.type);
+    const contractAddress = parseEvmAddress(request.contractAddress, "contractAddress");
+    const to = parseEvmAddress(request.to, "to");
+    const sender = parseEvmAddress(request.sender, "sender");
+    let params: MintParams;
+    if (type === "ERC20") {
+      if (request.tokenId !== undefined || request.uri !== undefined) {
+        throw invalidArgument(request.tokenId !== undefined ? "tokenId" : "uri", "tokenId and uri apply to ERC721 mints only");
+      }
+      if (request.amount === undefined) throw invalidArgument("amount", "amount is required for an ERC20 mint (smallest units, decimal string)");
+      params = { type, contractAddress, to, amount: parseUint256(request.amount, "amount") };
+    } else {
+      if (request.amount !== undefined) throw invalidArgument("amount", "amount applies to ERC20 mints only; an ERC721 mint creates one token");
+      if (request.uri !== undefined && typeof request.uri !== "string") throw invalidArgument("uri", "uri must be a string");
+      params = {
+        type,
+        contractAddress,
+        to,
+        ...(request.tokenId !== undefined ? { tokenId: parseUint256(request.tokenId, "tokenId") } : {}),
+        ...(request.uri ? { uri: request.uri } : {}),
+      };
+    }
+    const privateKey = assertKeyDerivesSender(request.privateKey, sender);
+    const chain = await this.evmChain(info, "mint");
+    return mintToken(chain, this.lock, sender, privateKey, params, hooks);
+  }
+
+  /** The ERC721 token id a mined mint produced. */
+  async mintedTokenId(request: TransactionRequest & { contractAddress: string }): Promise<string | undefined> {
+    const info = requireEvm(resolveNetwork(request.chain, request.network), "mint");
+    const receipt = await getReceipt(await this.evmChain(info, "mint"), parseTransactionHash(request.transactionHash));
+    return receipt === null ? undefined : mintedTokenId(receipt, request.contractAddress);
+  }
+
+  async faucet(request: FaucetRequest): Promise<FaucetResult> {
+    const info = resolveNetwork(request.chain, request.network);
+    const defaultAmount = 10n * 10n ** BigInt(info.nativeDecimals);
+    const amount = request.amount === undefined || request.amount === "" ? defaultAmount : parseUint256(request.amount, "amount");
+    if (amount === 0n) throw invalidArgument("amount", "amount must be greater than 0");
+    if (info.kind === "bitcoin") {
+      const address = parseBitcoinAddress(request.address, info.network, "address");
+      const backend = this.bitcoinBackend(info.network);
+      if (info.network !== "regtest" || backend.fund === undefined) {
+        throw new TokenServiceError(
+          ErrorCode.LIVE_NETWORK_FAUCET,
+          `the faucet serves bitcoin regtest with a bitcoind backend only; bitcoin/${info.network} is a live network`,
+          { field: "network" },
+        );
+      }
+      const { transactionHash } = await backend.fund(address, amount);
+      const balance = await backend.getBalance(address);
+      return { chain: info.chain, network: info.network, address, amount: amountPair(amount, info.nativeDecimals), balance, simulated: false, transactionHash };
+    }
+    const address = parseEvmAddress(request.address, "address");
+    const chain = await this.evmChain(requireEvm(info, "faucet"), "faucet");
+    const balance = await chain.fund(address, amount);
+    return {
+      chain: info.chain,
+      network: info.network,
+      address,
+      amount: amountPair(amount, info.nativeDecimals),
+      balance: amountPair(balance, info.nativeDecimals),
+      simulated: chain.simulated,
+    };
+  }
+
+  async getTransaction(request: TransactionRequest): Promise<TransactionStatus> {
+    const info = requireEvm(resolveNetwork(request.chain, request.network), "transaction lookup");
+    return getTransactionStatus(await this.evmChain(info, "transaction lookup"), parseTransactionHash(request.transactionHash));
+  }
+
+  async waitForTransaction(request: TransactionRequest & { timeoutMs?: number }): Promise<TransactionStatus> {
+    const info = requireEvm(resolveNetwork(request.chain, request.network), "transaction lookup");
+    const chain = await this.evmChain(info, "transaction lookup");
+    return waitForTransaction(chain, parseTransactionHash(request.transactionHash), request.timeoutMs ?? 120_000);
+  }
+
+  /** Opens (or reuses) the chain connection for a pair. */
+  evmChain(info: NetworkInfo, operation: string): Promise<EvmChain> {
+    return this.evm.get(requireEvm(info, operation));
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([this.evm.close(), this.bitcoin.close()]);
+  }
+
+  private bitcoinBackend(network: string) {
+    const backend = this.bitcoin.get(network);
+    if (backend === undefined) {
+      throw new TokenServiceError(
+        ErrorCode.BACKEND_NOT_CONFIGURED,
+        `no backend configured for bitcoin/${network}: set ${this.bitcoin.configurationHint(network)}`,
+        { field: "network" },
+      );
+    }
+    return backend;
+  }
+}
+
+export type { TokenType };

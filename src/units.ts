@@ -1,0 +1,41 @@
+import { invalidArgument } from "./errors.js";
+
+export const MAX_UINT256 = (1n << 256n) - 1n;
+
+/** Exact decimal rendering of a smallest-unit integer: no floating point, no trailing zeros. */
+export function formatUnits(amount: bigint, decimals: number): string {
+  const negative = amount < 0n;
+  const digits = (negative ? -amount : amount).toString().padStart(decimals + 1, "0");
+  const whole = digits.slice(0, digits.length - decimals);
+  const fraction = digits.slice(digits.length - decimals).replace(/0+$/, "");
+  return `${negative ? "-" : ""}${whole}${fraction ? `.${fraction}` : ""}`;
+}
+
+export interface AmountPair {
+  balance: string;
+  uiBalance: string;
+}
+
+export function amountPair(amount: bigint, decimals: number): AmountPair {
+  return { balance: amount.toString(), uiBalance: formatUnits(amount, decimals) };
+}
+
+/** Parses a uint256 given as a decimal string (or a safe integer number). */
+export function parseUint256(value: unknown, field: string): bigint {
+  let text: string;
+  if (typeof value === "number" && Number.isSafeInteger(value)) {
+    text = String(value);
+  } else if (typeof value === "string") {
+    text = value.trim();
+  } else {
+    throw invalidArgument(field, `${field} must be an integer in smallest units, as a decimal string`);
+  }
+  if (!/^\d+$/.test(text)) {
+    throw invalidArgument(field, `${field} must be a non-negative integer in smallest units, as a decimal string (got "${text.slice(0, 80)}")`);
+  }
+  const amount = BigInt(text);
+  if (amount > MAX_UINT256) {
+    throw invalidArgument(field, `${field} exceeds the uint256 range`);
+  }
+  return amount;
+}

@@ -1,0 +1,28 @@
+import { resolveNetwork } from "./chains.js";
+import { createEvmKeyPair } from "./wallets/evm.js";
+import { createBitcoinKeyPair, parseBitcoinAddressType, type BitcoinAddressType } from "./wallets/bitcoin.js";
+
+export interface CreateWalletRequest {
+  chain: string;
+  network: string;
+  /** Bitcoin only: p2wpkh (default), p2tr or p2pkh. */
+  addressType?: string;
+}
+
+export interface Wallet {
+  address: string;
+  privateKey: string;
+  chain: string;
+  network: string;
+  addressType?: BitcoinAddressType;
+}
+
+export function createWallet(request: CreateWalletRequest): Wallet {
+  const info = resolveNetwork(request.chain, request.network);
+  if (info.kind === "bitcoin") {
+    const pair = createBitcoinKeyPair(info.network, parseBitcoinAddressType(request.addressType));
+    return { address: pair.address, privateKey: pair.privateKey, chain: info.chain, network: info.network, addressType: pair.addressType };
+  }
+  const pair = createEvmKeyPair();
+  return { address: pair.address, privateKey: pair.privateKey, chain: info.chain, network: info.network };
+}

@@ -1,0 +1,56 @@
+import type { HardhatRuntimeEnvironment } from "hardhat/types/hre";
+
+import { resolveSigner } from "./support/private-key.js";
+import { chainLabel, printJson, withService } from "./support/run.js";
+import { withSpinner } from "./support/spinner.js";
+
+interface Args {
+  chain?: string;
+  chainNetwork?: string;
+  type?: string;
+  name?: string;
+  symbol?: string;
+  uri?: string;
+  decimals?: string;
+  initialSupply?: string;
+  totalSupply?: string;
+  minter?: string;
+  account?: string;
+  sender?: string;
+  privateKeyEnv?: string;
+  noWait?: boolean;
+  json?: boolean;
+}
+
+function tokenFields(args: Args): Record<string, string> {
+  const fields: Record<string, string | undefined> = {
+    name: args.name,
+    symbol: args.symbol,
+    uri: args.uri,
+    decimals: args.decimals,
+    initialSupply: args.initialSupply,
+    totalSupply: args.totalSupply,
+    minter: args.minter,
+    account: args.account,
+  };
+  return Object.fromEntries(Object.entries(fields).filter((entry): entry is [string, string] => entry[1] !== undefined));
+}
+
+export default async function tokenLaunch(args: Args, hre: HardhatRuntimeEnvironment): Promise<void> {
+  await withService(hre, args.json === true, async (service) => {
+    const { sender, privateKey } = await resolveSigner(hre, { ...(args.privateKeyEnv ? { privateKeyEnv: args.privateKeyEnv } : {}), ...(args.sender ? { sender: args.sender } : {}) });
+    const pair = { chain: args.chain ?? "", network: args.chainNetwork ?? "" };
+    const launched = await service.launchToken({ ...pair, type: args.type ?? "", token: tokenFields(args), sender, privateKey });
+    const mined = args.noWait
+      ? undefined
+      : await withSpinner(`waiting for ${launched.transactionHash} to be mined`, () =>
+          service.waitForTransaction({ ...pair, transactionHash: launched.transactionHash }),
+        );
+    const result = { ...launched, ...(mined ? { status: mined.status, blockNumber: mined.blockNumber } : {}) };
+    if (args.json) return printJson(result);
+    console.log(`${result.type} ${args.symbol ?? ""} ${mined ? (mined.status === "mined" ? "launched" : `launch ${mined.status}`) : "launch sent"} on ${chainLabel(result)}`);
+    console.log(`  contractAddress  ${result.contractAddress}`);
+    console.log(`  transactionHash  ${result.transactionHash}`);
+    console.log(`  status           ${result.status}${mined?.blockNumber != null ? ` (block ${mined.blockNumber})` : ""}`);
+  });
+}
