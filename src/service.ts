@@ -291,10 +291,11 @@ export class TokenService {
     return getTransactionStatus(await this.evmChain(info, "transaction lookup"), parseTransactionHash(request.transactionHash));
   }
 
-  async waitForTransaction(request: TransactionRequest & { timeoutMs?: number }): Promise<TransactionStatus> {
+  /** Resolves when mined, or with status "pending" once `timeoutMs` passed or `signal` aborted. */
+  async waitForTransaction(request: TransactionRequest & { timeoutMs?: number; signal?: AbortSignal }): Promise<TransactionStatus> {
     const info = requireEvm(resolveNetwork(request.chain, request.network), "transaction lookup");
     const chain = await this.evmChain(info, "transaction lookup");
-    return waitForTransaction(chain, parseTransactionHash(request.transactionHash), request.timeoutMs ?? 120_000);
+    return waitForTransaction(chain, parseTransactionHash(request.transactionHash), request.timeoutMs ?? 120_000, request.signal);
   }
 
   /** Opens (or reuses) the chain connection for a pair. */

@@ -54,11 +54,11 @@ export async function getReceipt(chain: EvmChain, hash: string): Promise<Transac
 }
 
 /** Polls until mined or `timeoutMs` passes; then the status is still "pending" (no error: the transaction may yet be mined). */
-export async function waitForTransaction(chain: EvmChain, hash: string, timeoutMs: number): Promise<TransactionStatus> {
+export async function waitForTransaction(chain: EvmChain, hash: string, timeoutMs: number, signal?: AbortSignal): Promise<TransactionStatus> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const receipt = await getReceipt(chain, hash);
-    if (receipt !== null || Date.now() >= deadline) {
+    if (receipt !== null || Date.now() >= deadline || signal?.aborted) {
       const head = receipt === null ? 0 : await chain.provider.getBlockNumber();
       return fromReceipt(chain, hash, receipt, head);
     }

@@ -1,0 +1,19 @@
+import { ErrorResponse } from "../schemas.js";
+
+const DESCRIPTIONS: Record<number, string> = {
+  400: "Invalid request: the field and the rule it broke",
+  401: "Missing or wrong API key",
+  404: "Not found",
+  409: "Idempotency-Key reused with another body, or still in progress",
+  413: "Body over 64 KiB",
+  415: "Body is not application/json",
+  422: "Refused by the chain: insufficient funds, not a token contract, key does not derive the sender…",
+  429: "Rate limited (see Retry-After)",
+  502: "The node failed or serves another chain",
+  503: "No backend configured for this network",
+  504: "The node timed out",
+};
+
+export function errorResponses(...statuses: number[]): Record<number, { description: string; schema: typeof ErrorResponse }> {
+  return Object.fromEntries(statuses.map((status) => [status, { description: DESCRIPTIONS[status] ?? "Error", schema: ErrorResponse }]));
+}

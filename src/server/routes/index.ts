@@ -1,0 +1,17 @@
+import type { RouteDefinition } from "../route.js";
+import { faucetRoute, networksRoute, transactionRoute } from "./misc.js";
+import { launchTokenRoute, listTokensRoute, mintTokenRoute, tokenBalanceRoute } from "./tokens.js";
+import { createWalletRoute, readBalanceRoute } from "./wallets.js";
+
+/** Every versioned operation; each answers under /api/v1 and /v1. */
+export const API_ROUTES: RouteDefinition[] = [
+  createWalletRoute,
+  readBalanceRoute,
+  launchTokenRoute,
+  listTokensRoute,
+  mintTokenRoute,
+  tokenBalanceRoute,
+  transactionRoute,
+  faucetRoute,
+  networksRoute,
+];

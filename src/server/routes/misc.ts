@@ -1,0 +1,45 @@
+import { recordedFaucet } from "../operations.js";
+import { defineRoute } from "../route.js";
+import { FaucetBody, FaucetResult, NetworkList, TransactionQuery, TransactionStatus } from "../schemas.js";
+import { errorResponses } from "./common.js";
+
+export const transactionRoute = defineRoute({
+  method: "get",
+  paths: ["/transactions/:hash"],
+  operationId: "getTransaction",
+  summary: "Status of a transaction: pending, mined or failed",
+  auth: true,
+  pathParams: { hash: "0x-prefixed transaction hash" },
+  query: TransactionQuery,
+  responses: { 200: { description: "The status", schema: TransactionStatus }, ...errorResponses(400, 401, 404, 429, 502, 504) },
+  async handle({ query, params }, { service }) {
+    return { body: await service.getTransaction({ ...query, transactionHash: params.hash ?? "" }) };
+  },
+});
+
+export const faucetRoute = defineRoute({
+  method: "post",
+  paths: ["/faucet"],
+  operationId: "faucet",
+  summary: "Fund an address on a simulated chain (or bitcoin regtest)",
+  description: "Refused with 422 LIVE_NETWORK_FAUCET on live networks.",
+  auth: true,
+  idempotent: true,
+  body: FaucetBody,
+  responses: { 200: { description: "Funded", schema: FaucetResult }, ...errorResponses(400, 401, 409, 413, 415, 422, 429, 502, 503, 504) },
+  async handle({ body, apiKeyId }, context) {
+    return { body: await recordedFaucet(context, apiKeyId, body) };
+  },
+});
+
+export const networksRoute = defineRoute({
+  method: "get",
+  paths: ["/networks"],
+  operationId: "listNetworks",
+  summary: "Every chain/network pair: chain id, native currency, simulated or live",
+  auth: true,
+  responses: { 200: { description: "The pairs", schema: NetworkList }, ...errorResponses(401, 429) },
+  async handle(_request, { service }) {
+    return { body: { networks: service.networks() } };
+  },
+});

@@ -1,0 +1,124 @@
+import { resolveNetwork } from "../../chains.js";
+import { invalidArgument } from "../../errors.js";
+import { parseTokenType } from "../../token-params.js";
+import { recordedLaunch, recordedMint, presentOperation } from "../operations.js";
+import { defineRoute } from "../route.js";
+import {
+  Erc20Token,
+  Erc721Token,
+  Launch,
+  LaunchBody,
+  LaunchQuery,
+  Mint,
+  MintBody,
+  OperationList,
+  OperationListQuery,
+  TokenBalance,
+  TokenBalanceQuery,
+  WaitQuery,
+} from "../schemas.js";
+import { parseWith } from "../validation.js";
+import type { ServerContext } from "../context.js";
+import { errorResponses } from "./common.js";
+
+/** With `wait=mined`, answers once mined; after the wait timeout, 202 with the pending status. */
+async function settle<T extends { transactionHash: string; chain: string; network: string; status: string }>(
+  context: ServerContext,
+  result: T,
+  wait: string | undefined,
+): Promise<{ status: number; body: Omit<T, "status"> & { status: string; blockNumber?: number | null } }> {
+  if (wait !== "mined") return { status: 200, body: result };
+  const mined = await context.service.waitForTransaction({ ...result, timeoutMs: context.waitTimeoutMs });
+  return { status: mined.status === "pending" ? 202 : 200, body: { ...result, status: mined.status, blockNumber: mined.blockNumber } };
+}
+
+export const launchTokenRoute = defineRoute({
+  method: "post",
+  paths: ["/tokens"],
+  operationId: "launchToken",
+  summary: "Launch an ERC20 or ERC721 token contract",
+  description:
+    "Signs the deployment with `privateKey` (never stored or logged) and answers once the node accepted it: `status` is `pending` and `contractAddress` follows from sender and nonce. Poll GET /transactions/{hash}, or pass `wait=mined`.",
+  auth: true,
+  idempotent: true,
+  query: LaunchQuery,
+  body: LaunchBody,
+  responses: {
+    200: { description: "Accepted by the node (or mined, with wait=mined)", schema: Launch },
+    202: { description: "wait=mined timed out; still pending", schema: Launch },
+    ...errorResponses(400, 401, 409, 413, 415, 422, 429, 502, 503, 504),
+  },
+  validateBody(raw: unknown) {
+    const type = parseTokenType((raw as { type?: unknown } | null)?.type);
+    return parseWith(LaunchBody.extend({ token: type === "ERC20" ? Erc20Token : Erc721Token }), raw);
+  },
+  async handle({ query, body, apiKeyId }, context) {
+    for (const field of ["chain", "network"] as const) {
+      if (query[field] !== undefined && query[field] !== body[field]) {
+        throw invalidArgument(field, `query parameter ${field}=${query[field]} disagrees with the body's ${field}=${body[field]}`);
+      }
+    }
+    const launched = await recordedLaunch(context, apiKeyId, body);
+    return settle(context, launched, query.wait);
+  },
+});
+
+export const mintTokenRoute = defineRoute({
+  method: "post",
+  paths: ["/tokens/mint"],
+  operationId: "mintToken",
+  summary: "Mint an ERC721 token or more ERC20 supply",
+  description: "Signed by `sender`, who must hold the contract's minter role. With wait=mined an ERC721 mint reports the new `tokenId`.",
+  auth: true,
+  idempotent: true,
+  query: WaitQuery,
+  body: MintBody,
+  responses: {
+    200: { description: "Accepted by the node (or mined, with wait=mined)", schema: Mint },
+    202: { description: "wait=mined timed out; still pending", schema: Mint },
+    ...errorResponses(400, 401, 409, 413, 415, 422, 429, 502, 503, 504),
+  },
+  async handle({ query, body, apiKeyId }, context) {
+    const minted = await recordedMint(context, apiKeyId, body);
+    const settled = await settle(context, minted, query.wait);
+    if (settled.body.status === "mined" && minted.type === "ERC721" && minted.tokenId === undefined) {
+      const tokenId = await context.service.mintedTokenId({ ...minted, contractAddress: minted.contractAddress });
+      if (tokenId !== undefined) settled.body = { ...settled.body, tokenId };
+    }
+    return settled;
+  },
+});
+
+export const listTokensRoute = defineRoute({
+  method: "get",
+  paths: ["/tokens"],
+  operationId: "listOperations",
+  summary: "Launches, mints and faucet grants made with your API key",
+  description: "Newest first. Pass `nextCursor` as `cursor` for the next page.",
+  auth: true,
+  query: OperationListQuery,
+  responses: { 200: { description: "A page of records", schema: OperationList }, ...errorResponses(400, 401, 429) },
+  async handle({ query, apiKeyId }, { store }) {
+    const page = await store.listOperations(apiKeyId, { limit: query.limit ?? 20, ...(query.cursor ? { cursor: query.cursor } : {}) });
+    return { body: { items: page.items.map(presentOperation), nextCursor: page.nextCursor } };
+  },
+});
+
+export const tokenBalanceRoute = defineRoute({
+  method: "get",
+  paths: ["/tokens/:address/balance"],
+  operationId: "readTokenBalance",
+  summary: "Read an address's balance of one token",
+  description:
+    "The document's form writes the address as the path segment `address=<address>`: `/api/v1/tokens/address=0x…/balance`. `/api/v1/tokens/0x…/balance` answers too. ERC721 results list the owned `tokenIds`.",
+  auth: true,
+  pathParams: { address: "The holder, as `address=<address>` or plain" },
+  query: TokenBalanceQuery,
+  responses: { 200: { description: "The balance", schema: TokenBalance }, ...errorResponses(400, 401, 422, 429, 502, 504) },
+  async handle({ query, params }, { service }) {
+    const segment = params.address ?? "";
+    const address = segment.startsWith("address=") ? segment.slice("address=".length) : segment;
+    resolveNetwork(query.chain, query.network);
+    return { body: await service.getTokenBalance({ ...query, address }) };
+  },
+});

@@ -1,0 +1,245 @@
+import { z } from "zod";
+
+import { CHAIN_NAMES } from "../chains.js";
+
+/**
+ * The request and response shapes of the HTTP API. The same schemas validate
+ * requests and generate /openapi.json. They check shape only; meaning (is this
+ * a valid address on that network, does the key derive the sender) is the core's job.
+ */
+
+const integerString = (description: string) =>
+  z.string().regex(/^\d+$/, "must be a decimal string of a non-negative integer (smallest units)").describe(description);
+
+const chain = z.string().describe(`One of: ${CHAIN_NAMES.join(", ")}`).meta({ examples: ["ethereum"] });
+const network = z
+  .string()
+  .describe("ethereum: mainnet, sepolia, holesky, hoodi, rinkeby, testnet (= sepolia); binance_smart_chain: mainnet, testnet; bitcoin: mainnet, testnet (testnet4), signet, regtest")
+  .meta({ examples: ["sepolia"] });
+const address = z.string().describe("An address on the chain and network");
+const amount = z.object({ balance: integerString("Smallest units"), uiBalance: z.string().describe("Exact decimal in whole units") });
+
+export const CreateWalletBody = z.strictObject({
+  chain,
+  network,
+  addressType: z.enum(["p2wpkh", "p2tr", "p2pkh"]).optional().describe("Bitcoin only; default p2wpkh (native SegWit)"),
+});
+
+export const Wallet = z.object({
+  address: z.string(),
+  privateKey: z.string().describe("Shown once, stored nowhere. 0x-prefixed hex (EVM) or WIF (Bitcoin)"),
+  chain: z.string(),
+  network: z.string(),
+  addressType: z.string().optional(),
+});
+
+export const BalanceQuery = z.object({
+  chain,
+  network,
+  address,
+  erc20TokenContractAddresses: z
+    .union([z.string(), z.array(z.string())])
+    .optional()
+    .describe("ERC20 contracts: comma-separated and/or repeated, at most 50"),
+});
+
+export const BalanceEntry = amount.extend({
+  contractAddress: z.string().optional(),
+  decimals: z.number().int().optional(),
+  symbol: z.string().optional(),
+  confirmed: amount.optional(),
+  unconfirmed: amount.optional(),
+});
+
+export const Balances = z.object({
+  chain: z.string(),
+  network: z.string(),
+  address: z.string(),
+  simulated: z.boolean(),
+  balances: z.record(z.string(), BalanceEntry).describe("Keyed by symbol (ETH, BNB, BTC, token symbols); a token whose symbol is taken is keyed by its contract address"),
+});
+
+export const Erc20Token = z.strictObject({
+  name: z.string().min(1).max(100),
+  symbol: z.string().min(1).max(32),
+  decimals: z.number().int().min(0).max(36).optional().describe("Default 18"),
+  initialSupply: integerString("Minted to `minter` at launch; default 0").optional(),
+  totalSupply: integerString("Supply cap; omit for no cap").optional(),
+  minter: address.optional().describe("Receives the initial supply; default sender"),
+  account: address.optional().describe("Administers the token and may mint more; default sender"),
+});
+
+export const Erc721Token = z.strictObject({
+  name: z.string().min(1).max(100),
+  symbol: z.string().min(1).max(32),
+  uri: z.string().max(2048).optional().describe("Base URI: tokenURI = uri + tokenId"),
+});
+
+export const TokenType = z
+  .string()
+  .describe("SERVICE_ERC20, SERVICE_ERC721, ERC20 or ERC721, case-insensitive")
+  .meta({ examples: ["SERVICE_ERC20"] });
+
+export const LaunchBody = z.strictObject({
+  chain,
+  network,
+  type: TokenType,
+  token: z.union([Erc20Token, Erc721Token]),
+  sender: address.describe("Pays for the deployment; for ERC721 it becomes the minter"),
+  privateKey: z.string().describe("The sender's key; used to sign, never stored or logged"),
+});
+
+export const LaunchQuery = z.object({
+  chain: chain.optional().describe("Must equal the body's chain when given"),
+  network: network.optional().describe("Must equal the body's network when given"),
+  wait: z.enum(["mined"]).optional().describe("Answer once mined (202 with status pending after the wait timeout)"),
+});
+
+export const TransactionState = z.enum(["pending", "mined", "failed"]);
+
+export const Launch = z.object({
+  id: z.string().describe("This launch's record id"),
+  transactionHash: z.string(),
+  contractAddress: z.string(),
+  status: TransactionState,
+  chain: z.string(),
+  network: z.string(),
+  type: z.enum(["ERC20", "ERC721"]),
+  sender: z.string(),
+  simulated: z.boolean(),
+  blockNumber: z.number().int().nullable().optional(),
+});
+
+export const MintBody = z.strictObject({
+  chain,
+  network,
+  type: TokenType,
+  contractAddress: address,
+  to: address,
+  tokenId: integerString("ERC721: a chosen id; default the next free one").optional(),
+  uri: z.string().max(2048).optional().describe("ERC721: this token's own URI"),
+  amount: integerString("ERC20: smallest units").optional(),
+  sender: address.describe("A minter of the contract"),
+  privateKey: z.string(),
+});
+
+export const Mint = z.object({
+  id: z.string(),
+  transactionHash: z.string(),
+  status: TransactionState,
+  chain: z.string(),
+  network: z.string(),
+  type: z.enum(["ERC20", "ERC721"]),
+  contractAddress: z.string(),
+  to: z.string(),
+  tokenId: z.string().optional(),
+  amount: z.string().optional(),
+  simulated: z.boolean(),
+});
+
+export const WaitQuery = z.object({ wait: z.enum(["mined"]).optional() });
+
+export const TokenBalanceQuery = z.object({
+  tokenAddress: address,
+  type: z.string().describe("erc721 or erc20"),
+  chain,
+  network,
+});
+
+export const TokenBalance = z.object({
+  address: z.string(),
+  tokenAddress: z.string(),
+  type: z.enum(["erc20", "erc721"]),
+  balance: z.string(),
+  tokenIds: z.array(z.string()).optional(),
+  uiBalance: z.string().optional(),
+  decimals: z.number().int().optional(),
+  symbol: z.string().optional(),
+  chain: z.string(),
+  network: z.string(),
+  simulated: z.boolean(),
+});
+
+export const TransactionQuery = z.object({ chain, network });
+
+export const TransactionStatus = z.object({
+  transactionHash: z.string(),
+  status: TransactionState,
+  blockNumber: z.number().int().nullable(),
+  confirmations: z.number().int(),
+  contractAddress: z.string().nullable(),
+  simulated: z.boolean(),
+});
+
+export const FaucetBody = z.strictObject({
+  chain,
+  network,
+  address,
+  amount: integerString("Smallest units; default 10 of the native currency").optional(),
+});
+
+export const FaucetResult = z.object({
+  chain: z.string(),
+  network: z.string(),
+  address: z.string(),
+  amount,
+  balance: amount,
+  simulated: z.boolean(),
+  transactionHash: z.string().optional(),
+});
+
+export const NetworkList = z.object({
+  networks: z.array(
+    z.object({
+      chain: z.string(),
+      network: z.string(),
+      chainId: z.number().int().optional(),
+      nativeSymbol: z.string(),
+      nativeDecimals: z.number().int(),
+      simulated: z.boolean(),
+      backend: z.string(),
+      endpoint: z.string(),
+      note: z.string().optional(),
+    }),
+  ),
+});
+
+export const OperationListQuery = z.object({
+  limit: z.coerce.number().int().min(1).max(100).optional().describe("Default 20"),
+  cursor: z.string().optional().describe("nextCursor of the previous page"),
+});
+
+export const OperationList = z.object({
+  items: z.array(
+    z.object({
+      id: z.string(),
+      kind: z.enum(["launch", "mint", "faucet"]),
+      chain: z.string(),
+      network: z.string(),
+      type: z.string().nullable(),
+      params: z.record(z.string(), z.unknown()),
+      sender: z.string().nullable(),
+      transactionHash: z.string().nullable(),
+      contractAddress: z.string().nullable(),
+      status: z.string(),
+      error: z.object({ code: z.string(), message: z.string() }).nullable(),
+      createdAt: z.string(),
+      updatedAt: z.string(),
+    }),
+  ),
+  nextCursor: z.string().nullable(),
+});
+
+export const Health = z.object({
+  status: z.enum(["ok", "degraded"]),
+  backends: z.record(z.string(), z.object({ ready: z.boolean(), simulated: z.boolean().optional(), detail: z.string() })),
+});
+
+export const ErrorResponse = z.object({
+  error: z.object({
+    code: z.string().describe("Stable machine-readable code (see the README's error table)"),
+    message: z.string(),
+    field: z.string().optional().describe("The request field the error concerns"),
+    details: z.record(z.string(), z.unknown()).optional(),
+  }),
+});

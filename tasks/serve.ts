@@ -1,0 +1,67 @@
+import path from "node:path";
+import type { HardhatRuntimeEnvironment } from "hardhat/types/hre";
+
+import { createServer } from "../src/server/app.js";
+import { isLoopbackHost, listen, shutdown } from "../src/server/listen.js";
+
+interface Args {
+  host: string;
+  port: number;
+  dataDir?: string;
+  blockTime?: string;
+  noAuth?: boolean;
+  waitTimeout?: string;
+}
+
+function parseNonNegative(value: string, option: string): number {
+  const parsed = Number(value);
+  if (!Number.isFinite(parsed) || parsed < 0) throw new Error(`${option} must be a number of seconds, 0 or more (got "${value}")`);
+  return parsed;
+}
+
+export default async function serve(args: Args, hre: HardhatRuntimeEnvironment): Promise<void> {
+  if (args.noAuth && !isLoopbackHost(args.host)) {
+    console.error(`Error: --no-auth is refused on ${args.host}: it would let anyone on the network call the service. Bind to 127.0.0.1 or use API keys.`);
+    process.exitCode = 1;
+    return;
+  }
+  const dataDir = args.dataDir ? path.resolve(args.dataDir) : hre.config.tokenService.dataDir;
+  const server = await createServer({
+    hre,
+    dataDir,
+    auth: !args.noAuth,
+    ...(args.blockTime !== undefined ? { blockTimeSeconds: parseNonNegative(args.blockTime, "--block-time") } : {}),
+    ...(args.waitTimeout !== undefined ? { waitTimeoutMs: parseNonNegative(args.waitTimeout, "--wait-timeout") * 1000 } : {}),
+  });
+  const http = await listen(server, args.host, args.port);
+  const address = http.address();
+  const port = typeof address === "object" && address !== null ? address.port : args.port;
+  const base = `http://${args.host.includes(":") ? `[${args.host}]` : args.host}:${port}`;
+
+  const lines = [`hardhat-token-service listening on ${base}`, ""];
+  for (const pair of server.service.networks()) {
+    const mode = pair.kind === "bitcoin" ? (pair.backend === "none" ? "no backend" : "live") : pair.simulated ? "SIMULATED" : "LIVE";
+    const id = pair.chainId === undefined ? "" : `chain id ${pair.chainId}`;
+    lines.push(`  ${`${pair.chain}/${pair.network}`.padEnd(30)} ${id.padEnd(18)} ${mode.padEnd(10)} ${pair.endpoint}`);
+  }
+  lines.push(
+    "",
+    `  docs        ${base}/docs   (OpenAPI: ${base}/openapi.json)`,
+    `  database    ${server.store.kind} ${server.store.location}`,
+    `  chains      ${path.join(dataDir, "chains")} (simulated chain state)`,
+    `  auth        ${args.noAuth ? "OFF (--no-auth, loopback only)" : "API key required (apiKey query parameter or x-api-key header)"}`,
+  );
+  console.log(lines.join("\n"));
+
+  await new Promise<void>((resolve) => {
+    const stop = (signal: string) => {
+      console.log(`\n${signal}: finishing in-flight requests…`);
+      shutdown(http, server).then(resolve, (error) => {
+        console.error("shutdown failed:", error instanceof Error ? error.message : error);
+        resolve();
+      });
+    };
+    process.once("SIGINT", () => stop("SIGINT"));
+    process.once("SIGTERM", () => stop("SIGTERM"));
+  });
+}
