@@ -1,5 +1,6 @@
 import type { HardhatRuntimeEnvironment } from "hardhat/types/hre";
 
+import { bitcoinBackendsFromEnv } from "./bitcoin/backends.js";
 import { TokenService, type TokenServiceOptions } from "./service.js";
 
 export type CreateTokenServiceOptions = Partial<Omit<TokenServiceOptions, "hre">> & {
@@ -26,7 +27,9 @@ export async function createTokenService(options: CreateTokenServiceOptions = {}
   }
   const rpcUrls = { ...(await configuredRpcUrls(hre)), ...options.rpcUrls };
   const dataDir = options.dataDir ?? (options.persistSimulatedChains ? hre.config.tokenService.dataDir : undefined);
-  return new TokenService({ ...options, hre, rpcUrls, ...(dataDir !== undefined ? { dataDir } : {}) });
+  const bitcoin =
+    options.bitcoin ?? bitcoinBackendsFromEnv(options.env ?? process.env, options.requestTimeoutMs !== undefined ? { timeoutMs: options.requestTimeoutMs } : {});
+  return new TokenService({ ...options, hre, rpcUrls, bitcoin, ...(dataDir !== undefined ? { dataDir } : {}) });
 }
 
 export { TokenService } from "./service.js";
@@ -37,4 +40,6 @@ export { createWallet } from "./wallets.js";
 export { formatUnits } from "./units.js";
 export type { SenderLock } from "./evm/sender-lock.js";
 export { InProcessSenderLock } from "./evm/sender-lock.js";
-export type { BitcoinBackend, BitcoinBackends } from "./bitcoin/backend.js";
+export type { BitcoinBackend, BitcoinBackends, BitcoinBalance } from "./bitcoin/backend.js";
+export { bitcoinBackendsFromEnv, bitcoindVariable, esploraVariable } from "./bitcoin/backends.js";
+export { DEFAULT_ESPLORA_URLS } from "./bitcoin/esplora.js";

@@ -11,6 +11,8 @@ export interface BitcoinBackend {
   /** Where it lives, safe to print (no credentials). */
   readonly endpoint: string;
   getBalance(address: string): Promise<BitcoinBalance>;
+  /** Readiness probe: resolves when the backend answers. */
+  ping?(): Promise<void>;
   /** Regtest only: sends `amount` satoshis from a node wallet and mines a block. */
   fund?(address: string, amount: bigint): Promise<{ transactionHash: string }>;
   close?(): Promise<void>;
