@@ -261,8 +261,11 @@ export class TokenService {
     if (amount === 0n) throw invalidArgument("amount", "amount must be greater than 0");
     if (info.kind === "bitcoin") {
       const address = parseBitcoinAddress(request.address, info.network, "address");
+      if (info.network !== "regtest") {
+        throw new TokenServiceError(ErrorCode.LIVE_NETWORK_FAUCET, `the faucet serves bitcoin regtest only; bitcoin/${info.network} is a live network`, { field: "network" });
+      }
       const backend = this.bitcoinBackend(info.network);
-      if (info.network !== "regtest" || backend.fund === undefined) {
+      if (backend.fund === undefined) {
         throw new TokenServiceError(
           ErrorCode.LIVE_NETWORK_FAUCET,
           `the faucet serves bitcoin regtest with a bitcoind backend only; bitcoin/${info.network} is a live network`,
@@ -274,6 +277,13 @@ export class TokenService {
       return { chain: info.chain, network: info.network, address, amount: amountPair(amount, info.nativeDecimals), balance, simulated: false, transactionHash };
     }
     const address = parseEvmAddress(request.address, "address");
+    if (!this.evm.isSimulated(info)) {
+      throw new TokenServiceError(
+        ErrorCode.LIVE_NETWORK_FAUCET,
+        `${info.chain}/${info.network} is a live network: the faucet only serves simulated chains; fund the address with a real transfer`,
+        { field: "network" },
+      );
+    }
     const chain = await this.evmChain(requireEvm(info, "faucet"), "faucet");
     const balance = await chain.fund(address, amount);
     return {
@@ -296,6 +306,17 @@ export class TokenService {
     const info = requireEvm(resolveNetwork(request.chain, request.network), "transaction lookup");
     const chain = await this.evmChain(info, "transaction lookup");
     return waitForTransaction(chain, parseTransactionHash(request.transactionHash), request.timeoutMs ?? 120_000, request.signal);
+  }
+
+  /**
+   * Probes a network's own Bitcoin Core node. Public Esplora defaults are not
+   * probed: a health check should not send traffic to a third party.
+   */
+  async pingBitcoin(network: string): Promise<"ready" | "not probed"> {
+    const backend = this.bitcoinBackend(network);
+    if (backend.kind !== "bitcoind" || backend.ping === undefined) return "not probed";
+    await backend.ping();
+    return "ready";
   }
 
   /** Opens (or reuses) the chain connection for a pair. */

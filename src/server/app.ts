@@ -115,14 +115,20 @@ export async function createServer(options: CreateServerOptions = {}): Promise<T
   const logger = options.logger ?? createLogger(options.logDestination);
   const databaseUrl = options.databaseUrl ?? env.DATABASE_URL;
   const store = await openStore({ dataDir, ...(databaseUrl ? { databaseUrl } : {}) });
-  const service = await createTokenService({
-    hre,
-    dataDir,
-    env,
-    blockTimeSeconds: options.blockTimeSeconds ?? hre.config.tokenService.blockTime,
-    senderLock: store.senderLock(),
-    ...(options.requestTimeoutMs !== undefined ? { requestTimeoutMs: options.requestTimeoutMs } : {}),
-  });
+  let service: TokenService;
+  try {
+    service = await createTokenService({
+      hre,
+      dataDir,
+      env,
+      blockTimeSeconds: options.blockTimeSeconds ?? hre.config.tokenService.blockTime,
+      senderLock: store.senderLock(),
+      ...(options.requestTimeoutMs !== undefined ? { requestTimeoutMs: options.requestTimeoutMs } : {}),
+    });
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
 
   const tracking = new AbortController();
   const tracked = new Set<Promise<void>>();
@@ -144,7 +150,7 @@ export async function createServer(options: CreateServerOptions = {}): Promise<T
   };
 
   const verifier = options.auth === false ? undefined : new ApiKeyVerifier(options.apiKeys ?? parseApiKeyList(env.TOKEN_SERVICE_API_KEYS), store);
-  const limits = options.rateLimit ?? { limit: Number(env.TOKEN_SERVICE_RATE_LIMIT ?? 600), windowMs: Number(env.TOKEN_SERVICE_RATE_WINDOW_SECONDS ?? 60) * 1000 };
+  const limits = options.rateLimit ?? { limit: Number(env.TOKEN_SERVICE_RATE_LIMIT ?? 600), windowMs: Math.max(1, Number(env.TOKEN_SERVICE_RATE_WINDOW_SECONDS ?? 60)) * 1000 };
 
   const app = express();
   app.disable("x-powered-by");

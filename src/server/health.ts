@@ -27,7 +27,16 @@ export async function checkHealth({ service, store }: ServerContext): Promise<{ 
   for (const pair of service.networks()) {
     const key = `${pair.chain}/${pair.network}`;
     if (pair.kind === "bitcoin") {
-      backends[key] = { ready: pair.backend !== "none", detail: pair.backend === "none" ? pair.endpoint : `${pair.backend} at ${pair.endpoint}` };
+      if (pair.backend === "none") {
+        backends[key] = { ready: false, detail: pair.endpoint };
+        continue;
+      }
+      probes.push(
+        withTimeout(service.pingBitcoin(pair.network)).then(
+          (probe) => void (backends[key] = { ready: true, detail: `${pair.backend} at ${pair.endpoint}${probe === "not probed" ? " (not probed)" : ""}` }),
+          () => void (backends[key] = { ready: false, detail: `${pair.backend} at ${pair.endpoint} not answering` }),
+        ),
+      );
       continue;
     }
     if (pair.simulated) {

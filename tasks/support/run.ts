@@ -54,5 +54,6 @@ export function printJson(value: unknown): void {
 
 /** "simulated" or "live", as every human-readable result says. */
 export function chainLabel(result: { chain: string; network: string; simulated: boolean }): string {
+  if (result.chain === "bitcoin" && result.network === "regtest") return "bitcoin/regtest (local regtest node)";
   return `${result.chain}/${result.network} (${result.simulated ? "simulated in-process chain" : "live network"})`;
 }

@@ -1,0 +1,30 @@
+import { invalidArgument } from "../../errors.js";
+
+/** Where a page of operations ends: the last row's creation time (microseconds since the epoch) and id. */
+export interface OperationCursor {
+  createdAtMicros: string;
+  id: string;
+}
+
+export function encodeOperationCursor(cursor: OperationCursor): string {
+  return Buffer.from(JSON.stringify([cursor.createdAtMicros, cursor.id]), "utf8").toString("base64url");
+}
+
+export function decodeOperationCursor(cursor: string): OperationCursor {
+  let decoded: unknown;
+  try {
+    decoded = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8"));
+  } catch {
+    decoded = undefined;
+  }
+  if (
+    !Array.isArray(decoded) ||
+    decoded.length !== 2 ||
+    typeof decoded[0] !== "string" ||
+    !/^\d{1,19}$/.test(decoded[0]) ||
+    typeof decoded[1] !== "string"
+  ) {
+    throw invalidArgument("cursor", "cursor is not one this service returned");
+  }
+  return { createdAtMicros: decoded[0], id: decoded[1] };
+}

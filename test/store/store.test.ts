@@ -1,0 +1,646 @@
+import { expect } from "chai";
+import { randomUUID } from "node:crypto";
+import { mkdtemp, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import pg from "pg";
+
+import { ErrorCode } from "../../src/errors.js";
+import { advisoryLockId } from "../../src/server/store/advisory-lock.js";
+import { MIGRATIONS, migrate, type Migration } from "../../src/server/store/migrations.js";
+import { openStore, printableDatabaseUrl } from "../../src/server/store/open-store.js";
+import { openPgClient } from "../../src/server/store/pg-client.js";
+import { openPGliteClient } from "../../src/server/store/pglite-client.js";
+import type { SqlClient } from "../../src/server/store/sql-client.js";
+import type { NewOperation, Store } from "../../src/server/store/types.js";
+import { expectServiceError } from "../helpers/errors.js";
+import { freshPostgresSchema } from "../helpers/postgres-schema.js";
+
+interface Backend {
+  name: "pglite" | "postgres";
+  /** Opens a store on this backend's database; every call reaches the same data. */
+  open(): Promise<Store>;
+  cleanup(): Promise<void>;
+}
+
+async function pgliteBackend(): Promise<Backend & { dataDir: string }> {
+  const dataDir = await mkdtemp(path.join(tmpdir(), "hts-store-"));
+  return { name: "pglite", dataDir, open: () => openStore({ dataDir }), cleanup: () => rm(dataDir, { recursive: true, force: true }) };
+}
+
+async function postgresBackend(): Promise<Backend & { databaseUrl: string }> {
+  const schema = await freshPostgresSchema("hts_store");
+  const dataDir = await mkdtemp(path.join(tmpdir(), "hts-store-unused-"));
+  return {
+    name: "postgres",
+    databaseUrl: schema.url,
+    open: () => openStore({ dataDir, databaseUrl: schema.url }),
+    async cleanup() {
+      await schema.drop();
+      await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+function operation(apiKeyId: string | null, overrides: Partial<NewOperation> = {}): NewOperation {
+  return {
+    id: randomUUID(),
+    apiKeyId,
+    kind: "launch",
+    chain: "ethereum",
+    network: "sepolia",
+    tokenType: "ERC20",
+    params: { name: "Token", symbol: "TKN", decimals: 18, initialSupply: "1000000000000000000000" },
+    sender: "0x1111111111111111111111111111111111111111",
+    transactionHash: null,
+    contractAddress: null,
+    status: "signed",
+    error: null,
+    ...overrides,
+  };
+}
+
+/** Runs `count` critical sections under one key and reports the most that ever ran at once. */
+async function contend(stores: Store[], key: string, count: number, holdMs: number): Promise<{ maxInside: number; completed: number }> {
+  let inside = 0;
+  let maxInside = 0;
+  let completed = 0;
+  await Promise.all(
+    Array.from({ length: count }, (_, index) =>
+      stores[index % stores.length]!.senderLock().withLock(key, async () => {
+        inside++;
+        maxInside = Math.max(maxInside, inside);
+        await sleep(holdMs);
+        inside--;
+        completed++;
+      }),
+    ),
+  );
+  return { maxInside, completed };
+}
+
+async function sqlClient(backend: Backend & { dataDir?: string; databaseUrl?: string }, directory: string): Promise<SqlClient> {
+  return backend.databaseUrl ? openPgClient(backend.databaseUrl) : openPGliteClient(directory);
+}
+
+const backends: Array<() => Promise<Backend & { dataDir?: string; databaseUrl?: string }>> = [pgliteBackend, postgresBackend];
+
+for (const makeBackend of backends) {
+  const name = makeBackend === pgliteBackend ? "PGlite (embedded)" : "PostgreSQL server";
+
+  describe(`store on ${name}`, function () {
+    let backend: Awaited<ReturnType<typeof makeBackend>>;
+    let store: Store;
+
+    before(async function () {
+      backend = await makeBackend();
+      store = await backend.open();
+    });
+
+    after(async function () {
+      await store?.close();
+      await backend?.cleanup();
+    });
+
+    describe("migrations", function () {
+      it("records every migration once, and running them again changes nothing", async function () {
+        await store.migrate();
+        await store.migrate();
+        // A second, raw client on a database of its own, so PGlite's one-process rule is kept.
+        const scratch = await mkdtemp(path.join(tmpdir(), "hts-migrate-"));
+        const client = await sqlClient(backend, scratch);
+        try {
+          if (backend.name === "postgres") {
+            // The store already migrated this schema: nothing is pending.
+            expect(await migrate(client)).to.deep.equal([]);
+          } else {
+            expect(await migrate(client)).to.deep.equal(MIGRATIONS.map((m) => m.version));
+            expect(await migrate(client)).to.deep.equal([]);
+          }
+          const rows = await client.query<{ version: number }>("SELECT version FROM schema_migrations ORDER BY version");
+          expect(rows.map((row) => Number(row.version))).to.deep.equal(MIGRATIONS.map((m) => m.version));
+        } finally {
+          await client.close();
+          await rm(scratch, { recursive: true, force: true });
+        }
+      });
+
+      it("applies only the versions that are pending, in order", async function () {
+        const scratch = await mkdtemp(path.join(tmpdir(), "hts-migrate-"));
+        const client = await sqlClient(backend, scratch);
+        const table = `later_${randomUUID().replaceAll("-", "")}`;
+        const later: Migration[] = [
+          { version: 1_000_002, name: "second", sql: `ALTER TABLE ${table} ADD COLUMN note text` },
+          { version: 1_000_001, name: "first", sql: `CREATE TABLE ${table} (id integer)` },
+        ];
+        try {
+          await migrate(client);
+          expect(await migrate(client, [...MIGRATIONS, ...later])).to.deep.equal([1_000_001, 1_000_002]);
+          expect(await migrate(client, [...MIGRATIONS, ...later])).to.deep.equal([]);
+          await client.query(`INSERT INTO ${table} (id, note) VALUES (1, 'both applied')`);
+        } finally {
+          await client.query(`DROP TABLE IF EXISTS ${table}`).catch(() => undefined);
+          await client.query("DELETE FROM schema_migrations WHERE version > 1000000").catch(() => undefined);
+          await client.close();
+          await rm(scratch, { recursive: true, force: true });
+        }
+      });
+
+      it("rolls a failing migration back entirely", async function () {
+        const scratch = await mkdtemp(path.join(tmpdir(), "hts-migrate-"));
+        const client = await sqlClient(backend, scratch);
+        const table = `broken_${randomUUID().replaceAll("-", "")}`;
+        try {
+          await migrate(client);
+          const broken: Migration = { version: 1_000_003, name: "broken", sql: `CREATE TABLE ${table} (id integer); SELECT no_such_function()` };
+          let failed = false;
+          await migrate(client, [...MIGRATIONS, broken]).catch(() => (failed = true));
+          expect(failed, "the broken migration must fail").to.equal(true);
+          const recorded = await client.query("SELECT version FROM schema_migrations WHERE version = 1000003");
+          expect(recorded).to.have.length(0);
+          const tables = await client.query("SELECT 1 FROM information_schema.tables WHERE table_name = $1", [table]);
+          expect(tables, "the table the failed migration created must be rolled back").to.have.length(0);
+        } finally {
+          await client.close();
+          await rm(scratch, { recursive: true, force: true });
+        }
+      });
+    });
+
+    describe("API keys", function () {
+      it("creates a key, shows it once, and verifies only that key", async function () {
+        const { id, key } = await store.createApiKey("ci");
+        expect(key).to.match(/^hts_[A-Za-z0-9_-]{43}$/);
+        expect(await store.verifyApiKey(key)).to.equal(id);
+
+        const lastChar = key.at(-1) === "A" ? "B" : "A";
+        expect(await store.verifyApiKey(key.slice(0, -1) + lastChar)).to.equal(undefined);
+        expect(await store.verifyApiKey("hts_wrong")).to.equal(undefined);
+        expect(await store.verifyApiKey("")).to.equal(undefined);
+
+        const other = await store.createApiKey();
+        expect(other.key).not.to.equal(key);
+        expect(await store.verifyApiKey(other.key)).to.equal(other.id);
+
+        const listed = await store.listApiKeys();
+        const mine = listed.find((record) => record.id === id);
+        expect(mine).to.include({ id, label: "ci" });
+        expect(new Date(mine!.createdAt).toISOString()).to.equal(mine!.createdAt);
+        expect(listed.find((record) => record.id === other.id)).to.include({ label: null });
+        expect(JSON.stringify(listed)).not.to.include(key.slice(4));
+      });
+    });
+
+    describe("operations", function () {
+      it("inserts, reads and updates a record", async function () {
+        const apiKeyId = randomUUID();
+        const record = operation(apiKeyId, { params: { name: "Nested", list: [1, "2"], deep: { a: null } } });
+        await store.insertOperation(record);
+        const stored = await store.getOperation(record.id);
+        expect(stored).to.deep.include({ ...record });
+        expect(stored!.createdAt).to.equal(stored!.updatedAt);
+
+        await sleep(5);
+        await store.updateOperation(record.id, { status: "pending", transactionHash: `0x${"ab".repeat(32)}` });
+        await store.updateOperation(record.id, { status: "failed", error: { code: "TRANSACTION_REJECTED", message: "reverted" } });
+        const updated = await store.getOperation(record.id);
+        expect(updated).to.deep.include({
+          status: "failed",
+          transactionHash: `0x${"ab".repeat(32)}`,
+          contractAddress: null,
+          error: { code: "TRANSACTION_REJECTED", message: "reverted" },
+          createdAt: stored!.createdAt,
+        });
+        expect(Date.parse(updated!.updatedAt)).to.be.greaterThan(Date.parse(stored!.updatedAt));
+
+        await store.updateOperation(record.id, { error: null, status: "mined" });
+        expect(await store.getOperation(record.id)).to.deep.include({ error: null, status: "mined" });
+      });
+
+      it("answers undefined for an unknown id and refuses to update one", async function () {
+        expect(await store.getOperation(randomUUID())).to.equal(undefined);
+        let failed = false;
+        await store.updateOperation(randomUUID(), { status: "mined" }).catch(() => (failed = true));
+        expect(failed).to.equal(true);
+      });
+
+      it("rejects a status the schema does not know", async function () {
+        let failed = false;
+        await store.insertOperation(operation(null, { status: "lost" as never })).catch(() => (failed = true));
+        expect(failed).to.equal(true);
+      });
+
+      it("lists one key's records newest first, page by page", async function () {
+        const keyA = randomUUID();
+        const keyB = randomUUID();
+        const inserted: string[] = [];
+        for (let index = 0; index < 5; index++) {
+          const record = operation(keyA, { kind: index % 2 ? "mint" : "launch", params: { index } });
+          await store.insertOperation(record);
+          inserted.push(record.id);
+          await sleep(3); // distinct timestamps, so "newest first" is the reverse of insertion
+        }
+        await store.insertOperation(operation(keyB));
+        await store.insertOperation(operation(keyB));
+
+        const seen: string[] = [];
+        let cursor: string | undefined;
+        const pageSizes: number[] = [];
+        do {
+          const page = await store.listOperations(keyA, { limit: 2, ...(cursor ? { cursor } : {}) });
+          pageSizes.push(page.items.length);
+          for (const item of page.items) expect(item.apiKeyId).to.equal(keyA);
+          seen.push(...page.items.map((item) => item.id));
+          cursor = page.nextCursor ?? undefined;
+          if (cursor) expect(cursor).to.match(/^[A-Za-z0-9_-]+$/);
+        } while (cursor);
+        expect(pageSizes).to.deep.equal([2, 2, 1]);
+        expect(seen).to.deep.equal([...inserted].reverse());
+
+        const exact = await store.listOperations(keyA, { limit: 5 });
+        expect(exact.items).to.have.length(5);
+        expect(exact.nextCursor).to.equal(null);
+
+        const onlyB = await store.listOperations(keyB, { limit: 10 });
+        expect(onlyB.items).to.have.length(2);
+        expect(onlyB.items.every((item) => item.apiKeyId === keyB)).to.equal(true);
+        expect(await store.listOperations(randomUUID(), { limit: 10 })).to.deep.equal({ items: [], nextCursor: null });
+      });
+
+      it("keeps keyless records apart from every key's", async function () {
+        const keyless = operation(null, { kind: "faucet", tokenType: null, sender: null });
+        await store.insertOperation(keyless);
+        const page = await store.listOperations(null, { limit: 100 });
+        expect(page.items.map((item) => item.id)).to.include(keyless.id);
+        expect(page.items.every((item) => item.apiKeyId === null)).to.equal(true);
+      });
+
+      it("pages through records created at the same instant without losing or repeating one", async function () {
+        const apiKeyId = randomUUID();
+        const ids = new Set<string>();
+        await Promise.all(
+          Array.from({ length: 17 }, async () => {
+            const record = operation(apiKeyId);
+            ids.add(record.id);
+            await store.insertOperation(record);
+          }),
+        );
+        const seen: string[] = [];
+        let previous: { createdAt: string } | undefined;
+        let cursor: string | undefined;
+        do {
+          const page = await store.listOperations(apiKeyId, { limit: 3, ...(cursor ? { cursor } : {}) });
+          for (const item of page.items) {
+            if (previous) {
+              expect(item.createdAt <= previous.createdAt, "newest first").to.equal(true);
+            }
+            previous = item;
+            seen.push(item.id);
+          }
+          cursor = page.nextCursor ?? undefined;
+        } while (cursor);
+        expect(seen).to.have.length(17);
+        expect(new Set(seen)).to.deep.equal(ids);
+      });
+
+      it("rejects a cursor it did not issue and a limit out of range, naming the field", async function () {
+        await expectServiceError(store.listOperations("k", { limit: 10, cursor: "not-a-cursor" }), ErrorCode.INVALID_ARGUMENT, "cursor");
+        const forged = Buffer.from(JSON.stringify(["1; DROP TABLE operations", "x"])).toString("base64url");
+        await expectServiceError(store.listOperations("k", { limit: 10, cursor: forged }), ErrorCode.INVALID_ARGUMENT, "cursor");
+        await expectServiceError(store.listOperations("k", { limit: 0 }), ErrorCode.INVALID_ARGUMENT, "limit");
+        await expectServiceError(store.listOperations("k", { limit: 1.5 }), ErrorCode.INVALID_ARGUMENT, "limit");
+      });
+    });
+
+    describe("idempotency", function () {
+      it("claims a new key, reports it in progress, conflicts on another body, replays when done", async function () {
+        const apiKeyId = randomUUID();
+        const key = randomUUID();
+        expect(await store.beginIdempotent(apiKeyId, "POST /tokens", key, "hash-1")).to.deep.equal({ state: "new" });
+        expect(await store.beginIdempotent(apiKeyId, "POST /tokens", key, "hash-1")).to.deep.equal({ state: "in_progress" });
+        expect(await store.beginIdempotent(apiKeyId, "POST /tokens", key, "hash-2")).to.deep.equal({ state: "conflict" });
+
+        // Keys are scoped by API key and route.
+        expect(await store.beginIdempotent(randomUUID(), "POST /tokens", key, "hash-2")).to.deep.equal({ state: "new" });
+        expect(await store.beginIdempotent(apiKeyId, "POST /faucet", key, "hash-2")).to.deep.equal({ state: "new" });
+
+        const body = { transactionHash: "0xabc", contractAddress: "0xdef", status: "pending", amounts: [1, 2] };
+        await store.completeIdempotent(apiKeyId, "POST /tokens", key, 200, body);
+        const replay = await store.beginIdempotent(apiKeyId, "POST /tokens", key, "hash-1");
+        expect(replay).to.deep.equal({ state: "replay", statusCode: 200, body });
+        // The first response comes back as it was written, keys in their order.
+        expect(Object.keys((replay as { body: object }).body)).to.deep.equal(Object.keys(body));
+        expect(await store.beginIdempotent(apiKeyId, "POST /tokens", key, "hash-2")).to.deep.equal({ state: "conflict" });
+
+        // Releasing a finished claim does nothing: the response stays.
+        await store.releaseIdempotent(apiKeyId, "POST /tokens", key);
+        expect(await store.beginIdempotent(apiKeyId, "POST /tokens", key, "hash-1")).to.include({ state: "replay" });
+      });
+
+      it("lets a released claim run again, with any body", async function () {
+        const key = randomUUID();
+        expect(await store.beginIdempotent(null, "POST /tokens/mint", key, "a")).to.deep.equal({ state: "new" });
+        await store.releaseIdempotent(null, "POST /tokens/mint", key);
+        expect(await store.beginIdempotent(null, "POST /tokens/mint", key, "b")).to.deep.equal({ state: "new" });
+        await store.completeIdempotent(null, "POST /tokens/mint", key, 422, { error: { code: "INSUFFICIENT_FUNDS" } });
+        expect(await store.beginIdempotent(null, "POST /tokens/mint", key, "b")).to.deep.equal({
+          state: "replay",
+          statusCode: 422,
+          body: { error: { code: "INSUFFICIENT_FUNDS" } },
+        });
+      });
+
+      it("grants a key to exactly one of many simultaneous requests", async function () {
+        const key = randomUUID();
+        const results = await Promise.all(Array.from({ length: 8 }, () => store.beginIdempotent("k", "POST /faucet", key, "same")));
+        expect(results.filter((result) => result.state === "new")).to.have.length(1);
+        expect(results.filter((result) => result.state === "in_progress")).to.have.length(7);
+      });
+    });
+
+    describe("rate limits", function () {
+      it("counts hits in a fixed window and refuses those over the limit", async function () {
+        const bucket = `key:${randomUUID()}`;
+        const windowMs = 3_600_000;
+        const results = [];
+        for (let index = 0; index < 4; index++) results.push(await store.hitRateLimit(bucket, 3, windowMs));
+        expect(results.map((result) => result.allowed)).to.deep.equal([true, true, true, false]);
+        expect(results.map((result) => result.remaining)).to.deep.equal([2, 1, 0, 0]);
+        for (const result of results) {
+          expect(result.limit).to.equal(3);
+          expect(result.resetMs).to.be.greaterThan(0).and.at.most(windowMs);
+        }
+        expect((await store.hitRateLimit(`key:${randomUUID()}`, 3, windowMs)).remaining, "another bucket has its own count").to.equal(2);
+        // A window computed from seconds may be fractional: it is rounded, not refused.
+        expect((await store.hitRateLimit(`key:${randomUUID()}`, 3, 1234.5)).allowed).to.equal(true);
+      });
+
+      it("allows hits again once the window has passed", async function () {
+        const bucket = `key:${randomUUID()}`;
+        const windowMs = 400;
+        let result = await store.hitRateLimit(bucket, 1, windowMs);
+        // Start on a fresh window, so the wait below is exactly one window.
+        await sleep(result.resetMs + 20);
+        result = await store.hitRateLimit(bucket, 1, windowMs);
+        expect(result.allowed).to.equal(true);
+        const refused = await store.hitRateLimit(bucket, 1, windowMs);
+        expect(refused.allowed).to.equal(false);
+        await sleep(refused.resetMs + 20);
+        expect((await store.hitRateLimit(bucket, 1, windowMs)).allowed).to.equal(true);
+      });
+
+      it("counts simultaneous hits exactly", async function () {
+        const bucket = `key:${randomUUID()}`;
+        const results = await Promise.all(Array.from({ length: 12 }, () => store.hitRateLimit(bucket, 5, 3_600_000)));
+        expect(results.filter((result) => result.allowed)).to.have.length(5);
+      });
+    });
+
+    describe("sender lock", function () {
+      it("runs one critical section at a time per key", async function () {
+        const stats = await contend([store], `1:0x${randomUUID()}`, 8, 10);
+        expect(stats).to.deep.equal({ maxInside: 1, completed: 8 });
+      });
+
+      it("lets different keys run at the same time", async function () {
+        let inside = 0;
+        let maxInside = 0;
+        await Promise.all(
+          ["a", "b", "c"].map((suffix) =>
+            store.senderLock().withLock(`1:0x${randomUUID()}${suffix}`, async () => {
+              inside++;
+              maxInside = Math.max(maxInside, inside);
+              await sleep(50);
+              inside--;
+            }),
+          ),
+        );
+        expect(maxInside).to.equal(3);
+      });
+
+      it("passes the work's result and error through and frees the key after an error", async function () {
+        const key = `1:0x${randomUUID()}`;
+        let failure: unknown;
+        await store
+          .senderLock()
+          .withLock(key, async () => {
+            throw new Error("send failed");
+          })
+          .catch((error: unknown) => (failure = error));
+        expect((failure as Error).message).to.equal("send failed");
+        expect(await store.senderLock().withLock(key, async () => 42)).to.equal(42);
+      });
+    });
+
+    describe("restarts", function () {
+      it("keeps keys, operations and idempotency records across close and reopen", async function () {
+        const { id, key } = await store.createApiKey("survivor");
+        const record = operation(id);
+        await store.insertOperation(record);
+        const idempotencyKey = randomUUID();
+        await store.beginIdempotent(id, "POST /tokens", idempotencyKey, "h");
+        await store.completeIdempotent(id, "POST /tokens", idempotencyKey, 200, { transactionHash: "0x1" });
+        const pendingKey = randomUUID();
+        await store.beginIdempotent(id, "POST /tokens", pendingKey, "h");
+
+        await store.close();
+        await store.close(); // closing twice is harmless
+        store = await backend.open();
+
+        expect(await store.verifyApiKey(key)).to.equal(id);
+        expect(await store.getOperation(record.id)).to.deep.include({ id: record.id, status: "signed" });
+        expect(await store.beginIdempotent(id, "POST /tokens", idempotencyKey, "h")).to.deep.equal({
+          state: "replay",
+          statusCode: 200,
+          body: { transactionHash: "0x1" },
+        });
+        expect(await store.beginIdempotent(id, "POST /tokens", pendingKey, "h")).to.deep.equal({ state: "in_progress" });
+        await store.ping();
+      });
+    });
+  });
+}
+
+describe("store on PGlite: the data directory", function () {
+  let dataDir: string;
+
+  beforeEach(async function () {
+    dataDir = await mkdtemp(path.join(tmpdir(), "hts-store-dir-"));
+  });
+
+  afterEach(async function () {
+    await rm(dataDir, { recursive: true, force: true });
+  });
+
+  it("lives in <dataDir>/db, describes itself, and never writes a key in the clear", async function () {
+    const store = await openStore({ dataDir });
+    let key: string;
+    try {
+      expect(store.kind).to.equal("pglite");
+      expect(store.location).to.equal(path.join(dataDir, "db"));
+      ({ key } = await store.createApiKey("disk"));
+      await store.ping();
+    } finally {
+      await store.close();
+    }
+    expect((await stat(path.join(dataDir, "db", "PG_VERSION"))).isFile()).to.equal(true);
+    const secret = Buffer.from(key.slice(4));
+    const files = await readdir(path.join(dataDir, "db"), { recursive: true, withFileTypes: true });
+    let scanned = 0;
+    for (const file of files) {
+      if (!file.isFile()) continue;
+      const content = await readFile(path.join(file.parentPath, file.name));
+      expect(content.includes(secret), `${file.name} holds the API key`).to.equal(false);
+      scanned++;
+    }
+    expect(scanned).to.be.greaterThan(10);
+  });
+
+  it("refuses a second open of the same directory while the first is open", async function () {
+    const first = await openStore({ dataDir });
+    try {
+      let refusal: unknown;
+      await openStore({ dataDir }).catch((error: unknown) => (refusal = error));
+      expect((refusal as Error)?.message).to.match(/already open in this process/);
+    } finally {
+      await first.close();
+    }
+    const reopened = await openStore({ dataDir });
+    await reopened.close();
+  });
+
+  it("takes over a lock left by a process that no longer runs", async function () {
+    const store = await openStore({ dataDir });
+    await store.close();
+    // No process can have this pid: above the kernel's maximum.
+    await writeFile(path.join(dataDir, "db.lock"), "4194305");
+    const reopened = await openStore({ dataDir });
+    expect(await readFile(path.join(dataDir, "db.lock"), "utf8")).to.equal(String(process.pid));
+    await reopened.close();
+    expect(await readdir(dataDir)).to.deep.equal(["db"]);
+  });
+});
+
+describe("store on a PostgreSQL server shared by two replicas", function () {
+  let backend: Awaited<ReturnType<typeof postgresBackend>>;
+  let first: Store;
+  let second: Store;
+
+  before(async function () {
+    backend = await postgresBackend();
+    // Both replicas start at once: their migrations race for the same empty schema.
+    [first, second] = await Promise.all([backend.open(), backend.open()]);
+  });
+
+  after(async function () {
+    await Promise.all([first?.close(), second?.close()]);
+    await backend?.cleanup();
+  });
+
+  it("migrates once when several replicas start together", async function () {
+    const client = new pg.Client({ connectionString: backend.databaseUrl });
+    await client.connect();
+    try {
+      const { rows } = await client.query("SELECT version FROM schema_migrations ORDER BY version");
+      expect(rows.map((row: { version: number }) => row.version)).to.deep.equal(MIGRATIONS.map((m) => m.version));
+      const others = await Promise.all([backend.open(), backend.open(), backend.open()]);
+      await Promise.all(others.map((store) => store.close()));
+    } finally {
+      await client.end();
+    }
+  });
+
+  it("describes itself without the password", async function () {
+    expect(first.kind).to.equal("postgres");
+    expect(first.location).to.match(/^postgres(ql)?:\/\//);
+    expect(printableDatabaseUrl("postgresql://app:s3cret@db.internal:5432/tokens?sslmode=require&password=x")).to.equal(
+      "postgresql://app@db.internal:5432/tokens",
+    );
+  });
+
+  it("stores only the hash of an API key, and either replica verifies it", async function () {
+    const { id, key } = await first.createApiKey("shared");
+    expect(await second.verifyApiKey(key)).to.equal(id);
+    const client = new pg.Client({ connectionString: backend.databaseUrl });
+    await client.connect();
+    try {
+      const { rows } = await client.query("SELECT * FROM api_keys WHERE id = $1", [id]);
+      expect(rows).to.have.length(1);
+      expect(JSON.stringify(rows)).not.to.include(key.slice(4));
+      expect(rows[0].key_hash).to.match(/^[0-9a-f]{64}$/);
+    } finally {
+      await client.end();
+    }
+  });
+
+  it("shares one rate-limit count between replicas", async function () {
+    const bucket = `key:${randomUUID()}`;
+    const results = await Promise.all(Array.from({ length: 8 }, (_, index) => (index % 2 ? first : second).hitRateLimit(bucket, 5, 3_600_000)));
+    expect(results.filter((result) => result.allowed)).to.have.length(5);
+    expect((await first.hitRateLimit(bucket, 5, 3_600_000)).allowed).to.equal(false);
+  });
+
+  it("shares idempotency claims between replicas", async function () {
+    const key = randomUUID();
+    expect(await first.beginIdempotent("k", "POST /tokens", key, "h")).to.deep.equal({ state: "new" });
+    expect(await second.beginIdempotent("k", "POST /tokens", key, "h")).to.deep.equal({ state: "in_progress" });
+    await first.completeIdempotent("k", "POST /tokens", key, 200, { ok: true });
+    expect(await second.beginIdempotent("k", "POST /tokens", key, "h")).to.deep.equal({ state: "replay", statusCode: 200, body: { ok: true } });
+    expect(await second.beginIdempotent("k", "POST /tokens", key, "other")).to.deep.equal({ state: "conflict" });
+  });
+
+  it("never runs two critical sections for one sender at once, across replicas", async function () {
+    const stats = await contend([first, second], `31337:0x${randomUUID()}`, 20, 15);
+    expect(stats).to.deep.equal({ maxInside: 1, completed: 20 });
+  });
+
+  it("does not make one sender wait for another across replicas", async function () {
+    let inside = 0;
+    let maxInside = 0;
+    await Promise.all(
+      [first, second].map((store, index) =>
+        store.senderLock().withLock(`31337:0x${randomUUID()}${index}`, async () => {
+          inside++;
+          maxInside = Math.max(maxInside, inside);
+          await sleep(100);
+          inside--;
+        }),
+      ),
+    );
+    expect(maxInside).to.equal(2);
+  });
+
+  it("can write to the store inside many sender locks at once", async function () {
+    // More senders than connections in either pool: the work inside each lock must still reach the store.
+    const apiKeyId = randomUUID();
+    await Promise.all(
+      Array.from({ length: 24 }, (_, index) =>
+        first.senderLock().withLock(`31337:0x${randomUUID()}`, async () => {
+          const record = operation(apiKeyId, { params: { index } });
+          await first.insertOperation(record);
+          await sleep(20);
+          await first.updateOperation(record.id, { status: "pending" });
+        }),
+      ),
+    );
+    expect((await first.listOperations(apiKeyId, { limit: 100 })).items).to.have.length(24);
+  });
+
+  it("holds the sender's advisory lock in PostgreSQL while the work runs, and only then", async function () {
+    const key = `31337:0x${randomUUID()}`;
+    const id = BigInt.asUintN(64, BigInt(advisoryLockId(`sender:${key}`)));
+    // A bigint advisory lock shows in pg_locks as its high and low 32 bits.
+    const lockParams = [String(id >> 32n), String(id & 0xffffffffn)];
+    const heldQuery = "SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND classid = $1 AND objid = $2 AND objsubid = 1 AND granted";
+    const observer = new pg.Client({ connectionString: backend.databaseUrl });
+    await observer.connect();
+    try {
+      const during = await first.senderLock().withLock(key, async () => (await observer.query(heldQuery, lockParams)).rows[0].n as number);
+      expect(during).to.equal(1);
+      expect((await observer.query(heldQuery, lockParams)).rows[0].n).to.equal(0);
+    } finally {
+      await observer.end();
+    }
+  });
+});
