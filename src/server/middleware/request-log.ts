@@ -5,11 +5,13 @@ import type { Logger } from "pino";
 export function requestLog(logger: Logger): RequestHandler {
   return (request, response, next) => {
     const started = process.hrtime.bigint();
+    // Read now: routers rewrite request.url while they dispatch.
+    const path = request.originalUrl.split("?")[0];
     response.on("finish", () => {
       logger.info(
         {
           method: request.method,
-          path: request.path,
+          path,
           status: response.statusCode,
           latencyMs: Number((process.hrtime.bigint() - started) / 1000n) / 1000,
           keyId: request.apiKeyId ?? null,
