@@ -60,7 +60,7 @@ const BODY_LIMIT = "64kb";
 const TRACK_TIMEOUT_MS = 10 * 60_000;
 
 const require = createRequire(import.meta.url);
-const VERSION: string = require("../../package.json").version;
+const VERSION: string = require("hardhat-token-service/package.json").version;
 
 function hasBody(request: Request): boolean {
   return request.headers["transfer-encoding"] !== undefined || Number(request.headers["content-length"] ?? 0) > 0;
