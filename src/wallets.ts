@@ -1,4 +1,5 @@
 import { resolveNetwork } from "./chains.js";
+import { invalidArgument } from "./errors.js";
 import { createEvmKeyPair } from "./wallets/evm.js";
 import { createBitcoinKeyPair, parseBitcoinAddressType, type BitcoinAddressType } from "./wallets/bitcoin.js";
 
@@ -22,6 +23,9 @@ export function createWallet(request: CreateWalletRequest): Wallet {
   if (info.kind === "bitcoin") {
     const pair = createBitcoinKeyPair(info.network, parseBitcoinAddressType(request.addressType));
     return { address: pair.address, privateKey: pair.privateKey, chain: info.chain, network: info.network, addressType: pair.addressType };
+  }
+  if (request.addressType) {
+    throw invalidArgument("addressType", `addressType applies to bitcoin wallets only, not to ${info.chain}`);
   }
   const pair = createEvmKeyPair();
   return { address: pair.address, privateKey: pair.privateKey, chain: info.chain, network: info.network };

@@ -44,8 +44,11 @@ async function call(chain: EvmChain, contract: string, iface: Interface, method:
   }
 }
 
-function notAToken(contract: string, standard: string, field: string): TokenServiceError {
-  return new TokenServiceError(ErrorCode.NOT_A_TOKEN_CONTRACT, `${contract} is not an ${standard} token contract`, {
+function notAToken(contract: string, standard: string, field: string, noCode = false): TokenServiceError {
+  const message = noCode
+    ? `no contract is deployed at ${contract} (if it was just launched, wait for the launch transaction to be mined)`
+    : `${contract} is not an ${standard} token contract`;
+  return new TokenServiceError(ErrorCode.NOT_A_TOKEN_CONTRACT, message, {
     field,
     details: { contractAddress: contract },
   });
@@ -101,7 +104,7 @@ export async function readErc20Balances(chain: EvmChain, owner: string, contract
       cached ? Promise.resolve("") : call(chain, contract, erc20Interface, "symbol", []),
       cached ? Promise.resolve("") : call(chain, contract, erc20Interface, "decimals", []),
     ]);
-    if (code === "0x") throw notAToken(contract, "ERC20", field);
+    if (code === "0x") throw notAToken(contract, "ERC20", field, true);
     const balance = decodeUint(erc20Interface, "balanceOf", balanceData);
     let metadata = cached;
     if (metadata === undefined) {
@@ -127,7 +130,8 @@ export async function readErc721Balance(chain: EvmChain, owner: string, contract
     call(chain, contract, erc721Interface, "symbol", []),
   ]);
   const supports = (data: string) => data !== "0x" && BigInt(data.slice(0, 66)) === 1n;
-  if (code === "0x" || !supports(isErc721Data)) throw notAToken(contract, "ERC721", field);
+  if (code === "0x") throw notAToken(contract, "ERC721", field, true);
+  if (!supports(isErc721Data)) throw notAToken(contract, "ERC721", field);
   const balance = decodeUint(erc721Interface, "balanceOf", balanceData) ?? 0n;
   const symbol = decodeSymbol(symbolData);
   const result: Erc721Balance = { balance: balance.toString(), tokenIds: [], ...(symbol !== undefined ? { symbol } : {}) };

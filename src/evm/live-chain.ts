@@ -33,8 +33,9 @@ export class LiveChain implements EvmChain {
     const request = new FetchRequest(url);
     request.timeout = options.requestTimeoutMs;
     const network = Network.from(info.chainId);
-    // Calls issued in the same tick travel together in one JSON-RPC batch.
-    this.provider = new JsonRpcProvider(request, network, { staticNetwork: network, batchMaxCount: 100, batchStallTime: 5 });
+    // Calls issued in the same tick travel together in one JSON-RPC batch. No response cache (ethers keeps
+    // identical reads for 250 ms by default): a cached "pending" nonce would make back-to-back sends collide.
+    this.provider = new JsonRpcProvider(request, network, { staticNetwork: network, batchMaxCount: 100, batchStallTime: 5, cacheTimeout: -1 });
   }
 
   /** Connects and refuses an endpoint that serves another chain than the pair's. */

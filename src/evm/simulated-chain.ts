@@ -16,6 +16,17 @@ export interface SimulatedChainOptions {
 }
 
 /**
+ * The Hardhat network the simulated chains are made from. Not the selected one: `--network sepolia`
+ * (chosen for its accounts) may be an HTTP network, whose type Hardhat does not let an override change.
+ */
+function simulatedNetworkName(hre: HardhatRuntimeEnvironment): string {
+  if (hre.config.networks.default?.type === "edr-simulated") return "default";
+  const simulated = Object.entries(hre.config.networks).find(([, config]) => config.type === "edr-simulated");
+  if (simulated === undefined) throw new Error("the Hardhat config defines no edr-simulated network to run simulated chains on");
+  return simulated[0];
+}
+
+/**
  * An in-process EDR chain with the pair's real chain id. EDR keeps state in
  * memory only, so the chain is made durable by journaling the signed
  * transactions and faucet grants that changed it, and replaying them at start.
@@ -38,7 +49,8 @@ export class SimulatedChain implements EvmChain {
 
   static async start(hre: HardhatRuntimeEnvironment, info: EvmNetworkInfo, options: SimulatedChainOptions): Promise<SimulatedChain> {
     const connection = await hre.network.create({
-      override: { type: "edr-simulated", chainId: info.chainId, mining: { auto: true, interval: 0 } },
+      network: simulatedNetworkName(hre),
+      override: { chainId: info.chainId, mining: { auto: true, interval: 0 } },
     } as Parameters<typeof hre.network.create>[0]);
     const chain = new SimulatedChain(info, connection, options.journalPath);
     await chain.replayJournal();

@@ -1,20 +1,23 @@
 import { randomBytes } from "node:crypto";
-import { computeAddress, hexlify } from "ethers";
-
-const SECP256K1_ORDER = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;
+import { getAddress, hexlify, keccak256 } from "ethers";
+import * as ecc from "tiny-secp256k1";
 
 export interface EvmKeyPair {
   address: string;
   privateKey: string;
 }
 
-/** A fresh key straight from the CSPRNG: no mnemonic, no HD derivation, so thousands per second. */
+/**
+ * A fresh key straight from the CSPRNG: no mnemonic, no HD derivation. The public key comes from
+ * tiny-secp256k1 (WebAssembly), about three times faster than ethers' pure-JS curve arithmetic.
+ */
 export function createEvmKeyPair(): EvmKeyPair {
   for (;;) {
-    const bytes = randomBytes(32);
-    const scalar = BigInt(hexlify(bytes));
-    if (scalar === 0n || scalar >= SECP256K1_ORDER) continue;
-    const privateKey = hexlify(bytes);
-    return { address: computeAddress(privateKey), privateKey };
+    const key = randomBytes(32);
+    // Out of the curve's range (0 or >= n): astronomically rare, draw again.
+    if (!ecc.isPrivate(key)) continue;
+    const publicKey = ecc.pointFromScalar(key, false)!;
+    const address = getAddress(`0x${keccak256(publicKey.subarray(1)).slice(-40)}`);
+    return { address, privateKey: hexlify(key) };
   }
 }

@@ -1,0 +1,23 @@
+// A project that uses hardhat-token-service as a plugin. It has no contracts of its own and never
+// compiles the plugin's: token launches use the artifacts shipped in the package.
+import { configVariable, defineConfig } from "hardhat/config";
+
+import tokenService from "../../../src/index.js";
+
+export default defineConfig({
+  plugins: [tokenService],
+  networks: {
+    // How a user keeps a deployer key out of the command line: `--network sepolia` makes the token
+    // tasks sign with this account. The plugin's own chains do not connect to this network.
+    sepolia: {
+      type: "http",
+      url: configVariable("CONSUMER_SEPOLIA_RPC_URL"),
+      accounts: [configVariable("CONSUMER_SEPOLIA_PRIVATE_KEY")],
+    },
+  },
+  tokenService: {
+    // Tests point each run at a fresh directory; a real project would usually leave the default.
+    ...(process.env.CONSUMER_TOKEN_SERVICE_DATA_DIR ? { dataDir: process.env.CONSUMER_TOKEN_SERVICE_DATA_DIR } : {}),
+    blockTime: 0,
+  },
+});

@@ -1,0 +1,59 @@
+import { createServer, type IncomingMessage, type Server } from "node:http";
+
+async function readBody(request: IncomingMessage): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of request) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks);
+}
+
+async function listen(server: Server): Promise<string> {
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as { port: number };
+  return `http://127.0.0.1:${port}`;
+}
+
+async function shutdown(server: Server): Promise<void> {
+  server.closeAllConnections();
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+}
+
+export interface CountingProxy {
+  url: string;
+  /** The JSON-RPC methods of each HTTP request that went through, one array per request. */
+  requests: string[][];
+  close(): Promise<void>;
+}
+
+/** A JSON-RPC pass-through that records every HTTP request, so tests can count round trips. */
+export async function startCountingProxy(target: string): Promise<CountingProxy> {
+  const requests: string[][] = [];
+  const server = createServer(async (request, response) => {
+    const body = await readBody(request);
+    try {
+      const parsed = JSON.parse(body.toString("utf8")) as { method: string } | Array<{ method: string }>;
+      requests.push((Array.isArray(parsed) ? parsed : [parsed]).map((call) => call.method));
+    } catch {
+      requests.push(["(unparsable)"]);
+    }
+    const upstream = await fetch(target, { method: "POST", headers: { "content-type": "application/json" }, body: body.toString("utf8") });
+    response.writeHead(upstream.status, { "content-type": "application/json" });
+    response.end(Buffer.from(await upstream.arrayBuffer()));
+  });
+  const url = await listen(server);
+  return { url, requests, close: () => shutdown(server) };
+}
+
+/** An HTTP server that accepts requests and never answers them. */
+export async function startSilentServer(): Promise<{ url: string; close(): Promise<void> }> {
+  const server = createServer(() => undefined);
+  const url = await listen(server);
+  return { url, close: () => shutdown(server) };
+}
+
+/** One JSON-RPC call straight to a node, outside the service. */
+export async function rpc(url: string, method: string, params: unknown[]): Promise<unknown> {
+  const response = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }) });
+  const reply = (await response.json()) as { result?: unknown; error?: { message: string } };
+  if (reply.error) throw new Error(`${method}: ${reply.error.message}`);
+  return reply.result;
+}

@@ -1,0 +1,34 @@
+import { createServer } from "node:net";
+
+import { expect } from "chai";
+
+import type { TokenService } from "../../src/service.js";
+import type { Wallet } from "../../src/wallets.js";
+
+export interface Pair {
+  chain: string;
+  network: string;
+}
+
+/** A new wallet holding `amount` smallest units (default 10 of the native currency) from the faucet. */
+export async function fundedWallet(service: TokenService, pair: Pair, amount?: string): Promise<Wallet> {
+  const wallet = service.createWallet(pair);
+  await service.faucet({ ...pair, address: wallet.address, ...(amount !== undefined ? { amount } : {}) });
+  return wallet;
+}
+
+/** Waits for a transaction and fails unless it was mined successfully. */
+export async function expectMined(service: TokenService, pair: Pair, transactionHash: string) {
+  const status = await service.waitForTransaction({ ...pair, transactionHash, timeoutMs: 60_000 });
+  expect(status.status, `transaction ${transactionHash}`).to.equal("mined");
+  return status;
+}
+
+/** A local port nothing listens on: bound once by us, then released. */
+export async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}

@@ -1,0 +1,208 @@
+import { existsSync } from "node:fs";
+import { mkdtemp, readdir, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+
+import { expect } from "chai";
+import { Wallet as EthersWallet, getAddress } from "ethers";
+
+import { cleanEnvironment, runHardhat, type CliResult } from "./helpers/cli.js";
+import { fixtureProjectRoot } from "./helpers/fixture-projects.js";
+
+const TASK_DESCRIPTIONS: Record<string, string> = {
+  "wallet:create": "Create a wallet (address and private key) on a chain and network",
+  faucet: "Give an address native currency on a simulated chain",
+  "token:launch": "Launch an OpenZeppelin-based ERC20 or ERC721 token contract",
+  "token:mint": "Mint an ERC721 token, or more ERC20 supply within the cap",
+  balance: "Read the native, ERC20 and ERC721 balances of an address",
+};
+
+describe("tasks through Hardhat's CLI (a child process in the consumer project)", function () {
+  const cwd = fixtureProjectRoot("consumer");
+  const pair = ["--chain", "ethereum", "--chain-network", "sepolia"];
+  let dataDir: string;
+  let env: NodeJS.ProcessEnv;
+  let deployer: { address: string; privateKey: string };
+  /** Output of every run that held the deployer's key: none may print it. */
+  const keyedRuns: CliResult[] = [];
+
+  const hardhat = (...args: string[]) => runHardhat(args, { cwd, env });
+  async function hardhatJson(...args: string[]): Promise<any> {
+    const result = await hardhat(...args, "--json");
+    expect(result.code, `hardhat ${args.join(" ")}\n${result.stderr}`).to.equal(0);
+    return { ...result, json: JSON.parse(result.stdout) };
+  }
+
+  before(async function () {
+    dataDir = await mkdtemp(path.join(tmpdir(), "token-service-cli-"));
+    env = cleanEnvironment({ CONSUMER_TOKEN_SERVICE_DATA_DIR: dataDir });
+  });
+
+  after(async function () {
+    await rm(dataDir, { recursive: true, force: true });
+  });
+
+  it("`hardhat --help` lists every task with its description", async function () {
+    const result = await hardhat("--help");
+    expect(result.code).to.equal(0);
+    for (const [name, description] of Object.entries(TASK_DESCRIPTIONS)) {
+      expect(result.stdout).to.match(new RegExp(`^\\s+${name}\\s+${description.replace(/[()]/g, "\\$&")}`, "m"));
+    }
+  });
+
+  it("`hardhat token:launch --help` offers --chain-network and --private-key-env, and no way to pass a key itself", async function () {
+    const result = await hardhat("token:launch", "--help");
+    expect(result.code).to.equal(0);
+    for (const option of ["--chain", "--chain-network", "--private-key-env", "--sender", "--initial-supply", "--total-supply", "--json", "--no-wait"]) {
+      expect(result.stdout).to.include(option);
+    }
+    expect(result.stdout).not.to.match(/--private-key\b(?!-env)/);
+  });
+
+  it("wallet:create --json prints one wallet whose key derives its address", async function () {
+    const { json } = await hardhatJson("wallet:create", ...pair);
+    expect(Object.keys(json).sort()).to.deep.equal(["address", "chain", "network", "privateKey"]);
+    expect(json).to.include({ chain: "ethereum", network: "sepolia" });
+    expect(new EthersWallet(json.privateKey).address).to.equal(json.address);
+    deployer = json;
+    env.DEPLOYER_KEY = deployer.privateKey;
+  });
+
+  it("wallet:create for bitcoin prints a human-readable wallet", async function () {
+    const result = await hardhat("wallet:create", "--chain", "bitcoin", "--chain-network", "regtest", "--address-type", "p2tr");
+    expect(result.code).to.equal(0);
+    expect(result.stdout).to.include("New bitcoin/regtest wallet (p2tr)");
+    expect(result.stdout).to.match(/address\s+bcrt1p[0-9a-z]+/);
+    expect(result.stdout).to.match(/privateKey\s+c[1-9A-HJ-NP-Za-km-z]{51}/);
+  });
+
+  it("faucet funds the wallet on the simulated chain", async function () {
+    const result = await hardhatJson("faucet", ...pair, "--address", deployer.address, "--amount", "3000000000000000000");
+    keyedRuns.push(result);
+    expect(result.json).to.deep.include({ address: deployer.address, simulated: true, amount: { balance: "3000000000000000000", uiBalance: "3" } });
+
+    const human = await hardhat("faucet", ...pair, "--address", deployer.address);
+    keyedRuns.push(human);
+    expect(human.code).to.equal(0);
+    expect(human.stdout).to.include(`Funded ${deployer.address} with 10 ETH on ethereum/sepolia (simulated in-process chain)`);
+    expect(human.stdout).to.include("balance now 13 ETH");
+  });
+
+  let erc20: string;
+  let erc721: string;
+
+  it("token:launch erc20 --private-key-env waits for mining and prints the contract", async function () {
+    const result = await hardhatJson(
+      "token:launch",
+      ...pair,
+      "--type",
+      "erc20",
+      "--name",
+      "CLI Coin",
+      "--symbol",
+      "CLI",
+      "--decimals",
+      "4",
+      "--initial-supply",
+      "1000000",
+      "--total-supply",
+      "2000000",
+      "--private-key-env",
+      "DEPLOYER_KEY",
+    );
+    keyedRuns.push(result);
+    expect(result.json).to.include({ status: "mined", type: "ERC20", sender: deployer.address, chain: "ethereum", network: "sepolia", simulated: true });
+    expect(result.json.blockNumber).to.be.a("number");
+    erc20 = getAddress(result.json.contractAddress);
+  });
+
+  it("token:launch erc721 prints a human-readable result", async function () {
+    const result = await hardhat("token:launch", ...pair, "--type", "erc721", "--name", "CLI Art", "--symbol", "CART", "--uri", "ipfs://cli/", "--private-key-env", "DEPLOYER_KEY");
+    keyedRuns.push(result);
+    expect(result.code, result.stderr).to.equal(0);
+    expect(result.stdout).to.include("ERC721 CART launched on ethereum/sepolia (simulated in-process chain)");
+    const address = /contractAddress\s+(0x[0-9a-fA-F]{40})/.exec(result.stdout)?.[1];
+    expect(address).to.be.a("string");
+    expect(result.stdout).to.match(/status\s+mined \(block \d+\)/);
+    erc721 = address!;
+  });
+
+  it("token:mint mints an NFT (reporting its id) and more ERC20 supply", async function () {
+    const collector = EthersWallet.createRandom().address;
+    const nft = await hardhatJson("token:mint", ...pair, "--type", "erc721", "--contract", erc721, "--to", collector, "--private-key-env", "DEPLOYER_KEY");
+    keyedRuns.push(nft);
+    expect(nft.json).to.include({ status: "mined", type: "ERC721", tokenId: "1", to: collector, contractAddress: erc721 });
+
+    const own = await hardhatJson("token:mint", ...pair, "--type", "erc721", "--contract", erc721, "--private-key-env", "DEPLOYER_KEY");
+    keyedRuns.push(own);
+    expect(own.json).to.include({ tokenId: "2", to: deployer.address });
+
+    const coins = await hardhat("token:mint", ...pair, "--type", "erc20", "--contract", erc20, "--amount", "5000", "--private-key-env", "DEPLOYER_KEY");
+    keyedRuns.push(coins);
+    expect(coins.code, coins.stderr).to.equal(0);
+    expect(coins.stdout).to.include(`Minted 5000 units of ${erc20} to ${deployer.address}`);
+    expect(coins.stdout).to.match(/status\s+mined/);
+  });
+
+  it("balance --erc20 --erc721 reads native, ERC20 and ERC721 balances", async function () {
+    const result = await hardhatJson("balance", ...pair, "--address", deployer.address, "--erc20", erc20, "--erc721", erc721);
+    keyedRuns.push(result);
+    expect(result.json).to.include({ address: deployer.address, simulated: true });
+    expect(result.json.balances.CLI).to.deep.equal({ balance: "1005000", uiBalance: "100.5", contractAddress: erc20, decimals: 4, symbol: "CLI" });
+    expect(Number(result.json.balances.ETH.uiBalance)).to.be.within(12, 13);
+    expect(result.json.erc721[0]).to.deep.include({ balance: "1", tokenIds: ["2"], symbol: "CART", tokenAddress: erc721 });
+
+    const human = await hardhat("balance", ...pair, "--address", deployer.address, "--erc20", erc20, "--erc721", erc721);
+    keyedRuns.push(human);
+    expect(human.code).to.equal(0);
+    expect(human.stdout).to.include(`Balances of ${deployer.address} on ethereum/sepolia (simulated in-process chain)`);
+    expect(human.stdout).to.match(/CLI\s+100\.5 {2}\[0x/);
+    expect(human.stdout).to.match(/CART\s+1 token\(s\): #2/);
+  });
+
+  it("keeps the simulated chain in the configured data directory between runs", async function () {
+    const chains = await readdir(path.join(dataDir, "chains"));
+    expect(chains).to.include("ethereum-sepolia.jsonl");
+    expect(existsSync(path.join(cwd, ".token-service")), "nothing written outside the data directory").to.equal(false);
+  });
+
+  it("an error exits with code 1 and names the option the user typed", async function () {
+    const network = await hardhat("balance", "--chain", "ethereum", "--chain-network", "goerli", "--address", deployer.address);
+    expect(network.code).to.equal(1);
+    expect(network.stderr).to.include('Error UNSUPPORTED_NETWORK (--chain-network): unknown network "goerli"');
+
+    const address = await hardhat("balance", ...pair, "--address", "0x1234");
+    expect(address.code).to.equal(1);
+    expect(address.stderr).to.include("Error INVALID_ADDRESS (--address)");
+
+    const supply = await hardhat("token:launch", ...pair, "--type", "erc20", "--name", "X", "--symbol", "X", "--initial-supply", "11", "--total-supply", "10", "--private-key-env", "DEPLOYER_KEY");
+    keyedRuns.push(supply);
+    expect(supply.code).to.equal(1);
+    expect(supply.stderr).to.include("Error INVALID_ARGUMENT (--initial-supply)");
+
+    const json = await hardhat("faucet", "--chain", "ethereum", "--address", deployer.address, "--json");
+    expect(json.code).to.equal(1);
+    expect(JSON.parse(json.stdout)).to.deep.equal({ error: { code: "INVALID_ARGUMENT", message: "network is required; for ethereum one of: mainnet, sepolia, holesky, hoodi, rinkeby, testnet", field: "network" } });
+  });
+
+  it("refuses a key that does not derive --sender, naming --private-key-env", async function () {
+    const someoneElse = EthersWallet.createRandom().address;
+    const result = await hardhat("token:launch", ...pair, "--type", "erc721", "--name", "X", "--symbol", "X", "--sender", someoneElse, "--private-key-env", "DEPLOYER_KEY");
+    keyedRuns.push(result);
+    expect(result.code).to.equal(1);
+    expect(result.stderr).to.include("Error KEY_SENDER_MISMATCH (--private-key-env)");
+
+    const missing = await hardhat("token:launch", ...pair, "--type", "erc721", "--name", "X", "--symbol", "X", "--private-key-env", "NOT_SET_ANYWHERE");
+    expect(missing.code).to.equal(1);
+    expect(missing.stderr).to.include("NOT_SET_ANYWHERE is not set");
+  });
+
+  it("never prints the private key from token:launch, token:mint, balance or faucet", function () {
+    expect(keyedRuns.length).to.be.at.least(10);
+    const bare = deployer.privateKey.slice(2).toLowerCase();
+    for (const run of keyedRuns) {
+      expect(run.stdout.toLowerCase()).not.to.include(bare);
+      expect(run.stderr.toLowerCase()).not.to.include(bare);
+    }
+  });
+});
