@@ -53,14 +53,14 @@ function recorder(context: ServerContext, apiKeyId: string | null, kind: Operati
   };
 }
 
-/** Launches a token with a durable record: written before broadcast, updated after. The key is never part of it. */
-export async function recordedLaunch(context: ServerContext, apiKeyId: string | null, request: LaunchRequest): Promise<LaunchResult & { id: string }> {
-  const pair = resolveNetwork(request.chain, request.network);
-  const record = recorder(context, apiKeyId, "launch", pair, parseTokenType(request.type), request.token as Record<string, unknown>);
+/** Runs a send with its record written after signing and before broadcasting, then updated; the key is never part of it. */
+async function withRecord<R extends { transactionHash: string }>(
+  record: Recorder,
+  sender: string,
+  send: (beforeBroadcast: (info: { transactionHash: string; contractAddress?: string }) => Promise<void>) => Promise<R>,
+): Promise<R & { id: string }> {
   try {
-    const result = await context.service.launchToken(request, {
-      beforeBroadcast: (info) => record.begin({ transactionHash: info.transactionHash, contractAddress: info.contractAddress, sender: request.sender }),
-    });
+    const result = await send((info) => record.begin({ ...info, sender }));
     await record.accepted(result.transactionHash);
     return { id: record.id, ...result };
   } catch (error) {
@@ -69,20 +69,19 @@ export async function recordedLaunch(context: ServerContext, apiKeyId: string | 
   }
 }
 
+export async function recordedLaunch(context: ServerContext, apiKeyId: string | null, request: LaunchRequest): Promise<LaunchResult & { id: string }> {
+  const pair = resolveNetwork(request.chain, request.network);
+  const record = recorder(context, apiKeyId, "launch", pair, parseTokenType(request.type), request.token as Record<string, unknown>);
+  return withRecord(record, request.sender, (beforeBroadcast) => context.service.launchToken(request, { beforeBroadcast }));
+}
+
 export async function recordedMint(context: ServerContext, apiKeyId: string | null, request: MintRequest): Promise<MintResult & { id: string }> {
   const pair = resolveNetwork(request.chain, request.network);
   const { privateKey: _secret, chain: _chain, network: _network, type: _type, sender: _sender, ...params } = request;
   const record = recorder(context, apiKeyId, "mint", pair, parseTokenType(request.type), params);
-  try {
-    const result = await context.service.mintToken(request, {
-      beforeBroadcast: (info) => record.begin({ transactionHash: info.transactionHash, contractAddress: request.contractAddress, sender: request.sender }),
-    });
-    await record.accepted(result.transactionHash);
-    return { id: record.id, ...result };
-  } catch (error) {
-    await record.failed(error);
-    throw error;
-  }
+  return withRecord(record, request.sender, (beforeBroadcast) =>
+    context.service.mintToken(request, { beforeBroadcast: (info) => beforeBroadcast({ ...info, contractAddress: request.contractAddress }) }),
+  );
 }
 
 export async function recordedFaucet(context: ServerContext, apiKeyId: string | null, request: FaucetRequest): Promise<FaucetResult & { id: string }> {
