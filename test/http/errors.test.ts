@@ -1,4 +1,4 @@
-import { createServer as createTcpServer, type Server } from "node:net";
+import { createServer as createTcpServer, type Socket } from "node:net";
 import { expect } from "chai";
 
 import { startServer, TEST_API_KEY, type RunningServer } from "../helpers/http-server.js";
@@ -20,15 +20,22 @@ async function closedPort(): Promise<number> {
 }
 
 /** Accepts connections and never answers: a node that hangs. */
-async function silentServer(): Promise<{ port: number; server: Server }> {
-  const server = createTcpServer(() => undefined);
+async function silentServer(): Promise<{ port: number; close(): void }> {
+  const sockets = new Set<Socket>();
+  const server = createTcpServer((socket) => void sockets.add(socket));
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  return { port: (server.address() as { port: number }).port, server };
+  return {
+    port: (server.address() as { port: number }).port,
+    close() {
+      for (const socket of sockets) socket.destroy();
+      server.close();
+    },
+  };
 }
 
 describe("HTTP service — every error status with its code", function () {
   let api: RunningServer;
-  let silent: { port: number; server: Server };
+  let silent: { port: number; close(): void };
   let wallet: { address: string; privateKey: string };
 
   before(async function () {
@@ -45,7 +52,7 @@ describe("HTTP service — every error status with its code", function () {
 
   after(async function () {
     await api?.stop();
-    silent?.server.close();
+    silent?.close();
   });
 
   it("400 names the missing field", async function () {
