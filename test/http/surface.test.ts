@@ -1,3 +1,4 @@
+import { Validator } from "@seriousme/openapi-schema-validator";
 import { expect } from "chai";
 
 import { API_ROUTES } from "../../src/server/routes/index.js";
@@ -69,6 +70,8 @@ describe("HTTP service — endpoints, aliases, auth, OpenAPI, health", function 
     const response = await fetch(`${api.baseUrl}/openapi.json`);
     const document = await response.json();
     expect(document.openapi).to.equal("3.1.0");
+    const validation = await new Validator().validate(document);
+    expect(validation.valid, JSON.stringify(validation.errors)).to.equal(true);
     const documented = Object.entries(document.paths).flatMap(([path, methods]) => Object.keys(methods as object).map((method) => `${method} ${path}`));
     for (const route of API_ROUTES) {
       expect(documented).to.include(`${route.method} /api/v1${route.paths[0]!.replace(/:(\w+)/g, "{$1}")}`);
