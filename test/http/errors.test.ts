@@ -1,6 +1,7 @@
 import { createServer as createTcpServer, type Socket } from "node:net";
 import { expect } from "chai";
 
+import { freshPostgresSchema } from "../helpers/postgres-schema.js";
 import { startServer, TEST_API_KEY, type RunningServer } from "../helpers/http-server.js";
 
 function expectError(response: { status: number; body: any }, status: number, code: string, field?: string): void {
@@ -33,14 +34,23 @@ async function silentServer(): Promise<{ port: number; close(): void }> {
   };
 }
 
-describe("HTTP service — every error status with its code", function () {
+const STORES = [
+  { name: "embedded PGlite", database: async () => ({ url: undefined as string | undefined, drop: async () => undefined }) },
+  { name: "PostgreSQL server", database: () => freshPostgresSchema("hts_errors") },
+];
+
+for (const store of STORES)
+describe(`HTTP service — every error status with its code — ${store.name}`, function () {
   let api: RunningServer;
+  let database: { url: string | undefined; drop(): Promise<void> };
   let silent: { port: number; close(): void };
   let wallet: { address: string; privateKey: string };
 
   before(async function () {
     silent = await silentServer();
+    database = await store.database();
     api = await startServer({
+      ...(database.url ? { databaseUrl: database.url } : {}),
       requestTimeoutMs: 500,
       env: {
         TOKEN_SERVICE_RPC_ETHEREUM_HOLESKY: `http://127.0.0.1:${await closedPort()}`,
@@ -53,6 +63,7 @@ describe("HTTP service — every error status with its code", function () {
   after(async function () {
     await api?.stop();
     silent?.close();
+    await database?.drop();
   });
 
   it("400 names the missing field", async function () {
@@ -149,7 +160,7 @@ describe("HTTP service — every error status with its code", function () {
   });
 
   it("429 once the per-key rate limit is reached, with Retry-After", async function () {
-    const limited = await startServer({ rateLimit: { limit: 2, windowMs: 60_000 } });
+    const limited = await startServer({ rateLimit: { limit: 2, windowMs: 60_000 }, ...(database.url ? { databaseUrl: database.url } : {}) });
     try {
       expect((await limited.call("GET", "/api/v1/networks")).status).to.equal(200);
       expect((await limited.call("GET", "/api/v1/networks")).status).to.equal(200);
