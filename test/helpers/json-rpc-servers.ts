@@ -24,16 +24,25 @@ export interface CountingProxy {
   close(): Promise<void>;
 }
 
-/** A JSON-RPC pass-through that records every HTTP request, so tests can count round trips. */
-export async function startCountingProxy(target: string): Promise<CountingProxy> {
+/**
+ * A JSON-RPC pass-through that records every HTTP request, so tests can count round trips.
+ * With `refuse`, requests that call that method get an HTTP 503, as from a node that fails.
+ */
+export async function startCountingProxy(target: string, options: { refuse?: string } = {}): Promise<CountingProxy> {
   const requests: string[][] = [];
   const server = createServer(async (request, response) => {
     const body = await readBody(request);
+    let methods: string[];
     try {
       const parsed = JSON.parse(body.toString("utf8")) as { method: string } | Array<{ method: string }>;
-      requests.push((Array.isArray(parsed) ? parsed : [parsed]).map((call) => call.method));
+      methods = (Array.isArray(parsed) ? parsed : [parsed]).map((call) => call.method);
     } catch {
-      requests.push(["(unparsable)"]);
+      methods = ["(unparsable)"];
+    }
+    requests.push(methods);
+    if (options.refuse !== undefined && methods.includes(options.refuse)) {
+      response.writeHead(503, { "content-type": "text/plain" }).end("unavailable");
+      return;
     }
     const upstream = await fetch(target, { method: "POST", headers: { "content-type": "application/json" }, body: body.toString("utf8") });
     response.writeHead(upstream.status, { "content-type": "application/json" });
