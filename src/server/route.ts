@@ -1,8 +1,6 @@
 import type { Request, Response } from "express";
 import type { z } from "zod";
 
-import type { Store } from "./store/types.js";
-import type { TokenService } from "../service.js";
 import type { ServerContext } from "./context.js";
 
 export interface RouteRequest<Q, B> {
@@ -44,5 +42,3 @@ export interface RouteDefinition<Q extends z.ZodType = z.ZodType, B extends z.Zo
 export function defineRoute<Q extends z.ZodType = z.ZodType, B extends z.ZodType = z.ZodType>(route: RouteDefinition<Q, B>): RouteDefinition {
   return route as unknown as RouteDefinition;
 }
-
-export type { Store, TokenService };
