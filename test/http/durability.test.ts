@@ -4,46 +4,57 @@ import path from "node:path";
 import { expect } from "chai";
 
 import { eventually, startServer } from "../helpers/http-server.js";
+import { freshPostgresSchema } from "../helpers/postgres-schema.js";
+
+const STORES = [
+  { name: "embedded PGlite", database: async () => ({ url: undefined as string | undefined, drop: async () => undefined }) },
+  { name: "PostgreSQL server", database: () => freshPostgresSchema("hts_restart") },
+];
 
 describe("HTTP service — idempotency across restarts, secrets in logs, block time", function () {
-  it("replays a launch for a retried Idempotency-Key, even after a restart, and sends nothing new", async function () {
-    const dataDir = await mkdtemp(path.join(tmpdir(), "hts-restart-"));
-    try {
-      let api = await startServer({ dataDir });
-      const { body: wallet } = await api.call("POST", "/api/v1/wallets", { chain: "ethereum", network: "sepolia" });
-      await api.call("POST", "/api/v1/faucet", { chain: "ethereum", network: "sepolia", address: wallet.address });
-      const request = {
-        chain: "ethereum",
-        network: "sepolia",
-        type: "ERC20",
-        token: { name: "Once", symbol: "ONE", initialSupply: "1" },
-        sender: wallet.address,
-        privateKey: wallet.privateKey,
-      };
-      const headers = { "Idempotency-Key": "launch-once" };
-      const first = await api.call("POST", "/api/v1/tokens", request, headers);
-      expect(first.status).to.equal(200);
-      const retry = await api.call("POST", "/api/v1/tokens", request, headers);
-      expect(retry.body).to.deep.equal(first.body);
-      expect(retry.headers.get("idempotent-replayed")).to.equal("true");
-      await api.stop({ keepData: true });
+  for (const store of STORES) {
+    it(`replays a launch for a retried Idempotency-Key, even after a restart, and sends nothing new — ${store.name}`, async function () {
+      const dataDir = await mkdtemp(path.join(tmpdir(), "hts-restart-"));
+      const database = await store.database();
+      const storage = { dataDir, ...(database.url ? { databaseUrl: database.url } : {}) };
+      try {
+        let api = await startServer(storage);
+        const { body: wallet } = await api.call("POST", "/api/v1/wallets", { chain: "ethereum", network: "sepolia" });
+        await api.call("POST", "/api/v1/faucet", { chain: "ethereum", network: "sepolia", address: wallet.address });
+        const request = {
+          chain: "ethereum",
+          network: "sepolia",
+          type: "ERC20",
+          token: { name: "Once", symbol: "ONE", initialSupply: "1" },
+          sender: wallet.address,
+          privateKey: wallet.privateKey,
+        };
+        const headers = { "Idempotency-Key": "launch-once" };
+        const first = await api.call("POST", "/api/v1/tokens", request, headers);
+        expect(first.status).to.equal(200);
+        const retry = await api.call("POST", "/api/v1/tokens", request, headers);
+        expect(retry.body).to.deep.equal(first.body);
+        expect(retry.headers.get("idempotent-replayed")).to.equal("true");
+        await api.stop({ keepData: true });
 
-      api = await startServer({ dataDir });
-      const afterRestart = await api.call("POST", "/api/v1/tokens", request, headers);
-      expect(afterRestart.status).to.equal(200);
-      expect(afterRestart.body).to.deep.equal(first.body);
-      // The simulated chain came back from its journal: the contract exists and the sender's nonce moved once only.
-      const tokens = await api.call("GET", `/api/v1/wallets?chain=ethereum&network=sepolia&address=${wallet.address}&erc20TokenContractAddresses=${first.body.contractAddress}`);
-      expect(tokens.body.balances.ONE.balance).to.equal("1");
-      const nonce = await api.server.service.evmChain(api.server.service.networks().find((pair) => pair.network === "sepolia")!, "test").then((chain) => chain.provider.getTransactionCount(wallet.address, "pending"));
-      expect(nonce).to.equal(1);
-      const listed = await api.call("GET", "/api/v1/tokens");
-      expect(listed.body.items.filter((item: { kind: string }) => item.kind === "launch")).to.have.length(1);
-      await api.stop({ keepData: true });
-    } finally {
-      await rm(dataDir, { recursive: true, force: true });
-    }
-  });
+        api = await startServer(storage);
+        const afterRestart = await api.call("POST", "/api/v1/tokens", request, headers);
+        expect(afterRestart.status).to.equal(200);
+        expect(afterRestart.body).to.deep.equal(first.body);
+        // The simulated chain came back from its journal: the contract exists and the sender's nonce moved once only.
+        const tokens = await api.call("GET", `/api/v1/wallets?chain=ethereum&network=sepolia&address=${wallet.address}&erc20TokenContractAddresses=${first.body.contractAddress}`);
+        expect(tokens.body.balances.ONE.balance).to.equal("1");
+        const nonce = await api.server.service.evmChain(api.server.service.networks().find((pair) => pair.network === "sepolia")!, "test").then((chain) => chain.provider.getTransactionCount(wallet.address, "pending"));
+        expect(nonce).to.equal(1);
+        const listed = await api.call("GET", "/api/v1/tokens");
+        expect(listed.body.items.filter((item: { kind: string }) => item.kind === "launch")).to.have.length(1);
+        await api.stop({ keepData: true });
+      } finally {
+        await rm(dataDir, { recursive: true, force: true });
+        await database.drop();
+      }
+    });
+  }
 
   it("keeps private keys out of the logs of a launch, a failed launch and a mint", async function () {
     const api = await startServer();
