@@ -125,6 +125,14 @@ export interface NetworkSummary extends NetworkInfo {
 
 export const MAX_ERC20_CONTRACTS_PER_READ = 50;
 
+function liveNetworkFaucet(info: NetworkInfo, advice: string): TokenServiceError {
+  return new TokenServiceError(
+    ErrorCode.LIVE_NETWORK_FAUCET,
+    `${info.chain}/${info.network} is a live network: the faucet only serves simulated chains and bitcoin regtest; ${advice}`,
+    { field: "network" },
+  );
+}
+
 function parseTransactionHash(value: unknown): string {
   if (typeof value !== "string" || !/^0x[0-9a-fA-F]{64}$/.test(value)) {
     throw invalidArgument("transactionHash", "transactionHash must be a 0x-prefixed 32-byte hex string");
@@ -261,30 +269,18 @@ export class TokenService {
     if (amount === 0n) throw invalidArgument("amount", "amount must be greater than 0");
     if (info.kind === "bitcoin") {
       const address = parseBitcoinAddress(request.address, info.network, "address");
-      if (info.network !== "regtest") {
-        throw new TokenServiceError(ErrorCode.LIVE_NETWORK_FAUCET, `the faucet serves bitcoin regtest only; bitcoin/${info.network} is a live network`, { field: "network" });
-      }
+      if (info.network !== "regtest") throw liveNetworkFaucet(info, "fund the address with a real transfer");
       const backend = this.bitcoinBackend(info.network);
-      if (backend.fund === undefined) {
-        throw new TokenServiceError(
-          ErrorCode.LIVE_NETWORK_FAUCET,
-          `the faucet serves bitcoin regtest with a bitcoind backend only; bitcoin/${info.network} is a live network`,
-          { field: "network" },
-        );
-      }
+      if (backend.fund === undefined) throw liveNetworkFaucet(info, "the regtest faucet needs a bitcoind backend");
       const { transactionHash } = await backend.fund(address, amount);
       const balance = await backend.getBalance(address);
       return { chain: info.chain, network: info.network, address, amount: amountPair(amount, info.nativeDecimals), balance, simulated: false, transactionHash };
     }
     const address = parseEvmAddress(request.address, "address");
-    if (!this.evm.isSimulated(info)) {
-      throw new TokenServiceError(
-        ErrorCode.LIVE_NETWORK_FAUCET,
-        `${info.chain}/${info.network} is a live network: the faucet only serves simulated chains; fund the address with a real transfer`,
-        { field: "network" },
-      );
-    }
+    // Checked before connecting: a live node that is down should still get the faucet's answer.
+    if (!this.evm.isSimulated(info)) throw liveNetworkFaucet(info, "fund the address with a real transfer");
     const chain = await this.evmChain(requireEvm(info, "faucet"), "faucet");
+    if (chain.fund === undefined) throw liveNetworkFaucet(info, "fund the address with a real transfer");
     const balance = await chain.fund(address, amount);
     return {
       chain: info.chain,

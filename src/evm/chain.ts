@@ -15,7 +15,7 @@ export interface EvmChain {
   readonly pollingIntervalMs: number;
   /** Sends a signed transaction and resolves with its hash once the node accepted it. */
   broadcast(signedTransaction: string): Promise<string>;
-  /** Gives native currency to an address (simulated chains only). */
-  fund(address: string, amount: bigint): Promise<bigint>;
+  /** Gives native currency to an address; only simulated chains have it. */
+  fund?(address: string, amount: bigint): Promise<bigint>;
   close(): Promise<void>;
 }

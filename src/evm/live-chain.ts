@@ -63,14 +63,6 @@ export class LiveChain implements EvmChain {
     return (await this.provider.send("eth_sendRawTransaction", [signedTransaction])) as string;
   }
 
-  async fund(): Promise<bigint> {
-    throw new TokenServiceError(
-      ErrorCode.LIVE_NETWORK_FAUCET,
-      `${this.info.chain}/${this.info.network} is a live network (${this.endpoint}): the faucet only serves simulated chains; fund the address with a real transfer`,
-      { field: "network" },
-    );
-  }
-
   async close(): Promise<void> {
     this.provider.destroy();
   }

@@ -4,12 +4,9 @@ import path from "node:path";
 import { expect } from "chai";
 
 import { eventually, startServer } from "../helpers/http-server.js";
-import { freshPostgresSchema } from "../helpers/postgres-schema.js";
+import { storeVariants } from "../helpers/postgres-schema.js";
 
-const STORES = [
-  { name: "embedded PGlite", database: async () => ({ url: undefined as string | undefined, drop: async () => undefined }) },
-  { name: "PostgreSQL server", database: () => freshPostgresSchema("hts_restart") },
-];
+const STORES = storeVariants("hts_restart");
 
 describe("HTTP service — idempotency across restarts, secrets in logs, block time", function () {
   for (const store of STORES) {

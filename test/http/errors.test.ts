@@ -1,7 +1,8 @@
-import { createServer as createTcpServer, type Socket } from "node:net";
 import { expect } from "chai";
 
-import { freshPostgresSchema } from "../helpers/postgres-schema.js";
+import { startSilentServer } from "../helpers/json-rpc-servers.js";
+import { storeVariants } from "../helpers/postgres-schema.js";
+import { closedPort } from "../helpers/service.js";
 import { startServer, TEST_API_KEY, type RunningServer } from "../helpers/http-server.js";
 
 function expectError(response: { status: number; body: any }, status: number, code: string, field?: string): void {
@@ -12,49 +13,24 @@ function expectError(response: { status: number; body: any }, status: number, co
   if (field !== undefined) expect(response.body.error.field).to.equal(field);
 }
 
-async function closedPort(): Promise<number> {
-  const server = createTcpServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const port = (server.address() as { port: number }).port;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
-/** Accepts connections and never answers: a node that hangs. */
-async function silentServer(): Promise<{ port: number; close(): void }> {
-  const sockets = new Set<Socket>();
-  const server = createTcpServer((socket) => void sockets.add(socket));
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  return {
-    port: (server.address() as { port: number }).port,
-    close() {
-      for (const socket of sockets) socket.destroy();
-      server.close();
-    },
-  };
-}
-
-const STORES = [
-  { name: "embedded PGlite", database: async () => ({ url: undefined as string | undefined, drop: async () => undefined }) },
-  { name: "PostgreSQL server", database: () => freshPostgresSchema("hts_errors") },
-];
+const STORES = storeVariants("hts_errors");
 
 for (const store of STORES) {
   describe(`HTTP service — every error status with its code — ${store.name}`, function () {
     let api: RunningServer;
     let database: { url: string | undefined; drop(): Promise<void> };
-    let silent: { port: number; close(): void };
+    let silent: { url: string; close(): Promise<void> };
     let wallet: { address: string; privateKey: string };
 
     before(async function () {
-      silent = await silentServer();
+      silent = await startSilentServer();
       database = await store.database();
       api = await startServer({
         ...(database.url ? { databaseUrl: database.url } : {}),
         requestTimeoutMs: 500,
         env: {
           TOKEN_SERVICE_RPC_ETHEREUM_HOLESKY: `http://127.0.0.1:${await closedPort()}`,
-          TOKEN_SERVICE_RPC_ETHEREUM_HOODI: `http://127.0.0.1:${silent.port}`,
+          TOKEN_SERVICE_RPC_ETHEREUM_HOODI: silent.url,
         },
       });
       wallet = (await api.call("POST", "/api/v1/wallets", { chain: "ethereum", network: "sepolia" })).body;
@@ -62,7 +38,7 @@ for (const store of STORES) {
 
     after(async function () {
       await api?.stop();
-      silent?.close();
+      await silent?.close();
       await database?.drop();
     });
 

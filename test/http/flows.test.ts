@@ -1,12 +1,9 @@
 import { expect } from "chai";
 
-import { freshPostgresSchema } from "../helpers/postgres-schema.js";
+import { storeVariants } from "../helpers/postgres-schema.js";
 import { eventually, startServer, type RunningServer } from "../helpers/http-server.js";
 
-const STORES = [
-  { name: "embedded PGlite", databaseUrl: async () => ({ url: undefined, drop: async () => undefined }) },
-  { name: "PostgreSQL server (DATABASE_URL)", databaseUrl: () => freshPostgresSchema() },
-];
+const STORES = storeVariants("hts_http");
 
 for (const store of STORES) {
   describe(`HTTP service over a real socket — document flows — ${store.name}`, function () {
@@ -14,7 +11,7 @@ for (const store of STORES) {
     let dropSchema: () => Promise<void>;
 
     before(async function () {
-      const database = await store.databaseUrl();
+      const database = await store.database();
       dropSchema = database.drop;
       api = await startServer(database.url ? { databaseUrl: database.url } : {});
     });
