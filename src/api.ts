@@ -26,7 +26,7 @@ export async function createTokenService(options: CreateTokenServiceOptions = {}
     hre = await createHardhatRuntimeEnvironment({ plugins: [plugin] });
   }
   const rpcUrls = { ...(await configuredRpcUrls(hre)), ...options.rpcUrls };
-  const dataDir = options.dataDir ?? (options.persistSimulatedChains ? hre.config.tokenService.dataDir : undefined);
+  const dataDir = options.dataDirectory ? undefined : (options.dataDir ?? (options.persistSimulatedChains ? hre.config.tokenService.dataDir : undefined));
   const bitcoin =
     options.bitcoin ?? bitcoinBackendsFromEnv(options.env ?? process.env, options.requestTimeoutMs !== undefined ? { timeoutMs: options.requestTimeoutMs } : {});
   return new TokenService({ ...options, hre, rpcUrls, bitcoin, ...(dataDir !== undefined ? { dataDir } : {}) });

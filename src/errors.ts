@@ -19,6 +19,7 @@ export const ErrorCode = {
   BACKEND_NOT_CONFIGURED: "BACKEND_NOT_CONFIGURED",
   UPSTREAM_UNAVAILABLE: "UPSTREAM_UNAVAILABLE",
   UPSTREAM_TIMEOUT: "UPSTREAM_TIMEOUT",
+  DATA_DIR_IN_USE: "DATA_DIR_IN_USE",
 } as const;
 
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];

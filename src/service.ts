@@ -1,12 +1,17 @@
 import type { HardhatRuntimeEnvironment } from "hardhat/types/hre";
 
 import { parseBitcoinAddress, parseEvmAddress } from "./addresses.js";
-import { allNetworks, requireEvm, resolveNetwork, type NetworkInfo } from "./chains.js";
+import { allNetworks, requireEvm, resolveNetwork, rpcEnvironmentVariable, type NetworkInfo } from "./chains.js";
 import { ErrorCode, TokenServiceError, invalidArgument } from "./errors.js";
 import { noBitcoinBackends, type BitcoinBackends } from "./bitcoin/backend.js";
 import { readErc20Balances, readErc721Balance, readNativeBalance } from "./evm/balances.js";
 import type { EvmChain } from "./evm/chain.js";
 import { EvmChains } from "./evm/chains-registry.js";
+import { DataDirectory } from "./data-directory.js";
+import { MemoryOperationStore } from "./operations/memory-store.js";
+import { Operations } from "./operations/operations.js";
+import { DEFAULT_TRACKER_SETTINGS, type TrackerSettings } from "./operations/tracker.js";
+import type { OperationStore } from "./operations/types.js";
 import { launchToken, type LaunchHooks, type LaunchParams, type LaunchResult } from "./evm/launch.js";
 import { mintToken, mintedTokenId, type MintParams, type MintResult } from "./evm/mint.js";
 import type { BroadcastHooks } from "./evm/send-transaction.js";
@@ -26,10 +31,18 @@ export interface TokenServiceOptions {
   blockTimeSeconds?: number;
   /** Simulated chains keep their state here between runs when set. */
   dataDir?: string;
+  /** The same, already described by its owner (the caller claims and releases it); wins over `dataDir`. */
+  dataDirectory?: DataDirectory;
   /** Serializes sends per chain and sender; the HTTP service passes a PostgreSQL-backed one. */
   senderLock?: SenderLock;
   bitcoin?: BitcoinBackends;
   requestTimeoutMs?: number;
+  /** false: EVM pairs without an endpoint are not served instead of simulated in this process. Default true. */
+  simulatedChains?: boolean;
+  /** Where launch, mint and faucet records live; default this process's memory (the HTTP service passes its database). */
+  operationStore?: OperationStore;
+  /** Confirmations, drop and reorg windows, leases of the operation tracker. */
+  tracker?: Partial<TrackerSettings>;
 }
 
 export interface PairRequest {
@@ -146,22 +159,31 @@ function parseTransactionHash(value: unknown): string {
  */
 export class TokenService {
   readonly evm: EvmChains;
+  /** Launch, mint and faucet with durable records, followed to a final state. */
+  readonly operations: Operations;
   private readonly lock: SenderLock;
   private readonly bitcoin: BitcoinBackends;
+  /** Released on close when this service made it (from `dataDir`). */
+  private readonly ownDataDirectory: DataDirectory | undefined;
 
   constructor(options: TokenServiceOptions) {
-    this.evm = new EvmChains(options);
+    this.ownDataDirectory =
+      options.dataDirectory === undefined && options.dataDir !== undefined ? new DataDirectory(options.dataDir, "a token service (programmatic API)") : undefined;
+    const dataDirectory = options.dataDirectory ?? this.ownDataDirectory;
+    this.evm = new EvmChains({ ...options, ...(dataDirectory ? { dataDirectory } : {}) });
     this.lock = options.senderLock ?? new InProcessSenderLock();
     this.bitcoin = options.bitcoin ?? noBitcoinBackends;
+    this.operations = new Operations(this, options.operationStore ?? new MemoryOperationStore(), { ...DEFAULT_TRACKER_SETTINGS, ...options.tracker });
   }
 
   networks(): NetworkSummary[] {
     return allNetworks().map((info) => {
       if (info.kind === "evm") {
         const endpoint = this.evm.endpointFor(info);
-        return endpoint === undefined
+        if (endpoint !== undefined) return { ...info, simulated: false, backend: "json-rpc", endpoint: new URL(endpoint).host };
+        return this.evm.simulatesPrivately(info)
           ? { ...info, simulated: true, backend: "edr", endpoint: "in-process EDR (simulated)" }
-          : { ...info, simulated: false, backend: "json-rpc", endpoint: new URL(endpoint).host };
+          : { ...info, simulated: false, backend: "none", endpoint: `not served (set ${rpcEnvironmentVariable(info.chain, info.network)})` };
       }
       const described = this.bitcoin.describe(info.network);
       return { ...info, simulated: false, backend: described?.backend ?? "none", endpoint: described?.endpoint ?? `not configured (set ${this.bitcoin.configurationHint(info.network)})` };
@@ -321,7 +343,9 @@ export class TokenService {
   }
 
   async close(): Promise<void> {
+    await this.operations.stop();
     await Promise.all([this.evm.close(), this.bitcoin.close()]);
+    this.ownDataDirectory?.release();
   }
 
   private bitcoinBackend(network: string) {

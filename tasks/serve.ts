@@ -38,9 +38,10 @@ export default async function serve(args: Args, hre: HardhatRuntimeEnvironment):
   const port = typeof address === "object" && address !== null ? address.port : args.port;
   const base = `http://${args.host.includes(":") ? `[${args.host}]` : args.host}:${port}`;
 
+  server.dataDirectory.announce(base);
   const lines = [`hardhat-token-service listening on ${base}`, ""];
   for (const pair of server.service.networks()) {
-    const mode = pair.kind === "bitcoin" ? (pair.backend === "none" ? "no backend" : "live") : pair.simulated ? "SIMULATED" : "LIVE";
+    const mode = pair.backend === "none" ? "NOT SERVED" : pair.kind === "bitcoin" ? "LIVE" : pair.simulated ? "SIMULATED" : "LIVE";
     const id = pair.chainId === undefined ? "" : `chain id ${pair.chainId}`;
     lines.push(`  ${`${pair.chain}/${pair.network}`.padEnd(30)} ${id.padEnd(18)} ${mode.padEnd(10)} ${pair.endpoint}`);
   }

@@ -1,7 +1,7 @@
 import type { HardhatRuntimeEnvironment } from "hardhat/types/hre";
 
 import { resolveSigner } from "./support/private-key.js";
-import { chainLabel, printJson, withService } from "./support/run.js";
+import { TASK_WAIT_MS, chainLabel, printJson, withService } from "./support/run.js";
 import { withSpinner } from "./support/spinner.js";
 
 interface Args {
@@ -40,17 +40,14 @@ export default async function tokenLaunch(args: Args, hre: HardhatRuntimeEnviron
   await withService(hre, args.json === true, async (service) => {
     const { sender, privateKey } = await resolveSigner(hre, { ...(args.privateKeyEnv ? { privateKeyEnv: args.privateKeyEnv } : {}), ...(args.sender ? { sender: args.sender } : {}) });
     const pair = { chain: args.chain ?? "", network: args.chainNetwork ?? "" };
-    const launched = await service.launchToken({ ...pair, type: args.type ?? "", token: tokenFields(args), sender, privateKey });
-    const mined = args.noWait
-      ? undefined
-      : await withSpinner(`waiting for ${launched.transactionHash} to be mined`, () =>
-          service.waitForTransaction({ ...pair, transactionHash: launched.transactionHash }),
-        );
-    const result = { ...launched, ...(mined ? { status: mined.status, blockNumber: mined.blockNumber } : {}) };
+    const launched = await service.operations.launch({ ...pair, type: args.type ?? "", token: tokenFields(args), sender, privateKey });
+    const result = args.noWait
+      ? launched
+      : await withSpinner(`waiting for ${launched.transactionHash} to be mined`, () => service.operations.settle(launched, TASK_WAIT_MS));
     if (args.json) return printJson(result);
-    console.log(`${result.type} ${args.symbol ?? ""} ${mined ? (mined.status === "mined" ? "launched" : `launch ${mined.status}`) : "launch sent"} on ${chainLabel(result)}`);
+    console.log(`${result.type} ${args.symbol ?? ""} ${args.noWait ? "launch sent" : result.status === "mined" ? "launched" : `launch ${result.status}`} on ${chainLabel(result)}`);
     console.log(`  contractAddress  ${result.contractAddress}`);
     console.log(`  transactionHash  ${result.transactionHash}`);
-    console.log(`  status           ${result.status}${mined?.blockNumber != null ? ` (block ${mined.blockNumber})` : ""}`);
+    console.log(`  status           ${result.status}${result.blockNumber != null ? ` (block ${result.blockNumber})` : ""}`);
   });
 }

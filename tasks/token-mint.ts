@@ -1,7 +1,7 @@
 import type { HardhatRuntimeEnvironment } from "hardhat/types/hre";
 
 import { resolveSigner } from "./support/private-key.js";
-import { chainLabel, printJson, withService } from "./support/run.js";
+import { TASK_WAIT_MS, chainLabel, printJson, withService } from "./support/run.js";
 import { withSpinner } from "./support/spinner.js";
 
 interface Args {
@@ -23,7 +23,7 @@ export default async function tokenMint(args: Args, hre: HardhatRuntimeEnvironme
   await withService(hre, args.json === true, async (service) => {
     const { sender, privateKey } = await resolveSigner(hre, { ...(args.privateKeyEnv ? { privateKeyEnv: args.privateKeyEnv } : {}), ...(args.sender ? { sender: args.sender } : {}) });
     const pair = { chain: args.chain ?? "", network: args.chainNetwork ?? "" };
-    const minted = await service.mintToken({
+    const minted = await service.operations.mint({
       ...pair,
       type: args.type ?? "",
       contractAddress: args.contract ?? "",
@@ -34,17 +34,9 @@ export default async function tokenMint(args: Args, hre: HardhatRuntimeEnvironme
       sender,
       privateKey,
     });
-    let result: Omit<typeof minted, "status"> & { blockNumber?: number | null; status: string } = minted;
-    if (!args.noWait) {
-      const mined = await withSpinner(`waiting for ${minted.transactionHash} to be mined`, () =>
-        service.waitForTransaction({ ...pair, transactionHash: minted.transactionHash }),
-      );
-      const tokenId =
-        minted.type === "ERC721" && mined.status === "mined"
-          ? await service.mintedTokenId({ ...pair, transactionHash: minted.transactionHash, contractAddress: minted.contractAddress })
-          : minted.tokenId;
-      result = { ...minted, status: mined.status, blockNumber: mined.blockNumber, ...(tokenId !== undefined ? { tokenId } : {}) };
-    }
+    const result = args.noWait
+      ? minted
+      : await withSpinner(`waiting for ${minted.transactionHash} to be mined`, () => service.operations.settle(minted, TASK_WAIT_MS));
     if (args.json) return printJson(result);
     const what = result.type === "ERC721" ? `token #${result.tokenId ?? "?"}` : `${result.amount} units`;
     console.log(`Minted ${what} of ${result.contractAddress} to ${result.to} on ${chainLabel(result)}`);

@@ -151,7 +151,17 @@ describe("plugin in a consumer project (test/fixture-projects/consumer)", functi
         const read = await persisted.getBalances({ ...SEPOLIA, address: owner.address, erc20TokenContractAddresses: [launched.contractAddress] });
         expect(read.balances.API!.balance).to.equal("3");
 
-        // A second persisted service (a new process, in effect) replays the journal and sees the token.
+        // While it is open, a second persisted service is refused: a journal has one writer.
+        const rival = await createTokenService({ hre, persistSimulatedChains: true });
+        await expectServiceError(
+          rival.getTokenBalance({ ...SEPOLIA, address: owner.address, tokenAddress: launched.contractAddress, type: "erc20" }),
+          ErrorCode.DATA_DIR_IN_USE,
+          undefined,
+        );
+        await rival.close();
+
+        // Once it is closed, a second persisted service (a new process, in effect) replays the journal and sees the token.
+        await persisted.close();
         const reopened = await createTokenService({ hre, persistSimulatedChains: true });
         try {
           const again = await reopened.getTokenBalance({ ...SEPOLIA, address: owner.address, tokenAddress: launched.contractAddress, type: "erc20" });

@@ -1,10 +1,14 @@
+import { existsSync } from "node:fs";
 import path from "node:path";
 import type { HardhatRuntimeEnvironment } from "hardhat/types/hre";
 
+import type { DataDirectory } from "../data-directory.js";
+
 import { allNetworks, rpcEnvironmentVariable, type NetworkInfo } from "../chains.js";
+import { ErrorCode, TokenServiceError } from "../errors.js";
 import type { EvmChain, EvmNetworkInfo } from "./chain.js";
 import { LiveChain } from "./live-chain.js";
-import { SimulatedChain } from "./simulated-chain.js";
+import { SimulatedChain, type JournalReplay } from "./simulated-chain.js";
 
 export interface EvmChainsOptions {
   hre: HardhatRuntimeEnvironment;
@@ -12,9 +16,11 @@ export interface EvmChainsOptions {
   rpcUrls?: Record<string, string>;
   env?: NodeJS.ProcessEnv;
   blockTimeSeconds?: number;
-  /** Simulated chains journal their state under `<dataDir>/chains` when set. */
-  dataDir?: string;
+  /** Simulated chains journal their state under `<dataDirectory>/chains` when set, claiming the directory first. */
+  dataDirectory?: DataDirectory;
   requestTimeoutMs?: number;
+  /** false: a pair without an endpoint is not served (replicas must not each simulate a private chain). Default true. */
+  simulatedChains?: boolean;
 }
 
 /** Lazily opens one connection per EVM pair: live when an endpoint is configured, simulated otherwise. */
@@ -31,6 +37,11 @@ export class EvmChains {
 
   isSimulated(info: NetworkInfo): boolean {
     return this.endpointFor(info) === undefined;
+  }
+
+  /** A pair this process would simulate in memory (no endpoint, simulated chains on). */
+  simulatesPrivately(info: NetworkInfo): boolean {
+    return this.isSimulated(info) && this.options.simulatedChains !== false;
   }
 
   get(info: EvmNetworkInfo): Promise<EvmChain> {
@@ -50,12 +61,34 @@ export class EvmChains {
     if (url !== undefined) {
       return LiveChain.connect(info, url, { requestTimeoutMs: this.options.requestTimeoutMs ?? 15_000 });
     }
-    const journalPath =
-      this.options.dataDir === undefined ? undefined : path.join(this.options.dataDir, "chains", `${info.chain}-${info.network}.jsonl`);
+    if (this.options.simulatedChains === false) {
+      return Promise.reject(
+        new TokenServiceError(
+          ErrorCode.BACKEND_NOT_CONFIGURED,
+          `${info.chain}/${info.network} is not served: simulated chains are off; set ${rpcEnvironmentVariable(info.chain, info.network)} to its JSON-RPC endpoint`,
+          { field: "network" },
+        ),
+      );
+    }
+    // A journal has one writer: two processes appending to it would reuse each other's nonces.
+    this.options.dataDirectory?.claim();
+    const journalPath = this.journalPath(info);
     return SimulatedChain.start(this.options.hre, info, {
       blockTimeSeconds: this.options.blockTimeSeconds ?? 0,
       ...(journalPath !== undefined ? { journalPath } : {}),
     });
+  }
+
+  private journalPath(info: EvmNetworkInfo): string | undefined {
+    const directory = this.options.dataDirectory;
+    return directory === undefined ? undefined : path.join(directory.path, "chains", `${info.chain}-${info.network}.jsonl`);
+  }
+
+  /** Starts every simulated chain that has a journal (state to resume), and says what each replay took. */
+  async openJournaled(): Promise<JournalReplay[]> {
+    const journaled = this.describe().filter((info) => this.simulatesPrivately(info) && existsSync(this.journalPath(info) ?? ""));
+    const chains = await Promise.all(journaled.map((info) => this.get(info)));
+    return chains.flatMap((chain) => (chain instanceof SimulatedChain && chain.replay ? [chain.replay] : []));
   }
 
   async close(): Promise<void> {

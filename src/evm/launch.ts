@@ -3,12 +3,12 @@ import { ContractFactory, getCreateAddress } from "ethers";
 import type { Erc20Params, Erc721Params, TokenType } from "../token-params.js";
 import { serviceErc20Artifact, serviceErc721Artifact } from "./artifacts.js";
 import type { EvmChain } from "./chain.js";
-import { sendTransaction, type SignedTransactionInfo } from "./send-transaction.js";
+import { sendTransaction, type BroadcastHooks, type SignedTransactionInfo } from "./send-transaction.js";
 import type { SenderLock } from "./sender-lock.js";
 
 export type LaunchParams = { type: "ERC20"; token: Erc20Params } | { type: "ERC721"; token: Erc721Params };
 
-export interface LaunchHooks {
+export interface LaunchHooks extends Pick<BroadcastHooks, "minimumNonce"> {
   /** Runs after signing, before broadcasting: the transaction hash and contract address are final from here on. */
   beforeBroadcast?(info: SignedTransactionInfo & { contractAddress: string }): Promise<void>;
 }
@@ -52,7 +52,10 @@ export async function launchToken(
     chain,
     lock,
     { sender, privateKey, data: deploymentData(params, sender) },
-    { beforeBroadcast: async (info) => hooks.beforeBroadcast?.({ ...info, contractAddress: getCreateAddress({ from: sender, nonce: info.nonce }) }) },
+    {
+      beforeBroadcast: async (info) => hooks.beforeBroadcast?.({ ...info, contractAddress: getCreateAddress({ from: sender, nonce: info.nonce }) }),
+      ...(hooks.minimumNonce ? { minimumNonce: hooks.minimumNonce } : {}),
+    },
   );
   return {
     transactionHash: sent.transactionHash,

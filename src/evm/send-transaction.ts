@@ -9,11 +9,18 @@ import { senderLockKey, type SenderLock } from "./sender-lock.js";
 export interface SignedTransactionInfo {
   transactionHash: string;
   nonce: number;
+  /** Public once broadcast; stored so that a lost transaction can be sent again. */
+  rawTransaction: string;
 }
 
 export interface BroadcastHooks {
   /** Runs after signing and before broadcasting, inside the sender lock: the place to write a durable record. */
   beforeBroadcast?(info: SignedTransactionInfo): Promise<void>;
+  /**
+   * The lowest nonce this send may use, inside the sender lock: the store's unfinished records may hold
+   * nonces the node has not seen yet (signed before a crash, not yet re-broadcast).
+   */
+  minimumNonce?(): Promise<number | undefined>;
 }
 
 export interface SendRequest {
@@ -40,14 +47,16 @@ export async function sendTransaction(
 ): Promise<SignedTransactionInfo> {
   const node = `the ${chain.info.chain}/${chain.info.network} node`;
   return lock.withLock(senderLockKey(chain.info.chainId, request.sender), async () => {
-    let nonce: number, estimate: bigint, feeData, available: bigint;
+    let nonce: number, estimate: bigint, feeData, available: bigint, reserved: number | undefined;
     try {
-      [nonce, estimate, feeData, available] = await Promise.all([
+      [nonce, estimate, feeData, available, reserved] = await Promise.all([
         chain.provider.getTransactionCount(request.sender, "pending"),
         chain.provider.estimateGas({ from: request.sender, ...(request.to ? { to: request.to } : {}), data: request.data }),
         chain.provider.getFeeData(),
         chain.provider.getBalance(request.sender, "pending"),
+        hooks.minimumNonce?.(),
       ]);
+      nonce = Math.max(nonce, reserved ?? 0);
     } catch (error) {
       if ((error as { code?: string }).code === "CALL_EXCEPTION") {
         throw new TokenServiceError(ErrorCode.TRANSACTION_REJECTED, `${node} reports that the transaction would revert`, { cause: error });
@@ -78,7 +87,7 @@ export async function sendTransaction(
         : { type: 0, gasPrice: feeData.gasPrice }),
     };
     const signed = await new Wallet(request.privateKey).signTransaction(Transaction.from(transaction));
-    const info = { transactionHash: keccak256(signed), nonce };
+    const info = { transactionHash: keccak256(signed), nonce, rawTransaction: signed };
     await hooks.beforeBroadcast?.(info);
     try {
       await chain.broadcast(signed);

@@ -1,4 +1,4 @@
-import { appendFile, mkdir, readFile } from "node:fs/promises";
+import { appendFile, mkdir, readFile, truncate } from "node:fs/promises";
 import path from "node:path";
 import { BrowserProvider, toQuantity, type Eip1193Provider } from "ethers";
 import type { HardhatRuntimeEnvironment } from "hardhat/types/hre";
@@ -7,6 +7,16 @@ import type { NetworkConnection } from "hardhat/types/network";
 import type { EvmChain, EvmNetworkInfo } from "./chain.js";
 
 type JournalEntry = { op: "rawTransaction"; raw: string } | { op: "fund"; address: string; amount: string };
+
+/** What a start-up replay found, for the operator. */
+export interface JournalReplay {
+  path: string;
+  entries: number;
+  bytes: number;
+  milliseconds: number;
+  /** Bytes of an unfinished last line (a write cut short by kill -9), dropped. */
+  tornBytes: number;
+}
 
 export interface SimulatedChainOptions {
   /** 0 mines every transaction at once; N > 0 mines a block every N seconds. */
@@ -36,6 +46,8 @@ export class SimulatedChain implements EvmChain {
   readonly endpoint = "in-process EDR (simulated)";
   readonly pollingIntervalMs = 50;
   readonly provider: BrowserProvider;
+  /** Set when the chain was rebuilt from a journal. */
+  replay: JournalReplay | undefined;
 
   private constructor(
     readonly info: EvmNetworkInfo,
@@ -90,12 +102,13 @@ export class SimulatedChain implements EvmChain {
 
   private async journal(entry: JournalEntry): Promise<void> {
     if (this.journalPath === undefined) return;
-    await mkdir(path.dirname(this.journalPath), { recursive: true });
-    await appendFile(this.journalPath, `${JSON.stringify(entry)}\n`);
+    await mkdir(path.dirname(this.journalPath), { recursive: true, mode: 0o700 });
+    await appendFile(this.journalPath, `${JSON.stringify(entry)}\n`, { mode: 0o600 });
   }
 
   private async replayJournal(): Promise<void> {
     if (this.journalPath === undefined) return;
+    const started = performance.now();
     let text: string;
     try {
       text = await readFile(this.journalPath, "utf8");
@@ -103,9 +116,22 @@ export class SimulatedChain implements EvmChain {
       if ((error as NodeJS.ErrnoException).code === "ENOENT") return;
       throw error;
     }
-    for (const line of text.split("\n")) {
+    // Every entry ends with a newline; text after the last one is a write that a crash cut short. Its
+    // transaction's record is still `signed`, and the operation tracker broadcasts it again.
+    const complete = text.lastIndexOf("\n") + 1;
+    const tornBytes = Buffer.byteLength(text.slice(complete));
+    if (tornBytes > 0) await truncate(this.journalPath, Buffer.byteLength(text.slice(0, complete)));
+    const lines = text.slice(0, complete).split("\n");
+    let entries = 0;
+    for (const [index, line] of lines.entries()) {
       if (line.trim() === "") continue;
-      const entry = JSON.parse(line) as JournalEntry;
+      let entry: JournalEntry;
+      try {
+        entry = JSON.parse(line) as JournalEntry;
+      } catch {
+        throw new Error(`${this.journalPath} line ${index + 1} is not a journal entry; restore the file from a backup or move it away to start the chain empty`);
+      }
+      entries++;
       if (entry.op === "fund") {
         await this.addBalance(entry.address, BigInt(entry.amount));
       } else {
@@ -113,5 +139,6 @@ export class SimulatedChain implements EvmChain {
         await this.request("eth_sendRawTransaction", [entry.raw]).catch(() => undefined);
       }
     }
+    this.replay = { path: this.journalPath, entries, bytes: Buffer.byteLength(text) - tornBytes, milliseconds: performance.now() - started, tornBytes };
   }
 }

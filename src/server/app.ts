@@ -1,9 +1,15 @@
+import { randomUUID } from "node:crypto";
 import { createRequire } from "node:module";
 import express, { type Express, type NextFunction, type Request, type Response } from "express";
 import type { HardhatRuntimeEnvironment } from "hardhat/types/hre";
 import type { DestinationStream, Logger } from "pino";
 
 import { createTokenService } from "../api.js";
+import { rpcEnvironmentVariable } from "../chains.js";
+import { DataDirectory } from "../data-directory.js";
+import type { JournalReplay } from "../evm/simulated-chain.js";
+import type { TrackerSettings } from "../operations/tracker.js";
+import { secondsFromEnv, trackerSettingsFromEnv } from "./tracker-settings.js";
 import type { TokenService } from "../service.js";
 import { ApiKeyVerifier, parseApiKeyList } from "./api-keys.js";
 import type { ServerContext } from "./context.js";
@@ -39,6 +45,10 @@ export interface CreateServerOptions {
   rateLimit?: RateLimitSettings;
   /** How long `wait=mined` waits; default 60 s. */
   waitTimeoutMs?: number;
+  /** How long an Idempotency-Key replays its first answer; default 24 h. */
+  idempotencyRetentionMs?: number;
+  /** Confirmations, drop and reorg windows, leases of the operation tracker. */
+  tracker?: Partial<TrackerSettings>;
   requestTimeoutMs?: number;
   logger?: Logger;
   /** Where log lines go when no logger is given (default stdout). */
@@ -52,12 +62,16 @@ export interface TokenServiceServer {
   service: TokenService;
   store: Store;
   logger: Logger;
+  /** The data directory this server holds (simulated chains, embedded database). */
+  dataDirectory: DataDirectory;
+  /** The simulated chains rebuilt from their journals at start-up. */
+  journals: JournalReplay[];
   /** Finishes background work and closes chains and the database (stop the HTTP listener first). */
   close(): Promise<void>;
 }
 
 const BODY_LIMIT = "64kb";
-const TRACK_TIMEOUT_MS = 10 * 60_000;
+const IDEMPOTENCY_LEASE_MARGIN_MS = 30_000;
 
 const require = createRequire(import.meta.url);
 const VERSION: string = require("hardhat-token-service/package.json").version;
@@ -80,18 +94,30 @@ function routeHandler(route: RouteDefinition, context: ServerContext) {
       const rawBody = request.body ?? {};
       const body = route.validateBody ? route.validateBody(rawBody) : route.body ? parseWith(route.body, rawBody) : undefined;
       const apiKeyId = request.apiKeyId ?? null;
-      const run = (): Promise<RouteResult> =>
-        route.handle({ query, body, params: request.params as Record<string, string>, apiKeyId, raw: request, res: response }, context);
+      const run = (operationId: string): Promise<RouteResult> =>
+        route.handle({ query, body, params: request.params as Record<string, string>, apiKeyId, operationId, raw: request, res: response }, context);
       const idempotencyKey = route.idempotent ? request.get("idempotency-key") : undefined;
       let result: RouteResult;
       if (idempotencyKey === undefined) {
-        result = await run();
+        result = await run(randomUUID());
       } else {
         const { privateKey: _omit, ...queryWithoutSecrets } = { ...(query as Record<string, unknown>), privateKey: undefined };
         const outcome = await runIdempotent(
           context.store,
-          { apiKeyId, route: `${route.method} ${route.paths[0]}`, key: idempotencyKey, fingerprint: requestFingerprint(queryWithoutSecrets, body) },
+          {
+            apiKeyId,
+            route: `${route.method} ${route.paths[0]}`,
+            key: idempotencyKey,
+            fingerprint: requestFingerprint(queryWithoutSecrets, body),
+            operationId: randomUUID(),
+            leaseMs: context.idempotencyLeaseMs,
+            retentionMs: context.idempotencyRetentionMs,
+          },
           run,
+          async (operationId) => {
+            const record = await context.store.getOperation(operationId);
+            return record === undefined ? undefined : { body: context.service.operations.outcomeOf(record) };
+          },
         );
         if (outcome.replayed) response.set("Idempotent-Replayed", "true");
         result = outcome.result;
@@ -101,6 +127,17 @@ function routeHandler(route: RouteDefinition, context: ServerContext) {
       next(error);
     }
   };
+}
+
+function replicaWithPrivateChains(pairs: Array<{ chain: string; network: string; chainId: number }>): Error {
+  const [first] = pairs;
+  return new Error(
+    `another process already serves simulated chains from this database, and this one would simulate its own private ` +
+      `${pairs.map((pair) => `${pair.chain}/${pair.network}`).join(", ")}: replicas must share every chain. ` +
+      `Set ${pairs.map((pair) => rpcEnvironmentVariable(pair.chain, pair.network)).join(", ")} to endpoints every replica reaches ` +
+      `(one \`npx hardhat node --chain-id ${first?.chainId} --port 8545\` serves a simulated chain to all of them), ` +
+      `or TOKEN_SERVICE_SIMULATED_CHAINS=off to serve only the configured pairs.`,
+  );
 }
 
 /** Builds the HTTP service on the shared core, without listening. */
@@ -114,39 +151,67 @@ export async function createServer(options: CreateServerOptions = {}): Promise<T
   const dataDir = options.dataDir ?? hre.config.tokenService.dataDir;
   const logger = options.logger ?? createLogger(options.logDestination);
   const databaseUrl = options.databaseUrl ?? env.DATABASE_URL;
-  const store = await openStore({ dataDir, ...(databaseUrl ? { databaseUrl } : {}) });
+  const dataDirectory = new DataDirectory(dataDir, "hardhat serve", "stop it first, or give this one another directory (--data-dir)");
+  let store: Store;
+  try {
+    store = await openStore({ dataDir, dataDirectory, ...(databaseUrl ? { databaseUrl } : {}) });
+  } catch (error) {
+    dataDirectory.release();
+    throw error;
+  }
   let service: TokenService;
   try {
     service = await createTokenService({
       hre,
-      dataDir,
+      dataDirectory,
       env,
       blockTimeSeconds: options.blockTimeSeconds ?? hre.config.tokenService.blockTime,
       senderLock: store.senderLock(),
+      simulatedChains: env.TOKEN_SERVICE_SIMULATED_CHAINS !== "off",
+      operationStore: store,
+      tracker: { ...trackerSettingsFromEnv(env), ...options.tracker },
       ...(options.requestTimeoutMs !== undefined ? { requestTimeoutMs: options.requestTimeoutMs } : {}),
     });
+    const simulated = service.evm.describe().filter((pair) => service.evm.simulatesPrivately(pair));
+    if (simulated.length > 0) {
+      // Simulated chains journal into the data directory: take it now, so a task started beside us is refused at once.
+      dataDirectory.claim();
+      // A simulated chain lives in one process; a second replica on the same database would serve another, private one.
+      if (!(await store.claimExclusive("simulated-chains"))) throw replicaWithPrivateChains(simulated);
+    }
   } catch (error) {
     await store.close();
+    dataDirectory.release();
     throw error;
   }
 
-  const tracking = new AbortController();
-  const tracked = new Set<Promise<void>>();
+  const waitTimeoutMs = options.waitTimeoutMs ?? 60_000;
+  let journals: JournalReplay[];
+  try {
+    // Chains with state come up now: their replay is reported, and the tracker resumes their records.
+    journals = await service.evm.openJournaled();
+  } catch (error) {
+    await service.close();
+    await store.close();
+    dataDirectory.release();
+    throw error;
+  }
+  for (const journal of journals) logger.info(journal, "replayed a simulated chain's journal");
+  // Records a crash left signed are broadcast before new sends can take their nonces.
+  await service.operations.tracker.runOnce().catch((error: unknown) => logger.warn({ err: (error as Error).message }, "could not resume operations yet"));
+  service.operations.start();
+  const purge = setInterval(() => {
+    store.purgeExpiredIdempotency().catch((error: unknown) => logger.warn({ err: (error as Error).message }, "could not purge expired idempotency keys"));
+  }, 60_000).unref();
+
   const context: ServerContext = {
     service,
     store,
     logger,
-    waitTimeoutMs: options.waitTimeoutMs ?? 60_000,
-    trackOperation(operationId, chain, network, transactionHash) {
-      const watch = service
-        .waitForTransaction({ chain, network, transactionHash, timeoutMs: TRACK_TIMEOUT_MS, signal: tracking.signal })
-        .then(async (status) => {
-          if (status.status !== "pending") await store.updateOperation(operationId, { status: status.status });
-        })
-        .catch((error: unknown) => logger.warn({ operationId, code: (error as { code?: string }).code }, "could not follow a transaction"))
-        .finally(() => tracked.delete(watch));
-      tracked.add(watch);
-    },
+    waitTimeoutMs,
+    // Longer than any request may take (a wait=mined included), so only a dead owner's claim expires.
+    idempotencyLeaseMs: secondsFromEnv(env, "TOKEN_SERVICE_IDEMPOTENCY_LEASE_SECONDS") ?? waitTimeoutMs + IDEMPOTENCY_LEASE_MARGIN_MS,
+    idempotencyRetentionMs: options.idempotencyRetentionMs ?? (secondsFromEnv(env, "TOKEN_SERVICE_IDEMPOTENCY_RETENTION_HOURS", 3600) ?? 24 * 3_600_000),
   };
 
   const verifier = options.auth === false ? undefined : new ApiKeyVerifier(options.apiKeys ?? parseApiKeyList(env.TOKEN_SERVICE_API_KEYS), store);
@@ -189,11 +254,13 @@ export async function createServer(options: CreateServerOptions = {}): Promise<T
     service,
     store,
     logger,
+    dataDirectory,
+    journals,
     async close() {
-      tracking.abort();
-      await Promise.allSettled([...tracked]);
+      clearInterval(purge);
       await service.close();
       await store.close();
+      dataDirectory.release();
     },
   };
 }

@@ -10,6 +10,8 @@ export interface ServerContext {
   logger: Logger;
   /** How long `wait=mined` waits before answering 202 with the pending status. */
   waitTimeoutMs: number;
-  /** Watches a broadcast transaction until mined and updates its record. */
-  trackOperation(operationId: string, chain: string, network: string, transactionHash: string): void;
+  /** How long a request holds its Idempotency-Key before a retry may settle it (its owner is presumed dead). */
+  idempotencyLeaseMs: number;
+  /** How long an Idempotency-Key replays its first answer. */
+  idempotencyRetentionMs: number;
 }

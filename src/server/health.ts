@@ -39,6 +39,7 @@ export async function checkHealth({ service, store }: ServerContext): Promise<{ 
       );
       continue;
     }
+    if (pair.backend === "none") continue;
     if (pair.simulated) {
       backends[key] = { ready: true, simulated: true, detail: "in-process EDR (started on first use)" };
       continue;

@@ -37,6 +37,7 @@ export const STATUS_BY_CORE_CODE: Record<CoreErrorCode, number> = {
   [ErrorCode.UPSTREAM_UNAVAILABLE]: 502,
   [ErrorCode.BACKEND_NOT_CONFIGURED]: 503,
   [ErrorCode.UPSTREAM_TIMEOUT]: 504,
+  [ErrorCode.DATA_DIR_IN_USE]: 503,
 };
 
 export class HttpError extends Error {

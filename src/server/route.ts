@@ -8,6 +8,8 @@ export interface RouteRequest<Q, B> {
   body: B;
   params: Record<string, string>;
   apiKeyId: string | null;
+  /** The id a recorded operation must take: chosen before an idempotency claim, so that a crash can be settled from it. */
+  operationId: string;
   raw: Request;
   res: Response;
 }

@@ -96,16 +96,19 @@ export const LaunchQuery = z.object({
 });
 
 export const TransactionState = z.enum(["pending", "mined", "failed"]);
+/** An operation's lifecycle: signed → pending → mined | failed | dropped (a reorg moves mined back to pending). */
+export const OperationState = z.enum(["signed", "pending", "mined", "failed", "dropped"]);
 
 export const Launch = z.object({
   id: z.string().describe("This launch's record id"),
   transactionHash: z.string(),
   contractAddress: z.string(),
-  status: TransactionState,
+  status: OperationState.describe("pending when answered at once; with wait=mined the state reached: mined, failed, dropped (or pending after the wait timeout)"),
   chain: z.string(),
   network: z.string(),
   type: z.enum(["ERC20", "ERC721"]),
   sender: z.string(),
+  nonce: z.number().int().describe("The sender's nonce this launch used"),
   simulated: z.boolean(),
   blockNumber: z.number().int().nullable().optional(),
 });
@@ -126,7 +129,7 @@ export const MintBody = z.strictObject({
 export const Mint = z.object({
   id: z.string(),
   transactionHash: z.string(),
-  status: TransactionState,
+  status: OperationState,
   chain: z.string(),
   network: z.string(),
   type: z.enum(["ERC20", "ERC721"]),
@@ -135,6 +138,7 @@ export const Mint = z.object({
   tokenId: z.string().optional(),
   amount: z.string().optional(),
   simulated: z.boolean(),
+  blockNumber: z.number().int().nullable().optional(),
 });
 
 export const WaitQuery = z.object({ wait: z.enum(["mined"]).optional() });
@@ -221,8 +225,15 @@ export const OperationList = z.object({
       sender: z.string().nullable(),
       transactionHash: z.string().nullable(),
       contractAddress: z.string().nullable(),
-      status: z.string(),
+      nonce: z.number().int().nullable(),
+      status: OperationState,
       error: z.object({ code: z.string(), message: z.string() }).nullable(),
+      blockNumber: z.number().int().nullable(),
+      blockHash: z.string().nullable(),
+      result: z.record(z.string(), z.unknown()).nullable().describe("What mining revealed, e.g. an ERC721 mint's tokenId"),
+      transitions: z
+        .array(z.object({ status: OperationState, at: z.string(), reason: z.string() }))
+        .describe("Every state change with its time and reason, oldest first"),
       createdAt: z.string(),
       updatedAt: z.string(),
     }),

@@ -1,8 +1,12 @@
 import type { HardhatRuntimeEnvironment } from "hardhat/types/hre";
 
 import { createTokenService } from "../../src/api.js";
+import { DataDirectory } from "../../src/data-directory.js";
 import { TokenServiceError } from "../../src/errors.js";
 import type { TokenService } from "../../src/service.js";
+
+/** How long a task waits for mining before it reports the status as it stands. */
+export const TASK_WAIT_MS = 120_000;
 
 /** Core field names as the options a task user typed. */
 const OPTION_NAMES: Record<string, string> = {
@@ -31,7 +35,13 @@ export async function withService(
   json: boolean,
   action: (service: TokenService) => Promise<void>,
 ): Promise<void> {
-  const service = await createTokenService({ hre, persistSimulatedChains: true, blockTimeSeconds: 0 });
+  // Claimed only when a simulated chain opens: a wallet, or a live network, needs no data directory.
+  const dataDirectory = new DataDirectory(
+    hre.config.tokenService.dataDir,
+    "a hardhat task",
+    "while `hardhat serve` runs on it, make this call through the service's HTTP API (see the README), or stop the service first",
+  );
+  const service = await createTokenService({ hre, dataDirectory, blockTimeSeconds: 0 });
   try {
     await action(service);
   } catch (error) {
@@ -45,6 +55,7 @@ export async function withService(
     process.exitCode = 1;
   } finally {
     await service.close();
+    dataDirectory.release();
   }
 }
 

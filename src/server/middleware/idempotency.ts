@@ -29,13 +29,19 @@ export type IdempotentOutcome = { replayed: true; result: RouteResult } | { repl
  */
 export async function runIdempotent(
   store: Store,
-  scope: { apiKeyId: string | null; route: string; key: string; fingerprint: string },
-  work: () => Promise<RouteResult>,
+  scope: { apiKeyId: string | null; route: string; key: string; fingerprint: string; operationId: string; leaseMs: number; retentionMs: number },
+  work: (operationId: string) => Promise<RouteResult>,
+  /** The answer an operation's record gives, when a crash left its claim unfinished; undefined when nothing was recorded. */
+  settle: (operationId: string) => Promise<RouteResult | undefined>,
 ): Promise<IdempotentOutcome> {
   if (scope.key.length === 0 || scope.key.length > 255) {
     throw new TokenServiceError(ErrorCode.INVALID_ARGUMENT, "Idempotency-Key must be 1 to 255 characters", { field: "Idempotency-Key" });
   }
-  const claim = await store.beginIdempotent(scope.apiKeyId, scope.route, scope.key, scope.fingerprint);
+  const claim = await store.beginIdempotent(scope.apiKeyId, scope.route, scope.key, scope.fingerprint, {
+    operationId: scope.operationId,
+    leaseMs: scope.leaseMs,
+    retentionMs: scope.retentionMs,
+  });
   if (claim.state === "replay") return { replayed: true, result: { status: claim.statusCode, body: claim.body } };
   if (claim.state === "conflict") {
     throw new HttpError(409, HttpErrorCode.IDEMPOTENCY_CONFLICT, "this Idempotency-Key was used with another request body", "Idempotency-Key");
@@ -43,9 +49,19 @@ export async function runIdempotent(
   if (claim.state === "in_progress") {
     throw new HttpError(409, HttpErrorCode.IDEMPOTENCY_IN_PROGRESS, "a request with this Idempotency-Key is still in progress; retry later", "Idempotency-Key", { "Retry-After": "1" });
   }
+  let operationId = scope.operationId;
+  if (claim.state === "abandoned" && claim.operationId !== null) {
+    // Its owner died. If it signed, the record is the outcome (same hash, same address); if not, run it now.
+    const settled = await settle(claim.operationId);
+    if (settled !== undefined) {
+      await store.completeIdempotent(scope.apiKeyId, scope.route, scope.key, settled.status ?? 200, settled.body);
+      return { replayed: true, result: settled };
+    }
+    operationId = claim.operationId;
+  }
   let result: RouteResult;
   try {
-    result = await work();
+    result = await work(operationId);
   } catch (error) {
     await store.releaseIdempotent(scope.apiKeyId, scope.route, scope.key);
     throw error;

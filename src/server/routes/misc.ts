@@ -1,4 +1,3 @@
-import { recordedFaucet } from "../operations.js";
 import { defineRoute } from "../route.js";
 import { FaucetBody, FaucetResult, NetworkList, TransactionQuery, TransactionStatus } from "../schemas.js";
 import { errorResponses } from "./common.js";
@@ -27,8 +26,8 @@ export const faucetRoute = defineRoute({
   idempotent: true,
   body: FaucetBody,
   responses: { 200: { description: "Funded", schema: FaucetResult }, ...errorResponses(400, 401, 409, 413, 415, 422, 429, 502, 503, 504) },
-  async handle({ body, apiKeyId }, context) {
-    return { body: await recordedFaucet(context, apiKeyId, body) };
+  async handle({ body, apiKeyId, operationId }, { service }) {
+    return { body: await service.operations.faucet(body, { apiKeyId, id: operationId }) };
   },
 });
 

@@ -1,7 +1,8 @@
 import { resolveNetwork } from "../../chains.js";
 import { invalidArgument } from "../../errors.js";
 import { parseTokenType } from "../../token-params.js";
-import { recordedLaunch, recordedMint, presentOperation } from "../operations.js";
+import { FINAL_STATUSES, type OperationStatus } from "../../operations/types.js";
+import { presentOperation } from "../present-operation.js";
 import { defineRoute } from "../route.js";
 import {
   Erc20Token,
@@ -21,15 +22,15 @@ import { parseWith } from "../validation.js";
 import type { ServerContext } from "../context.js";
 import { errorResponses } from "./common.js";
 
-/** With `wait=mined`, answers once mined; after the wait timeout, 202 with the pending status. */
-async function settle<T extends { transactionHash: string; chain: string; network: string; status: string }>(
+/** With `wait=mined`, answers once the operation is final; after the wait timeout, 202 with its status then. */
+async function settle<T extends { id: string; status: OperationStatus; blockNumber: number | null }>(
   context: ServerContext,
   result: T,
   wait: string | undefined,
-): Promise<{ status: number; body: Omit<T, "status"> & { status: string; blockNumber?: number | null } }> {
+): Promise<{ status: number; body: T }> {
   if (wait !== "mined") return { status: 200, body: result };
-  const mined = await context.service.waitForTransaction({ ...result, timeoutMs: context.waitTimeoutMs });
-  return { status: mined.status === "pending" ? 202 : 200, body: { ...result, status: mined.status, blockNumber: mined.blockNumber } };
+  const settled = await context.service.operations.settle(result, context.waitTimeoutMs);
+  return { status: FINAL_STATUSES.includes(settled.status) ? 200 : 202, body: settled };
 }
 
 export const launchTokenRoute = defineRoute({
@@ -52,13 +53,13 @@ export const launchTokenRoute = defineRoute({
     const type = parseTokenType((raw as { type?: unknown } | null)?.type);
     return parseWith(LaunchBody.extend({ token: type === "ERC20" ? Erc20Token : Erc721Token }), raw);
   },
-  async handle({ query, body, apiKeyId }, context) {
+  async handle({ query, body, apiKeyId, operationId }, context) {
     for (const field of ["chain", "network"] as const) {
       if (query[field] !== undefined && query[field] !== body[field]) {
         throw invalidArgument(field, `query parameter ${field}=${query[field]} disagrees with the body's ${field}=${body[field]}`);
       }
     }
-    const launched = await recordedLaunch(context, apiKeyId, body);
+    const launched = await context.service.operations.launch(body, { apiKeyId, id: operationId });
     return settle(context, launched, query.wait);
   },
 });
@@ -78,14 +79,9 @@ export const mintTokenRoute = defineRoute({
     202: { description: "wait=mined timed out; still pending", schema: Mint },
     ...errorResponses(400, 401, 409, 413, 415, 422, 429, 502, 503, 504),
   },
-  async handle({ query, body, apiKeyId }, context) {
-    const minted = await recordedMint(context, apiKeyId, body);
-    const settled = await settle(context, minted, query.wait);
-    if (settled.body.status === "mined" && minted.type === "ERC721" && minted.tokenId === undefined) {
-      const tokenId = await context.service.mintedTokenId({ ...minted, contractAddress: minted.contractAddress });
-      if (tokenId !== undefined) settled.body = { ...settled.body, tokenId };
-    }
-    return settled;
+  async handle({ query, body, apiKeyId, operationId }, context) {
+    const minted = await context.service.operations.mint(body, { apiKeyId, id: operationId });
+    return settle(context, minted, query.wait);
   },
 });
 

@@ -61,6 +61,38 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 2,
+    name: "operation lifecycle: raw transactions, transitions, tracker leases; idempotency leases and retention",
+    sql: `
+      ALTER TABLE operations DROP CONSTRAINT operations_status_check;
+      ALTER TABLE operations ADD CONSTRAINT operations_status_check CHECK (status IN ('signed', 'pending', 'mined', 'failed', 'dropped'));
+      ALTER TABLE operations
+        ADD COLUMN nonce bigint,
+        ADD COLUMN raw_transaction text,
+        ADD COLUMN block_number bigint,
+        ADD COLUMN block_hash text,
+        ADD COLUMN result jsonb,
+        ADD COLUMN transitions jsonb NOT NULL DEFAULT '[]',
+        ADD COLUMN next_check_at timestamptz,
+        ADD COLUMN lease_owner text,
+        ADD COLUMN lease_until timestamptz,
+        ADD COLUMN missing_since timestamptz,
+        ADD COLUMN mined_at timestamptz;
+      CREATE INDEX operations_due ON operations (next_check_at) WHERE next_check_at IS NOT NULL;
+      CREATE INDEX operations_unfinished_by_sender ON operations (chain, network, sender, nonce) WHERE status IN ('signed', 'pending');
+      -- Records a crash left unfinished are resumed by the tracker.
+      UPDATE operations SET next_check_at = now() WHERE status IN ('signed', 'pending');
+
+      ALTER TABLE idempotency
+        ADD COLUMN operation_id text,
+        ADD COLUMN lease_until timestamptz,
+        ADD COLUMN expires_at timestamptz;
+      UPDATE idempotency SET expires_at = created_at + interval '24 hours', lease_until = created_at;
+      ALTER TABLE idempotency ALTER COLUMN expires_at SET NOT NULL;
+      CREATE INDEX idempotency_expiry ON idempotency (expires_at);
+    `,
+  },
 ];
 
 /**

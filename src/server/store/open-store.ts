@@ -2,7 +2,10 @@ import { mkdir } from "node:fs/promises";
 import path from "node:path";
 
 import { InProcessSenderLock } from "../../evm/sender-lock.js";
-import { claimDataDirectory } from "./data-dir-lock.js";
+import pg from "pg";
+
+import { DataDirectory } from "../../data-directory.js";
+import { advisoryLockId } from "./advisory-lock.js";
 import { createPool, openPgClient } from "./pg-client.js";
 import { openPGliteClient } from "./pglite-client.js";
 import { PostgresSenderLock } from "./postgres-sender-lock.js";
@@ -12,6 +15,8 @@ import type { Store } from "./types.js";
 export interface OpenStoreOptions {
   /** The service's data directory; the embedded database lives in `<dataDir>/db`. */
   dataDir: string;
+  /** The data directory as its owner described it; claimed here if not yet, released here only if made here. */
+  dataDirectory?: DataDirectory;
   /** A PostgreSQL connection string (DATABASE_URL); when set, the server is used instead of PGlite. */
   databaseUrl?: string;
   /** Connections for queries, per process (PostgreSQL only). Default 10. */
@@ -36,9 +41,10 @@ export function printableDatabaseUrl(databaseUrl: string): string {
  * `databaseUrl` is set, otherwise embedded PGlite in the data directory.
  */
 export async function openStore(options: OpenStoreOptions): Promise<Store> {
-  const store = options.databaseUrl ? openPostgresStore(options.databaseUrl, options) : await openPGliteStore(options.dataDir);
+  const store = options.databaseUrl ? openPostgresStore(options.databaseUrl, options) : await openPGliteStore(options.dataDirectory ?? new DataDirectory(options.dataDir, "a token-service store"), options.dataDirectory === undefined);
   try {
     await store.migrate();
+    if (store.reclaimOnOpen) await store.reclaimAfterRestart();
   } catch (error) {
     await store.close().catch(() => undefined);
     throw error;
@@ -49,22 +55,43 @@ export async function openStore(options: OpenStoreOptions): Promise<Store> {
 function openPostgresStore(databaseUrl: string, options: OpenStoreOptions): SqlStore {
   const client = openPgClient(databaseUrl, options.maxConnections ?? 10);
   const lockPool = createPool(databaseUrl, options.maxLockConnections ?? 10);
+  let holder: Promise<pg.Client> | undefined;
   return new SqlStore(client, {
     kind: "postgres",
     location: printableDatabaseUrl(databaseUrl),
     senderLock: new PostgresSenderLock(lockPool),
-    onClose: () => lockPool.end(),
+    async claimExclusive(name) {
+      // A session lock on a connection of its own: the server drops it when this process (or its connection) dies.
+      holder ??= (async () => {
+        const connection = new pg.Client({ connectionString: databaseUrl });
+        connection.on("error", () => undefined);
+        await connection.connect();
+        return connection;
+      })();
+      const { rows } = await (await holder).query<{ taken: boolean }>("SELECT pg_try_advisory_lock($1::bigint) AS taken", [advisoryLockId(`exclusive:${name}`)]);
+      return rows[0]?.taken === true;
+    },
+    onClose: async () => {
+      await holder?.then((connection) => connection.end()).catch(() => undefined);
+      await lockPool.end();
+    },
   });
 }
 
-async function openPGliteStore(dataDir: string): Promise<SqlStore> {
-  const directory = path.resolve(dataDir, "db");
-  await mkdir(directory, { recursive: true });
-  const release = await claimDataDirectory(`${directory}.lock`, `the database in ${directory}`);
+async function openPGliteStore(dataDirectory: DataDirectory, releaseOnClose: boolean): Promise<SqlStore> {
+  // PGlite does not guard its files against a second process (a second open hangs, two writers corrupt them).
+  dataDirectory.claim();
+  const release = async () => {
+    if (releaseOnClose) dataDirectory.release();
+  };
+  const directory = path.join(dataDirectory.path, "db");
   try {
+    await mkdir(directory, { recursive: true, mode: 0o700 });
     const client = await openPGliteClient(directory);
-    // One process owns the directory (see claimDataDirectory), so an in-process lock serializes every sender.
-    return new SqlStore(client, { kind: "pglite", location: directory, senderLock: new InProcessSenderLock(), onClose: release });
+    // One process owns the directory, so an in-process lock serializes every sender.
+    const store = new SqlStore(client, { kind: "pglite", location: directory, senderLock: new InProcessSenderLock(), onClose: release });
+    store.reclaimOnOpen = true;
+    return store;
   } catch (error) {
     await release();
     throw error;

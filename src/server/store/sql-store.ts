@@ -6,9 +6,11 @@ import { generateApiKey, hashApiKey, sameHash } from "./api-key-secret.js";
 import { migrate } from "./migrations.js";
 import { decodeOperationCursor, encodeOperationCursor } from "./operation-cursor.js";
 import type { SqlClient } from "./sql-client.js";
+import type { LeasedOperation, OperationChange, OperationTransition } from "../../operations/types.js";
 import type {
   ApiKeyRecord,
   IdempotencyBegin,
+  IdempotencyClaim,
   NewOperation,
   OperationPage,
   OperationPatch,
@@ -21,6 +23,14 @@ export const MAX_PAGE_SIZE = 100;
 
 interface OperationRow {
   id: string;
+  nonce: string | number | null;
+  raw_transaction: string | null;
+  block_number: string | number | null;
+  block_hash: string | null;
+  result: Record<string, unknown> | null;
+  transitions: OperationTransition[];
+  missing_since: Date | string | null;
+  mined_at: Date | string | null;
   api_key_id: string | null;
   kind: OperationRecord["kind"];
   chain: string;
@@ -42,6 +52,8 @@ interface IdempotencyRow {
   status: "in_progress" | "done";
   status_code: number | null;
   body: unknown;
+  operation_id: string | null;
+  lease_expired: boolean;
 }
 
 /** Both drivers parse timestamptz into a Date; the string branch only guards a driver that does not. */
@@ -61,20 +73,37 @@ function toRecord(row: OperationRow): OperationRecord {
     sender: row.sender,
     transactionHash: row.transaction_hash,
     contractAddress: row.contract_address,
+    nonce: row.nonce === null ? null : Number(row.nonce),
+    rawTransaction: row.raw_transaction,
     status: row.status,
     error: row.error,
+    blockNumber: row.block_number === null ? null : Number(row.block_number),
+    blockHash: row.block_hash,
+    result: row.result,
+    transitions: row.transitions ?? [],
     createdAt: isoTime(row.created_at),
     updatedAt: isoTime(row.updated_at),
   };
 }
 
+function toLeased(row: OperationRow): LeasedOperation {
+  return {
+    ...toRecord(row),
+    missingSince: row.missing_since === null ? null : isoTime(row.missing_since),
+    minedAt: row.mined_at === null ? null : isoTime(row.mined_at),
+  };
+}
+
 const OPERATION_COLUMNS = `id, api_key_id, kind, chain, network, token_type, params, sender, transaction_hash, contract_address,
-  status, error, created_at, updated_at, (extract(epoch FROM created_at) * 1000000)::bigint::text AS created_us`;
+  status, error, created_at, updated_at, (extract(epoch FROM created_at) * 1000000)::bigint::text AS created_us,
+  nonce, raw_transaction, block_number, block_hash, result, transitions, missing_since, mined_at`;
 
 /** JSON parameters go in as text with a cast: pg would turn a JS array into a PostgreSQL array. */
 function json(value: unknown): string | null {
   return value === undefined || value === null ? null : JSON.stringify(value);
 }
+
+const DEFAULT_CLAIM: IdempotencyClaim = { leaseMs: 120_000, retentionMs: 24 * 3_600_000 };
 
 /** Matches a nullable api_key_id with the same expression as the unique index, so the index serves it. */
 const SAME_IDEMPOTENCY_KEY = "coalesce(api_key_id, '') = coalesce($1::text, '') AND route = $2 AND key = $3";
@@ -83,6 +112,8 @@ export interface SqlStoreOptions {
   kind: Store["kind"];
   location: string;
   senderLock: SenderLock;
+  /** Takes a named lock for the life of this store, across every process that shares it; false when another holds it. */
+  claimExclusive?: (name: string) => Promise<boolean>;
   /** Runs after the client is closed (release a data directory, end a lock pool). */
   onClose?: () => Promise<void>;
 }
@@ -92,6 +123,8 @@ export class SqlStore implements Store {
   readonly kind: Store["kind"];
   readonly location: string;
   private readonly lock: SenderLock;
+  /** Only this process ever opens the store (embedded): what the previous opener held died with it. */
+  reclaimOnOpen = false;
   private closing: Promise<void> | undefined;
 
   constructor(
@@ -101,6 +134,11 @@ export class SqlStore implements Store {
     this.kind = options.kind;
     this.location = options.location;
     this.lock = options.senderLock;
+  }
+
+  /** One process per database may hold `name` (an embedded store has only one process anyway). */
+  async claimExclusive(name: string): Promise<boolean> {
+    return this.options.claimExclusive === undefined ? true : this.options.claimExclusive(name);
   }
 
   async migrate(): Promise<void> {
@@ -150,9 +188,14 @@ export class SqlStore implements Store {
   }
 
   async insertOperation(operation: NewOperation): Promise<void> {
+    const unfinished = operation.status === "signed" || operation.status === "pending";
+    const transitions: OperationTransition[] = [{ status: operation.status, at: new Date().toISOString(), reason: operation.reason ?? "recorded" }];
     await this.client.query(
-      `INSERT INTO operations (id, api_key_id, kind, chain, network, token_type, params, sender, transaction_hash, contract_address, status, error)
-       VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, $8, $9, $10, $11, $12::jsonb)`,
+      `INSERT INTO operations (id, api_key_id, kind, chain, network, token_type, params, sender, transaction_hash, contract_address, status, error,
+         nonce, raw_transaction, block_number, block_hash, result, transitions, next_check_at, mined_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, $8, $9, $10, $11, $12::jsonb, $13, $14, $15, $16, $17::jsonb, $18::jsonb,
+         CASE WHEN $19::bigint IS NULL THEN NULL ELSE now() + $19::bigint * interval '1 millisecond' END,
+         CASE WHEN $11 = 'mined' THEN now() END)`,
       [
         operation.id,
         operation.apiKeyId,
@@ -166,8 +209,82 @@ export class SqlStore implements Store {
         operation.contractAddress,
         operation.status,
         json(operation.error),
+        operation.nonce ?? null,
+        operation.rawTransaction ?? null,
+        operation.blockNumber ?? null,
+        operation.blockHash ?? null,
+        json(operation.result),
+        json(transitions),
+        unfinished ? String(operation.checkInMs ?? 0) : null,
       ],
     );
+  }
+
+  async changeOperation(id: string, change: OperationChange, leaseOwner?: string): Promise<OperationRecord | undefined> {
+    const params: unknown[] = [id];
+    const param = (value: unknown) => `$${params.push(value)}`;
+    const assignments = ["updated_at = now()"];
+    const conditions = ["id = $1"];
+    if (change.status !== undefined) {
+      assignments.push(`status = ${param(change.status)}`);
+      if (change.status === "mined") assignments.push("mined_at = now()");
+    }
+    if (change.reason !== undefined) {
+      const transition = { status: change.status ?? null, at: new Date().toISOString(), reason: change.reason };
+      // A transition without a status change keeps the current one.
+      assignments.push(`transitions = transitions || jsonb_build_array(${param(JSON.stringify(transition))}::jsonb || jsonb_build_object('status', coalesce(${param(change.status ?? null)}::text, status)))`);
+    }
+    const columns = { blockNumber: "block_number", blockHash: "block_hash", result: "result", error: "error" } as const;
+    for (const [field, column] of Object.entries(columns) as [keyof typeof columns, string][]) {
+      if (change[field] === undefined) continue;
+      const value = field === "result" || field === "error" ? json(change[field]) : change[field];
+      assignments.push(`${column} = ${param(value)}${field === "result" || field === "error" ? "::jsonb" : ""}`);
+    }
+    if (change.missingSince !== undefined) assignments.push(`missing_since = ${param(change.missingSince)}::timestamptz`);
+    if (change.checkInMs !== undefined) {
+      assignments.push(change.checkInMs === null ? "next_check_at = NULL" : `next_check_at = now() + ${param(String(change.checkInMs))}::bigint * interval '1 millisecond'`);
+    }
+    if (change.from !== undefined) conditions.push(`status = ANY(${param([...change.from])}::text[])`);
+    if (leaseOwner !== undefined) {
+      conditions.push(`lease_owner = ${param(leaseOwner)}`);
+      assignments.push("lease_owner = NULL", "lease_until = NULL");
+    }
+    const rows = await this.client.query<OperationRow>(
+      `UPDATE operations SET ${assignments.join(", ")} WHERE ${conditions.join(" AND ")} RETURNING ${OPERATION_COLUMNS}`,
+      params,
+    );
+    return rows[0] === undefined ? undefined : toRecord(rows[0]);
+  }
+
+  async nextUnfinishedNonce(chain: string, network: string, sender: string): Promise<number | undefined> {
+    const [row] = await this.client.query<{ next: string | number | null }>(
+      `SELECT max(nonce) + 1 AS next FROM operations WHERE chain = $1 AND network = $2 AND sender = $3 AND status IN ('signed', 'pending')`,
+      [chain, network, sender],
+    );
+    return row?.next === null || row?.next === undefined ? undefined : Number(row.next);
+  }
+
+  /** For a store only one process opens: whatever a dead predecessor held is free now, and its signed records are due. */
+  async reclaimAfterRestart(): Promise<void> {
+    await this.client.query(
+      "UPDATE operations SET lease_owner = NULL, lease_until = NULL, next_check_at = now() WHERE next_check_at IS NOT NULL AND status = 'signed'",
+    );
+    await this.client.query("UPDATE operations SET lease_owner = NULL, lease_until = NULL WHERE lease_owner IS NOT NULL");
+    await this.client.query("UPDATE idempotency SET lease_until = now() WHERE status = 'in_progress'");
+  }
+
+  async leaseDueOperations(owner: string, leaseMs: number, limit: number): Promise<LeasedOperation[]> {
+    // SKIP LOCKED: replicas polling at once each take other records instead of queueing on the same rows.
+    const rows = await this.client.query<OperationRow>(
+      `UPDATE operations SET lease_owner = $1, lease_until = now() + $2::bigint * interval '1 millisecond'
+       WHERE id IN (
+         SELECT id FROM operations
+         WHERE next_check_at IS NOT NULL AND next_check_at <= now() AND (lease_until IS NULL OR lease_until < now())
+         ORDER BY next_check_at LIMIT $3 FOR UPDATE SKIP LOCKED)
+       RETURNING ${OPERATION_COLUMNS}`,
+      [owner, String(Math.round(leaseMs)), limit],
+    );
+    return rows.map(toLeased);
   }
 
   async updateOperation(id: string, patch: OperationPatch): Promise<void> {
@@ -229,24 +346,46 @@ export class SqlStore implements Store {
     };
   }
 
-  async beginIdempotent(apiKeyId: string | null, route: string, idempotencyKey: string, requestHash: string): Promise<IdempotencyBegin> {
-    // A claim released between the insert and the read leaves nothing to read: claim again.
+  async beginIdempotent(
+    apiKeyId: string | null,
+    route: string,
+    idempotencyKey: string,
+    requestHash: string,
+    claim: IdempotencyClaim = DEFAULT_CLAIM,
+  ): Promise<IdempotencyBegin> {
+    const scope = [apiKeyId, route, idempotencyKey];
+    // A claim released (or expired) between the insert and the read leaves nothing to read: claim again.
     for (;;) {
+      await this.client.query(`DELETE FROM idempotency WHERE ${SAME_IDEMPOTENCY_KEY} AND expires_at < now()`, scope);
       const claimed = await this.client.query(
-        `INSERT INTO idempotency (api_key_id, route, key, request_hash, status)
-         VALUES ($1, $2, $3, $4, 'in_progress') ON CONFLICT DO NOTHING RETURNING 1`,
-        [apiKeyId, route, idempotencyKey, requestHash],
+        `INSERT INTO idempotency (api_key_id, route, key, request_hash, status, operation_id, lease_until, expires_at)
+         VALUES ($1, $2, $3, $4, 'in_progress', $5, now() + $6::bigint * interval '1 millisecond', now() + $7::bigint * interval '1 millisecond')
+         ON CONFLICT DO NOTHING RETURNING 1`,
+        [...scope, requestHash, claim.operationId ?? null, String(claim.leaseMs), String(claim.retentionMs)],
       );
       if (claimed.length > 0) return { state: "new" };
       const [existing] = await this.client.query<IdempotencyRow>(
-        `SELECT request_hash, status, status_code, body FROM idempotency WHERE ${SAME_IDEMPOTENCY_KEY}`,
-        [apiKeyId, route, idempotencyKey],
+        `SELECT request_hash, status, status_code, body, operation_id, (lease_until < now()) AS lease_expired FROM idempotency WHERE ${SAME_IDEMPOTENCY_KEY}`,
+        scope,
       );
       if (existing === undefined) continue;
       if (existing.request_hash !== requestHash) return { state: "conflict" };
-      if (existing.status === "in_progress") return { state: "in_progress" };
-      return { state: "replay", statusCode: Number(existing.status_code), body: existing.body };
+      if (existing.status === "done") return { state: "replay", statusCode: Number(existing.status_code), body: existing.body };
+      if (!existing.lease_expired) return { state: "in_progress" };
+      // The owner died (or overran its lease): take the claim over, once, for whoever gets here first.
+      const [taken] = await this.client.query<{ operation_id: string | null }>(
+        `UPDATE idempotency SET lease_until = now() + $4::bigint * interval '1 millisecond'
+         WHERE ${SAME_IDEMPOTENCY_KEY} AND status = 'in_progress' AND lease_until < now() RETURNING operation_id`,
+        [...scope, String(claim.leaseMs)],
+      );
+      if (taken === undefined) continue;
+      return { state: "abandoned", operationId: taken.operation_id };
     }
+  }
+
+  async purgeExpiredIdempotency(): Promise<number> {
+    const rows = await this.client.query("DELETE FROM idempotency WHERE expires_at < now() RETURNING 1");
+    return rows.length;
   }
 
   async completeIdempotent(apiKeyId: string | null, route: string, idempotencyKey: string, statusCode: number, body: unknown): Promise<void> {

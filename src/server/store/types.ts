@@ -1,30 +1,7 @@
 import type { SenderLock } from "../../evm/sender-lock.js";
+import type { OperationRecord, OperationStore } from "../../operations/types.js";
 
-export type OperationKind = "launch" | "mint" | "faucet";
-/** signed: written before broadcast; pending: the node accepted it; then mined or failed. */
-export type OperationStatus = "signed" | "pending" | "mined" | "failed";
-
-/** A launch, mint or faucet call, recorded before anything is broadcast. Never holds a private key. */
-export interface OperationRecord {
-  id: string;
-  apiKeyId: string | null;
-  kind: OperationKind;
-  chain: string;
-  network: string;
-  /** "ERC20" | "ERC721" for launches and mints, null for faucet grants. */
-  tokenType: string | null;
-  /** The token fields of a launch, or the mint parameters; amounts as strings. */
-  params: Record<string, unknown>;
-  sender: string | null;
-  transactionHash: string | null;
-  contractAddress: string | null;
-  status: OperationStatus;
-  error: { code: string; message: string } | null;
-  createdAt: string;
-  updatedAt: string;
-}
-
-export type NewOperation = Omit<OperationRecord, "createdAt" | "updatedAt">;
+export type { NewOperation, OperationKind, OperationRecord, OperationStatus } from "../../operations/types.js";
 
 export type OperationPatch = Partial<Pick<OperationRecord, "transactionHash" | "contractAddress" | "status" | "error">>;
 
@@ -38,7 +15,18 @@ export type IdempotencyBegin =
   | { state: "new" }
   | { state: "replay"; statusCode: number; body: unknown }
   | { state: "conflict" }
-  | { state: "in_progress" };
+  | { state: "in_progress" }
+  /** The claim's owner died mid-request; the caller now holds it and settles it from the operation, if any. */
+  | { state: "abandoned"; operationId: string | null };
+
+export interface IdempotencyClaim {
+  /** The operation this request will record, so that a crash can be settled from it. */
+  operationId?: string;
+  /** How long the claim is the requester's; after that a retry may settle it. */
+  leaseMs: number;
+  /** How long a finished key replays; afterwards the key is free again. */
+  retentionMs: number;
+}
 
 export interface RateLimitResult {
   allowed: boolean;
@@ -58,7 +46,7 @@ export interface ApiKeyRecord {
  * Everything the HTTP service persists, in the PostgreSQL dialect: embedded
  * PGlite in the data directory, or a PostgreSQL server shared by replicas.
  */
-export interface Store {
+export interface Store extends OperationStore {
   readonly kind: "pglite" | "postgres";
   /** Where the data lives, safe to print (no password). */
   readonly location: string;
@@ -73,9 +61,7 @@ export interface Store {
   verifyApiKey(key: string): Promise<string | undefined>;
   listApiKeys(): Promise<ApiKeyRecord[]>;
 
-  insertOperation(operation: NewOperation): Promise<void>;
   updateOperation(id: string, patch: OperationPatch): Promise<void>;
-  getOperation(id: string): Promise<OperationRecord | undefined>;
   /** Newest first, only the given API key's records. */
   listOperations(apiKeyId: string | null, options: { limit: number; cursor?: string }): Promise<OperationPage>;
 
@@ -83,13 +69,18 @@ export interface Store {
    * Claims an idempotency key for (apiKeyId, route). `requestHash` identifies the body:
    * the same key with another body is a conflict; a finished one replays its response.
    */
-  beginIdempotent(apiKeyId: string | null, route: string, idempotencyKey: string, requestHash: string): Promise<IdempotencyBegin>;
+  beginIdempotent(apiKeyId: string | null, route: string, idempotencyKey: string, requestHash: string, claim?: IdempotencyClaim): Promise<IdempotencyBegin>;
+  /** Forgets finished keys past their retention. */
+  purgeExpiredIdempotency(): Promise<number>;
   completeIdempotent(apiKeyId: string | null, route: string, idempotencyKey: string, statusCode: number, body: unknown): Promise<void>;
   /** Releases a claim whose request failed before anything was sent, so a retry can run. */
   releaseIdempotent(apiKeyId: string | null, route: string, idempotencyKey: string): Promise<void>;
 
   /** Fixed-window counter per key; shared by replicas when the store is a PostgreSQL server. */
   hitRateLimit(bucket: string, limit: number, windowMs: number): Promise<RateLimitResult>;
+
+  /** Takes a named lock for the life of this store, across every process that shares it; false when another holds it. */
+  claimExclusive(name: string): Promise<boolean>;
 
   /** Serializes sends per chain and sender across every process that shares this store. */
   senderLock(): SenderLock;

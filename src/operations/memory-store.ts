@@ -1,0 +1,92 @@
+import type { LeasedOperation, NewOperation, OperationChange, OperationRecord, OperationStore } from "./types.js";
+
+interface Entry {
+  record: LeasedOperation;
+  nextCheckAt: number | null;
+  leaseOwner: string | null;
+  leaseUntil: number;
+}
+
+/**
+ * Operation records in this process's memory: for the tasks and the programmatic API, whose
+ * operations live as long as the process that waits for them. The HTTP service uses its database.
+ */
+export class MemoryOperationStore implements OperationStore {
+  private readonly entries = new Map<string, Entry>();
+
+  async insertOperation(operation: NewOperation): Promise<void> {
+    if (this.entries.has(operation.id)) throw new Error(`operation ${operation.id} exists`);
+    const now = new Date().toISOString();
+    const { reason, checkInMs, ...fields } = operation;
+    const unfinished = operation.status === "signed" || operation.status === "pending";
+    this.entries.set(operation.id, {
+      record: {
+        nonce: null,
+        rawTransaction: null,
+        blockNumber: null,
+        blockHash: null,
+        result: null,
+        ...fields,
+        transitions: [{ status: operation.status, at: now, reason: reason ?? "recorded" }],
+        createdAt: now,
+        updatedAt: now,
+        missingSince: null,
+        minedAt: operation.status === "mined" ? now : null,
+      },
+      nextCheckAt: unfinished ? Date.now() + (checkInMs ?? 0) : null,
+      leaseOwner: null,
+      leaseUntil: 0,
+    });
+  }
+
+  async getOperation(id: string): Promise<OperationRecord | undefined> {
+    const entry = this.entries.get(id);
+    return entry === undefined ? undefined : structuredClone(entry.record);
+  }
+
+  async changeOperation(id: string, change: OperationChange, leaseOwner?: string): Promise<OperationRecord | undefined> {
+    const entry = this.entries.get(id);
+    if (entry === undefined) return undefined;
+    if (change.from !== undefined && !change.from.includes(entry.record.status)) return undefined;
+    if (leaseOwner !== undefined && entry.leaseOwner !== leaseOwner) return undefined;
+    const now = new Date().toISOString();
+    const record = entry.record;
+    if (change.status !== undefined) {
+      if (change.status === "mined") record.minedAt = now;
+      record.status = change.status;
+    }
+    if (change.reason !== undefined) record.transitions.push({ status: record.status, at: now, reason: change.reason });
+    if (change.blockNumber !== undefined) record.blockNumber = change.blockNumber;
+    if (change.blockHash !== undefined) record.blockHash = change.blockHash;
+    if (change.result !== undefined) record.result = change.result;
+    if (change.error !== undefined) record.error = change.error;
+    if (change.missingSince !== undefined) record.missingSince = change.missingSince?.toISOString() ?? null;
+    if (change.checkInMs !== undefined) entry.nextCheckAt = change.checkInMs === null ? null : Date.now() + change.checkInMs;
+    if (leaseOwner !== undefined) entry.leaseOwner = null;
+    record.updatedAt = now;
+    return structuredClone(record);
+  }
+
+  async nextUnfinishedNonce(chain: string, network: string, sender: string): Promise<number | undefined> {
+    let highest: number | undefined;
+    for (const { record } of this.entries.values()) {
+      if (record.chain !== chain || record.network !== network || record.sender !== sender || record.nonce === null) continue;
+      if (record.status !== "signed" && record.status !== "pending") continue;
+      highest = Math.max(highest ?? -1, record.nonce);
+    }
+    return highest === undefined ? undefined : highest + 1;
+  }
+
+  async leaseDueOperations(owner: string, leaseMs: number, limit: number): Promise<LeasedOperation[]> {
+    const now = Date.now();
+    const due = [...this.entries.values()]
+      .filter((entry) => entry.nextCheckAt !== null && entry.nextCheckAt <= now && (entry.leaseOwner === null || entry.leaseUntil < now))
+      .sort((a, b) => a.nextCheckAt! - b.nextCheckAt!)
+      .slice(0, limit);
+    for (const entry of due) {
+      entry.leaseOwner = owner;
+      entry.leaseUntil = now + leaseMs;
+    }
+    return due.map((entry) => structuredClone(entry.record));
+  }
+}

@@ -1,0 +1,206 @@
+import { randomUUID } from "node:crypto";
+
+import { parseEvmAddress } from "../addresses.js";
+import { resolveNetwork } from "../chains.js";
+import { TokenServiceError } from "../errors.js";
+import type { EvmChain } from "../evm/chain.js";
+import type { LaunchResult } from "../evm/launch.js";
+import type { MintResult } from "../evm/mint.js";
+import type { SignedTransactionInfo } from "../evm/send-transaction.js";
+import type { FaucetRequest, FaucetResult, LaunchRequest, MintRequest, TokenService } from "../service.js";
+import { parseTokenType } from "../token-params.js";
+import { OperationTracker, type TrackerSettings } from "./tracker.js";
+import { FINAL_STATUSES, type NewOperation, type OperationRecord, type OperationStatus, type OperationStore } from "./types.js";
+
+export interface OperationContext {
+  /** Whose record it is (the HTTP service's API key id). */
+  apiKeyId?: string | null;
+  /** The record's id, when the caller chose it beforehand (an idempotency claim names it). */
+  id?: string;
+}
+
+type Settled = { status: OperationStatus; blockNumber: number | null };
+export type LaunchOutcome = Omit<LaunchResult, "status"> & Settled & { id: string };
+export type MintOutcome = Omit<MintResult, "status"> & Settled & { id: string };
+export type FaucetOutcome = FaucetResult & { id: string };
+
+/** The request waits this long before the tracker takes a `signed` record over: the request may still be broadcasting it. */
+const SIGNED_GRACE_MS = 15_000;
+
+/**
+ * Launch, mint and faucet as durable operations: each is recorded (with its signed raw transaction)
+ * before it is broadcast, then followed by the tracker to mined, failed or dropped. Every front
+ * door calls these and formats the result; none of them waits for mining on its own.
+ */
+export class Operations {
+  readonly tracker: OperationTracker;
+
+  constructor(
+    private readonly service: TokenService,
+    readonly store: OperationStore,
+    settings: TrackerSettings,
+  ) {
+    this.tracker = new OperationTracker(store, (record) => this.chainOf(record), settings);
+  }
+
+  async launch(request: LaunchRequest, context: OperationContext = {}): Promise<LaunchOutcome> {
+    const pair = resolveNetwork(request.chain, request.network);
+    const type = parseTokenType(request.type);
+    const id = context.id ?? randomUUID();
+    const sender = parseEvmAddress(request.sender, "sender");
+    return this.recorded(id, (beforeBroadcast, minimumNonce) =>
+      this.service.launchToken(request, {
+        minimumNonce,
+        beforeBroadcast: (signed) =>
+          beforeBroadcast(signed, {
+            kind: "launch",
+            tokenType: type,
+            params: (request.token ?? {}) as Record<string, unknown>,
+            contractAddress: signed.contractAddress,
+          }),
+      }),
+    { apiKeyId: context.apiKeyId ?? null, chain: pair.chain, network: pair.network, sender });
+  }
+
+  async mint(request: MintRequest, context: OperationContext = {}): Promise<MintOutcome> {
+    const pair = resolveNetwork(request.chain, request.network);
+    const type = parseTokenType(request.type);
+    const id = context.id ?? randomUUID();
+    const sender = parseEvmAddress(request.sender, "sender");
+    const { privateKey: _secret, chain: _chain, network: _network, type: _type, sender: _sender, ...params } = request;
+    return this.recorded(id, (beforeBroadcast, minimumNonce) =>
+      this.service.mintToken(request, {
+        minimumNonce,
+        beforeBroadcast: (signed) =>
+          beforeBroadcast(signed, { kind: "mint", tokenType: type, params, contractAddress: parseEvmAddress(request.contractAddress, "contractAddress") }),
+      }),
+    { apiKeyId: context.apiKeyId ?? null, chain: pair.chain, network: pair.network, sender });
+  }
+
+  /** A faucet grant is final when it returns (simulated balance or regtest transfer): one record, written as mined. */
+  async faucet(request: FaucetRequest, context: OperationContext = {}): Promise<FaucetOutcome> {
+    const result = await this.service.faucet(request);
+    const id = context.id ?? randomUUID();
+    await this.store.insertOperation({
+      id,
+      apiKeyId: context.apiKeyId ?? null,
+      kind: "faucet",
+      chain: result.chain,
+      network: result.network,
+      tokenType: null,
+      params: { address: result.address, amount: result.amount.balance },
+      sender: null,
+      transactionHash: result.transactionHash ?? null,
+      contractAddress: null,
+      status: "mined",
+      error: null,
+      reason: "granted",
+    });
+    return { id, ...result };
+  }
+
+  /** The record once it is final, or as it stands when `timeoutMs` runs out. */
+  async wait(id: string, timeoutMs: number): Promise<OperationRecord> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const record = await this.store.getOperation(id);
+      if (record === undefined) throw new Error(`no operation ${id}`);
+      const remaining = deadline - Date.now();
+      if (FINAL_STATUSES.includes(record.status) || remaining <= 0) return record;
+      // Woken by this process's tracker; another replica's tracker is seen by the next read.
+      await this.tracker.changed(id, Math.min(remaining, 1_000));
+    }
+  }
+
+  /** The outcome with the status its record reached (final, or as it stands after `timeoutMs`), and an ERC721 mint's token id. */
+  async settle<T extends { id: string; status: OperationStatus; blockNumber: number | null }>(outcome: T, timeoutMs: number): Promise<T & { tokenId?: string }> {
+    const record = await this.wait(outcome.id, timeoutMs);
+    const tokenId = record.result?.tokenId;
+    return { ...outcome, status: record.status, blockNumber: record.blockNumber, ...(tokenId !== undefined ? { tokenId: String(tokenId) } : {}) };
+  }
+
+  /** What a launch or mint answered, rebuilt from its record (an idempotent retry after a crash gets it). */
+  outcomeOf(record: OperationRecord): Record<string, unknown> {
+    const pair = resolveNetwork(record.chain, record.network);
+    const common = {
+      id: record.id,
+      transactionHash: record.transactionHash,
+      status: record.status,
+      chain: record.chain,
+      network: record.network,
+      type: record.tokenType,
+    };
+    const simulated = this.service.evm.isSimulated(pair);
+    if (record.kind === "launch") {
+      return { ...common, contractAddress: record.contractAddress, sender: record.sender, nonce: record.nonce, simulated, blockNumber: record.blockNumber };
+    }
+    const { to, amount, tokenId } = record.params as { to?: string; amount?: string; tokenId?: string };
+    return {
+      ...common,
+      contractAddress: record.contractAddress,
+      to,
+      ...(record.result?.tokenId !== undefined || tokenId !== undefined ? { tokenId: String(record.result?.tokenId ?? tokenId) } : {}),
+      ...(amount !== undefined ? { amount: String(amount) } : {}),
+      simulated,
+      blockNumber: record.blockNumber,
+    };
+  }
+
+  start(): void {
+    this.tracker.start();
+  }
+
+  stop(): Promise<void> {
+    return this.tracker.stop();
+  }
+
+  private chainOf(record: OperationRecord): Promise<EvmChain> {
+    return this.service.evmChain(resolveNetwork(record.chain, record.network), "tracking");
+  }
+
+  /**
+   * Writes the `signed` record (raw transaction included) before the broadcast, `pending` after it,
+   * or `failed` with the node's refusal; a failure before signing leaves no record.
+   */
+  private async recorded<R extends { transactionHash: string; status: "pending" }>(
+    id: string,
+    send: (
+      beforeBroadcast: (
+        signed: SignedTransactionInfo,
+        fields: Pick<NewOperation, "kind" | "tokenType" | "params" | "contractAddress">,
+      ) => Promise<void>,
+      minimumNonce: () => Promise<number | undefined>,
+    ) => Promise<R>,
+    where: { apiKeyId: string | null; chain: string; network: string; sender: string },
+  ): Promise<Omit<R, "status"> & Settled & { id: string }> {
+    this.start();
+    let written = false;
+    try {
+      const result = await send(async (signed, fields) => {
+        await this.store.insertOperation({
+          id,
+          ...where,
+          ...fields,
+          transactionHash: signed.transactionHash,
+          nonce: signed.nonce,
+          rawTransaction: signed.rawTransaction,
+          status: "signed",
+          error: null,
+          reason: "signed",
+          checkInMs: SIGNED_GRACE_MS,
+        });
+        written = true;
+      }, () => this.store.nextUnfinishedNonce(where.chain, where.network, where.sender));
+      const chain = await this.chainOf({ chain: where.chain, network: where.network } as OperationRecord);
+      await this.store.changeOperation(id, { status: "pending", from: ["signed"], reason: "accepted by the node", checkInMs: chain.pollingIntervalMs });
+      this.tracker.kick();
+      return { ...result, id, status: "pending" as const, blockNumber: null };
+    } catch (error) {
+      if (written) {
+        const { code, message } = error instanceof TokenServiceError ? error : { code: "INTERNAL", message: "unexpected failure" };
+        await this.store.changeOperation(id, { status: "failed", from: ["signed"], reason: `broadcast refused: ${message}`, error: { code, message }, checkInMs: null });
+      }
+      throw error;
+    }
+  }
+}

@@ -1,0 +1,231 @@
+import { randomUUID } from "node:crypto";
+
+import { isTokenServiceError } from "../errors.js";
+import type { EvmChain } from "../evm/chain.js";
+import { mintedTokenId } from "../evm/mint.js";
+import type { LeasedOperation, OperationChange, OperationRecord, OperationStore } from "./types.js";
+
+export interface TrackerSettings {
+  /** Confirmations a live transaction needs before it is `mined` (simulated chains: 1). */
+  confirmations: number;
+  /** How long a pending transaction the node lost is re-broadcast before it is marked `dropped`. */
+  dropAfterMs: number;
+  /** How long a mined transaction on a live network is re-checked for a reorg. */
+  reorgWatchMs: number;
+  /** How long a tracker holds a record; another replica may take it over afterwards. */
+  leaseMs: number;
+  /** How often an idle tracker asks the store for due records. */
+  idlePollMs: number;
+}
+
+export const DEFAULT_TRACKER_SETTINGS: TrackerSettings = {
+  confirmations: 1,
+  dropAfterMs: 10 * 60_000,
+  reorgWatchMs: 60 * 60_000,
+  leaseMs: 30_000,
+  idlePollMs: 250,
+};
+
+/** After a node error, look again in this long. */
+const RETRY_AFTER_ERROR_MS = 2_000;
+const BATCH = 50;
+
+type ChainFor = (record: OperationRecord) => Promise<EvmChain>;
+
+function describeError(error: unknown): string {
+  const { message, info } = error as { message?: string; info?: unknown };
+  return `${message ?? String(error)} ${info === undefined ? "" : JSON.stringify(info)}`;
+}
+
+/** Upstream trouble (down, slow) says nothing about the transaction: try again later. */
+function isTransient(error: unknown): boolean {
+  return isTokenServiceError(error, "UPSTREAM_UNAVAILABLE") || isTokenServiceError(error, "UPSTREAM_TIMEOUT") || /timeout|ECONNREFUSED|ECONNRESET|socket hang up|fetch failed/i.test(describeError(error));
+}
+
+const isAlreadyKnown = (error: unknown) => /already known|known transaction|already imported/i.test(describeError(error));
+
+/**
+ * Follows every unfinished operation in the store to a final state, whichever process recorded it:
+ * it leases due records (one tracker per record at a time), asks the node, and writes what changed.
+ * A `signed` record the node does not know is broadcast from its raw form; a `pending` one the node
+ * lost is re-broadcast, then `dropped` after `dropAfterMs`; a live `mined` one whose block left the
+ * canonical chain goes back to `pending`.
+ */
+export class OperationTracker {
+  readonly owner = `tracker-${randomUUID()}`;
+  private running: Promise<void> | undefined;
+  private stopped = false;
+  private wake: (() => void) | undefined;
+  private readonly waiters = new Map<string, Set<() => void>>();
+
+  constructor(
+    private readonly store: OperationStore,
+    private readonly chainFor: ChainFor,
+    private readonly settings: TrackerSettings,
+  ) {}
+
+  start(): void {
+    this.stopped = false;
+    this.running ??= this.loop().finally(() => (this.running = undefined));
+  }
+
+  /** Looks at due records now instead of at the next idle poll. */
+  kick(): void {
+    this.wake?.();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.kick();
+    await this.running;
+  }
+
+  /** Resolves when this process changes the record, or after `ms`. */
+  changed(id: string, ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const waiters = this.waiters.get(id) ?? new Set();
+      this.waiters.set(id, waiters);
+      const done = () => {
+        clearTimeout(timer);
+        waiters.delete(done);
+        if (waiters.size === 0) this.waiters.delete(id);
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      waiters.add(done);
+    });
+  }
+
+  notify(id: string): void {
+    for (const waiter of [...(this.waiters.get(id) ?? [])]) waiter();
+  }
+
+  /** One pass over the due records; answers how many it looked at. */
+  async runOnce(): Promise<number> {
+    const due = await this.store.leaseDueOperations(this.owner, this.settings.leaseMs, BATCH);
+    await Promise.all(due.map((record) => this.track(record)));
+    return due.length;
+  }
+
+  private async loop(): Promise<void> {
+    while (!this.stopped) {
+      let looked = 0;
+      try {
+        looked = await this.runOnce();
+      } catch {
+        // The store is unreachable; its records wait for it, nothing is lost.
+      }
+      if (looked === 0 && !this.stopped) {
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, this.settings.idlePollMs);
+          this.wake = () => {
+            clearTimeout(timer);
+            resolve();
+          };
+        });
+        this.wake = undefined;
+      }
+    }
+  }
+
+  private async track(record: LeasedOperation): Promise<void> {
+    let change: OperationChange;
+    try {
+      const chain = await this.chainFor(record);
+      change = await this.next(record, chain);
+    } catch (error) {
+      change = { checkInMs: RETRY_AFTER_ERROR_MS };
+      if (!isTransient(error)) change.reason = `could not check: ${describeError(error).slice(0, 200)}`;
+    }
+    const changed = await this.store.changeOperation(record.id, change, this.owner).catch(() => undefined);
+    if (changed !== undefined && change.reason !== undefined) this.notify(record.id);
+  }
+
+  /** What the node says about a record, as the change to write. */
+  private async next(record: LeasedOperation, chain: EvmChain): Promise<OperationChange> {
+    const hash = record.transactionHash;
+    if (hash === null) return { status: "failed", reason: "no transaction hash recorded", checkInMs: null };
+    const [receipt, head] = await Promise.all([chain.provider.getTransactionReceipt(hash), chain.provider.getBlockNumber()]);
+    const poll = chain.pollingIntervalMs;
+
+    if (record.status === "mined") {
+      if (receipt === null || receipt.blockHash !== record.blockHash) {
+        return {
+          status: "pending",
+          reason: `reorg: block ${record.blockNumber} (${record.blockHash}) is no longer canonical`,
+          blockNumber: null,
+          blockHash: null,
+          checkInMs: poll,
+        };
+      }
+      const watching = record.minedAt !== null && Date.now() - Date.parse(record.minedAt) < this.settings.reorgWatchMs;
+      return { checkInMs: watching ? poll * 5 : null };
+    }
+
+    if (receipt !== null) {
+      const confirmations = head - receipt.blockNumber + 1;
+      const required = chain.simulated ? 1 : this.settings.confirmations;
+      const block = { blockNumber: receipt.blockNumber, blockHash: receipt.blockHash, missingSince: null };
+      if (confirmations < required) {
+        const moved = record.blockHash !== receipt.blockHash;
+        return { status: "pending", ...block, ...(moved ? { reason: `included in block ${receipt.blockNumber}; waiting for ${required} confirmations` } : {}), checkInMs: poll };
+      }
+      const keepWatching = !chain.simulated && this.settings.reorgWatchMs > 0;
+      if (receipt.status !== 1) {
+        return {
+          status: "failed",
+          reason: `reverted in block ${receipt.blockNumber}`,
+          error: { code: "TRANSACTION_REVERTED", message: `the transaction reverted in block ${receipt.blockNumber}` },
+          ...block,
+          checkInMs: null,
+        };
+      }
+      const tokenId = record.kind === "mint" && record.tokenType === "ERC721" && record.contractAddress ? mintedTokenId(receipt, record.contractAddress) : undefined;
+      return {
+        status: "mined",
+        reason: `included in block ${receipt.blockNumber}${required > 1 ? ` with ${confirmations} confirmations` : ""}`,
+        ...block,
+        ...(tokenId !== undefined ? { result: { ...record.result, tokenId } } : {}),
+        checkInMs: keepWatching ? poll * 5 : null,
+      };
+    }
+
+    if ((await chain.provider.getTransaction(hash)) !== null) {
+      return record.status === "signed"
+        ? { status: "pending", reason: "the node has it", missingSince: null, checkInMs: poll }
+        : { ...(record.missingSince !== null ? { missingSince: null } : {}), checkInMs: poll };
+    }
+
+    // The node does not know the transaction: never broadcast (a crash between signing and sending),
+    // lost from its pool, or undone by a reorg. The raw form sends the same transaction again.
+    if (record.rawTransaction === null) {
+      return { status: "failed", reason: "the node does not know it and no raw transaction was stored", checkInMs: null };
+    }
+    try {
+      await chain.broadcast(record.rawTransaction);
+      return {
+        status: "pending",
+        reason: record.status === "signed" ? "broadcast from the stored raw transaction" : "re-broadcast: the node no longer knew it",
+        missingSince: null,
+        checkInMs: poll,
+      };
+    } catch (error) {
+      if (isAlreadyKnown(error)) return { status: "pending", missingSince: null, checkInMs: poll };
+      if (isTransient(error)) throw error;
+      const refusal = describeError(error).slice(0, 300);
+      if (record.status === "signed") {
+        return { status: "failed", reason: `the node refused it: ${refusal}`, error: { code: "TRANSACTION_REJECTED", message: `the node refused the transaction: ${refusal}` }, checkInMs: null };
+      }
+      const missingSince = record.missingSince === null ? new Date() : new Date(record.missingSince);
+      if (Date.now() - missingSince.getTime() >= this.settings.dropAfterMs) {
+        return {
+          status: "dropped",
+          reason: `the node lost it and refused it again for ${Math.round((Date.now() - missingSince.getTime()) / 1000)} s: ${refusal}`,
+          error: { code: "TRANSACTION_DROPPED", message: `the node dropped the transaction: ${refusal}` },
+          checkInMs: null,
+        };
+      }
+      return { missingSince, checkInMs: Math.min(poll * 5, this.settings.dropAfterMs) };
+    }
+  }
+}

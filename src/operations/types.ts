@@ -1,0 +1,93 @@
+/** What the service does on a chain, as one durable record. */
+export type OperationKind = "launch" | "mint" | "faucet";
+
+/**
+ * signed: written, with its raw transaction, before the broadcast; pending: the node has it;
+ * mined: included with the required confirmations; failed: refused or reverted; dropped: the
+ * node lost it and re-broadcasting did not bring it back in time. Only a reorg leaves a final
+ * state (mined → pending).
+ */
+export type OperationStatus = "signed" | "pending" | "mined" | "failed" | "dropped";
+
+export const FINAL_STATUSES: readonly OperationStatus[] = ["mined", "failed", "dropped"];
+
+export interface OperationTransition {
+  status: OperationStatus;
+  at: string;
+  reason: string;
+}
+
+/** A launch, mint or faucet call. Never holds a private key; the raw transaction is public once broadcast. */
+export interface OperationRecord {
+  id: string;
+  apiKeyId: string | null;
+  kind: OperationKind;
+  chain: string;
+  network: string;
+  /** "ERC20" | "ERC721" for launches and mints, null for faucet grants. */
+  tokenType: string | null;
+  /** The token fields of a launch, or the mint parameters; amounts as strings. */
+  params: Record<string, unknown>;
+  sender: string | null;
+  transactionHash: string | null;
+  contractAddress: string | null;
+  nonce: number | null;
+  rawTransaction: string | null;
+  status: OperationStatus;
+  error: { code: string; message: string } | null;
+  blockNumber: number | null;
+  blockHash: string | null;
+  /** What mining revealed, e.g. the id of an ERC721 mint. */
+  result: Record<string, unknown> | null;
+  transitions: OperationTransition[];
+  createdAt: string;
+  updatedAt: string;
+}
+
+export type NewOperation = Omit<
+  OperationRecord,
+  "createdAt" | "updatedAt" | "transitions" | "blockNumber" | "blockHash" | "result" | "nonce" | "rawTransaction"
+> &
+  Partial<Pick<OperationRecord, "blockNumber" | "blockHash" | "result" | "nonce" | "rawTransaction">> & {
+    /** Why the record starts in its status; becomes the first transition. */
+    reason?: string;
+    /** When the tracker first looks at it; default at once. */
+    checkInMs?: number;
+  };
+
+/** A tracker's or a request's change to a record; one write. */
+export interface OperationChange {
+  /** Omitted: the status stays, only the fields and the next check change. */
+  status?: OperationStatus;
+  /** Recorded as a transition when given, even without a status change (a re-broadcast). */
+  reason?: string;
+  /** Applied only if the record is in one of these states (guards races with other writers). */
+  from?: readonly OperationStatus[];
+  blockNumber?: number | null;
+  blockHash?: string | null;
+  result?: Record<string, unknown> | null;
+  error?: { code: string; message: string } | null;
+  /** When the tracker looks again; null stops tracking. Undefined keeps the schedule. */
+  checkInMs?: number | null;
+  /** Set when the record is first seen missing from the node, cleared when seen again. */
+  missingSince?: Date | null;
+}
+
+/** A record a tracker holds the lease of, with the tracker-only fields. */
+export interface LeasedOperation extends OperationRecord {
+  missingSince: string | null;
+  /** When the record left pending for mined; drives the reorg watch. */
+  minedAt: string | null;
+}
+
+/** The part of the store the core's operations need; the HTTP service's SQL store and an in-memory one implement it. */
+export interface OperationStore {
+  insertOperation(operation: NewOperation): Promise<void>;
+  getOperation(id: string): Promise<OperationRecord | undefined>;
+  /** Applies `change` if `from` allows; with `leaseOwner`, only while that lease holds, and ends it. Returns the record after. */
+  changeOperation(id: string, change: OperationChange, leaseOwner?: string): Promise<OperationRecord | undefined>;
+  /** Leases up to `limit` records due for a check (unfinished, or mined within their watch), skipping leased ones. */
+  leaseDueOperations(owner: string, leaseMs: number, limit: number): Promise<LeasedOperation[]>;
+  /** One past the highest nonce of the sender's signed or pending records on the pair, or undefined. */
+  nextUnfinishedNonce(chain: string, network: string, sender: string): Promise<number | undefined>;
+}
