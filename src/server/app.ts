@@ -159,7 +159,8 @@ export async function createServer(options: CreateServerOptions = {}): Promise<T
     dataDirectory.release();
     throw error;
   }
-  let service: TokenService;
+  let service: TokenService | undefined;
+  let journals: JournalReplay[];
   try {
     service = await createTokenService({
       hre,
@@ -172,30 +173,26 @@ export async function createServer(options: CreateServerOptions = {}): Promise<T
       tracker: { ...trackerSettingsFromEnv(env), ...options.tracker },
       ...(options.requestTimeoutMs !== undefined ? { requestTimeoutMs: options.requestTimeoutMs } : {}),
     });
-    const simulated = service.evm.describe().filter((pair) => service.evm.simulatesPrivately(pair));
+    const evm = service.evm;
+    const simulated = evm.describe().filter((pair) => evm.simulatesPrivately(pair));
     if (simulated.length > 0) {
       // Simulated chains journal into the data directory: take it now, so a task started beside us is refused at once.
       dataDirectory.claim();
       // A simulated chain lives in one process; a second replica on the same database would serve another, private one.
       if (!(await store.claimExclusive("simulated-chains"))) throw replicaWithPrivateChains(simulated);
     }
-  } catch (error) {
-    await store.close();
-    dataDirectory.release();
-    throw error;
-  }
-
-  const waitTimeoutMs = options.waitTimeoutMs ?? 60_000;
-  let journals: JournalReplay[];
-  try {
+    // The only process on an embedded store, or on the simulated chains it just claimed: a dead predecessor's records are ours.
+    if (store.kind === "pglite") await store.reclaimAfterRestart();
+    else if (simulated.length > 0) await store.reclaimAfterRestart(simulated);
     // Chains with state come up now: their replay is reported, and the tracker resumes their records.
-    journals = await service.evm.openJournaled();
+    journals = await evm.openJournaled();
   } catch (error) {
-    await service.close();
+    await service?.close();
     await store.close();
     dataDirectory.release();
     throw error;
   }
+  const waitTimeoutMs = options.waitTimeoutMs ?? 60_000;
   for (const journal of journals) logger.info(journal, "replayed a simulated chain's journal");
   // Records a crash left signed are broadcast before new sends can take their nonces.
   await service.operations.tracker.runOnce().catch((error: unknown) => logger.warn({ err: (error as Error).message }, "could not resume operations yet"));

@@ -18,9 +18,18 @@ export interface ServeProcess {
 }
 
 /** `npx hardhat serve` in a real child process of this repository's project, ready once its banner is printed. */
-export async function startServe(options: { dataDir: string; apiKey: string; env?: Record<string, string>; args?: string[] }): Promise<ServeProcess> {
-  const child = spawn(process.execPath, [HARDHAT, "serve", "--port", "0", "--data-dir", options.dataDir, "--block-time", "0", ...(options.args ?? [])], {
-    cwd: ROOT,
+export async function startServe(options: {
+  /** Default: the project's own `tokenService.dataDir`. */
+  dataDir?: string;
+  apiKey: string;
+  env?: Record<string, string>;
+  args?: string[];
+  /** The Hardhat project to run in; default this repository. */
+  cwd?: string;
+}): Promise<ServeProcess> {
+  const dataDirArgs = options.dataDir === undefined ? [] : ["--data-dir", options.dataDir];
+  const child = spawn(process.execPath, [HARDHAT, "serve", "--port", "0", ...dataDirArgs, "--block-time", "0", ...(options.args ?? [])], {
+    cwd: options.cwd ?? ROOT,
     env: cleanEnvironment({ TOKEN_SERVICE_API_KEYS: options.apiKey, ...options.env }),
     stdio: ["ignore", "pipe", "pipe"],
   });

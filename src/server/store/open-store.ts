@@ -5,7 +5,6 @@ import { InProcessSenderLock } from "../../evm/sender-lock.js";
 import pg from "pg";
 
 import { DataDirectory } from "../../data-directory.js";
-import { advisoryLockId } from "./advisory-lock.js";
 import { createPool, openPgClient } from "./pg-client.js";
 import { openPGliteClient } from "./pglite-client.js";
 import { PostgresSenderLock } from "./postgres-sender-lock.js";
@@ -44,7 +43,6 @@ export async function openStore(options: OpenStoreOptions): Promise<Store> {
   const store = options.databaseUrl ? openPostgresStore(options.databaseUrl, options) : await openPGliteStore(options.dataDirectory ?? new DataDirectory(options.dataDir, "a token-service store"), options.dataDirectory === undefined);
   try {
     await store.migrate();
-    if (store.reclaimOnOpen) await store.reclaimAfterRestart();
   } catch (error) {
     await store.close().catch(() => undefined);
     throw error;
@@ -68,7 +66,11 @@ function openPostgresStore(databaseUrl: string, options: OpenStoreOptions): SqlS
         await connection.connect();
         return connection;
       })();
-      const { rows } = await (await holder).query<{ taken: boolean }>("SELECT pg_try_advisory_lock($1::bigint) AS taken", [advisoryLockId(`exclusive:${name}`)]);
+      // Advisory locks are per database; the schema is part of the name, so services in other schemas do not collide.
+      const { rows } = await (await holder).query<{ taken: boolean }>(
+        "SELECT pg_try_advisory_lock(hashtextextended($1 || ':' || current_schema(), 0)) AS taken",
+        [`exclusive:${name}`],
+      );
       return rows[0]?.taken === true;
     },
     onClose: async () => {
@@ -89,9 +91,7 @@ async function openPGliteStore(dataDirectory: DataDirectory, releaseOnClose: boo
     await mkdir(directory, { recursive: true, mode: 0o700 });
     const client = await openPGliteClient(directory);
     // One process owns the directory, so an in-process lock serializes every sender.
-    const store = new SqlStore(client, { kind: "pglite", location: directory, senderLock: new InProcessSenderLock(), onClose: release });
-    store.reclaimOnOpen = true;
-    return store;
+    return new SqlStore(client, { kind: "pglite", location: directory, senderLock: new InProcessSenderLock(), onClose: release });
   } catch (error) {
     await release();
     throw error;

@@ -123,8 +123,6 @@ export class SqlStore implements Store {
   readonly kind: Store["kind"];
   readonly location: string;
   private readonly lock: SenderLock;
-  /** Only this process ever opens the store (embedded): what the previous opener held died with it. */
-  reclaimOnOpen = false;
   private closing: Promise<void> | undefined;
 
   constructor(
@@ -264,13 +262,21 @@ export class SqlStore implements Store {
     return row?.next === null || row?.next === undefined ? undefined : Number(row.next);
   }
 
-  /** For a store only one process opens: whatever a dead predecessor held is free now, and its signed records are due. */
-  async reclaimAfterRestart(): Promise<void> {
+  async reclaimAfterRestart(pairs?: ReadonlyArray<{ chain: string; network: string }>): Promise<void> {
+    const params: unknown[] = [];
+    let scope = "TRUE";
+    if (pairs !== undefined) {
+      params.push(pairs.map((pair) => `${pair.chain}/${pair.network}`));
+      scope = "chain || '/' || network = ANY($1::text[])";
+    }
     await this.client.query(
-      "UPDATE operations SET lease_owner = NULL, lease_until = NULL, next_check_at = now() WHERE next_check_at IS NOT NULL AND status = 'signed'",
+      `UPDATE operations SET lease_owner = NULL, lease_until = NULL,
+         next_check_at = CASE WHEN status = 'signed' THEN now() ELSE next_check_at END
+       WHERE next_check_at IS NOT NULL AND ${scope}`,
+      params,
     );
-    await this.client.query("UPDATE operations SET lease_owner = NULL, lease_until = NULL WHERE lease_owner IS NOT NULL");
-    await this.client.query("UPDATE idempotency SET lease_until = now() WHERE status = 'in_progress'");
+    // Claims cannot say which chain they were for: only a store no other process opens frees them all.
+    if (pairs === undefined) await this.client.query("UPDATE idempotency SET lease_until = now() WHERE status = 'in_progress'");
   }
 
   async leaseDueOperations(owner: string, leaseMs: number, limit: number): Promise<LeasedOperation[]> {

@@ -79,6 +79,12 @@ export interface Store extends OperationStore {
   /** Fixed-window counter per key; shared by replicas when the store is a PostgreSQL server. */
   hitRateLimit(bucket: string, limit: number, windowMs: number): Promise<RateLimitResult>;
 
+  /**
+   * Frees what a dead predecessor held, for a process that knows it is the only one working there: every
+   * record and idempotency claim (no `pairs`: an embedded store), or the records of the pairs it owns
+   * exclusively (its simulated chains). Signed records become due at once.
+   */
+  reclaimAfterRestart(pairs?: ReadonlyArray<{ chain: string; network: string }>): Promise<void>;
   /** Takes a named lock for the life of this store, across every process that shares it; false when another holds it. */
   claimExclusive(name: string): Promise<boolean>;
 
