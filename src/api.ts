@@ -1,9 +1,10 @@
 import type { HardhatRuntimeEnvironment } from "hardhat/types/hre";
 
 import { bitcoinBackendsFromEnv } from "./bitcoin/backends.js";
+import { hardhatSimulatedChains } from "./internal/simulated-chains.js";
 import { TokenService, type TokenServiceOptions } from "./service.js";
 
-export type CreateTokenServiceOptions = Partial<Omit<TokenServiceOptions, "hre">> & {
+export type CreateTokenServiceOptions = Partial<TokenServiceOptions> & {
   /** A Hardhat runtime with this plugin; one is created when omitted. */
   hre?: HardhatRuntimeEnvironment;
   /** Keep simulated chains in `hre.config.tokenService.dataDir` (as the tasks and `serve` do). Default false: in memory. */
@@ -29,10 +30,20 @@ export async function createTokenService(options: CreateTokenServiceOptions = {}
   const dataDir = options.dataDirectory ? undefined : (options.dataDir ?? (options.persistSimulatedChains ? hre.config.tokenService.dataDir : undefined));
   const bitcoin =
     options.bitcoin ?? bitcoinBackendsFromEnv(options.env ?? process.env, options.requestTimeoutMs !== undefined ? { timeoutMs: options.requestTimeoutMs } : {});
-  return new TokenService({ ...options, hre, rpcUrls, bitcoin, ...(dataDir !== undefined ? { dataDir } : {}) });
+  return new TokenService({
+    ...options,
+    simulatedChainFactory: options.simulatedChainFactory ?? hardhatSimulatedChains(hre),
+    rpcUrls,
+    bitcoin,
+    ...(dataDir !== undefined ? { dataDir } : {}),
+  });
 }
 
 export { TokenService } from "./service.js";
+export { hardhatSimulatedChains } from "./internal/simulated-chains.js";
+export type { SimulatedChainFactory, SimulatedChainConnection } from "./evm/chain.js";
+export type { OperationRecord, OperationStatus, OperationTransition, OperationStore } from "./operations/types.js";
+export type { LaunchOutcome, MintOutcome, FaucetOutcome } from "./operations/operations.js";
 export type * from "./service.js";
 export { TokenServiceError, ErrorCode, isTokenServiceError } from "./errors.js";
 export { allNetworks, resolveNetwork, CHAIN_NAMES, rpcEnvironmentVariable } from "./chains.js";

@@ -1,11 +1,9 @@
-import type { HardhatRuntimeEnvironment } from "hardhat/types/hre";
-
 import { parseBitcoinAddress, parseEvmAddress } from "./addresses.js";
 import { allNetworks, requireEvm, resolveNetwork, rpcEnvironmentVariable, type NetworkInfo } from "./chains.js";
-import { ErrorCode, TokenServiceError, invalidArgument } from "./errors.js";
+import { ErrorCode, TokenServiceError, invalidArgument, isTokenServiceError } from "./errors.js";
 import { noBitcoinBackends, type BitcoinBackends } from "./bitcoin/backend.js";
 import { readErc20Balances, readErc721Balance, readNativeBalance } from "./evm/balances.js";
-import type { EvmChain } from "./evm/chain.js";
+import type { EvmChain, SimulatedChainFactory } from "./evm/chain.js";
 import { EvmChains } from "./evm/chains-registry.js";
 import { DataDirectory } from "./data-directory.js";
 import { MemoryOperationStore } from "./operations/memory-store.js";
@@ -23,7 +21,8 @@ import { amountPair, parseUint256, type AmountPair } from "./units.js";
 import { createWallet, type CreateWalletRequest, type Wallet } from "./wallets.js";
 
 export interface TokenServiceOptions {
-  hre: HardhatRuntimeEnvironment;
+  /** Where simulated chains come from (the plugin passes Hardhat's EDR); without one, only configured endpoints are served. */
+  simulatedChainFactory?: SimulatedChainFactory;
   /** Live endpoints keyed "chain/network"; `TOKEN_SERVICE_RPC_<CHAIN>_<NETWORK>` fills the gaps. */
   rpcUrls?: Record<string, string>;
   env?: NodeJS.ProcessEnv;
@@ -314,9 +313,23 @@ export class TokenService {
     };
   }
 
+  /**
+   * What the node says of a transaction. One it does not know, but a recorded operation sent (signed before a
+   * crash, lost from the pool, undone by a reorg), answers with its record's state instead of TRANSACTION_NOT_FOUND.
+   */
   async getTransaction(request: TransactionRequest): Promise<TransactionStatus> {
     const info = requireEvm(resolveNetwork(request.chain, request.network), "transaction lookup");
-    return getTransactionStatus(await this.evmChain(info, "transaction lookup"), parseTransactionHash(request.transactionHash));
+    const hash = parseTransactionHash(request.transactionHash);
+    const chain = await this.evmChain(info, "transaction lookup");
+    try {
+      return await getTransactionStatus(chain, hash);
+    } catch (error) {
+      if (!isTokenServiceError(error, ErrorCode.TRANSACTION_NOT_FOUND)) throw error;
+      const record = await this.operations.store.findByTransactionHash(info.chain, info.network, hash);
+      if (record === undefined) throw error;
+      const status = record.status === "failed" || record.status === "dropped" ? record.status : "pending";
+      return { transactionHash: hash, status, blockNumber: null, confirmations: 0, contractAddress: null, simulated: chain.simulated };
+    }
   }
 
   /** Resolves when mined, or with status "pending" once `timeoutMs` passed or `signal` aborted. */

@@ -1,6 +1,8 @@
 import path from "node:path";
 import type { HardhatRuntimeEnvironment } from "hardhat/types/hre";
 
+import { configuredRpcUrls } from "../src/api.js";
+import { hardhatSimulatedChains } from "../src/internal/simulated-chains.js";
 import { createServer } from "../src/server/app.js";
 import { isLoopbackHost, listen, shutdown } from "../src/server/listen.js";
 
@@ -27,8 +29,10 @@ export default async function serve(args: Args, hre: HardhatRuntimeEnvironment):
   }
   const dataDir = args.dataDir ? path.resolve(args.dataDir) : hre.config.tokenService.dataDir;
   const server = await createServer({
-    hre,
+    simulatedChainFactory: hardhatSimulatedChains(hre),
+    rpcUrls: await configuredRpcUrls(hre),
     dataDir,
+    blockTimeSeconds: hre.config.tokenService.blockTime,
     auth: !args.noAuth,
     ...(args.blockTime !== undefined ? { blockTimeSeconds: parseNonNegative(args.blockTime, "--block-time") } : {}),
     ...(args.waitTimeout !== undefined ? { waitTimeoutMs: parseNonNegative(args.waitTimeout, "--wait-timeout") * 1000 } : {}),

@@ -19,3 +19,12 @@ export interface EvmChain {
   fund?(address: string, amount: bigint): Promise<bigint>;
   close(): Promise<void>;
 }
+
+/** An EIP-1193 connection to a fresh in-process chain with the pair's chain id, mining on send. */
+export interface SimulatedChainConnection {
+  provider: { request(args: { method: string; params?: unknown[] }): Promise<unknown> };
+  close(): Promise<void>;
+}
+
+/** Makes simulated chains; the core knows no Hardhat, the plugin supplies one backed by Hardhat's EDR. */
+export type SimulatedChainFactory = (info: EvmNetworkInfo) => Promise<SimulatedChainConnection>;

@@ -1,17 +1,17 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
-import type { HardhatRuntimeEnvironment } from "hardhat/types/hre";
 
 import type { DataDirectory } from "../data-directory.js";
 
 import { allNetworks, rpcEnvironmentVariable, type NetworkInfo } from "../chains.js";
 import { ErrorCode, TokenServiceError } from "../errors.js";
-import type { EvmChain, EvmNetworkInfo } from "./chain.js";
+import type { EvmChain, EvmNetworkInfo, SimulatedChainFactory } from "./chain.js";
 import { LiveChain } from "./live-chain.js";
 import { SimulatedChain, type JournalReplay } from "./simulated-chain.js";
 
 export interface EvmChainsOptions {
-  hre: HardhatRuntimeEnvironment;
+  /** Where simulated chains come from; without one, pairs with no endpoint are not served. */
+  simulatedChainFactory?: SimulatedChainFactory;
   /** Endpoints keyed "chain/network" (from the Hardhat config); environment variables fill the gaps. */
   rpcUrls?: Record<string, string>;
   env?: NodeJS.ProcessEnv;
@@ -41,7 +41,7 @@ export class EvmChains {
 
   /** A pair this process would simulate in memory (no endpoint, simulated chains on). */
   simulatesPrivately(info: NetworkInfo): boolean {
-    return this.isSimulated(info) && this.options.simulatedChains !== false;
+    return this.isSimulated(info) && this.options.simulatedChains !== false && this.options.simulatedChainFactory !== undefined;
   }
 
   get(info: EvmNetworkInfo): Promise<EvmChain> {
@@ -61,7 +61,8 @@ export class EvmChains {
     if (url !== undefined) {
       return LiveChain.connect(info, url, { requestTimeoutMs: this.options.requestTimeoutMs ?? 15_000 });
     }
-    if (this.options.simulatedChains === false) {
+    const factory = this.options.simulatedChainFactory;
+    if (this.options.simulatedChains === false || factory === undefined) {
       return Promise.reject(
         new TokenServiceError(
           ErrorCode.BACKEND_NOT_CONFIGURED,
@@ -73,7 +74,7 @@ export class EvmChains {
     // A journal has one writer: two processes appending to it would reuse each other's nonces.
     this.options.dataDirectory?.claim();
     const journalPath = this.journalPath(info);
-    return SimulatedChain.start(this.options.hre, info, {
+    return SimulatedChain.start(factory, info, {
       blockTimeSeconds: this.options.blockTimeSeconds ?? 0,
       ...(journalPath !== undefined ? { journalPath } : {}),
     });

@@ -1,10 +1,7 @@
 import { appendFile, mkdir, readFile, truncate } from "node:fs/promises";
 import path from "node:path";
 import { BrowserProvider, toQuantity, type Eip1193Provider } from "ethers";
-import type { HardhatRuntimeEnvironment } from "hardhat/types/hre";
-import type { NetworkConnection } from "hardhat/types/network";
-
-import type { EvmChain, EvmNetworkInfo } from "./chain.js";
+import type { EvmChain, EvmNetworkInfo, SimulatedChainConnection, SimulatedChainFactory } from "./chain.js";
 
 type JournalEntry = { op: "rawTransaction"; raw: string } | { op: "fund"; address: string; amount: string };
 
@@ -26,17 +23,6 @@ export interface SimulatedChainOptions {
 }
 
 /**
- * The Hardhat network the simulated chains are made from. Not the selected one: `--network sepolia`
- * (chosen for its accounts) may be an HTTP network, whose type Hardhat does not let an override change.
- */
-function simulatedNetworkName(hre: HardhatRuntimeEnvironment): string {
-  if (hre.config.networks.default?.type === "edr-simulated") return "default";
-  const simulated = Object.entries(hre.config.networks).find(([, config]) => config.type === "edr-simulated");
-  if (simulated === undefined) throw new Error("the Hardhat config defines no edr-simulated network to run simulated chains on");
-  return simulated[0];
-}
-
-/**
  * An in-process EDR chain with the pair's real chain id. EDR keeps state in
  * memory only, so the chain is made durable by journaling the signed
  * transactions and faucet grants that changed it, and replaying them at start.
@@ -51,7 +37,7 @@ export class SimulatedChain implements EvmChain {
 
   private constructor(
     readonly info: EvmNetworkInfo,
-    private readonly connection: NetworkConnection<string>,
+    private readonly connection: SimulatedChainConnection,
     private readonly journalPath: string | undefined,
   ) {
     this.provider = new BrowserProvider(connection.provider as unknown as Eip1193Provider, info.chainId, {
@@ -59,11 +45,8 @@ export class SimulatedChain implements EvmChain {
     });
   }
 
-  static async start(hre: HardhatRuntimeEnvironment, info: EvmNetworkInfo, options: SimulatedChainOptions): Promise<SimulatedChain> {
-    const connection = await hre.network.create({
-      network: simulatedNetworkName(hre),
-      override: { chainId: info.chainId, mining: { auto: true, interval: 0 } },
-    } as Parameters<typeof hre.network.create>[0]);
+  static async start(factory: SimulatedChainFactory, info: EvmNetworkInfo, options: SimulatedChainOptions): Promise<SimulatedChain> {
+    const connection = await factory(info);
     const chain = new SimulatedChain(info, connection, options.journalPath);
     await chain.replayJournal();
     if (options.blockTimeSeconds > 0) {

@@ -4,7 +4,8 @@ import { ErrorCode, TokenServiceError } from "../errors.js";
 import type { EvmChain } from "./chain.js";
 import { translateProviderError } from "./provider-errors.js";
 
-export type TransactionState = "pending" | "mined" | "failed";
+/** dropped: only from a recorded operation the node lost and did not take back. */
+export type TransactionState = "pending" | "mined" | "failed" | "dropped";
 
 export interface TransactionStatus {
   transactionHash: string;

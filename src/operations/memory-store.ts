@@ -67,6 +67,15 @@ export class MemoryOperationStore implements OperationStore {
     return structuredClone(record);
   }
 
+  async findByTransactionHash(chain: string, network: string, transactionHash: string): Promise<OperationRecord | undefined> {
+    for (const { record } of this.entries.values()) {
+      if (record.chain === chain && record.network === network && record.transactionHash?.toLowerCase() === transactionHash.toLowerCase()) {
+        return structuredClone(record);
+      }
+    }
+    return undefined;
+  }
+
   async nextUnfinishedNonce(chain: string, network: string, sender: string): Promise<number | undefined> {
     let highest: number | undefined;
     for (const { record } of this.entries.values()) {

@@ -9,7 +9,7 @@ import type { MintResult } from "../evm/mint.js";
 import type { SignedTransactionInfo } from "../evm/send-transaction.js";
 import type { FaucetRequest, FaucetResult, LaunchRequest, MintRequest, TokenService } from "../service.js";
 import { parseTokenType } from "../token-params.js";
-import { OperationTracker, type TrackerSettings } from "./tracker.js";
+import { OperationTracker, isTransient, type TrackerSettings } from "./tracker.js";
 import { FINAL_STATUSES, type NewOperation, type OperationRecord, type OperationStatus, type OperationStore } from "./types.js";
 
 export interface OperationContext {
@@ -196,6 +196,16 @@ export class Operations {
       this.tracker.kick();
       return { ...result, id, status: "pending" as const, blockNumber: null };
     } catch (error) {
+      if (written && isTransient(error)) {
+        // The node may or may not have it: the record stays signed, and the tracker finds out and sends it if needed.
+        const chain = await this.chainOf({ chain: where.chain, network: where.network } as OperationRecord);
+        const record = await this.store.changeOperation(id, {
+          from: ["signed"],
+          reason: `broadcast outcome unknown (${(error as Error).message}); the tracker will send it`,
+          checkInMs: chain.pollingIntervalMs,
+        });
+        if (record !== undefined) return { ...(this.outcomeOf(record) as unknown as Omit<R, "status">), id, status: "signed", blockNumber: null };
+      }
       if (written) {
         const { code, message } = error instanceof TokenServiceError ? error : { code: "INTERNAL", message: "unexpected failure" };
         await this.store.changeOperation(id, { status: "failed", from: ["signed"], reason: `broadcast refused: ${message}`, error: { code, message }, checkInMs: null });

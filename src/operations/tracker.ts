@@ -3,6 +3,7 @@ import { randomUUID } from "node:crypto";
 import { isTokenServiceError } from "../errors.js";
 import type { EvmChain } from "../evm/chain.js";
 import { mintedTokenId } from "../evm/mint.js";
+import { translateProviderError } from "../evm/provider-errors.js";
 import type { LeasedOperation, OperationChange, OperationRecord, OperationStore } from "./types.js";
 
 export interface TrackerSettings {
@@ -32,17 +33,13 @@ const BATCH = 50;
 
 type ChainFor = (record: OperationRecord) => Promise<EvmChain>;
 
-function describeError(error: unknown): string {
-  const { message, info } = error as { message?: string; info?: unknown };
-  return `${message ?? String(error)} ${info === undefined ? "" : JSON.stringify(info)}`;
+/** Upstream trouble (down, slow, failing) says nothing about the transaction: try again later. */
+export function isTransient(error: unknown): boolean {
+  return isTokenServiceError(error, "UPSTREAM_UNAVAILABLE") || isTokenServiceError(error, "UPSTREAM_TIMEOUT");
 }
 
-/** Upstream trouble (down, slow) says nothing about the transaction: try again later. */
-function isTransient(error: unknown): boolean {
-  return isTokenServiceError(error, "UPSTREAM_UNAVAILABLE") || isTokenServiceError(error, "UPSTREAM_TIMEOUT") || /timeout|ECONNREFUSED|ECONNRESET|socket hang up|fetch failed/i.test(describeError(error));
-}
-
-const isAlreadyKnown = (error: unknown) => /already known|known transaction|already imported/i.test(describeError(error));
+/** The node already has this very transaction. Checked on the raw error, whose text is not stored. */
+const isAlreadyKnown = (error: unknown) => /already known|known transaction|already imported/i.test(String((error as { message?: unknown })?.message ?? error));
 
 /**
  * Follows every unfinished operation in the store to a final state, whichever process recorded it:
@@ -133,9 +130,9 @@ export class OperationTracker {
     try {
       const chain = await this.chainFor(record);
       change = await this.next(record, chain);
-    } catch (error) {
+    } catch {
+      // The node (or the pair's configuration) is failing: nothing is known, so nothing changes but the next look.
       change = { checkInMs: RETRY_AFTER_ERROR_MS };
-      if (!isTransient(error)) change.reason = `could not check: ${describeError(error).slice(0, 200)}`;
     }
     const changed = await this.store.changeOperation(record.id, change, this.owner).catch(() => undefined);
     if (changed !== undefined && change.reason !== undefined) this.notify(record.id);
@@ -201,6 +198,7 @@ export class OperationTracker {
     if (record.rawTransaction === null) {
       return { status: "failed", reason: "the node does not know it and no raw transaction was stored", checkInMs: null };
     }
+    const node = `the ${chain.info.chain}/${chain.info.network} node`;
     try {
       await chain.broadcast(record.rawTransaction);
       return {
@@ -209,19 +207,32 @@ export class OperationTracker {
         missingSince: null,
         checkInMs: poll,
       };
-    } catch (error) {
-      if (isAlreadyKnown(error)) return { status: "pending", missingSince: null, checkInMs: poll };
+    } catch (raw) {
+      if (isAlreadyKnown(raw)) return { status: "pending", missingSince: null, checkInMs: poll };
+      // Only the typed message is stored: the node's own text may quote the endpoint with its credentials.
+      const error = translateProviderError(raw, node);
+      const refusal = error.message;
+      if (isTransient(error) && record.status === "signed") {
+        // The node answers reads but not this broadcast: keep trying for the drop window, then give up.
+        const since = record.missingSince === null ? new Date() : new Date(record.missingSince);
+        if (Date.now() - since.getTime() < this.settings.dropAfterMs) return { missingSince: since, checkInMs: Math.min(poll * 5, this.settings.dropAfterMs) };
+        return {
+          status: "dropped",
+          reason: `never reached the node: broadcasting failed for ${Math.round((Date.now() - since.getTime()) / 1000)} s (${refusal})`,
+          error: { code: "TRANSACTION_DROPPED", message: "the transaction could not be broadcast within the drop window" },
+          checkInMs: null,
+        };
+      }
       if (isTransient(error)) throw error;
-      const refusal = describeError(error).slice(0, 300);
       if (record.status === "signed") {
-        return { status: "failed", reason: `the node refused it: ${refusal}`, error: { code: "TRANSACTION_REJECTED", message: `the node refused the transaction: ${refusal}` }, checkInMs: null };
+        return { status: "failed", reason: refusal, error: { code: error.code, message: refusal }, checkInMs: null };
       }
       const missingSince = record.missingSince === null ? new Date() : new Date(record.missingSince);
       if (Date.now() - missingSince.getTime() >= this.settings.dropAfterMs) {
         return {
           status: "dropped",
           reason: `the node lost it and refused it again for ${Math.round((Date.now() - missingSince.getTime()) / 1000)} s: ${refusal}`,
-          error: { code: "TRANSACTION_DROPPED", message: `the node dropped the transaction: ${refusal}` },
+          error: { code: "TRANSACTION_DROPPED", message: `the node dropped the transaction; sent again, ${refusal}` },
           checkInMs: null,
         };
       }

@@ -88,6 +88,8 @@ export interface OperationStore {
   changeOperation(id: string, change: OperationChange, leaseOwner?: string): Promise<OperationRecord | undefined>;
   /** Leases up to `limit` records due for a check (unfinished, or mined within their watch), skipping leased ones. */
   leaseDueOperations(owner: string, leaseMs: number, limit: number): Promise<LeasedOperation[]>;
+  /** The record of a transaction, by its hash on a pair. */
+  findByTransactionHash(chain: string, network: string, transactionHash: string): Promise<OperationRecord | undefined>;
   /** One past the highest nonce of the sender's signed or pending records on the pair, or undefined. */
   nextUnfinishedNonce(chain: string, network: string, sender: string): Promise<number | undefined>;
 }

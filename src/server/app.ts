@@ -1,16 +1,16 @@
 import { randomUUID } from "node:crypto";
 import { createRequire } from "node:module";
 import express, { type Express, type NextFunction, type Request, type Response } from "express";
-import type { HardhatRuntimeEnvironment } from "hardhat/types/hre";
 import type { DestinationStream, Logger } from "pino";
 
-import { createTokenService } from "../api.js";
+import { bitcoinBackendsFromEnv } from "../bitcoin/backends.js";
 import { rpcEnvironmentVariable } from "../chains.js";
 import { DataDirectory } from "../data-directory.js";
 import type { JournalReplay } from "../evm/simulated-chain.js";
 import type { TrackerSettings } from "../operations/tracker.js";
 import { secondsFromEnv, trackerSettingsFromEnv } from "./tracker-settings.js";
-import type { TokenService } from "../service.js";
+import type { SimulatedChainFactory } from "../evm/chain.js";
+import { TokenService } from "../service.js";
 import { ApiKeyVerifier, parseApiKeyList } from "./api-keys.js";
 import type { ServerContext } from "./context.js";
 import { DOCS_PAGE } from "./docs-page.js";
@@ -30,13 +30,15 @@ import type { Store } from "./store/types.js";
 import { parseWith } from "./validation.js";
 
 export interface CreateServerOptions {
-  /** A Hardhat runtime with this plugin; one is created when omitted. */
-  hre?: HardhatRuntimeEnvironment;
-  /** Simulated chains and the embedded database live here. Default: the project's `tokenService.dataDir`. */
-  dataDir?: string;
+  /** Where simulated chains come from; the `serve` task passes the project's Hardhat EDR. Without one, only configured endpoints are served. */
+  simulatedChainFactory?: SimulatedChainFactory;
+  /** Live endpoints keyed "chain/network" (the project's `tokenService.rpc`); `TOKEN_SERVICE_RPC_<CHAIN>_<NETWORK>` fills the gaps. */
+  rpcUrls?: Record<string, string>;
+  /** Simulated chains and the embedded database live here (the `serve` task passes the project's `tokenService.dataDir`). */
+  dataDir: string;
   /** A PostgreSQL server shared by replicas; default `DATABASE_URL`, else embedded PGlite. */
   databaseUrl?: string;
-  /** Seconds between blocks on simulated chains; default the config's `tokenService.blockTime` (2). */
+  /** Seconds between blocks on simulated chains; default 2 (the `serve` task passes the config's `tokenService.blockTime`). */
   blockTimeSeconds?: number;
   /** false accepts calls without an API key (the serve task allows it on loopback only). */
   auth?: boolean;
@@ -141,14 +143,9 @@ function replicaWithPrivateChains(pairs: Array<{ chain: string; network: string;
 }
 
 /** Builds the HTTP service on the shared core, without listening. */
-export async function createServer(options: CreateServerOptions = {}): Promise<TokenServiceServer> {
+export async function createServer(options: CreateServerOptions): Promise<TokenServiceServer> {
   const env = options.env ?? process.env;
-  let hre = options.hre;
-  if (hre === undefined) {
-    const [{ createHardhatRuntimeEnvironment }, { default: plugin }] = await Promise.all([import("hardhat/hre"), import("../index.js")]);
-    hre = await createHardhatRuntimeEnvironment({ plugins: [plugin] });
-  }
-  const dataDir = options.dataDir ?? hre.config.tokenService.dataDir;
+  const dataDir = options.dataDir;
   const logger = options.logger ?? createLogger(options.logDestination);
   const databaseUrl = options.databaseUrl ?? env.DATABASE_URL;
   const dataDirectory = new DataDirectory(dataDir, "hardhat serve", "stop it first, or give this one another directory (--data-dir)");
@@ -162,11 +159,13 @@ export async function createServer(options: CreateServerOptions = {}): Promise<T
   let service: TokenService | undefined;
   let journals: JournalReplay[];
   try {
-    service = await createTokenService({
-      hre,
+    service = new TokenService({
+      ...(options.simulatedChainFactory ? { simulatedChainFactory: options.simulatedChainFactory } : {}),
+      ...(options.rpcUrls ? { rpcUrls: options.rpcUrls } : {}),
+      bitcoin: bitcoinBackendsFromEnv(env, options.requestTimeoutMs !== undefined ? { timeoutMs: options.requestTimeoutMs } : {}),
       dataDirectory,
       env,
-      blockTimeSeconds: options.blockTimeSeconds ?? hre.config.tokenService.blockTime,
+      blockTimeSeconds: options.blockTimeSeconds ?? 2,
       senderLock: store.senderLock(),
       simulatedChains: env.TOKEN_SERVICE_SIMULATED_CHAINS !== "off",
       operationStore: store,

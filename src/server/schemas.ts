@@ -95,7 +95,7 @@ export const LaunchQuery = z.object({
   wait: z.enum(["mined"]).optional().describe("Answer once mined (202 with status pending after the wait timeout)"),
 });
 
-export const TransactionState = z.enum(["pending", "mined", "failed"]);
+export const TransactionState = z.enum(["pending", "mined", "failed", "dropped"]);
 /** An operation's lifecycle: signed → pending → mined | failed | dropped (a reorg moves mined back to pending). */
 export const OperationState = z.enum(["signed", "pending", "mined", "failed", "dropped"]);
 

@@ -5,6 +5,7 @@ import path from "node:path";
 import { Writable } from "node:stream";
 import hre from "hardhat";
 
+import { hardhatSimulatedChains } from "../../src/internal/simulated-chains.js";
 import { createServer, type CreateServerOptions, type TokenServiceServer } from "../../src/server/app.js";
 import { createLogger } from "../../src/server/logger.js";
 import { listen, shutdown } from "../../src/server/listen.js";
@@ -34,11 +35,11 @@ export interface RunningServer {
   stop(options?: { keepData?: boolean }): Promise<void>;
 }
 
-export async function startServer(options: CreateServerOptions & { dataDir?: string } = {}): Promise<RunningServer> {
+export async function startServer(options: Partial<CreateServerOptions> = {}): Promise<RunningServer> {
   const dataDir = options.dataDir ?? (await mkdtemp(path.join(tmpdir(), "hts-http-")));
   const logs = new LogCapture();
   const server = await createServer({
-    hre,
+    simulatedChainFactory: hardhatSimulatedChains(hre),
     blockTimeSeconds: 0,
     apiKeys: [TEST_API_KEY],
     rateLimit: { limit: 0, windowMs: 60_000 },

@@ -53,6 +53,10 @@ describe("operation lifecycle on a live node (Hardhat's JSON-RPC node): re-broad
       const launched = await launch("Dropped once");
       expect(launched.status, JSON.stringify(launched.body)).to.equal(200);
       expect(await rpc.send("hardhat_dropTransaction", [launched.body.transactionHash])).to.equal(true);
+      // Lost by the node or already sent again by the tracker: either way the service knows it as pending, never 404.
+      const lookup = await server.call("GET", `/api/v1/transactions/${launched.body.transactionHash}?chain=ethereum&network=sepolia`);
+      expect(lookup.status, JSON.stringify(lookup.body)).to.equal(200);
+      expect(lookup.body.status).to.equal("pending");
       await eventually(
         () => record(server, launched.body.id),
         (item) => item.transitions.some((transition: { reason: string }) => transition.reason.startsWith("re-broadcast")),
@@ -92,6 +96,8 @@ describe("operation lifecycle on a live node (Hardhat's JSON-RPC node): re-broad
     const dropped = await eventually(() => record(server, launched.body.id), (item) => item.status === "dropped", 30_000);
     expect(dropped.error.code).to.equal("TRANSACTION_DROPPED");
     expect(dropped.transitions.at(-1).reason).to.match(/lost it and refused it again/);
+    const lookup = await server.call("GET", `/api/v1/transactions/${launched.body.transactionHash}?chain=ethereum&network=sepolia`);
+    expect(lookup.body.status).to.equal("dropped");
   });
 
   it("moves a mined launch back to pending when its block leaves the canonical chain, then mines it again", async function () {

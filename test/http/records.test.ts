@@ -3,7 +3,7 @@ import hre from "hardhat";
 import type { JsonRpcServer } from "hardhat/types/network";
 
 import { rpc, startCountingProxy, type CountingProxy } from "../helpers/json-rpc-servers.js";
-import { startServer, type RunningServer } from "../helpers/http-server.js";
+import { eventually, startServer, type RunningServer } from "../helpers/http-server.js";
 
 describe("HTTP service — a launch's record is written before broadcast and updated after", function () {
   let node: JsonRpcServer;
@@ -15,7 +15,7 @@ describe("HTTP service — a launch's record is written before broadcast and upd
     const { port } = await node.listen();
     // Everything reaches the node except the broadcast itself, which fails as from a node that goes down.
     proxy = await startCountingProxy(`http://127.0.0.1:${port}`, { refuse: "eth_sendRawTransaction" });
-    api = await startServer({ env: { TOKEN_SERVICE_RPC_ETHEREUM_HOLESKY: proxy.url } });
+    api = await startServer({ env: { TOKEN_SERVICE_RPC_ETHEREUM_HOLESKY: proxy.url }, tracker: { dropAfterMs: 1_500 } });
   });
 
   after(async function () {
@@ -24,7 +24,7 @@ describe("HTTP service — a launch's record is written before broadcast and upd
     await node?.close();
   });
 
-  it("keeps the signed launch with its transaction hash, marked failed with the code, and never the key", async function () {
+  it("answers 202 signed when the broadcast's fate is unknown, keeps trying, then marks the record dropped with the reason, never holding the key", async function () {
     const { body: wallet } = await api.call("POST", "/api/v1/wallets", { chain: "ethereum", network: "holesky" });
     await rpc(proxy.url, "hardhat_setBalance", [wallet.address, "0x56BC75E2D63100000"]);
     const response = await api.call("POST", "/api/v1/tokens", {
@@ -35,16 +35,25 @@ describe("HTTP service — a launch's record is written before broadcast and upd
       sender: wallet.address,
       privateKey: wallet.privateKey,
     });
-    expect(response.status).to.equal(502);
-    expect(response.body.error.code).to.equal("UPSTREAM_UNAVAILABLE");
+    expect(response.status, JSON.stringify(response.body)).to.equal(202);
+    expect(response.body.status).to.equal("signed");
+    expect(response.body.transactionHash).to.match(/^0x[0-9a-f]{64}$/);
     expect(proxy.requests.some((methods) => methods.includes("eth_sendRawTransaction"))).to.equal(true);
 
-    const listed = await api.call("GET", "/api/v1/tokens");
+    const listed = await eventually(
+      () => api.call("GET", "/api/v1/tokens"),
+      (page) => page.body.items[0]?.status === "dropped",
+      30_000,
+    );
     const [record] = listed.body.items;
-    expect(record).to.include({ kind: "launch", status: "failed", sender: wallet.address, type: "ERC20" });
-    expect(record.transactionHash).to.match(/^0x[0-9a-f]{64}$/);
-    expect(record.contractAddress).to.match(/^0x[0-9a-fA-F]{40}$/);
-    expect(record.error).to.deep.equal({ code: "UPSTREAM_UNAVAILABLE", message: response.body.error.message });
+    expect(record).to.include({ kind: "launch", status: "dropped", sender: wallet.address, type: "ERC20", transactionHash: response.body.transactionHash });
+    expect(record.contractAddress).to.equal(response.body.contractAddress);
+    expect(record.error.code).to.equal("TRANSACTION_DROPPED");
+    const reasons = record.transitions.map((transition: { reason: string }) => transition.reason);
+    expect(reasons.some((reason: string) => reason.startsWith("broadcast outcome unknown"))).to.equal(true);
+    expect(reasons.at(-1)).to.match(/^never reached the node/);
+    // The tracker tried again from the stored raw transaction.
+    expect(proxy.requests.filter((methods) => methods.includes("eth_sendRawTransaction")).length).to.be.greaterThan(1);
     expect(JSON.stringify(listed.body)).not.to.include(wallet.privateKey.slice(2));
     expect(api.logs.text()).not.to.include(wallet.privateKey.slice(2));
   });

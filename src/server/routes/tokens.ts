@@ -28,7 +28,8 @@ async function settle<T extends { id: string; status: OperationStatus; blockNumb
   result: T,
   wait: string | undefined,
 ): Promise<{ status: number; body: T }> {
-  if (wait !== "mined") return { status: 200, body: result };
+  // 202: signed and recorded, but the node's acceptance is not confirmed yet (the tracker sends it).
+  if (wait !== "mined") return { status: result.status === "signed" ? 202 : 200, body: result };
   const settled = await context.service.operations.settle(result, context.waitTimeoutMs);
   return { status: FINAL_STATUSES.includes(settled.status) ? 200 : 202, body: settled };
 }
@@ -46,7 +47,7 @@ export const launchTokenRoute = defineRoute({
   body: LaunchBody,
   responses: {
     200: { description: "Accepted by the node (or mined, with wait=mined)", schema: Launch },
-    202: { description: "wait=mined timed out; still pending", schema: Launch },
+    202: { description: "Signed and recorded, but the node's answer to the broadcast is unknown (status signed; the service sends it), or wait=mined timed out (status pending)", schema: Launch },
     ...errorResponses(400, 401, 409, 413, 415, 422, 429, 502, 503, 504),
   },
   validateBody(raw: unknown) {
@@ -76,7 +77,7 @@ export const mintTokenRoute = defineRoute({
   body: MintBody,
   responses: {
     200: { description: "Accepted by the node (or mined, with wait=mined)", schema: Mint },
-    202: { description: "wait=mined timed out; still pending", schema: Mint },
+    202: { description: "Signed and recorded, broadcast not confirmed (status signed), or wait=mined timed out (status pending)", schema: Mint },
     ...errorResponses(400, 401, 409, 413, 415, 422, 429, 502, 503, 504),
   },
   async handle({ query, body, apiKeyId, operationId }, context) {

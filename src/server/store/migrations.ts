@@ -80,6 +80,7 @@ export const MIGRATIONS: readonly Migration[] = [
         ADD COLUMN missing_since timestamptz,
         ADD COLUMN mined_at timestamptz;
       CREATE INDEX operations_due ON operations (next_check_at) WHERE next_check_at IS NOT NULL;
+      CREATE INDEX operations_by_transaction_hash ON operations (lower(transaction_hash));
       CREATE INDEX operations_unfinished_by_sender ON operations (chain, network, sender, nonce) WHERE status IN ('signed', 'pending');
       -- Records a crash left unfinished are resumed by the tracker.
       UPDATE operations SET next_check_at = now() WHERE status IN ('signed', 'pending');

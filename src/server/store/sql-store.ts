@@ -254,6 +254,14 @@ export class SqlStore implements Store {
     return rows[0] === undefined ? undefined : toRecord(rows[0]);
   }
 
+  async findByTransactionHash(chain: string, network: string, transactionHash: string): Promise<OperationRecord | undefined> {
+    const rows = await this.client.query<OperationRow>(
+      `SELECT ${OPERATION_COLUMNS} FROM operations WHERE lower(transaction_hash) = lower($3) AND chain = $1 AND network = $2 ORDER BY created_at DESC LIMIT 1`,
+      [chain, network, transactionHash],
+    );
+    return rows[0] === undefined ? undefined : toRecord(rows[0]);
+  }
+
   async nextUnfinishedNonce(chain: string, network: string, sender: string): Promise<number | undefined> {
     const [row] = await this.client.query<{ next: string | number | null }>(
       `SELECT max(nonce) + 1 AS next FROM operations WHERE chain = $1 AND network = $2 AND sender = $3 AND status IN ('signed', 'pending')`,
