@@ -54,6 +54,10 @@ export default async function serve(args: Args, hre: HardhatRuntimeEnvironment):
     `  docs        ${base}/docs   (OpenAPI: ${base}/openapi.json)`,
     `  database    ${server.store.kind} ${server.store.location}`,
     `  chains      ${path.join(dataDir, "chains")} (simulated chain state)`,
+    ...server.journals.map(
+      (journal) =>
+        `              ${path.basename(journal.path)}: ${journal.entries} entries, ${(journal.bytes / 1024).toFixed(1)} KiB, replayed in ${(journal.milliseconds / 1000).toFixed(2)} s${journal.tornBytes > 0 ? ` (dropped a ${journal.tornBytes}-byte line cut short by a crash)` : ""}`,
+    ),
     `  auth        ${args.noAuth ? "OFF (--no-auth, loopback only)" : "API key required (apiKey query parameter or x-api-key header)"}`,
   );
   console.log(lines.join("\n"));

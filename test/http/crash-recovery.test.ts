@@ -97,6 +97,8 @@ for (const variant of VARIANTS) {
         serve = await startServe({ dataDir, apiKey: API_KEY, env: database.env });
       }
       expect(answered.size, "some launches were answered before each crash").to.be.greaterThan(0);
+      // The banner says what the restart replayed.
+      expect(serve.output()).to.match(/ethereum-sepolia\.jsonl: \d+ entries, [\d.]+ KiB, replayed in [\d.]+ s/);
 
       for (const launch of launches) {
         const retry = await eventually(
