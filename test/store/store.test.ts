@@ -338,6 +338,31 @@ for (const makeBackend of backends) {
         expect(await store.beginIdempotent(apiKeyId, "POST /tokens", key, "hash-1")).to.include({ state: "replay" });
       });
 
+      it("hands a claim whose lease ran out to exactly one retry, with the operation it named, once", async function () {
+        const key = randomUUID();
+        const operationId = randomUUID();
+        const claim = { operationId, leaseMs: 50, retentionMs: 60_000 };
+        expect(await store.beginIdempotent(null, "POST /tokens", key, "h", claim)).to.deep.equal({ state: "new" });
+        expect(await store.beginIdempotent(null, "POST /tokens", key, "h", claim)).to.deep.equal({ state: "in_progress" });
+        await sleep(80);
+        const retries = await Promise.all(Array.from({ length: 5 }, () => store.beginIdempotent(null, "POST /tokens", key, "h", claim)));
+        expect(retries.filter((outcome) => outcome.state === "abandoned")).to.deep.equal([{ state: "abandoned", operationId }]);
+        expect(retries.filter((outcome) => outcome.state === "in_progress")).to.have.length(4);
+      });
+
+      it("forgets a key after its retention: the key is free for any body, and the purge removes it", async function () {
+        const key = randomUUID();
+        const short = { leaseMs: 60_000, retentionMs: 50 };
+        expect(await store.beginIdempotent(null, "POST /tokens", key, "first", short)).to.deep.equal({ state: "new" });
+        await store.completeIdempotent(null, "POST /tokens", key, 200, { ok: true });
+        await sleep(80);
+        expect(await store.beginIdempotent(null, "POST /tokens", key, "second", short)).to.deep.equal({ state: "new" });
+        await store.completeIdempotent(null, "POST /tokens", key, 200, { ok: 2 });
+        await sleep(80);
+        expect(await store.purgeExpiredIdempotency()).to.be.greaterThan(0);
+        expect(await store.beginIdempotent(null, "POST /tokens", key, "third", short)).to.deep.equal({ state: "new" });
+      });
+
       it("lets a released claim run again, with any body", async function () {
         const key = randomUUID();
         expect(await store.beginIdempotent(null, "POST /tokens/mint", key, "a")).to.deep.equal({ state: "new" });
@@ -604,6 +629,31 @@ describe("store on a PostgreSQL server shared by two replicas", function () {
       ),
     );
     expect(maxInside).to.equal(2);
+  });
+
+  it("leases each due operation to one replica at a time, and hands an expired lease to the other", async function () {
+    const mine = new Set<string>();
+    for (let index = 0; index < 20; index++) {
+      const record = operation(randomUUID(), { params: { index } });
+      mine.add(record.id);
+      await first.insertOperation(record);
+    }
+    const [a, b] = await Promise.all([first.leaseDueOperations("replica-a", 200, 1000), second.leaseDueOperations("replica-b", 200, 1000)]);
+    const leasedA = a.filter((record) => mine.has(record.id)).map((record) => record.id);
+    const leasedB = b.filter((record) => mine.has(record.id)).map((record) => record.id);
+    expect(leasedA.filter((id) => leasedB.includes(id)), "no record leased twice").to.deep.equal([]);
+    expect(new Set([...leasedA, ...leasedB])).to.deep.equal(mine);
+
+    // While leased, nobody else gets them; a change under the lease ends it; a lapsed lease goes to the next asker.
+    expect((await second.leaseDueOperations("replica-c", 200, 1000)).filter((record) => mine.has(record.id))).to.deep.equal([]);
+    const [kept, ...lapsed] = [...leasedA, ...leasedB];
+    const owner = leasedA.includes(kept!) ? "replica-a" : "replica-b";
+    expect(await first.changeOperation(kept!, { status: "pending", reason: "the node has it", checkInMs: null }, "someone-else")).to.equal(undefined);
+    const changed = await first.changeOperation(kept!, { status: "pending", reason: "the node has it", checkInMs: null }, owner);
+    expect(changed?.transitions.map((transition) => transition.status)).to.deep.equal(["signed", "pending"]);
+    await sleep(250);
+    const taken = (await second.leaseDueOperations("replica-c", 200, 1000)).filter((record) => mine.has(record.id)).map((record) => record.id);
+    expect(new Set(taken)).to.deep.equal(new Set(lapsed));
   });
 
   it("can write to the store inside many sender locks at once", async function () {
