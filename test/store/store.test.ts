@@ -343,9 +343,11 @@ for (const makeBackend of backends) {
         const operationId = randomUUID();
         const claim = { operationId, leaseMs: 50, retentionMs: 60_000 };
         expect(await store.beginIdempotent(null, "POST /tokens", key, "h", claim)).to.deep.equal({ state: "new" });
-        expect(await store.beginIdempotent(null, "POST /tokens", key, "h", claim)).to.deep.equal({ state: "in_progress" });
+        expect(await store.beginIdempotent(null, "POST /tokens", key, "h", { ...claim, leaseMs: 60_000 })).to.deep.equal({ state: "in_progress" });
         await sleep(80);
-        const retries = await Promise.all(Array.from({ length: 5 }, () => store.beginIdempotent(null, "POST /tokens", key, "h", claim)));
+        // The one retry that takes the claim over holds it for a minute; the others find it in progress.
+        const retry = { operationId: randomUUID(), leaseMs: 60_000, retentionMs: 60_000 };
+        const retries = await Promise.all(Array.from({ length: 5 }, () => store.beginIdempotent(null, "POST /tokens", key, "h", retry)));
         expect(retries.filter((outcome) => outcome.state === "abandoned")).to.deep.equal([{ state: "abandoned", operationId }]);
         expect(retries.filter((outcome) => outcome.state === "in_progress")).to.have.length(4);
       });
@@ -638,21 +640,21 @@ describe("store on a PostgreSQL server shared by two replicas", function () {
       mine.add(record.id);
       await first.insertOperation(record);
     }
-    const [a, b] = await Promise.all([first.leaseDueOperations("replica-a", 200, 1000), second.leaseDueOperations("replica-b", 200, 1000)]);
+    const [a, b] = await Promise.all([first.leaseDueOperations("replica-a", 1_000, 1000), second.leaseDueOperations("replica-b", 1_000, 1000)]);
     const leasedA = a.filter((record) => mine.has(record.id)).map((record) => record.id);
     const leasedB = b.filter((record) => mine.has(record.id)).map((record) => record.id);
     expect(leasedA.filter((id) => leasedB.includes(id)), "no record leased twice").to.deep.equal([]);
     expect(new Set([...leasedA, ...leasedB])).to.deep.equal(mine);
 
     // While leased, nobody else gets them; a change under the lease ends it; a lapsed lease goes to the next asker.
-    expect((await second.leaseDueOperations("replica-c", 200, 1000)).filter((record) => mine.has(record.id))).to.deep.equal([]);
+    expect((await second.leaseDueOperations("replica-c", 1_000, 1000)).filter((record) => mine.has(record.id))).to.deep.equal([]);
     const [kept, ...lapsed] = [...leasedA, ...leasedB];
     const owner = leasedA.includes(kept!) ? "replica-a" : "replica-b";
     expect(await first.changeOperation(kept!, { status: "pending", reason: "the node has it", checkInMs: null }, "someone-else")).to.equal(undefined);
     const changed = await first.changeOperation(kept!, { status: "pending", reason: "the node has it", checkInMs: null }, owner);
     expect(changed?.transitions.map((transition) => transition.status)).to.deep.equal(["signed", "pending"]);
-    await sleep(250);
-    const taken = (await second.leaseDueOperations("replica-c", 200, 1000)).filter((record) => mine.has(record.id)).map((record) => record.id);
+    await sleep(1_100);
+    const taken = (await second.leaseDueOperations("replica-c", 1_000, 1000)).filter((record) => mine.has(record.id)).map((record) => record.id);
     expect(new Set(taken)).to.deep.equal(new Set(lapsed));
   });
 
