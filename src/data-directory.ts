@@ -44,10 +44,15 @@ export class DataDirectory {
     return this.lock !== undefined;
   }
 
+  /** Creates the directory, private to its owner, without claiming it. */
+  ensureExists(): void {
+    mkdirSync(this.path, { recursive: true, mode: 0o700 });
+  }
+
   /** Takes the directory for this process; idempotent. Throws DATA_DIR_IN_USE while another holder lives. */
   claim(): void {
     if (this.lock !== undefined) return;
-    mkdirSync(this.path, { recursive: true, mode: 0o700 });
+    this.ensureExists();
     const lock = new DatabaseSync(path.join(this.path, LOCK_FILE));
     try {
       lock.exec("BEGIN EXCLUSIVE");

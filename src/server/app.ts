@@ -36,7 +36,7 @@ export interface CreateServerOptions {
   rpcUrls?: Record<string, string>;
   /** Simulated chains and the embedded database live here (the `serve` task passes the project's `tokenService.dataDir`). */
   dataDir: string;
-  /** A PostgreSQL server shared by replicas; default `DATABASE_URL`, else embedded PGlite. */
+  /** A PostgreSQL server shared by replicas; default `DATABASE_URL`, else embedded SQLite in the data directory. */
   databaseUrl?: string;
   /** Seconds between blocks on simulated chains; default 2 (the `serve` task passes the config's `tokenService.blockTime`). */
   blockTimeSeconds?: number;
@@ -181,7 +181,7 @@ export async function createServer(options: CreateServerOptions): Promise<TokenS
       if (!(await store.claimExclusive("simulated-chains"))) throw replicaWithPrivateChains(simulated);
     }
     // The only process on an embedded store, or on the simulated chains it just claimed: a dead predecessor's records are ours.
-    if (store.kind === "pglite") await store.reclaimAfterRestart();
+    if (store.kind === "sqlite") await store.reclaimAfterRestart();
     else if (simulated.length > 0) await store.reclaimAfterRestart(simulated);
     // Chains with state come up now: their replay is reported, and the tracker resumes their records.
     journals = await evm.openJournaled();

@@ -25,14 +25,14 @@ export async function freshPostgresSchema(prefix = "hts_http"): Promise<{ url: s
 
 export interface StoreVariant {
   name: string;
-  /** The database URL to pass as `databaseUrl` (none: embedded PGlite) and how to clean up after. */
+  /** The database URL to pass as `databaseUrl` (none: embedded SQLite) and how to clean up after. */
   database(): Promise<{ url: string | undefined; drop(): Promise<void> }>;
 }
 
 /** Suites that must pass on both stores run once per variant. */
 export function storeVariants(prefix: string): StoreVariant[] {
   return [
-    { name: "embedded PGlite", database: async () => ({ url: undefined, drop: async () => undefined }) },
+    { name: "embedded SQLite", database: async () => ({ url: undefined, drop: async () => undefined }) },
     { name: "PostgreSQL server", database: () => freshPostgresSchema(prefix) },
   ];
 }

@@ -30,7 +30,7 @@ async function listRecords(serve: ServeProcess): Promise<any[]> {
 }
 
 const VARIANTS = [
-  { name: "embedded PGlite", database: async () => ({ env: {}, drop: async () => {} }) },
+  { name: "embedded SQLite", database: async () => ({ env: {}, drop: async () => {} }) },
   {
     name: "PostgreSQL server",
     database: async () => {

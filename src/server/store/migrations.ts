@@ -1,125 +1,121 @@
-import { advisoryLockId } from "./advisory-lock.js";
-import type { SqlClient } from "./sql-client.js";
+import { Migrator, sql, type Kysely, type Migration } from "kysely";
 
-export interface Migration {
-  version: number;
-  name: string;
-  sql: string;
-}
-
-/** Append only: a released migration is never edited, a change is a new version. */
-export const MIGRATIONS: readonly Migration[] = [
-  {
-    version: 1,
-    name: "api keys, operations, idempotency, rate limits",
-    sql: `
-      CREATE TABLE api_keys (
-        id text PRIMARY KEY,
-        label text,
-        key_hash text NOT NULL UNIQUE,
-        created_at timestamptz NOT NULL DEFAULT now()
-      );
-
-      CREATE TABLE operations (
-        id text PRIMARY KEY,
-        api_key_id text,
-        kind text NOT NULL CHECK (kind IN ('launch', 'mint', 'faucet')),
-        chain text NOT NULL,
-        network text NOT NULL,
-        token_type text,
-        params jsonb NOT NULL DEFAULT '{}',
-        sender text,
-        transaction_hash text,
-        contract_address text,
-        status text NOT NULL CHECK (status IN ('signed', 'pending', 'mined', 'failed')),
-        error jsonb,
-        created_at timestamptz NOT NULL DEFAULT now(),
-        updated_at timestamptz NOT NULL DEFAULT now()
-      );
-      CREATE INDEX operations_by_key_newest_first ON operations (api_key_id, created_at DESC, id DESC);
-
-      -- body is json, not jsonb: a replay returns the first response with its keys in their original order.
-      CREATE TABLE idempotency (
-        api_key_id text,
-        route text NOT NULL,
-        key text NOT NULL,
-        request_hash text NOT NULL,
-        status text NOT NULL CHECK (status IN ('in_progress', 'done')),
-        status_code integer,
-        body json,
-        created_at timestamptz NOT NULL DEFAULT now(),
-        completed_at timestamptz
-      );
-      CREATE UNIQUE INDEX idempotency_claim ON idempotency ((coalesce(api_key_id, '')), route, key);
-
-      -- window_start is milliseconds since the epoch, on the database's clock, shared by every replica.
-      CREATE TABLE rate_limits (
-        bucket text NOT NULL,
-        window_start bigint NOT NULL,
-        count integer NOT NULL,
-        PRIMARY KEY (bucket, window_start)
-      );
-    `,
-  },
-  {
-    version: 2,
-    name: "operation lifecycle: raw transactions, transitions, tracker leases; idempotency leases and retention",
-    sql: `
-      ALTER TABLE operations DROP CONSTRAINT operations_status_check;
-      ALTER TABLE operations ADD CONSTRAINT operations_status_check CHECK (status IN ('signed', 'pending', 'mined', 'failed', 'dropped'));
-      ALTER TABLE operations
-        ADD COLUMN nonce bigint,
-        ADD COLUMN raw_transaction text,
-        ADD COLUMN block_number bigint,
-        ADD COLUMN block_hash text,
-        ADD COLUMN result jsonb,
-        ADD COLUMN transitions jsonb NOT NULL DEFAULT '[]',
-        ADD COLUMN next_check_at timestamptz,
-        ADD COLUMN lease_owner text,
-        ADD COLUMN lease_until timestamptz,
-        ADD COLUMN missing_since timestamptz,
-        ADD COLUMN mined_at timestamptz;
-      CREATE INDEX operations_due ON operations (next_check_at) WHERE next_check_at IS NOT NULL;
-      CREATE INDEX operations_by_transaction_hash ON operations (lower(transaction_hash));
-      CREATE INDEX operations_unfinished_by_sender ON operations (chain, network, sender, nonce) WHERE status IN ('signed', 'pending');
-      -- Records a crash left unfinished are resumed by the tracker.
-      UPDATE operations SET next_check_at = now() WHERE status IN ('signed', 'pending');
-
-      ALTER TABLE idempotency
-        ADD COLUMN operation_id text,
-        ADD COLUMN lease_until timestamptz,
-        ADD COLUMN expires_at timestamptz;
-      UPDATE idempotency SET expires_at = created_at + interval '24 hours', lease_until = created_at;
-      ALTER TABLE idempotency ALTER COLUMN expires_at SET NOT NULL;
-      CREATE INDEX idempotency_expiry ON idempotency (expires_at);
-    `,
-  },
-];
+import { dialectSql, type DialectName } from "./dialect.js";
 
 /**
- * Applies the pending migrations in one transaction. Replicas that start at
- * once queue on a transaction-scoped advisory lock, and each one reads the
- * applied versions only after taking it, so every migration runs exactly once.
+ * The schema, written once with Kysely's schema builder for both databases. Append only: a released
+ * migration is never edited, a change is a new name that sorts after the others.
  */
-export async function migrate(client: SqlClient, migrations: readonly Migration[] = MIGRATIONS): Promise<number[]> {
-  return client.transaction(async (tx) => {
-    await tx.query("SELECT pg_advisory_xact_lock($1::bigint)", [advisoryLockId("migrations")]);
-    await tx.exec(`
-      CREATE TABLE IF NOT EXISTS schema_migrations (
-        version integer PRIMARY KEY,
-        name text NOT NULL,
-        applied_at timestamptz NOT NULL DEFAULT now()
-      )
-    `);
-    const rows = await tx.query<{ version: number }>("SELECT version FROM schema_migrations");
-    const applied = new Set(rows.map((row) => Number(row.version)));
-    const newlyApplied: number[] = [];
-    for (const migration of [...migrations].sort((a, b) => a.version - b.version)) {
-      if (applied.has(migration.version)) continue;
-      await tx.exec(migration.sql);
-      await tx.query("INSERT INTO schema_migrations (version, name) VALUES ($1, $2)", [migration.version, migration.name]);
-      newlyApplied.push(migration.version);
+export function migrations(dialect: DialectName): Record<string, Migration> {
+  const d = dialectSql(dialect);
+  const now = sql`(${d.nowMs})`;
+  return {
+    "0001_api_keys_operations_idempotency_rate_limits": {
+      async up(db: Kysely<unknown>) {
+        await d
+          .strict(
+            db.schema
+              .createTable("api_keys")
+              .addColumn("id", "text", (c) => c.primaryKey())
+              .addColumn("label", "text")
+              .addColumn("key_hash", "text", (c) => c.notNull().unique())
+              .addColumn("created_at", d.msType, (c) => c.notNull().defaultTo(now)),
+          )
+          .execute();
+
+        await d
+          .strict(
+            db.schema
+              .createTable("operations")
+              .addColumn("id", "text", (c) => c.primaryKey())
+              .addColumn("api_key_id", "text")
+              .addColumn("kind", "text", (c) => c.notNull().check(sql`kind in ('launch', 'mint', 'faucet')`))
+              .addColumn("chain", "text", (c) => c.notNull())
+              .addColumn("network", "text", (c) => c.notNull())
+              .addColumn("token_type", "text")
+              .addColumn("params", d.jsonType, (c) => c.notNull().defaultTo("{}"))
+              .addColumn("sender", "text")
+              .addColumn("transaction_hash", "text")
+              .addColumn("contract_address", "text")
+              .addColumn("nonce", d.msType)
+              .addColumn("raw_transaction", "text")
+              .addColumn("status", "text", (c) => c.notNull().check(sql`status in ('signed', 'pending', 'mined', 'failed', 'dropped')`))
+              .addColumn("error", d.jsonType)
+              .addColumn("block_number", d.msType)
+              .addColumn("block_hash", "text")
+              .addColumn("result", d.jsonType)
+              .addColumn("transitions", d.jsonType, (c) => c.notNull().defaultTo("[]"))
+              .addColumn("created_at", d.msType, (c) => c.notNull())
+              .addColumn("updated_at", d.msType, (c) => c.notNull())
+              // The tracker: when to look next (null: final), who holds the record and until when.
+              .addColumn("next_check_at", d.msType)
+              .addColumn("lease_owner", "text")
+              .addColumn("lease_until", d.msType)
+              .addColumn("missing_since", d.msType)
+              .addColumn("mined_at", d.msType),
+          )
+          .execute();
+        await db.schema.createIndex("operations_by_key_newest_first").on("operations").columns(["api_key_id", "created_at desc", "id desc"]).execute();
+        await db.schema.createIndex("operations_due").on("operations").column("next_check_at").where(sql.ref("next_check_at"), "is not", null).execute();
+        await db.schema.createIndex("operations_by_transaction_hash").on("operations").column("transaction_hash").execute();
+        await db.schema
+          .createIndex("operations_unfinished_by_sender")
+          .on("operations")
+          .columns(["chain", "network", "sender", "nonce"])
+          .where(sql.ref("status"), "in", sql`('signed', 'pending')`)
+          .execute();
+
+        // body keeps its keys in order (json, not jsonb): a replay returns the first response as it was.
+        await d
+          .strict(
+            db.schema
+              .createTable("idempotency")
+              .addColumn("api_key_id", "text")
+              .addColumn("route", "text", (c) => c.notNull())
+              .addColumn("key", "text", (c) => c.notNull())
+              .addColumn("request_hash", "text", (c) => c.notNull())
+              .addColumn("status", "text", (c) => c.notNull().check(sql`status in ('in_progress', 'done')`))
+              .addColumn("status_code", "integer")
+              .addColumn("body", d.orderedJsonType)
+              .addColumn("operation_id", "text")
+              .addColumn("created_at", d.msType, (c) => c.notNull().defaultTo(now))
+              .addColumn("completed_at", d.msType)
+              .addColumn("lease_until", d.msType, (c) => c.notNull())
+              .addColumn("expires_at", d.msType, (c) => c.notNull()),
+          )
+          .execute();
+        await db.schema.createIndex("idempotency_claim").unique().on("idempotency").expression(sql`coalesce(api_key_id, ''), route, key`).execute();
+        await db.schema.createIndex("idempotency_expiry").on("idempotency").column("expires_at").execute();
+
+        // window_start is milliseconds since the epoch, on the database's clock, shared by every replica.
+        await db.schema
+          .createTable("rate_limits")
+          .addColumn("bucket", "text", (c) => c.notNull())
+          .addColumn("window_start", d.msType, (c) => c.notNull())
+          .addColumn("count", "integer", (c) => c.notNull())
+          .addPrimaryKeyConstraint("rate_limits_pkey", ["bucket", "window_start"])
+          .$call((builder) => (dialect === "sqlite" ? builder.modifyEnd(sql`strict, without rowid`) : builder))
+          .execute();
+      },
+    },
+  };
+}
+
+/**
+ * Applies the pending migrations with Kysely's Migrator, in one transaction: replicas that start at
+ * once queue on its lock and each migration runs exactly once. Returns the names it applied.
+ */
+export async function migrate(db: Kysely<unknown>, dialect: DialectName, extra: Record<string, Migration> = {}): Promise<string[]> {
+  if (dialect === "postgres") {
+    const legacy = await sql<{ found: string | null }>`select to_regclass('schema_migrations')::text as found`.execute(db);
+    if (legacy.rows[0]?.found) {
+      throw new Error(
+        "this PostgreSQL schema holds the 0.1 store layout (schema_migrations); point DATABASE_URL at an empty database or schema (the 0.1 package was never published, its data is not carried over)",
+      );
     }
-    return newlyApplied;
-  });
+  }
+  const migrator = new Migrator({ db, provider: { getMigrations: async () => ({ ...migrations(dialect), ...extra }) } });
+  const { error, results } = await migrator.migrateToLatest();
+  if (error) throw error;
+  return (results ?? []).filter((result) => result.status === "Success").map((result) => result.migrationName);
 }

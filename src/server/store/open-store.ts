@@ -1,22 +1,26 @@
-import { mkdir } from "node:fs/promises";
 import path from "node:path";
 
-import { InProcessSenderLock } from "../../evm/sender-lock.js";
+import { Kysely, PostgresDialect } from "kysely";
 import pg from "pg";
 
 import { DataDirectory } from "../../data-directory.js";
-import { createPool, openPgClient } from "./pg-client.js";
-import { openPGliteClient } from "./pglite-client.js";
+import { InProcessSenderLock } from "../../evm/sender-lock.js";
+import { KyselyStore } from "./kysely-store.js";
+import { createPool } from "./pg-client.js";
 import { PostgresSenderLock } from "./postgres-sender-lock.js";
-import { SqlStore } from "./sql-store.js";
+import type { Database } from "./schema.js";
+import { nodeSqliteDialect, openSqliteFile } from "./sqlite-dialect.js";
 import type { Store } from "./types.js";
 
 export interface OpenStoreOptions {
-  /** The service's data directory; the embedded database lives in `<dataDir>/db`. */
+  /** The service's data directory; the embedded database is `<dataDir>/store.sqlite`. */
   dataDir: string;
-  /** The data directory as its owner described it; claimed here if not yet, released here only if made here. */
+  /**
+   * The data directory as its owner (the `serve` process) described it: claimed here, so no second service opens
+   * the same embedded store. Without it the store is opened beside whoever holds the directory (`apikey:create`).
+   */
   dataDirectory?: DataDirectory;
-  /** A PostgreSQL connection string (DATABASE_URL); when set, the server is used instead of PGlite. */
+  /** A PostgreSQL connection string (DATABASE_URL); when set, the server is used instead of the embedded SQLite. */
   databaseUrl?: string;
   /** Connections for queries, per process (PostgreSQL only). Default 10. */
   maxConnections?: number;
@@ -36,11 +40,11 @@ export function printableDatabaseUrl(databaseUrl: string): string {
 }
 
 /**
- * Opens the store and applies pending migrations: a PostgreSQL server when
- * `databaseUrl` is set, otherwise embedded PGlite in the data directory.
+ * Opens the store and applies pending migrations: a PostgreSQL server when `databaseUrl` is set, otherwise
+ * SQLite (Node's built-in `node:sqlite`) in the data directory.
  */
 export async function openStore(options: OpenStoreOptions): Promise<Store> {
-  const store = options.databaseUrl ? openPostgresStore(options.databaseUrl, options) : await openPGliteStore(options.dataDirectory ?? new DataDirectory(options.dataDir, "a token-service store"), options.dataDirectory === undefined);
+  const store = options.databaseUrl ? openPostgresStore(options.databaseUrl, options) : openSqliteStore(options);
   try {
     await store.migrate();
   } catch (error) {
@@ -50,11 +54,21 @@ export async function openStore(options: OpenStoreOptions): Promise<Store> {
   return store;
 }
 
-function openPostgresStore(databaseUrl: string, options: OpenStoreOptions): SqlStore {
-  const client = openPgClient(databaseUrl, options.maxConnections ?? 10);
+function openSqliteStore(options: OpenStoreOptions): KyselyStore {
+  options.dataDirectory?.claim();
+  const directory = new DataDirectory(options.dataDir, "a token-service store");
+  directory.ensureExists();
+  const file = path.join(directory.path, "store.sqlite");
+  const db = new Kysely<Database>({ dialect: nodeSqliteDialect(openSqliteFile(file)) });
+  // The service owns the directory, so an in-process lock serializes every sender.
+  return new KyselyStore(db, { kind: "sqlite", location: file, senderLock: new InProcessSenderLock() });
+}
+
+function openPostgresStore(databaseUrl: string, options: OpenStoreOptions): KyselyStore {
+  const pool = createPool(databaseUrl, options.maxConnections ?? 10);
   const lockPool = createPool(databaseUrl, options.maxLockConnections ?? 10);
   let holder: Promise<pg.Client> | undefined;
-  return new SqlStore(client, {
+  return new KyselyStore(new Kysely<Database>({ dialect: new PostgresDialect({ pool }) }), {
     kind: "postgres",
     location: printableDatabaseUrl(databaseUrl),
     senderLock: new PostgresSenderLock(lockPool),
@@ -78,22 +92,4 @@ function openPostgresStore(databaseUrl: string, options: OpenStoreOptions): SqlS
       await lockPool.end();
     },
   });
-}
-
-async function openPGliteStore(dataDirectory: DataDirectory, releaseOnClose: boolean): Promise<SqlStore> {
-  // PGlite does not guard its files against a second process (a second open hangs, two writers corrupt them).
-  dataDirectory.claim();
-  const release = async () => {
-    if (releaseOnClose) dataDirectory.release();
-  };
-  const directory = path.join(dataDirectory.path, "db");
-  try {
-    await mkdir(directory, { recursive: true, mode: 0o700 });
-    const client = await openPGliteClient(directory);
-    // One process owns the directory, so an in-process lock serializes every sender.
-    return new SqlStore(client, { kind: "pglite", location: directory, senderLock: new InProcessSenderLock(), onClose: release });
-  } catch (error) {
-    await release();
-    throw error;
-  }
 }

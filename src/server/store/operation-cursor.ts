@@ -1,13 +1,13 @@
 import { invalidArgument } from "../../errors.js";
 
-/** Where a page of operations ends: the last row's creation time (microseconds since the epoch) and id. */
+/** Where a page of operations ends: the last row's creation time (milliseconds since the epoch) and id. */
 export interface OperationCursor {
-  createdAtMicros: string;
+  createdAtMillis: string;
   id: string;
 }
 
 export function encodeOperationCursor(cursor: OperationCursor): string {
-  return Buffer.from(JSON.stringify([cursor.createdAtMicros, cursor.id]), "utf8").toString("base64url");
+  return Buffer.from(JSON.stringify([cursor.createdAtMillis, cursor.id]), "utf8").toString("base64url");
 }
 
 export function decodeOperationCursor(cursor: string): OperationCursor {
@@ -26,5 +26,5 @@ export function decodeOperationCursor(cursor: string): OperationCursor {
   ) {
     throw invalidArgument("cursor", "cursor is not one this service returned");
   }
-  return { createdAtMicros: decoded[0], id: decoded[1] };
+  return { createdAtMillis: decoded[0], id: decoded[1] };
 }

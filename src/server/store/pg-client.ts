@@ -1,6 +1,12 @@
 import pg from "pg";
 
-import type { SqlClient, SqlExecutor } from "./sql-client.js";
+/** Runs statements on one connection or transaction. */
+export interface SqlExecutor {
+  /** One statement with `$n` parameters; returns its rows. */
+  query<Row = Record<string, unknown>>(text: string, params?: readonly unknown[]): Promise<Row[]>;
+  /** Several statements without parameters. */
+  exec(sql: string): Promise<void>;
+}
 
 function executor(client: pg.Pool | pg.PoolClient): SqlExecutor {
   return {
@@ -42,14 +48,4 @@ export function createPool(connectionString: string, max: number): pg.Pool {
   // The pool drops the client, and the next query opens a new connection or reports the failure.
   pool.on("error", () => undefined);
   return pool;
-}
-
-/** A PostgreSQL server reached through a connection pool. */
-export function openPgClient(connectionString: string, maxConnections = 10): SqlClient {
-  const pool = createPool(connectionString, maxConnections);
-  return {
-    ...executor(pool),
-    transaction: (work) => inTransaction(pool, work),
-    close: () => pool.end(),
-  };
 }

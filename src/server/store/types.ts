@@ -43,11 +43,11 @@ export interface ApiKeyRecord {
 }
 
 /**
- * Everything the HTTP service persists, in the PostgreSQL dialect: embedded
- * PGlite in the data directory, or a PostgreSQL server shared by replicas.
+ * Everything the HTTP service persists, through one Kysely query layer: embedded
+ * SQLite (node:sqlite) in the data directory, or a PostgreSQL server shared by replicas.
  */
 export interface Store extends OperationStore {
-  readonly kind: "pglite" | "postgres";
+  readonly kind: "sqlite" | "postgres";
   /** Where the data lives, safe to print (no password). */
   readonly location: string;
   /** Applies pending versioned migrations; safe to run concurrently from several replicas. */

@@ -1,0 +1,40 @@
+import { sql, type CreateTableBuilder, type RawBuilder } from "kysely";
+
+export type DialectName = "sqlite" | "postgres";
+
+/**
+ * The few expressions the two databases spell differently; every query is otherwise the same builder
+ * code. Times are integer milliseconds since the epoch in both, read from the database's clock so
+ * that replicas with skewed clocks agree.
+ */
+export interface DialectSql {
+  name: DialectName;
+  /** Now, in milliseconds since the epoch, on the database's clock. */
+  nowMs: RawBuilder<number>;
+  /** A JSON column: jsonb on PostgreSQL, checked text on SQLite. */
+  jsonType: "jsonb" | "text";
+  /** A JSON column that keeps key order (a replayed response body): json on PostgreSQL. */
+  orderedJsonType: "json" | "text";
+  msType: "bigint" | "integer";
+  /** Appends one element (JSON text) to a JSON array column. */
+  appendToArray(column: string, elementJson: string): RawBuilder<unknown>;
+  /** SQLite tables are STRICT, so a column's type is enforced as on PostgreSQL. */
+  strict<T extends string, C extends string>(builder: CreateTableBuilder<T, C>): CreateTableBuilder<T, C>;
+  /** pg parses json and jsonb; SQLite returns the text. */
+  readJson<T>(value: unknown): T | null;
+}
+
+export function dialectSql(name: DialectName): DialectSql {
+  const postgres = name === "postgres";
+  return {
+    name,
+    nowMs: postgres ? sql<number>`(extract(epoch from now()) * 1000)::bigint` : sql<number>`cast(unixepoch('subsec') * 1000 as integer)`,
+    jsonType: postgres ? "jsonb" : "text",
+    orderedJsonType: postgres ? "json" : "text",
+    msType: postgres ? "bigint" : "integer",
+    appendToArray: (column, elementJson) =>
+      postgres ? sql`${sql.ref(column)} || jsonb_build_array(${elementJson}::jsonb)` : sql`json_insert(${sql.ref(column)}, '$[#]', json(${elementJson}))`,
+    strict: (builder) => (postgres ? builder : builder.modifyEnd(sql`strict`)),
+    readJson: <T>(value: unknown) => (value === null || value === undefined ? null : ((postgres ? value : JSON.parse(String(value))) as T)),
+  };
+}

@@ -1,0 +1,430 @@
+import { randomUUID } from "node:crypto";
+
+import { sql, type Kysely, type Selectable } from "kysely";
+
+import { invalidArgument } from "../../errors.js";
+import type { SenderLock } from "../../evm/sender-lock.js";
+import type { LeasedOperation, OperationChange, OperationStatus, OperationTransition } from "../../operations/types.js";
+import { generateApiKey, hashApiKey, sameHash } from "./api-key-secret.js";
+import { dialectSql, type DialectSql } from "./dialect.js";
+import { migrate } from "./migrations.js";
+import { decodeOperationCursor, encodeOperationCursor } from "./operation-cursor.js";
+import type { Database } from "./schema.js";
+import type {
+  ApiKeyRecord,
+  IdempotencyBegin,
+  IdempotencyClaim,
+  NewOperation,
+  OperationPage,
+  OperationPatch,
+  OperationRecord,
+  RateLimitResult,
+  Store,
+} from "./types.js";
+
+export const MAX_PAGE_SIZE = 100;
+
+type OperationRow = Selectable<Database["operations"]>;
+
+const DEFAULT_CLAIM: IdempotencyClaim = { leaseMs: 120_000, retentionMs: 24 * 3_600_000 };
+
+/** JSON parameters go in as text: PostgreSQL types them from the column, SQLite stores the text. */
+function json(value: unknown): string | null {
+  return value === undefined || value === null ? null : JSON.stringify(value);
+}
+
+const num = (value: number | string | null): number | null => (value === null ? null : Number(value));
+const iso = (value: number | string | null): string | null => (value === null ? null : new Date(Number(value)).toISOString());
+
+export interface KyselyStoreOptions {
+  kind: Store["kind"];
+  location: string;
+  senderLock: SenderLock;
+  /** Takes a named lock for the life of this store, across every process that shares it. */
+  claimExclusive?: (name: string) => Promise<boolean>;
+  /** Runs after the database is closed (end a lock pool, a lock connection). */
+  onClose?: () => Promise<void>;
+}
+
+/** Everything the HTTP service stores, in one query layer over SQLite (embedded) and PostgreSQL (replicas). */
+export class KyselyStore implements Store {
+  readonly kind: Store["kind"];
+  readonly location: string;
+  private readonly d: DialectSql;
+  private closing: Promise<void> | undefined;
+
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly options: KyselyStoreOptions,
+  ) {
+    this.kind = options.kind;
+    this.location = options.location;
+    this.d = dialectSql(options.kind === "postgres" ? "postgres" : "sqlite");
+  }
+
+  async migrate(): Promise<void> {
+    await migrate(this.db as unknown as Kysely<unknown>, this.d.name);
+  }
+
+  async ping(): Promise<void> {
+    await sql`select 1`.execute(this.db);
+  }
+
+  close(): Promise<void> {
+    this.closing ??= (async () => {
+      try {
+        await this.db.destroy();
+      } finally {
+        await this.options.onClose?.();
+      }
+    })();
+    return this.closing;
+  }
+
+  async claimExclusive(name: string): Promise<boolean> {
+    return this.options.claimExclusive === undefined ? true : this.options.claimExclusive(name);
+  }
+
+  senderLock(): SenderLock {
+    return this.options.senderLock;
+  }
+
+  // API keys
+
+  async createApiKey(label?: string): Promise<{ id: string; key: string }> {
+    const id = randomUUID();
+    const key = generateApiKey();
+    await this.db.insertInto("api_keys").values({ id, label: label ?? null, key_hash: hashApiKey(key) }).execute();
+    return { id, key };
+  }
+
+  async verifyApiKey(key: string): Promise<string | undefined> {
+    // The lookup is by the SHA-256 of the presented key, never by the key: an index search that reveals how many
+    // leading digest characters match tells nothing about the secret. The final comparison is constant-time.
+    const presented = hashApiKey(key);
+    const row = await this.db.selectFrom("api_keys").select(["id", "key_hash"]).where("key_hash", "=", presented).executeTakeFirst();
+    return row !== undefined && sameHash(row.key_hash, presented) ? row.id : undefined;
+  }
+
+  async listApiKeys(): Promise<ApiKeyRecord[]> {
+    const rows = await this.db.selectFrom("api_keys").select(["id", "label", "created_at"]).orderBy("created_at").orderBy("id").execute();
+    return rows.map((row) => ({ id: row.id, label: row.label, createdAt: iso(row.created_at)! }));
+  }
+
+  // Operations
+
+  private toRecord(row: OperationRow): OperationRecord {
+    return {
+      id: row.id,
+      apiKeyId: row.api_key_id,
+      kind: row.kind as OperationRecord["kind"],
+      chain: row.chain,
+      network: row.network,
+      tokenType: row.token_type,
+      params: this.d.readJson<Record<string, unknown>>(row.params) ?? {},
+      sender: row.sender,
+      transactionHash: row.transaction_hash,
+      contractAddress: row.contract_address,
+      nonce: num(row.nonce),
+      rawTransaction: row.raw_transaction,
+      status: row.status as OperationStatus,
+      error: this.d.readJson(row.error),
+      blockNumber: num(row.block_number),
+      blockHash: row.block_hash,
+      result: this.d.readJson(row.result),
+      transitions: this.d.readJson<OperationTransition[]>(row.transitions) ?? [],
+      createdAt: iso(row.created_at)!,
+      updatedAt: iso(row.updated_at)!,
+    };
+  }
+
+  async insertOperation(operation: NewOperation): Promise<void> {
+    const unfinished = operation.status === "signed" || operation.status === "pending";
+    const transitions: OperationTransition[] = [{ status: operation.status, at: new Date().toISOString(), reason: operation.reason ?? "recorded" }];
+    const now = this.d.nowMs;
+    await this.db
+      .insertInto("operations")
+      .values({
+        id: operation.id,
+        api_key_id: operation.apiKeyId,
+        kind: operation.kind,
+        chain: operation.chain,
+        network: operation.network,
+        token_type: operation.tokenType,
+        params: json(operation.params ?? {}),
+        sender: operation.sender,
+        transaction_hash: operation.transactionHash,
+        contract_address: operation.contractAddress,
+        nonce: operation.nonce ?? null,
+        raw_transaction: operation.rawTransaction ?? null,
+        status: operation.status,
+        error: json(operation.error),
+        block_number: operation.blockNumber ?? null,
+        block_hash: operation.blockHash ?? null,
+        result: json(operation.result),
+        transitions: json(transitions),
+        created_at: now,
+        updated_at: now,
+        next_check_at: unfinished ? sql<number>`${now} + ${operation.checkInMs ?? 0}` : null,
+        mined_at: operation.status === "mined" ? now : null,
+      })
+      .execute();
+  }
+
+  async updateOperation(id: string, patch: OperationPatch): Promise<void> {
+    const rows = await this.db
+      .updateTable("operations")
+      .set({
+        updated_at: this.d.nowMs,
+        ...(patch.transactionHash !== undefined ? { transaction_hash: patch.transactionHash } : {}),
+        ...(patch.contractAddress !== undefined ? { contract_address: patch.contractAddress } : {}),
+        ...(patch.status !== undefined ? { status: patch.status } : {}),
+        ...(patch.error !== undefined ? { error: json(patch.error) } : {}),
+      })
+      .where("id", "=", id)
+      .returning("id")
+      .execute();
+    if (rows.length === 0) throw new Error(`no operation ${id} to update`);
+  }
+
+  async changeOperation(id: string, change: OperationChange, leaseOwner?: string): Promise<OperationRecord | undefined> {
+    const now = this.d.nowMs;
+    const set: Record<string, unknown> = { updated_at: now };
+    if (change.status !== undefined) {
+      set.status = change.status;
+      if (change.status === "mined") set.mined_at = now;
+    }
+    if (change.reason !== undefined) {
+      const status = change.status ?? (change.from?.length === 1 ? change.from[0] : undefined);
+      if (status === undefined) throw new Error("a transition needs its status: give `status`, or one `from` state");
+      set.transitions = this.d.appendToArray("transitions", JSON.stringify({ status, at: new Date().toISOString(), reason: change.reason }));
+    }
+    if (change.blockNumber !== undefined) set.block_number = change.blockNumber;
+    if (change.blockHash !== undefined) set.block_hash = change.blockHash;
+    if (change.result !== undefined) set.result = json(change.result);
+    if (change.error !== undefined) set.error = json(change.error);
+    if (change.missingSince !== undefined) set.missing_since = change.missingSince === null ? null : change.missingSince.getTime();
+    if (change.checkInMs !== undefined) set.next_check_at = change.checkInMs === null ? null : sql`${now} + ${Math.round(change.checkInMs)}`;
+    if (leaseOwner !== undefined) Object.assign(set, { lease_owner: null, lease_until: null });
+    let query = this.db.updateTable("operations").set(set).where("id", "=", id);
+    if (change.from !== undefined) query = query.where("status", "in", [...change.from]);
+    if (leaseOwner !== undefined) query = query.where("lease_owner", "=", leaseOwner);
+    const row = await query.returningAll().executeTakeFirst();
+    return row === undefined ? undefined : this.toRecord(row);
+  }
+
+  async getOperation(id: string): Promise<OperationRecord | undefined> {
+    const row = await this.db.selectFrom("operations").selectAll().where("id", "=", id).executeTakeFirst();
+    return row === undefined ? undefined : this.toRecord(row);
+  }
+
+  async findByTransactionHash(chain: string, network: string, transactionHash: string): Promise<OperationRecord | undefined> {
+    const row = await this.db
+      .selectFrom("operations")
+      .selectAll()
+      .where("transaction_hash", "=", transactionHash.toLowerCase())
+      .where("chain", "=", chain)
+      .where("network", "=", network)
+      .orderBy("created_at", "desc")
+      .executeTakeFirst();
+    return row === undefined ? undefined : this.toRecord(row);
+  }
+
+  async listOperations(apiKeyId: string | null, options: { limit: number; cursor?: string }): Promise<OperationPage> {
+    const { limit } = options;
+    if (!Number.isInteger(limit) || limit < 1 || limit > MAX_PAGE_SIZE) {
+      throw invalidArgument("limit", `limit must be an integer from 1 to ${MAX_PAGE_SIZE}`);
+    }
+    let query = this.db
+      .selectFrom("operations")
+      .selectAll()
+      .where("api_key_id", apiKeyId === null ? "is" : "=", apiKeyId)
+      .orderBy("created_at", "desc")
+      .orderBy("id", "desc")
+      .limit(limit + 1);
+    if (options.cursor !== undefined) {
+      const after = decodeOperationCursor(options.cursor);
+      const createdAt = Number(after.createdAtMillis);
+      query = query.where((eb) => eb.or([eb("created_at", "<", createdAt), eb.and([eb("created_at", "=", createdAt), eb("id", "<", after.id)])]));
+    }
+    const rows = await query.execute();
+    const page = rows.slice(0, limit);
+    const last = page.at(-1);
+    return {
+      items: page.map((row) => this.toRecord(row)),
+      nextCursor: rows.length > limit && last ? encodeOperationCursor({ createdAtMillis: String(last.created_at), id: last.id }) : null,
+    };
+  }
+
+  async leaseDueOperations(owner: string, leaseMs: number, limit: number): Promise<LeasedOperation[]> {
+    const now = this.d.nowMs;
+    const rows = await this.db
+      .updateTable("operations")
+      .set({ lease_owner: owner, lease_until: sql`${now} + ${Math.round(leaseMs)}` })
+      .where("id", "in", (eb) =>
+        eb
+          .selectFrom("operations")
+          .select("id")
+          .where("next_check_at", "is not", null)
+          .where("next_check_at", "<=", now)
+          .where((inner) => inner.or([inner("lease_until", "is", null), inner("lease_until", "<", now)]))
+          .orderBy("next_check_at")
+          .limit(limit)
+          // SKIP LOCKED: replicas polling at once each take other records. SQLite has one writer: nothing to skip.
+          .$if(this.d.name === "postgres", (select) => select.forUpdate().skipLocked()),
+      )
+      .returningAll()
+      .execute();
+    return rows.map((row) => ({ ...this.toRecord(row), missingSince: iso(row.missing_since), minedAt: iso(row.mined_at) }));
+  }
+
+  async nextUnfinishedNonce(chain: string, network: string, sender: string): Promise<number | undefined> {
+    const row = await this.db
+      .selectFrom("operations")
+      .select((eb) => eb.fn.max("nonce").as("highest"))
+      .where("chain", "=", chain)
+      .where("network", "=", network)
+      .where("sender", "=", sender)
+      .where("status", "in", ["signed", "pending"])
+      .executeTakeFirst();
+    return row?.highest === null || row?.highest === undefined ? undefined : Number(row.highest) + 1;
+  }
+
+  async reclaimAfterRestart(pairs?: ReadonlyArray<{ chain: string; network: string }>): Promise<void> {
+    await this.db
+      .updateTable("operations")
+      .set({
+        lease_owner: null,
+        lease_until: null,
+        next_check_at: sql`case when ${sql.ref("status")} = 'signed' then ${this.d.nowMs} else ${sql.ref("next_check_at")} end`,
+      })
+      .where("next_check_at", "is not", null)
+      .$if(pairs !== undefined, (query) =>
+        query.where((eb) => eb.or(pairs!.map((pair) => eb.and([eb("chain", "=", pair.chain), eb("network", "=", pair.network)])))),
+      )
+      .execute();
+    // Claims cannot say which chain they were for: only a store no other process opens frees them all.
+    if (pairs === undefined) await this.db.updateTable("idempotency").set({ lease_until: this.d.nowMs }).where("status", "=", "in_progress").execute();
+  }
+
+  // Idempotency
+
+  /** The same expression as the unique index, so the index serves the lookup on both databases. */
+  private sameKey(apiKeyId: string | null) {
+    return { keyExpression: sql<string>`coalesce(api_key_id, '')`, apiKey: apiKeyId ?? "" } as const;
+  }
+
+  async beginIdempotent(
+    apiKeyId: string | null,
+    route: string,
+    idempotencyKey: string,
+    requestHash: string,
+    claim: IdempotencyClaim = DEFAULT_CLAIM,
+  ): Promise<IdempotencyBegin> {
+    const scope = this.sameKey(apiKeyId);
+    const now = this.d.nowMs;
+    // A claim released (or expired) between the insert and the read leaves nothing to read: claim again.
+    for (;;) {
+      await this.db
+        .deleteFrom("idempotency")
+        .where(scope.keyExpression, "=", scope.apiKey)
+        .where("route", "=", route)
+        .where("key", "=", idempotencyKey)
+        .where("expires_at", "<", now)
+        .execute();
+      const claimed = await this.db
+        .insertInto("idempotency")
+        .values({
+          api_key_id: apiKeyId,
+          route,
+          key: idempotencyKey,
+          request_hash: requestHash,
+          status: "in_progress",
+          operation_id: claim.operationId ?? null,
+          created_at: now,
+          lease_until: sql`${now} + ${Math.round(claim.leaseMs)}`,
+          expires_at: sql`${now} + ${Math.round(claim.retentionMs)}`,
+        })
+        .onConflict((conflict) => conflict.doNothing())
+        .returning(sql<number>`1`.as("claimed"))
+        .execute();
+      if (claimed.length > 0) return { state: "new" };
+      const existing = await this.db
+        .selectFrom("idempotency")
+        .select(["request_hash", "status", "status_code", "body", "operation_id", "lease_until", now.as("now_ms")])
+        .where(scope.keyExpression, "=", scope.apiKey)
+        .where("route", "=", route)
+        .where("key", "=", idempotencyKey)
+        .executeTakeFirst();
+      if (existing === undefined) continue;
+      if (existing.request_hash !== requestHash) return { state: "conflict" };
+      if (existing.status === "done") return { state: "replay", statusCode: Number(existing.status_code), body: this.d.readJson(existing.body) };
+      if (Number(existing.lease_until) >= Number(existing.now_ms)) return { state: "in_progress" };
+      // The owner died (or overran its lease): take the claim over, once, for whoever gets here first.
+      const taken = await this.db
+        .updateTable("idempotency")
+        .set({ lease_until: sql`${now} + ${Math.round(claim.leaseMs)}` })
+        .where(scope.keyExpression, "=", scope.apiKey)
+        .where("route", "=", route)
+        .where("key", "=", idempotencyKey)
+        .where("status", "=", "in_progress")
+        .where("lease_until", "<", now)
+        .returning("operation_id")
+        .executeTakeFirst();
+      if (taken === undefined) continue;
+      return { state: "abandoned", operationId: taken.operation_id };
+    }
+  }
+
+  async completeIdempotent(apiKeyId: string | null, route: string, idempotencyKey: string, statusCode: number, body: unknown): Promise<void> {
+    const scope = this.sameKey(apiKeyId);
+    await this.db
+      .updateTable("idempotency")
+      .set({ status: "done", status_code: statusCode, body: json(body), completed_at: this.d.nowMs })
+      .where(scope.keyExpression, "=", scope.apiKey)
+      .where("route", "=", route)
+      .where("key", "=", idempotencyKey)
+      .execute();
+  }
+
+  async releaseIdempotent(apiKeyId: string | null, route: string, idempotencyKey: string): Promise<void> {
+    const scope = this.sameKey(apiKeyId);
+    await this.db
+      .deleteFrom("idempotency")
+      .where(scope.keyExpression, "=", scope.apiKey)
+      .where("route", "=", route)
+      .where("key", "=", idempotencyKey)
+      .where("status", "=", "in_progress")
+      .execute();
+  }
+
+  async purgeExpiredIdempotency(): Promise<number> {
+    const result = await this.db.deleteFrom("idempotency").where("expires_at", "<", this.d.nowMs).executeTakeFirst();
+    return Number(result.numDeletedRows);
+  }
+
+  // Rate limits
+
+  async hitRateLimit(bucket: string, limit: number, windowMs: number): Promise<RateLimitResult> {
+    // A server setting, not client input: a bad one is a configuration error, never a 400.
+    if (!Number.isFinite(windowMs) || windowMs < 1) throw new RangeError(`the rate-limit window must be at least 1 ms, not ${windowMs}`);
+    const window = Math.round(windowMs);
+    const now = this.d.nowMs;
+    const row = await this.db
+      .insertInto("rate_limits")
+      .values({ bucket, window_start: sql`${now} - ${now} % ${window}`, count: 1 })
+      .onConflict((conflict) => conflict.columns(["bucket", "window_start"]).doUpdateSet({ count: sql`rate_limits.count + 1` }))
+      .returning(["count", "window_start", now.as("now_ms")])
+      .executeTakeFirstOrThrow();
+    const count = Number(row.count);
+    const windowStart = Number(row.window_start);
+    // The first hit of a window retires the bucket's earlier windows, so the table stays small.
+    if (count === 1) await this.db.deleteFrom("rate_limits").where("bucket", "=", bucket).where("window_start", "<", windowStart).execute();
+    return {
+      allowed: count <= limit,
+      limit,
+      remaining: Math.max(0, limit - count),
+      resetMs: Math.max(0, windowStart + window - Number(row.now_ms)),
+    };
+  }
+}

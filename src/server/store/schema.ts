@@ -1,0 +1,61 @@
+import type { Generated } from "kysely";
+
+/** Milliseconds since the epoch; pg returns bigint columns as strings. */
+type Millis = number | string;
+/** JSON: parsed by pg, text in SQLite. */
+type Json = unknown;
+
+export interface Database {
+  api_keys: {
+    id: string;
+    label: string | null;
+    key_hash: string;
+    created_at: Generated<Millis>;
+  };
+  operations: {
+    id: string;
+    api_key_id: string | null;
+    kind: string;
+    chain: string;
+    network: string;
+    token_type: string | null;
+    params: Json;
+    sender: string | null;
+    transaction_hash: string | null;
+    contract_address: string | null;
+    nonce: number | string | null;
+    raw_transaction: string | null;
+    status: string;
+    error: Json | null;
+    block_number: number | string | null;
+    block_hash: string | null;
+    result: Json | null;
+    transitions: Json;
+    created_at: Millis;
+    updated_at: Millis;
+    next_check_at: Millis | null;
+    lease_owner: string | null;
+    lease_until: Millis | null;
+    missing_since: Millis | null;
+    mined_at: Millis | null;
+  };
+  idempotency: {
+    api_key_id: string | null;
+    route: string;
+    key: string;
+    request_hash: string;
+    status: "in_progress" | "done";
+    status_code: number | null;
+    body: Json | null;
+    operation_id: string | null;
+    created_at: Millis;
+    completed_at: Millis | null;
+    lease_until: Millis;
+    expires_at: Millis;
+  };
+  rate_limits: {
+    bucket: string;
+    window_start: Millis;
+    count: number;
+  };
+}
