@@ -1,13 +1,10 @@
 import path from "node:path";
 
-import { Kysely, PostgresDialect } from "kysely";
-import pg from "pg";
+import { Kysely } from "kysely";
 
 import { DataDirectory } from "../../data-directory.js";
 import { InProcessSenderLock } from "../../evm/sender-lock.js";
 import { KyselyStore } from "./kysely-store.js";
-import { createPool } from "./pg-client.js";
-import { PostgresSenderLock } from "./postgres-sender-lock.js";
 import type { Database } from "./schema.js";
 import { nodeSqliteDialect, openSqliteFile } from "./sqlite-dialect.js";
 import type { Store } from "./types.js";
@@ -28,23 +25,17 @@ export interface OpenStoreOptions {
   maxLockConnections?: number;
 }
 
-/** A connection string without its password or parameters, fit for a startup banner. */
-export function printableDatabaseUrl(databaseUrl: string): string {
-  try {
-    const url = new URL(databaseUrl);
-    const user = url.username ? `${url.username}@` : "";
-    return `${url.protocol}//${user}${url.host}${url.pathname}`;
-  } catch {
-    return "a PostgreSQL server (DATABASE_URL)";
-  }
-}
+export { printableDatabaseUrl } from "./postgres-url.js";
 
 /**
  * Opens the store and applies pending migrations: a PostgreSQL server when `databaseUrl` is set, otherwise
  * SQLite (Node's built-in `node:sqlite`) in the data directory.
  */
 export async function openStore(options: OpenStoreOptions): Promise<Store> {
-  const store = options.databaseUrl ? openPostgresStore(options.databaseUrl, options) : openSqliteStore(options);
+  // pg loads only for a PostgreSQL server: an embedded store does not pay for it.
+  const store = options.databaseUrl
+    ? (await import("./postgres-store.js")).openPostgresStore(options.databaseUrl, options)
+    : openSqliteStore(options);
   try {
     await store.migrate();
   } catch (error) {
@@ -62,34 +53,4 @@ function openSqliteStore(options: OpenStoreOptions): KyselyStore {
   const db = new Kysely<Database>({ dialect: nodeSqliteDialect(openSqliteFile(file)) });
   // The service owns the directory, so an in-process lock serializes every sender.
   return new KyselyStore(db, { kind: "sqlite", location: file, senderLock: new InProcessSenderLock() });
-}
-
-function openPostgresStore(databaseUrl: string, options: OpenStoreOptions): KyselyStore {
-  const pool = createPool(databaseUrl, options.maxConnections ?? 10);
-  const lockPool = createPool(databaseUrl, options.maxLockConnections ?? 10);
-  let holder: Promise<pg.Client> | undefined;
-  return new KyselyStore(new Kysely<Database>({ dialect: new PostgresDialect({ pool }) }), {
-    kind: "postgres",
-    location: printableDatabaseUrl(databaseUrl),
-    senderLock: new PostgresSenderLock(lockPool),
-    async claimExclusive(name) {
-      // A session lock on a connection of its own: the server drops it when this process (or its connection) dies.
-      holder ??= (async () => {
-        const connection = new pg.Client({ connectionString: databaseUrl });
-        connection.on("error", () => undefined);
-        await connection.connect();
-        return connection;
-      })();
-      // Advisory locks are per database; the schema is part of the name, so services in other schemas do not collide.
-      const { rows } = await (await holder).query<{ taken: boolean }>(
-        "SELECT pg_try_advisory_lock(hashtextextended($1 || ':' || current_schema(), 0)) AS taken",
-        [`exclusive:${name}`],
-      );
-      return rows[0]?.taken === true;
-    },
-    onClose: async () => {
-      await holder?.then((connection) => connection.end()).catch(() => undefined);
-      await lockPool.end();
-    },
-  });
 }

@@ -1,0 +1,278 @@
+// Whole-service footprint of `hardhat serve` on a fresh data directory:
+//   node --import tsx/esm bench/serve-footprint.ts [--reps 3]
+// For each run: spawn `npx hardhat serve --port <free> --no-auth --data-dir <fresh tmp dir> --block-time 0`
+// from the repository, time spawn → first `GET /health` 200, then use one simulated chain
+// (create a wallet, faucet it on ethereum/sepolia) and poll the server's VmRSS until it settles.
+// The node that runs the server is found under npx's process tree (npm exec → sh → node …/hardhat),
+// and its RSS is read from /proc/<pid>/status. Linux only; nothing leaves 127.0.0.1.
+// Export: measureServeFootprint() for one run, measureServeFootprints() for medians (bench/run.ts can call it).
+import { spawn, type ChildProcess } from "node:child_process";
+import { existsSync } from "node:fs";
+import { mkdtemp, readFile, readlink, rm } from "node:fs/promises";
+import net from "node:net";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+const here = fileURLToPath(import.meta.url);
+const repoRoot = path.resolve(path.dirname(here), "..");
+
+export interface ServeFootprint {
+  /** Spawn of npx to the first GET /health answered 200, ms. */
+  healthMs: number;
+  rssAtHealthMiB: number;
+  /** VmRSS once it settled after a wallet + faucet on ethereum/sepolia (one simulated chain started). */
+  idleRssMiB: number;
+  /** VmHWM: the server's peak RSS up to then. */
+  peakRssMiB: number;
+  settledAfterS: number;
+  serverPid: number;
+  serverNode: string;
+  store: string;
+  launcher: "npx" | "node";
+}
+
+export interface ServeFootprintOptions {
+  /** Directory whose `node` is put first on PATH (default: the project's Node 24 package, if present). */
+  nodeBinDir?: string;
+  /** RSS counts as settled when it moved less than this over `settleWindowMs` (default 2 MiB over 10 s). */
+  settleMiB?: number;
+  settleWindowMs?: number;
+  /** Gives up waiting for a settled RSS after this long and reports the last sample (default 90 s). */
+  settleTimeoutMs?: number;
+  /** Extra environment for the server (DATABASE_URL is removed unless given here). */
+  env?: Record<string, string>;
+  /** "npx" (default): `npx hardhat serve …`; "node": `node node_modules/.bin/hardhat serve …`, without npm's start-up. */
+  launcher?: "npx" | "node";
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const port = (server.address() as net.AddressInfo).port;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+async function children(pid: number): Promise<number[]> {
+  const direct = (await readFile(`/proc/${pid}/task/${pid}/children`, "utf8").catch(() => ""))
+    .trim()
+    .split(/\s+/)
+    .filter(Boolean)
+    .map(Number);
+  const nested = await Promise.all(direct.map(children));
+  return [...direct, ...nested.flat()];
+}
+
+/** The node process running `…/hardhat serve` under the npx process `root`. */
+async function serverProcess(root: number): Promise<number | undefined> {
+  for (const pid of [root, ...(await children(root))]) {
+    const argv = (await readFile(`/proc/${pid}/cmdline`, "utf8").catch(() => "")).split("\0");
+    if (path.basename(argv[0] ?? "") === "node" && /[/\\]hardhat(\.js)?$/.test(argv[1] ?? "") && argv.includes("serve")) return pid;
+  }
+  return undefined;
+}
+
+async function status(pid: number): Promise<{ rss: number; hwm: number }> {
+  const text = await readFile(`/proc/${pid}/status`, "utf8");
+  const kib = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, "m").exec(text)?.[1] ?? NaN);
+  return { rss: kib("VmRSS") / 1024, hwm: kib("VmHWM") / 1024 };
+}
+
+async function post(base: string, route: string, body: unknown): Promise<Record<string, unknown>> {
+  const response = await fetch(`${base}${route}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+  const json = (await response.json()) as Record<string, unknown>;
+  if (!response.ok) throw new Error(`POST ${route}: ${response.status} ${JSON.stringify(json)}`);
+  return json;
+}
+
+async function stop(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.pid === undefined) return;
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  // npx runs in a process group of its own (detached), so the signal reaches npm, sh and the server.
+  process.kill(-child.pid, "SIGTERM");
+  const timer = setTimeout(() => {
+    try {
+      process.kill(-child.pid!, "SIGKILL");
+    } catch {
+      // already gone
+    }
+  }, 15_000);
+  await exited;
+  clearTimeout(timer);
+}
+
+/** One run: fresh data directory, spawn → /health 200, one simulated chain used, settled RSS. */
+export async function measureServeFootprint(options: ServeFootprintOptions = {}): Promise<ServeFootprint> {
+  const nodeBinDir = options.nodeBinDir ?? path.join(repoRoot, "node_modules/node/bin");
+  const settleMiB = options.settleMiB ?? 2;
+  const settleWindowMs = options.settleWindowMs ?? 10_000;
+  const settleTimeoutMs = options.settleTimeoutMs ?? 90_000;
+  const dataDir = await mkdtemp(path.join(os.tmpdir(), "serve-footprint-"));
+  const port = await freePort();
+  const base = `http://127.0.0.1:${port}`;
+  const env: NodeJS.ProcessEnv = { ...process.env, ...options.env };
+  if (!options.env?.DATABASE_URL) delete env.DATABASE_URL;
+  if (existsSync(path.join(nodeBinDir, "node"))) env.PATH = `${nodeBinDir}${path.delimiter}${env.PATH ?? ""}`;
+  let output = "";
+  const start = performance.now();
+  const serveArgs = ["serve", "--port", String(port), "--no-auth", "--data-dir", dataDir, "--block-time", "0"];
+  const [command, args] =
+    options.launcher === "node" ? ["node", [path.join(repoRoot, "node_modules/.bin/hardhat"), ...serveArgs]] : ["npx", ["hardhat", ...serveArgs]];
+  const child = spawn(command, args, {
+    cwd: repoRoot,
+    env,
+    detached: true,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  child.stdout!.on("data", (chunk) => (output = (output + chunk).slice(-20_000)));
+  child.stderr!.on("data", (chunk) => (output = (output + chunk).slice(-20_000)));
+  try {
+    let healthMs: number | undefined;
+    while (healthMs === undefined) {
+      if (child.exitCode !== null) throw new Error(`serve exited ${child.exitCode} before /health answered:\n${output}`);
+      if (performance.now() - start > 120_000) throw new Error(`no /health 200 within 120 s:\n${output}`);
+      try {
+        const response = await fetch(`${base}/health`, { signal: AbortSignal.timeout(2_000) });
+        await response.arrayBuffer();
+        if (response.status === 200) healthMs = performance.now() - start;
+      } catch {
+        // not listening yet
+      }
+      if (healthMs === undefined) await sleep(25);
+    }
+    const serverPid = await serverProcess(child.pid!);
+    if (serverPid === undefined) throw new Error("could not find the node process running `hardhat serve`");
+    const serverNode = await readlink(`/proc/${serverPid}/exe`);
+    const atHealth = await status(serverPid);
+    const store = /database\s+(\S+)/.exec(output)?.[1] ?? "unknown";
+
+    const wallet = await post(base, "/api/v1/wallets", { chain: "ethereum", network: "sepolia" });
+    await post(base, "/api/v1/faucet", { chain: "ethereum", network: "sepolia", address: wallet.address });
+
+    const used = performance.now();
+    const samples: { at: number; rss: number }[] = [];
+    let settledAfterS = NaN;
+    for (;;) {
+      await sleep(1_000);
+      const now = performance.now();
+      samples.push({ at: now, rss: (await status(serverPid)).rss });
+      const window = samples.filter((sample) => sample.at >= now - settleWindowMs);
+      const spread = Math.max(...window.map((s) => s.rss)) - Math.min(...window.map((s) => s.rss));
+      if (now - used >= settleWindowMs && spread < settleMiB) {
+        settledAfterS = (now - used) / 1000;
+        break;
+      }
+      if (now - used > settleTimeoutMs) break;
+    }
+    const last = await status(serverPid);
+    return {
+      healthMs,
+      rssAtHealthMiB: atHealth.rss,
+      idleRssMiB: last.rss,
+      peakRssMiB: last.hwm,
+      settledAfterS,
+      serverPid,
+      serverNode,
+      store,
+      launcher: options.launcher ?? "npx",
+    };
+  } finally {
+    await stop(child);
+    await rm(dataDir, { recursive: true, force: true });
+  }
+}
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor((values.length - 1) / 2)]!;
+
+/** `reps` runs one after another; medians plus every run. */
+export async function measureServeFootprints(reps = 3, options: ServeFootprintOptions = {}): Promise<{ median: Omit<ServeFootprint, "serverPid">; runs: ServeFootprint[] }> {
+  const runs: ServeFootprint[] = [];
+  for (let rep = 0; rep < reps; rep++) runs.push(await measureServeFootprint(options));
+  const m = (pick: (run: ServeFootprint) => number) => median(runs.map(pick));
+  return {
+    median: {
+      healthMs: m((r) => r.healthMs),
+      rssAtHealthMiB: m((r) => r.rssAtHealthMiB),
+      idleRssMiB: m((r) => r.idleRssMiB),
+      peakRssMiB: m((r) => r.peakRssMiB),
+      settledAfterS: m((r) => r.settledAfterS),
+      serverNode: runs[0]!.serverNode,
+      store: runs[0]!.store,
+      launcher: runs[0]!.launcher,
+    },
+    runs,
+  };
+}
+
+export function formatServeFootprint(result: Awaited<ReturnType<typeof measureServeFootprints>>): string {
+  const lines = [
+    `\`${result.median.launcher === "npx" ? "npx hardhat" : "node node_modules/.bin/hardhat"} serve\` on a fresh data directory, store ${result.median.store}, server node ${result.median.serverNode}, ${result.runs.length} runs, medians; load average ${os.loadavg().map((v) => v.toFixed(1)).join(" ")}`,
+    "",
+    "| measure | median | runs |",
+    "|---|---|---|",
+    `| spawn → first GET /health 200 | ${(result.median.healthMs / 1000).toFixed(2)} s | ${result.runs.map((r) => (r.healthMs / 1000).toFixed(2)).join(", ")} |`,
+    `| RSS at first /health 200 | ${result.median.rssAtHealthMiB.toFixed(0)} MiB | ${result.runs.map((r) => r.rssAtHealthMiB.toFixed(0)).join(", ")} |`,
+    `| idle RSS after one simulated chain was used (settled) | ${result.median.idleRssMiB.toFixed(0)} MiB | ${result.runs.map((r) => r.idleRssMiB.toFixed(0)).join(", ")} |`,
+    `| peak RSS (VmHWM) up to then | ${result.median.peakRssMiB.toFixed(0)} MiB | ${result.runs.map((r) => r.peakRssMiB.toFixed(0)).join(", ")} |`,
+    `| settled after (s after the faucet) | ${result.median.settledAfterS.toFixed(0)} | ${result.runs.map((r) => r.settledAfterS.toFixed(0)).join(", ")} |`,
+  ];
+  return lines.join("\n");
+}
+
+/**
+ * The same with DATABASE_URL set to a fresh database on a PostgreSQL server, so no embedded engine
+ * runs inside the server: a floor for what the service costs with any small embedded store.
+ */
+export async function measureServeFootprintOnPostgres(adminUrl = process.env.BENCH_PG_ADMIN_URL ?? "postgres://postgres@127.0.0.1:5432/test", options: ServeFootprintOptions = {}): Promise<ServeFootprint> {
+  const pg = (await import("pg")).default;
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  const database = `serve_footprint_${process.pid}`;
+  try {
+    await admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
+    await admin.query(`CREATE DATABASE ${database}`);
+    const url = new URL(adminUrl);
+    url.pathname = `/${database}`;
+    return await measureServeFootprint({ ...options, env: { ...options.env, DATABASE_URL: url.toString() } });
+  } finally {
+    await admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
+    await admin.end();
+  }
+}
+
+if (process.argv[1] === here) {
+  const index = process.argv.indexOf("--reps");
+  const reps = index >= 0 ? Number(process.argv[index + 1]) : 3;
+  console.log(formatServeFootprint(await measureServeFootprints(reps)));
+  // --postgres: the same with the store on the PostgreSQL server (no embedded engine in the process),
+  // through npx and, to separate npm's own start-up, through node directly.
+  if (process.argv.includes("--postgres")) {
+    for (const launcher of ["npx", "node"] as const) {
+      const runs: ServeFootprint[] = [];
+      for (let rep = 0; rep < reps; rep++) runs.push(await measureServeFootprintOnPostgres(undefined, { launcher }));
+      const m = (pick: (run: ServeFootprint) => number) => median(runs.map(pick));
+      console.log("");
+      console.log(
+        formatServeFootprint({
+          median: {
+            healthMs: m((r) => r.healthMs),
+            rssAtHealthMiB: m((r) => r.rssAtHealthMiB),
+            idleRssMiB: m((r) => r.idleRssMiB),
+            peakRssMiB: m((r) => r.peakRssMiB),
+            settledAfterS: m((r) => r.settledAfterS),
+            serverNode: runs[0]!.serverNode,
+            store: runs[0]!.store,
+            launcher,
+          },
+          runs,
+        }),
+      );
+    }
+  }
+}
