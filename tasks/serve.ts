@@ -1,7 +1,7 @@
 import path from "node:path";
 import type { HardhatRuntimeEnvironment } from "hardhat/types/hre";
 
-import { configuredRpcUrls } from "../src/api.js";
+import { configuredRpcUrls } from "../src/internal/rpc-urls.js";
 import { hardhatSimulatedChains } from "../src/internal/simulated-chains.js";
 import { createServer } from "../src/server/app.js";
 import { isLoopbackHost, listen, shutdown } from "../src/server/listen.js";

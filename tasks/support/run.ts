@@ -1,6 +1,6 @@
 import type { HardhatRuntimeEnvironment } from "hardhat/types/hre";
 
-import { createTokenService } from "../../src/api.js";
+import { tokenServiceFor } from "../../src/internal/token-service-for.js";
 import { DataDirectory } from "../../src/data-directory.js";
 import { TokenServiceError } from "../../src/errors.js";
 import type { TokenService } from "../../src/service.js";
@@ -41,7 +41,7 @@ export async function withService(
     "a hardhat task",
     "while `hardhat serve` runs on it, make this call through the service's HTTP API (see the README), or stop the service first",
   );
-  const service = await createTokenService({ hre, dataDirectory, blockTimeSeconds: 0 });
+  const service = await tokenServiceFor(hre, { dataDirectory, blockTimeSeconds: 0 });
   try {
     await action(service);
   } catch (error) {

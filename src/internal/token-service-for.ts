@@ -1,0 +1,28 @@
+import type { HardhatRuntimeEnvironment } from "hardhat/types/hre";
+
+import { bitcoinBackendsFromEnv } from "../bitcoin/backends.js";
+import { TokenService, type TokenServiceOptions } from "../service.js";
+import { configuredRpcUrls } from "./rpc-urls.js";
+import { hardhatSimulatedChains } from "./simulated-chains.js";
+
+export type CreateTokenServiceOptions = Partial<TokenServiceOptions> & {
+  /** A Hardhat runtime with this plugin; one is created when omitted. */
+  hre?: HardhatRuntimeEnvironment;
+  /** Keep simulated chains in `hre.config.tokenService.dataDir` (as the tasks and `serve` do). Default false: in memory. */
+  persistSimulatedChains?: boolean;
+};
+
+/** The core, composed from a Hardhat project: its EDR for simulated chains, its `tokenService.rpc`, the environment's Bitcoin backends. */
+export async function tokenServiceFor(hre: HardhatRuntimeEnvironment, options: CreateTokenServiceOptions = {}): Promise<TokenService> {
+  const rpcUrls = { ...(await configuredRpcUrls(hre)), ...options.rpcUrls };
+  const dataDir = options.dataDirectory ? undefined : (options.dataDir ?? (options.persistSimulatedChains ? hre.config.tokenService.dataDir : undefined));
+  const bitcoin =
+    options.bitcoin ?? bitcoinBackendsFromEnv(options.env ?? process.env, options.requestTimeoutMs !== undefined ? { timeoutMs: options.requestTimeoutMs } : {});
+  return new TokenService({
+    ...options,
+    simulatedChainFactory: options.simulatedChainFactory ?? hardhatSimulatedChains(hre),
+    rpcUrls,
+    bitcoin,
+    ...(dataDir !== undefined ? { dataDir } : {}),
+  });
+}
