@@ -3,6 +3,7 @@ import type { HardhatRuntimeEnvironment } from "hardhat/types/hre";
 
 import { createServer } from "../src/server/app.js";
 import { isLoopbackHost, listen, shutdown } from "../src/server/listen.js";
+import { loadSettings, SettingsError, type Settings } from "../src/server/settings.js";
 
 interface Args {
   host: string;
@@ -13,27 +14,71 @@ interface Args {
   waitTimeout?: string;
 }
 
+/** A reason not to start, printed as one line without a stack trace. */
+class StartError extends Error {}
+
 function parseNonNegative(value: string, option: string): number {
   const parsed = Number(value);
-  if (!Number.isFinite(parsed) || parsed < 0) throw new Error(`${option} must be a number of seconds, 0 or more (got "${value}")`);
+  if (!Number.isFinite(parsed) || parsed < 0) throw new StartError(`${option} must be a number of seconds, 0 or more (got "${value}")`);
   return parsed;
 }
 
-export default async function serve(args: Args, hre: HardhatRuntimeEnvironment): Promise<void> {
-  if (args.noAuth && !isLoopbackHost(args.host)) {
-    console.error(`Error: --no-auth is refused on ${args.host}: it would let anyone on the network call the service. Bind to 127.0.0.1 or use API keys.`);
-    process.exitCode = 1;
-    return;
+function checkedSettings(): Settings {
+  try {
+    return loadSettings(process.env);
+  } catch (error) {
+    throw error instanceof SettingsError ? new StartError(error.message) : error;
   }
+}
+
+function listenFailure(error: unknown, host: string, port: number): StartError | undefined {
+  switch ((error as NodeJS.ErrnoException).code) {
+    case "EADDRINUSE":
+      return new StartError(`${host}:${port} is already in use; stop the process that listens there or choose another --port`);
+    case "EACCES":
+      return new StartError(`not allowed to listen on ${host}:${port}; ports below 1024 need privileges, choose another --port`);
+    case "EADDRNOTAVAIL":
+      return new StartError(`${host} is not an address of this machine; choose another --host`);
+    default:
+      return undefined;
+  }
+}
+
+export default async function serve(args: Args, hre: HardhatRuntimeEnvironment): Promise<void> {
+  try {
+    await run(args, hre);
+  } catch (error) {
+    if (!(error instanceof StartError)) throw error;
+    console.error(`Error: ${error.message}`);
+    process.exitCode = 1;
+  }
+}
+
+async function run(args: Args, hre: HardhatRuntimeEnvironment): Promise<void> {
+  if (args.noAuth && !isLoopbackHost(args.host)) {
+    throw new StartError(`--no-auth is refused on ${args.host}: it would let anyone on the network call the service. Bind to 127.0.0.1 or use API keys.`);
+  }
+  const settings = checkedSettings();
+  const blockTimeSeconds = args.blockTime === undefined ? undefined : parseNonNegative(args.blockTime, "--block-time");
+  const waitTimeoutMs = args.waitTimeout === undefined ? undefined : parseNonNegative(args.waitTimeout, "--wait-timeout") * 1000;
+
   const dataDir = args.dataDir ? path.resolve(args.dataDir) : hre.config.tokenService.dataDir;
   const server = await createServer({
     hre,
     dataDir,
+    settings,
     auth: !args.noAuth,
-    ...(args.blockTime !== undefined ? { blockTimeSeconds: parseNonNegative(args.blockTime, "--block-time") } : {}),
-    ...(args.waitTimeout !== undefined ? { waitTimeoutMs: parseNonNegative(args.waitTimeout, "--wait-timeout") * 1000 } : {}),
+    ...(blockTimeSeconds !== undefined ? { blockTimeSeconds } : {}),
+    ...(waitTimeoutMs !== undefined ? { waitTimeoutMs } : {}),
   });
-  const http = await listen(server, args.host, args.port);
+  let http: Awaited<ReturnType<typeof listen>>;
+  try {
+    http = await listen(server, args.host, args.port);
+  } catch (error) {
+    // Closing releases the data directory's lock, so the next start on it succeeds.
+    await server.close();
+    throw listenFailure(error, args.host, args.port) ?? error;
+  }
   const address = http.address();
   const port = typeof address === "object" && address !== null ? address.port : args.port;
   const base = `http://${args.host.includes(":") ? `[${args.host}]` : args.host}:${port}`;

@@ -5,7 +5,7 @@ import type { DestinationStream, Logger } from "pino";
 
 import { createTokenService } from "../api.js";
 import type { TokenService } from "../service.js";
-import { ApiKeyVerifier, parseApiKeyList } from "./api-keys.js";
+import { ApiKeyVerifier } from "./api-keys.js";
 import type { ServerContext } from "./context.js";
 import { DOCS_PAGE } from "./docs-page.js";
 import { checkHealth } from "./health.js";
@@ -19,6 +19,7 @@ import { requestLog } from "./middleware/request-log.js";
 import { buildOpenApiDocument } from "./openapi.js";
 import type { RouteDefinition, RouteResult } from "./route.js";
 import { API_ROUTES } from "./routes/index.js";
+import { loadSettings, type Settings } from "./settings.js";
 import { openStore } from "./store/open-store.js";
 import type { Store } from "./store/types.js";
 import { parseWith } from "./validation.js";
@@ -44,6 +45,8 @@ export interface CreateServerOptions {
   /** Where log lines go when no logger is given (default stdout). */
   logDestination?: DestinationStream;
   env?: NodeJS.ProcessEnv;
+  /** Already-checked settings; default `loadSettings(env)`. */
+  settings?: Settings;
 }
 
 export interface TokenServiceServer {
@@ -52,6 +55,8 @@ export interface TokenServiceServer {
   service: TokenService;
   store: Store;
   logger: Logger;
+  /** The checked settings; `listen` and `shutdown` take their timeouts from here. */
+  settings: Settings;
   /** Finishes background work and closes chains and the database (stop the HTTP listener first). */
   close(): Promise<void>;
 }
@@ -106,6 +111,7 @@ function routeHandler(route: RouteDefinition, context: ServerContext) {
 /** Builds the HTTP service on the shared core, without listening. */
 export async function createServer(options: CreateServerOptions = {}): Promise<TokenServiceServer> {
   const env = options.env ?? process.env;
+  const settings = options.settings ?? loadSettings(env);
   let hre = options.hre;
   if (hre === undefined) {
     const [{ createHardhatRuntimeEnvironment }, { default: plugin }] = await Promise.all([import("hardhat/hre"), import("../index.js")]);
@@ -149,12 +155,12 @@ export async function createServer(options: CreateServerOptions = {}): Promise<T
     },
   };
 
-  const verifier = options.auth === false ? undefined : new ApiKeyVerifier(options.apiKeys ?? parseApiKeyList(env.TOKEN_SERVICE_API_KEYS), store);
-  const limits = options.rateLimit ?? { limit: Number(env.TOKEN_SERVICE_RATE_LIMIT ?? 600), windowMs: Math.max(1, Number(env.TOKEN_SERVICE_RATE_WINDOW_SECONDS ?? 60)) * 1000 };
+  const verifier = options.auth === false ? undefined : new ApiKeyVerifier(options.apiKeys ?? settings.apiKeys, store);
+  const limits = options.rateLimit ?? settings.rateLimit;
 
   const app = express();
   app.disable("x-powered-by");
-  app.set("trust proxy", env.TOKEN_SERVICE_TRUST_PROXY === "true");
+  app.set("trust proxy", settings.trustProxy);
   app.use(requestLog(logger));
 
   app.get("/health", async (_request, response, next) => {
@@ -189,6 +195,7 @@ export async function createServer(options: CreateServerOptions = {}): Promise<T
     service,
     store,
     logger,
+    settings,
     async close() {
       tracking.abort();
       await Promise.allSettled([...tracked]);

@@ -1,0 +1,83 @@
+import { z } from "zod";
+
+import { parseApiKeyList } from "./api-keys.js";
+
+/** The service's settings from the environment, checked once at start-up. */
+export interface Settings {
+  /** Accepted keys besides stored ones (TOKEN_SERVICE_API_KEYS). */
+  apiKeys: string[];
+  /** Requests per window and API key; limit 0 disables it. */
+  rateLimit: { limit: number; windowMs: number };
+  trustProxy: boolean;
+}
+
+/** A setting the service cannot start with; the message names the variable. */
+export class SettingsError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "SettingsError";
+  }
+}
+
+// Empty counts as unset, as docker-compose and .env files leave unset variables.
+const unsetIfEmpty = (value: unknown) => (typeof value === "string" && value.trim() === "" ? undefined : value);
+
+function wholeNumber(defaultValue: number) {
+  return z.preprocess(
+    unsetIfEmpty,
+    z
+      .string()
+      .trim()
+      .regex(/^\d{1,9}$/, "must be a whole number, 0 or more")
+      .transform(Number)
+      .optional()
+      .transform((value) => value ?? defaultValue),
+  );
+}
+
+function seconds(defaultSeconds: number, { allowZero }: { allowZero: boolean }) {
+  return z.preprocess(
+    unsetIfEmpty,
+    z
+      .string()
+      .trim()
+      .regex(/^\d{1,9}(\.\d{1,3})?$/, "must be a number of seconds, like 30 or 0.5")
+      .transform(Number)
+      .refine((value) => allowZero || value > 0, "must be more than 0 seconds")
+      .optional()
+      .transform((value) => Math.round((value ?? defaultSeconds) * 1000)),
+  );
+}
+
+const boolean = z.preprocess(
+  unsetIfEmpty,
+  z
+    .enum(["true", "false"], { error: "must be true or false" })
+    .optional()
+    .transform((value) => value === "true"),
+);
+
+const EnvironmentSchema = z
+  .object({
+    TOKEN_SERVICE_API_KEYS: z.string().optional(),
+    TOKEN_SERVICE_RATE_LIMIT: wholeNumber(600),
+    TOKEN_SERVICE_RATE_WINDOW_SECONDS: seconds(60, { allowZero: false }),
+    TOKEN_SERVICE_TRUST_PROXY: boolean,
+  });
+
+/** Reads and checks the settings; the first bad variable stops the start with a SettingsError naming it. */
+export function loadSettings(env: NodeJS.ProcessEnv): Settings {
+  const parsed = EnvironmentSchema.safeParse(env);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    const variable = String(issue.path[0]);
+    const value = env[variable];
+    throw new SettingsError(`${variable} ${issue.message}${value === undefined ? "" : ` (got ${JSON.stringify(value)})`}`);
+  }
+  const settings = parsed.data;
+  return {
+    apiKeys: parseApiKeyList(settings.TOKEN_SERVICE_API_KEYS),
+    rateLimit: { limit: settings.TOKEN_SERVICE_RATE_LIMIT, windowMs: settings.TOKEN_SERVICE_RATE_WINDOW_SECONDS },
+    trustProxy: settings.TOKEN_SERVICE_TRUST_PROXY,
+  };
+}
