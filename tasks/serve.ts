@@ -1,3 +1,5 @@
+import { globalAgent as httpAgent } from "node:http";
+import { globalAgent as httpsAgent } from "node:https";
 import path from "node:path";
 import type { HardhatRuntimeEnvironment } from "hardhat/types/hre";
 
@@ -16,6 +18,9 @@ interface Args {
 
 /** A reason not to start, printed as one line without a stack trace. */
 class StartError extends Error {}
+
+/** After shutdown, whatever still holds the process (a socket to a node that never answered) gets this long. */
+const EXIT_DEADLINE_MS = 5_000;
 
 function parseNonNegative(value: string, option: string): number {
   const parsed = Number(value);
@@ -109,4 +114,11 @@ async function run(args: Args, hre: HardhatRuntimeEnvironment): Promise<void> {
     process.once("SIGINT", () => stop("SIGINT"));
     process.once("SIGTERM", () => stop("SIGTERM"));
   });
+  // Requests to a node that stopped answering keep their sockets after timing out; nothing of this process needs them now.
+  httpAgent.destroy();
+  httpsAgent.destroy();
+  setTimeout(() => {
+    console.error(`exiting: something still held the process ${EXIT_DEADLINE_MS / 1000} s after shutdown`);
+    process.exit(process.exitCode ?? 0);
+  }, EXIT_DEADLINE_MS).unref();
 }

@@ -9,6 +9,12 @@ export interface Settings {
   /** Requests per window and API key; limit 0 disables it. */
   rateLimit: { limit: number; windowMs: number };
   trustProxy: boolean;
+  /** Time a client has to send its request headers. */
+  headersTimeoutMs: number;
+  /** Time a client has to send its whole request, headers and body. */
+  bodyTimeoutMs: number;
+  /** How long a stopping server lets in-flight requests finish before it closes their connections. */
+  shutdownGraceMs: number;
 }
 
 /** A setting the service cannot start with; the message names the variable. */
@@ -63,6 +69,14 @@ const EnvironmentSchema = z
     TOKEN_SERVICE_RATE_LIMIT: wholeNumber(600),
     TOKEN_SERVICE_RATE_WINDOW_SECONDS: seconds(60, { allowZero: false }),
     TOKEN_SERVICE_TRUST_PROXY: boolean,
+    TOKEN_SERVICE_HEADERS_TIMEOUT_SECONDS: seconds(10, { allowZero: false }),
+    TOKEN_SERVICE_BODY_TIMEOUT_SECONDS: seconds(30, { allowZero: false }),
+    TOKEN_SERVICE_SHUTDOWN_GRACE_SECONDS: seconds(10, { allowZero: true }),
+  })
+  .refine((env) => env.TOKEN_SERVICE_BODY_TIMEOUT_SECONDS >= env.TOKEN_SERVICE_HEADERS_TIMEOUT_SECONDS, {
+    // Node refuses a server whose headers timeout exceeds its request timeout.
+    message: "must be at least TOKEN_SERVICE_HEADERS_TIMEOUT_SECONDS (the headers are part of the request)",
+    path: ["TOKEN_SERVICE_BODY_TIMEOUT_SECONDS"],
   });
 
 /** Reads and checks the settings; the first bad variable stops the start with a SettingsError naming it. */
@@ -79,5 +93,8 @@ export function loadSettings(env: NodeJS.ProcessEnv): Settings {
     apiKeys: parseApiKeyList(settings.TOKEN_SERVICE_API_KEYS),
     rateLimit: { limit: settings.TOKEN_SERVICE_RATE_LIMIT, windowMs: settings.TOKEN_SERVICE_RATE_WINDOW_SECONDS },
     trustProxy: settings.TOKEN_SERVICE_TRUST_PROXY,
+    headersTimeoutMs: settings.TOKEN_SERVICE_HEADERS_TIMEOUT_SECONDS,
+    bodyTimeoutMs: settings.TOKEN_SERVICE_BODY_TIMEOUT_SECONDS,
+    shutdownGraceMs: settings.TOKEN_SERVICE_SHUTDOWN_GRACE_SECONDS,
   };
 }

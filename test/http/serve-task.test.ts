@@ -1,10 +1,13 @@
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
+import { createServer as createHttpServer, type IncomingMessage } from "node:http";
 import { createServer as createTcpServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { expect } from "chai";
 
+import { eventually } from "../helpers/http-server.js";
+import { within } from "../helpers/raw-http.js";
 
 const ROOT = path.resolve(import.meta.dirname, "../..");
 const HARDHAT = path.join(ROOT, "node_modules/.bin/hardhat");
@@ -149,6 +152,33 @@ describe("npx hardhat serve and apikey:create (real CLI, real socket)", function
     } finally {
       second?.child.kill("SIGKILL");
       taken.close();
+    }
+  });
+
+  it("exits promptly on SIGTERM while a request waits on a node that stopped answering", async function () {
+    const requests: IncomingMessage[] = [];
+    const node = createHttpServer((request) => void requests.push(request));
+    await new Promise<void>((resolve) => node.listen(0, "127.0.0.1", resolve));
+    const nodeUrl = `http://127.0.0.1:${(node.address() as { port: number }).port}`;
+    const server = await serve(["--port", "0", "--data-dir", dataDir, "--block-time", "0", "--no-auth"], {
+      TOKEN_SERVICE_RPC_ETHEREUM_HOODI: nodeUrl,
+      TOKEN_SERVICE_SHUTDOWN_GRACE_SECONDS: "1",
+    });
+    try {
+      const call = fetch(`${server.baseUrl}/api/v1/wallets?chain=ethereum&network=hoodi&address=0x0000000000000000000000000000000000000001`).catch(
+        (error: Error) => error,
+      );
+      await eventually(async () => requests.length, (count) => count > 0, 20_000, 50);
+      const signalled = Date.now();
+      server.child.kill("SIGTERM");
+      expect(await within(server.exited, 12_000, `exit after SIGTERM\n${server.output()}`)).to.equal(0);
+      // Well before the node's 15 s request timeout, let alone the minutes a socket to it could stay open.
+      expect(Date.now() - signalled).to.be.below(10_000);
+      expect(await call).to.be.instanceOf(Error);
+    } finally {
+      server.child.kill("SIGKILL");
+      node.closeAllConnections();
+      node.close();
     }
   });
 

@@ -23,6 +23,9 @@ describe("Settings from the environment", function () {
       apiKeys: [],
       rateLimit: { limit: 600, windowMs: 60_000 },
       trustProxy: false,
+      headersTimeoutMs: 10_000,
+      bodyTimeoutMs: 30_000,
+      shutdownGraceMs: 10_000,
     });
   });
 
@@ -32,10 +35,16 @@ describe("Settings from the environment", function () {
       TOKEN_SERVICE_RATE_LIMIT: "0",
       TOKEN_SERVICE_RATE_WINDOW_SECONDS: "1.5",
       TOKEN_SERVICE_TRUST_PROXY: "true",
+      TOKEN_SERVICE_HEADERS_TIMEOUT_SECONDS: "2",
+      TOKEN_SERVICE_BODY_TIMEOUT_SECONDS: "4",
+      TOKEN_SERVICE_SHUTDOWN_GRACE_SECONDS: "0",
     });
     expect(settings.apiKeys).to.deep.equal(["a", "b"]);
     expect(settings.rateLimit).to.deep.equal({ limit: 0, windowMs: 1_500 });
     expect(settings.trustProxy).to.equal(true);
+    expect(settings.headersTimeoutMs).to.equal(2_000);
+    expect(settings.bodyTimeoutMs).to.equal(4_000);
+    expect(settings.shutdownGraceMs).to.equal(0);
   });
 
   it("refuses malformed values with a message that names the variable and quotes the value", function () {
@@ -44,6 +53,8 @@ describe("Settings from the environment", function () {
     expect(refusal({ TOKEN_SERVICE_RATE_WINDOW_SECONDS: "0" })).to.equal('TOKEN_SERVICE_RATE_WINDOW_SECONDS must be more than 0 seconds (got "0")');
     expect(refusal({ TOKEN_SERVICE_RATE_LIMIT: "-1" })).to.match(/^TOKEN_SERVICE_RATE_LIMIT /);
     expect(refusal({ TOKEN_SERVICE_TRUST_PROXY: "yes" })).to.equal('TOKEN_SERVICE_TRUST_PROXY must be true or false (got "yes")');
+    expect(refusal({ TOKEN_SERVICE_HEADERS_TIMEOUT_SECONDS: "Infinity" })).to.match(/^TOKEN_SERVICE_HEADERS_TIMEOUT_SECONDS /);
+    expect(refusal({ TOKEN_SERVICE_HEADERS_TIMEOUT_SECONDS: "40" })).to.match(/^TOKEN_SERVICE_BODY_TIMEOUT_SECONDS must be at least TOKEN_SERVICE_HEADERS_TIMEOUT_SECONDS/);
   });
 
   it("stops createServer before it opens the database", async function () {
