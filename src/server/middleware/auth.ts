@@ -22,7 +22,12 @@ export function requireApiKey(verifier: ApiKeyVerifier | undefined): RequestHand
     if (!presented) {
       return next(new HttpError(401, HttpErrorCode.UNAUTHORIZED, "an API key is required: pass ?apiKey=… or the x-api-key header", "apiKey"));
     }
-    const id = await verifier.verify(presented).catch(next);
+    let id: string | undefined;
+    try {
+      id = await verifier.verify(presented);
+    } catch (error) {
+      return next(error);
+    }
     if (id === undefined) return next(new HttpError(401, HttpErrorCode.UNAUTHORIZED, "the API key is not valid", "apiKey"));
     request.apiKeyId = id;
     next();

@@ -2,7 +2,11 @@ import type { ErrorRequestHandler, Request } from "express";
 import type { Logger } from "pino";
 
 import { TokenServiceError } from "../../errors.js";
+import { isDatabaseUnavailable } from "../database-errors.js";
 import { HttpError, HttpErrorCode, STATUS_BY_CORE_CODE, type ErrorBody } from "../http-errors.js";
+
+/** Seconds a client is told to wait when the database is unreachable. */
+const DATABASE_RETRY_AFTER_SECONDS = 5;
 
 interface BodyParserError {
   type?: string;
@@ -19,6 +23,13 @@ export function toErrorResponse(error: unknown): { status: number; body: ErrorBo
       status: error.status,
       body: { error: { code: error.code, message: error.message, ...(error.field ? { field: error.field } : {}) } },
       headers: error.headers,
+    };
+  }
+  if (isDatabaseUnavailable(error)) {
+    return {
+      status: 503,
+      body: { error: { code: HttpErrorCode.SERVICE_UNAVAILABLE, message: `the database is unavailable; retry in ${DATABASE_RETRY_AFTER_SECONDS} s` } },
+      headers: { "Retry-After": String(DATABASE_RETRY_AFTER_SECONDS) },
     };
   }
   const parserError = error as BodyParserError;
