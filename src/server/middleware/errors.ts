@@ -32,6 +32,10 @@ export function toErrorResponse(error: unknown): { status: number; body: ErrorBo
       headers: { "Retry-After": String(DATABASE_RETRY_AFTER_SECONDS) },
     };
   }
+  // The router could not percent-decode a path segment.
+  if (error instanceof URIError) {
+    return { status: 400, body: { error: { code: HttpErrorCode.MALFORMED_REQUEST, message: "the path holds an invalid percent-encoding", field: "path" } }, headers: {} };
+  }
   const parserError = error as BodyParserError;
   if (parserError?.type === "entity.parse.failed") {
     return { status: 400, body: { error: { code: HttpErrorCode.MALFORMED_JSON, message: "the body is not valid JSON", field: "body" } }, headers: {} };
