@@ -6,6 +6,7 @@ import type { HardhatRuntimeEnvironment } from "hardhat/types/hre";
 import { createServer } from "../src/server/app.js";
 import { isLoopbackHost, listen, shutdown } from "../src/server/listen.js";
 import { loadSettings, SettingsError, type Settings } from "../src/server/settings.js";
+import { createFilesPrivately, makePrivate } from "./support/private-files.js";
 
 interface Args {
   host: string;
@@ -66,6 +67,8 @@ async function run(args: Args, hre: HardhatRuntimeEnvironment): Promise<void> {
   const settings = checkedSettings();
   const blockTimeSeconds = args.blockTime === undefined ? undefined : parseNonNegative(args.blockTime, "--block-time");
   const waitTimeoutMs = args.waitTimeout === undefined ? undefined : parseNonNegative(args.waitTimeout, "--wait-timeout") * 1000;
+  // Everything the service creates from here on (database, chain state, lock files) is readable by this user only.
+  createFilesPrivately();
 
   const dataDir = args.dataDir ? path.resolve(args.dataDir) : hre.config.tokenService.dataDir;
   const server = await createServer({
@@ -76,6 +79,7 @@ async function run(args: Args, hre: HardhatRuntimeEnvironment): Promise<void> {
     ...(blockTimeSeconds !== undefined ? { blockTimeSeconds } : {}),
     ...(waitTimeoutMs !== undefined ? { waitTimeoutMs } : {}),
   });
+  await makePrivate(dataDir);
   let http: Awaited<ReturnType<typeof listen>>;
   try {
     http = await listen(server, args.host, args.port);
@@ -114,6 +118,7 @@ async function run(args: Args, hre: HardhatRuntimeEnvironment): Promise<void> {
     process.once("SIGINT", () => stop("SIGINT"));
     process.once("SIGTERM", () => stop("SIGTERM"));
   });
+  await makePrivate(dataDir);
   // Requests to a node that stopped answering keep their sockets after timing out; nothing of this process needs them now.
   httpAgent.destroy();
   httpsAgent.destroy();

@@ -1,3 +1,4 @@
+import { mkdir } from "node:fs/promises";
 import { createRequire } from "node:module";
 import express, { type Express, type NextFunction, type Request, type Response } from "express";
 import type { HardhatRuntimeEnvironment } from "hardhat/types/hre";
@@ -120,6 +121,8 @@ export async function createServer(options: CreateServerOptions = {}): Promise<T
   const dataDir = options.dataDir ?? hre.config.tokenService.dataDir;
   const logger = options.logger ?? createLogger(options.logDestination);
   const databaseUrl = options.databaseUrl ?? env.DATABASE_URL;
+  // Private from the start: the directory holds chain state and the database.
+  await mkdir(dataDir, { recursive: true, mode: 0o700 });
   const store = await openStore({ dataDir, ...(databaseUrl ? { databaseUrl } : {}) });
   let service: TokenService;
   try {

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, readdir, rm, stat } from "node:fs/promises";
 import { createServer as createHttpServer, type IncomingMessage } from "node:http";
 import { createServer as createTcpServer } from "node:net";
 import { tmpdir } from "node:os";
@@ -59,6 +59,18 @@ async function serve(args: string[], env: Record<string, string> = {}): Promise<
     });
   });
   return { baseUrl, output: () => output, exited, child };
+}
+
+/** Every file and directory under `root` whose mode lets the group or others in. */
+async function openToOthers(root: string): Promise<string[]> {
+  const found: string[] = [];
+  const visit = async (entry: string) => {
+    const info = await stat(entry);
+    if ((info.mode & 0o077) !== 0) found.push(`${path.relative(root, entry) || "."} ${(info.mode & 0o777).toString(8)}`);
+    if (info.isDirectory()) for (const name of await readdir(entry)) await visit(path.join(entry, name));
+  };
+  await visit(root);
+  return found;
 }
 
 describe("npx hardhat serve and apikey:create (real CLI, real socket)", function () {
@@ -152,6 +164,26 @@ describe("npx hardhat serve and apikey:create (real CLI, real socket)", function
     } finally {
       second?.child.kill("SIGKILL");
       taken.close();
+    }
+  });
+
+  it("creates its data directory and every file in it readable by the user only", async function () {
+    const privateDir = path.join(await mkdtemp(path.join(tmpdir(), "hts-private-")), "data");
+    const server = await serve(["--port", "0", "--data-dir", privateDir, "--block-time", "0", "--no-auth"]);
+    try {
+      const wallet = await (await fetch(`${server.baseUrl}/api/v1/wallets`, { method: "POST", headers: { "content-type": "application/json" }, body: '{"chain":"ethereum","network":"sepolia"}' })).json();
+      const funded = await fetch(`${server.baseUrl}/api/v1/faucet`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ chain: "ethereum", network: "sepolia", address: wallet.address }),
+      });
+      expect(funded.status).to.equal(200);
+      server.child.kill("SIGTERM");
+      expect(await server.exited).to.equal(0);
+      expect(await openToOthers(privateDir)).to.deep.equal([]);
+    } finally {
+      server.child.kill("SIGKILL");
+      await rm(path.dirname(privateDir), { recursive: true, force: true });
     }
   });
 
