@@ -7,6 +7,7 @@ import type { DestinationStream, Logger } from "pino";
 import { createTokenService } from "../api.js";
 import type { TokenService } from "../service.js";
 import { ApiKeyVerifier } from "./api-keys.js";
+import { AuthFailureLimiter } from "./auth-failures.js";
 import type { ServerContext } from "./context.js";
 import { DOCS_PAGE } from "./docs-page.js";
 import { checkHealth } from "./health.js";
@@ -179,7 +180,7 @@ export async function createServer(options: CreateServerOptions = {}): Promise<T
   app.get("/docs", (_request, response) => void response.type("html").send(DOCS_PAGE));
 
   const api = express.Router();
-  api.use(requireApiKey(verifier), rateLimit(store, limits));
+  api.use(requireApiKey(verifier, new AuthFailureLimiter(store, settings.authFailures)), rateLimit(store, limits));
   for (const route of API_ROUTES) {
     const handlers =
       route.method === "post"

@@ -3,6 +3,7 @@ import { ErrorCode, type ErrorCode as CoreErrorCode } from "../errors.js";
 /** Error codes only the HTTP layer produces. */
 export const HttpErrorCode = {
   UNAUTHORIZED: "UNAUTHORIZED",
+  TOO_MANY_AUTH_FAILURES: "TOO_MANY_AUTH_FAILURES",
   NOT_FOUND: "NOT_FOUND",
   MALFORMED_REQUEST: "MALFORMED_REQUEST",
   MALFORMED_JSON: "MALFORMED_JSON",

@@ -8,6 +8,8 @@ export interface Settings {
   apiKeys: string[];
   /** Requests per window and API key; limit 0 disables it. */
   rateLimit: { limit: number; windowMs: number };
+  /** Failed API-key attempts per client address and window before it gets 429; limit 0 disables it. */
+  authFailures: { limit: number; windowMs: number };
   trustProxy: boolean;
   /** Time a client has to send its request headers. */
   headersTimeoutMs: number;
@@ -68,6 +70,8 @@ const EnvironmentSchema = z
     TOKEN_SERVICE_API_KEYS: z.string().optional(),
     TOKEN_SERVICE_RATE_LIMIT: wholeNumber(600),
     TOKEN_SERVICE_RATE_WINDOW_SECONDS: seconds(60, { allowZero: false }),
+    TOKEN_SERVICE_AUTH_FAILURE_LIMIT: wholeNumber(10),
+    TOKEN_SERVICE_AUTH_FAILURE_WINDOW_SECONDS: seconds(300, { allowZero: false }),
     TOKEN_SERVICE_TRUST_PROXY: boolean,
     TOKEN_SERVICE_HEADERS_TIMEOUT_SECONDS: seconds(10, { allowZero: false }),
     TOKEN_SERVICE_BODY_TIMEOUT_SECONDS: seconds(30, { allowZero: false }),
@@ -92,6 +96,7 @@ export function loadSettings(env: NodeJS.ProcessEnv): Settings {
   return {
     apiKeys: parseApiKeyList(settings.TOKEN_SERVICE_API_KEYS),
     rateLimit: { limit: settings.TOKEN_SERVICE_RATE_LIMIT, windowMs: settings.TOKEN_SERVICE_RATE_WINDOW_SECONDS },
+    authFailures: { limit: settings.TOKEN_SERVICE_AUTH_FAILURE_LIMIT, windowMs: settings.TOKEN_SERVICE_AUTH_FAILURE_WINDOW_SECONDS },
     trustProxy: settings.TOKEN_SERVICE_TRUST_PROXY,
     headersTimeoutMs: settings.TOKEN_SERVICE_HEADERS_TIMEOUT_SECONDS,
     bodyTimeoutMs: settings.TOKEN_SERVICE_BODY_TIMEOUT_SECONDS,

@@ -22,6 +22,7 @@ describe("Settings from the environment", function () {
     expect(loadSettings({})).to.deep.equal({
       apiKeys: [],
       rateLimit: { limit: 600, windowMs: 60_000 },
+      authFailures: { limit: 10, windowMs: 300_000 },
       trustProxy: false,
       headersTimeoutMs: 10_000,
       bodyTimeoutMs: 30_000,
@@ -34,6 +35,7 @@ describe("Settings from the environment", function () {
       TOKEN_SERVICE_API_KEYS: " a, b ,,",
       TOKEN_SERVICE_RATE_LIMIT: "0",
       TOKEN_SERVICE_RATE_WINDOW_SECONDS: "1.5",
+      TOKEN_SERVICE_AUTH_FAILURE_LIMIT: "",
       TOKEN_SERVICE_TRUST_PROXY: "true",
       TOKEN_SERVICE_HEADERS_TIMEOUT_SECONDS: "2",
       TOKEN_SERVICE_BODY_TIMEOUT_SECONDS: "4",
@@ -45,6 +47,7 @@ describe("Settings from the environment", function () {
     expect(settings.headersTimeoutMs).to.equal(2_000);
     expect(settings.bodyTimeoutMs).to.equal(4_000);
     expect(settings.shutdownGraceMs).to.equal(0);
+    expect(settings.authFailures).to.deep.equal({ limit: 10, windowMs: 300_000 });
   });
 
   it("refuses malformed values with a message that names the variable and quotes the value", function () {
