@@ -16,6 +16,7 @@ import { createLogger } from "./logger.js";
 import { requireApiKey } from "./middleware/auth.js";
 import { errorHandler } from "./middleware/errors.js";
 import { requestFingerprint, runIdempotent } from "./middleware/idempotency.js";
+import { requireLoopbackHost } from "./middleware/loopback-host.js";
 import { rateLimit, type RateLimitSettings } from "./middleware/rate-limit.js";
 import { requestLog } from "./middleware/request-log.js";
 import { buildOpenApiDocument } from "./openapi.js";
@@ -35,7 +36,7 @@ export interface CreateServerOptions {
   databaseUrl?: string;
   /** Seconds between blocks on simulated chains; default the config's `tokenService.blockTime` (2). */
   blockTimeSeconds?: number;
-  /** false accepts calls without an API key (the serve task allows it on loopback only). */
+  /** false accepts calls without an API key, addressed to a loopback name only (the serve task allows it on loopback only). */
   auth?: boolean;
   /** Accepted keys besides stored ones; default `TOKEN_SERVICE_API_KEYS`. */
   apiKeys?: string[];
@@ -166,6 +167,7 @@ export async function createServer(options: CreateServerOptions = {}): Promise<T
   app.disable("x-powered-by");
   app.set("trust proxy", settings.trustProxy);
   app.use(requestLog(logger));
+  if (verifier === undefined) app.use(requireLoopbackHost());
 
   app.get("/health", async (_request, response, next) => {
     try {

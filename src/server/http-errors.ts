@@ -4,6 +4,7 @@ import { ErrorCode, type ErrorCode as CoreErrorCode } from "../errors.js";
 export const HttpErrorCode = {
   UNAUTHORIZED: "UNAUTHORIZED",
   TOO_MANY_AUTH_FAILURES: "TOO_MANY_AUTH_FAILURES",
+  HOST_NOT_ALLOWED: "HOST_NOT_ALLOWED",
   NOT_FOUND: "NOT_FOUND",
   MALFORMED_REQUEST: "MALFORMED_REQUEST",
   MALFORMED_JSON: "MALFORMED_JSON",

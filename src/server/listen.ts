@@ -1,14 +1,9 @@
 import { createServer, type Server } from "node:http";
-import { isIP } from "node:net";
 
 import type { TokenServiceServer } from "./app.js";
 import { answerClientError } from "./client-errors.js";
 
-export function isLoopbackHost(host: string): boolean {
-  if (host === "localhost") return true;
-  if (isIP(host) === 4) return host.startsWith("127.");
-  return host === "::1";
-}
+export { isLoopbackHost } from "./loopback.js";
 
 /**
  * Listens with bounded waits for slow clients: node checks its header and request
