@@ -10,7 +10,7 @@ import { ApiKeyVerifier } from "./api-keys.js";
 import { AuthFailureLimiter } from "./auth-failures.js";
 import type { ServerContext } from "./context.js";
 import { DOCS_PAGE } from "./docs-page.js";
-import { checkHealth } from "./health.js";
+import { cachedHealthCheck } from "./health.js";
 import { HttpError, HttpErrorCode } from "./http-errors.js";
 import { createLogger } from "./logger.js";
 import { requireApiKey } from "./middleware/auth.js";
@@ -162,6 +162,7 @@ export async function createServer(options: CreateServerOptions = {}): Promise<T
 
   const verifier = options.auth === false ? undefined : new ApiKeyVerifier(options.apiKeys ?? settings.apiKeys, store);
   const limits = options.rateLimit ?? settings.rateLimit;
+  const checkHealth = cachedHealthCheck(context, settings.healthCacheMs);
 
   const app = express();
   app.disable("x-powered-by");
@@ -171,7 +172,7 @@ export async function createServer(options: CreateServerOptions = {}): Promise<T
 
   app.get("/health", async (_request, response, next) => {
     try {
-      const health = await checkHealth(context);
+      const health = await checkHealth();
       response.status(health.status === "ok" ? 200 : 503).json(health);
     } catch (error) {
       next(error);

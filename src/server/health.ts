@@ -73,3 +73,24 @@ export async function checkHealth({ service, store }: ServerContext): Promise<He
   const evmOrDatabaseDown = Object.entries(backends).some(([name, health]) => health.ready === false && !name.startsWith("bitcoin/"));
   return { status: evmOrDatabaseDown ? "degraded" : "ok", backends };
 }
+
+/**
+ * checkHealth behind a short cache: a load balancer polling /health must not
+ * turn into a stream of calls to every configured node. Callers that arrive
+ * while a probe runs share it.
+ */
+export function cachedHealthCheck(context: ServerContext, cacheMs: number): () => Promise<HealthReport> {
+  let last: { report: Promise<HealthReport>; settledAt: number | undefined } | undefined;
+  return () => {
+    const fresh = last !== undefined && (last.settledAt === undefined || Date.now() - last.settledAt < cacheMs);
+    if (fresh) return last!.report;
+    const entry: { report: Promise<HealthReport>; settledAt: number | undefined } = { report: checkHealth(context), settledAt: undefined };
+    entry.report.then(
+      () => void (entry.settledAt = Date.now()),
+      // A failed check is not kept: the next request tries again.
+      () => void (last = last === entry ? undefined : last),
+    );
+    last = entry;
+    return entry.report;
+  };
+}

@@ -17,6 +17,8 @@ export interface Settings {
   bodyTimeoutMs: number;
   /** How long a stopping server lets in-flight requests finish before it closes their connections. */
   shutdownGraceMs: number;
+  /** How long /health reuses a probe result. */
+  healthCacheMs: number;
 }
 
 /** A setting the service cannot start with; the message names the variable. */
@@ -76,6 +78,7 @@ const EnvironmentSchema = z
     TOKEN_SERVICE_HEADERS_TIMEOUT_SECONDS: seconds(10, { allowZero: false }),
     TOKEN_SERVICE_BODY_TIMEOUT_SECONDS: seconds(30, { allowZero: false }),
     TOKEN_SERVICE_SHUTDOWN_GRACE_SECONDS: seconds(10, { allowZero: true }),
+    TOKEN_SERVICE_HEALTH_CACHE_SECONDS: seconds(5, { allowZero: true }),
   })
   .refine((env) => env.TOKEN_SERVICE_BODY_TIMEOUT_SECONDS >= env.TOKEN_SERVICE_HEADERS_TIMEOUT_SECONDS, {
     // Node refuses a server whose headers timeout exceeds its request timeout.
@@ -101,5 +104,6 @@ export function loadSettings(env: NodeJS.ProcessEnv): Settings {
     headersTimeoutMs: settings.TOKEN_SERVICE_HEADERS_TIMEOUT_SECONDS,
     bodyTimeoutMs: settings.TOKEN_SERVICE_BODY_TIMEOUT_SECONDS,
     shutdownGraceMs: settings.TOKEN_SERVICE_SHUTDOWN_GRACE_SECONDS,
+    healthCacheMs: settings.TOKEN_SERVICE_HEALTH_CACHE_SECONDS,
   };
 }

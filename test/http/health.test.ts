@@ -5,7 +5,7 @@ import type { JsonRpcServer } from "hardhat/types/network";
 import { startCountingProxy, type CountingProxy } from "../helpers/json-rpc-servers.js";
 import { startServer, type RunningServer } from "../helpers/http-server.js";
 
-describe("HTTP service — /health tells the truth", function () {
+describe("HTTP service — /health tells the truth and spares the nodes", function () {
   let holesky: JsonRpcServer;
   let mainnetNode: JsonRpcServer;
   let proxy: CountingProxy;
@@ -18,7 +18,7 @@ describe("HTTP service — /health tells the truth", function () {
     mainnetNode = await hre.network.createServer({ override: { chainId: 1 } } as never, "127.0.0.1", 0);
     const wrongChain = `http://127.0.0.1:${(await mainnetNode.listen()).port}`;
     api = await startServer({
-      env: { TOKEN_SERVICE_RPC_ETHEREUM_HOLESKY: proxy.url, TOKEN_SERVICE_RPC_ETHEREUM_SEPOLIA: wrongChain },
+      env: { TOKEN_SERVICE_RPC_ETHEREUM_HOLESKY: proxy.url, TOKEN_SERVICE_RPC_ETHEREUM_SEPOLIA: wrongChain, TOKEN_SERVICE_HEALTH_CACHE_SECONDS: "60" },
     });
   });
 
@@ -45,5 +45,27 @@ describe("HTTP service — /health tells the truth", function () {
     // The public Esplora default gets no health-check traffic, so its readiness is unknown.
     expect(body.backends["bitcoin/mainnet"].ready).to.equal(null);
     expect(body.backends["bitcoin/mainnet"].detail).to.include("not probed");
+  });
+
+  it("answers repeated and concurrent checks from one probe while the result is fresh", async function () {
+    await api.call("GET", "/health");
+    const before = proxy.requests.length;
+    expect(before).to.be.greaterThan(0);
+    for (let index = 0; index < 5; index++) await api.call("GET", "/health");
+    await Promise.all(Array.from({ length: 10 }, () => api.call("GET", "/health")));
+    expect(proxy.requests.length).to.equal(before);
+  });
+
+  it("probes again once the cached result is older than the setting", async function () {
+    const uncached = await startServer({ env: { TOKEN_SERVICE_RPC_ETHEREUM_HOLESKY: proxy.url, TOKEN_SERVICE_HEALTH_CACHE_SECONDS: "0" } });
+    try {
+      await uncached.call("GET", "/health");
+      const before = proxy.requests.length;
+      await uncached.call("GET", "/health");
+      await uncached.call("GET", "/health");
+      expect(proxy.requests.length).to.equal(before + 2);
+    } finally {
+      await uncached.stop();
+    }
   });
 });

@@ -27,6 +27,7 @@ describe("Settings from the environment", function () {
       headersTimeoutMs: 10_000,
       bodyTimeoutMs: 30_000,
       shutdownGraceMs: 10_000,
+      healthCacheMs: 5_000,
     });
   });
 
@@ -40,6 +41,7 @@ describe("Settings from the environment", function () {
       TOKEN_SERVICE_HEADERS_TIMEOUT_SECONDS: "2",
       TOKEN_SERVICE_BODY_TIMEOUT_SECONDS: "4",
       TOKEN_SERVICE_SHUTDOWN_GRACE_SECONDS: "0",
+      TOKEN_SERVICE_HEALTH_CACHE_SECONDS: "0.25",
     });
     expect(settings.apiKeys).to.deep.equal(["a", "b"]);
     expect(settings.rateLimit).to.deep.equal({ limit: 0, windowMs: 1_500 });
@@ -48,6 +50,7 @@ describe("Settings from the environment", function () {
     expect(settings.bodyTimeoutMs).to.equal(4_000);
     expect(settings.shutdownGraceMs).to.equal(0);
     expect(settings.authFailures).to.deep.equal({ limit: 10, windowMs: 300_000 });
+    expect(settings.healthCacheMs).to.equal(250);
   });
 
   it("refuses malformed values with a message that names the variable and quotes the value", function () {
