@@ -5,9 +5,11 @@ import { HttpErrorCode, type ErrorBody } from "./http-errors.js";
 
 interface ParserError extends Error {
   code?: string;
+  /** The bytes the parser had when it gave up. */
+  rawPacket?: Buffer;
 }
 
-type InFlightResponse = { headersSent?: boolean };
+type InFlightResponse = { headersSent?: boolean; req?: { method?: string } };
 
 /** What node's HTTP parser and connection checks report, in the service's error shape. */
 function describe(error: ParserError): { status: number; body: ErrorBody } {
@@ -42,5 +44,7 @@ export function answerClientError(error: ParserError, socket: Duplex): void {
     `Content-Length: ${Buffer.byteLength(payload)}`,
     "Connection: close",
   ];
-  socket.end(`${head.join("\r\n")}\r\n\r\n${payload}`, () => socket.destroy());
+  // A response to HEAD has headers only; a client would read the body as the next response.
+  const isHead = inFlight?.req?.method === "HEAD" || error.rawPacket?.subarray(0, 5).toString("latin1") === "HEAD ";
+  socket.end(`${head.join("\r\n")}\r\n\r\n${isHead ? "" : payload}`, () => socket.destroy());
 }
