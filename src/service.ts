@@ -302,7 +302,16 @@ export class TokenService {
     if (!this.evm.isSimulated(info)) throw liveNetworkFaucet(info, "fund the address with a real transfer");
     const chain = await this.evmChain(requireEvm(info, "faucet"), "faucet");
     if (chain.fund === undefined) throw liveNetworkFaucet(info, "fund the address with a real transfer");
-    const balance = await chain.fund(address, amount);
+    const fund = chain.fund.bind(chain);
+    // Read and raised under one lock, so that two grants to one address cannot both pass the check.
+    const balance = await this.lock.withLock(`faucet:${chain.info.chainId}:${address.toLowerCase()}`, async () => {
+      const current = await chain.provider.getBalance(address);
+      const room = (1n << 256n) - 1n - current;
+      if (amount > room) {
+        throw invalidArgument("amount", `a balance is a uint256: ${address} holds ${current} and can receive at most ${room} more`, { available: room.toString() });
+      }
+      return fund(address, amount);
+    });
     return {
       chain: info.chain,
       network: info.network,

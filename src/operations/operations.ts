@@ -1,5 +1,7 @@
 import { randomUUID } from "node:crypto";
 
+import { getAddress, isAddress } from "ethers";
+
 import { parseEvmAddress } from "../addresses.js";
 import { resolveNetwork } from "../chains.js";
 import { TokenServiceError } from "../errors.js";
@@ -23,6 +25,16 @@ type Settled = { status: OperationStatus; blockNumber: number | null };
 export type LaunchOutcome = Omit<LaunchResult, "status"> & Settled & { id: string };
 export type MintOutcome = Omit<MintResult, "status"> & Settled & { id: string };
 export type FaucetOutcome = FaucetResult & { id: string };
+
+/** Records hold addresses checksummed, however the caller wrote them (the core validated them before signing). */
+function checksummed(params: Record<string, unknown>, fields: readonly string[]): Record<string, unknown> {
+  const normalized = { ...params };
+  for (const field of fields) {
+    const value = normalized[field];
+    if (typeof value === "string" && isAddress(value)) normalized[field] = getAddress(value);
+  }
+  return normalized;
+}
 
 /** The request waits this long before the tracker takes a `signed` record over: the request may still be broadcasting it. */
 const SIGNED_GRACE_MS = 15_000;
@@ -55,7 +67,7 @@ export class Operations {
           beforeBroadcast(signed, {
             kind: "launch",
             tokenType: type,
-            params: (request.token ?? {}) as Record<string, unknown>,
+            params: checksummed((request.token ?? {}) as Record<string, unknown>, ["minter", "account"]),
             contractAddress: signed.contractAddress,
           }),
       }),
@@ -72,7 +84,12 @@ export class Operations {
       this.service.mintToken(request, {
         minimumNonce,
         beforeBroadcast: (signed) =>
-          beforeBroadcast(signed, { kind: "mint", tokenType: type, params, contractAddress: parseEvmAddress(request.contractAddress, "contractAddress") }),
+          beforeBroadcast(signed, {
+            kind: "mint",
+            tokenType: type,
+            params: checksummed(params, ["to", "contractAddress"]),
+            contractAddress: parseEvmAddress(request.contractAddress, "contractAddress"),
+          }),
       }),
     { apiKeyId: context.apiKeyId ?? null, chain: pair.chain, network: pair.network, sender });
   }

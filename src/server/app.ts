@@ -8,23 +8,25 @@ import { rpcEnvironmentVariable } from "../chains.js";
 import { DataDirectory } from "../data-directory.js";
 import type { JournalReplay } from "../evm/simulated-chain.js";
 import type { TrackerSettings } from "../operations/tracker.js";
-import { secondsFromEnv, trackerSettingsFromEnv } from "./tracker-settings.js";
 import type { SimulatedChainFactory } from "../evm/chain.js";
 import { TokenService } from "../service.js";
-import { ApiKeyVerifier, parseApiKeyList } from "./api-keys.js";
+import { ApiKeyVerifier } from "./api-keys.js";
+import { AuthFailureLimiter } from "./auth-failures.js";
 import type { ServerContext } from "./context.js";
 import { DOCS_PAGE } from "./docs-page.js";
-import { checkHealth } from "./health.js";
+import { cachedHealthCheck } from "./health.js";
 import { HttpError, HttpErrorCode } from "./http-errors.js";
 import { createLogger } from "./logger.js";
 import { requireApiKey } from "./middleware/auth.js";
 import { errorHandler } from "./middleware/errors.js";
 import { requestFingerprint, runIdempotent } from "./middleware/idempotency.js";
+import { requireLoopbackHost } from "./middleware/loopback-host.js";
 import { rateLimit, type RateLimitSettings } from "./middleware/rate-limit.js";
 import { requestLog } from "./middleware/request-log.js";
 import { buildOpenApiDocument } from "./openapi.js";
 import type { RouteDefinition, RouteResult } from "./route.js";
 import { API_ROUTES } from "./routes/index.js";
+import { loadSettings, type Settings } from "./settings.js";
 import { openStore } from "./store/open-store.js";
 import type { Store } from "./store/types.js";
 import { parseWith } from "./validation.js";
@@ -40,7 +42,7 @@ export interface CreateServerOptions {
   databaseUrl?: string;
   /** Seconds between blocks on simulated chains; default 2 (the `serve` task passes the config's `tokenService.blockTime`). */
   blockTimeSeconds?: number;
-  /** false accepts calls without an API key (the serve task allows it on loopback only). */
+  /** false accepts calls without an API key, addressed to a loopback name only (the serve task allows it on loopback only). */
   auth?: boolean;
   /** Accepted keys besides stored ones; default `TOKEN_SERVICE_API_KEYS`. */
   apiKeys?: string[];
@@ -56,6 +58,8 @@ export interface CreateServerOptions {
   /** Where log lines go when no logger is given (default stdout). */
   logDestination?: DestinationStream;
   env?: NodeJS.ProcessEnv;
+  /** Already-checked settings; default `loadSettings(env)`. */
+  settings?: Settings;
 }
 
 export interface TokenServiceServer {
@@ -68,6 +72,8 @@ export interface TokenServiceServer {
   dataDirectory: DataDirectory;
   /** The simulated chains rebuilt from their journals at start-up. */
   journals: JournalReplay[];
+  /** The checked settings; `listen` and `shutdown` take their timeouts from here. */
+  settings: Settings;
   /** Finishes background work and closes chains and the database (stop the HTTP listener first). */
   close(): Promise<void>;
 }
@@ -131,9 +137,14 @@ function routeHandler(route: RouteDefinition, context: ServerContext) {
   };
 }
 
-function replicaWithPrivateChains(pairs: Array<{ chain: string; network: string; chainId: number }>): Error {
+/** A reason this process must not serve, for the operator: `serve` prints it as one line. */
+export class StartRefused extends Error {
+  override name = "StartRefused";
+}
+
+function replicaWithPrivateChains(pairs: Array<{ chain: string; network: string; chainId: number }>): StartRefused {
   const [first] = pairs;
-  return new Error(
+  return new StartRefused(
     `another process already serves simulated chains from this database, and this one would simulate its own private ` +
       `${pairs.map((pair) => `${pair.chain}/${pair.network}`).join(", ")}: replicas must share every chain. ` +
       `Set ${pairs.map((pair) => rpcEnvironmentVariable(pair.chain, pair.network)).join(", ")} to endpoints every replica reaches ` +
@@ -145,6 +156,7 @@ function replicaWithPrivateChains(pairs: Array<{ chain: string; network: string;
 /** Builds the HTTP service on the shared core, without listening. */
 export async function createServer(options: CreateServerOptions): Promise<TokenServiceServer> {
   const env = options.env ?? process.env;
+  const settings = options.settings ?? loadSettings(env);
   const dataDir = options.dataDir;
   const logger = options.logger ?? createLogger(options.logDestination);
   const databaseUrl = options.databaseUrl ?? env.DATABASE_URL;
@@ -167,9 +179,9 @@ export async function createServer(options: CreateServerOptions): Promise<TokenS
       env,
       blockTimeSeconds: options.blockTimeSeconds ?? 2,
       senderLock: store.senderLock(),
-      simulatedChains: env.TOKEN_SERVICE_SIMULATED_CHAINS !== "off",
+      simulatedChains: settings.simulatedChains,
       operationStore: store,
-      tracker: { ...trackerSettingsFromEnv(env), ...options.tracker },
+      tracker: { ...settings.tracker, ...options.tracker },
       ...(options.requestTimeoutMs !== undefined ? { requestTimeoutMs: options.requestTimeoutMs } : {}),
     });
     const evm = service.evm;
@@ -206,21 +218,23 @@ export async function createServer(options: CreateServerOptions): Promise<TokenS
     logger,
     waitTimeoutMs,
     // Longer than any request may take (a wait=mined included), so only a dead owner's claim expires.
-    idempotencyLeaseMs: secondsFromEnv(env, "TOKEN_SERVICE_IDEMPOTENCY_LEASE_SECONDS") ?? waitTimeoutMs + IDEMPOTENCY_LEASE_MARGIN_MS,
-    idempotencyRetentionMs: options.idempotencyRetentionMs ?? (secondsFromEnv(env, "TOKEN_SERVICE_IDEMPOTENCY_RETENTION_HOURS", 3600) ?? 24 * 3_600_000),
+    idempotencyLeaseMs: settings.idempotencyLeaseMs ?? waitTimeoutMs + IDEMPOTENCY_LEASE_MARGIN_MS,
+    idempotencyRetentionMs: options.idempotencyRetentionMs ?? settings.idempotencyRetentionMs,
   };
 
-  const verifier = options.auth === false ? undefined : new ApiKeyVerifier(options.apiKeys ?? parseApiKeyList(env.TOKEN_SERVICE_API_KEYS), store);
-  const limits = options.rateLimit ?? { limit: Number(env.TOKEN_SERVICE_RATE_LIMIT ?? 600), windowMs: Math.max(1, Number(env.TOKEN_SERVICE_RATE_WINDOW_SECONDS ?? 60)) * 1000 };
+  const verifier = options.auth === false ? undefined : new ApiKeyVerifier(options.apiKeys ?? settings.apiKeys, store);
+  const limits = options.rateLimit ?? settings.rateLimit;
+  const checkHealth = cachedHealthCheck(context, settings.healthCacheMs);
 
   const app = express();
   app.disable("x-powered-by");
-  app.set("trust proxy", env.TOKEN_SERVICE_TRUST_PROXY === "true");
+  app.set("trust proxy", settings.trustProxy);
   app.use(requestLog(logger));
+  if (verifier === undefined) app.use(requireLoopbackHost());
 
   app.get("/health", async (_request, response, next) => {
     try {
-      const health = await checkHealth(context);
+      const health = await checkHealth();
       response.status(health.status === "ok" ? 200 : 503).json(health);
     } catch (error) {
       next(error);
@@ -231,7 +245,7 @@ export async function createServer(options: CreateServerOptions): Promise<TokenS
   app.get("/docs", (_request, response) => void response.type("html").send(DOCS_PAGE));
 
   const api = express.Router();
-  api.use(requireApiKey(verifier), rateLimit(store, limits));
+  api.use(requireApiKey(verifier, new AuthFailureLimiter(store, settings.authFailures)), rateLimit(store, limits));
   for (const route of API_ROUTES) {
     const handlers =
       route.method === "post"
@@ -252,6 +266,7 @@ export async function createServer(options: CreateServerOptions): Promise<TokenS
     logger,
     dataDirectory,
     journals,
+    settings,
     async close() {
       clearInterval(purge);
       await service.close();

@@ -1,26 +1,65 @@
-import type { Server } from "node:http";
-import { isIP } from "node:net";
+import { createServer, type Server } from "node:http";
 
 import type { TokenServiceServer } from "./app.js";
+import { answerClientError } from "./client-errors.js";
 
-export function isLoopbackHost(host: string): boolean {
-  if (host === "localhost") return true;
-  if (isIP(host) === 4) return host.startsWith("127.");
-  return host === "::1";
-}
+export { isLoopbackHost } from "./loopback.js";
 
+/**
+ * Listens with bounded waits for slow clients: node checks its header and request
+ * timeouts only every `connectionsCheckingInterval` (30 s by default), so that is tightened too.
+ */
 export function listen(server: TokenServiceServer, host: string, port: number): Promise<Server> {
+  const { headersTimeoutMs, bodyTimeoutMs } = server.settings;
+  const http = createServer(
+    {
+      headersTimeout: headersTimeoutMs,
+      requestTimeout: bodyTimeoutMs,
+      connectionsCheckingInterval: Math.max(50, Math.min(1000, Math.floor(headersTimeoutMs / 4))),
+    },
+    server.app,
+  );
+  http.on("clientError", answerClientError);
   return new Promise((resolve, reject) => {
-    const http = server.app.listen(port, host, () => resolve(http));
     http.once("error", reject);
+    http.listen(port, host, () => {
+      http.off("error", reject);
+      resolve(http);
+    });
   });
 }
 
-/** Stops accepting connections, lets in-flight requests finish, then closes chains and the database. */
-export async function shutdown(http: Server, server: TokenServiceServer): Promise<void> {
-  await new Promise<void>((resolve) => {
-    http.close(() => resolve());
-    http.closeIdleConnections();
+/** Resolves with true when `promise` settles within `ms`, false otherwise; never rejects. */
+function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<boolean>((resolve) => {
+    timer = setTimeout(() => resolve(false), ms);
   });
-  await server.close();
+  const settled = promise.then(
+    () => true,
+    () => true,
+  );
+  return Promise.race([settled, deadline]).finally(() => clearTimeout(timer));
+}
+
+/**
+ * Stops accepting connections and lets in-flight requests finish for the grace
+ * period; then closes their connections, so a request stuck on a node that
+ * stopped answering cannot hold the shutdown. Chains and the database then get
+ * as long again to close; past that, they finish closing in the background.
+ */
+export async function shutdown(http: Server, server: TokenServiceServer, graceMs = server.settings.shutdownGraceMs): Promise<void> {
+  const closed = new Promise<void>((resolve) => http.close(() => resolve()));
+  http.closeIdleConnections();
+  if (!(await settlesWithin(closed, graceMs))) {
+    http.closeAllConnections();
+    await closed;
+  }
+  const closing = server.close();
+  if (!(await settlesWithin(closing, Math.max(graceMs, 1_000)))) {
+    server.logger.warn({ graceMs }, "chains and database still closing after the grace period; not waiting for them");
+    closing.catch((error: unknown) => server.logger.error({ message: error instanceof Error ? error.message : String(error) }, "closing failed"));
+    return;
+  }
+  await closing;
 }

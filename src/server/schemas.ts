@@ -243,7 +243,14 @@ export const OperationList = z.object({
 
 export const Health = z.object({
   status: z.enum(["ok", "degraded"]),
-  backends: z.record(z.string(), z.object({ ready: z.boolean(), simulated: z.boolean().optional(), detail: z.string() })),
+  backends: z.record(
+    z.string(),
+    z.object({
+      ready: z.boolean().nullable().describe("null when not probed (public Esplora APIs are not sent health-check traffic)"),
+      simulated: z.boolean().optional(),
+      detail: z.string(),
+    }),
+  ),
 });
 
 export const ErrorResponse = z.object({

@@ -1,6 +1,7 @@
 import type { RequestHandler } from "express";
 
 import type { ApiKeyVerifier } from "../api-keys.js";
+import type { AuthFailureLimiter } from "../auth-failures.js";
 import { HttpError, HttpErrorCode } from "../http-errors.js";
 
 declare module "express-serve-static-core" {
@@ -9,8 +10,18 @@ declare module "express-serve-static-core" {
   }
 }
 
+function tooManyFailures(retryAfterSeconds: number): HttpError {
+  return new HttpError(
+    429,
+    HttpErrorCode.TOO_MANY_AUTH_FAILURES,
+    `too many requests with a wrong API key from this address; retry in ${retryAfterSeconds} s`,
+    "apiKey",
+    { "Retry-After": String(retryAfterSeconds) },
+  );
+}
+
 /** The API key comes as the `apiKey` query parameter (as the interface document shows) or the `x-api-key` header. */
-export function requireApiKey(verifier: ApiKeyVerifier | undefined): RequestHandler {
+export function requireApiKey(verifier: ApiKeyVerifier | undefined, failures?: AuthFailureLimiter): RequestHandler {
   return async (request, _response, next) => {
     if (verifier === undefined) {
       request.apiKeyId = null;
@@ -22,7 +33,19 @@ export function requireApiKey(verifier: ApiKeyVerifier | undefined): RequestHand
     if (!presented) {
       return next(new HttpError(401, HttpErrorCode.UNAUTHORIZED, "an API key is required: pass ?apiKey=… or the x-api-key header", "apiKey"));
     }
-    const id = await verifier.verify(presented).catch(next);
+    const client = request.ip ?? "unknown";
+    let id: string | undefined;
+    try {
+      const wait = failures?.retryAfterSeconds(client);
+      if (wait !== undefined) return next(tooManyFailures(wait));
+      id = await verifier.verify(presented);
+      if (id === undefined) {
+        const blocked = await failures?.recordFailure(client);
+        if (blocked !== undefined) return next(tooManyFailures(blocked));
+      }
+    } catch (error) {
+      return next(error);
+    }
     if (id === undefined) return next(new HttpError(401, HttpErrorCode.UNAUTHORIZED, "the API key is not valid", "apiKey"));
     request.apiKeyId = id;
     next();

@@ -2,7 +2,11 @@ import type { ErrorRequestHandler, Request } from "express";
 import type { Logger } from "pino";
 
 import { TokenServiceError } from "../../errors.js";
+import { isDatabaseUnavailable } from "../database-errors.js";
 import { HttpError, HttpErrorCode, STATUS_BY_CORE_CODE, type ErrorBody } from "../http-errors.js";
+
+/** Seconds a client is told to wait when the database is unreachable. */
+const DATABASE_RETRY_AFTER_SECONDS = 5;
 
 interface BodyParserError {
   type?: string;
@@ -20,6 +24,17 @@ export function toErrorResponse(error: unknown): { status: number; body: ErrorBo
       body: { error: { code: error.code, message: error.message, ...(error.field ? { field: error.field } : {}) } },
       headers: error.headers,
     };
+  }
+  if (isDatabaseUnavailable(error)) {
+    return {
+      status: 503,
+      body: { error: { code: HttpErrorCode.SERVICE_UNAVAILABLE, message: `the database is unavailable; retry in ${DATABASE_RETRY_AFTER_SECONDS} s` } },
+      headers: { "Retry-After": String(DATABASE_RETRY_AFTER_SECONDS) },
+    };
+  }
+  // The router could not percent-decode a path segment.
+  if (error instanceof URIError) {
+    return { status: 400, body: { error: { code: HttpErrorCode.MALFORMED_REQUEST, message: "the path holds an invalid percent-encoding", field: "path" } }, headers: {} };
   }
   const parserError = error as BodyParserError;
   if (parserError?.type === "entity.parse.failed") {

@@ -8,9 +8,9 @@ const DESCRIPTIONS: Record<number, string> = {
   413: "Body over 64 KiB",
   415: "Body is not application/json",
   422: "Refused by the chain: insufficient funds, not a token contract, key does not derive the sender…",
-  429: "Rate limited (see Retry-After)",
+  429: "Rate limited, or too many wrong API keys from this address (see Retry-After)",
   502: "The node failed or serves another chain",
-  503: "No backend configured for this network",
+  503: "No backend configured for this network, or the database is unreachable (see Retry-After)",
   504: "The node timed out",
 };
 

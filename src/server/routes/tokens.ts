@@ -20,6 +20,7 @@ import {
 } from "../schemas.js";
 import { parseWith } from "../validation.js";
 import type { ServerContext } from "../context.js";
+import { isDataException } from "../database-errors.js";
 import { errorResponses } from "./common.js";
 
 /** With `wait=mined`, answers once the operation is final; after the wait timeout, 202 with its status then. */
@@ -96,7 +97,12 @@ export const listTokensRoute = defineRoute({
   query: OperationListQuery,
   responses: { 200: { description: "A page of records", schema: OperationList }, ...errorResponses(400, 401, 429) },
   async handle({ query, apiKeyId }, { store }) {
-    const page = await store.listOperations(apiKeyId, { limit: query.limit ?? 20, ...(query.cursor ? { cursor: query.cursor } : {}) });
+    const page = await store.listOperations(apiKeyId, { limit: query.limit ?? 20, ...(query.cursor ? { cursor: query.cursor } : {}) }).catch((error: unknown) => {
+      // The cursor is the only client value the query compares with: one the database cannot take (an id holding NUL,
+      // a time beyond bigint) was not made by this service.
+      if (query.cursor && isDataException(error)) throw invalidArgument("cursor", "cursor is not one this service returned");
+      throw error;
+    });
     return { body: { items: page.items.map(presentOperation), nextCursor: page.nextCursor } };
   },
 });

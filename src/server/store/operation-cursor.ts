@@ -21,8 +21,9 @@ export function decodeOperationCursor(cursor: string): OperationCursor {
     !Array.isArray(decoded) ||
     decoded.length !== 2 ||
     typeof decoded[0] !== "string" ||
-    !/^\d{1,19}$/.test(decoded[0]) ||
-    typeof decoded[1] !== "string"
+    !/^\d{1,15}$/.test(decoded[0]) ||
+    typeof decoded[1] !== "string" ||
+    !/^[0-9a-f-]{36}$/.test(decoded[1])
   ) {
     throw invalidArgument("cursor", "cursor is not one this service returned");
   }

@@ -1,0 +1,132 @@
+import { DatabaseSync } from "node:sqlite";
+import { expect } from "chai";
+import pg from "pg";
+
+import { isDataException, isDatabaseUnavailable } from "../../src/server/database-errors.js";
+import { eventually, startServer, type RunningServer } from "../helpers/http-server.js";
+import { freshPostgresSchema, POSTGRES_URL } from "../helpers/postgres-schema.js";
+import { parseRawResponse, rawConnection, within } from "../helpers/raw-http.js";
+import { closedPort } from "../helpers/service.js";
+import { startTcpRelay, type TcpRelay } from "../helpers/tcp-relay.js";
+
+function expectUnavailable(response: { status: number; body: any; headers: Headers }): void {
+  expect(response.status, JSON.stringify(response.body)).to.equal(503);
+  expect(response.body.error.code).to.equal("SERVICE_UNAVAILABLE");
+  expect(Number(response.headers.get("retry-after"))).to.be.greaterThan(0);
+}
+
+async function failureOf(work: () => Promise<unknown>): Promise<unknown> {
+  try {
+    await work();
+  } catch (error) {
+    return error;
+  }
+  throw new Error("expected a failure");
+}
+
+describe("Database outage — 503 with Retry-After, never 500", function () {
+  describe("the errors real database clients raise", function () {
+    it("a refused connection, a terminated backend and a closed SQLite database are outages; a bad value is not", async function () {
+      const nobody = `postgresql://postgres@127.0.0.1:${await closedPort()}/test`;
+      const refused = await failureOf(() => new pg.Client({ connectionString: nobody }).connect());
+      expect(isDatabaseUnavailable(refused), String(refused)).to.equal(true);
+
+      const victim = new pg.Client({ connectionString: POSTGRES_URL });
+      victim.on("error", () => undefined);
+      await victim.connect();
+      const [{ pid }] = (await victim.query<{ pid: number }>("SELECT pg_backend_pid() AS pid")).rows as [{ pid: number }];
+      const sleeping = failureOf(() => victim.query("SELECT pg_sleep(30)"));
+      const admin = new pg.Client({ connectionString: POSTGRES_URL });
+      await admin.connect();
+      await eventually(
+        async () => (await admin.query("SELECT 1 FROM pg_stat_activity WHERE pid = $1 AND query LIKE 'SELECT pg_sleep%'", [pid])).rowCount,
+        (count) => count === 1,
+        10_000,
+        20,
+      );
+      await admin.query("SELECT pg_terminate_backend($1)", [pid]);
+      const terminated = await sleeping;
+      expect((terminated as { code?: string }).code).to.equal("57P01");
+      expect(isDatabaseUnavailable(terminated)).to.equal(true);
+
+      const badValue = await failureOf(() => admin.query("SELECT $1::bigint", ["99999999999999999999"]));
+      expect(isDatabaseUnavailable(badValue)).to.equal(false);
+      expect(isDataException(badValue)).to.equal(true);
+      await admin.end();
+      await victim.end().catch(() => undefined);
+
+      const embedded = new DatabaseSync(":memory:");
+      embedded.close();
+      const closed = await failureOf(async () => embedded.prepare("SELECT 1"));
+      expect(isDatabaseUnavailable(closed), String(closed)).to.equal(true);
+    });
+  });
+
+  describe("PostgreSQL server behind a network path that goes down", function () {
+    let api: RunningServer;
+    let relay: TcpRelay;
+    let schema: { url: string; drop(): Promise<void> };
+
+    before(async function () {
+      schema = await freshPostgresSchema("hts_outage");
+      const target = new URL(schema.url);
+      relay = await startTcpRelay({ host: target.hostname, port: Number(target.port || 5432) });
+      const throughRelay = new URL(schema.url);
+      throughRelay.hostname = "127.0.0.1";
+      throughRelay.port = String(relay.port);
+      api = await startServer({ databaseUrl: throughRelay.toString() });
+    });
+
+    after(async function () {
+      await api?.stop();
+      await relay?.close();
+      await schema?.drop();
+    });
+
+    it("answers 503 SERVICE_UNAVAILABLE with Retry-After while the database is unreachable, and recovers", async function () {
+      expect((await api.call("GET", "/api/v1/tokens")).status).to.equal(200);
+      await relay.cut();
+
+      expectUnavailable(await api.call("GET", "/api/v1/tokens"));
+      expectUnavailable(await api.call("GET", "/api/v1/tokens"));
+      // A key that is not configured is looked up in the database: the outage is answered once, and the
+      // connection stays usable (a second answer to the same request would make Express destroy it).
+      const connection = await rawConnection(api.baseUrl, "GET /api/v1/networks HTTP/1.1\r\nHost: 127.0.0.1\r\nx-api-key: hts_not_configured\r\n\r\n");
+      try {
+        await eventually(async () => connection.received(), (text) => text.includes("SERVICE_UNAVAILABLE") || connection.isClosed(), 10_000, 10);
+        expect(parseRawResponse(connection.received()).status).to.equal(503);
+        connection.socket.write("GET /openapi.json HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n");
+        await within(connection.closed, 10_000, "second request answered");
+        expect(connection.received().match(/HTTP\/1\.1 \d{3}/g)).to.deep.equal(["HTTP/1.1 503", "HTTP/1.1 200"]);
+      } finally {
+        connection.socket.destroy();
+      }
+      const health = await api.call("GET", "/health");
+      expect(health.status).to.equal(503);
+      expect(health.body.backends.database.ready).to.equal(false);
+
+      await relay.restore();
+      await eventually(() => api.call("GET", "/api/v1/tokens"), (response) => response.status === 200, 20_000);
+      expect(api.logs.text()).not.to.include('"code":"INTERNAL"');
+    });
+  });
+
+  describe("the embedded database, closed", function () {
+    let api: RunningServer;
+
+    before(async function () {
+      api = await startServer();
+    });
+
+    after(async function () {
+      await api?.stop();
+    });
+
+    it("answers 503 with Retry-After, not 500", async function () {
+      await api.server.store.close();
+      expectUnavailable(await api.call("GET", "/api/v1/tokens"));
+      const grant = { chain: "ethereum", network: "sepolia", address: "0x0000000000000000000000000000000000000001" };
+      expectUnavailable(await api.call("POST", "/api/v1/faucet", grant, { "Idempotency-Key": "outage-1" }));
+    });
+  });
+});
