@@ -47,7 +47,7 @@ const plugin: HardhatPlugin = {
       .build(),
     json(chainOptions(task("faucet", "Give an address native currency on a simulated chain (or bitcoin regtest)")))
       .addOption({ name: "address", description: "The address to fund", type: ArgumentType.STRING_WITHOUT_DEFAULT, defaultValue: undefined })
-      .addOption({ name: "amount", description: "Amount in smallest units (default: 10 of the native currency)", type: ArgumentType.STRING_WITHOUT_DEFAULT, defaultValue: undefined })
+      .addOption({ name: "amount", description: "Amount in whole units of the native currency, e.g. 5 or 0.25 (default: 10)", type: ArgumentType.STRING_WITHOUT_DEFAULT, defaultValue: undefined })
       .setAction(() => import("../tasks/faucet.js"))
       .build(),
     json(signerOptions(chainOptions(task("token:launch", "Launch an OpenZeppelin-based ERC20 or ERC721 token contract"))))
@@ -56,8 +56,8 @@ const plugin: HardhatPlugin = {
       .addOption({ name: "symbol", description: "Token symbol", type: ArgumentType.STRING_WITHOUT_DEFAULT, defaultValue: undefined })
       .addOption({ name: "uri", description: "ERC721: base URI (tokenURI = uri + id)", type: ArgumentType.STRING_WITHOUT_DEFAULT, defaultValue: undefined })
       .addOption({ name: "decimals", description: "ERC20: decimals (default 18)", type: ArgumentType.STRING_WITHOUT_DEFAULT, defaultValue: undefined })
-      .addOption({ name: "initialSupply", description: "ERC20: supply minted at launch, smallest units", type: ArgumentType.STRING_WITHOUT_DEFAULT, defaultValue: undefined })
-      .addOption({ name: "totalSupply", description: "ERC20: supply cap, smallest units (default: no cap)", type: ArgumentType.STRING_WITHOUT_DEFAULT, defaultValue: undefined })
+      .addOption({ name: "initialSupply", description: "ERC20: supply minted at launch, in whole tokens at --decimals, e.g. 1000 (default 0)", type: ArgumentType.STRING_WITHOUT_DEFAULT, defaultValue: undefined })
+      .addOption({ name: "totalSupply", description: "ERC20: supply cap, in whole tokens at --decimals (default: no cap)", type: ArgumentType.STRING_WITHOUT_DEFAULT, defaultValue: undefined })
       .addOption({ name: "minter", description: "ERC20: receives the initial supply (default: sender)", type: ArgumentType.STRING_WITHOUT_DEFAULT, defaultValue: undefined })
       .addOption({ name: "account", description: "ERC20: administers the token and may mint more (default: sender)", type: ArgumentType.STRING_WITHOUT_DEFAULT, defaultValue: undefined })
       .setAction(() => import("../tasks/token-launch.js"))
@@ -68,7 +68,7 @@ const plugin: HardhatPlugin = {
       .addOption({ name: "to", description: "Recipient (default: sender)", type: ArgumentType.STRING_WITHOUT_DEFAULT, defaultValue: undefined })
       .addOption({ name: "tokenId", description: "ERC721: a chosen token id (default: the next free one)", type: ArgumentType.STRING_WITHOUT_DEFAULT, defaultValue: undefined })
       .addOption({ name: "uri", description: "ERC721: this token's own URI", type: ArgumentType.STRING_WITHOUT_DEFAULT, defaultValue: undefined })
-      .addOption({ name: "amount", description: "ERC20: amount in smallest units", type: ArgumentType.STRING_WITHOUT_DEFAULT, defaultValue: undefined })
+      .addOption({ name: "amount", description: "ERC20: amount in whole tokens at the token's decimals, e.g. 5 or 0.5", type: ArgumentType.STRING_WITHOUT_DEFAULT, defaultValue: undefined })
       .setAction(() => import("../tasks/token-mint.js"))
       .build(),
     task("serve", "Start the HTTP JSON service (the interface document's API) on the shared core")

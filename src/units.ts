@@ -39,3 +39,22 @@ export function parseUint256(value: unknown, field: string): bigint {
   }
   return amount;
 }
+
+/**
+ * Parses an amount a person typed in whole units ("5", "0.25", "1000") into smallest units at `decimals`.
+ * The tasks take amounts this way; the HTTP API and the programmatic API take smallest units.
+ */
+export function parseDecimalUnits(value: string, decimals: number, field: string): bigint {
+  const text = value.trim();
+  const match = /^(\d+)(?:\.(\d+))?$/.exec(text);
+  if (match === null) {
+    throw invalidArgument(field, `${field} must be a non-negative decimal amount in whole units, like 5 or 0.25 (got "${text.slice(0, 80)}")`);
+  }
+  const fraction = match[2] ?? "";
+  if (fraction.replace(/0+$/, "").length > decimals) {
+    throw invalidArgument(field, `${field} has more than ${decimals} decimal places (got "${text.slice(0, 80)}")`);
+  }
+  const amount = BigInt(match[1]! + fraction.padEnd(decimals, "0").slice(0, decimals));
+  if (amount > MAX_UINT256) throw invalidArgument(field, `${field} exceeds the uint256 range`);
+  return amount;
+}

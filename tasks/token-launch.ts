@@ -1,5 +1,6 @@
 import type { HardhatRuntimeEnvironment } from "hardhat/types/hre";
 
+import { parseDecimalUnits } from "../src/units.js";
 import { resolveSigner } from "./support/private-key.js";
 import { TASK_WAIT_MS, chainLabel, printJson, withService } from "./support/run.js";
 import { withSpinner } from "./support/spinner.js";
@@ -22,14 +23,23 @@ interface Args {
   json?: boolean;
 }
 
+/** Supplies are typed in whole tokens at the token's decimals (default 18); the core takes smallest units. */
+function smallestUnits(value: string | undefined, decimals: string | undefined, field: string): string | undefined {
+  if (value === undefined) return undefined;
+  const places = decimals === undefined ? 18 : Number(decimals);
+  // A bad --decimals is the core's to refuse, with its own message; the supply is then passed as typed.
+  if (!Number.isInteger(places) || places < 0 || places > 255) return value;
+  return parseDecimalUnits(value, places, field).toString();
+}
+
 function tokenFields(args: Args): Record<string, string> {
   const fields: Record<string, string | undefined> = {
     name: args.name,
     symbol: args.symbol,
     uri: args.uri,
     decimals: args.decimals,
-    initialSupply: args.initialSupply,
-    totalSupply: args.totalSupply,
+    initialSupply: smallestUnits(args.initialSupply, args.decimals, "initialSupply"),
+    totalSupply: smallestUnits(args.totalSupply, args.decimals, "totalSupply"),
     minter: args.minter,
     account: args.account,
   };

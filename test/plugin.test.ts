@@ -69,7 +69,7 @@ describe("plugin in a consumer project (test/fixture-projects/consumer)", functi
       expect(new EthersWallet(wallet.privateKey).address).to.equal(wallet.address);
       expect(created.json).to.include({ chain: "ethereum", network: "sepolia" });
 
-      const funded = await runJsonTask(hre, "faucet", { chain: "ethereum", chainNetwork: "sepolia", address: wallet.address, amount: "5000000000000000000" });
+      const funded = await runJsonTask(hre, "faucet", { chain: "ethereum", chainNetwork: "sepolia", address: wallet.address, amount: "5" });
       expect(funded.json).to.deep.include({ address: wallet.address, simulated: true, balance: { balance: "5000000000000000000", uiBalance: "5" } });
       expect(funded.stdout).not.to.include(wallet.privateKey.slice(2));
     });
@@ -83,7 +83,7 @@ describe("plugin in a consumer project (test/fixture-projects/consumer)", functi
         name: "Consumer Coin",
         symbol: "CNS",
         decimals: "2",
-        initialSupply: "12345",
+        initialSupply: "123.45", // whole tokens at 2 decimals
         privateKeyEnv: "CONSUMER_TEST_DEPLOYER_KEY",
       });
       expect(launched.json).to.include({ status: "mined", type: "ERC20", sender: wallet.address, simulated: true });

@@ -57,6 +57,10 @@ describe("tasks through Hardhat's CLI (a child process in the consumer project)"
       expect(result.stdout).to.include(option);
     }
     expect(result.stdout).not.to.match(/--private-key\b(?!-env)/);
+    // Amounts a person types are in whole tokens, and the help says so.
+    expect(result.stdout).to.match(/--initial-supply\s+ERC20: supply minted at launch, in whole tokens at --decimals/);
+    const faucet = await hardhat("faucet", "--help");
+    expect(faucet.stdout).to.match(/--amount\s+Amount in whole units of the native currency, e.g. 5 or 0.25 \(default: 10\)/);
   });
 
   it("wallet:create --json prints one wallet whose key derives its address", async function () {
@@ -77,7 +81,8 @@ describe("tasks through Hardhat's CLI (a child process in the consumer project)"
   });
 
   it("faucet funds the wallet on the simulated chain", async function () {
-    const result = await hardhatJson("faucet", ...pair, "--address", deployer.address, "--amount", "3000000000000000000");
+    // --amount is in whole ETH, as the default (10) is; the JSON keeps smallest units beside the display amount.
+    const result = await hardhatJson("faucet", ...pair, "--address", deployer.address, "--amount", "3");
     keyedRuns.push(result);
     expect(result.json).to.deep.include({ address: deployer.address, simulated: true, amount: { balance: "3000000000000000000", uiBalance: "3" } });
 
@@ -104,9 +109,9 @@ describe("tasks through Hardhat's CLI (a child process in the consumer project)"
       "--decimals",
       "4",
       "--initial-supply",
-      "1000000",
+      "100",
       "--total-supply",
-      "2000000",
+      "200",
       "--private-key-env",
       "DEPLOYER_KEY",
     );
@@ -137,10 +142,11 @@ describe("tasks through Hardhat's CLI (a child process in the consumer project)"
     keyedRuns.push(own);
     expect(own.json).to.include({ tokenId: "2", to: deployer.address });
 
-    const coins = await hardhat("token:mint", ...pair, "--type", "erc20", "--contract", erc20, "--amount", "5000", "--private-key-env", "DEPLOYER_KEY");
+    // Whole tokens at the token's 4 decimals: 0.5 CLI is 5000 smallest units.
+    const coins = await hardhat("token:mint", ...pair, "--type", "erc20", "--contract", erc20, "--amount", "0.5", "--private-key-env", "DEPLOYER_KEY");
     keyedRuns.push(coins);
     expect(coins.code, coins.stderr).to.equal(0);
-    expect(coins.stdout).to.include(`Minted 5000 units of ${erc20} to ${deployer.address}`);
+    expect(coins.stdout).to.include(`Minted 0.5 CLI of ${erc20} to ${deployer.address}`);
     expect(coins.stdout).to.match(/status\s+mined/);
   });
 
@@ -179,6 +185,14 @@ describe("tasks through Hardhat's CLI (a child process in the consumer project)"
     keyedRuns.push(supply);
     expect(supply.code).to.equal(1);
     expect(supply.stderr).to.include("Error INVALID_ARGUMENT (--initial-supply)");
+
+    const places = await hardhat("token:mint", ...pair, "--type", "erc20", "--contract", erc20, "--amount", "0.00001", "--private-key-env", "DEPLOYER_KEY");
+    expect(places.code).to.equal(1);
+    expect(places.stderr).to.include("Error INVALID_ARGUMENT (--amount): amount has more than 4 decimal places");
+
+    const malformed = await hardhat("faucet", ...pair, "--address", deployer.address, "--amount", "1,5");
+    expect(malformed.code).to.equal(1);
+    expect(malformed.stderr).to.include("Error INVALID_ARGUMENT (--amount): amount must be a non-negative decimal amount in whole units");
 
     const json = await hardhat("faucet", "--chain", "ethereum", "--address", deployer.address, "--json");
     expect(json.code).to.equal(1);

@@ -140,7 +140,7 @@ describe("bitcoin regtest against a real bitcoind", function () {
   it("the faucet and balance tasks through the Hardhat CLI", async function () {
     const env = { TOKEN_SERVICE_BITCOIND_BITCOIN_REGTEST: regtest.node.url };
     const { address } = service.createWallet(REGTEST);
-    const faucet = await hardhat(["faucet", "--chain", "bitcoin", "--chain-network", "regtest", "--address", address, "--amount", "250000000", "--json"], env);
+    const faucet = await hardhat(["faucet", "--chain", "bitcoin", "--chain-network", "regtest", "--address", address, "--amount", "2.5", "--json"], env);
     expect(faucet.code, faucet.stderr).to.equal(0);
     const funded = parseJsonOutput(faucet);
     expect(funded).to.deep.include({ chain: "bitcoin", network: "regtest", address });
