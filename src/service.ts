@@ -3,7 +3,7 @@ import { allNetworks, requireEvm, resolveNetwork, rpcEnvironmentVariable, type N
 import { ErrorCode, TokenServiceError, invalidArgument, isTokenServiceError } from "./errors.js";
 import { noBitcoinBackends, type BitcoinBackends } from "./bitcoin/backend.js";
 import { readErc20Balances, readErc721Balance, readNativeBalance } from "./evm/balances.js";
-import type { EvmChain, SimulatedChainFactory } from "./evm/chain.js";
+import type { EvmChain, NodeCallObserver, SimulatedChainFactory } from "./evm/chain.js";
 import { EvmChains } from "./evm/chains-registry.js";
 import { DataDirectory } from "./data-directory.js";
 import { MemoryOperationStore } from "./operations/memory-store.js";
@@ -36,6 +36,8 @@ export interface TokenServiceOptions {
   senderLock?: SenderLock;
   bitcoin?: BitcoinBackends;
   requestTimeoutMs?: number;
+  /** Told of every call to an EVM node, for metrics. */
+  onNodeCall?: NodeCallObserver;
   /** false: EVM pairs without an endpoint are not served instead of simulated in this process. Default true. */
   simulatedChains?: boolean;
   /** Where launch, mint and faucet records live; default this process's memory (the HTTP service passes its database). */

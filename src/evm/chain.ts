@@ -20,6 +20,9 @@ export interface EvmChain {
   close(): Promise<void>;
 }
 
+/** Told of every call to a node: the pair ("ethereum/sepolia"), the JSON-RPC method, its duration and whether it answered. */
+export type NodeCallObserver = (pair: string, method: string, seconds: number, ok: boolean) => void;
+
 /** An EIP-1193 connection to a fresh in-process chain with the pair's chain id, mining on send. */
 export interface SimulatedChainConnection {
   provider: { request(args: { method: string; params?: unknown[] }): Promise<unknown> };

@@ -5,7 +5,7 @@ import type { DataDirectory } from "../data-directory.js";
 
 import { allNetworks, rpcEnvironmentVariable, type NetworkInfo } from "../chains.js";
 import { ErrorCode, TokenServiceError } from "../errors.js";
-import type { EvmChain, EvmNetworkInfo, SimulatedChainFactory } from "./chain.js";
+import type { EvmChain, EvmNetworkInfo, NodeCallObserver, SimulatedChainFactory } from "./chain.js";
 import { LiveChain } from "./live-chain.js";
 import { SimulatedChain, type JournalReplay } from "./simulated-chain.js";
 
@@ -19,6 +19,8 @@ export interface EvmChainsOptions {
   /** Simulated chains journal their state under `<dataDirectory>/chains` when set, claiming the directory first. */
   dataDirectory?: DataDirectory;
   requestTimeoutMs?: number;
+  /** Told of every call to a node, for metrics. */
+  onNodeCall?: NodeCallObserver;
   /** false: a pair without an endpoint is not served (replicas must not each simulate a private chain). Default true. */
   simulatedChains?: boolean;
 }
@@ -59,7 +61,10 @@ export class EvmChains {
   private connect(info: EvmNetworkInfo): Promise<EvmChain> {
     const url = this.endpointFor(info);
     if (url !== undefined) {
-      return LiveChain.connect(info, url, { requestTimeoutMs: this.options.requestTimeoutMs ?? 15_000 });
+      return LiveChain.connect(info, url, {
+        requestTimeoutMs: this.options.requestTimeoutMs ?? 15_000,
+        ...(this.options.onNodeCall ? { onNodeCall: this.options.onNodeCall } : {}),
+      });
     }
     const factory = this.options.simulatedChainFactory;
     if (this.options.simulatedChains === false || factory === undefined) {
@@ -75,6 +80,7 @@ export class EvmChains {
     this.options.dataDirectory?.claim();
     const journalPath = this.journalPath(info);
     return SimulatedChain.start(factory, info, {
+      ...(this.options.onNodeCall ? { onNodeCall: this.options.onNodeCall } : {}),
       blockTimeSeconds: this.options.blockTimeSeconds ?? 0,
       ...(journalPath !== undefined ? { journalPath } : {}),
     });

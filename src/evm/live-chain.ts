@@ -1,11 +1,37 @@
-import { FetchRequest, JsonRpcProvider, Network } from "ethers";
+import { FetchRequest, JsonRpcProvider, Network, type JsonRpcPayload, type JsonRpcResult } from "ethers";
 
 import { ErrorCode, TokenServiceError } from "../errors.js";
-import type { EvmChain, EvmNetworkInfo } from "./chain.js";
+import type { EvmChain, EvmNetworkInfo, NodeCallObserver } from "./chain.js";
 import { translateProviderError } from "./provider-errors.js";
 
 export interface LiveChainOptions {
   requestTimeoutMs: number;
+  onNodeCall?: NodeCallObserver;
+}
+
+/** A JSON-RPC provider that reports each request (a batch counts once) to an observer. */
+class ObservedJsonRpcProvider extends JsonRpcProvider {
+  constructor(
+    request: FetchRequest,
+    network: Network,
+    options: ConstructorParameters<typeof JsonRpcProvider>[2],
+    private readonly observe: (method: string, seconds: number, ok: boolean) => void,
+  ) {
+    super(request, network, options);
+  }
+
+  override async _send(payload: JsonRpcPayload | JsonRpcPayload[]): Promise<JsonRpcResult[]> {
+    const method = Array.isArray(payload) ? (payload.length === 1 ? payload[0]!.method : "batch") : payload.method;
+    const started = performance.now();
+    try {
+      const result = await super._send(payload);
+      this.observe(method, (performance.now() - started) / 1000, true);
+      return result;
+    } catch (error) {
+      this.observe(method, (performance.now() - started) / 1000, false);
+      throw error;
+    }
+  }
 }
 
 /** Credentials in an endpoint URL (user:pass@ or an API key in the path) are never printed. */
@@ -35,7 +61,13 @@ export class LiveChain implements EvmChain {
     const network = Network.from(info.chainId);
     // Calls issued in the same tick travel together in one JSON-RPC batch. No response cache (ethers keeps
     // identical reads for 250 ms by default): a cached "pending" nonce would make back-to-back sends collide.
-    this.provider = new JsonRpcProvider(request, network, { staticNetwork: network, batchMaxCount: 100, batchStallTime: 5, cacheTimeout: -1 });
+    const providerOptions = { staticNetwork: network, batchMaxCount: 100, batchStallTime: 5, cacheTimeout: -1 };
+    const observe = options.onNodeCall;
+    const pair = `${info.chain}/${info.network}`;
+    this.provider =
+      observe === undefined
+        ? new JsonRpcProvider(request, network, providerOptions)
+        : new ObservedJsonRpcProvider(request, network, providerOptions, (method, seconds, ok) => observe(pair, method, seconds, ok));
   }
 
   /** Connects and refuses an endpoint that serves another chain than the pair's. */

@@ -1,7 +1,7 @@
 import { appendFile, mkdir, readFile, truncate } from "node:fs/promises";
 import path from "node:path";
 import { BrowserProvider, toQuantity, type Eip1193Provider } from "ethers";
-import type { EvmChain, EvmNetworkInfo, SimulatedChainConnection, SimulatedChainFactory } from "./chain.js";
+import type { EvmChain, EvmNetworkInfo, NodeCallObserver, SimulatedChainConnection, SimulatedChainFactory } from "./chain.js";
 
 type JournalEntry = { op: "rawTransaction"; raw: string } | { op: "fund"; address: string; amount: string };
 
@@ -18,8 +18,31 @@ export interface JournalReplay {
 export interface SimulatedChainOptions {
   /** 0 mines every transaction at once; N > 0 mines a block every N seconds. */
   blockTimeSeconds: number;
+  /** Told of every call to the chain, for metrics. */
+  onNodeCall?: NodeCallObserver;
   /** When set, every state change is journaled there and replayed on the next start, so tasks run in separate processes share one chain. */
   journalPath?: string;
+}
+
+/** The connection, reporting each request to `observe` when given. */
+function observed(connection: SimulatedChainConnection, pair: string, observe: NodeCallObserver | undefined): SimulatedChainConnection {
+  if (observe === undefined) return connection;
+  return {
+    close: () => connection.close(),
+    provider: {
+      async request(args) {
+        const started = performance.now();
+        try {
+          const result = await connection.provider.request(args);
+          observe(pair, args.method, (performance.now() - started) / 1000, true);
+          return result;
+        } catch (error) {
+          observe(pair, args.method, (performance.now() - started) / 1000, false);
+          throw error;
+        }
+      },
+    },
+  };
 }
 
 /**
@@ -46,7 +69,7 @@ export class SimulatedChain implements EvmChain {
   }
 
   static async start(factory: SimulatedChainFactory, info: EvmNetworkInfo, options: SimulatedChainOptions): Promise<SimulatedChain> {
-    const connection = await factory(info);
+    const connection = observed(await factory(info), `${info.chain}/${info.network}`, options.onNodeCall);
     const chain = new SimulatedChain(info, connection, options.journalPath);
     await chain.replayJournal();
     if (options.blockTimeSeconds > 0) {

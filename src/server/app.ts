@@ -26,6 +26,7 @@ import { requestLog } from "./middleware/request-log.js";
 import { buildOpenApiDocument } from "./openapi.js";
 import type { RouteDefinition, RouteResult } from "./route.js";
 import { API_ROUTES } from "./routes/index.js";
+import { ServiceMetrics } from "./metrics.js";
 import { loadSettings, type Settings } from "./settings.js";
 import { openStore } from "./store/open-store.js";
 import type { Store } from "./store/types.js";
@@ -168,6 +169,7 @@ export async function createServer(options: CreateServerOptions): Promise<TokenS
     dataDirectory.release();
     throw error;
   }
+  const metrics = new ServiceMetrics(store);
   let service: TokenService | undefined;
   let journals: JournalReplay[];
   try {
@@ -178,7 +180,8 @@ export async function createServer(options: CreateServerOptions): Promise<TokenS
       dataDirectory,
       env,
       blockTimeSeconds: options.blockTimeSeconds ?? 2,
-      senderLock: store.senderLock(),
+      senderLock: metrics.timedSenderLock(store.senderLock()),
+      onNodeCall: metrics.nodeCallObserver(),
       simulatedChains: settings.simulatedChains,
       operationStore: store,
       tracker: { ...settings.tracker, ...options.tracker },
@@ -229,7 +232,7 @@ export async function createServer(options: CreateServerOptions): Promise<TokenS
   const app = express();
   app.disable("x-powered-by");
   app.set("trust proxy", settings.trustProxy);
-  app.use(requestLog(logger));
+  app.use(requestLog(logger), metrics.requestMetrics());
   if (verifier === undefined) app.use(requireLoopbackHost());
 
   app.get("/health", async (_request, response, next) => {
@@ -244,8 +247,19 @@ export async function createServer(options: CreateServerOptions): Promise<TokenS
   app.get("/openapi.json", (_request, response) => void response.json(openApiDocument));
   app.get("/docs", (_request, response) => void response.type("html").send(DOCS_PAGE));
 
+  const authenticate = requireApiKey(verifier, new AuthFailureLimiter(store, settings.authFailures));
+  // Protected like the API (a scraper passes ?apiKey=), unless TOKEN_SERVICE_METRICS_PUBLIC=true.
+  app.get("/metrics", ...(settings.metricsPublic ? [] : [authenticate]), async (_request, response, next) => {
+    try {
+      const { contentType, body } = await metrics.exposition();
+      response.type(contentType).send(body);
+    } catch (error) {
+      next(error);
+    }
+  });
+
   const api = express.Router();
-  api.use(requireApiKey(verifier, new AuthFailureLimiter(store, settings.authFailures)), rateLimit(store, limits));
+  api.use(ServiceMetrics.notePath(), authenticate, rateLimit(store, limits));
   for (const route of API_ROUTES) {
     const handlers =
       route.method === "post"

@@ -28,6 +28,8 @@ export interface Settings {
   idempotencyRetentionMs: number;
   /** false: EVM pairs without an endpoint are not served instead of simulated in this process. */
   simulatedChains: boolean;
+  /** true: GET /metrics answers without an API key (for a scraper on a private network). */
+  metricsPublic: boolean;
 }
 
 /** A setting the service cannot start with; the message names the variable. */
@@ -106,6 +108,7 @@ const EnvironmentSchema = z
     TOKEN_SERVICE_LEASE_SECONDS: seconds(30, { allowZero: false }),
     TOKEN_SERVICE_IDEMPOTENCY_LEASE_SECONDS: optionalSeconds,
     TOKEN_SERVICE_IDEMPOTENCY_RETENTION_HOURS: seconds(24, { allowZero: false }).transform((value) => value * 3600),
+    TOKEN_SERVICE_METRICS_PUBLIC: boolean,
     TOKEN_SERVICE_SIMULATED_CHAINS: z.preprocess(unsetIfEmpty, z.enum(["on", "off"], { error: "must be on or off" }).optional().transform((value) => value !== "off")),
   })
   .refine((env) => env.TOKEN_SERVICE_BODY_TIMEOUT_SECONDS >= env.TOKEN_SERVICE_HEADERS_TIMEOUT_SECONDS, {
@@ -142,5 +145,6 @@ export function loadSettings(env: NodeJS.ProcessEnv): Settings {
     idempotencyLeaseMs: settings.TOKEN_SERVICE_IDEMPOTENCY_LEASE_SECONDS,
     idempotencyRetentionMs: settings.TOKEN_SERVICE_IDEMPOTENCY_RETENTION_HOURS,
     simulatedChains: settings.TOKEN_SERVICE_SIMULATED_CHAINS,
+    metricsPublic: settings.TOKEN_SERVICE_METRICS_PUBLIC,
   };
 }

@@ -282,7 +282,7 @@ const PATH_PARAMS = [
 
 const WRONG_PREFIXES = ["/api/v2", "/api", "", "/API/V1", "//api/v1", "/api/v1/.", "/v1/../api/v1"];
 const prefix = (dice: Dice) => (dice.chance(0.12) ? dice.pick(WRONG_PREFIXES) : dice.chance(0.7) ? "/api/v1" : "/v1");
-const OTHER_PATHS = ["/health", "/openapi.json", "/docs", "/", "/favicon.ico", "/health/", "/docs/%zz", "/api/v1/", "/api/v1/nothing", "/%", "/%00", "/.env", `/${"a".repeat(9_000)}`];
+const OTHER_PATHS = ["/health", "/openapi.json", "/docs", "/metrics", "/metrics?apiKey=%00", "/", "/favicon.ico", "/health/", "/docs/%zz", "/api/v1/", "/api/v1/nothing", "/%", "/%00", "/.env", `/${"a".repeat(9_000)}`];
 
 interface RequestSpec {
   method: string;

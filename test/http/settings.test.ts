@@ -33,6 +33,7 @@ describe("Settings from the environment", function () {
       idempotencyLeaseMs: undefined,
       idempotencyRetentionMs: 86_400_000,
       simulatedChains: true,
+      metricsPublic: false,
     });
   });
 

@@ -290,6 +290,22 @@ export class KyselyStore implements Store {
     return row?.highest === null || row?.highest === undefined ? undefined : Number(row.highest) + 1;
   }
 
+  async operationStats(): Promise<{ counts: Array<{ kind: string; status: string; count: number }>; oldestDueMs: number | null }> {
+    const now = this.d.nowMs;
+    const [counts, due] = await Promise.all([
+      this.db.selectFrom("operations").select(["kind", "status", (eb) => eb.fn.countAll<number | string>().as("count")]).groupBy(["kind", "status"]).execute(),
+      this.db
+        .selectFrom("operations")
+        .select([(eb) => eb.fn.min("next_check_at").as("oldest"), now.as("now_ms")])
+        .where("next_check_at", "<=", now)
+        .executeTakeFirst(),
+    ]);
+    return {
+      counts: counts.map((row) => ({ kind: row.kind, status: row.status, count: Number(row.count) })),
+      oldestDueMs: due?.oldest === null || due?.oldest === undefined ? null : Number(due.now_ms) - Number(due.oldest),
+    };
+  }
+
   async reclaimAfterRestart(pairs?: ReadonlyArray<{ chain: string; network: string }>): Promise<void> {
     await this.db
       .updateTable("operations")

@@ -70,6 +70,8 @@ export interface Store extends OperationStore {
    * the same key with another body is a conflict; a finished one replays its response.
    */
   beginIdempotent(apiKeyId: string | null, route: string, idempotencyKey: string, requestHash: string, claim?: IdempotencyClaim): Promise<IdempotencyBegin>;
+  /** Operations counted by kind and state, and how long the most overdue unfinished one has waited for the tracker. */
+  operationStats(): Promise<{ counts: Array<{ kind: string; status: string; count: number }>; oldestDueMs: number | null }>;
   /** Forgets finished keys past their retention. */
   purgeExpiredIdempotency(): Promise<number>;
   completeIdempotent(apiKeyId: string | null, route: string, idempotencyKey: string, statusCode: number, body: unknown): Promise<void>;
