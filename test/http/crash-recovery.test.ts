@@ -30,11 +30,11 @@ async function listRecords(serve: ServeProcess): Promise<any[]> {
 }
 
 const VARIANTS = [
-  { name: "embedded SQLite", database: async () => ({ env: {}, drop: async () => {} }) },
+  { name: "embedded SQLite", database: async (_context: Mocha.Context) => ({ env: {}, drop: async () => {} }) },
   {
     name: "PostgreSQL server",
-    database: async () => {
-      const schema = await freshPostgresSchema("hts_crash");
+    database: async (context: Mocha.Context) => {
+      const schema = await freshPostgresSchema(context, "hts_crash");
       // Short leases: a dead process's claims and records are taken over within seconds.
       return { env: { DATABASE_URL: schema.url, TOKEN_SERVICE_IDEMPOTENCY_LEASE_SECONDS: "4", TOKEN_SERVICE_LEASE_SECONDS: "3" }, drop: schema.drop };
     },
@@ -59,7 +59,7 @@ for (const variant of VARIANTS) {
 
     it("answers every idempotent retry with its original outcome, sends no launch twice, and brings every record to mined", async function () {
       this.timeout(300_000);
-      const database = await variant.database();
+      const database = await variant.database(this);
       drop = database.drop;
       serve = await startServe({ dataDir, apiKey: API_KEY, env: database.env });
       const wallet = (await serve.call("POST", "/api/v1/wallets", PAIR)).body;

@@ -4,7 +4,7 @@ import pg from "pg";
 
 import { isDataException, isDatabaseUnavailable } from "../../src/server/database-errors.js";
 import { eventually, startServer, type RunningServer } from "../helpers/http-server.js";
-import { freshPostgresSchema, POSTGRES_URL } from "../helpers/postgres-schema.js";
+import { freshPostgresSchema, POSTGRES_URL, requirePostgres } from "../helpers/postgres-schema.js";
 import { parseRawResponse, rawConnection, within } from "../helpers/raw-http.js";
 import { closedPort } from "../helpers/service.js";
 import { startTcpRelay, type TcpRelay } from "../helpers/tcp-relay.js";
@@ -27,6 +27,7 @@ async function failureOf(work: () => Promise<unknown>): Promise<unknown> {
 describe("Database outage — 503 with Retry-After, never 500", function () {
   describe("the errors real database clients raise", function () {
     it("a refused connection, a terminated backend and a closed SQLite database are outages; a bad value is not", async function () {
+      await requirePostgres(this);
       const nobody = `postgresql://postgres@127.0.0.1:${await closedPort()}/test`;
       const refused = await failureOf(() => new pg.Client({ connectionString: nobody }).connect());
       expect(isDatabaseUnavailable(refused), String(refused)).to.equal(true);
@@ -68,7 +69,7 @@ describe("Database outage — 503 with Retry-After, never 500", function () {
     let schema: { url: string; drop(): Promise<void> };
 
     before(async function () {
-      schema = await freshPostgresSchema("hts_outage");
+      schema = await freshPostgresSchema(this, "hts_outage");
       const target = new URL(schema.url);
       relay = await startTcpRelay({ host: target.hostname, port: Number(target.port || 5432) });
       const throughRelay = new URL(schema.url);

@@ -12,7 +12,7 @@ describe("HTTP service — idempotency across restarts, secrets in logs, block t
   for (const store of STORES) {
     it(`replays a launch for a retried Idempotency-Key, even after a restart, and sends nothing new — ${store.name}`, async function () {
       const dataDir = await mkdtemp(path.join(tmpdir(), "hts-restart-"));
-      const database = await store.database();
+      const database = await store.database(this);
       const storage = { dataDir, ...(database.url ? { databaseUrl: database.url } : {}) };
       try {
         let api = await startServer(storage);

@@ -24,7 +24,7 @@ for (const store of STORES) {
 
     before(async function () {
       silent = await startSilentServer();
-      database = await store.database();
+      database = await store.database(this);
       api = await startServer({
         ...(database.url ? { databaseUrl: database.url } : {}),
         requestTimeoutMs: 500,

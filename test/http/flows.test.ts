@@ -11,7 +11,7 @@ for (const store of STORES) {
     let dropSchema: () => Promise<void>;
 
     before(async function () {
-      const database = await store.database();
+      const database = await store.database(this);
       dropSchema = database.drop;
       api = await startServer(database.url ? { databaseUrl: database.url } : {});
     });

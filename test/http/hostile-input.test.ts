@@ -33,7 +33,7 @@ for (const store of storeVariants("hts_hostile")) {
     const pair = { chain: "ethereum", network: "sepolia" };
 
     before(async function () {
-      database = await store.database();
+      database = await store.database(this);
       api = await startServer(database.url ? { databaseUrl: database.url } : {});
       funded = (await api.call("POST", "/api/v1/wallets", pair)).body;
       expect((await api.call("POST", "/api/v1/faucet", { ...pair, address: funded.address })).status).to.equal(200);

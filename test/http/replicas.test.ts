@@ -17,7 +17,7 @@ describe("HTTP service — two replicas on one PostgreSQL and one live node", fu
     // A real JSON-RPC node over HTTP with Sepolia's chain id: to the replicas it is a live network.
     node = await hre.network.createServer({ override: { chainId: 11155111 } } as never, "127.0.0.1", 0);
     const { port } = await node.listen();
-    const schema = await freshPostgresSchema("hts_replicas");
+    const schema = await freshPostgresSchema(this, "hts_replicas");
     dropSchema = schema.drop;
     schemaUrl = schema.url;
     // Replicas share every chain they serve: sepolia through the node, the other pairs not at all.

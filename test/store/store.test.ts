@@ -25,13 +25,13 @@ interface Backend {
   cleanup(): Promise<void>;
 }
 
-async function sqliteBackend(): Promise<Backend & { dataDir: string }> {
+async function sqliteBackend(_context: Mocha.Context): Promise<Backend & { dataDir: string }> {
   const dataDir = await mkdtemp(path.join(tmpdir(), "hts-store-"));
   return { name: "sqlite", dataDir, open: () => openStore({ dataDir }), cleanup: () => rm(dataDir, { recursive: true, force: true }) };
 }
 
-async function postgresBackend(): Promise<Backend & { databaseUrl: string }> {
-  const schema = await freshPostgresSchema("hts_store");
+async function postgresBackend(context: Mocha.Context): Promise<Backend & { databaseUrl: string }> {
+  const schema = await freshPostgresSchema(context, "hts_store");
   const dataDir = await mkdtemp(path.join(tmpdir(), "hts-store-unused-"));
   return {
     name: "postgres",
@@ -89,7 +89,7 @@ function rawDatabase(backend: Backend & { databaseUrl?: string }, directory: str
 
 const ALL_MIGRATIONS = Object.keys(migrations("sqlite"));
 
-const backends: Array<() => Promise<Backend & { dataDir?: string; databaseUrl?: string }>> = [sqliteBackend, postgresBackend];
+const backends: Array<(context: Mocha.Context) => Promise<Backend & { dataDir?: string; databaseUrl?: string }>> = [sqliteBackend, postgresBackend];
 
 for (const makeBackend of backends) {
   const name = makeBackend === sqliteBackend ? "SQLite (embedded)" : "PostgreSQL server";
@@ -99,7 +99,7 @@ for (const makeBackend of backends) {
     let store: Store;
 
     before(async function () {
-      backend = await makeBackend();
+      backend = await makeBackend(this);
       store = await backend.open();
     });
 
@@ -554,7 +554,7 @@ describe("store on a PostgreSQL server shared by two replicas", function () {
   let second: Store;
 
   before(async function () {
-    backend = await postgresBackend();
+    backend = await postgresBackend(this);
     // Both replicas start at once: their migrations race for the same empty schema.
     [first, second] = await Promise.all([backend.open(), backend.open()]);
   });
