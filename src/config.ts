@@ -39,15 +39,18 @@ export async function resolveTokenServiceConfig(
 ): Promise<HardhatConfig> {
   const user = userConfig.tokenService ?? {};
   const rpc: HardhatConfig["tokenService"]["rpc"] = {};
+  const rpcVariables: Record<string, string> = {};
   for (const [chain, networks] of Object.entries(user.rpc ?? {})) {
     for (const [network, url] of Object.entries(networks)) {
       rpc[`${chain}/${network}`] = resolveConfigurationVariable(url);
+      if (typeof url === "object" && url !== null && "name" in url) rpcVariables[`${chain}/${network}`] = String(url.name);
     }
   }
   return {
     ...resolved,
     tokenService: {
       rpc,
+      rpcVariables,
       dataDir: path.resolve(resolved.paths.root, user.dataDir ?? ".token-service"),
       blockTime: user.blockTime ?? 2,
     },

@@ -3,7 +3,7 @@ import { allNetworks, requireEvm, resolveNetwork, rpcEnvironmentVariable, type N
 import { ErrorCode, TokenServiceError, invalidArgument, isTokenServiceError } from "./errors.js";
 import { noBitcoinBackends, type BitcoinBackends } from "./bitcoin/backend.js";
 import { readErc20Balances, readErc721Balance, readNativeBalance } from "./evm/balances.js";
-import type { EvmChain, NodeCallObserver, SimulatedChainFactory } from "./evm/chain.js";
+import type { EvmChain, LazyEndpoint, NodeCallObserver, SimulatedChainFactory } from "./evm/chain.js";
 import { EvmChains } from "./evm/chains-registry.js";
 import { DataDirectory } from "./data-directory.js";
 import { MemoryOperationStore } from "./operations/memory-store.js";
@@ -23,8 +23,8 @@ import { createWallet, type CreateWalletRequest, type Wallet } from "./wallets.j
 export interface TokenServiceOptions {
   /** Where simulated chains come from (the plugin passes Hardhat's EDR); without one, only configured endpoints are served. */
   simulatedChainFactory?: SimulatedChainFactory;
-  /** Live endpoints keyed "chain/network"; `TOKEN_SERVICE_RPC_<CHAIN>_<NETWORK>` fills the gaps. */
-  rpcUrls?: Record<string, string>;
+  /** Live endpoints keyed "chain/network" (a configuration variable is read on first use); `TOKEN_SERVICE_RPC_<CHAIN>_<NETWORK>` fills the gaps. */
+  rpcUrls?: Record<string, string | LazyEndpoint>;
   env?: NodeJS.ProcessEnv;
   /** Simulated chains: 0 mines on send (default), N mines a block every N seconds. */
   blockTimeSeconds?: number;
@@ -180,8 +180,8 @@ export class TokenService {
   networks(): NetworkSummary[] {
     return allNetworks().map((info) => {
       if (info.kind === "evm") {
-        const endpoint = this.evm.endpointFor(info);
-        if (endpoint !== undefined) return { ...info, simulated: false, backend: "json-rpc", endpoint: new URL(endpoint).host };
+        const endpoint = this.evm.endpointLabel(info);
+        if (endpoint !== undefined) return { ...info, simulated: false, backend: "json-rpc", endpoint };
         return this.evm.simulatesPrivately(info)
           ? { ...info, simulated: true, backend: "edr", endpoint: "in-process EDR (simulated)" }
           : { ...info, simulated: false, backend: "none", endpoint: `not served (set ${rpcEnvironmentVariable(info.chain, info.network)})` };

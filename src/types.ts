@@ -11,6 +11,8 @@ export interface TokenServiceUserConfig {
 
 export interface TokenServiceConfig {
   rpc: Record<string, ResolvedConfigurationVariable>;
+  /** The configuration variable behind each `rpc` entry that is one, keyed like `rpc`: named when it has no value. */
+  rpcVariables: Record<string, string>;
   dataDir: string;
   blockTime: number;
 }

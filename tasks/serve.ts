@@ -78,7 +78,7 @@ async function run(args: Args, hre: HardhatRuntimeEnvironment): Promise<void> {
   try {
     server = await createServer({
       simulatedChainFactory: hardhatSimulatedChains(hre),
-      rpcUrls: await configuredRpcUrls(hre),
+      rpcUrls: configuredRpcUrls(hre),
       dataDir,
       settings,
       blockTimeSeconds: blockTimeSeconds ?? hre.config.tokenService.blockTime,

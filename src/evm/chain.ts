@@ -20,6 +20,12 @@ export interface EvmChain {
   close(): Promise<void>;
 }
 
+/** An endpoint read only when its pair is first used: a configuration variable, named for the error when it has no value. */
+export interface LazyEndpoint {
+  variable: string;
+  get(): Promise<string>;
+}
+
 /** Told of every call to a node: the pair ("ethereum/sepolia"), the JSON-RPC method, its duration and whether it answered. */
 export type NodeCallObserver = (pair: string, method: string, seconds: number, ok: boolean) => void;
 

@@ -5,15 +5,15 @@ import type { DataDirectory } from "../data-directory.js";
 
 import { allNetworks, rpcEnvironmentVariable, type NetworkInfo } from "../chains.js";
 import { ErrorCode, TokenServiceError } from "../errors.js";
-import type { EvmChain, EvmNetworkInfo, NodeCallObserver, SimulatedChainFactory } from "./chain.js";
-import { LiveChain } from "./live-chain.js";
+import type { EvmChain, EvmNetworkInfo, LazyEndpoint, NodeCallObserver, SimulatedChainFactory } from "./chain.js";
+import { LiveChain, redactEndpoint } from "./live-chain.js";
 import { SimulatedChain, type JournalReplay } from "./simulated-chain.js";
 
 export interface EvmChainsOptions {
   /** Where simulated chains come from; without one, pairs with no endpoint are not served. */
   simulatedChainFactory?: SimulatedChainFactory;
-  /** Endpoints keyed "chain/network" (from the Hardhat config); environment variables fill the gaps. */
-  rpcUrls?: Record<string, string>;
+  /** Endpoints keyed "chain/network" (from the Hardhat config, read on first use); environment variables fill the gaps. */
+  rpcUrls?: Record<string, string | LazyEndpoint>;
   env?: NodeJS.ProcessEnv;
   blockTimeSeconds?: number;
   /** Simulated chains journal their state under `<dataDirectory>/chains` when set, claiming the directory first. */
@@ -31,14 +31,40 @@ export class EvmChains {
 
   constructor(private readonly options: EvmChainsOptions) {}
 
-  endpointFor(info: NetworkInfo): string | undefined {
+  private endpointSource(info: NetworkInfo): string | LazyEndpoint | undefined {
     const key = `${info.chain}/${info.network}`;
     const env = this.options.env ?? process.env;
     return this.options.rpcUrls?.[key] || env[rpcEnvironmentVariable(info.chain, info.network)] || undefined;
   }
 
+  /** Where a live pair's node is, fit to print (the host, or the variable that will give it); undefined when simulated. */
+  endpointLabel(info: NetworkInfo): string | undefined {
+    const source = this.endpointSource(info);
+    if (source === undefined) return undefined;
+    if (typeof source !== "string") return `configuration variable ${source.variable}`;
+    try {
+      return new URL(source).host;
+    } catch {
+      return redactEndpoint(source);
+    }
+  }
+
   isSimulated(info: NetworkInfo): boolean {
-    return this.endpointFor(info) === undefined;
+    return this.endpointSource(info) === undefined;
+  }
+
+  /** The endpoint, reading a configuration variable only now: a missing one fails this pair alone, naming it. */
+  private async endpointUrl(info: NetworkInfo, source: string | LazyEndpoint): Promise<string> {
+    if (typeof source === "string") return source;
+    try {
+      return await source.get();
+    } catch {
+      throw new TokenServiceError(
+        ErrorCode.BACKEND_NOT_CONFIGURED,
+        `${info.chain}/${info.network} is live through the configuration variable ${source.variable}, which has no value: set it (export ${source.variable}=… or npx hardhat keystore set ${source.variable})`,
+        { field: "network" },
+      );
+    }
   }
 
   /** A pair this process would simulate in memory (no endpoint, simulated chains on). */
@@ -59,12 +85,14 @@ export class EvmChains {
   }
 
   private connect(info: EvmNetworkInfo): Promise<EvmChain> {
-    const url = this.endpointFor(info);
-    if (url !== undefined) {
-      return LiveChain.connect(info, url, {
-        requestTimeoutMs: this.options.requestTimeoutMs ?? 15_000,
-        ...(this.options.onNodeCall ? { onNodeCall: this.options.onNodeCall } : {}),
-      });
+    const source = this.endpointSource(info);
+    if (source !== undefined) {
+      return this.endpointUrl(info, source).then((url) =>
+        LiveChain.connect(info, url, {
+          requestTimeoutMs: this.options.requestTimeoutMs ?? 15_000,
+          ...(this.options.onNodeCall ? { onNodeCall: this.options.onNodeCall } : {}),
+        }),
+      );
     }
     const factory = this.options.simulatedChainFactory;
     if (this.options.simulatedChains === false || factory === undefined) {

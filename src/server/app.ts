@@ -8,7 +8,7 @@ import { rpcEnvironmentVariable } from "../chains.js";
 import { DataDirectory } from "../data-directory.js";
 import type { JournalReplay } from "../evm/simulated-chain.js";
 import type { TrackerSettings } from "../operations/tracker.js";
-import type { SimulatedChainFactory } from "../evm/chain.js";
+import type { LazyEndpoint, SimulatedChainFactory } from "../evm/chain.js";
 import { TokenService } from "../service.js";
 import { ApiKeyVerifier } from "./api-keys.js";
 import { AuthFailureLimiter } from "./auth-failures.js";
@@ -36,7 +36,7 @@ export interface CreateServerOptions {
   /** Where simulated chains come from; the `serve` task passes the project's Hardhat EDR. Without one, only configured endpoints are served. */
   simulatedChainFactory?: SimulatedChainFactory;
   /** Live endpoints keyed "chain/network" (the project's `tokenService.rpc`); `TOKEN_SERVICE_RPC_<CHAIN>_<NETWORK>` fills the gaps. */
-  rpcUrls?: Record<string, string>;
+  rpcUrls?: Record<string, string | LazyEndpoint>;
   /** Simulated chains and the embedded database live here (the `serve` task passes the project's `tokenService.dataDir`). */
   dataDir: string;
   /** A PostgreSQL server shared by replicas; default `DATABASE_URL`, else embedded SQLite in the data directory. */
