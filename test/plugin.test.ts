@@ -235,7 +235,10 @@ describe("plugin in a consumer project (test/fixture-projects/consumer)", functi
       const service = await createTokenService({ hre: configured, env: {} });
       try {
         expect(Object.keys(configured.config.tokenService.rpc)).to.deep.equal(["ethereum/sepolia"]);
-        expect(await configuredRpcUrls(configured)).to.deep.equal({ "ethereum/sepolia": process.env.CONSUMER_TEST_SEPOLIA_RPC });
+        const sources = configuredRpcUrls(configured);
+        expect(Object.keys(sources)).to.deep.equal(["ethereum/sepolia"]);
+        expect(sources["ethereum/sepolia"]!.variable).to.equal("CONSUMER_TEST_SEPOLIA_RPC");
+        expect(await sources["ethereum/sepolia"]!.get()).to.equal(process.env.CONSUMER_TEST_SEPOLIA_RPC);
         expect(configured.config.tokenService.blockTime, "default").to.equal(2);
         expect(configured.config.tokenService.dataDir, "default").to.equal(path.join(root, ".token-service"));
         const wallet = service.createWallet(SEPOLIA);
@@ -248,20 +251,22 @@ describe("plugin in a consumer project (test/fixture-projects/consumer)", functi
       }
     });
 
-    it("fails clearly, naming the variable, when the configuration variable is not set", async function () {
+    it("fails clearly, naming the variable, when the configuration variable is not set, and only for its pair", async function () {
+      delete process.env.CONSUMER_TEST_SEPOLIA_RPC;
       const configured = await createHardhatRuntimeEnvironment(
         { plugins: [tokenServicePlugin], tokenService: { rpc: { ethereum: { sepolia: configVariable("CONSUMER_TEST_SEPOLIA_RPC") } } } },
         {},
         root,
       );
-      let thrown: unknown;
+      const service = await createTokenService({ hre: configured, env: {} });
       try {
-        await createTokenService({ hre: configured, env: {} });
-      } catch (error) {
-        thrown = error;
+        const wallet = service.createWallet(SEPOLIA);
+        const refusal = await expectServiceError(service.getBalances({ ...SEPOLIA, address: wallet.address }), ErrorCode.BACKEND_NOT_CONFIGURED, "network");
+        expect(refusal.message).to.include("CONSUMER_TEST_SEPOLIA_RPC");
+        expect((await service.getBalances({ chain: "ethereum", network: "holesky", address: wallet.address })).simulated).to.equal(true);
+      } finally {
+        await service.close();
       }
-      expect(thrown).to.be.instanceOf(Error);
-      expect((thrown as Error).message).to.include("CONSUMER_TEST_SEPOLIA_RPC");
     });
   });
 });
