@@ -6,6 +6,7 @@ import path from "node:path";
 import { expect } from "chai";
 
 import { cleanEnvironment, type CliResult } from "./helpers/cli.js";
+import { startServe } from "./helpers/serve-process.js";
 
 const ROOT = path.resolve(import.meta.dirname, "..");
 
@@ -110,33 +111,14 @@ await service.close();
   });
 
   it("serves the HTTP API with npx hardhat serve", async function () {
-    const child = spawn(process.execPath, [path.join(project, "node_modules/.bin/hardhat"), "serve", "--port", "0", "--no-auth", "--block-time", "0"], {
-      cwd: project,
-      env: cleanEnvironment({}),
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let output = "";
-    child.stdout.on("data", (chunk: Buffer) => (output += chunk.toString("utf8")));
-    child.stderr.on("data", (chunk: Buffer) => (output += chunk.toString("utf8")));
-    const exited = new Promise<number | null>((resolve) => child.on("exit", resolve));
+    const serve = await startServe({ cwd: project, hardhatBin: path.join(project, "node_modules/.bin/hardhat"), apiKey: "package-test-key-0123456789" });
     try {
-      const baseUrl = await new Promise<string>((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`no banner:\n${output}`)), 60_000);
-        child.stdout.on("data", () => {
-          const match = /listening on (http:\/\/\S+)/.exec(output);
-          if (match && /\n\s+auth\s/.test(output)) {
-            clearTimeout(timer);
-            resolve(match[1]!);
-          }
-        });
-      });
-      const created = await fetch(`${baseUrl}/api/v1/wallets`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ chain: "bitcoin", network: "testnet" }) });
+      const created = await serve.call("POST", "/api/v1/wallets", { chain: "bitcoin", network: "testnet" });
       expect(created.status).to.equal(200);
-      expect((await created.json()).address).to.match(/^tb1q/);
-      expect((await fetch(`${baseUrl}/openapi.json`)).status).to.equal(200);
+      expect(created.body.address).to.match(/^tb1q/);
+      expect((await serve.call("GET", "/openapi.json")).status).to.equal(200);
     } finally {
-      child.kill("SIGTERM");
-      await exited;
+      expect(await serve.stop()).to.equal(0);
     }
   });
 });

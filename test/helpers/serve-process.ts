@@ -26,9 +26,11 @@ export async function startServe(options: {
   args?: string[];
   /** The Hardhat project to run in; default this repository. */
   cwd?: string;
+  /** That project's Hardhat CLI; default this repository's. */
+  hardhatBin?: string;
 }): Promise<ServeProcess> {
   const dataDirArgs = options.dataDir === undefined ? [] : ["--data-dir", options.dataDir];
-  const child = spawn(process.execPath, [HARDHAT, "serve", "--port", "0", ...dataDirArgs, "--block-time", "0", ...(options.args ?? [])], {
+  const child = spawn(process.execPath, [options.hardhatBin ?? HARDHAT, "serve", "--port", "0", ...dataDirArgs, "--block-time", "0", ...(options.args ?? [])], {
     cwd: options.cwd ?? ROOT,
     env: cleanEnvironment({ TOKEN_SERVICE_API_KEYS: options.apiKey, ...options.env }),
     stdio: ["ignore", "pipe", "pipe"],
