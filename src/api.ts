@@ -16,9 +16,17 @@ export async function createTokenService(options: CreateTokenServiceOptions = {}
 
 export { TokenService } from "./service.js";
 export { hardhatSimulatedChains } from "./internal/simulated-chains.js";
-export type { SimulatedChainFactory, SimulatedChainConnection } from "./evm/chain.js";
-export type { OperationRecord, OperationStatus, OperationTransition, OperationStore } from "./operations/types.js";
-export type { LaunchOutcome, MintOutcome, FaucetOutcome } from "./operations/operations.js";
+export type { SimulatedChainFactory, SimulatedChainConnection, LazyEndpoint, NodeCallObserver } from "./evm/chain.js";
+export type { OperationRecord, OperationStatus, OperationTransition, OperationStore, OperationKind } from "./operations/types.js";
+export type { LaunchOutcome, MintOutcome, FaucetOutcome, OperationContext } from "./operations/operations.js";
+export type { TrackerSettings } from "./operations/tracker.js";
+// Every result the programmatic API returns has its type exported.
+export type { LaunchResult } from "./evm/launch.js";
+export type { MintResult } from "./evm/mint.js";
+export type { TransactionStatus, TransactionState } from "./evm/transaction-status.js";
+export type { Wallet, CreateWalletRequest } from "./wallets.js";
+export type { AmountPair } from "./units.js";
+export type { NetworkInfo } from "./chains.js";
 export type * from "./service.js";
 export { TokenServiceError, ErrorCode, isTokenServiceError } from "./errors.js";
 export { allNetworks, resolveNetwork, CHAIN_NAMES, rpcEnvironmentVariable } from "./chains.js";

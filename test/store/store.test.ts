@@ -199,17 +199,19 @@ for (const makeBackend of backends) {
     });
 
     describe("operations", function () {
-      it("inserts, reads and updates a record", async function () {
+      it("inserts, reads and changes a record, keeping every transition", async function () {
         const apiKeyId = randomUUID();
-        const record = operation(apiKeyId, { params: { name: "Nested", list: [1, "2"], deep: { a: null } } });
+        const record = operation(apiKeyId, { params: { name: "Nested", list: [1, "2"], deep: { a: null } }, transactionHash: `0x${"ab".repeat(32)}` });
         await store.insertOperation(record);
         const stored = await store.getOperation(record.id);
         expect(stored).to.deep.include({ ...record });
         expect(stored!.createdAt).to.equal(stored!.updatedAt);
 
         await sleep(5);
-        await store.updateOperation(record.id, { status: "pending", transactionHash: `0x${"ab".repeat(32)}` });
-        await store.updateOperation(record.id, { status: "failed", error: { code: "TRANSACTION_REJECTED", message: "reverted" } });
+        await store.changeOperation(record.id, { status: "pending", reason: "accepted by the node", from: ["signed"] });
+        // A change from a state the record is not in does nothing.
+        expect(await store.changeOperation(record.id, { status: "mined", reason: "late", from: ["signed"] })).to.equal(undefined);
+        await store.changeOperation(record.id, { status: "failed", reason: "refused", error: { code: "TRANSACTION_REJECTED", message: "reverted" } });
         const updated = await store.getOperation(record.id);
         expect(updated).to.deep.include({
           status: "failed",
@@ -219,16 +221,19 @@ for (const makeBackend of backends) {
           createdAt: stored!.createdAt,
         });
         expect(Date.parse(updated!.updatedAt)).to.be.greaterThan(Date.parse(stored!.updatedAt));
+        expect(updated!.transitions.map((transition) => [transition.status, transition.reason])).to.deep.equal([
+          ["signed", "recorded"],
+          ["pending", "accepted by the node"],
+          ["failed", "refused"],
+        ]);
 
-        await store.updateOperation(record.id, { error: null, status: "mined" });
-        expect(await store.getOperation(record.id)).to.deep.include({ error: null, status: "mined" });
+        await store.changeOperation(record.id, { error: null, status: "mined", reason: "included in block 1", blockNumber: 1, blockHash: `0x${"cd".repeat(32)}` });
+        expect(await store.getOperation(record.id)).to.deep.include({ error: null, status: "mined", blockNumber: 1 });
       });
 
-      it("answers undefined for an unknown id and refuses to update one", async function () {
+      it("answers undefined for an unknown id, and changes nothing for one", async function () {
         expect(await store.getOperation(randomUUID())).to.equal(undefined);
-        let failed = false;
-        await store.updateOperation(randomUUID(), { status: "mined" }).catch(() => (failed = true));
-        expect(failed).to.equal(true);
+        expect(await store.changeOperation(randomUUID(), { status: "mined", reason: "nothing" })).to.equal(undefined);
       });
 
       it("rejects a status the schema does not know", async function () {
@@ -671,7 +676,7 @@ describe("store on a PostgreSQL server shared by two replicas", function () {
           const record = operation(apiKeyId, { params: { index } });
           await first.insertOperation(record);
           await sleep(20);
-          await first.updateOperation(record.id, { status: "pending" });
+          await first.changeOperation(record.id, { status: "pending", reason: "accepted by the node" });
         }),
       ),
     );

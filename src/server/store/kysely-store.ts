@@ -16,7 +16,6 @@ import type {
   IdempotencyClaim,
   NewOperation,
   OperationPage,
-  OperationPatch,
   OperationRecord,
   RateLimitResult,
   Store,
@@ -169,22 +168,6 @@ export class KyselyStore implements Store {
         mined_at: operation.status === "mined" ? now : null,
       })
       .execute();
-  }
-
-  async updateOperation(id: string, patch: OperationPatch): Promise<void> {
-    const rows = await this.db
-      .updateTable("operations")
-      .set({
-        updated_at: this.d.nowMs,
-        ...(patch.transactionHash !== undefined ? { transaction_hash: patch.transactionHash } : {}),
-        ...(patch.contractAddress !== undefined ? { contract_address: patch.contractAddress } : {}),
-        ...(patch.status !== undefined ? { status: patch.status } : {}),
-        ...(patch.error !== undefined ? { error: json(patch.error) } : {}),
-      })
-      .where("id", "=", id)
-      .returning("id")
-      .execute();
-    if (rows.length === 0) throw new Error(`no operation ${id} to update`);
   }
 
   async changeOperation(id: string, change: OperationChange, leaseOwner?: string): Promise<OperationRecord | undefined> {

@@ -3,7 +3,6 @@ import type { OperationRecord, OperationStore } from "../../operations/types.js"
 
 export type { NewOperation, OperationKind, OperationRecord, OperationStatus } from "../../operations/types.js";
 
-export type OperationPatch = Partial<Pick<OperationRecord, "transactionHash" | "contractAddress" | "status" | "error">>;
 
 export interface OperationPage {
   items: OperationRecord[];
@@ -61,7 +60,6 @@ export interface Store extends OperationStore {
   verifyApiKey(key: string): Promise<string | undefined>;
   listApiKeys(): Promise<ApiKeyRecord[]>;
 
-  updateOperation(id: string, patch: OperationPatch): Promise<void>;
   /** Newest first, only the given API key's records. */
   listOperations(apiKeyId: string | null, options: { limit: number; cursor?: string }): Promise<OperationPage>;
 
