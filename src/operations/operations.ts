@@ -171,8 +171,8 @@ export class Operations {
     return this.tracker.stop();
   }
 
-  private chainOf(record: OperationRecord): Promise<EvmChain> {
-    return this.service.evmChain(resolveNetwork(record.chain, record.network), "tracking");
+  private chainOf(pair: { chain: string; network: string }): Promise<EvmChain> {
+    return this.service.evmChain(resolveNetwork(pair.chain, pair.network), "tracking");
   }
 
   /**
@@ -208,14 +208,14 @@ export class Operations {
         });
         written = true;
       }, () => this.store.nextUnfinishedNonce(where.chain, where.network, where.sender));
-      const chain = await this.chainOf({ chain: where.chain, network: where.network } as OperationRecord);
+      const chain = await this.chainOf(where);
       await this.store.changeOperation(id, { status: "pending", from: ["signed"], reason: "accepted by the node", checkInMs: chain.pollingIntervalMs });
       this.tracker.kick();
       return { ...result, id, status: "pending" as const, blockNumber: null };
     } catch (error) {
       if (written && isTransient(error)) {
         // The node may or may not have it: the record stays signed, and the tracker finds out and sends it if needed.
-        const chain = await this.chainOf({ chain: where.chain, network: where.network } as OperationRecord);
+        const chain = await this.chainOf(where);
         const record = await this.store.changeOperation(id, {
           from: ["signed"],
           reason: `broadcast outcome unknown (${(error as Error).message}); the tracker will send it`,
