@@ -13,7 +13,9 @@ const MODULE = path.resolve(import.meta.dirname, "../src/data-directory.ts");
 /** A real child process that claims `dir`, says so, and then idles until killed. */
 function holder(dir: string): Promise<{ pid: number; kill: () => Promise<void> }> {
   const script = `import { DataDirectory } from ${JSON.stringify(MODULE)};
-    new DataDirectory(${JSON.stringify(dir)}, "hardhat serve").claim();
+    // Held in a global: an unreferenced lock would be closed by the garbage collector.
+    globalThis.directory = new DataDirectory(${JSON.stringify(dir)}, "hardhat serve");
+    globalThis.directory.claim();
     console.log("claimed");
     setInterval(() => {}, 1000);`;
   const child = spawn(process.execPath, ["--import", "tsx/esm", "--input-type=module", "-e", script], { stdio: ["ignore", "pipe", "inherit"] });

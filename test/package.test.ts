@@ -47,8 +47,9 @@ describe("the package as users get it: npm pack, installed into a new Hardhat pr
     const [tarball] = (await readdir(packs)).filter((name) => name.endsWith(".tgz"));
     const hardhatVersion = JSON.parse(await readFile(path.join(ROOT, "node_modules/hardhat/package.json"), "utf8")).version as string;
     await writeFile(path.join(project, "package.json"), JSON.stringify({ name: "my-tokens", version: "1.0.0", type: "module", private: true }));
-    // The same Hardhat as this repository's, from npm's cache only (--offline): the test reaches no registry.
-    const installed = await run("npm", ["install", "--no-audit", "--no-fund", "--offline", "--save-dev", `hardhat@${hardhatVersion}`, path.join(packs, tarball!)], project);
+    // The same Hardhat as this repository's, from npm's cache where it has it (--prefer-offline); only the npm
+    // registry is asked for what the cache lacks (a machine whose cache holds tarballs but no package metadata).
+    const installed = await run("npm", ["install", "--no-audit", "--no-fund", "--prefer-offline", "--save-dev", `hardhat@${hardhatVersion}`, path.join(packs, tarball!)], project);
     expect(installed.code, installed.stderr).to.equal(0);
     await writeFile(
       path.join(project, "hardhat.config.ts"),
