@@ -63,7 +63,11 @@ function walletCreation(service: TokenService): void {
     { measure: "wallet:create ethereum (per core)", value: perSecond(ethereum), note: "CSPRNG key, no mnemonic" },
     { measure: "wallet:create bitcoin p2wpkh (per core)", value: perSecond(bitcoin) },
     { measure: "wallet:create bitcoin p2tr (per core)", value: perSecond(taproot) },
-    { measure: "ethers Wallet.createRandom() (per core)", value: perSecond(ethersMnemonic), note: `mnemonic + HD derivation; ours is ${(ethereum / ethersMnemonic).toFixed(0)}x faster` },
+    {
+      measure: "ethers Wallet.createRandom() (per core)",
+      value: perSecond(ethersMnemonic),
+      note: `mnemonic + HD derivation; ours is ${(ethereum / ethersMnemonic).toFixed(0)}x faster`,
+    },
   );
   sampleRss();
 }
@@ -74,10 +78,21 @@ async function fundedOwner(service: TokenService, pair: { chain: string; network
   return owner;
 }
 
-async function launchErc20s(service: TokenService, pair: { chain: string; network: string }, owner: Wallet, count: number): Promise<string[]> {
+async function launchErc20s(
+  service: TokenService,
+  pair: { chain: string; network: string },
+  owner: Wallet,
+  count: number,
+): Promise<string[]> {
   const launched = await Promise.all(
     Array.from({ length: count }, (_, index) =>
-      service.launchToken({ ...pair, type: "erc20", token: { name: `Bench ${index}`, symbol: `B${index}`, initialSupply: "1000" }, sender: owner.address, privateKey: owner.privateKey }),
+      service.launchToken({
+        ...pair,
+        type: "erc20",
+        token: { name: `Bench ${index}`, symbol: `B${index}`, initialSupply: "1000" },
+        sender: owner.address,
+        privateKey: owner.privateKey,
+      }),
     ),
   );
   await Promise.all(launched.map((launch) => service.waitForTransaction({ ...pair, transactionHash: launch.transactionHash })));
@@ -87,16 +102,32 @@ async function launchErc20s(service: TokenService, pair: { chain: string; networ
 async function balanceReads(service: TokenService, label: string, pair: { chain: string; network: string }, owner: Wallet): Promise<void> {
   const contracts = await launchErc20s(service, pair, owner, 3);
   await service.getBalances({ ...pair, address: owner.address, erc20TokenContractAddresses: contracts }); // caches symbols and decimals
-  const reads = await latencies(300, () => service.getBalances({ ...pair, address: owner.address, erc20TokenContractAddresses: contracts }));
-  rows.push({ measure: `balance read, native + 3 ERC20, ${label} (p50 / p95)`, value: `${ms(reads.p50)} / ${ms(reads.p95)}`, note: "sequential reads, metadata cached" });
+  const reads = await latencies(300, () =>
+    service.getBalances({ ...pair, address: owner.address, erc20TokenContractAddresses: contracts }),
+  );
+  rows.push({
+    measure: `balance read, native + 3 ERC20, ${label} (p50 / p95)`,
+    value: `${ms(reads.p50)} / ${ms(reads.p95)}`,
+    note: "sequential reads, metadata cached",
+  });
 }
 
 async function launches(service: TokenService, label: string, pair: { chain: string; network: string }): Promise<void> {
   const owner = await fundedOwner(service, pair);
   const sequential = await latencies(50, (index) =>
-    service.launchToken({ ...pair, type: "erc20", token: { name: `Seq ${index}`, symbol: `S${index}` }, sender: owner.address, privateKey: owner.privateKey }),
+    service.launchToken({
+      ...pair,
+      type: "erc20",
+      token: { name: `Seq ${index}`, symbol: `S${index}` },
+      sender: owner.address,
+      privateKey: owner.privateKey,
+    }),
   );
-  rows.push({ measure: `launch ERC20 send → accepted, ${label} (p50 / p95)`, value: `${ms(sequential.p50)} / ${ms(sequential.p95)}`, note: "validate, estimate, sign, broadcast" });
+  rows.push({
+    measure: `launch ERC20 send → accepted, ${label} (p50 / p95)`,
+    value: `${ms(sequential.p50)} / ${ms(sequential.p95)}`,
+    note: "validate, estimate, sign, broadcast",
+  });
 
   // Throughput: many launches in flight; one sender is serialized by its nonce lock, several senders are not.
   for (const senders of [1, 10]) {
@@ -106,7 +137,13 @@ async function launches(service: TokenService, label: string, pair: { chain: str
     const sent = await Promise.all(
       Array.from({ length: total }, (_, index) => {
         const from = owners[index % senders]!;
-        return service.launchToken({ ...pair, type: "erc721", token: { name: `T${index}`, symbol: `T${index}` }, sender: from.address, privateKey: from.privateKey });
+        return service.launchToken({
+          ...pair,
+          type: "erc721",
+          token: { name: `T${index}`, symbol: `T${index}` },
+          sender: from.address,
+          privateKey: from.privateKey,
+        });
       }),
     );
     const accepted = performance.now() - start;
@@ -140,7 +177,12 @@ async function main(): Promise<void> {
   await fetch(`http://${address}:${port}`, {
     method: "POST",
     headers: { "content-type": "application/json" },
-    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "hardhat_setBalance", params: [liveOwner.address, `0x${(10n ** 24n).toString(16)}`] }),
+    body: JSON.stringify({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "hardhat_setBalance",
+      params: [liveOwner.address, `0x${(10n ** 24n).toString(16)}`],
+    }),
   });
   await balanceReads(live, "JSON-RPC over HTTP (localhost)", simulated, liveOwner);
 
@@ -149,7 +191,9 @@ async function main(): Promise<void> {
   await Promise.all([service.close(), live.close()]);
   await server.close();
 
-  console.log(`hardhat-token-service benchmark — Node ${process.version}, ${os.cpus().length} × ${os.cpus()[0]?.model.trim() ?? "cpu"}, ${((performance.now() - started) / 1000).toFixed(0)} s\n`);
+  console.log(
+    `hardhat-token-service benchmark — Node ${process.version}, ${os.cpus().length} × ${os.cpus()[0]?.model.trim() ?? "cpu"}, ${((performance.now() - started) / 1000).toFixed(0)} s\n`,
+  );
   console.log("| measure | value | note |");
   console.log("|---|---|---|");
   for (const row of rows) console.log(`| ${row.measure} | ${row.value} | ${row.note ?? ""} |`);

@@ -85,7 +85,11 @@ async function status(pid: number): Promise<{ rss: number; hwm: number }> {
 }
 
 async function post(base: string, route: string, body: unknown): Promise<Record<string, unknown>> {
-  const response = await fetch(`${base}${route}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+  const response = await fetch(`${base}${route}`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
   const json = (await response.json()) as Record<string, unknown>;
   if (!response.ok) throw new Error(`POST ${route}: ${response.status} ${JSON.stringify(json)}`);
   return json;
@@ -123,7 +127,9 @@ export async function measureServeFootprint(options: ServeFootprintOptions = {})
   const start = performance.now();
   const serveArgs = ["serve", "--port", String(port), "--no-auth", "--data-dir", dataDir, "--block-time", "0"];
   const [command, args] =
-    options.launcher === "node" ? ["node", [path.join(repoRoot, "node_modules/.bin/hardhat"), ...serveArgs]] : ["npx", ["hardhat", ...serveArgs]];
+    options.launcher === "node"
+      ? ["node", [path.join(repoRoot, "node_modules/.bin/hardhat"), ...serveArgs]]
+      : ["npx", ["hardhat", ...serveArgs]];
   const child = spawn(command, args, {
     cwd: repoRoot,
     env,
@@ -191,7 +197,10 @@ export async function measureServeFootprint(options: ServeFootprintOptions = {})
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor((values.length - 1) / 2)]!;
 
 /** `reps` runs one after another; medians plus every run. */
-export async function measureServeFootprints(reps = 3, options: ServeFootprintOptions = {}): Promise<{ median: Omit<ServeFootprint, "serverPid">; runs: ServeFootprint[] }> {
+export async function measureServeFootprints(
+  reps = 3,
+  options: ServeFootprintOptions = {},
+): Promise<{ median: Omit<ServeFootprint, "serverPid">; runs: ServeFootprint[] }> {
   const runs: ServeFootprint[] = [];
   for (let rep = 0; rep < reps; rep++) runs.push(await measureServeFootprint(options));
   const m = (pick: (run: ServeFootprint) => number) => median(runs.map(pick));
@@ -212,7 +221,10 @@ export async function measureServeFootprints(reps = 3, options: ServeFootprintOp
 
 export function formatServeFootprint(result: Awaited<ReturnType<typeof measureServeFootprints>>): string {
   const lines = [
-    `\`${result.median.launcher === "npx" ? "npx hardhat" : "node node_modules/.bin/hardhat"} serve\` on a fresh data directory, store ${result.median.store}, server node ${result.median.serverNode}, ${result.runs.length} runs, medians; load average ${os.loadavg().map((v) => v.toFixed(1)).join(" ")}`,
+    `\`${result.median.launcher === "npx" ? "npx hardhat" : "node node_modules/.bin/hardhat"} serve\` on a fresh data directory, store ${result.median.store}, server node ${result.median.serverNode}, ${result.runs.length} runs, medians; load average ${os
+      .loadavg()
+      .map((v) => v.toFixed(1))
+      .join(" ")}`,
     "",
     "| measure | median | runs |",
     "|---|---|---|",
@@ -229,7 +241,10 @@ export function formatServeFootprint(result: Awaited<ReturnType<typeof measureSe
  * The same with DATABASE_URL set to a fresh database on a PostgreSQL server, so no embedded engine
  * runs inside the server: a floor for what the service costs with any small embedded store.
  */
-export async function measureServeFootprintOnPostgres(adminUrl = process.env.BENCH_PG_ADMIN_URL ?? "postgres://postgres@127.0.0.1:5432/test", options: ServeFootprintOptions = {}): Promise<ServeFootprint> {
+export async function measureServeFootprintOnPostgres(
+  adminUrl = process.env.BENCH_PG_ADMIN_URL ?? "postgres://postgres@127.0.0.1:5432/test",
+  options: ServeFootprintOptions = {},
+): Promise<ServeFootprint> {
   const pg = (await import("pg")).default;
   const admin = new pg.Client({ connectionString: adminUrl });
   await admin.connect();

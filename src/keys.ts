@@ -8,11 +8,17 @@ import { ErrorCode, TokenServiceError } from "./errors.js";
  */
 export function assertKeyDerivesSender(privateKey: unknown, sender: string, field = "privateKey"): string {
   if (typeof privateKey !== "string" || privateKey === "") {
-    throw new TokenServiceError(ErrorCode.INVALID_PRIVATE_KEY, `${field} is required: the sender's 0x-prefixed 32-byte hex private key`, { field });
+    throw new TokenServiceError(ErrorCode.INVALID_PRIVATE_KEY, `${field} is required: the sender's 0x-prefixed 32-byte hex private key`, {
+      field,
+    });
   }
   const normalized = privateKey.startsWith("0x") ? privateKey : `0x${privateKey}`;
   if (!isHexString(normalized, 32)) {
-    throw new TokenServiceError(ErrorCode.INVALID_PRIVATE_KEY, `${field} must be a 32-byte hex string (64 hex digits, 0x prefix optional)`, { field });
+    throw new TokenServiceError(
+      ErrorCode.INVALID_PRIVATE_KEY,
+      `${field} must be a 32-byte hex string (64 hex digits, 0x prefix optional)`,
+      { field },
+    );
   }
   let derived: string;
   try {

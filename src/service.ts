@@ -169,12 +169,17 @@ export class TokenService {
 
   constructor(options: TokenServiceOptions) {
     this.ownDataDirectory =
-      options.dataDirectory === undefined && options.dataDir !== undefined ? new DataDirectory(options.dataDir, "a token service (programmatic API)") : undefined;
+      options.dataDirectory === undefined && options.dataDir !== undefined
+        ? new DataDirectory(options.dataDir, "a token service (programmatic API)")
+        : undefined;
     const dataDirectory = options.dataDirectory ?? this.ownDataDirectory;
     this.evm = new EvmChains({ ...options, ...(dataDirectory ? { dataDirectory } : {}) });
     this.lock = options.senderLock ?? new InProcessSenderLock();
     this.bitcoin = options.bitcoin ?? noBitcoinBackends;
-    this.operations = new Operations(this, options.operationStore ?? new MemoryOperationStore(), { ...DEFAULT_TRACKER_SETTINGS, ...options.tracker });
+    this.operations = new Operations(this, options.operationStore ?? new MemoryOperationStore(), {
+      ...DEFAULT_TRACKER_SETTINGS,
+      ...options.tracker,
+    });
   }
 
   networks(): NetworkSummary[] {
@@ -184,10 +189,20 @@ export class TokenService {
         if (endpoint !== undefined) return { ...info, simulated: false, backend: "json-rpc", endpoint };
         return this.evm.simulatesPrivately(info)
           ? { ...info, simulated: true, backend: "edr", endpoint: "in-process EDR (simulated)" }
-          : { ...info, simulated: false, backend: "none", endpoint: `not served (set ${rpcEnvironmentVariable(info.chain, info.network)})` };
+          : {
+              ...info,
+              simulated: false,
+              backend: "none",
+              endpoint: `not served (set ${rpcEnvironmentVariable(info.chain, info.network)})`,
+            };
       }
       const described = this.bitcoin.describe(info.network);
-      return { ...info, simulated: false, backend: described?.backend ?? "none", endpoint: described?.endpoint ?? `not configured (set ${this.bitcoin.configurationHint(info.network)})` };
+      return {
+        ...info,
+        simulated: false,
+        backend: described?.backend ?? "none",
+        endpoint: described?.endpoint ?? `not configured (set ${this.bitcoin.configurationHint(info.network)})`,
+      };
     });
   }
 
@@ -200,13 +215,17 @@ export class TokenService {
     const contracts = request.erc20TokenContractAddresses ?? [];
     if (info.kind === "bitcoin") {
       const address = parseBitcoinAddress(request.address, info.network, "address");
-      if (contracts.length > 0) throw invalidArgument("erc20TokenContractAddresses", "erc20TokenContractAddresses applies to EVM chains only");
+      if (contracts.length > 0)
+        throw invalidArgument("erc20TokenContractAddresses", "erc20TokenContractAddresses applies to EVM chains only");
       const balance = await this.bitcoinBackend(info.network).getBalance(address);
       return { chain: info.chain, network: info.network, address, simulated: false, balances: { [info.nativeSymbol]: balance } };
     }
     const address = parseEvmAddress(request.address, "address");
     if (contracts.length > MAX_ERC20_CONTRACTS_PER_READ) {
-      throw invalidArgument("erc20TokenContractAddresses", `at most ${MAX_ERC20_CONTRACTS_PER_READ} contracts per read (got ${contracts.length})`);
+      throw invalidArgument(
+        "erc20TokenContractAddresses",
+        `at most ${MAX_ERC20_CONTRACTS_PER_READ} contracts per read (got ${contracts.length})`,
+      );
     }
     const tokenAddresses = [...new Set(contracts.map((value, index) => parseEvmAddress(value, `erc20TokenContractAddresses[${index}]`)))];
     const chain = await this.evmChain(info, "balance read");
@@ -217,7 +236,13 @@ export class TokenService {
     for (const token of tokens) {
       // Two tokens sharing a symbol (or one named like the native currency) are keyed by contract address instead.
       const key = symbolCounts.get(token.symbol) === 1 && token.symbol !== info.nativeSymbol ? token.symbol : token.contractAddress;
-      balances[key] = { balance: token.balance, uiBalance: token.uiBalance, contractAddress: token.contractAddress, decimals: token.decimals, symbol: token.symbol };
+      balances[key] = {
+        balance: token.balance,
+        uiBalance: token.uiBalance,
+        contractAddress: token.contractAddress,
+        decimals: token.decimals,
+        symbol: token.symbol,
+      };
     }
     return { chain: info.chain, network: info.network, address, simulated: chain.simulated, balances };
   }
@@ -234,7 +259,14 @@ export class TokenService {
       return { ...base, type: "erc721", ...balance };
     }
     const [token] = await readErc20Balances(chain, address, [tokenAddress], "tokenAddress");
-    return { ...base, type: "erc20", balance: token!.balance, uiBalance: token!.uiBalance, decimals: token!.decimals, symbol: token!.symbol };
+    return {
+      ...base,
+      type: "erc20",
+      balance: token!.balance,
+      uiBalance: token!.uiBalance,
+      decimals: token!.decimals,
+      symbol: token!.symbol,
+    };
   }
 
   /** Validates everything before any network call, then deploys; resolves once the node accepted the transaction. */
@@ -260,10 +292,12 @@ export class TokenService {
       if (request.tokenId !== undefined || request.uri !== undefined) {
         throw invalidArgument(request.tokenId !== undefined ? "tokenId" : "uri", "tokenId and uri apply to ERC721 mints only");
       }
-      if (request.amount === undefined) throw invalidArgument("amount", "amount is required for an ERC20 mint (smallest units, decimal string)");
+      if (request.amount === undefined)
+        throw invalidArgument("amount", "amount is required for an ERC20 mint (smallest units, decimal string)");
       params = { type, contractAddress, to, amount: parseUint256(request.amount, "amount") };
     } else {
-      if (request.amount !== undefined) throw invalidArgument("amount", "amount applies to ERC20 mints only; an ERC721 mint creates one token");
+      if (request.amount !== undefined)
+        throw invalidArgument("amount", "amount applies to ERC20 mints only; an ERC721 mint creates one token");
       if (request.uri !== undefined && typeof request.uri !== "string") throw invalidArgument("uri", "uri must be a string");
       params = {
         type,
@@ -297,7 +331,15 @@ export class TokenService {
       if (backend.fund === undefined) throw liveNetworkFaucet(info, "the regtest faucet needs a bitcoind backend");
       const { transactionHash } = await backend.fund(address, amount);
       const balance = await backend.getBalance(address);
-      return { chain: info.chain, network: info.network, address, amount: amountPair(amount, info.nativeDecimals), balance, simulated: false, transactionHash };
+      return {
+        chain: info.chain,
+        network: info.network,
+        address,
+        amount: amountPair(amount, info.nativeDecimals),
+        balance,
+        simulated: false,
+        transactionHash,
+      };
     }
     const address = parseEvmAddress(request.address, "address");
     // Checked before connecting: a live node that is down should still get the faucet's answer.
@@ -310,7 +352,9 @@ export class TokenService {
       const current = await chain.provider.getBalance(address);
       const room = (1n << 256n) - 1n - current;
       if (amount > room) {
-        throw invalidArgument("amount", `a balance is a uint256: ${address} holds ${current} and can receive at most ${room} more`, { available: room.toString() });
+        throw invalidArgument("amount", `a balance is a uint256: ${address} holds ${current} and can receive at most ${room} more`, {
+          available: room.toString(),
+        });
       }
       return fund(address, amount);
     });

@@ -83,7 +83,8 @@ export function parseErc20Params(value: unknown, sender: string): Erc20Params {
   let cap = MAX_UINT256;
   if (token.totalSupply !== undefined && token.totalSupply !== null && token.totalSupply !== "") {
     cap = parseUint256(token.totalSupply, "token.totalSupply");
-    if (cap === 0n) throw invalidArgument("token.totalSupply", "token.totalSupply (the supply cap) must be greater than 0; omit it for no cap");
+    if (cap === 0n)
+      throw invalidArgument("token.totalSupply", "token.totalSupply (the supply cap) must be greater than 0; omit it for no cap");
     if (initialSupply > cap) {
       throw new TokenServiceError(ErrorCode.INVALID_ARGUMENT, "token.initialSupply must not exceed token.totalSupply (the supply cap)", {
         field: "token.initialSupply",

@@ -31,7 +31,10 @@ export function parseUint256(value: unknown, field: string): bigint {
     throw invalidArgument(field, `${field} must be an integer in smallest units, as a decimal string`);
   }
   if (!/^\d+$/.test(text)) {
-    throw invalidArgument(field, `${field} must be a non-negative integer in smallest units, as a decimal string (got "${text.slice(0, 80)}")`);
+    throw invalidArgument(
+      field,
+      `${field} must be a non-negative integer in smallest units, as a decimal string (got "${text.slice(0, 80)}")`,
+    );
   }
   const amount = BigInt(text);
   if (amount > MAX_UINT256) {
@@ -48,7 +51,10 @@ export function parseDecimalUnits(value: string, decimals: number, field: string
   const text = value.trim();
   const match = /^(\d+)(?:\.(\d+))?$/.exec(text);
   if (match === null) {
-    throw invalidArgument(field, `${field} must be a non-negative decimal amount in whole units, like 5 or 0.25 (got "${text.slice(0, 80)}")`);
+    throw invalidArgument(
+      field,
+      `${field} must be a non-negative decimal amount in whole units, like 5 or 0.25 (got "${text.slice(0, 80)}")`,
+    );
   }
   const fraction = match[2] ?? "";
   if (fraction.replace(/0+$/, "").length > decimals) {

@@ -1,35 +1,21 @@
-import type { HardhatRuntimeEnvironment } from "hardhat/types/hre";
+import { task } from "hardhat/config";
+import { ArgumentType } from "hardhat/types/arguments";
 
-import { chainLabel, printJson, withService } from "./support/run.js";
+import { chainOptions, json } from "./options.js";
 
-interface Args {
-  chain?: string;
-  chainNetwork?: string;
-  address?: string;
-  erc20?: string;
-  erc721?: string;
-  json?: boolean;
-}
-
-const splitList = (value: string | undefined) => (value ? value.split(",").map((item) => item.trim()).filter(Boolean) : []);
-
-export default async function balance(args: Args, hre: HardhatRuntimeEnvironment): Promise<void> {
-  await withService(hre, args.json === true, async (service) => {
-    const pair = { chain: args.chain ?? "", network: args.chainNetwork ?? "", address: args.address ?? "" };
-    const result = await service.getBalances({ ...pair, erc20TokenContractAddresses: splitList(args.erc20) });
-    const nfts = await Promise.all(
-      splitList(args.erc721).map((tokenAddress) => service.getTokenBalance({ ...pair, tokenAddress, type: "erc721" })),
-    );
-    if (args.json) return printJson(nfts.length > 0 ? { ...result, erc721: nfts } : result);
-    console.log(`Balances of ${result.address} on ${chainLabel(result)}`);
-    for (const [key, entry] of Object.entries(result.balances)) {
-      const label = entry.symbol !== undefined && entry.symbol !== key ? `${entry.symbol} (${key})` : key;
-      const contract = entry.contractAddress ? `  [${entry.contractAddress}]` : "";
-      const split = entry.unconfirmed && entry.unconfirmed.balance !== "0" ? `  (confirmed ${entry.confirmed?.uiBalance}, unconfirmed ${entry.unconfirmed.uiBalance})` : "";
-      console.log(`  ${label.padEnd(10)} ${entry.uiBalance}${contract}${split}`);
-    }
-    for (const nft of nfts) {
-      console.log(`  ${(nft.symbol ?? "ERC721").padEnd(10)} ${nft.balance} token(s)${nft.tokenIds?.length ? `: #${nft.tokenIds.join(", #")}` : ""}  [${nft.tokenAddress}]`);
-    }
-  });
-}
+export const balanceTask = json(chainOptions(task("balance", "Read the native, ERC20 and ERC721 balances of an address")))
+  .addOption({ name: "address", description: "The address to read", type: ArgumentType.STRING_WITHOUT_DEFAULT, defaultValue: undefined })
+  .addOption({
+    name: "erc20",
+    description: "Comma-separated ERC20 contract addresses",
+    type: ArgumentType.STRING_WITHOUT_DEFAULT,
+    defaultValue: undefined,
+  })
+  .addOption({
+    name: "erc721",
+    description: "Comma-separated ERC721 contract addresses (lists owned token ids)",
+    type: ArgumentType.STRING_WITHOUT_DEFAULT,
+    defaultValue: undefined,
+  })
+  .setAction(() => import("../src/internal/tasks/balance.js"))
+  .build();

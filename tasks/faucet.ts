@@ -1,26 +1,15 @@
-import type { HardhatRuntimeEnvironment } from "hardhat/types/hre";
+import { task } from "hardhat/config";
+import { ArgumentType } from "hardhat/types/arguments";
 
-import { resolveNetwork } from "../src/chains.js";
-import { parseDecimalUnits } from "../src/units.js";
-import { chainLabel, printJson, withService } from "./support/run.js";
+import { chainOptions, json } from "./options.js";
 
-interface Args {
-  chain?: string;
-  chainNetwork?: string;
-  address?: string;
-  amount?: string;
-  json?: boolean;
-}
-
-export default async function faucet(args: Args, hre: HardhatRuntimeEnvironment): Promise<void> {
-  await withService(hre, args.json === true, async (service) => {
-    const pair = { chain: args.chain ?? "", network: args.chainNetwork ?? "" };
-    // In whole units of the native currency, as the default (10) is.
-    const amount = args.amount === undefined ? undefined : parseDecimalUnits(args.amount, resolveNetwork(pair.chain, pair.network).nativeDecimals, "amount");
-    const result = await service.faucet({ ...pair, address: args.address ?? "", ...(amount !== undefined ? { amount: amount.toString() } : {}) });
-    if (args.json) return printJson(result);
-    const symbol = service.networks().find((pair) => pair.chain === result.chain && pair.network === result.network)?.nativeSymbol ?? "";
-    console.log(`Funded ${result.address} with ${result.amount.uiBalance} ${symbol} on ${chainLabel(result)}`);
-    console.log(`  balance now ${result.balance.uiBalance} ${symbol}`);
-  });
-}
+export const faucetTask = json(chainOptions(task("faucet", "Give an address native currency on a simulated chain (or bitcoin regtest)")))
+  .addOption({ name: "address", description: "The address to fund", type: ArgumentType.STRING_WITHOUT_DEFAULT, defaultValue: undefined })
+  .addOption({
+    name: "amount",
+    description: "Amount in whole units of the native currency, e.g. 5 or 0.25 (default: 10)",
+    type: ArgumentType.STRING_WITHOUT_DEFAULT,
+    defaultValue: undefined,
+  })
+  .setAction(() => import("../src/internal/tasks/faucet.js"))
+  .build();

@@ -1,63 +1,54 @@
-import type { HardhatRuntimeEnvironment } from "hardhat/types/hre";
+import { task } from "hardhat/config";
+import { ArgumentType } from "hardhat/types/arguments";
 
-import { parseDecimalUnits } from "../src/units.js";
-import { resolveSigner } from "./support/private-key.js";
-import { TASK_WAIT_MS, chainLabel, printJson, withService } from "./support/run.js";
-import { withSpinner } from "./support/spinner.js";
+import { chainOptions, json, signerOptions } from "./options.js";
 
-interface Args {
-  chain?: string;
-  chainNetwork?: string;
-  type?: string;
-  name?: string;
-  symbol?: string;
-  uri?: string;
-  decimals?: string;
-  initialSupply?: string;
-  totalSupply?: string;
-  minter?: string;
-  account?: string;
-  sender?: string;
-  privateKeyEnv?: string;
-  noWait?: boolean;
-  json?: boolean;
-}
-
-/** Supplies are typed in whole tokens at the token's decimals (default 18); the core takes smallest units. */
-function smallestUnits(value: string | undefined, decimals: string | undefined, field: string): string | undefined {
-  if (value === undefined) return undefined;
-  const places = decimals === undefined ? 18 : Number(decimals);
-  // A bad --decimals is the core's to refuse, with its own message; the supply is then passed as typed.
-  if (!Number.isInteger(places) || places < 0 || places > 255) return value;
-  return parseDecimalUnits(value, places, field).toString();
-}
-
-function tokenFields(args: Args): Record<string, string> {
-  const fields: Record<string, string | undefined> = {
-    name: args.name,
-    symbol: args.symbol,
-    uri: args.uri,
-    decimals: args.decimals,
-    initialSupply: smallestUnits(args.initialSupply, args.decimals, "initialSupply"),
-    totalSupply: smallestUnits(args.totalSupply, args.decimals, "totalSupply"),
-    minter: args.minter,
-    account: args.account,
-  };
-  return Object.fromEntries(Object.entries(fields).filter((entry): entry is [string, string] => entry[1] !== undefined));
-}
-
-export default async function tokenLaunch(args: Args, hre: HardhatRuntimeEnvironment): Promise<void> {
-  await withService(hre, args.json === true, async (service) => {
-    const { sender, privateKey } = await resolveSigner(hre, { ...(args.privateKeyEnv ? { privateKeyEnv: args.privateKeyEnv } : {}), ...(args.sender ? { sender: args.sender } : {}) });
-    const pair = { chain: args.chain ?? "", network: args.chainNetwork ?? "" };
-    const launched = await service.operations.launch({ ...pair, type: args.type ?? "", token: tokenFields(args), sender, privateKey });
-    const result = args.noWait
-      ? launched
-      : await withSpinner(`waiting for ${launched.transactionHash} to be mined`, () => service.operations.settle(launched, TASK_WAIT_MS));
-    if (args.json) return printJson(result);
-    console.log(`${result.type} ${args.symbol ?? ""} ${args.noWait ? "launch sent" : result.status === "mined" ? "launched" : `launch ${result.status}`} on ${chainLabel(result)}`);
-    console.log(`  contractAddress  ${result.contractAddress}`);
-    console.log(`  transactionHash  ${result.transactionHash}`);
-    console.log(`  status           ${result.status}${result.blockNumber != null ? ` (block ${result.blockNumber})` : ""}`);
-  });
-}
+export const tokenLaunchTask = json(
+  signerOptions(chainOptions(task("token:launch", "Launch an OpenZeppelin-based ERC20 or ERC721 token contract"))),
+)
+  .addOption({
+    name: "type",
+    description: "erc20 or erc721 (SERVICE_ERC20 / SERVICE_ERC721 also accepted)",
+    type: ArgumentType.STRING_WITHOUT_DEFAULT,
+    defaultValue: undefined,
+  })
+  .addOption({ name: "name", description: "Token name", type: ArgumentType.STRING_WITHOUT_DEFAULT, defaultValue: undefined })
+  .addOption({ name: "symbol", description: "Token symbol", type: ArgumentType.STRING_WITHOUT_DEFAULT, defaultValue: undefined })
+  .addOption({
+    name: "uri",
+    description: "ERC721: base URI (tokenURI = uri + id)",
+    type: ArgumentType.STRING_WITHOUT_DEFAULT,
+    defaultValue: undefined,
+  })
+  .addOption({
+    name: "decimals",
+    description: "ERC20: decimals (default 18)",
+    type: ArgumentType.STRING_WITHOUT_DEFAULT,
+    defaultValue: undefined,
+  })
+  .addOption({
+    name: "initialSupply",
+    description: "ERC20: supply minted at launch, in whole tokens at --decimals, e.g. 1000 (default 0)",
+    type: ArgumentType.STRING_WITHOUT_DEFAULT,
+    defaultValue: undefined,
+  })
+  .addOption({
+    name: "totalSupply",
+    description: "ERC20: supply cap, in whole tokens at --decimals (default: no cap)",
+    type: ArgumentType.STRING_WITHOUT_DEFAULT,
+    defaultValue: undefined,
+  })
+  .addOption({
+    name: "minter",
+    description: "ERC20: receives the initial supply (default: sender)",
+    type: ArgumentType.STRING_WITHOUT_DEFAULT,
+    defaultValue: undefined,
+  })
+  .addOption({
+    name: "account",
+    description: "ERC20: administers the token and may mint more (default: sender)",
+    type: ArgumentType.STRING_WITHOUT_DEFAULT,
+    defaultValue: undefined,
+  })
+  .setAction(() => import("../src/internal/tasks/token-launch.js"))
+  .build();

@@ -1,25 +1,16 @@
-import type { HardhatRuntimeEnvironment } from "hardhat/types/hre";
+import { task } from "hardhat/config";
+import { ArgumentType } from "hardhat/types/arguments";
 
-import { printJson, withService } from "./support/run.js";
+import { chainOptions, json } from "./options.js";
 
-interface Args {
-  chain?: string;
-  chainNetwork?: string;
-  addressType?: string;
-  json?: boolean;
-}
-
-export default async function walletCreate(args: Args, hre: HardhatRuntimeEnvironment): Promise<void> {
-  await withService(hre, args.json === true, async (service) => {
-    const wallet = service.createWallet({
-      chain: args.chain ?? "",
-      network: args.chainNetwork ?? "",
-      ...(args.addressType ? { addressType: args.addressType } : {}),
-    });
-    if (args.json) return printJson(wallet);
-    console.log(`New ${wallet.chain}/${wallet.network} wallet${wallet.addressType ? ` (${wallet.addressType})` : ""}`);
-    console.log(`  address     ${wallet.address}`);
-    console.log(`  privateKey  ${wallet.privateKey}`);
-    console.log("The private key is shown once and stored nowhere: keep it safe.");
-  });
-}
+export const walletCreateTask = json(
+  chainOptions(task("wallet:create", "Create a wallet (address and private key) on a chain and network")),
+)
+  .addOption({
+    name: "addressType",
+    description: "Bitcoin only: p2wpkh (default), p2tr or p2pkh",
+    type: ArgumentType.STRING_WITHOUT_DEFAULT,
+    defaultValue: undefined,
+  })
+  .setAction(() => import("../src/internal/tasks/wallet-create.js"))
+  .build();

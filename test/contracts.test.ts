@@ -74,7 +74,9 @@ describe("contracts", function () {
   });
 
   describe("ServiceERC20", function () {
-    async function deployErc20(options: { decimals?: number; cap?: bigint; minter?: string; initialSupply?: bigint; account?: string } = {}) {
+    async function deployErc20(
+      options: { decimals?: number; cap?: bigint; minter?: string; initialSupply?: bigint; account?: string } = {},
+    ) {
       const [sender] = await ethers.getSigners();
       const factory = await ethers.getContractFactory("ServiceERC20");
       const token = await factory.deploy(
@@ -153,7 +155,11 @@ describe("contracts", function () {
       expect(await token.balanceOf(outsider!.address)).to.equal(7n);
 
       for (const signer of [outsider!, sender]) {
-        const args = await expectRevert(token.connect(signer).mint(signer.address, 1n), token.interface, "AccessControlUnauthorizedAccount");
+        const args = await expectRevert(
+          token.connect(signer).mint(signer.address, 1n),
+          token.interface,
+          "AccessControlUnauthorizedAccount",
+        );
         expect(args[0]).to.equal(signer.address);
         expect(args[1]).to.equal(MINTER_ROLE);
       }
@@ -201,7 +207,11 @@ describe("contracts", function () {
       expect(await token.hasRole(DEFAULT_ADMIN_ROLE, sender.address)).to.equal(true);
       const asOutsider = token.connect(outsider!);
       await expectRevert(asOutsider["mint(address)"](outsider!.address), token.interface, "AccessControlUnauthorizedAccount");
-      await expectRevert(asOutsider["mint(address,string)"](outsider!.address, "ipfs://mine"), token.interface, "AccessControlUnauthorizedAccount");
+      await expectRevert(
+        asOutsider["mint(address,string)"](outsider!.address, "ipfs://mine"),
+        token.interface,
+        "AccessControlUnauthorizedAccount",
+      );
       await expectRevert(asOutsider.mintWithId(outsider!.address, 99n, ""), token.interface, "AccessControlUnauthorizedAccount");
       expect(await token.totalSupply()).to.equal(0n);
     });

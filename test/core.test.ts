@@ -12,7 +12,10 @@ const SEPOLIA: Pair = { chain: "ethereum", network: "sepolia" };
 const BSC_TESTNET: Pair = { chain: "binance_smart_chain", network: "testnet" };
 const MINTER_ROLE = "0x9f2df0fed2c77648de5860a4cc508cd0818c85b8b8a1ab4ceeef8d981c8956a6";
 const DEFAULT_ADMIN_ROLE = `0x${"00".repeat(32)}`;
-const ROLES_ABI = ["function hasRole(bytes32 role, address account) view returns (bool)", "function tokenURI(uint256) view returns (string)"];
+const ROLES_ABI = [
+  "function hasRole(bytes32 role, address account) view returns (bool)",
+  "function tokenURI(uint256) view returns (string)",
+];
 
 describe("core (programmatic API on simulated chains)", function () {
   let service: TokenService;
@@ -26,7 +29,13 @@ describe("core (programmatic API on simulated chains)", function () {
   const funded = async (pair: Pair, amount?: string) => remember(await fundedWallet(service, pair, amount));
 
   async function launchErc20(pair: Pair, owner: Wallet, token: Record<string, unknown>) {
-    const launched = await service.launchToken({ ...pair, type: "SERVICE_ERC20", token, sender: owner.address, privateKey: owner.privateKey });
+    const launched = await service.launchToken({
+      ...pair,
+      type: "SERVICE_ERC20",
+      token,
+      sender: owner.address,
+      privateKey: owner.privateKey,
+    });
     await expectMined(service, pair, launched.transactionHash);
     return launched.contractAddress;
   }
@@ -111,10 +120,17 @@ describe("core (programmatic API on simulated chains)", function () {
     it("lists every pair as simulated when nothing is configured", function () {
       const networks = service.networks();
       const evm = networks.filter((entry) => entry.kind === "evm");
-      expect(evm.map((entry) => `${entry.chain}/${entry.network}`)).to.include.members(["ethereum/mainnet", "ethereum/sepolia", "binance_smart_chain/testnet"]);
+      expect(evm.map((entry) => `${entry.chain}/${entry.network}`)).to.include.members([
+        "ethereum/mainnet",
+        "ethereum/sepolia",
+        "binance_smart_chain/testnet",
+      ]);
       expect(evm.every((entry) => entry.simulated)).to.equal(true);
       // Regtest has no public backend: with no bitcoind configured there is none.
-      expect(networks.find((entry) => entry.chain === "bitcoin" && entry.network === "regtest")).to.include({ backend: "none", simulated: false });
+      expect(networks.find((entry) => entry.chain === "bitcoin" && entry.network === "regtest")).to.include({
+        backend: "none",
+        simulated: false,
+      });
     });
   });
 
@@ -135,13 +151,24 @@ describe("core (programmatic API on simulated chains)", function () {
           sender: owner.address,
           privateKey: owner.privateKey,
         });
-        expect(launched).to.include({ status: "pending", chain: pair.chain, network: pair.network, type: "ERC20", sender: owner.address, nonce: 0, simulated: true });
+        expect(launched).to.include({
+          status: "pending",
+          chain: pair.chain,
+          network: pair.network,
+          type: "ERC20",
+          sender: owner.address,
+          nonce: 0,
+          simulated: true,
+        });
         expect(launched.transactionHash).to.match(/^0x[0-9a-f]{64}$/);
         expect(launched.contractAddress).to.equal(getCreateAddress({ from: owner.address, nonce: 0 }));
         const mined = await expectMined(service, pair, launched.transactionHash);
         expect(mined.contractAddress).to.equal(launched.contractAddress);
         expect(mined.confirmations).to.be.at.least(1);
-        expect(await service.getTransaction({ ...pair, transactionHash: launched.transactionHash })).to.include({ status: "mined", simulated: true });
+        expect(await service.getTransaction({ ...pair, transactionHash: launched.transactionHash })).to.include({
+          status: "mined",
+          simulated: true,
+        });
         contracts.push(launched.contractAddress);
       });
 
@@ -153,19 +180,48 @@ describe("core (programmatic API on simulated chains)", function () {
         const native = pair.chain === "ethereum" ? "ETH" : "BNB";
         expect(Object.keys(result.balances)).to.deep.equal([native, "ALP", "BET", "GAM"]);
         expect(BigInt(result.balances[native]!.balance) < 10n ** 19n, "the launches paid fees").to.equal(true);
-        expect(result.balances.ALP).to.deep.equal({ balance: "1234567890", uiBalance: "1234.56789", contractAddress: contracts[0], decimals: 6, symbol: "ALP" });
-        expect(result.balances.BET).to.deep.equal({ balance: "5000000000000000000", uiBalance: "5", contractAddress: contracts[1], decimals: 18, symbol: "BET" });
-        expect(result.balances.GAM).to.deep.equal({ balance: "42", uiBalance: "42", contractAddress: contracts[2], decimals: 0, symbol: "GAM" });
+        expect(result.balances.ALP).to.deep.equal({
+          balance: "1234567890",
+          uiBalance: "1234.56789",
+          contractAddress: contracts[0],
+          decimals: 6,
+          symbol: "ALP",
+        });
+        expect(result.balances.BET).to.deep.equal({
+          balance: "5000000000000000000",
+          uiBalance: "5",
+          contractAddress: contracts[1],
+          decimals: 18,
+          symbol: "BET",
+        });
+        expect(result.balances.GAM).to.deep.equal({
+          balance: "42",
+          uiBalance: "42",
+          contractAddress: contracts[2],
+          decimals: 0,
+          symbol: "GAM",
+        });
 
         const stranger = remember(service.createWallet(pair));
-        const empty = await service.getBalances({ ...pair, address: stranger.address, erc20TokenContractAddresses: contracts.map((address) => address.toLowerCase()) });
+        const empty = await service.getBalances({
+          ...pair,
+          address: stranger.address,
+          erc20TokenContractAddresses: contracts.map((address) => address.toLowerCase()),
+        });
         expect(empty.balances.ALP).to.include({ balance: "0", uiBalance: "0" });
         expect(empty.balances.GAM).to.include({ balance: "0", uiBalance: "0" });
       });
 
       it("reads one ERC20 balance with getTokenBalance", async function () {
         const result = await service.getTokenBalance({ ...pair, address: owner.address, tokenAddress: contracts[0]!, type: "erc20" });
-        expect(result).to.include({ type: "erc20", balance: "1234567890", uiBalance: "1234.56789", decimals: 6, symbol: "ALP", simulated: true });
+        expect(result).to.include({
+          type: "erc20",
+          balance: "1234567890",
+          uiBalance: "1234.56789",
+          decimals: 6,
+          symbol: "ALP",
+          simulated: true,
+        });
       });
 
       it("mints more ERC20 supply within the cap, signed by the account", async function () {
@@ -193,20 +249,45 @@ describe("core (programmatic API on simulated chains)", function () {
         const contract = await launchErc721(pair, owner, "https://example.test/nft/");
         const signer = { sender: owner.address, privateKey: owner.privateKey };
 
-        const first = await service.mintToken({ ...pair, type: "SERVICE_ERC721", contractAddress: contract, to: collector.address, ...signer });
+        const first = await service.mintToken({
+          ...pair,
+          type: "SERVICE_ERC721",
+          contractAddress: contract,
+          to: collector.address,
+          ...signer,
+        });
         expect(first).to.include({ type: "ERC721", status: "pending", to: collector.address });
         await expectMined(service, pair, first.transactionHash);
         expect(await service.mintedTokenId({ ...pair, transactionHash: first.transactionHash, contractAddress: contract })).to.equal("1");
 
-        const own = await service.mintToken({ ...pair, type: "erc721", contractAddress: contract, to: collector.address, uri: "ipfs://special.json", ...signer });
+        const own = await service.mintToken({
+          ...pair,
+          type: "erc721",
+          contractAddress: contract,
+          to: collector.address,
+          uri: "ipfs://special.json",
+          ...signer,
+        });
         await expectMined(service, pair, own.transactionHash);
         expect(await service.mintedTokenId({ ...pair, transactionHash: own.transactionHash, contractAddress: contract })).to.equal("2");
 
-        const chosen = await service.mintToken({ ...pair, type: "erc721", contractAddress: contract, to: collector.address, tokenId: "10", ...signer });
+        const chosen = await service.mintToken({
+          ...pair,
+          type: "erc721",
+          contractAddress: contract,
+          to: collector.address,
+          tokenId: "10",
+          ...signer,
+        });
         expect(chosen.tokenId).to.equal("10");
         await expectMined(service, pair, chosen.transactionHash);
 
-        const balance = await service.getTokenBalance({ ...pair, address: collector.address, tokenAddress: contract, type: "SERVICE_ERC721" });
+        const balance = await service.getTokenBalance({
+          ...pair,
+          address: collector.address,
+          tokenAddress: contract,
+          type: "SERVICE_ERC721",
+        });
         expect(balance).to.include({ type: "erc721", balance: "3", symbol: "COL", simulated: true, tokenAddress: contract });
         expect(balance.tokenIds).to.deep.equal(["1", "2", "10"]);
         expect(balance.tokenIdsTruncated).to.equal(undefined);
@@ -248,7 +329,15 @@ describe("core (programmatic API on simulated chains)", function () {
       expect(await roles(MINTER_ROLE, sender.address)).to.equal(false);
 
       await expectServiceError(
-        service.mintToken({ ...SEPOLIA, type: "erc20", contractAddress: contract, to: sender.address, amount: "1", sender: sender.address, privateKey: sender.privateKey }),
+        service.mintToken({
+          ...SEPOLIA,
+          type: "erc20",
+          contractAddress: contract,
+          to: sender.address,
+          amount: "1",
+          sender: sender.address,
+          privateKey: sender.privateKey,
+        }),
         ErrorCode.NOT_A_MINTER,
         "sender",
         secrets,
@@ -278,7 +367,10 @@ describe("core (programmatic API on simulated chains)", function () {
           service.launchToken({
             ...BSC_TESTNET,
             type: index % 2 === 0 ? "erc20" : "erc721",
-            token: index % 2 === 0 ? { name: `Token ${index}`, symbol: `T${index}`, initialSupply: String(index + 1) } : { name: `NFT ${index}`, symbol: `N${index}` },
+            token:
+              index % 2 === 0
+                ? { name: `Token ${index}`, symbol: `T${index}`, initialSupply: String(index + 1) }
+                : { name: `NFT ${index}`, symbol: `N${index}` },
             sender: sender.address,
             privateKey: sender.privateKey,
           }),
@@ -321,7 +413,13 @@ describe("core (programmatic API on simulated chains)", function () {
       const before = (await slow.getBalances({ ...pair, address: owner.address })).balances.ETH!.balance;
 
       await atBlockStart(pair);
-      const launched = await slow.launchToken({ ...pair, type: "erc20", token: { name: "Slow", symbol: "SLO", initialSupply: "99" }, sender: owner.address, privateKey: owner.privateKey });
+      const launched = await slow.launchToken({
+        ...pair,
+        type: "erc20",
+        token: { name: "Slow", symbol: "SLO", initialSupply: "99" },
+        sender: owner.address,
+        privateKey: owner.privateKey,
+      });
       expect((await slow.getTransaction({ ...pair, transactionHash: launched.transactionHash })).status).to.equal("pending");
       expect((await slow.getBalances({ ...pair, address: owner.address })).balances.ETH!.balance, "no fee paid yet").to.equal(before);
       await expectServiceError(
@@ -338,10 +436,22 @@ describe("core (programmatic API on simulated chains)", function () {
       expect(BigInt(mined.balances.ETH!.balance) < BigInt(before)).to.equal(true);
 
       await atBlockStart(pair);
-      const minted = await slow.mintToken({ ...pair, type: "erc20", contractAddress: launched.contractAddress, to: owner.address, amount: "1", sender: owner.address, privateKey: owner.privateKey });
-      expect((await slow.getTokenBalance({ ...pair, address: owner.address, tokenAddress: launched.contractAddress, type: "erc20" })).balance).to.equal("99");
+      const minted = await slow.mintToken({
+        ...pair,
+        type: "erc20",
+        contractAddress: launched.contractAddress,
+        to: owner.address,
+        amount: "1",
+        sender: owner.address,
+        privateKey: owner.privateKey,
+      });
+      expect(
+        (await slow.getTokenBalance({ ...pair, address: owner.address, tokenAddress: launched.contractAddress, type: "erc20" })).balance,
+      ).to.equal("99");
       await expectMined(slow, pair, minted.transactionHash);
-      expect((await slow.getTokenBalance({ ...pair, address: owner.address, tokenAddress: launched.contractAddress, type: "erc20" })).balance).to.equal("100");
+      expect(
+        (await slow.getTokenBalance({ ...pair, address: owner.address, tokenAddress: launched.contractAddress, type: "erc20" })).balance,
+      ).to.equal("100");
     });
   });
 
@@ -354,35 +464,97 @@ describe("core (programmatic API on simulated chains)", function () {
       owner = await funded(SEPOLIA);
       erc20 = await launchErc20(SEPOLIA, owner, { name: "Capped", symbol: "CAPD", initialSupply: "90", totalSupply: "100" });
       erc721 = await launchErc721(SEPOLIA, owner);
-      const minted = await service.mintToken({ ...SEPOLIA, type: "erc721", contractAddress: erc721, to: owner.address, tokenId: "5", sender: owner.address, privateKey: owner.privateKey });
+      const minted = await service.mintToken({
+        ...SEPOLIA,
+        type: "erc721",
+        contractAddress: erc721,
+        to: owner.address,
+        tokenId: "5",
+        sender: owner.address,
+        privateKey: owner.privateKey,
+      });
       await expectMined(service, SEPOLIA, minted.transactionHash);
     });
 
-    const launch = (token: unknown, overrides: Partial<{ chain: string; network: string; type: string; sender: string; privateKey: string }> = {}) =>
-      service.launchToken({ ...SEPOLIA, type: "erc20", token, sender: owner.address, privateKey: owner.privateKey, ...overrides });
+    const launch = (
+      token: unknown,
+      overrides: Partial<{ chain: string; network: string; type: string; sender: string; privateKey: string }> = {},
+    ) => service.launchToken({ ...SEPOLIA, type: "erc20", token, sender: owner.address, privateKey: owner.privateKey, ...overrides });
 
     it("INVALID_ARGUMENT: unknown token fields, naming the first and listing all", async function () {
-      const error = await expectServiceError(launch({ name: "A", symbol: "A", supply: "1", owner: "x" }), ErrorCode.INVALID_ARGUMENT, "token.supply", secrets);
+      const error = await expectServiceError(
+        launch({ name: "A", symbol: "A", supply: "1", owner: "x" }),
+        ErrorCode.INVALID_ARGUMENT,
+        "token.supply",
+        secrets,
+      );
       expect(error.details?.unknownFields).to.deep.equal(["token.supply", "token.owner"]);
-      await expectServiceError(launch({ name: "A", symbol: "A", decimals: 18 }, { type: "erc721" }), ErrorCode.INVALID_ARGUMENT, "token.decimals", secrets);
+      await expectServiceError(
+        launch({ name: "A", symbol: "A", decimals: 18 }, { type: "erc721" }),
+        ErrorCode.INVALID_ARGUMENT,
+        "token.decimals",
+        secrets,
+      );
     });
 
     it("INVALID_ARGUMENT: initialSupply above totalSupply, with both in details", async function () {
-      const error = await expectServiceError(launch({ name: "A", symbol: "A", initialSupply: "101", totalSupply: "100" }), ErrorCode.INVALID_ARGUMENT, "token.initialSupply", secrets);
+      const error = await expectServiceError(
+        launch({ name: "A", symbol: "A", initialSupply: "101", totalSupply: "100" }),
+        ErrorCode.INVALID_ARGUMENT,
+        "token.initialSupply",
+        secrets,
+      );
       expect(error.details).to.deep.equal({ initialSupply: "101", totalSupply: "100" });
     });
 
     it("INVALID_ARGUMENT: amounts beyond uint256, negative, fractional or not numbers", async function () {
       const overflow = (1n << 256n).toString();
-      await expectServiceError(launch({ name: "A", symbol: "A", initialSupply: overflow }), ErrorCode.INVALID_ARGUMENT, "token.initialSupply", secrets);
-      await expectServiceError(launch({ name: "A", symbol: "A", totalSupply: overflow }), ErrorCode.INVALID_ARGUMENT, "token.totalSupply", secrets);
-      await expectServiceError(launch({ name: "A", symbol: "A", initialSupply: "-1" }), ErrorCode.INVALID_ARGUMENT, "token.initialSupply", secrets);
-      await expectServiceError(launch({ name: "A", symbol: "A", initialSupply: "1.5" }), ErrorCode.INVALID_ARGUMENT, "token.initialSupply", secrets);
-      await expectServiceError(launch({ name: "A", symbol: "A", initialSupply: 1e30 }), ErrorCode.INVALID_ARGUMENT, "token.initialSupply", secrets);
-      await expectServiceError(launch({ name: "A", symbol: "A", decimals: 37 }), ErrorCode.INVALID_ARGUMENT, "token.decimals", secrets);
-      await expectServiceError(service.faucet({ ...SEPOLIA, address: owner.address, amount: overflow }), ErrorCode.INVALID_ARGUMENT, "amount");
       await expectServiceError(
-        service.mintToken({ ...SEPOLIA, type: "erc20", contractAddress: erc20, to: owner.address, amount: overflow, sender: owner.address, privateKey: owner.privateKey }),
+        launch({ name: "A", symbol: "A", initialSupply: overflow }),
+        ErrorCode.INVALID_ARGUMENT,
+        "token.initialSupply",
+        secrets,
+      );
+      await expectServiceError(
+        launch({ name: "A", symbol: "A", totalSupply: overflow }),
+        ErrorCode.INVALID_ARGUMENT,
+        "token.totalSupply",
+        secrets,
+      );
+      await expectServiceError(
+        launch({ name: "A", symbol: "A", initialSupply: "-1" }),
+        ErrorCode.INVALID_ARGUMENT,
+        "token.initialSupply",
+        secrets,
+      );
+      await expectServiceError(
+        launch({ name: "A", symbol: "A", initialSupply: "1.5" }),
+        ErrorCode.INVALID_ARGUMENT,
+        "token.initialSupply",
+        secrets,
+      );
+      await expectServiceError(
+        launch({ name: "A", symbol: "A", initialSupply: 1e30 }),
+        ErrorCode.INVALID_ARGUMENT,
+        "token.initialSupply",
+        secrets,
+      );
+      await expectServiceError(launch({ name: "A", symbol: "A", decimals: 37 }), ErrorCode.INVALID_ARGUMENT, "token.decimals", secrets);
+      await expectServiceError(
+        service.faucet({ ...SEPOLIA, address: owner.address, amount: overflow }),
+        ErrorCode.INVALID_ARGUMENT,
+        "amount",
+      );
+      await expectServiceError(
+        service.mintToken({
+          ...SEPOLIA,
+          type: "erc20",
+          contractAddress: erc20,
+          to: owner.address,
+          amount: overflow,
+          sender: owner.address,
+          privateKey: owner.privateKey,
+        }),
         ErrorCode.INVALID_ARGUMENT,
         "amount",
         secrets,
@@ -393,13 +565,27 @@ describe("core (programmatic API on simulated chains)", function () {
       await expectServiceError(launch({ symbol: "A" }), ErrorCode.INVALID_ARGUMENT, "token.name", secrets);
       await expectServiceError(launch({ name: "A", symbol: "A" }, { type: "ERC1155" }), ErrorCode.INVALID_ARGUMENT, "type", secrets);
       await expectServiceError(launch("not an object"), ErrorCode.INVALID_ARGUMENT, "token", secrets);
-      await expectServiceError(service.getBalances({ chain: "", network: "sepolia", address: owner.address }), ErrorCode.INVALID_ARGUMENT, "chain");
-      await expectServiceError(service.getTransaction({ ...SEPOLIA, transactionHash: "0x1234" }), ErrorCode.INVALID_ARGUMENT, "transactionHash");
+      await expectServiceError(
+        service.getBalances({ chain: "", network: "sepolia", address: owner.address }),
+        ErrorCode.INVALID_ARGUMENT,
+        "chain",
+      );
+      await expectServiceError(
+        service.getTransaction({ ...SEPOLIA, transactionHash: "0x1234" }),
+        ErrorCode.INVALID_ARGUMENT,
+        "transactionHash",
+      );
     });
 
     it("INVALID_ADDRESS: names the field, for EVM and bitcoin addresses", async function () {
       await expectServiceError(service.getBalances({ ...SEPOLIA, address: "0x1234" }), ErrorCode.INVALID_ADDRESS, "address");
-      const badChecksum = owner.address.slice(0, 2) + owner.address.slice(2).split("").map((c) => (c === c.toUpperCase() ? c.toLowerCase() : c.toUpperCase())).join("");
+      const badChecksum =
+        owner.address.slice(0, 2) +
+        owner.address
+          .slice(2)
+          .split("")
+          .map((c) => (c === c.toUpperCase() ? c.toLowerCase() : c.toUpperCase()))
+          .join("");
       if (/[a-fA-F]/.test(owner.address.slice(2))) {
         await expectServiceError(service.getBalances({ ...SEPOLIA, address: badChecksum }), ErrorCode.INVALID_ADDRESS, "address");
       }
@@ -411,37 +597,70 @@ describe("core (programmatic API on simulated chains)", function () {
       await expectServiceError(launch({ name: "A", symbol: "A", minter: "0xzz" }), ErrorCode.INVALID_ADDRESS, "token.minter", secrets);
       await expectServiceError(launch({ name: "A", symbol: "A" }, { sender: "" }), ErrorCode.INVALID_ADDRESS, "sender", secrets);
       const testnetAddress = service.createWallet({ chain: "bitcoin", network: "testnet" }).address;
-      await expectServiceError(service.getBalances({ chain: "bitcoin", network: "mainnet", address: testnetAddress }), ErrorCode.INVALID_ADDRESS, "address");
+      await expectServiceError(
+        service.getBalances({ chain: "bitcoin", network: "mainnet", address: testnetAddress }),
+        ErrorCode.INVALID_ADDRESS,
+        "address",
+      );
     });
 
     it("INVALID_PRIVATE_KEY: a missing, short or non-hex key, never quoted back", async function () {
       const short = owner.privateKey.slice(0, -2);
       const nonHex = `${owner.privateKey.slice(0, -1)}g`;
       for (const privateKey of ["", short, nonHex, `0x${"00".repeat(32)}`]) {
-        await expectServiceError(launch({ name: "A", symbol: "A" }, { privateKey }), ErrorCode.INVALID_PRIVATE_KEY, "privateKey", [...secrets, short, nonHex]);
+        await expectServiceError(launch({ name: "A", symbol: "A" }, { privateKey }), ErrorCode.INVALID_PRIVATE_KEY, "privateKey", [
+          ...secrets,
+          short,
+          nonHex,
+        ]);
       }
     });
 
     it("UNSUPPORTED_CHAIN and UNSUPPORTED_NETWORK", async function () {
-      await expectServiceError(service.getBalances({ chain: "polygon", network: "mainnet", address: owner.address }), ErrorCode.UNSUPPORTED_CHAIN, "chain");
-      await expectServiceError(launch({ name: "A", symbol: "A" }, { network: "ropsten" }), ErrorCode.UNSUPPORTED_NETWORK, "network", secrets);
+      await expectServiceError(
+        service.getBalances({ chain: "polygon", network: "mainnet", address: owner.address }),
+        ErrorCode.UNSUPPORTED_CHAIN,
+        "chain",
+      );
+      await expectServiceError(
+        launch({ name: "A", symbol: "A" }, { network: "ropsten" }),
+        ErrorCode.UNSUPPORTED_NETWORK,
+        "network",
+        secrets,
+      );
     });
 
     it("UNSUPPORTED_OPERATION: launching, minting or reading a token on bitcoin", async function () {
       const btc = { chain: "bitcoin", network: "regtest" };
       await expectServiceError(launch({ name: "A", symbol: "A" }, btc), ErrorCode.UNSUPPORTED_OPERATION, "chain", secrets);
       await expectServiceError(
-        service.mintToken({ ...btc, type: "erc721", contractAddress: erc721, to: owner.address, sender: owner.address, privateKey: owner.privateKey }),
+        service.mintToken({
+          ...btc,
+          type: "erc721",
+          contractAddress: erc721,
+          to: owner.address,
+          sender: owner.address,
+          privateKey: owner.privateKey,
+        }),
         ErrorCode.UNSUPPORTED_OPERATION,
         "chain",
         secrets,
       );
-      await expectServiceError(service.getTokenBalance({ ...btc, address: owner.address, tokenAddress: erc721, type: "erc721" }), ErrorCode.UNSUPPORTED_OPERATION, "chain");
+      await expectServiceError(
+        service.getTokenBalance({ ...btc, address: owner.address, tokenAddress: erc721, type: "erc721" }),
+        ErrorCode.UNSUPPORTED_OPERATION,
+        "chain",
+      );
     });
 
     it("KEY_SENDER_MISMATCH: a valid key of another address", async function () {
       const other = remember(service.createWallet(SEPOLIA));
-      const error = await expectServiceError(launch({ name: "A", symbol: "A" }, { privateKey: other.privateKey }), ErrorCode.KEY_SENDER_MISMATCH, "privateKey", secrets);
+      const error = await expectServiceError(
+        launch({ name: "A", symbol: "A" }, { privateKey: other.privateKey }),
+        ErrorCode.KEY_SENDER_MISMATCH,
+        "privateKey",
+        secrets,
+      );
       expect(error.details).to.deep.equal({ sender: owner.address });
     });
 
@@ -477,17 +696,44 @@ describe("core (programmatic API on simulated chains)", function () {
       );
       expect(first.details).to.deep.equal({ contractAddress: eoa });
       expect(first.message).to.include(eoa);
-      await expectServiceError(service.getBalances({ ...SEPOLIA, address: owner.address, erc20TokenContractAddresses: [erc721] }), ErrorCode.NOT_A_TOKEN_CONTRACT, "erc20TokenContractAddresses");
-      await expectServiceError(service.getTokenBalance({ ...SEPOLIA, address: owner.address, tokenAddress: erc20, type: "erc721" }), ErrorCode.NOT_A_TOKEN_CONTRACT, "tokenAddress");
-      await expectServiceError(service.getTokenBalance({ ...SEPOLIA, address: owner.address, tokenAddress: eoa, type: "erc20" }), ErrorCode.NOT_A_TOKEN_CONTRACT, "tokenAddress");
       await expectServiceError(
-        service.mintToken({ ...SEPOLIA, type: "erc721", contractAddress: erc20, to: owner.address, sender: owner.address, privateKey: owner.privateKey }),
+        service.getBalances({ ...SEPOLIA, address: owner.address, erc20TokenContractAddresses: [erc721] }),
+        ErrorCode.NOT_A_TOKEN_CONTRACT,
+        "erc20TokenContractAddresses",
+      );
+      await expectServiceError(
+        service.getTokenBalance({ ...SEPOLIA, address: owner.address, tokenAddress: erc20, type: "erc721" }),
+        ErrorCode.NOT_A_TOKEN_CONTRACT,
+        "tokenAddress",
+      );
+      await expectServiceError(
+        service.getTokenBalance({ ...SEPOLIA, address: owner.address, tokenAddress: eoa, type: "erc20" }),
+        ErrorCode.NOT_A_TOKEN_CONTRACT,
+        "tokenAddress",
+      );
+      await expectServiceError(
+        service.mintToken({
+          ...SEPOLIA,
+          type: "erc721",
+          contractAddress: erc20,
+          to: owner.address,
+          sender: owner.address,
+          privateKey: owner.privateKey,
+        }),
         ErrorCode.NOT_A_TOKEN_CONTRACT,
         "contractAddress",
         secrets,
       );
       await expectServiceError(
-        service.mintToken({ ...SEPOLIA, type: "erc20", contractAddress: erc721, to: owner.address, amount: "1", sender: owner.address, privateKey: owner.privateKey }),
+        service.mintToken({
+          ...SEPOLIA,
+          type: "erc20",
+          contractAddress: erc721,
+          to: owner.address,
+          amount: "1",
+          sender: owner.address,
+          privateKey: owner.privateKey,
+        }),
         ErrorCode.NOT_A_TOKEN_CONTRACT,
         "contractAddress",
         secrets,
@@ -497,7 +743,14 @@ describe("core (programmatic API on simulated chains)", function () {
     it("NOT_A_MINTER: an ERC721 mint signed by an address without the role", async function () {
       const outsider = await funded(SEPOLIA);
       await expectServiceError(
-        service.mintToken({ ...SEPOLIA, type: "erc721", contractAddress: erc721, to: outsider.address, sender: outsider.address, privateKey: outsider.privateKey }),
+        service.mintToken({
+          ...SEPOLIA,
+          type: "erc721",
+          contractAddress: erc721,
+          to: outsider.address,
+          sender: outsider.address,
+          privateKey: outsider.privateKey,
+        }),
         ErrorCode.NOT_A_MINTER,
         "sender",
         secrets,
@@ -506,7 +759,15 @@ describe("core (programmatic API on simulated chains)", function () {
 
     it("CAP_EXCEEDED: with the cap, the supply and what is still mintable", async function () {
       const error = await expectServiceError(
-        service.mintToken({ ...SEPOLIA, type: "erc20", contractAddress: erc20, to: owner.address, amount: "11", sender: owner.address, privateKey: owner.privateKey }),
+        service.mintToken({
+          ...SEPOLIA,
+          type: "erc20",
+          contractAddress: erc20,
+          to: owner.address,
+          amount: "11",
+          sender: owner.address,
+          privateKey: owner.privateKey,
+        }),
         ErrorCode.CAP_EXCEEDED,
         "amount",
         secrets,
@@ -516,7 +777,15 @@ describe("core (programmatic API on simulated chains)", function () {
 
     it("TOKEN_ID_TAKEN: minting an id that exists", async function () {
       await expectServiceError(
-        service.mintToken({ ...SEPOLIA, type: "erc721", contractAddress: erc721, to: owner.address, tokenId: 5, sender: owner.address, privateKey: owner.privateKey }),
+        service.mintToken({
+          ...SEPOLIA,
+          type: "erc721",
+          contractAddress: erc721,
+          to: owner.address,
+          tokenId: 5,
+          sender: owner.address,
+          privateKey: owner.privateKey,
+        }),
         ErrorCode.TOKEN_ID_TAKEN,
         "tokenId",
         secrets,
@@ -525,14 +794,36 @@ describe("core (programmatic API on simulated chains)", function () {
 
     it("INVALID_ARGUMENT: ERC20-only and ERC721-only mint fields on the wrong standard", async function () {
       const signer = { sender: owner.address, privateKey: owner.privateKey };
-      await expectServiceError(service.mintToken({ ...SEPOLIA, type: "erc20", contractAddress: erc20, to: owner.address, tokenId: "1", amount: "1", ...signer }), ErrorCode.INVALID_ARGUMENT, "tokenId", secrets);
-      await expectServiceError(service.mintToken({ ...SEPOLIA, type: "erc20", contractAddress: erc20, to: owner.address, ...signer }), ErrorCode.INVALID_ARGUMENT, "amount", secrets);
-      await expectServiceError(service.mintToken({ ...SEPOLIA, type: "erc721", contractAddress: erc721, to: owner.address, amount: "1", ...signer }), ErrorCode.INVALID_ARGUMENT, "amount", secrets);
+      await expectServiceError(
+        service.mintToken({ ...SEPOLIA, type: "erc20", contractAddress: erc20, to: owner.address, tokenId: "1", amount: "1", ...signer }),
+        ErrorCode.INVALID_ARGUMENT,
+        "tokenId",
+        secrets,
+      );
+      await expectServiceError(
+        service.mintToken({ ...SEPOLIA, type: "erc20", contractAddress: erc20, to: owner.address, ...signer }),
+        ErrorCode.INVALID_ARGUMENT,
+        "amount",
+        secrets,
+      );
+      await expectServiceError(
+        service.mintToken({ ...SEPOLIA, type: "erc721", contractAddress: erc721, to: owner.address, amount: "1", ...signer }),
+        ErrorCode.INVALID_ARGUMENT,
+        "amount",
+        secrets,
+      );
     });
 
     it("TRANSACTION_REJECTED: a mint the chain would revert (an ERC721 to a contract that cannot receive it)", async function () {
       await expectServiceError(
-        service.mintToken({ ...SEPOLIA, type: "erc721", contractAddress: erc721, to: erc20, sender: owner.address, privateKey: owner.privateKey }),
+        service.mintToken({
+          ...SEPOLIA,
+          type: "erc721",
+          contractAddress: erc721,
+          to: erc20,
+          sender: owner.address,
+          privateKey: owner.privateKey,
+        }),
         ErrorCode.TRANSACTION_REJECTED,
         undefined,
         secrets,
@@ -541,14 +832,26 @@ describe("core (programmatic API on simulated chains)", function () {
 
     it("TRANSACTION_NOT_FOUND: a hash the chain does not know", async function () {
       const hash = `0x${"ab".repeat(32)}`;
-      await expectServiceError(service.getTransaction({ ...SEPOLIA, transactionHash: hash }), ErrorCode.TRANSACTION_NOT_FOUND, "transactionHash");
+      await expectServiceError(
+        service.getTransaction({ ...SEPOLIA, transactionHash: hash }),
+        ErrorCode.TRANSACTION_NOT_FOUND,
+        "transactionHash",
+      );
     });
 
     it("BACKEND_NOT_CONFIGURED: a bitcoin regtest balance or faucet with no bitcoind configured", async function () {
       const regtest = service.createWallet({ chain: "bitcoin", network: "regtest" }).address;
-      const error = await expectServiceError(service.getBalances({ chain: "bitcoin", network: "regtest", address: regtest }), ErrorCode.BACKEND_NOT_CONFIGURED, "network");
+      const error = await expectServiceError(
+        service.getBalances({ chain: "bitcoin", network: "regtest", address: regtest }),
+        ErrorCode.BACKEND_NOT_CONFIGURED,
+        "network",
+      );
       expect(error.message).to.include("TOKEN_SERVICE_BITCOIND_BITCOIN_REGTEST");
-      await expectServiceError(service.faucet({ chain: "bitcoin", network: "regtest", address: regtest }), ErrorCode.BACKEND_NOT_CONFIGURED, "network");
+      await expectServiceError(
+        service.faucet({ chain: "bitcoin", network: "regtest", address: regtest }),
+        ErrorCode.BACKEND_NOT_CONFIGURED,
+        "network",
+      );
     });
 
     it("LIVE_NETWORK_FAUCET: the faucet on a live bitcoin network", async function () {
@@ -570,7 +873,11 @@ describe("core (programmatic API on simulated chains)", function () {
         );
         expect(error.message).not.to.include("secret-api-key");
         // Not cached: the next call tries again (and fails the same way).
-        await expectServiceError(down.getBalances({ chain: "ethereum", network: "holesky", address: owner.address }), ErrorCode.UPSTREAM_UNAVAILABLE, undefined);
+        await expectServiceError(
+          down.getBalances({ chain: "ethereum", network: "holesky", address: owner.address }),
+          ErrorCode.UPSTREAM_UNAVAILABLE,
+          undefined,
+        );
       } finally {
         await down.close();
       }
@@ -585,7 +892,16 @@ describe("core (programmatic API on simulated chains)", function () {
         () => launch({ name: "A", symbol: "A" }, { privateKey: stray.privateKey.slice(2) }),
         () => launch({ name: "A", symbol: "A" }, { privateKey: `${stray.privateKey}00` }),
         () => launch({ name: "A", symbol: "A" }, { sender: stray.address, privateKey: stray.privateKey }),
-        () => service.mintToken({ ...SEPOLIA, type: "erc20", contractAddress: erc20, to: owner.address, amount: "1", sender: stray.address, privateKey: stray.privateKey }),
+        () =>
+          service.mintToken({
+            ...SEPOLIA,
+            type: "erc20",
+            contractAddress: erc20,
+            to: owner.address,
+            amount: "1",
+            sender: stray.address,
+            privateKey: stray.privateKey,
+          }),
       ];
       for (const attempt of attempts) {
         const error = await attempt().then(

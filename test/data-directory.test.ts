@@ -18,7 +18,9 @@ function holder(dir: string): Promise<{ pid: number; kill: () => Promise<void> }
     globalThis.directory.claim();
     console.log("claimed");
     setInterval(() => {}, 1000);`;
-  const child = spawn(process.execPath, ["--import", "tsx/esm", "--input-type=module", "-e", script], { stdio: ["ignore", "pipe", "inherit"] });
+  const child = spawn(process.execPath, ["--import", "tsx/esm", "--input-type=module", "-e", script], {
+    stdio: ["ignore", "pipe", "inherit"],
+  });
   const exited = new Promise<void>((resolve) => child.on("exit", () => resolve()));
   return new Promise((resolve, reject) => {
     child.on("error", reject);

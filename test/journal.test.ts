@@ -23,7 +23,13 @@ describe("simulated chain journal: replay after a crash", function () {
     const first = await createTokenService({ hre, env: {}, dataDir, blockTimeSeconds: 0 });
     const wallet = first.createWallet(SEPOLIA);
     await first.faucet({ ...SEPOLIA, address: wallet.address });
-    const launched = await first.operations.launch({ ...SEPOLIA, type: "ERC20", token: { name: "Kept", symbol: "KPT", initialSupply: "5" }, sender: wallet.address, privateKey: wallet.privateKey });
+    const launched = await first.operations.launch({
+      ...SEPOLIA,
+      type: "ERC20",
+      token: { name: "Kept", symbol: "KPT", initialSupply: "5" },
+      sender: wallet.address,
+      privateKey: wallet.privateKey,
+    });
     expect((await first.operations.settle(launched, 30_000)).status).to.equal("mined");
     await first.close();
 
@@ -37,7 +43,11 @@ describe("simulated chain journal: replay after a crash", function () {
       expect(replay).to.include({ path: journal, entries: 2, bytes: Buffer.byteLength(complete), tornBytes: 36 });
       expect(replay!.milliseconds).to.be.a("number").and.to.be.greaterThan(0);
       expect(await readFile(journal, "utf8"), "the torn line is cut off the file").to.equal(complete);
-      const read = await second.getBalances({ ...SEPOLIA, address: wallet.address, erc20TokenContractAddresses: [launched.contractAddress] });
+      const read = await second.getBalances({
+        ...SEPOLIA,
+        address: wallet.address,
+        erc20TokenContractAddresses: [launched.contractAddress],
+      });
       expect(read.balances.KPT!.balance).to.equal("5");
     } finally {
       await second.close();
@@ -60,4 +70,3 @@ describe("simulated chain journal: replay after a crash", function () {
     }
   });
 });
-

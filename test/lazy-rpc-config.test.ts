@@ -25,7 +25,10 @@ describe("tokenService.rpc: a configuration variable is read only when its pair 
     dataDir = await mkdtemp(path.join(tmpdir(), "hts-lazy-rpc-"));
     // The README's plugin config, with the variable not set.
     hre = await createFixtureProjectHRE("consumer", {
-      adjust: (config) => ({ ...config, tokenService: { ...config.tokenService, dataDir, rpc: { ethereum: { sepolia: configVariable(VARIABLE) } } } }),
+      adjust: (config) => ({
+        ...config,
+        tokenService: { ...config.tokenService, dataDir, rpc: { ethereum: { sepolia: configVariable(VARIABLE) } } },
+      }),
     });
   });
 
@@ -36,7 +39,9 @@ describe("tokenService.rpc: a configuration variable is read only when its pair 
   });
 
   it("lets every other pair work while the variable is unset, and names it for its own pair", async function () {
-    const wallet = await captureOutput(() => hre.tasks.getTask("wallet:create").run({ chain: "bitcoin", chainNetwork: "testnet", json: true }));
+    const wallet = await captureOutput(() =>
+      hre.tasks.getTask("wallet:create").run({ chain: "bitcoin", chainNetwork: "testnet", json: true }),
+    );
     expect(wallet.stderr).to.equal("");
     expect(JSON.parse(wallet.stdout).address).to.match(/^tb1q/);
 

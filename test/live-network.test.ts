@@ -53,11 +53,21 @@ describe("live network (a real JSON-RPC node over HTTP)", function () {
 
   it("reads native balances from the node, saying simulated: false", async function () {
     const result = await service.getBalances({ ...SEPOLIA, address: owner.address });
-    expect(result).to.deep.equal({ chain: "ethereum", network: "sepolia", address: owner.address, simulated: false, balances: { ETH: { balance: "10000000000000000000", uiBalance: "10" } } });
+    expect(result).to.deep.equal({
+      chain: "ethereum",
+      network: "sepolia",
+      address: owner.address,
+      simulated: false,
+      balances: { ETH: { balance: "10000000000000000000", uiBalance: "10" } },
+    });
   });
 
   it("refuses the faucet with LIVE_NETWORK_FAUCET and changes nothing", async function () {
-    const error = await expectServiceError(service.faucet({ ...SEPOLIA, address: owner.address }), ErrorCode.LIVE_NETWORK_FAUCET, "network");
+    const error = await expectServiceError(
+      service.faucet({ ...SEPOLIA, address: owner.address }),
+      ErrorCode.LIVE_NETWORK_FAUCET,
+      "network",
+    );
     expect(error.message).to.include("live network");
     expect(BigInt((await rpc(node.url, "eth_getBalance", [owner.address, "latest"])) as string)).to.equal(10n ** 19n);
   });
@@ -81,7 +91,8 @@ describe("live network (a real JSON-RPC node over HTTP)", function () {
       contracts.push(launched.contractAddress);
     }
     // The node agrees: the code is there.
-    for (const contract of contracts) expect(((await rpc(node.url, "eth_getCode", [contract, "latest"])) as string).length).to.be.greaterThan(2);
+    for (const contract of contracts)
+      expect(((await rpc(node.url, "eth_getCode", [contract, "latest"])) as string).length).to.be.greaterThan(2);
 
     const result = await service.getBalances({ ...SEPOLIA, address: owner.address, erc20TokenContractAddresses: contracts });
     expect(result.simulated).to.equal(false);
@@ -89,9 +100,22 @@ describe("live network (a real JSON-RPC node over HTTP)", function () {
     expect(result.balances.LVB).to.include({ balance: "250000000", uiBalance: "2.5", decimals: 8 });
     expect(result.balances.LVC).to.include({ balance: "7", uiBalance: "7", decimals: 0 });
 
-    const nft = await service.launchToken({ ...SEPOLIA, type: "erc721", token: { name: "Live NFT", symbol: "LNFT", uri: "ipfs://live/" }, sender: owner.address, privateKey: owner.privateKey });
+    const nft = await service.launchToken({
+      ...SEPOLIA,
+      type: "erc721",
+      token: { name: "Live NFT", symbol: "LNFT", uri: "ipfs://live/" },
+      sender: owner.address,
+      privateKey: owner.privateKey,
+    });
     await expectMined(service, SEPOLIA, nft.transactionHash);
-    const mint = await service.mintToken({ ...SEPOLIA, type: "erc721", contractAddress: nft.contractAddress, to: owner.address, sender: owner.address, privateKey: owner.privateKey });
+    const mint = await service.mintToken({
+      ...SEPOLIA,
+      type: "erc721",
+      contractAddress: nft.contractAddress,
+      to: owner.address,
+      sender: owner.address,
+      privateKey: owner.privateKey,
+    });
     await expectMined(service, SEPOLIA, mint.transactionHash);
     const nfts = await service.getTokenBalance({ ...SEPOLIA, address: owner.address, tokenAddress: nft.contractAddress, type: "erc721" });
     expect(nfts).to.include({ balance: "1", simulated: false });
@@ -126,7 +150,13 @@ describe("live network (a real JSON-RPC node over HTTP)", function () {
   it("serializes concurrent launches from one sender: nonces read fresh from the node never collide", async function () {
     const launches = await Promise.all(
       Array.from({ length: 5 }, (_, index) =>
-        service.launchToken({ ...SEPOLIA, type: "erc721", token: { name: `Batch ${index}`, symbol: `B${index}` }, sender: owner.address, privateKey: owner.privateKey }),
+        service.launchToken({
+          ...SEPOLIA,
+          type: "erc721",
+          token: { name: `Batch ${index}`, symbol: `B${index}` },
+          sender: owner.address,
+          privateKey: owner.privateKey,
+        }),
       ),
     );
     const nonces = launches.map((launch) => launch.nonce).sort((a, b) => a - b);
@@ -168,7 +198,11 @@ describe("live network (a real JSON-RPC node over HTTP)", function () {
     const stuck = await createTokenService({ hre, env: {}, requestTimeoutMs: 300, rpcUrls: { "ethereum/hoodi": silent.url } });
     try {
       const started = Date.now();
-      await expectServiceError(stuck.getBalances({ chain: "ethereum", network: "hoodi", address: owner.address }), ErrorCode.UPSTREAM_TIMEOUT, undefined);
+      await expectServiceError(
+        stuck.getBalances({ chain: "ethereum", network: "hoodi", address: owner.address }),
+        ErrorCode.UPSTREAM_TIMEOUT,
+        undefined,
+      );
       expect(Date.now() - started).to.be.below(5_000);
     } finally {
       await stuck.close();

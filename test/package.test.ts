@@ -36,7 +36,8 @@ const json = (result: CliResult) => JSON.parse(result.stdout.slice(result.stdout
 describe("the package as users get it: npm pack, installed into a new Hardhat project", function () {
   let project: string;
   let packs: string;
-  const hardhat = (args: string[], env: Record<string, string> = {}) => run(process.execPath, [path.join(project, "node_modules/.bin/hardhat"), ...args], project, env);
+  const hardhat = (args: string[], env: Record<string, string> = {}) =>
+    run(process.execPath, [path.join(project, "node_modules/.bin/hardhat"), ...args], project, env);
 
   before(async function () {
     this.timeout(600_000);
@@ -46,10 +47,17 @@ describe("the package as users get it: npm pack, installed into a new Hardhat pr
     expect(packed.code, packed.stderr).to.equal(0);
     const [tarball] = (await readdir(packs)).filter((name) => name.endsWith(".tgz"));
     const hardhatVersion = JSON.parse(await readFile(path.join(ROOT, "node_modules/hardhat/package.json"), "utf8")).version as string;
-    await writeFile(path.join(project, "package.json"), JSON.stringify({ name: "my-tokens", version: "1.0.0", type: "module", private: true }));
+    await writeFile(
+      path.join(project, "package.json"),
+      JSON.stringify({ name: "my-tokens", version: "1.0.0", type: "module", private: true }),
+    );
     // The same Hardhat as this repository's, from npm's cache where it has it (--prefer-offline); only the npm
     // registry is asked for what the cache lacks (a machine whose cache holds tarballs but no package metadata).
-    const installed = await run("npm", ["install", "--no-audit", "--no-fund", "--prefer-offline", "--save-dev", `hardhat@${hardhatVersion}`, path.join(packs, tarball!)], project);
+    const installed = await run(
+      "npm",
+      ["install", "--no-audit", "--no-fund", "--prefer-offline", "--save-dev", `hardhat@${hardhatVersion}`, path.join(packs, tarball!)],
+      project,
+    );
     expect(installed.code, installed.stderr).to.equal(0);
     await writeFile(
       path.join(project, "hardhat.config.ts"),
@@ -77,13 +85,43 @@ describe("the package as users get it: npm pack, installed into a new Hardhat pr
     const funded = await hardhat(["faucet", "--chain", "ethereum", "--chain-network", "sepolia", "--address", wallet.address]);
     expect(funded.code, funded.stderr).to.equal(0);
     const launched = await hardhat(
-      ["token:launch", "--chain", "ethereum", "--chain-network", "sepolia", "--type", "erc20", "--name", "Gold", "--symbol", "GLD", "--initial-supply", "1000", "--private-key-env", "DEPLOYER_KEY", "--json"],
+      [
+        "token:launch",
+        "--chain",
+        "ethereum",
+        "--chain-network",
+        "sepolia",
+        "--type",
+        "erc20",
+        "--name",
+        "Gold",
+        "--symbol",
+        "GLD",
+        "--initial-supply",
+        "1000",
+        "--private-key-env",
+        "DEPLOYER_KEY",
+        "--json",
+      ],
       { DEPLOYER_KEY: wallet.privateKey },
     );
     expect(launched.code, launched.stderr).to.equal(0);
     const { contractAddress, status } = json(launched);
     expect(status).to.equal("mined");
-    const balance = json(await hardhat(["balance", "--chain", "ethereum", "--chain-network", "sepolia", "--address", wallet.address, "--erc20", contractAddress, "--json"]));
+    const balance = json(
+      await hardhat([
+        "balance",
+        "--chain",
+        "ethereum",
+        "--chain-network",
+        "sepolia",
+        "--address",
+        wallet.address,
+        "--erc20",
+        contractAddress,
+        "--json",
+      ]),
+    );
     expect(balance.balances.GLD).to.include({ uiBalance: "1000" });
     expect(launched.stdout + launched.stderr).not.to.include(wallet.privateKey.slice(2));
   });
@@ -112,7 +150,11 @@ await service.close();
   });
 
   it("serves the HTTP API with npx hardhat serve", async function () {
-    const serve = await startServe({ cwd: project, hardhatBin: path.join(project, "node_modules/.bin/hardhat"), apiKey: "package-test-key-0123456789" });
+    const serve = await startServe({
+      cwd: project,
+      hardhatBin: path.join(project, "node_modules/.bin/hardhat"),
+      apiKey: "package-test-key-0123456789",
+    });
     try {
       const created = await serve.call("POST", "/api/v1/wallets", { chain: "bitcoin", network: "testnet" });
       expect(created.status).to.equal(200);

@@ -21,7 +21,11 @@ const SEPOLIA = { chain: "ethereum", network: "sepolia" };
 const TASKS = ["wallet:create", "faucet", "token:launch", "token:mint", "balance"];
 
 /** Runs a task of the fixture project in this process and parses its --json output. */
-async function runJsonTask(hre: HardhatRuntimeEnvironment, name: string, args: Record<string, unknown>): Promise<{ json: any; stdout: string; stderr: string }> {
+async function runJsonTask(
+  hre: HardhatRuntimeEnvironment,
+  name: string,
+  args: Record<string, unknown>,
+): Promise<{ json: any; stdout: string; stderr: string }> {
   const output = await captureOutput(() => hre.tasks.getTask(name).run({ ...args, json: true }));
   expect(output.stderr, `${name} wrote to stderr`).to.equal("");
   return { ...output, json: JSON.parse(output.stdout) };
@@ -70,7 +74,11 @@ describe("plugin in a consumer project (test/fixture-projects/consumer)", functi
       expect(created.json).to.include({ chain: "ethereum", network: "sepolia" });
 
       const funded = await runJsonTask(hre, "faucet", { chain: "ethereum", chainNetwork: "sepolia", address: wallet.address, amount: "5" });
-      expect(funded.json).to.deep.include({ address: wallet.address, simulated: true, balance: { balance: "5000000000000000000", uiBalance: "5" } });
+      expect(funded.json).to.deep.include({
+        address: wallet.address,
+        simulated: true,
+        balance: { balance: "5000000000000000000", uiBalance: "5" },
+      });
       expect(funded.stdout).not.to.include(wallet.privateKey.slice(2));
     });
 
@@ -97,7 +105,14 @@ describe("plugin in a consumer project (test/fixture-projects/consumer)", functi
         network: "sepolia",
         adjust: (config) => ({ ...config, tokenService: { ...config.tokenService, dataDir } }),
       });
-      const launched = await runJsonTask(viaNetwork, "token:launch", { chain: "ethereum", chainNetwork: "sepolia", type: "erc721", name: "Consumer Art", symbol: "CART", uri: "ipfs://consumer/" });
+      const launched = await runJsonTask(viaNetwork, "token:launch", {
+        chain: "ethereum",
+        chainNetwork: "sepolia",
+        type: "erc721",
+        name: "Consumer Art",
+        symbol: "CART",
+        uri: "ipfs://consumer/",
+      });
       expect(launched.json).to.include({ status: "mined", type: "ERC721", sender: wallet.address });
       erc721 = launched.json.contractAddress;
     });
@@ -114,9 +129,21 @@ describe("plugin in a consumer project (test/fixture-projects/consumer)", functi
     });
 
     it("balance --erc20 --erc721 reads what the tasks launched and minted", async function () {
-      const result = await runJsonTask(hre, "balance", { chain: "ethereum", chainNetwork: "sepolia", address: wallet.address, erc20, erc721 });
+      const result = await runJsonTask(hre, "balance", {
+        chain: "ethereum",
+        chainNetwork: "sepolia",
+        address: wallet.address,
+        erc20,
+        erc721,
+      });
       expect(result.json.simulated).to.equal(true);
-      expect(result.json.balances.CNS).to.deep.equal({ balance: "12345", uiBalance: "123.45", contractAddress: erc20, decimals: 2, symbol: "CNS" });
+      expect(result.json.balances.CNS).to.deep.equal({
+        balance: "12345",
+        uiBalance: "123.45",
+        contractAddress: erc20,
+        decimals: 2,
+        symbol: "CNS",
+      });
       expect(result.json.erc721).to.have.length(1);
       expect(result.json.erc721[0]).to.deep.include({ balance: "1", tokenIds: ["1"], symbol: "CART" });
       for (const key of keys) expect(result.stdout).not.to.include(key.slice(2));
@@ -125,7 +152,9 @@ describe("plugin in a consumer project (test/fixture-projects/consumer)", functi
     it("prints a typed error naming the option and sets a failing exit code", async function () {
       const previous = process.exitCode;
       try {
-        const output = await captureOutput(() => hre.tasks.getTask("balance").run({ chain: "ethereum", chainNetwork: "goerli", address: wallet.address }));
+        const output = await captureOutput(() =>
+          hre.tasks.getTask("balance").run({ chain: "ethereum", chainNetwork: "goerli", address: wallet.address }),
+        );
         expect(output.stderr).to.match(/^Error UNSUPPORTED_NETWORK \(--chain-network\): unknown network "goerli"/);
         expect(process.exitCode).to.equal(1);
       } finally {
@@ -145,10 +174,20 @@ describe("plugin in a consumer project (test/fixture-projects/consumer)", functi
       try {
         const owner = persisted.createWallet(SEPOLIA);
         await persisted.faucet({ ...SEPOLIA, address: owner.address });
-        const launched = await persisted.launchToken({ ...SEPOLIA, type: "erc20", token: { name: "API", symbol: "API", initialSupply: "3" }, sender: owner.address, privateKey: owner.privateKey });
+        const launched = await persisted.launchToken({
+          ...SEPOLIA,
+          type: "erc20",
+          token: { name: "API", symbol: "API", initialSupply: "3" },
+          sender: owner.address,
+          privateKey: owner.privateKey,
+        });
         expect((await persisted.waitForTransaction({ ...SEPOLIA, transactionHash: launched.transactionHash })).status).to.equal("mined");
 
-        const read = await persisted.getBalances({ ...SEPOLIA, address: owner.address, erc20TokenContractAddresses: [launched.contractAddress] });
+        const read = await persisted.getBalances({
+          ...SEPOLIA,
+          address: owner.address,
+          erc20TokenContractAddresses: [launched.contractAddress],
+        });
         expect(read.balances.API!.balance).to.equal("3");
 
         // While it is open, a second persisted service is refused: a journal has one writer.
@@ -164,7 +203,12 @@ describe("plugin in a consumer project (test/fixture-projects/consumer)", functi
         await persisted.close();
         const reopened = await createTokenService({ hre, persistSimulatedChains: true });
         try {
-          const again = await reopened.getTokenBalance({ ...SEPOLIA, address: owner.address, tokenAddress: launched.contractAddress, type: "erc20" });
+          const again = await reopened.getTokenBalance({
+            ...SEPOLIA,
+            address: owner.address,
+            tokenAddress: launched.contractAddress,
+            type: "erc20",
+          });
           expect(again.balance).to.equal("3");
         } finally {
           await reopened.close();
@@ -205,10 +249,20 @@ describe("plugin in a consumer project (test/fixture-projects/consumer)", functi
         { path: ["tokenService", "blockTime"], message: "Expected a number of seconds, 0 or more." },
       ]);
       expect(await validateTokenServiceConfig({ tokenService: { blockTime: "2" as unknown as number, dataDir: "" } })).to.have.length(2);
-      const rpcErrors = await validateTokenServiceConfig({ tokenService: { rpc: { solana: { mainnet: "http://x" }, ethereum: { goerli: "http://x" }, bitcoin: { mainnet: "http://x" } } } });
-      expect(rpcErrors.map((error) => error.path.join("."))).to.deep.equal(["tokenService.rpc.solana", "tokenService.rpc.ethereum.goerli", "tokenService.rpc.bitcoin"]);
+      const rpcErrors = await validateTokenServiceConfig({
+        tokenService: { rpc: { solana: { mainnet: "http://x" }, ethereum: { goerli: "http://x" }, bitcoin: { mainnet: "http://x" } } },
+      });
+      expect(rpcErrors.map((error) => error.path.join("."))).to.deep.equal([
+        "tokenService.rpc.solana",
+        "tokenService.rpc.ethereum.goerli",
+        "tokenService.rpc.bitcoin",
+      ]);
       expect(await validateTokenServiceConfig({})).to.deep.equal([]);
-      expect(await validateTokenServiceConfig({ tokenService: { blockTime: 0, dataDir: "x", rpc: { binance_smart_chain: { testnet: "http://x" } } } })).to.deep.equal([]);
+      expect(
+        await validateTokenServiceConfig({
+          tokenService: { blockTime: 0, dataDir: "x", rpc: { binance_smart_chain: { testnet: "http://x" } } },
+        }),
+      ).to.deep.equal([]);
     });
 
     it("makes Hardhat refuse to start with a bad blockTime", async function () {
@@ -244,7 +298,9 @@ describe("plugin in a consumer project (test/fixture-projects/consumer)", functi
         const wallet = service.createWallet(SEPOLIA);
         const result = await service.getBalances({ ...SEPOLIA, address: wallet.address });
         expect(result.simulated).to.equal(false);
-        await expectServiceError(service.faucet({ ...SEPOLIA, address: wallet.address }), ErrorCode.LIVE_NETWORK_FAUCET, "network", [wallet.privateKey]);
+        await expectServiceError(service.faucet({ ...SEPOLIA, address: wallet.address }), ErrorCode.LIVE_NETWORK_FAUCET, "network", [
+          wallet.privateKey,
+        ]);
       } finally {
         await service.close();
         await server.close();
@@ -261,7 +317,11 @@ describe("plugin in a consumer project (test/fixture-projects/consumer)", functi
       const service = await createTokenService({ hre: configured, env: {} });
       try {
         const wallet = service.createWallet(SEPOLIA);
-        const refusal = await expectServiceError(service.getBalances({ ...SEPOLIA, address: wallet.address }), ErrorCode.BACKEND_NOT_CONFIGURED, "network");
+        const refusal = await expectServiceError(
+          service.getBalances({ ...SEPOLIA, address: wallet.address }),
+          ErrorCode.BACKEND_NOT_CONFIGURED,
+          "network",
+        );
         expect(refusal.message).to.include("CONSUMER_TEST_SEPOLIA_RPC");
         expect((await service.getBalances({ chain: "ethereum", network: "holesky", address: wallet.address })).simulated).to.equal(true);
       } finally {

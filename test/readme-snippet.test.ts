@@ -9,7 +9,9 @@ const ROOT = path.resolve(import.meta.dirname, "..");
 describe("README: the programmatic snippet runs as written with `npx hardhat run --no-compile`, offline", function () {
   it("launches 1,000 GLD and prints the balance", async function () {
     const readme = await readFile(path.join(ROOT, "README.md"), "utf8");
-    const snippet = [...readme.matchAll(/```ts\n([\s\S]*?)```/g)].map((match) => match[1]!).find((code) => code.includes("createTokenService"));
+    const snippet = [...readme.matchAll(/```ts\n([\s\S]*?)```/g)]
+      .map((match) => match[1]!)
+      .find((code) => code.includes("createTokenService"));
     expect(snippet, "the README's programmatic snippet").to.be.a("string");
     // The one change: this repository imports the package from its sources, as an installed project imports it from npm.
     const script = snippet!.replace('"hardhat-token-service/api"', '"../src/api.js"');

@@ -53,7 +53,16 @@ describe("tasks through Hardhat's CLI (a child process in the consumer project)"
   it("`hardhat token:launch --help` offers --chain-network and --private-key-env, and no way to pass a key itself", async function () {
     const result = await hardhat("token:launch", "--help");
     expect(result.code).to.equal(0);
-    for (const option of ["--chain", "--chain-network", "--private-key-env", "--sender", "--initial-supply", "--total-supply", "--json", "--no-wait"]) {
+    for (const option of [
+      "--chain",
+      "--chain-network",
+      "--private-key-env",
+      "--sender",
+      "--initial-supply",
+      "--total-supply",
+      "--json",
+      "--no-wait",
+    ]) {
       expect(result.stdout).to.include(option);
     }
     expect(result.stdout).not.to.match(/--private-key\b(?!-env)/);
@@ -84,7 +93,11 @@ describe("tasks through Hardhat's CLI (a child process in the consumer project)"
     // --amount is in whole ETH, as the default (10) is; the JSON keeps smallest units beside the display amount.
     const result = await hardhatJson("faucet", ...pair, "--address", deployer.address, "--amount", "3");
     keyedRuns.push(result);
-    expect(result.json).to.deep.include({ address: deployer.address, simulated: true, amount: { balance: "3000000000000000000", uiBalance: "3" } });
+    expect(result.json).to.deep.include({
+      address: deployer.address,
+      simulated: true,
+      amount: { balance: "3000000000000000000", uiBalance: "3" },
+    });
 
     const human = await hardhat("faucet", ...pair, "--address", deployer.address);
     keyedRuns.push(human);
@@ -116,13 +129,33 @@ describe("tasks through Hardhat's CLI (a child process in the consumer project)"
       "DEPLOYER_KEY",
     );
     keyedRuns.push(result);
-    expect(result.json).to.include({ status: "mined", type: "ERC20", sender: deployer.address, chain: "ethereum", network: "sepolia", simulated: true });
+    expect(result.json).to.include({
+      status: "mined",
+      type: "ERC20",
+      sender: deployer.address,
+      chain: "ethereum",
+      network: "sepolia",
+      simulated: true,
+    });
     expect(result.json.blockNumber).to.be.a("number");
     erc20 = getAddress(result.json.contractAddress);
   });
 
   it("token:launch erc721 prints a human-readable result", async function () {
-    const result = await hardhat("token:launch", ...pair, "--type", "erc721", "--name", "CLI Art", "--symbol", "CART", "--uri", "ipfs://cli/", "--private-key-env", "DEPLOYER_KEY");
+    const result = await hardhat(
+      "token:launch",
+      ...pair,
+      "--type",
+      "erc721",
+      "--name",
+      "CLI Art",
+      "--symbol",
+      "CART",
+      "--uri",
+      "ipfs://cli/",
+      "--private-key-env",
+      "DEPLOYER_KEY",
+    );
     keyedRuns.push(result);
     expect(result.code, result.stderr).to.equal(0);
     expect(result.stdout).to.include("ERC721 CART launched on ethereum/sepolia (simulated in-process chain)");
@@ -134,7 +167,18 @@ describe("tasks through Hardhat's CLI (a child process in the consumer project)"
 
   it("token:mint mints an NFT (reporting its id) and more ERC20 supply", async function () {
     const collector = EthersWallet.createRandom().address;
-    const nft = await hardhatJson("token:mint", ...pair, "--type", "erc721", "--contract", erc721, "--to", collector, "--private-key-env", "DEPLOYER_KEY");
+    const nft = await hardhatJson(
+      "token:mint",
+      ...pair,
+      "--type",
+      "erc721",
+      "--contract",
+      erc721,
+      "--to",
+      collector,
+      "--private-key-env",
+      "DEPLOYER_KEY",
+    );
     keyedRuns.push(nft);
     expect(nft.json).to.include({ status: "mined", type: "ERC721", tokenId: "1", to: collector, contractAddress: erc721 });
 
@@ -143,7 +187,18 @@ describe("tasks through Hardhat's CLI (a child process in the consumer project)"
     expect(own.json).to.include({ tokenId: "2", to: deployer.address });
 
     // Whole tokens at the token's 4 decimals: 0.5 CLI is 5000 smallest units.
-    const coins = await hardhat("token:mint", ...pair, "--type", "erc20", "--contract", erc20, "--amount", "0.5", "--private-key-env", "DEPLOYER_KEY");
+    const coins = await hardhat(
+      "token:mint",
+      ...pair,
+      "--type",
+      "erc20",
+      "--contract",
+      erc20,
+      "--amount",
+      "0.5",
+      "--private-key-env",
+      "DEPLOYER_KEY",
+    );
     keyedRuns.push(coins);
     expect(coins.code, coins.stderr).to.equal(0);
     expect(coins.stdout).to.include(`Minted 0.5 CLI of ${erc20} to ${deployer.address}`);
@@ -154,7 +209,13 @@ describe("tasks through Hardhat's CLI (a child process in the consumer project)"
     const result = await hardhatJson("balance", ...pair, "--address", deployer.address, "--erc20", erc20, "--erc721", erc721);
     keyedRuns.push(result);
     expect(result.json).to.include({ address: deployer.address, simulated: true });
-    expect(result.json.balances.CLI).to.deep.equal({ balance: "1005000", uiBalance: "100.5", contractAddress: erc20, decimals: 4, symbol: "CLI" });
+    expect(result.json.balances.CLI).to.deep.equal({
+      balance: "1005000",
+      uiBalance: "100.5",
+      contractAddress: erc20,
+      decimals: 4,
+      symbol: "CLI",
+    });
     expect(Number(result.json.balances.ETH.uiBalance)).to.be.within(12, 13);
     expect(result.json.erc721[0]).to.deep.include({ balance: "1", tokenIds: ["2"], symbol: "CART", tokenAddress: erc721 });
 
@@ -181,12 +242,38 @@ describe("tasks through Hardhat's CLI (a child process in the consumer project)"
     expect(address.code).to.equal(1);
     expect(address.stderr).to.include("Error INVALID_ADDRESS (--address)");
 
-    const supply = await hardhat("token:launch", ...pair, "--type", "erc20", "--name", "X", "--symbol", "X", "--initial-supply", "11", "--total-supply", "10", "--private-key-env", "DEPLOYER_KEY");
+    const supply = await hardhat(
+      "token:launch",
+      ...pair,
+      "--type",
+      "erc20",
+      "--name",
+      "X",
+      "--symbol",
+      "X",
+      "--initial-supply",
+      "11",
+      "--total-supply",
+      "10",
+      "--private-key-env",
+      "DEPLOYER_KEY",
+    );
     keyedRuns.push(supply);
     expect(supply.code).to.equal(1);
     expect(supply.stderr).to.include("Error INVALID_ARGUMENT (--initial-supply)");
 
-    const places = await hardhat("token:mint", ...pair, "--type", "erc20", "--contract", erc20, "--amount", "0.00001", "--private-key-env", "DEPLOYER_KEY");
+    const places = await hardhat(
+      "token:mint",
+      ...pair,
+      "--type",
+      "erc20",
+      "--contract",
+      erc20,
+      "--amount",
+      "0.00001",
+      "--private-key-env",
+      "DEPLOYER_KEY",
+    );
     expect(places.code).to.equal(1);
     expect(places.stderr).to.include("Error INVALID_ARGUMENT (--amount): amount has more than 4 decimal places");
 
@@ -196,17 +283,47 @@ describe("tasks through Hardhat's CLI (a child process in the consumer project)"
 
     const json = await hardhat("faucet", "--chain", "ethereum", "--address", deployer.address, "--json");
     expect(json.code).to.equal(1);
-    expect(JSON.parse(json.stdout)).to.deep.equal({ error: { code: "INVALID_ARGUMENT", message: "network is required; for ethereum one of: mainnet, sepolia, holesky, hoodi, rinkeby, testnet", field: "network" } });
+    expect(JSON.parse(json.stdout)).to.deep.equal({
+      error: {
+        code: "INVALID_ARGUMENT",
+        message: "network is required; for ethereum one of: mainnet, sepolia, holesky, hoodi, rinkeby, testnet",
+        field: "network",
+      },
+    });
   });
 
   it("refuses a key that does not derive --sender, naming --private-key-env", async function () {
     const someoneElse = EthersWallet.createRandom().address;
-    const result = await hardhat("token:launch", ...pair, "--type", "erc721", "--name", "X", "--symbol", "X", "--sender", someoneElse, "--private-key-env", "DEPLOYER_KEY");
+    const result = await hardhat(
+      "token:launch",
+      ...pair,
+      "--type",
+      "erc721",
+      "--name",
+      "X",
+      "--symbol",
+      "X",
+      "--sender",
+      someoneElse,
+      "--private-key-env",
+      "DEPLOYER_KEY",
+    );
     keyedRuns.push(result);
     expect(result.code).to.equal(1);
     expect(result.stderr).to.include("Error KEY_SENDER_MISMATCH (--private-key-env)");
 
-    const missing = await hardhat("token:launch", ...pair, "--type", "erc721", "--name", "X", "--symbol", "X", "--private-key-env", "NOT_SET_ANYWHERE");
+    const missing = await hardhat(
+      "token:launch",
+      ...pair,
+      "--type",
+      "erc721",
+      "--name",
+      "X",
+      "--symbol",
+      "X",
+      "--private-key-env",
+      "NOT_SET_ANYWHERE",
+    );
     expect(missing.code).to.equal(1);
     expect(missing.stderr).to.include("NOT_SET_ANYWHERE is not set");
   });

@@ -23,11 +23,46 @@ const EVM_PAIRS: Array<{ chain: string; network: string; resolved: string }> = [
 ];
 
 /** Independent of the code under test: which bitcoinjs-lib parameters and address prefix each network must produce. */
-const BITCOIN_NETWORKS: Array<{ network: string; params: Network; otherParams: Network; segwitPrefix: string; legacyPrefixes: string[]; wifPrefixes: string[] }> = [
-  { network: "mainnet", params: networks.bitcoin, otherParams: networks.testnet, segwitPrefix: "bc1", legacyPrefixes: ["1"], wifPrefixes: ["K", "L"] },
-  { network: "testnet", params: networks.testnet, otherParams: networks.bitcoin, segwitPrefix: "tb1", legacyPrefixes: ["m", "n"], wifPrefixes: ["c"] },
-  { network: "signet", params: networks.testnet, otherParams: networks.regtest, segwitPrefix: "tb1", legacyPrefixes: ["m", "n"], wifPrefixes: ["c"] },
-  { network: "regtest", params: networks.regtest, otherParams: networks.bitcoin, segwitPrefix: "bcrt1", legacyPrefixes: ["m", "n"], wifPrefixes: ["c"] },
+const BITCOIN_NETWORKS: Array<{
+  network: string;
+  params: Network;
+  otherParams: Network;
+  segwitPrefix: string;
+  legacyPrefixes: string[];
+  wifPrefixes: string[];
+}> = [
+  {
+    network: "mainnet",
+    params: networks.bitcoin,
+    otherParams: networks.testnet,
+    segwitPrefix: "bc1",
+    legacyPrefixes: ["1"],
+    wifPrefixes: ["K", "L"],
+  },
+  {
+    network: "testnet",
+    params: networks.testnet,
+    otherParams: networks.bitcoin,
+    segwitPrefix: "tb1",
+    legacyPrefixes: ["m", "n"],
+    wifPrefixes: ["c"],
+  },
+  {
+    network: "signet",
+    params: networks.testnet,
+    otherParams: networks.regtest,
+    segwitPrefix: "tb1",
+    legacyPrefixes: ["m", "n"],
+    wifPrefixes: ["c"],
+  },
+  {
+    network: "regtest",
+    params: networks.regtest,
+    otherParams: networks.bitcoin,
+    segwitPrefix: "bcrt1",
+    legacyPrefixes: ["m", "n"],
+    wifPrefixes: ["c"],
+  },
 ];
 
 function addressOfWif(wif: string, params: Network, addressType: string): string | undefined {
@@ -59,7 +94,11 @@ describe("wallets", function () {
     });
 
     it("refuses a bitcoin address type on an EVM chain", async function () {
-      await expectServiceError(() => createWallet({ chain: "ethereum", network: "mainnet", addressType: "p2tr" }), ErrorCode.INVALID_ARGUMENT, "addressType");
+      await expectServiceError(
+        () => createWallet({ chain: "ethereum", network: "mainnet", addressType: "p2tr" }),
+        ErrorCode.INVALID_ARGUMENT,
+        "addressType",
+      );
     });
   });
 
@@ -102,7 +141,11 @@ describe("wallets", function () {
 
   describe("typed errors", function () {
     it("an unknown chain is UNSUPPORTED_CHAIN and lists the chains", async function () {
-      const error = await expectServiceError(() => createWallet({ chain: "solana", network: "mainnet" }), ErrorCode.UNSUPPORTED_CHAIN, "chain");
+      const error = await expectServiceError(
+        () => createWallet({ chain: "solana", network: "mainnet" }),
+        ErrorCode.UNSUPPORTED_CHAIN,
+        "chain",
+      );
       expect(error.details?.allowed).to.deep.equal(["ethereum", "binance_smart_chain", "bitcoin"]);
       expect(error.message).to.include("ethereum, binance_smart_chain, bitcoin");
     });
@@ -113,15 +156,27 @@ describe("wallets", function () {
     });
 
     it("an unknown network is UNSUPPORTED_NETWORK and lists that chain's networks", async function () {
-      const error = await expectServiceError(() => createWallet({ chain: "ethereum", network: "goerli" }), ErrorCode.UNSUPPORTED_NETWORK, "network");
+      const error = await expectServiceError(
+        () => createWallet({ chain: "ethereum", network: "goerli" }),
+        ErrorCode.UNSUPPORTED_NETWORK,
+        "network",
+      );
       expect(error.details?.allowed).to.include.members(["mainnet", "sepolia", "holesky", "hoodi", "rinkeby", "testnet"]);
-      const bsc = await expectServiceError(() => createWallet({ chain: "binance_smart_chain", network: "sepolia" }), ErrorCode.UNSUPPORTED_NETWORK, "network");
+      const bsc = await expectServiceError(
+        () => createWallet({ chain: "binance_smart_chain", network: "sepolia" }),
+        ErrorCode.UNSUPPORTED_NETWORK,
+        "network",
+      );
       expect(bsc.details?.allowed).to.deep.equal(["mainnet", "testnet"]);
       await expectServiceError(() => createWallet({ chain: "bitcoin", network: "sepolia" }), ErrorCode.UNSUPPORTED_NETWORK, "network");
     });
 
     it("an unknown bitcoin address type is INVALID_ARGUMENT naming addressType", async function () {
-      const error = await expectServiceError(() => createWallet({ chain: "bitcoin", network: "mainnet", addressType: "p2sh" }), ErrorCode.INVALID_ARGUMENT, "addressType");
+      const error = await expectServiceError(
+        () => createWallet({ chain: "bitcoin", network: "mainnet", addressType: "p2sh" }),
+        ErrorCode.INVALID_ARGUMENT,
+        "addressType",
+      );
       expect(error.message).to.include("p2wpkh, p2tr, p2pkh");
     });
   });

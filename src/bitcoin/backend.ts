@@ -30,7 +30,8 @@ export interface BitcoinBackends {
 /** Until backends are configured every Bitcoin balance read says what to set. */
 export const noBitcoinBackends: BitcoinBackends = {
   get: () => undefined,
-  configurationHint: (network) => `TOKEN_SERVICE_BITCOIND_BITCOIN_${network.toUpperCase()} or TOKEN_SERVICE_ESPLORA_BITCOIN_${network.toUpperCase()}`,
+  configurationHint: (network) =>
+    `TOKEN_SERVICE_BITCOIND_BITCOIN_${network.toUpperCase()} or TOKEN_SERVICE_ESPLORA_BITCOIN_${network.toUpperCase()}`,
   describe: () => undefined,
   close: async () => undefined,
 };

@@ -61,7 +61,11 @@ export function bitcoinBackendsFromEnv(env: NodeJS.ProcessEnv, options: BitcoinB
       return misconfigured(
         "esplora",
         esploraVariable(network),
-        new TokenServiceError(ErrorCode.BACKEND_NOT_CONFIGURED, `${esploraVariable(network)} must be an http(s) URL like https://mempool.space/api`, { field: "network" }),
+        new TokenServiceError(
+          ErrorCode.BACKEND_NOT_CONFIGURED,
+          `${esploraVariable(network)} must be an http(s) URL like https://mempool.space/api`,
+          { field: "network" },
+        ),
       );
     }
   };

@@ -48,10 +48,16 @@ export function parseBitcoindUrl(value: string, variable: string): BitcoindConne
   try {
     url = new URL(value);
   } catch {
-    throw new TokenServiceError(ErrorCode.BACKEND_NOT_CONFIGURED, `${variable} is not a URL; expected http://user:password@host:port`, { field: "network" });
+    throw new TokenServiceError(ErrorCode.BACKEND_NOT_CONFIGURED, `${variable} is not a URL; expected http://user:password@host:port`, {
+      field: "network",
+    });
   }
   if (url.protocol !== "http:" && url.protocol !== "https:") {
-    throw new TokenServiceError(ErrorCode.BACKEND_NOT_CONFIGURED, `${variable} must be an http(s) URL like http://user:password@host:port`, { field: "network" });
+    throw new TokenServiceError(
+      ErrorCode.BACKEND_NOT_CONFIGURED,
+      `${variable} must be an http(s) URL like http://user:password@host:port`,
+      { field: "network" },
+    );
   }
   const user = decodeURIComponent(url.username);
   const password = decodeURIComponent(url.password);
@@ -95,7 +101,11 @@ export class BitcoindRpc {
       this.closing.signal,
     );
     if (response.status === 401 || response.status === 403) {
-      throw upstreamUnavailable(this.upstream, `rejected the RPC credentials (${response.status}); check the user and password in the URL`, { status: response.status });
+      throw upstreamUnavailable(
+        this.upstream,
+        `rejected the RPC credentials (${response.status}); check the user and password in the URL`,
+        { status: response.status },
+      );
     }
     // Bitcoin Core answers RPC errors with 500 (404 for an unknown method) and a JSON body.
     let reply: { result?: unknown; error?: { code?: unknown; message?: unknown } | null } | undefined;
@@ -105,13 +115,17 @@ export class BitcoindRpc {
       reply = undefined;
     }
     if (reply === undefined || reply === null || typeof reply !== "object" || !("result" in reply || "error" in reply)) {
-      const detail = response.status === 200 ? "a body that is not JSON-RPC" : `${response.status} ${response.statusText} ${quoteUpstream(response.body, 120)}`.trim();
+      const detail =
+        response.status === 200
+          ? "a body that is not JSON-RPC"
+          : `${response.status} ${response.statusText} ${quoteUpstream(response.body, 120)}`.trim();
       throw upstreamUnavailable(this.upstream, `answered ${method} with ${detail}`, { status: response.status, method });
     }
     if (reply.error) {
       const code = typeof reply.error.code === "number" ? reply.error.code : RpcCode.MISC_ERROR;
       const message = typeof reply.error.message === "string" ? reply.error.message : "unknown error";
-      if (code === RpcCode.IN_WARMUP) throw upstreamUnavailable(this.upstream, `is starting up: ${quoteUpstream(message)}`, { rpcCode: code });
+      if (code === RpcCode.IN_WARMUP)
+        throw upstreamUnavailable(this.upstream, `is starting up: ${quoteUpstream(message)}`, { rpcCode: code });
       throw new BitcoindRpcError(method, code, message);
     }
     return reply.result as T;
@@ -126,7 +140,12 @@ export class BitcoindRpc {
   unexpected(error: unknown): TokenServiceError {
     if (error instanceof TokenServiceError) return error;
     if (error instanceof BitcoindRpcError) {
-      return upstreamUnavailable(this.upstream, `failed ${error.method}: ${quoteUpstream(error.rpcMessage)}`, { method: error.method, rpcCode: error.rpcCode }, error);
+      return upstreamUnavailable(
+        this.upstream,
+        `failed ${error.method}: ${quoteUpstream(error.rpcMessage)}`,
+        { method: error.method, rpcCode: error.rpcCode },
+        error,
+      );
     }
     return upstreamUnavailable(this.upstream, "failed", {}, error);
   }

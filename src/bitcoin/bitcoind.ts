@@ -259,7 +259,11 @@ export class BitcoindBackend implements BitcoinBackend {
     const spends: ChainCoinSpent[] = [];
     for (const input of tx.vin) {
       if (input.txid === undefined || input.vout === undefined) continue;
-      const coin = await this.rpc.call<{ value: number; scriptPubKey: { address?: string } } | null>("gettxout", [input.txid, input.vout, false]);
+      const coin = await this.rpc.call<{ value: number; scriptPubKey: { address?: string } } | null>("gettxout", [
+        input.txid,
+        input.vout,
+        false,
+      ]);
       if (coin?.scriptPubKey.address) spends.push({ address: coin.scriptPubKey.address, satoshis: btcToSatoshis(coin.value) });
     }
     return spends;

@@ -76,14 +76,28 @@ export class EsploraBackend implements BitcoinBackend {
     if (response.status === 200) return response.body;
     // Esplora answers 400 with a plain-text reason ("Invalid Bitcoin address", "Address on invalid network").
     if (response.status === 400) {
-      throw new TokenServiceError(ErrorCode.INVALID_ADDRESS, `${upstreamLabel(this.upstream)} rejected the address: ${quoteUpstream(response.body) || "400 Bad Request"}`, {
-        field: "address",
-        details: { backend: "esplora", endpoint: this.endpoint },
-      });
+      throw new TokenServiceError(
+        ErrorCode.INVALID_ADDRESS,
+        `${upstreamLabel(this.upstream)} rejected the address: ${quoteUpstream(response.body) || "400 Bad Request"}`,
+        {
+          field: "address",
+          details: { backend: "esplora", endpoint: this.endpoint },
+        },
+      );
     }
     const status = `${response.status}${response.statusText ? ` ${response.statusText}` : ""}`;
-    if (response.status === 429) throw upstreamUnavailable(this.upstream, `is rate limiting this service (${status}); retry later or point the network at another Esplora`, { status: 429 });
-    if (response.status === 404) throw upstreamUnavailable(this.upstream, `answered ${status} for /${path.split("/")[0]}: is the URL an Esplora API base (like https://mempool.space/api)?`, { status: 404 });
+    if (response.status === 429)
+      throw upstreamUnavailable(
+        this.upstream,
+        `is rate limiting this service (${status}); retry later or point the network at another Esplora`,
+        { status: 429 },
+      );
+    if (response.status === 404)
+      throw upstreamUnavailable(
+        this.upstream,
+        `answered ${status} for /${path.split("/")[0]}: is the URL an Esplora API base (like https://mempool.space/api)?`,
+        { status: 404 },
+      );
     throw upstreamUnavailable(this.upstream, `answered ${status}`, { status: response.status });
   }
 

@@ -1,4 +1,4 @@
-import { BitcoindRpc, RpcCode, isRpcError } from "./bitcoind-rpc.js";
+import { type BitcoindRpc, RpcCode, isRpcError } from "./bitcoind-rpc.js";
 import { sleep } from "./serial.js";
 import { upstreamUnavailable } from "./upstream.js";
 

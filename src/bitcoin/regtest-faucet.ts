@@ -1,6 +1,6 @@
 import { ErrorCode, TokenServiceError, invalidArgument } from "../errors.js";
 import { MAX_MONEY_SATOSHIS, btcToSatoshis, satoshisToBtcString } from "./amounts.js";
-import { BitcoindRpc, isRpcError } from "./bitcoind-rpc.js";
+import { type BitcoindRpc, isRpcError } from "./bitcoind-rpc.js";
 import type { NodeWallets } from "./node-wallets.js";
 import { Serial } from "./serial.js";
 
@@ -33,7 +33,11 @@ export class RegtestFaucet {
       await this.ensureBalance(amount, miningAddress);
       let transactionHash: string;
       try {
-        transactionHash = await this.rpc.call<string>("sendtoaddress", { address, amount: satoshisToBtcString(amount), fee_rate: FEE_RATE }, { wallet: FAUCET_WALLET });
+        transactionHash = await this.rpc.call<string>(
+          "sendtoaddress",
+          { address, amount: satoshisToBtcString(amount), fee_rate: FEE_RATE },
+          { wallet: FAUCET_WALLET },
+        );
       } catch (error) {
         // The node's code for this varies between versions (-3, -4, -6); its message does not.
         if (isRpcError(error) && /amount too small|dust/i.test(error.rpcMessage)) {

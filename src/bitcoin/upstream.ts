@@ -11,7 +11,12 @@ export function upstreamLabel(upstream: Upstream): string {
   return `${upstream.backend === "esplora" ? "Esplora" : "bitcoind"} at ${upstream.endpoint}`;
 }
 
-export function upstreamUnavailable(upstream: Upstream, message: string, extra: Record<string, unknown> = {}, cause?: unknown): TokenServiceError {
+export function upstreamUnavailable(
+  upstream: Upstream,
+  message: string,
+  extra: Record<string, unknown> = {},
+  cause?: unknown,
+): TokenServiceError {
   return new TokenServiceError(ErrorCode.UPSTREAM_UNAVAILABLE, `${upstreamLabel(upstream)} ${message}`, {
     details: { backend: upstream.backend, endpoint: upstream.endpoint, ...extra },
     ...(cause !== undefined ? { cause } : {}),
@@ -39,7 +44,13 @@ export interface UpstreamResponse {
  * failures become UPSTREAM_TIMEOUT or UPSTREAM_UNAVAILABLE; the URL must not
  * carry credentials (fetch refuses them anyway).
  */
-export async function exchange(upstream: Upstream, url: URL, init: RequestInit, timeoutMs: number, cancel?: AbortSignal): Promise<UpstreamResponse> {
+export async function exchange(
+  upstream: Upstream,
+  url: URL,
+  init: RequestInit,
+  timeoutMs: number,
+  cancel?: AbortSignal,
+): Promise<UpstreamResponse> {
   const timeout = AbortSignal.timeout(timeoutMs);
   try {
     const response = await fetch(url, { ...init, signal: cancel ? AbortSignal.any([timeout, cancel]) : timeout });

@@ -89,7 +89,12 @@ export async function readNativeBalance(chain: EvmChain, address: string): Promi
  * Reads several ERC20 balances at once. Every call is issued in the same tick,
  * so a live JSON-RPC provider sends them as one batch.
  */
-export async function readErc20Balances(chain: EvmChain, owner: string, contracts: string[], field = "erc20TokenContractAddresses"): Promise<Erc20Balance[]> {
+export async function readErc20Balances(
+  chain: EvmChain,
+  owner: string,
+  contracts: string[],
+  field = "erc20TokenContractAddresses",
+): Promise<Erc20Balance[]> {
   let cache = metadataCache.get(chain);
   if (cache === undefined) {
     cache = new Map();
@@ -99,7 +104,9 @@ export async function readErc20Balances(chain: EvmChain, owner: string, contract
   const reads = contracts.map(async (contract) => {
     const cached = known.get(contract);
     const [code, balanceData, symbolData, decimalsData] = await Promise.all([
-      cached ? Promise.resolve("cached") : chain.provider.getCode(contract).catch((error) => Promise.reject(translateProviderError(error, upstream(chain)))),
+      cached
+        ? Promise.resolve("cached")
+        : chain.provider.getCode(contract).catch((error) => Promise.reject(translateProviderError(error, upstream(chain)))),
       call(chain, contract, erc20Interface, "balanceOf", [owner]),
       cached ? Promise.resolve("") : call(chain, contract, erc20Interface, "symbol", []),
       cached ? Promise.resolve("") : call(chain, contract, erc20Interface, "decimals", []),

@@ -29,7 +29,9 @@ function deploymentData(params: LaunchParams, sender: string): string {
   if (params.type === "ERC20") {
     const { name, symbol, decimals, cap, minter, initialSupply, account } = params.token;
     const factory = new ContractFactory(serviceErc20Artifact.abi, serviceErc20Artifact.bytecode);
-    return factory.interface.encodeDeploy([name, symbol, decimals, cap, minter, initialSupply, account]).replace(/^0x/, serviceErc20Artifact.bytecode);
+    return factory.interface
+      .encodeDeploy([name, symbol, decimals, cap, minter, initialSupply, account])
+      .replace(/^0x/, serviceErc20Artifact.bytecode);
   }
   const { name, symbol, uri } = params.token;
   const factory = new ContractFactory(serviceErc721Artifact.abi, serviceErc721Artifact.bytecode);
@@ -53,7 +55,8 @@ export async function launchToken(
     lock,
     { sender, privateKey, data: deploymentData(params, sender) },
     {
-      beforeBroadcast: async (info) => hooks.beforeBroadcast?.({ ...info, contractAddress: getCreateAddress({ from: sender, nonce: info.nonce }) }),
+      beforeBroadcast: async (info) =>
+        hooks.beforeBroadcast?.({ ...info, contractAddress: getCreateAddress({ from: sender, nonce: info.nonce }) }),
       ...(hooks.minimumNonce ? { minimumNonce: hooks.minimumNonce } : {}),
     },
   );

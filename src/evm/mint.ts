@@ -50,7 +50,9 @@ async function preflight(chain: EvmChain, sender: string, params: MintParams): P
     });
   }
   if (!isTrue(isMinter)) {
-    throw new TokenServiceError(ErrorCode.NOT_A_MINTER, `${sender} does not hold the minter role on ${params.contractAddress}`, { field: "sender" });
+    throw new TokenServiceError(ErrorCode.NOT_A_MINTER, `${sender} does not hold the minter role on ${params.contractAddress}`, {
+      field: "sender",
+    });
   }
   if (params.type === "ERC20") {
     const [supplyData, capData] = await Promise.all([
@@ -61,16 +63,22 @@ async function preflight(chain: EvmChain, sender: string, params: MintParams): P
       const supply = BigInt(supplyData);
       const cap = BigInt(capData);
       if (supply + params.amount > cap) {
-        throw new TokenServiceError(ErrorCode.CAP_EXCEEDED, `minting ${params.amount} would exceed the supply cap ${cap} (supply now ${supply})`, {
-          field: "amount",
-          details: { cap: cap.toString(), totalSupply: supply.toString(), mintable: (cap - supply).toString() },
-        });
+        throw new TokenServiceError(
+          ErrorCode.CAP_EXCEEDED,
+          `minting ${params.amount} would exceed the supply cap ${cap} (supply now ${supply})`,
+          {
+            field: "amount",
+            details: { cap: cap.toString(), totalSupply: supply.toString(), mintable: (cap - supply).toString() },
+          },
+        );
       }
     }
   } else if (params.tokenId !== undefined) {
     const owner = await read(chain, params.contractAddress, erc721Interface.encodeFunctionData("ownerOf", [params.tokenId]));
     if (owner !== "0x") {
-      throw new TokenServiceError(ErrorCode.TOKEN_ID_TAKEN, `token id ${params.tokenId} already exists on ${params.contractAddress}`, { field: "tokenId" });
+      throw new TokenServiceError(ErrorCode.TOKEN_ID_TAKEN, `token id ${params.tokenId} already exists on ${params.contractAddress}`, {
+        field: "tokenId",
+      });
     }
   }
 }
@@ -115,4 +123,3 @@ export function mintedTokenId(receipt: TransactionReceipt, contractAddress: stri
   }
   return undefined;
 }
-

@@ -25,9 +25,13 @@ export function translateProviderError(error: unknown, upstream: string): TokenS
     });
   }
   if (/nonce too low|already known|replacement transaction underpriced/i.test(text)) {
-    return new TokenServiceError(ErrorCode.TRANSACTION_REJECTED, `${upstream} rejected the transaction: ${/nonce too low/i.test(text) ? "nonce too low" : "a transaction with this nonce is already pending"}`, {
-      cause: error,
-    });
+    return new TokenServiceError(
+      ErrorCode.TRANSACTION_REJECTED,
+      `${upstream} rejected the transaction: ${/nonce too low/i.test(text) ? "nonce too low" : "a transaction with this nonce is already pending"}`,
+      {
+        cause: error,
+      },
+    );
   }
   return new TokenServiceError(ErrorCode.UPSTREAM_UNAVAILABLE, `${upstream} failed to answer`, { cause: error });
 }

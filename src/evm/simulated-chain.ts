@@ -135,7 +135,9 @@ export class SimulatedChain implements EvmChain {
       try {
         entry = JSON.parse(line) as JournalEntry;
       } catch {
-        throw new Error(`${this.journalPath} line ${index + 1} is not a journal entry; restore the file from a backup or move it away to start the chain empty`);
+        throw new Error(
+          `${this.journalPath} line ${index + 1} is not a journal entry; restore the file from a backup or move it away to start the chain empty`,
+        );
       }
       entries++;
       if (entry.op === "fund") {
@@ -145,6 +147,12 @@ export class SimulatedChain implements EvmChain {
         await this.request("eth_sendRawTransaction", [entry.raw]).catch(() => undefined);
       }
     }
-    this.replay = { path: this.journalPath, entries, bytes: Buffer.byteLength(text) - tornBytes, milliseconds: performance.now() - started, tornBytes };
+    this.replay = {
+      path: this.journalPath,
+      entries,
+      bytes: Buffer.byteLength(text) - tornBytes,
+      milliseconds: performance.now() - started,
+      tornBytes,
+    };
   }
 }

@@ -18,7 +18,14 @@ export interface TransactionStatus {
 
 function fromReceipt(chain: EvmChain, hash: string, receipt: TransactionReceipt | null, head: number): TransactionStatus {
   if (receipt === null) {
-    return { transactionHash: hash, status: "pending", blockNumber: null, confirmations: 0, contractAddress: null, simulated: chain.simulated };
+    return {
+      transactionHash: hash,
+      status: "pending",
+      blockNumber: null,
+      confirmations: 0,
+      contractAddress: null,
+      simulated: chain.simulated,
+    };
   }
   return {
     transactionHash: hash,
@@ -55,7 +62,12 @@ export async function getReceipt(chain: EvmChain, hash: string): Promise<Transac
 }
 
 /** Polls until mined or `timeoutMs` passes; then the status is still "pending" (no error: the transaction may yet be mined). */
-export async function waitForTransaction(chain: EvmChain, hash: string, timeoutMs: number, signal?: AbortSignal): Promise<TransactionStatus> {
+export async function waitForTransaction(
+  chain: EvmChain,
+  hash: string,
+  timeoutMs: number,
+  signal?: AbortSignal,
+): Promise<TransactionStatus> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const receipt = await getReceipt(chain, hash);

@@ -9,6 +9,9 @@ import type { LazyEndpoint } from "../evm/chain.js";
 export function configuredRpcUrls(hre: HardhatRuntimeEnvironment): Record<string, LazyEndpoint> {
   const config = hre.config.tokenService;
   return Object.fromEntries(
-    Object.entries(config?.rpc ?? {}).map(([pair, variable]) => [pair, { variable: config.rpcVariables?.[pair] ?? `tokenService.rpc["${pair}"]`, get: () => variable.get() }]),
+    Object.entries(config?.rpc ?? {}).map(([pair, variable]) => [
+      pair,
+      { variable: config.rpcVariables?.[pair] ?? `tokenService.rpc["${pair}"]`, get: () => variable.get() },
+    ]),
   );
 }

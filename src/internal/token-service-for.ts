@@ -15,9 +15,15 @@ export type CreateTokenServiceOptions = Partial<TokenServiceOptions> & {
 /** The core, composed from a Hardhat project: its EDR for simulated chains, its `tokenService.rpc`, the environment's Bitcoin backends. */
 export async function tokenServiceFor(hre: HardhatRuntimeEnvironment, options: CreateTokenServiceOptions = {}): Promise<TokenService> {
   const rpcUrls = { ...configuredRpcUrls(hre), ...options.rpcUrls };
-  const dataDir = options.dataDirectory ? undefined : (options.dataDir ?? (options.persistSimulatedChains ? hre.config.tokenService.dataDir : undefined));
+  const dataDir = options.dataDirectory
+    ? undefined
+    : (options.dataDir ?? (options.persistSimulatedChains ? hre.config.tokenService.dataDir : undefined));
   const bitcoin =
-    options.bitcoin ?? bitcoinBackendsFromEnv(options.env ?? process.env, options.requestTimeoutMs !== undefined ? { timeoutMs: options.requestTimeoutMs } : {});
+    options.bitcoin ??
+    bitcoinBackendsFromEnv(
+      options.env ?? process.env,
+      options.requestTimeoutMs !== undefined ? { timeoutMs: options.requestTimeoutMs } : {},
+    );
   return new TokenService({
     ...options,
     simulatedChainFactory: options.simulatedChainFactory ?? hardhatSimulatedChains(hre),

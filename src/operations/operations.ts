@@ -60,18 +60,21 @@ export class Operations {
     const type = parseTokenType(request.type);
     const id = context.id ?? randomUUID();
     const sender = parseEvmAddress(request.sender, "sender");
-    return this.recorded(id, (beforeBroadcast, minimumNonce) =>
-      this.service.launchToken(request, {
-        minimumNonce,
-        beforeBroadcast: (signed) =>
-          beforeBroadcast(signed, {
-            kind: "launch",
-            tokenType: type,
-            params: checksummed((request.token ?? {}) as Record<string, unknown>, ["minter", "account"]),
-            contractAddress: signed.contractAddress,
-          }),
-      }),
-    { apiKeyId: context.apiKeyId ?? null, chain: pair.chain, network: pair.network, sender });
+    return this.recorded(
+      id,
+      (beforeBroadcast, minimumNonce) =>
+        this.service.launchToken(request, {
+          minimumNonce,
+          beforeBroadcast: (signed) =>
+            beforeBroadcast(signed, {
+              kind: "launch",
+              tokenType: type,
+              params: checksummed((request.token ?? {}) as Record<string, unknown>, ["minter", "account"]),
+              contractAddress: signed.contractAddress,
+            }),
+        }),
+      { apiKeyId: context.apiKeyId ?? null, chain: pair.chain, network: pair.network, sender },
+    );
   }
 
   async mint(request: MintRequest, context: OperationContext = {}): Promise<MintOutcome> {
@@ -80,18 +83,21 @@ export class Operations {
     const id = context.id ?? randomUUID();
     const sender = parseEvmAddress(request.sender, "sender");
     const { privateKey: _secret, chain: _chain, network: _network, type: _type, sender: _sender, ...params } = request;
-    return this.recorded(id, (beforeBroadcast, minimumNonce) =>
-      this.service.mintToken(request, {
-        minimumNonce,
-        beforeBroadcast: (signed) =>
-          beforeBroadcast(signed, {
-            kind: "mint",
-            tokenType: type,
-            params: checksummed(params, ["to", "contractAddress"]),
-            contractAddress: parseEvmAddress(request.contractAddress, "contractAddress"),
-          }),
-      }),
-    { apiKeyId: context.apiKeyId ?? null, chain: pair.chain, network: pair.network, sender });
+    return this.recorded(
+      id,
+      (beforeBroadcast, minimumNonce) =>
+        this.service.mintToken(request, {
+          minimumNonce,
+          beforeBroadcast: (signed) =>
+            beforeBroadcast(signed, {
+              kind: "mint",
+              tokenType: type,
+              params: checksummed(params, ["to", "contractAddress"]),
+              contractAddress: parseEvmAddress(request.contractAddress, "contractAddress"),
+            }),
+        }),
+      { apiKeyId: context.apiKeyId ?? null, chain: pair.chain, network: pair.network, sender },
+    );
   }
 
   /** A faucet grant is final when it returns (simulated balance or regtest transfer): one record, written as mined. */
@@ -130,10 +136,18 @@ export class Operations {
   }
 
   /** The outcome with the status its record reached (final, or as it stands after `timeoutMs`), and an ERC721 mint's token id. */
-  async settle<T extends { id: string; status: OperationStatus; blockNumber: number | null }>(outcome: T, timeoutMs: number): Promise<T & { tokenId?: string }> {
+  async settle<T extends { id: string; status: OperationStatus; blockNumber: number | null }>(
+    outcome: T,
+    timeoutMs: number,
+  ): Promise<T & { tokenId?: string }> {
     const record = await this.wait(outcome.id, timeoutMs);
     const tokenId = record.result?.tokenId;
-    return { ...outcome, status: record.status, blockNumber: record.blockNumber, ...(tokenId !== undefined ? { tokenId: String(tokenId) } : {}) };
+    return {
+      ...outcome,
+      status: record.status,
+      blockNumber: record.blockNumber,
+      ...(tokenId !== undefined ? { tokenId: String(tokenId) } : {}),
+    };
   }
 
   /** What a launch or mint answered, rebuilt from its record (an idempotent retry after a crash gets it). */
@@ -149,7 +163,14 @@ export class Operations {
     };
     const simulated = this.service.evm.isSimulated(pair);
     if (record.kind === "launch") {
-      return { ...common, contractAddress: record.contractAddress, sender: record.sender, nonce: record.nonce, simulated, blockNumber: record.blockNumber };
+      return {
+        ...common,
+        contractAddress: record.contractAddress,
+        sender: record.sender,
+        nonce: record.nonce,
+        simulated,
+        blockNumber: record.blockNumber,
+      };
     }
     const { to, amount, tokenId } = record.params as { to?: string; amount?: string; tokenId?: string };
     return {
@@ -193,23 +214,31 @@ export class Operations {
     this.start();
     let written = false;
     try {
-      const result = await send(async (signed, fields) => {
-        await this.store.insertOperation({
-          id,
-          ...where,
-          ...fields,
-          transactionHash: signed.transactionHash,
-          nonce: signed.nonce,
-          rawTransaction: signed.rawTransaction,
-          status: "signed",
-          error: null,
-          reason: "signed",
-          checkInMs: SIGNED_GRACE_MS,
-        });
-        written = true;
-      }, () => this.store.nextUnfinishedNonce(where.chain, where.network, where.sender));
+      const result = await send(
+        async (signed, fields) => {
+          await this.store.insertOperation({
+            id,
+            ...where,
+            ...fields,
+            transactionHash: signed.transactionHash,
+            nonce: signed.nonce,
+            rawTransaction: signed.rawTransaction,
+            status: "signed",
+            error: null,
+            reason: "signed",
+            checkInMs: SIGNED_GRACE_MS,
+          });
+          written = true;
+        },
+        () => this.store.nextUnfinishedNonce(where.chain, where.network, where.sender),
+      );
       const chain = await this.chainOf(where);
-      await this.store.changeOperation(id, { status: "pending", from: ["signed"], reason: "accepted by the node", checkInMs: chain.pollingIntervalMs });
+      await this.store.changeOperation(id, {
+        status: "pending",
+        from: ["signed"],
+        reason: "accepted by the node",
+        checkInMs: chain.pollingIntervalMs,
+      });
       this.tracker.kick();
       return { ...result, id, status: "pending" as const, blockNumber: null };
     } catch (error) {
@@ -221,11 +250,18 @@ export class Operations {
           reason: `broadcast outcome unknown (${(error as Error).message}); the tracker will send it`,
           checkInMs: chain.pollingIntervalMs,
         });
-        if (record !== undefined) return { ...(this.outcomeOf(record) as unknown as Omit<R, "status">), id, status: "signed", blockNumber: null };
+        if (record !== undefined)
+          return { ...(this.outcomeOf(record) as unknown as Omit<R, "status">), id, status: "signed", blockNumber: null };
       }
       if (written) {
         const { code, message } = error instanceof TokenServiceError ? error : { code: "INTERNAL", message: "unexpected failure" };
-        await this.store.changeOperation(id, { status: "failed", from: ["signed"], reason: `broadcast refused: ${message}`, error: { code, message }, checkInMs: null });
+        await this.store.changeOperation(id, {
+          status: "failed",
+          from: ["signed"],
+          reason: `broadcast refused: ${message}`,
+          error: { code, message },
+          checkInMs: null,
+        });
       }
       throw error;
     }

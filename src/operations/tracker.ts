@@ -39,7 +39,8 @@ export function isTransient(error: unknown): boolean {
 }
 
 /** The node already has this very transaction. Checked on the raw error, whose text is not stored. */
-const isAlreadyKnown = (error: unknown) => /already known|known transaction|already imported/i.test(String((error as { message?: unknown })?.message ?? error));
+const isAlreadyKnown = (error: unknown) =>
+  /already known|known transaction|already imported/i.test(String((error as { message?: unknown })?.message ?? error));
 
 /**
  * Follows every unfinished operation in the store to a final state, whichever process recorded it:
@@ -165,7 +166,12 @@ export class OperationTracker {
       const block = { blockNumber: receipt.blockNumber, blockHash: receipt.blockHash, missingSince: null };
       if (confirmations < required) {
         const moved = record.blockHash !== receipt.blockHash;
-        return { status: "pending", ...block, ...(moved ? { reason: `included in block ${receipt.blockNumber}; waiting for ${required} confirmations` } : {}), checkInMs: poll };
+        return {
+          status: "pending",
+          ...block,
+          ...(moved ? { reason: `included in block ${receipt.blockNumber}; waiting for ${required} confirmations` } : {}),
+          checkInMs: poll,
+        };
       }
       const keepWatching = !chain.simulated && this.settings.reorgWatchMs > 0;
       if (receipt.status !== 1) {
@@ -177,7 +183,10 @@ export class OperationTracker {
           checkInMs: null,
         };
       }
-      const tokenId = record.kind === "mint" && record.tokenType === "ERC721" && record.contractAddress ? mintedTokenId(receipt, record.contractAddress) : undefined;
+      const tokenId =
+        record.kind === "mint" && record.tokenType === "ERC721" && record.contractAddress
+          ? mintedTokenId(receipt, record.contractAddress)
+          : undefined;
       return {
         status: "mined",
         reason: `included in block ${receipt.blockNumber}${required > 1 ? ` with ${confirmations} confirmations` : ""}`,
@@ -215,7 +224,8 @@ export class OperationTracker {
       if (isTransient(error) && record.status === "signed") {
         // The node answers reads but not this broadcast: keep trying for the drop window, then give up.
         const since = record.missingSince === null ? new Date() : new Date(record.missingSince);
-        if (Date.now() - since.getTime() < this.settings.dropAfterMs) return { missingSince: since, checkInMs: Math.min(poll * 5, this.settings.dropAfterMs) };
+        if (Date.now() - since.getTime() < this.settings.dropAfterMs)
+          return { missingSince: since, checkInMs: Math.min(poll * 5, this.settings.dropAfterMs) };
         return {
           status: "dropped",
           reason: `never reached the node: broadcasting failed for ${Math.round((Date.now() - since.getTime()) / 1000)} s (${refusal})`,

@@ -33,5 +33,8 @@ export class ApiKeyVerifier {
 }
 
 export function parseApiKeyList(value: string | undefined): string[] {
-  return (value ?? "").split(",").map((key) => key.trim()).filter((key) => key !== "");
+  return (value ?? "")
+    .split(",")
+    .map((key) => key.trim())
+    .filter((key) => key !== "");
 }

@@ -91,7 +91,9 @@ function hasBody(request: Request): boolean {
 
 function requireJsonBody(request: Request, _response: Response, next: NextFunction): void {
   if (hasBody(request) && !request.is("application/json")) {
-    return next(new HttpError(415, HttpErrorCode.UNSUPPORTED_MEDIA_TYPE, "send the body as Content-Type: application/json", "Content-Type"));
+    return next(
+      new HttpError(415, HttpErrorCode.UNSUPPORTED_MEDIA_TYPE, "send the body as Content-Type: application/json", "Content-Type"),
+    );
   }
   next();
 }
@@ -104,7 +106,10 @@ function routeHandler(route: RouteDefinition, context: ServerContext) {
       const body = route.validateBody ? route.validateBody(rawBody) : route.body ? parseWith(route.body, rawBody) : undefined;
       const apiKeyId = request.apiKeyId ?? null;
       const run = (operationId: string): Promise<RouteResult> =>
-        route.handle({ query, body, params: request.params as Record<string, string>, apiKeyId, operationId, raw: request, res: response }, context);
+        route.handle(
+          { query, body, params: request.params as Record<string, string>, apiKeyId, operationId, raw: request, res: response },
+          context,
+        );
       const idempotencyKey = route.idempotent ? request.get("idempotency-key") : undefined;
       let result: RouteResult;
       if (idempotencyKey === undefined) {
@@ -209,10 +214,14 @@ export async function createServer(options: CreateServerOptions): Promise<TokenS
   const waitTimeoutMs = options.waitTimeoutMs ?? 60_000;
   for (const journal of journals) logger.info(journal, "replayed a simulated chain's journal");
   // Records a crash left signed are broadcast before new sends can take their nonces.
-  await service.operations.tracker.runOnce().catch((error: unknown) => logger.warn({ err: (error as Error).message }, "could not resume operations yet"));
+  await service.operations.tracker
+    .runOnce()
+    .catch((error: unknown) => logger.warn({ err: (error as Error).message }, "could not resume operations yet"));
   service.operations.start();
   const purge = setInterval(() => {
-    store.purgeExpiredIdempotency().catch((error: unknown) => logger.warn({ err: (error as Error).message }, "could not purge expired idempotency keys"));
+    store
+      .purgeExpiredIdempotency()
+      .catch((error: unknown) => logger.warn({ err: (error as Error).message }, "could not purge expired idempotency keys"));
   }, 60_000).unref();
 
   const context: ServerContext = {
@@ -270,7 +279,9 @@ export async function createServer(options: CreateServerOptions): Promise<TokenS
   app.use("/api/v1", api);
   app.use("/v1", api);
 
-  app.use((request, _response, next) => next(new HttpError(404, HttpErrorCode.NOT_FOUND, `no route ${request.method} ${request.path}; see /docs`)));
+  app.use((request, _response, next) =>
+    next(new HttpError(404, HttpErrorCode.NOT_FOUND, `no route ${request.method} ${request.path}; see /docs`)),
+  );
   app.use(errorHandler(logger));
 
   return {

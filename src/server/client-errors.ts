@@ -15,11 +15,25 @@ type InFlightResponse = { headersSent?: boolean; req?: { method?: string } };
 function describe(error: ParserError): { status: number; body: ErrorBody } {
   switch (error.code) {
     case "HPE_HEADER_OVERFLOW":
-      return { status: 431, body: { error: { code: HttpErrorCode.HEADERS_TOO_LARGE, message: "the request headers are larger than 16 KiB", field: "headers" } } };
+      return {
+        status: 431,
+        body: { error: { code: HttpErrorCode.HEADERS_TOO_LARGE, message: "the request headers are larger than 16 KiB", field: "headers" } },
+      };
     case "ERR_HTTP_REQUEST_TIMEOUT":
-      return { status: 408, body: { error: { code: HttpErrorCode.REQUEST_TIMEOUT, message: "the request was not received in time; send headers and body without pausing" } } };
+      return {
+        status: 408,
+        body: {
+          error: {
+            code: HttpErrorCode.REQUEST_TIMEOUT,
+            message: "the request was not received in time; send headers and body without pausing",
+          },
+        },
+      };
     case "HPE_CHUNK_EXTENSIONS_OVERFLOW":
-      return { status: 413, body: { error: { code: HttpErrorCode.PAYLOAD_TOO_LARGE, message: "the chunk extensions are too large", field: "body" } } };
+      return {
+        status: 413,
+        body: { error: { code: HttpErrorCode.PAYLOAD_TOO_LARGE, message: "the chunk extensions are too large", field: "body" } },
+      };
     default:
       return { status: 400, body: { error: { code: HttpErrorCode.MALFORMED_REQUEST, message: "the request is not valid HTTP/1.1" } } };
   }

@@ -3,7 +3,16 @@
  * as pg, Kysely and node:sqlite report them, so that clients get a 503 to retry rather than a 500.
  */
 
-const NETWORK_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EPIPE", "EHOSTUNREACH", "ENETUNREACH", "ENOTFOUND", "EAI_AGAIN"]);
+const NETWORK_CODES = new Set([
+  "ECONNREFUSED",
+  "ECONNRESET",
+  "ETIMEDOUT",
+  "EPIPE",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+]);
 
 // SQLSTATE class 08 is "connection exception"; 57P01-57P03 are shutdowns and a server not yet accepting
 // connections; 53300 is "too many connections".

@@ -52,7 +52,9 @@ export async function checkHealth({ service, store }: ServerContext): Promise<He
         withTimeout(service.pingBitcoin(pair.network)).then(
           (probe) =>
             void (backends[key] =
-              probe === "not probed" ? { ready: null, detail: `${endpoint} (not probed: a health check sends no traffic to a public API)` } : { ready: true, detail: endpoint }),
+              probe === "not probed"
+                ? { ready: null, detail: `${endpoint} (not probed: a health check sends no traffic to a public API)` }
+                : { ready: true, detail: endpoint }),
           (error: unknown) => void (backends[key] = { ready: false, detail: failure(endpoint, error) }),
         ),
       );

@@ -58,7 +58,9 @@ export async function shutdown(http: Server, server: TokenServiceServer, graceMs
   const closing = server.close();
   if (!(await settlesWithin(closing, Math.max(graceMs, 1_000)))) {
     server.logger.warn({ graceMs }, "chains and database still closing after the grace period; not waiting for them");
-    closing.catch((error: unknown) => server.logger.error({ message: error instanceof Error ? error.message : String(error) }, "closing failed"));
+    closing.catch((error: unknown) =>
+      server.logger.error({ message: error instanceof Error ? error.message : String(error) }, "closing failed"),
+    );
     return;
   }
   await closing;

@@ -20,7 +20,12 @@ export class ServiceMetrics {
 
   constructor(store: Store) {
     collectDefaultMetrics({ register: this.registry, prefix: "token_service_" });
-    this.requests = new Counter({ name: "token_service_http_requests_total", help: "HTTP requests by route and status", labelNames: ["method", "route", "status"], registers: [this.registry] });
+    this.requests = new Counter({
+      name: "token_service_http_requests_total",
+      help: "HTTP requests by route and status",
+      labelNames: ["method", "route", "status"],
+      registers: [this.registry],
+    });
     this.requestDuration = new Histogram({
       name: "token_service_http_request_duration_seconds",
       help: "HTTP request latency by route",

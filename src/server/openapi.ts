@@ -2,7 +2,8 @@ import { z } from "zod";
 
 import type { RouteDefinition } from "./route.js";
 
-const toSchema = (schema: z.ZodType, io: "input" | "output") => z.toJSONSchema(schema, { target: "draft-2020-12", io, unrepresentable: "any" });
+const toSchema = (schema: z.ZodType, io: "input" | "output") =>
+  z.toJSONSchema(schema, { target: "draft-2020-12", io, unrepresentable: "any" });
 
 function queryParameters(route: RouteDefinition) {
   if (route.query === undefined) return [];
@@ -23,10 +24,24 @@ export function buildOpenApiDocument(routes: RouteDefinition[], version: string)
     const path = route.paths[0]!.replace(/:(\w+)/g, "{$1}");
     const documentedPath = route.auth ? `/api/v1${path}` : path;
     const parameters = [
-      ...Object.entries(route.pathParams ?? {}).map(([name, description]) => ({ name, in: "path", required: true, description, schema: { type: "string" } })),
+      ...Object.entries(route.pathParams ?? {}).map(([name, description]) => ({
+        name,
+        in: "path",
+        required: true,
+        description,
+        schema: { type: "string" },
+      })),
       ...queryParameters(route),
       ...(route.idempotent
-        ? [{ name: "Idempotency-Key", in: "header", required: false, description: "Retry safely: the same key and body return the first response and send nothing", schema: { type: "string", maxLength: 255 } }]
+        ? [
+            {
+              name: "Idempotency-Key",
+              in: "header",
+              required: false,
+              description: "Retry safely: the same key and body return the first response and send nothing",
+              schema: { type: "string", maxLength: 255 },
+            },
+          ]
         : []),
     ];
     paths[documentedPath] ??= {};
@@ -42,7 +57,10 @@ export function buildOpenApiDocument(routes: RouteDefinition[], version: string)
       responses: Object.fromEntries(
         Object.entries(route.responses).map(([status, response]) => [
           status,
-          { description: response.description, ...(response.schema ? { content: { "application/json": { schema: toSchema(response.schema, "output") } } } : {}) },
+          {
+            description: response.description,
+            ...(response.schema ? { content: { "application/json": { schema: toSchema(response.schema, "output") } } } : {}),
+          },
         ]),
       ),
     };
@@ -52,7 +70,8 @@ export function buildOpenApiDocument(routes: RouteDefinition[], version: string)
     info: {
       title: "hardhat-token-service",
       version,
-      description: "Wallets, balances and token launches on Ethereum, BNB Smart Chain and Bitcoin. Every path also answers under /v1 (without /api).",
+      description:
+        "Wallets, balances and token launches on Ethereum, BNB Smart Chain and Bitcoin. Every path also answers under /v1 (without /api).",
     },
     servers: [{ url: "/" }],
     security: [{ apiKeyQuery: [] }, { apiKeyHeader: [] }],

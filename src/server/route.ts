@@ -41,6 +41,8 @@ export interface RouteDefinition<Q extends z.ZodType = z.ZodType, B extends z.Zo
   handle(request: RouteRequest<z.infer<Q>, z.infer<B>>, context: ServerContext): Promise<RouteResult>;
 }
 
-export function defineRoute<Q extends z.ZodType = z.ZodType, B extends z.ZodType = z.ZodType>(route: RouteDefinition<Q, B>): RouteDefinition {
+export function defineRoute<Q extends z.ZodType = z.ZodType, B extends z.ZodType = z.ZodType>(
+  route: RouteDefinition<Q, B>,
+): RouteDefinition {
   return route as unknown as RouteDefinition;
 }

@@ -11,10 +11,15 @@ import { CHAIN_NAMES } from "../chains.js";
 const integerString = (description: string) =>
   z.string().regex(/^\d+$/, "must be a decimal string of a non-negative integer (smallest units)").describe(description);
 
-const chain = z.string().describe(`One of: ${CHAIN_NAMES.join(", ")}`).meta({ examples: ["ethereum"] });
+const chain = z
+  .string()
+  .describe(`One of: ${CHAIN_NAMES.join(", ")}`)
+  .meta({ examples: ["ethereum"] });
 const network = z
   .string()
-  .describe("ethereum: mainnet, sepolia, holesky, hoodi, rinkeby, testnet (= sepolia); binance_smart_chain: mainnet, testnet; bitcoin: mainnet, testnet (testnet4), signet, regtest")
+  .describe(
+    "ethereum: mainnet, sepolia, holesky, hoodi, rinkeby, testnet (= sepolia); binance_smart_chain: mainnet, testnet; bitcoin: mainnet, testnet (testnet4), signet, regtest",
+  )
   .meta({ examples: ["sepolia"] });
 const address = z.string().describe("An address on the chain and network");
 const amount = z.object({ balance: integerString("Smallest units"), uiBalance: z.string().describe("Exact decimal in whole units") });
@@ -56,7 +61,9 @@ export const Balances = z.object({
   network: z.string(),
   address: z.string(),
   simulated: z.boolean(),
-  balances: z.record(z.string(), BalanceEntry).describe("Keyed by symbol (ETH, BNB, BTC, token symbols); a token whose symbol is taken is keyed by its contract address"),
+  balances: z
+    .record(z.string(), BalanceEntry)
+    .describe("Keyed by symbol (ETH, BNB, BTC, token symbols); a token whose symbol is taken is keyed by its contract address"),
 });
 
 export const Erc20Token = z.strictObject({
@@ -103,7 +110,9 @@ export const Launch = z.object({
   id: z.string().describe("This launch's record id"),
   transactionHash: z.string(),
   contractAddress: z.string(),
-  status: OperationState.describe("pending when answered at once; with wait=mined the state reached: mined, failed, dropped (or pending after the wait timeout)"),
+  status: OperationState.describe(
+    "pending when answered at once; with wait=mined the state reached: mined, failed, dropped (or pending after the wait timeout)",
+  ),
   chain: z.string(),
   network: z.string(),
   type: z.enum(["ERC20", "ERC721"]),

@@ -109,7 +109,13 @@ const EnvironmentSchema = z
     TOKEN_SERVICE_IDEMPOTENCY_LEASE_SECONDS: optionalSeconds,
     TOKEN_SERVICE_IDEMPOTENCY_RETENTION_HOURS: seconds(24, { allowZero: false }).transform((value) => value * 3600),
     TOKEN_SERVICE_METRICS_PUBLIC: boolean,
-    TOKEN_SERVICE_SIMULATED_CHAINS: z.preprocess(unsetIfEmpty, z.enum(["on", "off"], { error: "must be on or off" }).optional().transform((value) => value !== "off")),
+    TOKEN_SERVICE_SIMULATED_CHAINS: z.preprocess(
+      unsetIfEmpty,
+      z
+        .enum(["on", "off"], { error: "must be on or off" })
+        .optional()
+        .transform((value) => value !== "off"),
+    ),
   })
   .refine((env) => env.TOKEN_SERVICE_BODY_TIMEOUT_SECONDS >= env.TOKEN_SERVICE_HEADERS_TIMEOUT_SECONDS, {
     // Node refuses a server whose headers timeout exceeds its request timeout.

@@ -3,7 +3,10 @@ import type { z } from "zod";
 import { ErrorCode, TokenServiceError } from "../errors.js";
 
 function fieldOf(path: readonly PropertyKey[], prefix: string): string {
-  const joined = path.map((part) => (typeof part === "number" ? `[${part}]` : String(part))).join(".").replace(/\.\[/g, "[");
+  const joined = path
+    .map((part) => (typeof part === "number" ? `[${part}]` : String(part)))
+    .join(".")
+    .replace(/\.\[/g, "[");
   return [prefix, joined].filter(Boolean).join(".");
 }
 
@@ -24,12 +27,22 @@ function kindOf(value: unknown): string {
   return `a ${typeof value}`;
 }
 
-const EXPECTED: Record<string, string> = { object: "an object", array: "an array", int: "an integer", boolean: "true or false", nan: "a number" };
+const EXPECTED: Record<string, string> = {
+  object: "an object",
+  array: "an array",
+  int: "an integer",
+  boolean: "true or false",
+  nan: "a number",
+};
 const expectedKind = (expected: string) => EXPECTED[expected] ?? `a ${expected}`;
 
 /** The expected kinds of a union's branches, as far as each branch failed on the value's type. */
 function unionExpectations(issue: z.core.$ZodIssueInvalidUnion): string[] {
-  const kinds = issue.errors.flatMap((branch) => branch.filter((inner) => inner.code === "invalid_type" && inner.path.length === 0).map((inner) => expectedKind((inner as z.core.$ZodIssueInvalidType).expected)));
+  const kinds = issue.errors.flatMap((branch) =>
+    branch
+      .filter((inner) => inner.code === "invalid_type" && inner.path.length === 0)
+      .map((inner) => expectedKind((inner as z.core.$ZodIssueInvalidType).expected)),
+  );
   return [...new Set(kinds)];
 }
 
@@ -38,7 +51,8 @@ function describeIssue(issue: z.core.$ZodIssue, input: unknown): string {
   const value = valueAt(input, issue.path);
   if (value === undefined && (issue.code === "invalid_type" || issue.code === "invalid_union")) return "is required";
   // Query values are strings that a schema coerces; "not a string" would confuse there.
-  if (issue.code === "invalid_type" && typeof value === "string" && issue.expected !== "string") return `must be ${expectedKind(issue.expected)}`;
+  if (issue.code === "invalid_type" && typeof value === "string" && issue.expected !== "string")
+    return `must be ${expectedKind(issue.expected)}`;
   if (issue.code === "invalid_type") return `must be ${expectedKind(issue.expected)}, not ${kindOf(value)}`;
   if (issue.code === "invalid_union") {
     const kinds = unionExpectations(issue);
@@ -48,6 +62,7 @@ function describeIssue(issue: z.core.$ZodIssue, input: unknown): string {
 }
 
 // A lone UTF-16 surrogate cannot be encoded as UTF-8, and PostgreSQL text cannot hold NUL.
+// eslint-disable-next-line no-control-regex -- NUL is exactly what this looks for
 const UNSTORABLE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
 /** The path of the first string (value or key) that no database or UTF-8 encoder can take. */
@@ -68,7 +83,9 @@ export function parseWith<S extends z.ZodType>(schema: S, value: unknown, prefix
   const unstorable = findUnstorableText(value);
   if (unstorable !== undefined) {
     const field = fieldOf(unstorable, prefix) || prefix || "body";
-    throw new TokenServiceError(ErrorCode.INVALID_ARGUMENT, `${field}: must not contain NUL characters or unpaired UTF-16 surrogates`, { field });
+    throw new TokenServiceError(ErrorCode.INVALID_ARGUMENT, `${field}: must not contain NUL characters or unpaired UTF-16 surrogates`, {
+      field,
+    });
   }
   const result = schema.safeParse(value);
   if (result.success) return result.data;

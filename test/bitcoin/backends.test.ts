@@ -24,7 +24,9 @@ describe("bitcoin backend selection", function () {
   });
 
   it("regtest has a backend (with a faucet) only when its bitcoind variable is set", function () {
-    expect(bitcoinBackendsFromEnv({ TOKEN_SERVICE_ESPLORA_BITCOIN_REGTEST: "http://127.0.0.1:3002/api" }).get("regtest")?.kind).to.equal("esplora");
+    expect(bitcoinBackendsFromEnv({ TOKEN_SERVICE_ESPLORA_BITCOIN_REGTEST: "http://127.0.0.1:3002/api" }).get("regtest")?.kind).to.equal(
+      "esplora",
+    );
     expect(bitcoinBackendsFromEnv({}).get("regtest")).to.equal(undefined);
     const regtest = bitcoinBackendsFromEnv({ TOKEN_SERVICE_BITCOIND_BITCOIN_REGTEST: "http://u:p@127.0.0.1:18443" }).get("regtest");
     expect(regtest?.fund).to.be.a("function");
@@ -35,7 +37,9 @@ describe("bitcoin backend selection", function () {
   it("configurationHint names the variables", function () {
     const backends = bitcoinBackendsFromEnv({});
     expect(backends.configurationHint("regtest")).to.equal("TOKEN_SERVICE_BITCOIND_BITCOIN_REGTEST");
-    expect(backends.configurationHint("signet")).to.equal("TOKEN_SERVICE_BITCOIND_BITCOIN_SIGNET (or TOKEN_SERVICE_ESPLORA_BITCOIN_SIGNET)");
+    expect(backends.configurationHint("signet")).to.equal(
+      "TOKEN_SERVICE_BITCOIND_BITCOIN_SIGNET (or TOKEN_SERVICE_ESPLORA_BITCOIN_SIGNET)",
+    );
   });
 
   it("no backend for regtest: BACKEND_NOT_CONFIGURED naming the variable, for balance and faucet", async function () {
@@ -65,9 +69,21 @@ describe("bitcoin backend selection", function () {
     const port = await closedPort();
     const service = await createTokenService({ hre, env: { TOKEN_SERVICE_BITCOIND_BITCOIN_SIGNET: `http://u:p@127.0.0.1:${port}` } });
     try {
-      await expectServiceError(service.faucet({ chain: "bitcoin", network: "testnet", address: TESTNET_ADDRESS }), ErrorCode.LIVE_NETWORK_FAUCET, "network");
-      await expectServiceError(service.faucet({ chain: "bitcoin", network: "signet", address: TESTNET_ADDRESS }), ErrorCode.LIVE_NETWORK_FAUCET, "network");
-      await expectServiceError(service.faucet({ chain: "bitcoin", network: "mainnet", address: MAINNET_ADDRESS }), ErrorCode.LIVE_NETWORK_FAUCET, "network");
+      await expectServiceError(
+        service.faucet({ chain: "bitcoin", network: "testnet", address: TESTNET_ADDRESS }),
+        ErrorCode.LIVE_NETWORK_FAUCET,
+        "network",
+      );
+      await expectServiceError(
+        service.faucet({ chain: "bitcoin", network: "signet", address: TESTNET_ADDRESS }),
+        ErrorCode.LIVE_NETWORK_FAUCET,
+        "network",
+      );
+      await expectServiceError(
+        service.faucet({ chain: "bitcoin", network: "mainnet", address: MAINNET_ADDRESS }),
+        ErrorCode.LIVE_NETWORK_FAUCET,
+        "network",
+      );
     } finally {
       await service.close();
     }
@@ -76,11 +92,31 @@ describe("bitcoin backend selection", function () {
   it("an address of another network is INVALID_ADDRESS naming address (tb1 on regtest and mainnet, bc1 on testnet)", async function () {
     const service = await createTokenService({ hre, env: { TOKEN_SERVICE_BITCOIND_BITCOIN_REGTEST: "http://u:p@127.0.0.1:1" } });
     try {
-      await expectServiceError(service.getBalances({ chain: "bitcoin", network: "regtest", address: TESTNET_ADDRESS }), ErrorCode.INVALID_ADDRESS, "address");
-      await expectServiceError(service.faucet({ chain: "bitcoin", network: "regtest", address: TESTNET_ADDRESS }), ErrorCode.INVALID_ADDRESS, "address");
-      await expectServiceError(service.getBalances({ chain: "bitcoin", network: "mainnet", address: TESTNET_ADDRESS }), ErrorCode.INVALID_ADDRESS, "address");
-      await expectServiceError(service.getBalances({ chain: "bitcoin", network: "testnet", address: MAINNET_ADDRESS }), ErrorCode.INVALID_ADDRESS, "address");
-      await expectServiceError(service.getBalances({ chain: "bitcoin", network: "regtest", address: "0x00000000000000000000000000000000000000aa" }), ErrorCode.INVALID_ADDRESS, "address");
+      await expectServiceError(
+        service.getBalances({ chain: "bitcoin", network: "regtest", address: TESTNET_ADDRESS }),
+        ErrorCode.INVALID_ADDRESS,
+        "address",
+      );
+      await expectServiceError(
+        service.faucet({ chain: "bitcoin", network: "regtest", address: TESTNET_ADDRESS }),
+        ErrorCode.INVALID_ADDRESS,
+        "address",
+      );
+      await expectServiceError(
+        service.getBalances({ chain: "bitcoin", network: "mainnet", address: TESTNET_ADDRESS }),
+        ErrorCode.INVALID_ADDRESS,
+        "address",
+      );
+      await expectServiceError(
+        service.getBalances({ chain: "bitcoin", network: "testnet", address: MAINNET_ADDRESS }),
+        ErrorCode.INVALID_ADDRESS,
+        "address",
+      );
+      await expectServiceError(
+        service.getBalances({ chain: "bitcoin", network: "regtest", address: "0x00000000000000000000000000000000000000aa" }),
+        ErrorCode.INVALID_ADDRESS,
+        "address",
+      );
     } finally {
       await service.close();
     }
@@ -105,7 +141,10 @@ describe("bitcoin backend selection", function () {
 
   it("an unreachable bitcoind is UPSTREAM_UNAVAILABLE naming host:port, without the password", async function () {
     const port = await closedPort();
-    const service = await createTokenService({ hre, env: { TOKEN_SERVICE_BITCOIND_BITCOIN_REGTEST: `http://alice:${PASSWORD}@127.0.0.1:${port}` } });
+    const service = await createTokenService({
+      hre,
+      env: { TOKEN_SERVICE_BITCOIND_BITCOIN_REGTEST: `http://alice:${PASSWORD}@127.0.0.1:${port}` },
+    });
     try {
       const error = await expectServiceError(
         service.getBalances({ chain: "bitcoin", network: "regtest", address: REGTEST_ADDRESS }),
@@ -115,7 +154,12 @@ describe("bitcoin backend selection", function () {
       );
       expect(error.message).to.include(`127.0.0.1:${port}`);
       expect(error.details).to.include({ backend: "bitcoind", endpoint: `127.0.0.1:${port}`, reason: "ECONNREFUSED" });
-      await expectServiceError(service.faucet({ chain: "bitcoin", network: "regtest", address: REGTEST_ADDRESS }), ErrorCode.UPSTREAM_UNAVAILABLE, undefined, [PASSWORD]);
+      await expectServiceError(
+        service.faucet({ chain: "bitcoin", network: "regtest", address: REGTEST_ADDRESS }),
+        ErrorCode.UPSTREAM_UNAVAILABLE,
+        undefined,
+        [PASSWORD],
+      );
       const cause = (error as { cause?: unknown }).cause;
       expect(String(cause) + String((cause as Error | undefined)?.stack)).not.to.include(PASSWORD);
     } finally {

@@ -28,7 +28,11 @@ interface CliRun {
 function hardhat(args: string[], env: Record<string, string>): Promise<CliRun> {
   return new Promise((resolve, reject) => {
     // process.execPath is the Node the tests run on (the project's Node 24), not whatever `node` is first on PATH.
-    const child = spawn(process.execPath, [HARDHAT_CLI, ...args], { cwd: PROJECT_ROOT, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [HARDHAT_CLI, ...args], {
+      cwd: PROJECT_ROOT,
+      env: { ...process.env, ...env },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (chunk) => (stdout += chunk));
@@ -116,7 +120,9 @@ describe("bitcoin regtest against a real bitcoind", function () {
 
   it("the faucet refuses an amount below the dust limit and one above the supply, naming amount", async function () {
     const { address } = service.createWallet(REGTEST);
-    await expectServiceError(service.faucet({ ...REGTEST, address, amount: "1" }), ErrorCode.INVALID_ARGUMENT, "amount", [regtest.node.password]);
+    await expectServiceError(service.faucet({ ...REGTEST, address, amount: "1" }), ErrorCode.INVALID_ARGUMENT, "amount", [
+      regtest.node.password,
+    ]);
     await expectServiceError(service.faucet({ ...REGTEST, address, amount: "2100000000000001" }), ErrorCode.INVALID_ARGUMENT, "amount");
     expect(await utxoSetTotal(regtest.node.rpc, address)).to.equal(0n);
   });
@@ -128,11 +134,19 @@ describe("bitcoin regtest against a real bitcoind", function () {
     const rpc = regtest.node.rpc;
     await rpc("createwallet", { wallet_name: "test-spender", blank: true });
     const { checksum } = await rpc<{ checksum: string }>("getdescriptorinfo", [`wpkh(${wallet.privateKey})`]);
-    const [imported] = await rpc<Array<{ success: boolean }>>("importdescriptors", [[{ desc: `wpkh(${wallet.privateKey})#${checksum}`, timestamp: 0 }]], "test-spender");
+    const [imported] = await rpc<Array<{ success: boolean }>>(
+      "importdescriptors",
+      [[{ desc: `wpkh(${wallet.privateKey})#${checksum}`, timestamp: 0 }]],
+      "test-spender",
+    );
     expect(imported?.success).to.equal(true);
     await rpc("sendall", { recipients: [funderAddress], fee_rate: 5 }, "test-spender");
 
-    expect(await balanceOf(wallet.address)).to.deep.equal({ ...btc(0), confirmed: btc(300_000_000n), unconfirmed: { balance: "-300000000", uiBalance: "-3" } });
+    expect(await balanceOf(wallet.address)).to.deep.equal({
+      ...btc(0),
+      confirmed: btc(300_000_000n),
+      unconfirmed: { balance: "-300000000", uiBalance: "-3" },
+    });
     await mine();
     expect(await balanceOf(wallet.address)).to.deep.equal({ ...btc(0), confirmed: btc(0), unconfirmed: btc(0) });
   });
@@ -140,7 +154,10 @@ describe("bitcoin regtest against a real bitcoind", function () {
   it("the faucet and balance tasks through the Hardhat CLI", async function () {
     const env = { TOKEN_SERVICE_BITCOIND_BITCOIN_REGTEST: regtest.node.url };
     const { address } = service.createWallet(REGTEST);
-    const faucet = await hardhat(["faucet", "--chain", "bitcoin", "--chain-network", "regtest", "--address", address, "--amount", "2.5", "--json"], env);
+    const faucet = await hardhat(
+      ["faucet", "--chain", "bitcoin", "--chain-network", "regtest", "--address", address, "--amount", "2.5", "--json"],
+      env,
+    );
     expect(faucet.code, faucet.stderr).to.equal(0);
     const funded = parseJsonOutput(faucet);
     expect(funded).to.deep.include({ chain: "bitcoin", network: "regtest", address });
@@ -149,7 +166,9 @@ describe("bitcoin regtest against a real bitcoind", function () {
 
     const balance = await hardhat(["balance", "--chain", "bitcoin", "--chain-network", "regtest", "--address", address, "--json"], env);
     expect(balance.code, balance.stderr).to.equal(0);
-    expect(parseJsonOutput(balance).balances).to.deep.equal({ BTC: { ...btc(250_000_000n), confirmed: btc(250_000_000n), unconfirmed: btc(0) } });
+    expect(parseJsonOutput(balance).balances).to.deep.equal({
+      BTC: { ...btc(250_000_000n), confirmed: btc(250_000_000n), unconfirmed: btc(0) },
+    });
 
     // The human-readable form shows the unconfirmed part while a payment waits.
     await sendFromFunder(address, "0.5");
@@ -171,7 +190,9 @@ describe("bitcoin regtest against a real bitcoind", function () {
       expect(error.message).to.include(regtest.node.host).and.include("credentials");
       await expectServiceError(bad.faucet({ ...REGTEST, address }), ErrorCode.UPSTREAM_UNAVAILABLE, undefined, secrets);
       expect(JSON.stringify(bad.networks())).not.to.include(regtest.node.password);
-      const task = await hardhat(["balance", "--chain", "bitcoin", "--chain-network", "regtest", "--address", address], { TOKEN_SERVICE_BITCOIND_BITCOIN_REGTEST: wrong });
+      const task = await hardhat(["balance", "--chain", "bitcoin", "--chain-network", "regtest", "--address", address], {
+        TOKEN_SERVICE_BITCOIND_BITCOIN_REGTEST: wrong,
+      });
       expect(task.code).to.not.equal(0);
       expect(task.stderr).to.include("UPSTREAM_UNAVAILABLE");
       for (const secret of secrets) expect(task.stdout + task.stderr).not.to.include(secret);
@@ -190,15 +211,27 @@ describe("bitcoin regtest against a real bitcoind", function () {
         [regtest.node.password],
       );
       expect(error.message).to.include('"regtest"');
-      await expectServiceError(misrouted.faucet({ chain: "bitcoin", network: "testnet", address: "tb1qw508d6qejxtdg4y5r3zarvary0c5xw7kxpjzsx" }), ErrorCode.LIVE_NETWORK_FAUCET, "network");
+      await expectServiceError(
+        misrouted.faucet({ chain: "bitcoin", network: "testnet", address: "tb1qw508d6qejxtdg4y5r3zarvary0c5xw7kxpjzsx" }),
+        ErrorCode.LIVE_NETWORK_FAUCET,
+        "network",
+      );
     } finally {
       await misrouted.close();
     }
   });
 
   it("wrong-network addresses are INVALID_ADDRESS naming address, with a live backend too", async function () {
-    await expectServiceError(service.getBalances({ ...REGTEST, address: "tb1qw508d6qejxtdg4y5r3zarvary0c5xw7kxpjzsx" }), ErrorCode.INVALID_ADDRESS, "address");
-    await expectServiceError(service.faucet({ ...REGTEST, address: "bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4" }), ErrorCode.INVALID_ADDRESS, "address");
+    await expectServiceError(
+      service.getBalances({ ...REGTEST, address: "tb1qw508d6qejxtdg4y5r3zarvary0c5xw7kxpjzsx" }),
+      ErrorCode.INVALID_ADDRESS,
+      "address",
+    );
+    await expectServiceError(
+      service.faucet({ ...REGTEST, address: "bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4" }),
+      ErrorCode.INVALID_ADDRESS,
+      "address",
+    );
   });
 
   // Last: it moves the node's clock a day ahead.
@@ -212,7 +245,11 @@ describe("bitcoin regtest against a real bitcoind", function () {
     await mine(11);
     const fresh = await createTokenService({ hre, env: { TOKEN_SERVICE_BITCOIND_BITCOIN_REGTEST: regtest.node.url } });
     try {
-      expect((await fresh.getBalances({ ...REGTEST, address })).balances.BTC).to.deep.equal({ ...btc(75_000_000n), confirmed: btc(75_000_000n), unconfirmed: btc(0) });
+      expect((await fresh.getBalances({ ...REGTEST, address })).balances.BTC).to.deep.equal({
+        ...btc(75_000_000n),
+        confirmed: btc(75_000_000n),
+        unconfirmed: btc(0),
+      });
     } finally {
       await fresh.close();
     }

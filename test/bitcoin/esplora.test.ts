@@ -176,7 +176,11 @@ describe("bitcoin balances from Esplora (recorded responses on a local HTTP serv
 
   it("JSON without the address stats (or with a non-integer sum) is UPSTREAM_UNAVAILABLE", async function () {
     esplora.answer(200, JSON.stringify({ address: MAINNET_RECORDED }));
-    await expectServiceError(service.getBalances({ chain: "bitcoin", network: "mainnet", address: MAINNET_RECORDED }), ErrorCode.UPSTREAM_UNAVAILABLE, undefined);
+    await expectServiceError(
+      service.getBalances({ chain: "bitcoin", network: "mainnet", address: MAINNET_RECORDED }),
+      ErrorCode.UPSTREAM_UNAVAILABLE,
+      undefined,
+    );
     const recorded = JSON.parse(fixture(`mainnet-address-${MAINNET_RECORDED}.json`));
     recorded.mempool_stats.funded_txo_sum = "12";
     esplora.answer(200, JSON.stringify(recorded));
@@ -253,7 +257,9 @@ describe("Esplora defaults", function () {
   });
 
   it("TOKEN_SERVICE_ESPLORA_BITCOIN_<NETWORK> overrides a default, shown by host only", function () {
-    const backends = bitcoinBackendsFromEnv({ TOKEN_SERVICE_ESPLORA_BITCOIN_SIGNET: "https://esplora.example.org:3002/signet/api?key=secret" });
+    const backends = bitcoinBackendsFromEnv({
+      TOKEN_SERVICE_ESPLORA_BITCOIN_SIGNET: "https://esplora.example.org:3002/signet/api?key=secret",
+    });
     expect(backends.describe("signet")).to.deep.equal({ backend: "esplora", endpoint: "esplora.example.org:3002" });
     expect(backends.describe("mainnet")?.endpoint).to.equal("https://mempool.space/api");
   });

@@ -48,14 +48,22 @@ describe("flow 2 over HTTP: a bitcoin regtest wallet against a real bitcoind", f
   it("funds from the regtest faucet (a node wallet pays and a block is mined)", async function () {
     const { body: wallet } = await api.call("POST", "/v1/wallets", { chain: "bitcoin", network: "regtest", addressType: "p2tr" });
     expect(wallet.address).to.match(/^bcrt1p/);
-    const funded = await api.call("POST", "/api/v1/faucet", { chain: "bitcoin", network: "regtest", address: wallet.address, amount: "2500000" });
+    const funded = await api.call("POST", "/api/v1/faucet", {
+      chain: "bitcoin",
+      network: "regtest",
+      address: wallet.address,
+      amount: "2500000",
+    });
     expect(funded.status, JSON.stringify(funded.body)).to.equal(200);
     expect(funded.body.transactionHash).to.match(/^[0-9a-f]{64}$/);
     expect(funded.body.balance.confirmed.balance).to.equal("2500000");
   });
 
   it("refuses an address of another network with 400 naming the field", async function () {
-    const response = await api.call("GET", "/api/v1/wallets?chain=bitcoin&network=regtest&address=tb1qw508d6qejxtdg4y5r3zarvary0c5xw7kxpjzsx");
+    const response = await api.call(
+      "GET",
+      "/api/v1/wallets?chain=bitcoin&network=regtest&address=tb1qw508d6qejxtdg4y5r3zarvary0c5xw7kxpjzsx",
+    );
     expect(response.status).to.equal(400);
     expect(response.body.error).to.include({ code: "INVALID_ADDRESS", field: "address" });
   });

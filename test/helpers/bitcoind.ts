@@ -45,7 +45,9 @@ export async function findBitcoind(): Promise<{ path: string } | { reason: strin
   if (provisioned.code === 0 && lastLine(provisioned.stdout)) return { path: lastLine(provisioned.stdout) };
   const onPath = await run("bitcoind", ["-version"], 30_000);
   if (onPath.code === 0) return { path: "bitcoind" };
-  return { reason: `scripts/provision-bitcoind.sh failed (${lastLine(provisioned.stderr) || `exit ${provisioned.code}`}) and no bitcoind is on PATH` };
+  return {
+    reason: `scripts/provision-bitcoind.sh failed (${lastLine(provisioned.stderr) || `exit ${provisioned.code}`}) and no bitcoind is on PATH`,
+  };
 }
 
 /** A JSON-RPC client of the test's own, independent of the code under test. */
@@ -79,7 +81,8 @@ function nodeRpc(port: number, user: string, password: string): NodeRpc {
     } catch {
       throw new Error(`${method}: HTTP ${response.status} ${text.slice(0, 200)}`);
     }
-    if (reply.error) throw Object.assign(new Error(`${method}: ${reply.error.message} (${reply.error.code})`), { rpcCode: reply.error.code });
+    if (reply.error)
+      throw Object.assign(new Error(`${method}: ${reply.error.message} (${reply.error.code})`), { rpcCode: reply.error.code });
     return reply.result;
   };
 }
@@ -135,7 +138,10 @@ export async function startRegtestNode(binary: string): Promise<RegtestNode> {
   const stop = async () => {
     if (child.exitCode === null) {
       await rpc("stop").catch(() => undefined);
-      const stopped = await Promise.race([exited.then(() => true), new Promise<boolean>((resolve) => setTimeout(() => resolve(false), 30_000))]);
+      const stopped = await Promise.race([
+        exited.then(() => true),
+        new Promise<boolean>((resolve) => setTimeout(() => resolve(false), 30_000)),
+      ]);
       if (!stopped) {
         child.kill("SIGKILL");
         await exited;

@@ -25,7 +25,11 @@ export function cleanEnvironment(extra: Record<string, string>): NodeJS.ProcessE
 /** Runs `hardhat <args>` in a child process, as a user would in `cwd`, on this process's Node. */
 export function runHardhat(args: string[], options: { cwd: string; env: NodeJS.ProcessEnv; timeoutMs?: number }): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [HARDHAT_BIN, ...args], { cwd: options.cwd, env: options.env, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [HARDHAT_BIN, ...args], {
+      cwd: options.cwd,
+      env: options.env,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString("utf8")));

@@ -31,7 +31,12 @@ export interface RunningServer {
   logs: LogCapture;
   dataDir: string;
   /** fetch with the API key (header) and JSON helpers. */
-  call(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<{ status: number; body: any; headers: Headers }>;
+  call(
+    method: string,
+    path: string,
+    body?: unknown,
+    headers?: Record<string, string>,
+  ): Promise<{ status: number; body: any; headers: Headers }>;
   stop(options?: { keepData?: boolean }): Promise<void>;
 }
 

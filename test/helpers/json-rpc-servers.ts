@@ -61,7 +61,11 @@ export async function startSilentServer(): Promise<{ url: string; close(): Promi
 
 /** One JSON-RPC call straight to a node, outside the service. */
 export async function rpc(url: string, method: string, params: unknown[]): Promise<unknown> {
-  const response = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }) });
+  const response = await fetch(url, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }),
+  });
   const reply = (await response.json()) as { result?: unknown; error?: { message: string } };
   if (reply.error) throw new Error(`${method}: ${reply.error.message}`);
   return reply.result;

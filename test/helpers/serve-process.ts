@@ -30,11 +30,15 @@ export async function startServe(options: {
   hardhatBin?: string;
 }): Promise<ServeProcess> {
   const dataDirArgs = options.dataDir === undefined ? [] : ["--data-dir", options.dataDir];
-  const child = spawn(process.execPath, [options.hardhatBin ?? HARDHAT, "serve", "--port", "0", ...dataDirArgs, "--block-time", "0", ...(options.args ?? [])], {
-    cwd: options.cwd ?? ROOT,
-    env: cleanEnvironment({ TOKEN_SERVICE_API_KEYS: options.apiKey, ...options.env }),
-    stdio: ["ignore", "pipe", "pipe"],
-  });
+  const child = spawn(
+    process.execPath,
+    [options.hardhatBin ?? HARDHAT, "serve", "--port", "0", ...dataDirArgs, "--block-time", "0", ...(options.args ?? [])],
+    {
+      cwd: options.cwd ?? ROOT,
+      env: cleanEnvironment({ TOKEN_SERVICE_API_KEYS: options.apiKey, ...options.env }),
+      stdio: ["ignore", "pipe", "pipe"],
+    },
+  );
   let output = "";
   child.stdout.on("data", (chunk: Buffer) => (output += chunk.toString("utf8")));
   child.stderr.on("data", (chunk: Buffer) => (output += chunk.toString("utf8")));

@@ -79,10 +79,13 @@ describe("HTTP service — who may call", function () {
     it("leaves the Host alone when API keys are required", async function () {
       const response = await new Promise<number>((resolve, reject) => {
         const { hostname, port } = new URL(keyed.baseUrl);
-        request({ hostname, port, path: "/api/v1/networks", headers: { host: "api.example.com", "x-api-key": TEST_API_KEY }, agent: false }, (incoming) => {
-          incoming.resume();
-          resolve(incoming.statusCode ?? 0);
-        })
+        request(
+          { hostname, port, path: "/api/v1/networks", headers: { host: "api.example.com", "x-api-key": TEST_API_KEY }, agent: false },
+          (incoming) => {
+            incoming.resume();
+            resolve(incoming.statusCode ?? 0);
+          },
+        )
           .on("error", reject)
           .end();
       });

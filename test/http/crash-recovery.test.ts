@@ -36,7 +36,10 @@ const VARIANTS = [
     database: async (context: Mocha.Context) => {
       const schema = await freshPostgresSchema(context, "hts_crash");
       // Short leases: a dead process's claims and records are taken over within seconds.
-      return { env: { DATABASE_URL: schema.url, TOKEN_SERVICE_IDEMPOTENCY_LEASE_SECONDS: "4", TOKEN_SERVICE_LEASE_SECONDS: "3" }, drop: schema.drop };
+      return {
+        env: { DATABASE_URL: schema.url, TOKEN_SERVICE_IDEMPOTENCY_LEASE_SECONDS: "4", TOKEN_SERVICE_LEASE_SECONDS: "3" },
+        drop: schema.drop,
+      };
     },
   },
 ];
@@ -91,7 +94,12 @@ for (const variant of VARIANTS) {
             .finally(() => settled++),
         );
         // Crash once a few launches were answered and the rest are somewhere between claim, signature and broadcast.
-        await eventually(async () => settled, (count) => count >= 4, 60_000, 5);
+        await eventually(
+          async () => settled,
+          (count) => count >= 4,
+          60_000,
+          5,
+        );
         await serve.crash();
         await Promise.all(inflight);
         serve = await startServe({ dataDir, apiKey: API_KEY, env: database.env });
@@ -124,7 +132,9 @@ for (const variant of VARIANTS) {
       const launched = records.filter((item) => item.kind === "launch");
       for (const record of launched) expect(record.status, JSON.stringify(record.transitions)).to.equal("mined");
       const names = launched.map((record) => record.params.name).sort();
-      expect(names, "one record per logical launch").to.deep.equal(launches.map((launch) => (launch.body.token as { name: string }).name).sort());
+      expect(names, "one record per logical launch").to.deep.equal(
+        launches.map((launch) => (launch.body.token as { name: string }).name).sort(),
+      );
       expect(new Set(launched.map((record) => record.nonce)).size, "distinct nonces").to.equal(launched.length);
 
       for (const [key, first] of answered) {

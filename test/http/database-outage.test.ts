@@ -92,9 +92,17 @@ describe("Database outage — 503 with Retry-After, never 500", function () {
       expectUnavailable(await api.call("GET", "/api/v1/tokens"));
       // A key that is not configured is looked up in the database: the outage is answered once, and the
       // connection stays usable (a second answer to the same request would make Express destroy it).
-      const connection = await rawConnection(api.baseUrl, "GET /api/v1/networks HTTP/1.1\r\nHost: 127.0.0.1\r\nx-api-key: hts_not_configured\r\n\r\n");
+      const connection = await rawConnection(
+        api.baseUrl,
+        "GET /api/v1/networks HTTP/1.1\r\nHost: 127.0.0.1\r\nx-api-key: hts_not_configured\r\n\r\n",
+      );
       try {
-        await eventually(async () => connection.received(), (text) => text.includes("SERVICE_UNAVAILABLE") || connection.isClosed(), 10_000, 10);
+        await eventually(
+          async () => connection.received(),
+          (text) => text.includes("SERVICE_UNAVAILABLE") || connection.isClosed(),
+          10_000,
+          10,
+        );
         expect(parseRawResponse(connection.received()).status).to.equal(503);
         connection.socket.write("GET /openapi.json HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n");
         await within(connection.closed, 10_000, "second request answered");
@@ -107,7 +115,11 @@ describe("Database outage — 503 with Retry-After, never 500", function () {
       expect(health.body.backends.database.ready).to.equal(false);
 
       await relay.restore();
-      await eventually(() => api.call("GET", "/api/v1/tokens"), (response) => response.status === 200, 20_000);
+      await eventually(
+        () => api.call("GET", "/api/v1/tokens"),
+        (response) => response.status === 200,
+        20_000,
+      );
       expect(api.logs.text()).not.to.include('"code":"INTERNAL"');
     });
   });

@@ -39,9 +39,17 @@ describe("HTTP service — idempotency across restarts, secrets in logs, block t
         expect(afterRestart.status).to.equal(200);
         expect(afterRestart.body).to.deep.equal(first.body);
         // The simulated chain came back from its journal: the contract exists and the sender's nonce moved once only.
-        const tokens = await api.call("GET", `/api/v1/wallets?chain=ethereum&network=sepolia&address=${wallet.address}&erc20TokenContractAddresses=${first.body.contractAddress}`);
+        const tokens = await api.call(
+          "GET",
+          `/api/v1/wallets?chain=ethereum&network=sepolia&address=${wallet.address}&erc20TokenContractAddresses=${first.body.contractAddress}`,
+        );
         expect(tokens.body.balances.ONE.balance).to.equal("1");
-        const nonce = await api.server.service.evmChain(api.server.service.networks().find((pair) => pair.network === "sepolia")!, "test").then((chain) => chain.provider.getTransactionCount(wallet.address, "pending"));
+        const nonce = await api.server.service
+          .evmChain(
+            api.server.service.networks().find((pair) => pair.network === "sepolia")!,
+            "test",
+          )
+          .then((chain) => chain.provider.getTransactionCount(wallet.address, "pending"));
         expect(nonce).to.equal(1);
         const listed = await api.call("GET", "/api/v1/tokens");
         expect(listed.body.items.filter((item: { kind: string }) => item.kind === "launch")).to.have.length(1);
@@ -68,8 +76,23 @@ describe("HTTP service — idempotency across restarts, secrets in logs, block t
         privateKey: wallet.privateKey,
       });
       expect(launched.status).to.equal(200);
-      await api.call("POST", "/api/v1/tokens/mint", { chain: "ethereum", network: "sepolia", type: "ERC721", contractAddress: launched.body.contractAddress, to: poor.address, sender: wallet.address, privateKey: wallet.privateKey });
-      const failed = await api.call("POST", "/api/v1/tokens", { chain: "ethereum", network: "sepolia", type: "ERC20", token: { name: "X", symbol: "X" }, sender: poor.address, privateKey: poor.privateKey });
+      await api.call("POST", "/api/v1/tokens/mint", {
+        chain: "ethereum",
+        network: "sepolia",
+        type: "ERC721",
+        contractAddress: launched.body.contractAddress,
+        to: poor.address,
+        sender: wallet.address,
+        privateKey: wallet.privateKey,
+      });
+      const failed = await api.call("POST", "/api/v1/tokens", {
+        chain: "ethereum",
+        network: "sepolia",
+        type: "ERC20",
+        token: { name: "X", symbol: "X" },
+        sender: poor.address,
+        privateKey: poor.privateKey,
+      });
       expect(failed.status).to.equal(422);
       const logs = api.logs.text();
       expect(api.logs.lines.length).to.be.greaterThan(4);
@@ -102,11 +125,18 @@ describe("HTTP service — idempotency across restarts, secrets in logs, block t
       expect(launched.status).to.equal(200);
       const status = await api.call("GET", `/api/v1/transactions/${launched.body.transactionHash}?chain=ethereum&network=mainnet`);
       expect(status.body.status).to.equal("pending");
-      const early = await api.call("GET", `/api/v1/wallets?chain=ethereum&network=mainnet&address=${wallet.address}&erc20TokenContractAddresses=${launched.body.contractAddress}`);
+      const early = await api.call(
+        "GET",
+        `/api/v1/wallets?chain=ethereum&network=mainnet&address=${wallet.address}&erc20TokenContractAddresses=${launched.body.contractAddress}`,
+      );
       expect(early.status).to.equal(422);
       expect(early.body.error.code).to.equal("NOT_A_TOKEN_CONTRACT");
       const later = await eventually(
-        () => api.call("GET", `/api/v1/wallets?chain=ethereum&network=mainnet&address=${wallet.address}&erc20TokenContractAddresses=${launched.body.contractAddress}`),
+        () =>
+          api.call(
+            "GET",
+            `/api/v1/wallets?chain=ethereum&network=mainnet&address=${wallet.address}&erc20TokenContractAddresses=${launched.body.contractAddress}`,
+          ),
         (response) => response.status === 200,
         10_000,
         250,

@@ -9,7 +9,9 @@ function expectError(response: { status: number; body: any }, status: number, co
   expect(response.status, JSON.stringify(response.body)).to.equal(status);
   expect(response.body).to.have.property("error");
   expect(response.body.error.code).to.equal(code);
-  expect(response.body.error.message).to.be.a("string").and.not.match(/\n\s+at /);
+  expect(response.body.error.message)
+    .to.be.a("string")
+    .and.not.match(/\n\s+at /);
   if (field !== undefined) expect(response.body.error.field).to.equal(field);
 }
 
@@ -50,7 +52,12 @@ for (const store of STORES) {
       const chain = await api.call("POST", "/api/v1/wallets", { chain: "dogecoin", network: "mainnet" });
       expectError(chain, 400, "UNSUPPORTED_CHAIN", "chain");
       expect(chain.body.error.message).to.include("binance_smart_chain");
-      expectError(await api.call("POST", "/api/v1/wallets", { chain: "ethereum", network: "goerli" }), 400, "UNSUPPORTED_NETWORK", "network");
+      expectError(
+        await api.call("POST", "/api/v1/wallets", { chain: "ethereum", network: "goerli" }),
+        400,
+        "UNSUPPORTED_NETWORK",
+        "network",
+      );
     });
 
     it("400 for malformed JSON", async function () {
@@ -58,7 +65,12 @@ for (const store of STORES) {
     });
 
     it("400 names unknown body fields and unknown token fields", async function () {
-      expectError(await api.call("POST", "/api/v1/wallets", { chain: "ethereum", network: "sepolia", colour: "red" }), 400, "INVALID_ARGUMENT", "colour");
+      expectError(
+        await api.call("POST", "/api/v1/wallets", { chain: "ethereum", network: "sepolia", colour: "red" }),
+        400,
+        "INVALID_ARGUMENT",
+        "colour",
+      );
       const response = await api.call("POST", "/api/v1/tokens", {
         chain: "ethereum",
         network: "sepolia",
@@ -73,8 +85,22 @@ for (const store of STORES) {
     it("400 for a bad address, a bad amount, an unknown type, and a query chain that disagrees with the body", async function () {
       expectError(await api.call("GET", "/api/v1/wallets?chain=ethereum&network=sepolia&address=0x123"), 400, "INVALID_ADDRESS", "address");
       const base = { chain: "ethereum", network: "sepolia", sender: wallet.address, privateKey: wallet.privateKey };
-      expectError(await api.call("POST", "/api/v1/tokens", { ...base, type: "SERVICE_ERC20", token: { name: "A", symbol: "A", initialSupply: "-5" } }), 400, "INVALID_ARGUMENT", "token.initialSupply");
-      expectError(await api.call("POST", "/api/v1/tokens", { ...base, type: "ERC1155", token: { name: "A", symbol: "A" } }), 400, "INVALID_ARGUMENT", "type");
+      expectError(
+        await api.call("POST", "/api/v1/tokens", {
+          ...base,
+          type: "SERVICE_ERC20",
+          token: { name: "A", symbol: "A", initialSupply: "-5" },
+        }),
+        400,
+        "INVALID_ARGUMENT",
+        "token.initialSupply",
+      );
+      expectError(
+        await api.call("POST", "/api/v1/tokens", { ...base, type: "ERC1155", token: { name: "A", symbol: "A" } }),
+        400,
+        "INVALID_ARGUMENT",
+        "type",
+      );
       expectError(
         await api.call("POST", "/api/v1/tokens?chain=binance_smart_chain", { ...base, type: "ERC20", token: { name: "A", symbol: "A" } }),
         400,
@@ -98,22 +124,42 @@ for (const store of STORES) {
 
     it("404 for an unknown route, and for an unknown transaction", async function () {
       expectError(await api.call("GET", "/api/v1/nothing-here"), 404, "NOT_FOUND");
-      expectError(await api.call("GET", `/api/v1/transactions/0x${"ab".repeat(32)}?chain=ethereum&network=sepolia`), 404, "TRANSACTION_NOT_FOUND", "transactionHash");
+      expectError(
+        await api.call("GET", `/api/v1/transactions/0x${"ab".repeat(32)}?chain=ethereum&network=sepolia`),
+        404,
+        "TRANSACTION_NOT_FOUND",
+        "transactionHash",
+      );
     });
 
     it("409 when an Idempotency-Key is reused with another body", async function () {
       const key = { "Idempotency-Key": "conflict-1" };
       const first = await api.call("POST", "/api/v1/faucet", { chain: "ethereum", network: "sepolia", address: wallet.address }, key);
       expect(first.status).to.equal(200);
-      expectError(await api.call("POST", "/api/v1/faucet", { chain: "ethereum", network: "sepolia", address: wallet.address, amount: "1" }, key), 409, "IDEMPOTENCY_CONFLICT", "Idempotency-Key");
+      expectError(
+        await api.call("POST", "/api/v1/faucet", { chain: "ethereum", network: "sepolia", address: wallet.address, amount: "1" }, key),
+        409,
+        "IDEMPOTENCY_CONFLICT",
+        "Idempotency-Key",
+      );
     });
 
     it("413 for a body over 64 KiB", async function () {
-      expectError(await api.call("POST", "/api/v1/wallets", { chain: "ethereum", network: "sepolia", pad: "x".repeat(70 * 1024) }), 413, "PAYLOAD_TOO_LARGE", "body");
+      expectError(
+        await api.call("POST", "/api/v1/wallets", { chain: "ethereum", network: "sepolia", pad: "x".repeat(70 * 1024) }),
+        413,
+        "PAYLOAD_TOO_LARGE",
+        "body",
+      );
     });
 
     it("415 for a body that is not JSON", async function () {
-      expectError(await api.call("POST", "/api/v1/wallets", "chain=ethereum", { "content-type": "application/x-www-form-urlencoded" }), 415, "UNSUPPORTED_MEDIA_TYPE", "Content-Type");
+      expectError(
+        await api.call("POST", "/api/v1/wallets", "chain=ethereum", { "content-type": "application/x-www-form-urlencoded" }),
+        415,
+        "UNSUPPORTED_MEDIA_TYPE",
+        "Content-Type",
+      );
     });
 
     it("422 for what the chain refuses: insufficient funds (with needed and available), a key that does not derive the sender, not a token contract", async function () {
@@ -126,13 +172,30 @@ for (const store of STORES) {
       const mismatch = await api.call("POST", "/api/v1/tokens", { ...launch, sender: wallet.address, privateKey: poor.privateKey });
       expectError(mismatch, 422, "KEY_SENDER_MISMATCH", "privateKey");
       expect(JSON.stringify(mismatch.body)).not.to.include(poor.privateKey.slice(2));
-      const notToken = await api.call("GET", `/api/v1/wallets?chain=ethereum&network=sepolia&address=${wallet.address}&erc20TokenContractAddresses=${poor.address}`);
+      const notToken = await api.call(
+        "GET",
+        `/api/v1/wallets?chain=ethereum&network=sepolia&address=${wallet.address}&erc20TokenContractAddresses=${poor.address}`,
+      );
       expectError(notToken, 422, "NOT_A_TOKEN_CONTRACT", "erc20TokenContractAddresses");
     });
 
     it("422 LIVE_NETWORK_FAUCET on a network with a configured endpoint", async function () {
-      expectError(await api.call("POST", "/api/v1/faucet", { chain: "ethereum", network: "holesky", address: wallet.address }), 422, "LIVE_NETWORK_FAUCET", "network");
-      expectError(await api.call("POST", "/api/v1/faucet", { chain: "bitcoin", network: "testnet", address: "tb1qw508d6qejxtdg4y5r3zarvary0c5xw7kxpjzsx" }), 422, "LIVE_NETWORK_FAUCET", "network");
+      expectError(
+        await api.call("POST", "/api/v1/faucet", { chain: "ethereum", network: "holesky", address: wallet.address }),
+        422,
+        "LIVE_NETWORK_FAUCET",
+        "network",
+      );
+      expectError(
+        await api.call("POST", "/api/v1/faucet", {
+          chain: "bitcoin",
+          network: "testnet",
+          address: "tb1qw508d6qejxtdg4y5r3zarvary0c5xw7kxpjzsx",
+        }),
+        422,
+        "LIVE_NETWORK_FAUCET",
+        "network",
+      );
     });
 
     it("429 once the per-key rate limit is reached, with Retry-After", async function () {
@@ -154,9 +217,18 @@ for (const store of STORES) {
     });
 
     it("502 when the node is down, 504 when it hangs, 503 when a network has no backend", async function () {
-      expectError(await api.call("GET", `/api/v1/wallets?chain=ethereum&network=holesky&address=${wallet.address}`), 502, "UPSTREAM_UNAVAILABLE");
+      expectError(
+        await api.call("GET", `/api/v1/wallets?chain=ethereum&network=holesky&address=${wallet.address}`),
+        502,
+        "UPSTREAM_UNAVAILABLE",
+      );
       expectError(await api.call("GET", `/api/v1/wallets?chain=ethereum&network=hoodi&address=${wallet.address}`), 504, "UPSTREAM_TIMEOUT");
-      expectError(await api.call("GET", "/api/v1/wallets?chain=bitcoin&network=regtest&address=bcrt1qw508d6qejxtdg4y5r3zarvary0c5xw7kygt080"), 503, "BACKEND_NOT_CONFIGURED", "network");
+      expectError(
+        await api.call("GET", "/api/v1/wallets?chain=bitcoin&network=regtest&address=bcrt1qw508d6qejxtdg4y5r3zarvary0c5xw7kygt080"),
+        503,
+        "BACKEND_NOT_CONFIGURED",
+        "network",
+      );
     });
 
     it("never answers 500 to anything a client sent, and never includes the API key in logs", async function () {
@@ -164,7 +236,15 @@ for (const store of STORES) {
         api.call("POST", "/api/v1/tokens", "[]"),
         api.call("POST", "/api/v1/tokens", "null"),
         api.call("POST", "/api/v1/tokens", { chain: 5, network: [], type: {}, token: "x", sender: 1, privateKey: 2 }),
-        api.call("POST", "/api/v1/tokens/mint", { chain: "ethereum", network: "sepolia", type: "erc20", contractAddress: wallet.address, to: wallet.address, sender: wallet.address, privateKey: wallet.privateKey }),
+        api.call("POST", "/api/v1/tokens/mint", {
+          chain: "ethereum",
+          network: "sepolia",
+          type: "erc20",
+          contractAddress: wallet.address,
+          to: wallet.address,
+          sender: wallet.address,
+          privateKey: wallet.privateKey,
+        }),
         api.call("GET", "/api/v1/wallets?chain=ethereum&chain=bitcoin&network=sepolia&address=x"),
         api.call("GET", `/api/v1/tokens/address=zz/balance?tokenAddress=${wallet.address}&type=erc721&chain=ethereum&network=sepolia`),
         api.call("GET", "/api/v1/tokens?limit=100000"),

@@ -57,7 +57,10 @@ for (const store of STORES) {
       );
       expect(mined.body.contractAddress).to.equal(launch.body.contractAddress);
 
-      const tokens = await api.call("GET", `/api/v1/wallets?chain=ethereum&network=sepolia&address=${address}&erc20TokenContractAddresses=${launch.body.contractAddress}`);
+      const tokens = await api.call(
+        "GET",
+        `/api/v1/wallets?chain=ethereum&network=sepolia&address=${address}&erc20TokenContractAddresses=${launch.body.contractAddress}`,
+      );
       expect(tokens.status).to.equal(200);
       expect(tokens.body.balances.GLD).to.deep.equal({
         balance: "5000000000000000000000",
@@ -97,7 +100,12 @@ for (const store of STORES) {
       const query = `tokenAddress=${launch.body.contractAddress}&type=erc721&chain=binance_smart_chain&network=testnet`;
       const documentForm = await api.call("GET", `/api/v1/tokens/address=${wallet.address}/balance?${query}`);
       expect(documentForm.status).to.equal(200);
-      expect(documentForm.body).to.include({ address: wallet.address, tokenAddress: launch.body.contractAddress, type: "erc721", balance: "1" });
+      expect(documentForm.body).to.include({
+        address: wallet.address,
+        tokenAddress: launch.body.contractAddress,
+        type: "erc721",
+        balance: "1",
+      });
       expect(documentForm.body.tokenIds).to.deep.equal(["1"]);
       const plainForm = await api.call("GET", `/v1/tokens/${wallet.address}/balance?${query}`);
       expect(plainForm.body).to.deep.equal(documentForm.body);
@@ -106,8 +114,15 @@ for (const store of STORES) {
     it("flow 3: an Ethereum wallet on rinkeby, funded, its balance read under /v1 with the apiKey query parameter", async function () {
       const created = await api.call("POST", "/v1/wallets", { chain: "ethereum", network: "rinkeby" });
       expect(created.status).to.equal(200);
-      await api.call("POST", "/v1/faucet", { chain: "ethereum", network: "rinkeby", address: created.body.address, amount: "1500000000000000000" });
-      const response = await fetch(`${api.baseUrl}/v1/wallets?apiKey=test-key-0123456789&chain=ethereum&network=rinkeby&address=${created.body.address}`);
+      await api.call("POST", "/v1/faucet", {
+        chain: "ethereum",
+        network: "rinkeby",
+        address: created.body.address,
+        amount: "1500000000000000000",
+      });
+      const response = await fetch(
+        `${api.baseUrl}/v1/wallets?apiKey=test-key-0123456789&chain=ethereum&network=rinkeby&address=${created.body.address}`,
+      );
       expect(response.status).to.equal(200);
       const body = await response.json();
       expect(body.balances.ETH).to.deep.equal({ balance: "1500000000000000000", uiBalance: "1.5" });
@@ -120,7 +135,9 @@ for (const store of STORES) {
       expect(first.body.items).to.have.length(2);
       expect(first.body.nextCursor).to.be.a("string");
       const second = await api.call("GET", `/api/v1/tokens?limit=2&cursor=${encodeURIComponent(first.body.nextCursor)}`);
-      expect(second.body.items.map((item: { id: string }) => item.id)).not.to.include.members(first.body.items.map((item: { id: string }) => item.id));
+      expect(second.body.items.map((item: { id: string }) => item.id)).not.to.include.members(
+        first.body.items.map((item: { id: string }) => item.id),
+      );
       const all = await api.call("GET", "/api/v1/tokens?limit=100");
       const kinds = all.body.items.map((item: { kind: string }) => item.kind);
       expect(kinds).to.include.members(["launch", "mint", "faucet"]);

@@ -56,9 +56,32 @@ const FAUCET_TARGETS = [10, 11, 12].map((index) => new Wallet(keyOf(index)).addr
 
 const CHAINS = ["ethereum", "binance_smart_chain", "bitcoin", "Ethereum", "solana", ""];
 const NETWORKS = ["mainnet", "sepolia", "holesky", "hoodi", "rinkeby", "testnet", "signet", "regtest", "goerli", ""];
-const BITCOIN_ADDRESSES = ["1111111111111111111114oLvT2", "tb1qw508d6qejxtdg4y5r3zarvary0c5xw7kxpjzsx", "bcrt1qw508d6qejxtdg4y5r3zarvary0c5xw7kygt080"];
-const EVM_ADDRESSES = [...FAUCET_TARGETS, FAUCET_TARGETS[0]!.toLowerCase(), "0x0000000000000000000000000000000000000000", "0x1234", `0x${"g".repeat(40)}`];
-const INTEGER_STRINGS = ["0", "1", "10", "1000000000000000000", ((1n << 256n) - 1n).toString(), (1n << 256n).toString(), "-1", "1.5", "1e18", " 7 ", "0x10", "9".repeat(200)];
+const BITCOIN_ADDRESSES = [
+  "1111111111111111111114oLvT2",
+  "tb1qw508d6qejxtdg4y5r3zarvary0c5xw7kxpjzsx",
+  "bcrt1qw508d6qejxtdg4y5r3zarvary0c5xw7kygt080",
+];
+const EVM_ADDRESSES = [
+  ...FAUCET_TARGETS,
+  FAUCET_TARGETS[0]!.toLowerCase(),
+  "0x0000000000000000000000000000000000000000",
+  "0x1234",
+  `0x${"g".repeat(40)}`,
+];
+const INTEGER_STRINGS = [
+  "0",
+  "1",
+  "10",
+  "1000000000000000000",
+  ((1n << 256n) - 1n).toString(),
+  (1n << 256n).toString(),
+  "-1",
+  "1.5",
+  "1e18",
+  " 7 ",
+  "0x10",
+  "9".repeat(200),
+];
 const TOKEN_TYPES = ["ERC20", "ERC721", "SERVICE_ERC20", "service_erc721", "ERC1155", ""];
 
 const HOSTILE_STRINGS = [
@@ -89,7 +112,18 @@ const HOSTILE_STRINGS = [
   "é".repeat(300),
   "x".repeat(5_000),
 ];
-const HOSTILE_RAW_NUMBERS = ["0", "-1", "-0", "1.5", "1e400", "-1e400", "9007199254740993", "123456789012345678901234567890", "1e-400", "0.0000001"];
+const HOSTILE_RAW_NUMBERS = [
+  "0",
+  "-1",
+  "-0",
+  "1.5",
+  "1e400",
+  "-1e400",
+  "9007199254740993",
+  "123456789012345678901234567890",
+  "1e-400",
+  "0.0000001",
+];
 
 function hostileValue(dice: Dice, depth = 0): unknown {
   switch (dice.int(depth > 2 ? 4 : 8)) {
@@ -108,12 +142,18 @@ function hostileValue(dice: Dice, depth = 0): unknown {
     case 6:
       return {};
     default:
-      return JSON.parse(`{"__proto__": {"polluted": true}, "constructor": {"prototype": {"polluted": true}}, "x": ${toJsonText(hostileValue(dice, depth + 1))}}`);
+      return JSON.parse(
+        `{"__proto__": {"polluted": true}, "constructor": {"prototype": {"polluted": true}}, "x": ${toJsonText(hostileValue(dice, depth + 1))}}`,
+      );
   }
 }
 
 const VALID_PAIRS = [
-  ...["mainnet", "sepolia", "holesky", "hoodi", "rinkeby", "testnet"].map((network) => ({ chain: "ethereum", network, address: FAUCET_TARGETS[0]! })),
+  ...["mainnet", "sepolia", "holesky", "hoodi", "rinkeby", "testnet"].map((network) => ({
+    chain: "ethereum",
+    network,
+    address: FAUCET_TARGETS[0]!,
+  })),
   ...["mainnet", "testnet"].map((network) => ({ chain: "binance_smart_chain", network, address: FAUCET_TARGETS[1]! })),
   { chain: "bitcoin", network: "mainnet", address: BITCOIN_ADDRESSES[0]! },
   { chain: "bitcoin", network: "testnet", address: BITCOIN_ADDRESSES[1]! },
@@ -169,7 +209,9 @@ function plausibleValue(field: string, dice: Dice, coherent?: Coherence): unknow
       return (coherent?.sender ?? dice.pick(SENDERS)).address;
     case "privateKey":
       if (coherent) return coherent.sender.privateKey;
-      return dice.chance(0.8) ? dice.pick(SENDERS).privateKey : dice.pick(["0x1234", keyOf(99), "L1aW4aubDFB7yfras2S1mN3bqg9nwySY8nkoLmJebSLD5BWv3ENZ"]);
+      return dice.chance(0.8)
+        ? dice.pick(SENDERS).privateKey
+        : dice.pick(["0x1234", keyOf(99), "L1aW4aubDFB7yfras2S1mN3bqg9nwySY8nkoLmJebSLD5BWv3ENZ"]);
     case "to":
     case "contractAddress":
     case "tokenAddress":
@@ -181,9 +223,17 @@ function plausibleValue(field: string, dice: Dice, coherent?: Coherence): unknow
     case "type":
       return coherent?.tokenType ?? dice.pick([...TOKEN_TYPES, "erc20", "erc721"]);
     case "token":
-      if (coherent) return coherent.tokenType === "ERC20" ? { name: "Token", symbol: "TOK", initialSupply: "1000" } : { name: "Art", symbol: "ART", uri: "ipfs://x/" };
+      if (coherent)
+        return coherent.tokenType === "ERC20"
+          ? { name: "Token", symbol: "TOK", initialSupply: "1000" }
+          : { name: "Art", symbol: "ART", uri: "ipfs://x/" };
       return dice.chance(0.5)
-        ? { name: dice.pick(["Token", "", "\u0000"]), symbol: dice.pick(["TOK", "x".repeat(40)]), decimals: dice.pick([18, 0, 37, -1, 1.5]), initialSupply: dice.pick(INTEGER_STRINGS) }
+        ? {
+            name: dice.pick(["Token", "", "\u0000"]),
+            symbol: dice.pick(["TOK", "x".repeat(40)]),
+            decimals: dice.pick([18, 0, 37, -1, 1.5]),
+            initialSupply: dice.pick(INTEGER_STRINGS),
+          }
         : { name: "Art", symbol: "ART", uri: dice.pick(["ipfs://x/", "\ud800", "u".repeat(3_000)]) };
     case "amount":
     case "tokenId":
@@ -193,7 +243,14 @@ function plausibleValue(field: string, dice: Dice, coherent?: Coherence): unknow
     case "limit":
       return dice.pick(["1", "20", "100", "101", "0", "-5", "1e3", "abc", "99999999999999999999"]);
     case "cursor":
-      return dice.pick(["", "%00", "eyJ9", Buffer.from('["9999999999999999999","x"]').toString("base64url"), Buffer.from('["1","a\\u0000"]').toString("base64url"), "A".repeat(3_000)]);
+      return dice.pick([
+        "",
+        "%00",
+        "eyJ9",
+        Buffer.from('["9999999999999999999","x"]').toString("base64url"),
+        Buffer.from('["1","a\\u0000"]').toString("base64url"),
+        "A".repeat(3_000),
+      ]);
     case "wait":
       return dice.pick(["mined", "never", ""]);
     case "addressType":
@@ -214,7 +271,9 @@ function fieldsOf(schema: unknown): string[] {
  */
 function fuzzedObject(fields: string[], dice: Dice): Record<string, unknown> {
   const object: Record<string, unknown> = {};
-  const coherent = dice.chance(0.5) ? { pair: dice.pick(VALID_PAIRS), sender: dice.pick(SENDERS), tokenType: dice.pick(["ERC20", "ERC721"] as const) } : undefined;
+  const coherent = dice.chance(0.5)
+    ? { pair: dice.pick(VALID_PAIRS), sender: dice.pick(SENDERS), tokenType: dice.pick(["ERC20", "ERC721"] as const) }
+    : undefined;
   const target = coherent && fields.length > 0 && dice.chance(0.8) ? dice.pick(fields) : undefined;
   for (const field of fields) {
     if (coherent) {
@@ -225,11 +284,26 @@ function fuzzedObject(fields: string[], dice: Dice): Record<string, unknown> {
     if (dice.chance(0.1)) continue;
     object[field] = dice.chance(0.2) ? hostileValue(dice) : plausibleValue(field, dice);
   }
-  if (dice.chance(0.15)) object[dice.pick(["colour", "__proto__", "constructor", "hasOwnProperty", "x".repeat(300), "\u0000", "\ud800"])] = hostileValue(dice);
+  if (dice.chance(0.15))
+    object[dice.pick(["colour", "__proto__", "constructor", "hasOwnProperty", "x".repeat(300), "\u0000", "\ud800"])] = hostileValue(dice);
   return object;
 }
 
-const BAD_JSON = ['{"chain": "ethereum",', "{'chain': 'ethereum'}", "{", "]", "\u0000", "\ufeff{}", '{"a":1}{"b":2}', "NaN", "undefined", '{"a": 01}', '"\\ud800"', '{"a": "\\u00"}', "[".repeat(5_000)];
+const BAD_JSON = [
+  '{"chain": "ethereum",',
+  "{'chain': 'ethereum'}",
+  "{",
+  "]",
+  "\u0000",
+  "\ufeff{}",
+  '{"a":1}{"b":2}',
+  "NaN",
+  "undefined",
+  '{"a": 01}',
+  '"\\ud800"',
+  '{"a": "\\u00"}',
+  "[".repeat(5_000),
+];
 
 const JSON_CONTENT_TYPES = ["application/json", "application/json; charset=utf-8", "Application/JSON"];
 const OTHER_CONTENT_TYPES = [
@@ -244,6 +318,7 @@ const OTHER_CONTENT_TYPES = [
 
 function encodeQueryValue(value: unknown, dice: Dice): string {
   if (dice.chance(0.05)) return dice.pick(["%zz", "%", "%E0%A4%A", "%00", "%ud800", "%C0%AF", "%FF%FE"]);
+  // eslint-disable-next-line no-control-regex -- \u0001 marks a raw query value in the generated cases
   const text = typeof value === "string" ? value.replace(/^\u0001raw:(.*)\u0001$/, "$1") : toJsonText(value);
   return encodeURIComponent(text.replace(/[\ud800-\udfff]/g, "?"));
 }
@@ -282,7 +357,23 @@ const PATH_PARAMS = [
 
 const WRONG_PREFIXES = ["/api/v2", "/api", "", "/API/V1", "//api/v1", "/api/v1/.", "/v1/../api/v1"];
 const prefix = (dice: Dice) => (dice.chance(0.12) ? dice.pick(WRONG_PREFIXES) : dice.chance(0.7) ? "/api/v1" : "/v1");
-const OTHER_PATHS = ["/health", "/openapi.json", "/docs", "/metrics", "/metrics?apiKey=%00", "/", "/favicon.ico", "/health/", "/docs/%zz", "/api/v1/", "/api/v1/nothing", "/%", "/%00", "/.env", `/${"a".repeat(9_000)}`];
+const OTHER_PATHS = [
+  "/health",
+  "/openapi.json",
+  "/docs",
+  "/metrics",
+  "/metrics?apiKey=%00",
+  "/",
+  "/favicon.ico",
+  "/health/",
+  "/docs/%zz",
+  "/api/v1/",
+  "/api/v1/nothing",
+  "/%",
+  "/%00",
+  "/.env",
+  `/${"a".repeat(9_000)}`,
+];
 
 interface RequestSpec {
   method: string;
@@ -342,7 +433,12 @@ function makeRequest(dice: Dice): RequestSpec {
     const method = dice.pick(["GET", "GET", "POST", "PUT", "DELETE", "PATCH", "HEAD", "OPTIONS"]);
     const body = method === "POST" || method === "PUT" ? bodyFor(["chain", "network"], dice) : undefined;
     if (body !== undefined) headers["content-type"] = "application/json";
-    return { method, path: `${dice.pick(OTHER_PATHS)}${queryString(["chain"], dice, apiKey.query)}`, headers, ...(body !== undefined ? { body } : {}) };
+    return {
+      method,
+      path: `${dice.pick(OTHER_PATHS)}${queryString(["chain"], dice, apiKey.query)}`,
+      headers,
+      ...(body !== undefined ? { body } : {}),
+    };
   }
   const route = dice.pick(API_ROUTES);
   const template = dice.pick(route.paths);
@@ -355,10 +451,16 @@ function makeRequest(dice: Dice): RequestSpec {
     if (contentType !== "") headers["content-type"] = contentType;
     if (dice.chance(0.03)) headers["content-encoding"] = dice.pick(["gzip", "deflate", "br", "identity", "x-unknown"]);
   }
-  if (route.idempotent && dice.chance(0.3)) headers["idempotency-key"] = dice.pick(["k1", "k2", "", "x".repeat(300), `fuzz-${dice.int(50)}`]);
+  if (route.idempotent && dice.chance(0.3))
+    headers["idempotency-key"] = dice.pick(["k1", "k2", "", "x".repeat(300), `fuzz-${dice.int(50)}`]);
   // POST routes take optional query parameters; most callers send none.
   const queryFields = route.method === "post" && dice.chance(0.7) ? [] : fieldsOf(route.query);
-  return { method, path: `${prefix(dice)}${path}${queryString(queryFields, dice, apiKey.query)}`, headers, ...(body !== undefined ? { body } : {}) };
+  return {
+    method,
+    path: `${prefix(dice)}${path}${queryString(queryFields, dice, apiKey.query)}`,
+    headers,
+    ...(body !== undefined ? { body } : {}),
+  };
 }
 
 interface Outcome {
@@ -371,11 +473,20 @@ function sendWithClient(baseUrl: string, spec: RequestSpec, agent: Agent): Promi
   const { hostname, port } = new URL(baseUrl);
   return new Promise((resolve, reject) => {
     const body = spec.body === undefined ? undefined : Buffer.from(spec.body, "utf8");
-    const headers = { ...spec.headers, ...(body !== undefined && !("content-length" in spec.headers) ? { "content-length": String(body.length) } : {}) };
+    const headers = {
+      ...spec.headers,
+      ...(body !== undefined && !("content-length" in spec.headers) ? { "content-length": String(body.length) } : {}),
+    };
     const outgoing = request({ hostname, port, method: spec.method, path: spec.path, headers, agent }, (response) => {
       const chunks: Buffer[] = [];
       response.on("data", (chunk: Buffer) => chunks.push(chunk));
-      response.on("end", () => resolve({ status: response.statusCode ?? 0, contentType: String(response.headers["content-type"] ?? ""), text: Buffer.concat(chunks).toString("utf8") }));
+      response.on("end", () =>
+        resolve({
+          status: response.statusCode ?? 0,
+          contentType: String(response.headers["content-type"] ?? ""),
+          text: Buffer.concat(chunks).toString("utf8"),
+        }),
+      );
       response.on("error", reject);
     });
     outgoing.on("error", reject);
@@ -416,7 +527,8 @@ function problemWith(spec: RequestSpec, outcome: Outcome): string | undefined {
     } catch {
       return `status ${outcome.status} with a body that is not JSON (${outcome.contentType}): ${outcome.text.slice(0, 200)}`;
     }
-    if (typeof parsed.error?.code !== "string" || typeof parsed.error.message !== "string") return `status ${outcome.status} without error.code: ${outcome.text.slice(0, 200)}`;
+    if (typeof parsed.error?.code !== "string" || typeof parsed.error.message !== "string")
+      return `status ${outcome.status} without error.code: ${outcome.text.slice(0, 200)}`;
     if (!outcome.contentType.startsWith("application/json")) return `status ${outcome.status} labelled ${outcome.contentType}`;
   }
   return undefined;
@@ -482,7 +594,9 @@ describe("HTTP service — bad-input fuzz", function () {
         const deadline = new Promise<"hang">((resolve) => {
           timer = setTimeout(() => resolve("hang"), PER_REQUEST_DEADLINE_MS);
         });
-        const sent = (spec.raw !== undefined ? sendRaw(api.baseUrl, spec) : sendWithClient(api.baseUrl, spec, agent)).catch((error: Error) => error);
+        const sent = (spec.raw !== undefined ? sendRaw(api.baseUrl, spec) : sendWithClient(api.baseUrl, spec, agent)).catch(
+          (error: Error) => error,
+        );
         const outcome = await Promise.race([sent, deadline]);
         clearTimeout(timer);
         const label = `#${index} ${spec.method} ${spec.path.slice(0, 160)}`;

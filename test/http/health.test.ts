@@ -18,7 +18,11 @@ describe("HTTP service — /health tells the truth and spares the nodes", functi
     mainnetNode = await hre.network.createServer({ override: { chainId: 1 } } as never, "127.0.0.1", 0);
     const wrongChain = `http://127.0.0.1:${(await mainnetNode.listen()).port}`;
     api = await startServer({
-      env: { TOKEN_SERVICE_RPC_ETHEREUM_HOLESKY: proxy.url, TOKEN_SERVICE_RPC_ETHEREUM_SEPOLIA: wrongChain, TOKEN_SERVICE_HEALTH_CACHE_SECONDS: "60" },
+      env: {
+        TOKEN_SERVICE_RPC_ETHEREUM_HOLESKY: proxy.url,
+        TOKEN_SERVICE_RPC_ETHEREUM_SEPOLIA: wrongChain,
+        TOKEN_SERVICE_HEALTH_CACHE_SECONDS: "60",
+      },
     });
   });
 

@@ -77,12 +77,19 @@ for (const store of storeVariants("hts_hostile")) {
       const fresh = (await api.call("POST", "/api/v1/wallets", pair)).body;
       const first = await api.call("POST", "/api/v1/faucet", { ...pair, address: fresh.address, amount: MAX_UINT256.toString() });
       expect(first.status, JSON.stringify(first.body)).to.equal(200);
-      expectInvalid(await api.call("POST", "/api/v1/faucet", { ...pair, address: fresh.address, amount: MAX_UINT256.toString() }), "amount");
+      expectInvalid(
+        await api.call("POST", "/api/v1/faucet", { ...pair, address: fresh.address, amount: MAX_UINT256.toString() }),
+        "amount",
+      );
       expectInvalid(await api.call("POST", "/api/v1/faucet", { ...pair, address: fresh.address, amount: "1" }), "amount");
 
       const topped = (await api.call("POST", "/api/v1/wallets", pair)).body;
       expect((await api.call("POST", "/api/v1/faucet", { ...pair, address: topped.address })).status).to.equal(200);
-      const overflow = await api.call("POST", "/api/v1/faucet", { ...pair, address: topped.address, amount: (MAX_UINT256 - 1n).toString() });
+      const overflow = await api.call("POST", "/api/v1/faucet", {
+        ...pair,
+        address: topped.address,
+        amount: (MAX_UINT256 - 1n).toString(),
+      });
       expectInvalid(overflow, "amount");
       const balance = await api.call("GET", `/api/v1/wallets?chain=ethereum&network=sepolia&address=${topped.address}`);
       expect(balance.body.balances.ETH.balance).to.equal((10n ** 19n).toString());
@@ -96,7 +103,13 @@ for (const store of storeVariants("hts_hostile")) {
       expect(nullNetwork.body.error.message).to.equal("network: must be a string, not null");
       const missing = await api.call("POST", "/api/v1/wallets", { chain: "ethereum" });
       expect(missing.body.error.message).to.equal("network: is required");
-      const token = await api.call("POST", "/api/v1/tokens", { ...pair, type: "ERC20", token: ["A"], sender: funded.address, privateKey: funded.privateKey });
+      const token = await api.call("POST", "/api/v1/tokens", {
+        ...pair,
+        type: "ERC20",
+        token: ["A"],
+        sender: funded.address,
+        privateKey: funded.privateKey,
+      });
       expectInvalid(token, "token");
       expect(token.body.error.message).to.equal("token: must be an object, not an array");
       const limit = await api.call("GET", "/api/v1/tokens?limit=1&limit=2");
@@ -109,11 +122,18 @@ for (const store of storeVariants("hts_hostile")) {
     it("answers a path with a broken percent-encoding with a 400", async function () {
       const response = await api.call("GET", "/api/v1/tokens/%E0%A4%A/balance?chain=ethereum&network=sepolia&tokenAddress=x&type=erc20");
       expect(response.status).to.equal(400);
-      expect(response.body.error).to.deep.equal({ code: "MALFORMED_REQUEST", message: "the path holds an invalid percent-encoding", field: "path" });
+      expect(response.body.error).to.deep.equal({
+        code: "MALFORMED_REQUEST",
+        message: "the path holds an invalid percent-encoding",
+        field: "path",
+      });
     });
 
     it("answers what the HTTP parser refuses in the same JSON error shape", async function () {
-      const tooLarge = await rawExchange(api.baseUrl, `GET /api/v1/networks HTTP/1.1\r\nHost: 127.0.0.1\r\nx-api-key: ${TEST_API_KEY}\r\nX-Pad: ${"a".repeat(20_000)}\r\n\r\n`);
+      const tooLarge = await rawExchange(
+        api.baseUrl,
+        `GET /api/v1/networks HTTP/1.1\r\nHost: 127.0.0.1\r\nx-api-key: ${TEST_API_KEY}\r\nX-Pad: ${"a".repeat(20_000)}\r\n\r\n`,
+      );
       expect(tooLarge.status).to.equal(431);
       expect(tooLarge.body.error).to.include({ code: "HEADERS_TOO_LARGE", field: "headers" });
 

@@ -63,7 +63,11 @@ describe("operation lifecycle on a live node (Hardhat's JSON-RPC node): re-broad
         30_000,
       );
       await rpc.send("evm_mine", []);
-      const mined = await eventually(() => record(server, launched.body.id), (item) => item.status === "mined", 30_000);
+      const mined = await eventually(
+        () => record(server, launched.body.id),
+        (item) => item.status === "mined",
+        30_000,
+      );
       expect(mined.blockNumber).to.be.a("number");
     } finally {
       await rpc.send("evm_setAutomine", [true]);
@@ -93,7 +97,11 @@ describe("operation lifecycle on a live node (Hardhat's JSON-RPC node): re-broad
     } finally {
       await rpc.send("evm_setAutomine", [true]);
     }
-    const dropped = await eventually(() => record(server, launched.body.id), (item) => item.status === "dropped", 30_000);
+    const dropped = await eventually(
+      () => record(server, launched.body.id),
+      (item) => item.status === "dropped",
+      30_000,
+    );
     expect(dropped.error.code).to.equal("TRANSACTION_DROPPED");
     expect(dropped.transitions.at(-1).reason).to.match(/lost it and refused it again/);
     const lookup = await server.call("GET", `/api/v1/transactions/${launched.body.transactionHash}?chain=ethereum&network=sepolia`);
@@ -104,7 +112,11 @@ describe("operation lifecycle on a live node (Hardhat's JSON-RPC node): re-broad
     const snapshot = await rpc.send("evm_snapshot", []);
     const launched = await launch("Reorged");
     expect(launched.status, JSON.stringify(launched.body)).to.equal(200);
-    const mined = await eventually(() => record(server, launched.body.id), (item) => item.status === "mined", 30_000);
+    const mined = await eventually(
+      () => record(server, launched.body.id),
+      (item) => item.status === "mined",
+      30_000,
+    );
     expect(await rpc.send("evm_revert", [snapshot])).to.equal(true);
     const remined = await eventually(
       () => record(server, launched.body.id),

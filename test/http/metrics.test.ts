@@ -35,7 +35,10 @@ describe("HTTP service — GET /metrics in Prometheus format (prom-client)", fun
       privateKey: wallet.privateKey,
     });
     expect(launch.body.status).to.equal("mined");
-    await api.call("GET", `/api/v1/tokens/address=${wallet.address}/balance?chain=ethereum&network=sepolia&type=erc721&tokenAddress=${launch.body.contractAddress}`);
+    await api.call(
+      "GET",
+      `/api/v1/tokens/address=${wallet.address}/balance?chain=ethereum&network=sepolia&type=erc721&tokenAddress=${launch.body.contractAddress}`,
+    );
     await api.call("POST", "/api/v1/wallets", { chain: 1 });
 
     const response = await fetch(`${api.baseUrl}/metrics?apiKey=${TEST_API_KEY}`);
@@ -45,14 +48,18 @@ describe("HTTP service — GET /metrics in Prometheus format (prom-client)", fun
     expect(sample(text, 'token_service_http_requests_total{method="POST",route="/api/v1/wallets",status="200"}')).to.equal(1);
     expect(sample(text, 'token_service_http_requests_total{method="POST",route="/api/v1/wallets",status="400"}')).to.equal(1);
     // The route pattern, not the path: addresses in paths do not make new series.
-    expect(sample(text, 'token_service_http_requests_total{method="GET",route="/api/v1/tokens/:address/balance",status="200"}')).to.equal(1);
+    expect(sample(text, 'token_service_http_requests_total{method="GET",route="/api/v1/tokens/:address/balance",status="200"}')).to.equal(
+      1,
+    );
     expect(text).not.to.include(wallet.address);
     expect(sample(text, 'token_service_http_request_duration_seconds_count{method="POST",route="/api/v1/tokens"}')).to.equal(1);
     expect(sample(text, 'token_service_operations{kind="launch",status="mined"}')).to.equal(1);
     expect(sample(text, 'token_service_operations{kind="faucet",status="mined"}')).to.equal(1);
     expect(sample(text, "token_service_tracker_lag_seconds")).to.be.a("number").and.to.be.at.least(0);
     expect(sample(text, "token_service_sender_lock_wait_seconds_count")).to.be.at.least(1);
-    expect(sample(text, 'token_service_node_call_duration_seconds_count{pair="ethereum/sepolia",method="eth_sendRawTransaction",outcome="ok"}')).to.equal(1);
+    expect(
+      sample(text, 'token_service_node_call_duration_seconds_count{pair="ethereum/sepolia",method="eth_sendRawTransaction",outcome="ok"}'),
+    ).to.equal(1);
     expect(text).to.include("token_service_process_resident_memory_bytes");
     expect(text).not.to.include(wallet.privateKey.slice(2));
   });

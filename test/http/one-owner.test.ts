@@ -28,7 +28,9 @@ describe("one writer per data directory: tasks and apikey:create beside a runnin
 
   it("refuses a task that would write the simulated chain, in one line naming the service and what to do; apikey:create works beside it; the service's launch survives", async function () {
     const wallet = (await serve!.call("POST", "/api/v1/wallets", { chain: "ethereum", network: "sepolia" })).body;
-    expect((await serve!.call("POST", "/api/v1/faucet", { chain: "ethereum", network: "sepolia", address: wallet.address })).status).to.equal(200);
+    expect(
+      (await serve!.call("POST", "/api/v1/faucet", { chain: "ethereum", network: "sepolia", address: wallet.address })).status,
+    ).to.equal(200);
     const launch = await serve!.call("POST", "/api/v1/tokens?wait=mined", {
       chain: "ethereum",
       network: "sepolia",
@@ -40,11 +42,17 @@ describe("one writer per data directory: tasks and apikey:create beside a runnin
     expect(launch.status, JSON.stringify(launch.body)).to.equal(200);
     expect(launch.body.status).to.equal("mined");
 
-    const refused = await runHardhat(["faucet", "--chain", "ethereum", "--chain-network", "sepolia", "--address", wallet.address], { cwd, env });
+    const refused = await runHardhat(["faucet", "--chain", "ethereum", "--chain-network", "sepolia", "--address", wallet.address], {
+      cwd,
+      env,
+    });
     expect(refused.code).to.equal(1);
     const lines = refused.stderr.trim().split("\n");
     expect(lines, refused.stderr).to.have.length(1);
-    expect(lines[0]).to.include("DATA_DIR_IN_USE").and.to.include(`hardhat serve (pid ${serve!.pid}, ${serve!.baseUrl})`).and.to.include("HTTP API");
+    expect(lines[0])
+      .to.include("DATA_DIR_IN_USE")
+      .and.to.include(`hardhat serve (pid ${serve!.pid}, ${serve!.baseUrl})`)
+      .and.to.include("HTTP API");
 
     // Creating a wallet touches no chain: it works beside the service.
     const walletBeside = await runHardhat(["wallet:create", "--chain", "ethereum", "--chain-network", "sepolia", "--json"], { cwd, env });
@@ -61,7 +69,18 @@ describe("one writer per data directory: tasks and apikey:create beside a runnin
     expect(await serve!.stop()).to.equal(0);
     serve = undefined;
     const balance = await runHardhat(
-      ["balance", "--chain", "ethereum", "--chain-network", "sepolia", "--address", wallet.address, "--erc20", launch.body.contractAddress, "--json"],
+      [
+        "balance",
+        "--chain",
+        "ethereum",
+        "--chain-network",
+        "sepolia",
+        "--address",
+        wallet.address,
+        "--erc20",
+        launch.body.contractAddress,
+        "--json",
+      ],
       { cwd, env },
     );
     expect(balance.code, balance.stderr).to.equal(0);

@@ -43,8 +43,18 @@ describe("HTTP service — operation records: checksummed addresses, transitions
 
     const { body: page } = await api.call("GET", "/api/v1/tokens?limit=10");
     const [mintRecord, launchRecord, faucetRecord] = page.items;
-    expect(launchRecord).to.include({ kind: "launch", sender: getAddress(wallet.address), contractAddress: getAddress(launch.body.contractAddress), status: "mined" });
-    expect(mintRecord).to.include({ kind: "mint", sender: getAddress(wallet.address), contractAddress: getAddress(launch.body.contractAddress), status: "mined" });
+    expect(launchRecord).to.include({
+      kind: "launch",
+      sender: getAddress(wallet.address),
+      contractAddress: getAddress(launch.body.contractAddress),
+      status: "mined",
+    });
+    expect(mintRecord).to.include({
+      kind: "mint",
+      sender: getAddress(wallet.address),
+      contractAddress: getAddress(launch.body.contractAddress),
+      status: "mined",
+    });
     expect(mintRecord.params.to).to.equal(getAddress(holder.address));
     expect(mintRecord.result).to.deep.equal({ tokenId: "1" });
     expect(faucetRecord.params.address).to.equal(getAddress(wallet.address));

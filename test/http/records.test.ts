@@ -46,7 +46,13 @@ describe("HTTP service — a launch's record is written before broadcast and upd
       30_000,
     );
     const [record] = listed.body.items;
-    expect(record).to.include({ kind: "launch", status: "dropped", sender: wallet.address, type: "ERC20", transactionHash: response.body.transactionHash });
+    expect(record).to.include({
+      kind: "launch",
+      status: "dropped",
+      sender: wallet.address,
+      type: "ERC20",
+      transactionHash: response.body.transactionHash,
+    });
     expect(record.contractAddress).to.equal(response.body.contractAddress);
     expect(record.error.code).to.equal("TRANSACTION_DROPPED");
     const reasons = record.transitions.map((transition: { reason: string }) => transition.reason);

@@ -1,4 +1,5 @@
 import { expect } from "chai";
+import type { JsonRpcProvider } from "ethers";
 import hre from "hardhat";
 import type { JsonRpcServer } from "hardhat/types/network";
 
@@ -37,7 +38,12 @@ describe("HTTP service — two replicas on one PostgreSQL and one live node", fu
     const { body: wallet } = await first.call("POST", "/api/v1/wallets", { chain: "ethereum", network: "sepolia" });
     const faucet = await first.call("POST", "/api/v1/faucet", { chain: "ethereum", network: "sepolia", address: wallet.address });
     expect(faucet.body.error.code).to.equal("LIVE_NETWORK_FAUCET");
-    const provider = (await first.server.service.evmChain(first.server.service.networks().find((pair) => pair.network === "sepolia")!, "test")).provider as import("ethers").JsonRpcProvider;
+    const provider = (
+      await first.server.service.evmChain(
+        first.server.service.networks().find((pair) => pair.network === "sepolia")!,
+        "test",
+      )
+    ).provider as JsonRpcProvider;
     await provider.send("hardhat_setBalance", [wallet.address, "0x56BC75E2D63100000"]);
 
     const launches = await Promise.all(
@@ -69,7 +75,10 @@ describe("HTTP service — two replicas on one PostgreSQL and one live node", fu
     }
     const records = await eventually(
       () => first.call("GET", "/api/v1/tokens?limit=100"),
-      (response) => response.body.items.filter((item: { kind: string }) => item.kind === "launch").every((item: { status: string }) => item.status === "mined"),
+      (response) =>
+        response.body.items
+          .filter((item: { kind: string }) => item.kind === "launch")
+          .every((item: { status: string }) => item.status === "mined"),
     );
     expect(records.body.items.filter((item: { kind: string }) => item.kind === "launch")).to.have.length(LAUNCHES);
     const balances = await first.call(
@@ -97,7 +106,10 @@ describe("HTTP service — two replicas on one PostgreSQL and one live node", fu
     }
     expect(first).to.not.equal(undefined);
     const message = (refusal as Error)?.message ?? "";
-    expect(message).to.include("ethereum/sepolia").and.to.include("TOKEN_SERVICE_RPC_ETHEREUM_SEPOLIA").and.to.include("npx hardhat node --chain-id");
+    expect(message)
+      .to.include("ethereum/sepolia")
+      .and.to.include("TOKEN_SERVICE_RPC_ETHEREUM_SEPOLIA")
+      .and.to.include("npx hardhat node --chain-id");
     expect(message).to.include("TOKEN_SERVICE_SIMULATED_CHAINS=off");
   });
 });

@@ -17,7 +17,11 @@ function hardhat(args: string[], env: Record<string, string> = {}): ChildProcess
 }
 
 /** Runs the CLI to its end; one that does not end within `timeoutMs` is killed and reported as code null. */
-function run(args: string[], env: Record<string, string> = {}, timeoutMs = 90_000): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function run(
+  args: string[],
+  env: Record<string, string> = {},
+  timeoutMs = 90_000,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     const child = hardhat(args, env);
     let stdout = "";
@@ -135,8 +139,14 @@ describe("npx hardhat serve and apikey:create (real CLI, real socket)", function
 
   it("stops on a malformed setting with one line that names the variable, before opening anything", async function () {
     const cases: Array<{ env: Record<string, string>; message: string }> = [
-      { env: { TOKEN_SERVICE_RATE_LIMIT: "6OO" }, message: 'Error: TOKEN_SERVICE_RATE_LIMIT must be a whole number, 0 or more (got "6OO")' },
-      { env: { TOKEN_SERVICE_RATE_WINDOW_SECONDS: "1m" }, message: 'Error: TOKEN_SERVICE_RATE_WINDOW_SECONDS must be a number of seconds, like 30 or 0.5 (got "1m")' },
+      {
+        env: { TOKEN_SERVICE_RATE_LIMIT: "6OO" },
+        message: 'Error: TOKEN_SERVICE_RATE_LIMIT must be a whole number, 0 or more (got "6OO")',
+      },
+      {
+        env: { TOKEN_SERVICE_RATE_WINDOW_SECONDS: "1m" },
+        message: 'Error: TOKEN_SERVICE_RATE_WINDOW_SECONDS must be a number of seconds, like 30 or 0.5 (got "1m")',
+      },
     ];
     for (const { env, message } of cases) {
       const refused = await run(["serve", "--port", "0", "--data-dir", dataDir], env);
@@ -154,7 +164,9 @@ describe("npx hardhat serve and apikey:create (real CLI, real socket)", function
     try {
       const refused = await run(["serve", "--port", String(port), "--data-dir", dataDir, "--block-time", "0"], {}, 60_000);
       expect(refused.code, `${refused.stdout}\n${refused.stderr}`).to.equal(1);
-      expect(refused.stderr.trim()).to.equal(`Error: 127.0.0.1:${port} is already in use; stop the process that listens there or choose another --port`);
+      expect(refused.stderr.trim()).to.equal(
+        `Error: 127.0.0.1:${port} is already in use; stop the process that listens there or choose another --port`,
+      );
       expect(refused.stdout).not.to.include("listening on");
 
       second = await serve(["--port", "0", "--data-dir", dataDir, "--block-time", "0"]);
@@ -171,7 +183,13 @@ describe("npx hardhat serve and apikey:create (real CLI, real socket)", function
     const privateDir = path.join(await mkdtemp(path.join(tmpdir(), "hts-private-")), "data");
     const server = await serve(["--port", "0", "--data-dir", privateDir, "--block-time", "0", "--no-auth"]);
     try {
-      const wallet = await (await fetch(`${server.baseUrl}/api/v1/wallets`, { method: "POST", headers: { "content-type": "application/json" }, body: '{"chain":"ethereum","network":"sepolia"}' })).json();
+      const wallet = await (
+        await fetch(`${server.baseUrl}/api/v1/wallets`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: '{"chain":"ethereum","network":"sepolia"}',
+        })
+      ).json();
       const funded = await fetch(`${server.baseUrl}/api/v1/faucet`, {
         method: "POST",
         headers: { "content-type": "application/json" },
@@ -197,10 +215,15 @@ describe("npx hardhat serve and apikey:create (real CLI, real socket)", function
       TOKEN_SERVICE_SHUTDOWN_GRACE_SECONDS: "1",
     });
     try {
-      const call = fetch(`${server.baseUrl}/api/v1/wallets?chain=ethereum&network=hoodi&address=0x0000000000000000000000000000000000000001`).catch(
-        (error: Error) => error,
+      const call = fetch(
+        `${server.baseUrl}/api/v1/wallets?chain=ethereum&network=hoodi&address=0x0000000000000000000000000000000000000001`,
+      ).catch((error: Error) => error);
+      await eventually(
+        async () => requests.length,
+        (count) => count > 0,
+        20_000,
+        50,
       );
-      await eventually(async () => requests.length, (count) => count > 0, 20_000, 50);
       const signalled = Date.now();
       server.child.kill("SIGTERM");
       expect(await within(server.exited, 12_000, `exit after SIGTERM\n${server.output()}`)).to.equal(0);

@@ -82,19 +82,27 @@ describe("Settings from the environment", function () {
 
   it("refuses malformed values with a message that names the variable and quotes the value", function () {
     expect(refusal({ TOKEN_SERVICE_RATE_LIMIT: "6OO" })).to.equal('TOKEN_SERVICE_RATE_LIMIT must be a whole number, 0 or more (got "6OO")');
-    expect(refusal({ TOKEN_SERVICE_RATE_WINDOW_SECONDS: "1m" })).to.equal('TOKEN_SERVICE_RATE_WINDOW_SECONDS must be a number of seconds, like 30 or 0.5 (got "1m")');
-    expect(refusal({ TOKEN_SERVICE_RATE_WINDOW_SECONDS: "0" })).to.equal('TOKEN_SERVICE_RATE_WINDOW_SECONDS must be more than 0 seconds (got "0")');
+    expect(refusal({ TOKEN_SERVICE_RATE_WINDOW_SECONDS: "1m" })).to.equal(
+      'TOKEN_SERVICE_RATE_WINDOW_SECONDS must be a number of seconds, like 30 or 0.5 (got "1m")',
+    );
+    expect(refusal({ TOKEN_SERVICE_RATE_WINDOW_SECONDS: "0" })).to.equal(
+      'TOKEN_SERVICE_RATE_WINDOW_SECONDS must be more than 0 seconds (got "0")',
+    );
     expect(refusal({ TOKEN_SERVICE_RATE_LIMIT: "-1" })).to.match(/^TOKEN_SERVICE_RATE_LIMIT /);
     expect(refusal({ TOKEN_SERVICE_TRUST_PROXY: "yes" })).to.equal('TOKEN_SERVICE_TRUST_PROXY must be true or false (got "yes")');
     expect(refusal({ TOKEN_SERVICE_HEADERS_TIMEOUT_SECONDS: "Infinity" })).to.match(/^TOKEN_SERVICE_HEADERS_TIMEOUT_SECONDS /);
-    expect(refusal({ TOKEN_SERVICE_HEADERS_TIMEOUT_SECONDS: "40" })).to.match(/^TOKEN_SERVICE_BODY_TIMEOUT_SECONDS must be at least TOKEN_SERVICE_HEADERS_TIMEOUT_SECONDS/);
+    expect(refusal({ TOKEN_SERVICE_HEADERS_TIMEOUT_SECONDS: "40" })).to.match(
+      /^TOKEN_SERVICE_BODY_TIMEOUT_SECONDS must be at least TOKEN_SERVICE_HEADERS_TIMEOUT_SECONDS/,
+    );
   });
 
   it("stops createServer before it opens the database", async function () {
     const dataDir = await mkdtemp(path.join(tmpdir(), "hts-settings-"));
     try {
       let refused: unknown;
-      await createServer({ simulatedChainFactory: hardhatSimulatedChains(hre), dataDir, env: { TOKEN_SERVICE_RATE_LIMIT: "6OO" } }).catch((error: unknown) => (refused = error));
+      await createServer({ simulatedChainFactory: hardhatSimulatedChains(hre), dataDir, env: { TOKEN_SERVICE_RATE_LIMIT: "6OO" } }).catch(
+        (error: unknown) => (refused = error),
+      );
       expect(refused).to.be.instanceOf(SettingsError);
       expect(await readdir(dataDir)).to.deep.equal([]);
     } finally {

@@ -86,11 +86,18 @@ describe("HTTP service — slow clients and bounded shutdown", function () {
       env: { TOKEN_SERVICE_RPC_ETHEREUM_HOODI: node.url, TOKEN_SERVICE_SHUTDOWN_GRACE_SECONDS: "0.5" },
     });
     try {
-      const call = hanging.call("GET", "/api/v1/wallets?chain=ethereum&network=hoodi&address=0x0000000000000000000000000000000000000001").then(
-        (response) => ({ answered: response.status }),
-        (error: Error) => ({ failed: error.message }),
+      const call = hanging
+        .call("GET", "/api/v1/wallets?chain=ethereum&network=hoodi&address=0x0000000000000000000000000000000000000001")
+        .then(
+          (response) => ({ answered: response.status }),
+          (error: Error) => ({ failed: error.message }),
+        );
+      await eventually(
+        async () => node.requests.length,
+        (count) => count > 0,
+        10_000,
+        20,
       );
-      await eventually(async () => node.requests.length, (count) => count > 0, 10_000, 20);
       const started = Date.now();
       await within(hanging.stop(), 10_000, "shutdown with a hanging request");
       expect(Date.now() - started).to.be.below(5_000);
@@ -99,7 +106,11 @@ describe("HTTP service — slow clients and bounded shutdown", function () {
     } finally {
       await node.close();
       // With the node gone, the abandoned connection attempt fails and the database closes, releasing its lock.
-      await eventually(async () => existsSync(path.join(dataDir, "db.lock")), (locked) => !locked, 20_000);
+      await eventually(
+        async () => existsSync(path.join(dataDir, "db.lock")),
+        (locked) => !locked,
+        20_000,
+      );
       await rm(dataDir, { recursive: true, force: true });
     }
   });

@@ -30,9 +30,13 @@ describe("HTTP service — endpoints, aliases, auth, OpenAPI, health", function 
     for (const prefix of ["/api/v1", "/v1"]) {
       const networks = await api.call("GET", `${prefix}/networks`);
       expect(networks.status).to.equal(200);
-      const sepolia = networks.body.networks.find((pair: { chain: string; network: string }) => pair.chain === "ethereum" && pair.network === "sepolia");
+      const sepolia = networks.body.networks.find(
+        (pair: { chain: string; network: string }) => pair.chain === "ethereum" && pair.network === "sepolia",
+      );
       expect(sepolia).to.include({ chainId: 11155111, nativeSymbol: "ETH", simulated: true });
-      const bsc = networks.body.networks.find((pair: { chain: string; network: string }) => pair.chain === "binance_smart_chain" && pair.network === "mainnet");
+      const bsc = networks.body.networks.find(
+        (pair: { chain: string; network: string }) => pair.chain === "binance_smart_chain" && pair.network === "mainnet",
+      );
       expect(bsc).to.include({ chainId: 56, nativeSymbol: "BNB" });
     }
   });
@@ -72,18 +76,31 @@ describe("HTTP service — endpoints, aliases, auth, OpenAPI, health", function 
     expect(document.openapi).to.equal("3.1.0");
     const validation = await new Validator().validate(document);
     expect(validation.valid, JSON.stringify(validation.errors)).to.equal(true);
-    const documented = Object.entries(document.paths).flatMap(([path, methods]) => Object.keys(methods as object).map((method) => `${method} ${path}`));
+    const documented = Object.entries(document.paths).flatMap(([path, methods]) =>
+      Object.keys(methods as object).map((method) => `${method} ${path}`),
+    );
     for (const route of API_ROUTES) {
       expect(documented).to.include(`${route.method} /api/v1${route.paths[0]!.replace(/:(\w+)/g, "{$1}")}`);
     }
-    expect(document.paths["/api/v1/tokens"].post.requestBody.content["application/json"].schema.properties).to.include.keys("chain", "network", "type", "token", "sender", "privateKey");
+    expect(document.paths["/api/v1/tokens"].post.requestBody.content["application/json"].schema.properties).to.include.keys(
+      "chain",
+      "network",
+      "type",
+      "token",
+      "sender",
+      "privateKey",
+    );
     // Structural validation: every operation has responses, every $ref resolves, every path parameter is declared.
     for (const [path, methods] of Object.entries(document.paths as Record<string, Record<string, any>>)) {
       for (const operation of Object.values(methods)) {
         expect(operation.operationId).to.be.a("string");
         expect(Object.keys(operation.responses)).to.have.length.greaterThan(0);
         for (const name of path.match(/\{(\w+)\}/g) ?? []) {
-          expect(operation.parameters.some((parameter: { in: string; name: string }) => parameter.in === "path" && `{${parameter.name}}` === name)).to.equal(true);
+          expect(
+            operation.parameters.some(
+              (parameter: { in: string; name: string }) => parameter.in === "path" && `{${parameter.name}}` === name,
+            ),
+          ).to.equal(true);
         }
       }
     }

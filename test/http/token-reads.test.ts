@@ -24,7 +24,10 @@ describe("HTTP service — ERC20 reads, shared symbols, wait=mined timeout", fun
     const first = (await launch({ name: "One", symbol: "DUP", initialSupply: "1" })).body.contractAddress;
     const second = (await launch({ name: "Two", symbol: "DUP", initialSupply: "2" })).body.contractAddress;
     const fake = (await launch({ name: "Not ether", symbol: "ETH", initialSupply: "3" })).body.contractAddress;
-    const response = await api.call("GET", `/api/v1/wallets?chain=ethereum&network=holesky&address=${wallet.address}&erc20TokenContractAddresses=${first}&erc20TokenContractAddresses=${second},${fake}`);
+    const response = await api.call(
+      "GET",
+      `/api/v1/wallets?chain=ethereum&network=holesky&address=${wallet.address}&erc20TokenContractAddresses=${first}&erc20TokenContractAddresses=${second},${fake}`,
+    );
     expect(response.status).to.equal(200);
     expect(Object.keys(response.body.balances).sort()).to.deep.equal(["ETH", first, second, fake].sort());
     expect(response.body.balances[first]).to.include({ symbol: "DUP", balance: "1" });
@@ -35,7 +38,10 @@ describe("HTTP service — ERC20 reads, shared symbols, wait=mined timeout", fun
 
   it("reads an ERC20 balance through the document's address= path with type=erc20", async function () {
     const token = (await launch({ name: "Six", symbol: "SIX", decimals: 6, initialSupply: "2500000" })).body.contractAddress;
-    const response = await api.call("GET", `/api/v1/tokens/address=${wallet.address}/balance?tokenAddress=${token}&type=erc20&chain=ethereum&network=holesky`);
+    const response = await api.call(
+      "GET",
+      `/api/v1/tokens/address=${wallet.address}/balance?tokenAddress=${token}&type=erc20&chain=ethereum&network=holesky`,
+    );
     expect(response.status).to.equal(200);
     expect(response.body).to.include({ type: "erc20", balance: "2500000", uiBalance: "2.5", decimals: 6, symbol: "SIX" });
     expect(response.body).not.to.have.property("tokenIds");
@@ -46,7 +52,13 @@ describe("HTTP service — ERC20 reads, shared symbols, wait=mined timeout", fun
     try {
       const { body: owner } = await slow.call("POST", "/api/v1/wallets", pair);
       await slow.call("POST", "/api/v1/faucet", { ...pair, address: owner.address });
-      const response = await slow.call("POST", "/api/v1/tokens?wait=mined", { ...pair, type: "ERC721", token: { name: "Later", symbol: "LTR" }, sender: owner.address, privateKey: owner.privateKey });
+      const response = await slow.call("POST", "/api/v1/tokens?wait=mined", {
+        ...pair,
+        type: "ERC721",
+        token: { name: "Later", symbol: "LTR" },
+        sender: owner.address,
+        privateKey: owner.privateKey,
+      });
       expect(response.status).to.equal(202);
       expect(response.body).to.include({ status: "pending", blockNumber: null });
       expect(response.body.transactionHash).to.match(/^0x[0-9a-f]{64}$/);

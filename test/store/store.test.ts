@@ -83,13 +83,17 @@ async function contend(stores: Store[], key: string, count: number, holdMs: numb
 
 /** A second, raw Kysely on the backend's database (PostgreSQL) or on a scratch file (SQLite). */
 function rawDatabase(backend: Backend & { databaseUrl?: string }, directory: string): Kysely<any> {
-  if (backend.databaseUrl) return new Kysely<any>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: backend.databaseUrl, max: 2 }) }) });
+  if (backend.databaseUrl)
+    return new Kysely<any>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: backend.databaseUrl, max: 2 }) }) });
   return new Kysely<any>({ dialect: nodeSqliteDialect(openSqliteFile(path.join(directory, "scratch.sqlite"))) });
 }
 
 const ALL_MIGRATIONS = Object.keys(migrations("sqlite"));
 
-const backends: Array<(context: Mocha.Context) => Promise<Backend & { dataDir?: string; databaseUrl?: string }>> = [sqliteBackend, postgresBackend];
+const backends: Array<(context: Mocha.Context) => Promise<Backend & { dataDir?: string; databaseUrl?: string }>> = [
+  sqliteBackend,
+  postgresBackend,
+];
 
 for (const makeBackend of backends) {
   const name = makeBackend === sqliteBackend ? "SQLite (embedded)" : "PostgreSQL server";
@@ -140,8 +144,16 @@ for (const makeBackend of backends) {
           expect(await migrate(db, backend.name, later)).to.deep.equal([]);
           await db.insertInto(table).values({ id: 1, note: "both applied" }).execute();
         } finally {
-          await db.schema.dropTable(table).ifExists().execute().catch(() => undefined);
-          await db.deleteFrom("kysely_migration").where("name", ">=", "9000").execute().catch(() => undefined);
+          await db.schema
+            .dropTable(table)
+            .ifExists()
+            .execute()
+            .catch(() => undefined);
+          await db
+            .deleteFrom("kysely_migration")
+            .where("name", ">=", "9000")
+            .execute()
+            .catch(() => undefined);
           await db.destroy();
           await rm(scratch, { recursive: true, force: true });
         }
@@ -201,7 +213,10 @@ for (const makeBackend of backends) {
     describe("operations", function () {
       it("inserts, reads and changes a record, keeping every transition", async function () {
         const apiKeyId = randomUUID();
-        const record = operation(apiKeyId, { params: { name: "Nested", list: [1, "2"], deep: { a: null } }, transactionHash: `0x${"ab".repeat(32)}` });
+        const record = operation(apiKeyId, {
+          params: { name: "Nested", list: [1, "2"], deep: { a: null } },
+          transactionHash: `0x${"ab".repeat(32)}`,
+        });
         await store.insertOperation(record);
         const stored = await store.getOperation(record.id);
         expect(stored).to.deep.include({ ...record });
@@ -211,7 +226,11 @@ for (const makeBackend of backends) {
         await store.changeOperation(record.id, { status: "pending", reason: "accepted by the node", from: ["signed"] });
         // A change from a state the record is not in does nothing.
         expect(await store.changeOperation(record.id, { status: "mined", reason: "late", from: ["signed"] })).to.equal(undefined);
-        await store.changeOperation(record.id, { status: "failed", reason: "refused", error: { code: "TRANSACTION_REJECTED", message: "reverted" } });
+        await store.changeOperation(record.id, {
+          status: "failed",
+          reason: "refused",
+          error: { code: "TRANSACTION_REJECTED", message: "reverted" },
+        });
         const updated = await store.getOperation(record.id);
         expect(updated).to.deep.include({
           status: "failed",
@@ -227,7 +246,13 @@ for (const makeBackend of backends) {
           ["failed", "refused"],
         ]);
 
-        await store.changeOperation(record.id, { error: null, status: "mined", reason: "included in block 1", blockNumber: 1, blockHash: `0x${"cd".repeat(32)}` });
+        await store.changeOperation(record.id, {
+          error: null,
+          status: "mined",
+          reason: "included in block 1",
+          blockNumber: 1,
+          blockHash: `0x${"cd".repeat(32)}`,
+        });
         expect(await store.getOperation(record.id)).to.deep.include({ error: null, status: "mined", blockNumber: 1 });
       });
 
@@ -354,7 +379,9 @@ for (const makeBackend of backends) {
         const operationId = randomUUID();
         const claim = { operationId, leaseMs: 50, retentionMs: 60_000 };
         expect(await store.beginIdempotent(null, "POST /tokens", key, "h", claim)).to.deep.equal({ state: "new" });
-        expect(await store.beginIdempotent(null, "POST /tokens", key, "h", { ...claim, leaseMs: 60_000 })).to.deep.equal({ state: "in_progress" });
+        expect(await store.beginIdempotent(null, "POST /tokens", key, "h", { ...claim, leaseMs: 60_000 })).to.deep.equal({
+          state: "in_progress",
+        });
         await sleep(80);
         // The one retry that takes the claim over holds it for a minute; the others find it in progress.
         const retry = { operationId: randomUUID(), leaseMs: 60_000, retentionMs: 60_000 };
@@ -607,7 +634,9 @@ describe("store on a PostgreSQL server shared by two replicas", function () {
 
   it("shares one rate-limit count between replicas", async function () {
     const bucket = `key:${randomUUID()}`;
-    const results = await Promise.all(Array.from({ length: 8 }, (_, index) => (index % 2 ? first : second).hitRateLimit(bucket, 5, 3_600_000)));
+    const results = await Promise.all(
+      Array.from({ length: 8 }, (_, index) => (index % 2 ? first : second).hitRateLimit(bucket, 5, 3_600_000)),
+    );
     expect(results.filter((result) => result.allowed)).to.have.length(5);
     expect((await first.hitRateLimit(bucket, 5, 3_600_000)).allowed).to.equal(false);
   });
@@ -617,7 +646,11 @@ describe("store on a PostgreSQL server shared by two replicas", function () {
     expect(await first.beginIdempotent("k", "POST /tokens", key, "h")).to.deep.equal({ state: "new" });
     expect(await second.beginIdempotent("k", "POST /tokens", key, "h")).to.deep.equal({ state: "in_progress" });
     await first.completeIdempotent("k", "POST /tokens", key, 200, { ok: true });
-    expect(await second.beginIdempotent("k", "POST /tokens", key, "h")).to.deep.equal({ state: "replay", statusCode: 200, body: { ok: true } });
+    expect(await second.beginIdempotent("k", "POST /tokens", key, "h")).to.deep.equal({
+      state: "replay",
+      statusCode: 200,
+      body: { ok: true },
+    });
     expect(await second.beginIdempotent("k", "POST /tokens", key, "other")).to.deep.equal({ state: "conflict" });
   });
 
@@ -649,21 +682,31 @@ describe("store on a PostgreSQL server shared by two replicas", function () {
       mine.add(record.id);
       await first.insertOperation(record);
     }
-    const [a, b] = await Promise.all([first.leaseDueOperations("replica-a", 1_000, 1000), second.leaseDueOperations("replica-b", 1_000, 1000)]);
+    const [a, b] = await Promise.all([
+      first.leaseDueOperations("replica-a", 1_000, 1000),
+      second.leaseDueOperations("replica-b", 1_000, 1000),
+    ]);
     const leasedA = a.filter((record) => mine.has(record.id)).map((record) => record.id);
     const leasedB = b.filter((record) => mine.has(record.id)).map((record) => record.id);
-    expect(leasedA.filter((id) => leasedB.includes(id)), "no record leased twice").to.deep.equal([]);
+    expect(
+      leasedA.filter((id) => leasedB.includes(id)),
+      "no record leased twice",
+    ).to.deep.equal([]);
     expect(new Set([...leasedA, ...leasedB])).to.deep.equal(mine);
 
     // While leased, nobody else gets them; a change under the lease ends it; a lapsed lease goes to the next asker.
     expect((await second.leaseDueOperations("replica-c", 1_000, 1000)).filter((record) => mine.has(record.id))).to.deep.equal([]);
     const [kept, ...lapsed] = [...leasedA, ...leasedB];
     const owner = leasedA.includes(kept!) ? "replica-a" : "replica-b";
-    expect(await first.changeOperation(kept!, { status: "pending", reason: "the node has it", checkInMs: null }, "someone-else")).to.equal(undefined);
+    expect(await first.changeOperation(kept!, { status: "pending", reason: "the node has it", checkInMs: null }, "someone-else")).to.equal(
+      undefined,
+    );
     const changed = await first.changeOperation(kept!, { status: "pending", reason: "the node has it", checkInMs: null }, owner);
     expect(changed?.transitions.map((transition) => transition.status)).to.deep.equal(["signed", "pending"]);
     await sleep(1_100);
-    const taken = (await second.leaseDueOperations("replica-c", 1_000, 1000)).filter((record) => mine.has(record.id)).map((record) => record.id);
+    const taken = (await second.leaseDueOperations("replica-c", 1_000, 1000))
+      .filter((record) => mine.has(record.id))
+      .map((record) => record.id);
     expect(new Set(taken)).to.deep.equal(new Set(lapsed));
   });
 
@@ -688,7 +731,8 @@ describe("store on a PostgreSQL server shared by two replicas", function () {
     const id = BigInt.asUintN(64, BigInt(advisoryLockId(`sender:${key}`)));
     // A bigint advisory lock shows in pg_locks as its high and low 32 bits.
     const lockParams = [String(id >> 32n), String(id & 0xffffffffn)];
-    const heldQuery = "SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND classid = $1 AND objid = $2 AND objsubid = 1 AND granted";
+    const heldQuery =
+      "SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND classid = $1 AND objid = $2 AND objsubid = 1 AND granted";
     const observer = new pg.Client({ connectionString: backend.databaseUrl });
     await observer.connect();
     try {

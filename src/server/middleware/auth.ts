@@ -31,7 +31,9 @@ export function requireApiKey(verifier: ApiKeyVerifier | undefined, failures?: A
     const fromHeader = request.get("x-api-key");
     const presented = fromHeader || fromQuery;
     if (!presented) {
-      return next(new HttpError(401, HttpErrorCode.UNAUTHORIZED, "an API key is required: pass ?apiKey=… or the x-api-key header", "apiKey"));
+      return next(
+        new HttpError(401, HttpErrorCode.UNAUTHORIZED, "an API key is required: pass ?apiKey=… or the x-api-key header", "apiKey"),
+      );
     }
     const client = request.ip ?? "unknown";
     let id: string | undefined;

@@ -28,26 +28,51 @@ export function toErrorResponse(error: unknown): { status: number; body: ErrorBo
   if (isDatabaseUnavailable(error)) {
     return {
       status: 503,
-      body: { error: { code: HttpErrorCode.SERVICE_UNAVAILABLE, message: `the database is unavailable; retry in ${DATABASE_RETRY_AFTER_SECONDS} s` } },
+      body: {
+        error: {
+          code: HttpErrorCode.SERVICE_UNAVAILABLE,
+          message: `the database is unavailable; retry in ${DATABASE_RETRY_AFTER_SECONDS} s`,
+        },
+      },
       headers: { "Retry-After": String(DATABASE_RETRY_AFTER_SECONDS) },
     };
   }
   // The router could not percent-decode a path segment.
   if (error instanceof URIError) {
-    return { status: 400, body: { error: { code: HttpErrorCode.MALFORMED_REQUEST, message: "the path holds an invalid percent-encoding", field: "path" } }, headers: {} };
+    return {
+      status: 400,
+      body: { error: { code: HttpErrorCode.MALFORMED_REQUEST, message: "the path holds an invalid percent-encoding", field: "path" } },
+      headers: {},
+    };
   }
   const parserError = error as BodyParserError;
   if (parserError?.type === "entity.parse.failed") {
-    return { status: 400, body: { error: { code: HttpErrorCode.MALFORMED_JSON, message: "the body is not valid JSON", field: "body" } }, headers: {} };
+    return {
+      status: 400,
+      body: { error: { code: HttpErrorCode.MALFORMED_JSON, message: "the body is not valid JSON", field: "body" } },
+      headers: {},
+    };
   }
   if (parserError?.type === "entity.too.large") {
-    return { status: 413, body: { error: { code: HttpErrorCode.PAYLOAD_TOO_LARGE, message: "the body is larger than 64 KiB", field: "body" } }, headers: {} };
+    return {
+      status: 413,
+      body: { error: { code: HttpErrorCode.PAYLOAD_TOO_LARGE, message: "the body is larger than 64 KiB", field: "body" } },
+      headers: {},
+    };
   }
   if (parserError?.type === "encoding.unsupported" || parserError?.type === "charset.unsupported") {
-    return { status: 415, body: { error: { code: HttpErrorCode.UNSUPPORTED_MEDIA_TYPE, message: "the body must be UTF-8 JSON", field: "body" } }, headers: {} };
+    return {
+      status: 415,
+      body: { error: { code: HttpErrorCode.UNSUPPORTED_MEDIA_TYPE, message: "the body must be UTF-8 JSON", field: "body" } },
+      headers: {},
+    };
   }
   if (typeof parserError?.status === "number" && parserError.status >= 400 && parserError.status < 500) {
-    return { status: parserError.status, body: { error: { code: HttpErrorCode.MALFORMED_JSON, message: "the request body could not be read", field: "body" } }, headers: {} };
+    return {
+      status: parserError.status,
+      body: { error: { code: HttpErrorCode.MALFORMED_JSON, message: "the request body could not be read", field: "body" } },
+      headers: {},
+    };
   }
   return { status: 500, body: { error: { code: HttpErrorCode.INTERNAL, message: "internal error; it has been logged" } }, headers: {} };
 }

@@ -8,7 +8,9 @@ import type { RouteResult } from "../route.js";
 function canonicalJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
   if (value !== null && typeof value === "object") {
-    const entries = Object.entries(value as Record<string, unknown>).filter(([, item]) => item !== undefined).sort(([a], [b]) => (a < b ? -1 : 1));
+    const entries = Object.entries(value as Record<string, unknown>)
+      .filter(([, item]) => item !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : 1));
     return `{${entries.map(([key, item]) => `${JSON.stringify(key)}:${canonicalJson(item)}`).join(",")}}`;
   }
   return JSON.stringify(value);
@@ -17,7 +19,9 @@ function canonicalJson(value: unknown): string {
 /** Identifies a request by its meaning; the private key is left out (the sender already names the signer). */
 export function requestFingerprint(query: unknown, body: unknown): string {
   const { privateKey: _secret, ...rest } = (body ?? {}) as Record<string, unknown>;
-  return createHash("sha256").update(canonicalJson({ query, body: rest })).digest("hex");
+  return createHash("sha256")
+    .update(canonicalJson({ query, body: rest }))
+    .digest("hex");
 }
 
 export type IdempotentOutcome = { replayed: true; result: RouteResult } | { replayed: false; result: RouteResult };
@@ -29,7 +33,15 @@ export type IdempotentOutcome = { replayed: true; result: RouteResult } | { repl
  */
 export async function runIdempotent(
   store: Store,
-  scope: { apiKeyId: string | null; route: string; key: string; fingerprint: string; operationId: string; leaseMs: number; retentionMs: number },
+  scope: {
+    apiKeyId: string | null;
+    route: string;
+    key: string;
+    fingerprint: string;
+    operationId: string;
+    leaseMs: number;
+    retentionMs: number;
+  },
   work: (operationId: string) => Promise<RouteResult>,
   /** The answer an operation's record gives, when a crash left its claim unfinished; undefined when nothing was recorded. */
   settle: (operationId: string) => Promise<RouteResult | undefined>,
@@ -44,10 +56,21 @@ export async function runIdempotent(
   });
   if (claim.state === "replay") return { replayed: true, result: { status: claim.statusCode, body: claim.body } };
   if (claim.state === "conflict") {
-    throw new HttpError(409, HttpErrorCode.IDEMPOTENCY_CONFLICT, "this Idempotency-Key was used with another request body", "Idempotency-Key");
+    throw new HttpError(
+      409,
+      HttpErrorCode.IDEMPOTENCY_CONFLICT,
+      "this Idempotency-Key was used with another request body",
+      "Idempotency-Key",
+    );
   }
   if (claim.state === "in_progress") {
-    throw new HttpError(409, HttpErrorCode.IDEMPOTENCY_IN_PROGRESS, "a request with this Idempotency-Key is still in progress; retry later", "Idempotency-Key", { "Retry-After": "1" });
+    throw new HttpError(
+      409,
+      HttpErrorCode.IDEMPOTENCY_IN_PROGRESS,
+      "a request with this Idempotency-Key is still in progress; retry later",
+      "Idempotency-Key",
+      { "Retry-After": "1" },
+    );
   }
   let operationId = scope.operationId;
   if (claim.state === "abandoned" && claim.operationId !== null) {

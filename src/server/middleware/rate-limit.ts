@@ -17,9 +17,21 @@ export function rateLimit(store: Store, settings: RateLimitSettings): RequestHan
       const bucket = `key:${request.apiKeyId ?? `ip:${request.ip}`}`;
       const result = await store.hitRateLimit(bucket, settings.limit, settings.windowMs);
       const resetSeconds = Math.max(1, Math.ceil(result.resetMs / 1000));
-      response.set({ "RateLimit-Limit": String(result.limit), "RateLimit-Remaining": String(result.remaining), "RateLimit-Reset": String(resetSeconds) });
+      response.set({
+        "RateLimit-Limit": String(result.limit),
+        "RateLimit-Remaining": String(result.remaining),
+        "RateLimit-Reset": String(resetSeconds),
+      });
       if (!result.allowed) {
-        return next(new HttpError(429, HttpErrorCode.RATE_LIMITED, `rate limit of ${settings.limit} requests per ${settings.windowMs / 1000} s reached; retry in ${resetSeconds} s`, undefined, { "Retry-After": String(resetSeconds) }));
+        return next(
+          new HttpError(
+            429,
+            HttpErrorCode.RATE_LIMITED,
+            `rate limit of ${settings.limit} requests per ${settings.windowMs / 1000} s reached; retry in ${resetSeconds} s`,
+            undefined,
+            { "Retry-After": String(resetSeconds) },
+          ),
+        );
       }
       next();
     } catch (error) {

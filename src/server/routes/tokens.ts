@@ -48,7 +48,11 @@ export const launchTokenRoute = defineRoute({
   body: LaunchBody,
   responses: {
     200: { description: "Accepted by the node (or mined, with wait=mined)", schema: Launch },
-    202: { description: "Signed and recorded, but the node's answer to the broadcast is unknown (status signed; the service sends it), or wait=mined timed out (status pending)", schema: Launch },
+    202: {
+      description:
+        "Signed and recorded, but the node's answer to the broadcast is unknown (status signed; the service sends it), or wait=mined timed out (status pending)",
+      schema: Launch,
+    },
     ...errorResponses(400, 401, 409, 413, 415, 422, 429, 502, 503, 504),
   },
   validateBody(raw: unknown) {
@@ -78,7 +82,10 @@ export const mintTokenRoute = defineRoute({
   body: MintBody,
   responses: {
     200: { description: "Accepted by the node (or mined, with wait=mined)", schema: Mint },
-    202: { description: "Signed and recorded, broadcast not confirmed (status signed), or wait=mined timed out (status pending)", schema: Mint },
+    202: {
+      description: "Signed and recorded, broadcast not confirmed (status signed), or wait=mined timed out (status pending)",
+      schema: Mint,
+    },
     ...errorResponses(400, 401, 409, 413, 415, 422, 429, 502, 503, 504),
   },
   async handle({ query, body, apiKeyId, operationId }, context) {
@@ -97,12 +104,14 @@ export const listTokensRoute = defineRoute({
   query: OperationListQuery,
   responses: { 200: { description: "A page of records", schema: OperationList }, ...errorResponses(400, 401, 429) },
   async handle({ query, apiKeyId }, { store }) {
-    const page = await store.listOperations(apiKeyId, { limit: query.limit ?? 20, ...(query.cursor ? { cursor: query.cursor } : {}) }).catch((error: unknown) => {
-      // The cursor is the only client value the query compares with: one the database cannot take (an id holding NUL,
-      // a time beyond bigint) was not made by this service.
-      if (query.cursor && isDataException(error)) throw invalidArgument("cursor", "cursor is not one this service returned");
-      throw error;
-    });
+    const page = await store
+      .listOperations(apiKeyId, { limit: query.limit ?? 20, ...(query.cursor ? { cursor: query.cursor } : {}) })
+      .catch((error: unknown) => {
+        // The cursor is the only client value the query compares with: one the database cannot take (an id holding NUL,
+        // a time beyond bigint) was not made by this service.
+        if (query.cursor && isDataException(error)) throw invalidArgument("cursor", "cursor is not one this service returned");
+        throw error;
+      });
     return { body: { items: page.items.map(presentOperation), nextCursor: page.nextCursor } };
   },
 });

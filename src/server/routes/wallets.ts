@@ -6,7 +6,10 @@ import { errorResponses } from "./common.js";
 /** `erc20TokenContractAddresses` may be repeated and each value may be a comma-separated list. */
 export function splitAddressList(value: string | string[] | undefined): string[] {
   const values = value === undefined ? [] : Array.isArray(value) ? value : [value];
-  return values.flatMap((item) => item.split(",")).map((item) => item.trim()).filter((item) => item !== "");
+  return values
+    .flatMap((item) => item.split(","))
+    .map((item) => item.trim())
+    .filter((item) => item !== "");
 }
 
 export const createWalletRoute = defineRoute({

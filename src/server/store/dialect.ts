@@ -33,7 +33,9 @@ export function dialectSql(name: DialectName): DialectSql {
     orderedJsonType: postgres ? "json" : "text",
     msType: postgres ? "bigint" : "integer",
     appendToArray: (column, elementJson) =>
-      postgres ? sql`${sql.ref(column)} || jsonb_build_array(${elementJson}::jsonb)` : sql`json_insert(${sql.ref(column)}, '$[#]', json(${elementJson}))`,
+      postgres
+        ? sql`${sql.ref(column)} || jsonb_build_array(${elementJson}::jsonb)`
+        : sql`json_insert(${sql.ref(column)}, '$[#]', json(${elementJson}))`,
     strict: (builder) => (postgres ? builder : builder.modifyEnd(sql`strict`)),
     readJson: <T>(value: unknown) => (value === null || value === undefined ? null : ((postgres ? value : JSON.parse(String(value))) as T)),
   };

@@ -93,7 +93,10 @@ export class KyselyStore implements Store {
   async createApiKey(label?: string): Promise<{ id: string; key: string }> {
     const id = randomUUID();
     const key = generateApiKey();
-    await this.db.insertInto("api_keys").values({ id, label: label ?? null, key_hash: hashApiKey(key) }).execute();
+    await this.db
+      .insertInto("api_keys")
+      .values({ id, label: label ?? null, key_hash: hashApiKey(key) })
+      .execute();
     return { id, key };
   }
 
@@ -139,7 +142,9 @@ export class KyselyStore implements Store {
 
   async insertOperation(operation: NewOperation): Promise<void> {
     const unfinished = operation.status === "signed" || operation.status === "pending";
-    const transitions: OperationTransition[] = [{ status: operation.status, at: new Date().toISOString(), reason: operation.reason ?? "recorded" }];
+    const transitions: OperationTransition[] = [
+      { status: operation.status, at: new Date().toISOString(), reason: operation.reason ?? "recorded" },
+    ];
     const now = this.d.nowMs;
     await this.db
       .insertInto("operations")
@@ -180,14 +185,18 @@ export class KyselyStore implements Store {
     if (change.reason !== undefined) {
       const status = change.status ?? (change.from?.length === 1 ? change.from[0] : undefined);
       if (status === undefined) throw new Error("a transition needs its status: give `status`, or one `from` state");
-      set.transitions = this.d.appendToArray("transitions", JSON.stringify({ status, at: new Date().toISOString(), reason: change.reason }));
+      set.transitions = this.d.appendToArray(
+        "transitions",
+        JSON.stringify({ status, at: new Date().toISOString(), reason: change.reason }),
+      );
     }
     if (change.blockNumber !== undefined) set.block_number = change.blockNumber;
     if (change.blockHash !== undefined) set.block_hash = change.blockHash;
     if (change.result !== undefined) set.result = json(change.result);
     if (change.error !== undefined) set.error = json(change.error);
     if (change.missingSince !== undefined) set.missing_since = change.missingSince === null ? null : change.missingSince.getTime();
-    if (change.checkInMs !== undefined) set.next_check_at = change.checkInMs === null ? null : sql`${now} + ${Math.round(change.checkInMs)}`;
+    if (change.checkInMs !== undefined)
+      set.next_check_at = change.checkInMs === null ? null : sql`${now} + ${Math.round(change.checkInMs)}`;
     if (leaseOwner !== undefined) Object.assign(set, { lease_owner: null, lease_until: null });
     let query = this.db.updateTable("operations").set(set).where("id", "=", id);
     if (change.from !== undefined) query = query.where("status", "in", [...change.from]);
@@ -228,7 +237,9 @@ export class KyselyStore implements Store {
     if (options.cursor !== undefined) {
       const after = decodeOperationCursor(options.cursor);
       const createdAt = Number(after.createdAtMillis);
-      query = query.where((eb) => eb.or([eb("created_at", "<", createdAt), eb.and([eb("created_at", "=", createdAt), eb("id", "<", after.id)])]));
+      query = query.where((eb) =>
+        eb.or([eb("created_at", "<", createdAt), eb.and([eb("created_at", "=", createdAt), eb("id", "<", after.id)])]),
+      );
     }
     const rows = await query.execute();
     const page = rows.slice(0, limit);
@@ -276,7 +287,11 @@ export class KyselyStore implements Store {
   async operationStats(): Promise<{ counts: Array<{ kind: string; status: string; count: number }>; oldestDueMs: number | null }> {
     const now = this.d.nowMs;
     const [counts, due] = await Promise.all([
-      this.db.selectFrom("operations").select(["kind", "status", (eb) => eb.fn.countAll<number | string>().as("count")]).groupBy(["kind", "status"]).execute(),
+      this.db
+        .selectFrom("operations")
+        .select(["kind", "status", (eb) => eb.fn.countAll<number | string>().as("count")])
+        .groupBy(["kind", "status"])
+        .execute(),
       this.db
         .selectFrom("operations")
         .select([(eb) => eb.fn.min("next_check_at").as("oldest"), now.as("now_ms")])
@@ -303,7 +318,8 @@ export class KyselyStore implements Store {
       )
       .execute();
     // Claims cannot say which chain they were for: only a store no other process opens frees them all.
-    if (pairs === undefined) await this.db.updateTable("idempotency").set({ lease_until: this.d.nowMs }).where("status", "=", "in_progress").execute();
+    if (pairs === undefined)
+      await this.db.updateTable("idempotency").set({ lease_until: this.d.nowMs }).where("status", "=", "in_progress").execute();
   }
 
   // Idempotency
@@ -357,7 +373,8 @@ export class KyselyStore implements Store {
         .executeTakeFirst();
       if (existing === undefined) continue;
       if (existing.request_hash !== requestHash) return { state: "conflict" };
-      if (existing.status === "done") return { state: "replay", statusCode: Number(existing.status_code), body: this.d.readJson(existing.body) };
+      if (existing.status === "done")
+        return { state: "replay", statusCode: Number(existing.status_code), body: this.d.readJson(existing.body) };
       if (Number(existing.lease_until) >= Number(existing.now_ms)) return { state: "in_progress" };
       // The owner died (or overran its lease): take the claim over, once, for whoever gets here first.
       const taken = await this.db
@@ -375,7 +392,13 @@ export class KyselyStore implements Store {
     }
   }
 
-  async completeIdempotent(apiKeyId: string | null, route: string, idempotencyKey: string, statusCode: number, body: unknown): Promise<void> {
+  async completeIdempotent(
+    apiKeyId: string | null,
+    route: string,
+    idempotencyKey: string,
+    statusCode: number,
+    body: unknown,
+  ): Promise<void> {
     const scope = this.sameKey(apiKeyId);
     await this.db
       .updateTable("idempotency")

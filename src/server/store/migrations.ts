@@ -55,8 +55,17 @@ export function migrations(dialect: DialectName): Record<string, Migration> {
               .addColumn("mined_at", d.msType),
           )
           .execute();
-        await db.schema.createIndex("operations_by_key_newest_first").on("operations").columns(["api_key_id", "created_at desc", "id desc"]).execute();
-        await db.schema.createIndex("operations_due").on("operations").column("next_check_at").where(sql.ref("next_check_at"), "is not", null).execute();
+        await db.schema
+          .createIndex("operations_by_key_newest_first")
+          .on("operations")
+          .columns(["api_key_id", "created_at desc", "id desc"])
+          .execute();
+        await db.schema
+          .createIndex("operations_due")
+          .on("operations")
+          .column("next_check_at")
+          .where(sql.ref("next_check_at"), "is not", null)
+          .execute();
         await db.schema.createIndex("operations_by_transaction_hash").on("operations").column("transaction_hash").execute();
         await db.schema
           .createIndex("operations_unfinished_by_sender")
@@ -84,7 +93,12 @@ export function migrations(dialect: DialectName): Record<string, Migration> {
               .addColumn("expires_at", d.msType, (c) => c.notNull()),
           )
           .execute();
-        await db.schema.createIndex("idempotency_claim").unique().on("idempotency").expression(sql`coalesce(api_key_id, ''), route, key`).execute();
+        await db.schema
+          .createIndex("idempotency_claim")
+          .unique()
+          .on("idempotency")
+          .expression(sql`coalesce(api_key_id, ''), route, key`)
+          .execute();
         await db.schema.createIndex("idempotency_expiry").on("idempotency").column("expires_at").execute();
 
         // window_start is milliseconds since the epoch, on the database's clock, shared by every replica.

@@ -26,10 +26,11 @@ export function openPostgresStore(databaseUrl: string, options: OpenStoreOptions
         return connection;
       })();
       // Advisory locks are per database; the schema is part of the name, so services in other schemas do not collide.
-      const { rows } = await (await holder).query<{ taken: boolean }>(
-        "SELECT pg_try_advisory_lock(hashtextextended($1 || ':' || current_schema(), 0)) AS taken",
-        [`exclusive:${name}`],
-      );
+      const { rows } = await (
+        await holder
+      ).query<{ taken: boolean }>("SELECT pg_try_advisory_lock(hashtextextended($1 || ':' || current_schema(), 0)) AS taken", [
+        `exclusive:${name}`,
+      ]);
       return rows[0]?.taken === true;
     },
     onClose: async () => {

@@ -3,7 +3,6 @@ import type { OperationRecord, OperationStore } from "../../operations/types.js"
 
 export type { NewOperation, OperationKind, OperationRecord, OperationStatus } from "../../operations/types.js";
 
-
 export interface OperationPage {
   items: OperationRecord[];
   /** Opaque cursor for the next (older) page, or null at the end. */
@@ -67,7 +66,13 @@ export interface Store extends OperationStore {
    * Claims an idempotency key for (apiKeyId, route). `requestHash` identifies the body:
    * the same key with another body is a conflict; a finished one replays its response.
    */
-  beginIdempotent(apiKeyId: string | null, route: string, idempotencyKey: string, requestHash: string, claim?: IdempotencyClaim): Promise<IdempotencyBegin>;
+  beginIdempotent(
+    apiKeyId: string | null,
+    route: string,
+    idempotencyKey: string,
+    requestHash: string,
+    claim?: IdempotencyClaim,
+  ): Promise<IdempotencyBegin>;
   /** Operations counted by kind and state, and how long the most overdue unfinished one has waited for the tracker. */
   operationStats(): Promise<{ counts: Array<{ kind: string; status: string; count: number }>; oldestDueMs: number | null }>;
   /** Forgets finished keys past their retention. */

@@ -1,9 +1,9 @@
 import type { HardhatRuntimeEnvironment } from "hardhat/types/hre";
 
-import { tokenServiceFor } from "../../src/internal/token-service-for.js";
-import { DataDirectory } from "../../src/data-directory.js";
-import { TokenServiceError } from "../../src/errors.js";
-import type { TokenService } from "../../src/service.js";
+import { tokenServiceFor } from "../../token-service-for.js";
+import { DataDirectory } from "../../../data-directory.js";
+import { TokenServiceError } from "../../../errors.js";
+import type { TokenService } from "../../../service.js";
 
 /** How long a task waits for mining before it reports the status as it stands. */
 export const TASK_WAIT_MS = 120_000;

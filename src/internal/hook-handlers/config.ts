@@ -1,6 +1,6 @@
 import type { ConfigHooks } from "hardhat/types/hooks";
 
-import { resolveTokenServiceConfig, validateTokenServiceConfig } from "../config.js";
+import { resolveTokenServiceConfig, validateTokenServiceConfig } from "../../config.js";
 
 export default async (): Promise<Partial<ConfigHooks>> => ({
   validateUserConfig: (userConfig) => validateTokenServiceConfig(userConfig),

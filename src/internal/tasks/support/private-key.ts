@@ -1,7 +1,7 @@
 import { computeAddress } from "ethers";
 import type { HardhatRuntimeEnvironment } from "hardhat/types/hre";
 
-import { invalidArgument } from "../../src/errors.js";
+import { invalidArgument } from "../../../errors.js";
 
 interface KeySource {
   privateKeyEnv?: string;

@@ -1,0 +1,38 @@
+import type { task } from "hardhat/config";
+import { ArgumentType } from "hardhat/types/arguments";
+
+// Hardhat owns --network (which Hardhat network to connect to), so the token
+// service's own network option is --chain-network.
+export const chainOptions = <T extends ReturnType<typeof task>>(builder: T) =>
+  builder
+    .addOption({
+      name: "chain",
+      description: "ethereum, binance_smart_chain or bitcoin",
+      type: ArgumentType.STRING_WITHOUT_DEFAULT,
+      defaultValue: undefined,
+    })
+    .addOption({
+      name: "chainNetwork",
+      description: "mainnet, sepolia, holesky, hoodi, rinkeby, testnet (ethereum: sepolia), signet, regtest",
+      type: ArgumentType.STRING_WITHOUT_DEFAULT,
+      defaultValue: undefined,
+    });
+
+export const signerOptions = <T extends ReturnType<typeof task>>(builder: T) =>
+  builder
+    .addOption({
+      name: "sender",
+      description: "Address that signs and pays (default: the key's address)",
+      type: ArgumentType.STRING_WITHOUT_DEFAULT,
+      defaultValue: undefined,
+    })
+    .addOption({
+      name: "privateKeyEnv",
+      description: "Name of the environment variable holding the sender's private key (else: the --network's configured accounts)",
+      type: ArgumentType.STRING_WITHOUT_DEFAULT,
+      defaultValue: undefined,
+    })
+    .addFlag({ name: "noWait", description: "Return once the node accepted the transaction, without waiting for it to be mined" });
+
+export const json = <T extends ReturnType<typeof task>>(builder: T) =>
+  builder.addFlag({ name: "json", description: "Print one JSON object" });
