@@ -17,7 +17,7 @@ export class MemoryOperationStore implements OperationStore {
   async insertOperation(operation: NewOperation): Promise<void> {
     if (this.entries.has(operation.id)) throw new Error(`operation ${operation.id} exists`);
     const now = new Date().toISOString();
-    const { reason, checkInMs, ...fields } = operation;
+    const { reason, checkInMs, lease, ...fields } = operation;
     const unfinished = operation.status === "signed" || operation.status === "pending";
     this.entries.set(operation.id, {
       record: {
@@ -34,8 +34,8 @@ export class MemoryOperationStore implements OperationStore {
         minedAt: operation.status === "mined" ? now : null,
       },
       nextCheckAt: unfinished ? Date.now() + (checkInMs ?? 0) : null,
-      leaseOwner: null,
-      leaseUntil: 0,
+      leaseOwner: lease?.owner ?? null,
+      leaseUntil: lease === undefined ? 0 : Date.now() + lease.ms,
     });
   }
 
@@ -86,10 +86,11 @@ export class MemoryOperationStore implements OperationStore {
     return highest === undefined ? undefined : highest + 1;
   }
 
-  async leaseDueOperations(owner: string, leaseMs: number, limit: number): Promise<LeasedOperation[]> {
+  async leaseDueOperations(owner: string, leaseMs: number, limit: number, skip?: ReadonlySet<string>): Promise<LeasedOperation[]> {
     const now = Date.now();
+    const free = (entry: Entry) => entry.leaseOwner === null || entry.leaseOwner === owner || entry.leaseUntil < now;
     const due = [...this.entries.values()]
-      .filter((entry) => entry.nextCheckAt !== null && entry.nextCheckAt <= now && (entry.leaseOwner === null || entry.leaseUntil < now))
+      .filter((entry) => entry.nextCheckAt !== null && entry.nextCheckAt <= now && free(entry) && !skip?.has(entry.record.id))
       .sort((a, b) => a.nextCheckAt! - b.nextCheckAt!)
       .slice(0, limit);
     for (const entry of due) {

@@ -197,8 +197,9 @@ export class Operations {
   }
 
   /**
-   * Writes the `signed` record (raw transaction included) before the broadcast, `pending` after it,
-   * or `failed` with the node's refusal; a failure before signing leaves no record.
+   * Writes the `signed` record (raw transaction included) before the broadcast: the one store write on a
+   * launch's or mint's path. The tracker writes `pending` at its first look (the node has it), or the
+   * broadcast's refusal is written as `failed`; a failure before signing leaves no record.
    */
   private async recorded<R extends { transactionHash: string; status: "pending" }>(
     id: string,
@@ -212,43 +213,42 @@ export class Operations {
     where: { apiKeyId: string | null; chain: string; network: string; sender: string },
   ): Promise<Omit<R, "status"> & Settled & { id: string }> {
     this.start();
+    // Known once signed: the chain is open by then.
+    let pollMs = 0;
     let written = false;
     try {
-      const result = await send(
-        async (signed, fields) => {
-          await this.store.insertOperation({
-            id,
-            ...where,
-            ...fields,
-            transactionHash: signed.transactionHash,
-            nonce: signed.nonce,
-            rawTransaction: signed.rawTransaction,
-            status: "signed",
-            error: null,
-            reason: "signed",
-            checkInMs: SIGNED_GRACE_MS,
-          });
-          written = true;
-        },
-        () => this.store.nextUnfinishedNonce(where.chain, where.network, where.sender),
+      const result = await this.tracker.whileBroadcasting(id, () =>
+        send(
+          async (signed, fields) => {
+            pollMs = (await this.chainOf(where)).pollingIntervalMs;
+            await this.store.insertOperation({
+              id,
+              ...where,
+              ...fields,
+              transactionHash: signed.transactionHash,
+              nonce: signed.nonce,
+              rawTransaction: signed.rawTransaction,
+              status: "signed",
+              error: null,
+              reason: "signed",
+              checkInMs: pollMs,
+              // Other processes' trackers keep off while this one may still be broadcasting it; if it dies, they take over.
+              lease: { owner: this.tracker.owner, ms: SIGNED_GRACE_MS },
+            });
+            written = true;
+          },
+          () => this.store.nextUnfinishedNonce(where.chain, where.network, where.sender),
+        ),
       );
-      const chain = await this.chainOf(where);
-      await this.store.changeOperation(id, {
-        status: "pending",
-        from: ["signed"],
-        reason: "accepted by the node",
-        checkInMs: chain.pollingIntervalMs,
-      });
-      this.tracker.kick();
+      this.tracker.kick(pollMs);
       return { ...result, id, status: "pending" as const, blockNumber: null };
     } catch (error) {
       if (written && isTransient(error)) {
         // The node may or may not have it: the record stays signed, and the tracker finds out and sends it if needed.
-        const chain = await this.chainOf(where);
         const record = await this.store.changeOperation(id, {
           from: ["signed"],
           reason: `broadcast outcome unknown (${(error as Error).message}); the tracker will send it`,
-          checkInMs: chain.pollingIntervalMs,
+          checkInMs: pollMs,
         });
         if (record !== undefined)
           return { ...(this.outcomeOf(record) as unknown as Omit<R, "status">), id, status: "signed", blockNumber: null };

@@ -55,6 +55,10 @@ export class OperationTracker {
   private stopped = false;
   private wake: (() => void) | undefined;
   private readonly waiters = new Map<string, Set<() => void>>();
+  /** Records this process is broadcasting right now: the tracker leaves them to the request until it returns. */
+  private readonly broadcasting = new Set<string>();
+  /** Records whose broadcast the node accepted here (answered `pending`); the tracker writes that state at its first look. */
+  private readonly accepted = new Set<string>();
 
   constructor(
     private readonly store: OperationStore,
@@ -67,9 +71,10 @@ export class OperationTracker {
     this.running ??= this.loop().finally(() => (this.running = undefined));
   }
 
-  /** Looks at due records now instead of at the next idle poll. */
-  kick(): void {
-    this.wake?.();
+  /** Looks at due records now (or in `afterMs`, when a record falls due) instead of at the next idle poll. */
+  kick(afterMs = 0): void {
+    if (afterMs <= 0) return void this.wake?.();
+    setTimeout(() => this.wake?.(), afterMs).unref();
   }
 
   async stop(): Promise<void> {
@@ -94,13 +99,25 @@ export class OperationTracker {
     });
   }
 
+  /** Runs `send` with the record left alone by this tracker; other processes' trackers keep off through its insert lease. */
+  async whileBroadcasting<T>(id: string, send: () => Promise<T>): Promise<T> {
+    this.broadcasting.add(id);
+    try {
+      const sent = await send();
+      this.accepted.add(id);
+      return sent;
+    } finally {
+      this.broadcasting.delete(id);
+    }
+  }
+
   notify(id: string): void {
     for (const waiter of [...(this.waiters.get(id) ?? [])]) waiter();
   }
 
   /** One pass over the due records; answers how many it looked at. */
   async runOnce(): Promise<number> {
-    const due = await this.store.leaseDueOperations(this.owner, this.settings.leaseMs, BATCH);
+    const due = await this.store.leaseDueOperations(this.owner, this.settings.leaseMs, BATCH, this.broadcasting);
     await Promise.all(due.map((record) => this.track(record)));
     return due.length;
   }
@@ -127,16 +144,21 @@ export class OperationTracker {
   }
 
   private async track(record: LeasedOperation): Promise<void> {
-    let change: OperationChange;
-    try {
-      const chain = await this.chainFor(record);
-      change = await this.next(record, chain);
-    } catch {
-      // The node (or the pair's configuration) is failing: nothing is known, so nothing changes but the next look.
-      change = { checkInMs: RETRY_AFTER_ERROR_MS };
-    }
+    const change = await this.decide(record);
     const changed = await this.store.changeOperation(record.id, change, this.owner).catch(() => undefined);
     if (changed !== undefined && change.reason !== undefined) this.notify(record.id);
+  }
+
+  private async decide(record: LeasedOperation): Promise<OperationChange> {
+    // What the request answered comes first: the node may already have lost it, and that is the next look's business.
+    if (this.accepted.delete(record.id) && record.status === "signed")
+      return { status: "pending", reason: "accepted by the node", checkInMs: 0 };
+    try {
+      return await this.next(record, await this.chainFor(record));
+    } catch {
+      // The node (or the pair's configuration) is failing: nothing is known, so nothing changes but the next look.
+      return { checkInMs: RETRY_AFTER_ERROR_MS };
+    }
   }
 
   /** What the node says about a record, as the change to write. */
@@ -145,6 +167,11 @@ export class OperationTracker {
     if (hash === null) return { status: "failed", reason: "no transaction hash recorded", checkInMs: null };
     const [receipt, head] = await Promise.all([chain.provider.getTransactionReceipt(hash), chain.provider.getBlockNumber()]);
     const poll = chain.pollingIntervalMs;
+
+    // Accepted by the node while the process that sent it could not say so (it died before its tracker looked).
+    if (record.status === "signed" && receipt !== null) {
+      return { status: "pending", reason: "accepted by the node", missingSince: null, checkInMs: 0 };
+    }
 
     if (record.status === "mined") {
       if (receipt === null || receipt.blockHash !== record.blockHash) {
@@ -198,7 +225,7 @@ export class OperationTracker {
 
     if ((await chain.provider.getTransaction(hash)) !== null) {
       return record.status === "signed"
-        ? { status: "pending", reason: "the node has it", missingSince: null, checkInMs: poll }
+        ? { status: "pending", reason: "accepted by the node", missingSince: null, checkInMs: poll }
         : { ...(record.missingSince !== null ? { missingSince: null } : {}), checkInMs: poll };
     }
 

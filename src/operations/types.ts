@@ -53,6 +53,8 @@ export type NewOperation = Omit<
     reason?: string;
     /** When the tracker first looks at it; default at once. */
     checkInMs?: number;
+    /** A tracker lease taken with the insert: the process broadcasting it keeps other processes' trackers away meanwhile. */
+    lease?: { owner: string; ms: number };
   };
 
 /** A tracker's or a request's change to a record; one write. */
@@ -86,8 +88,11 @@ export interface OperationStore {
   getOperation(id: string): Promise<OperationRecord | undefined>;
   /** Applies `change` if `from` allows; with `leaseOwner`, only while that lease holds, and ends it. Returns the record after. */
   changeOperation(id: string, change: OperationChange, leaseOwner?: string): Promise<OperationRecord | undefined>;
-  /** Leases up to `limit` records due for a check (unfinished, or mined within their watch), skipping leased ones. */
-  leaseDueOperations(owner: string, leaseMs: number, limit: number): Promise<LeasedOperation[]>;
+  /**
+   * Leases up to `limit` records due for a check (unfinished, or mined within their watch), skipping those another
+   * owner leases and those named in `skip` (records this process is still broadcasting).
+   */
+  leaseDueOperations(owner: string, leaseMs: number, limit: number, skip?: ReadonlySet<string>): Promise<LeasedOperation[]>;
   /** The record of a transaction, by its hash on a pair. */
   findByTransactionHash(chain: string, network: string, transactionHash: string): Promise<OperationRecord | undefined>;
   /** One past the highest nonce of the sender's signed or pending records on the pair, or undefined. */

@@ -21,7 +21,8 @@ import { requireApiKey } from "./middleware/auth.js";
 import { errorHandler } from "./middleware/errors.js";
 import { requestFingerprint, runIdempotent } from "./middleware/idempotency.js";
 import { requireLoopbackHost } from "./middleware/loopback-host.js";
-import { rateLimit, type RateLimitSettings } from "./middleware/rate-limit.js";
+import { rateLimit } from "./middleware/rate-limit.js";
+import { SharedRateLimiter, type RateLimitSettings } from "./rate-limiter.js";
 import { requestLog } from "./middleware/request-log.js";
 import { buildOpenApiDocument } from "./openapi.js";
 import type { RouteDefinition, RouteResult } from "./route.js";
@@ -236,6 +237,7 @@ export async function createServer(options: CreateServerOptions): Promise<TokenS
 
   const verifier = options.auth === false ? undefined : new ApiKeyVerifier(options.apiKeys ?? settings.apiKeys, store);
   const limits = options.rateLimit ?? settings.rateLimit;
+  const limiter = new SharedRateLimiter(store, limits);
   const checkHealth = cachedHealthCheck(context, settings.healthCacheMs);
 
   const app = express();
@@ -268,7 +270,7 @@ export async function createServer(options: CreateServerOptions): Promise<TokenS
   });
 
   const api = express.Router();
-  api.use(ServiceMetrics.notePath(), authenticate, rateLimit(store, limits));
+  api.use(ServiceMetrics.notePath(), authenticate, rateLimit(limiter, limits));
   for (const route of API_ROUTES) {
     const handlers =
       route.method === "post"
@@ -295,6 +297,7 @@ export async function createServer(options: CreateServerOptions): Promise<TokenS
     async close() {
       clearInterval(purge);
       await service.close();
+      await limiter.close().catch(() => undefined);
       await store.close();
       dataDirectory.release();
     },

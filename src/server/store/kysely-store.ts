@@ -17,7 +17,7 @@ import type {
   NewOperation,
   OperationPage,
   OperationRecord,
-  RateLimitResult,
+  SharedRateLimitCount,
   Store,
 } from "./types.js";
 
@@ -171,6 +171,9 @@ export class KyselyStore implements Store {
         updated_at: now,
         next_check_at: unfinished ? sql<number>`${now} + ${operation.checkInMs ?? 0}` : null,
         mined_at: operation.status === "mined" ? now : null,
+        ...(operation.lease
+          ? { lease_owner: operation.lease.owner, lease_until: sql<number>`${now} + ${Math.round(operation.lease.ms)}` }
+          : {}),
       })
       .execute();
   }
@@ -250,7 +253,7 @@ export class KyselyStore implements Store {
     };
   }
 
-  async leaseDueOperations(owner: string, leaseMs: number, limit: number): Promise<LeasedOperation[]> {
+  async leaseDueOperations(owner: string, leaseMs: number, limit: number, skip?: ReadonlySet<string>): Promise<LeasedOperation[]> {
     const now = this.d.nowMs;
     const rows = await this.db
       .updateTable("operations")
@@ -261,7 +264,8 @@ export class KyselyStore implements Store {
           .select("id")
           .where("next_check_at", "is not", null)
           .where("next_check_at", "<=", now)
-          .where((inner) => inner.or([inner("lease_until", "is", null), inner("lease_until", "<", now)]))
+          .where((inner) => inner.or([inner("lease_until", "is", null), inner("lease_until", "<", now), inner("lease_owner", "=", owner)]))
+          .$if(skip !== undefined && skip.size > 0, (select) => select.where("id", "not in", [...skip!]))
           .orderBy("next_check_at")
           .limit(limit)
           // SKIP LOCKED: replicas polling at once each take other records. SQLite has one writer: nothing to skip.
@@ -427,22 +431,24 @@ export class KyselyStore implements Store {
 
   // Rate limits
 
-  async hitRateLimit(bucket: string, limit: number, windowMs: number): Promise<RateLimitResult> {
+  async hitRateLimit(bucket: string, limit: number, windowMs: number, hits = 1): Promise<SharedRateLimitCount> {
     // A server setting, not client input: a bad one is a configuration error, never a 400.
     if (!Number.isFinite(windowMs) || windowMs < 1) throw new RangeError(`the rate-limit window must be at least 1 ms, not ${windowMs}`);
     const window = Math.round(windowMs);
     const now = this.d.nowMs;
     const row = await this.db
       .insertInto("rate_limits")
-      .values({ bucket, window_start: sql`${now} - ${now} % ${window}`, count: 1 })
-      .onConflict((conflict) => conflict.columns(["bucket", "window_start"]).doUpdateSet({ count: sql`rate_limits.count + 1` }))
+      .values({ bucket, window_start: sql`${now} - ${now} % ${window}`, count: hits })
+      .onConflict((conflict) => conflict.columns(["bucket", "window_start"]).doUpdateSet({ count: sql`rate_limits.count + ${hits}` }))
       .returning(["count", "window_start", now.as("now_ms")])
       .executeTakeFirstOrThrow();
     const count = Number(row.count);
     const windowStart = Number(row.window_start);
     // The first hit of a window retires the bucket's earlier windows, so the table stays small.
-    if (count === 1) await this.db.deleteFrom("rate_limits").where("bucket", "=", bucket).where("window_start", "<", windowStart).execute();
+    if (count === hits)
+      await this.db.deleteFrom("rate_limits").where("bucket", "=", bucket).where("window_start", "<", windowStart).execute();
     return {
+      count,
       allowed: count <= limit,
       limit,
       remaining: Math.max(0, limit - count),

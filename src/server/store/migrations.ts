@@ -128,7 +128,15 @@ export async function migrate(db: Kysely<unknown>, dialect: DialectName, extra: 
       );
     }
   }
-  const migrator = new Migrator({ db, provider: { getMigrations: async () => ({ ...migrations(dialect), ...extra }) } });
+  // Kysely looks for its own tables in every schema it may use unless told which: another schema's migration tables
+  // (another app, another replica set) would make it skip creating ours.
+  const migrationTableSchema =
+    dialect === "postgres" ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(db)).rows[0]?.schema : undefined;
+  const migrator = new Migrator({
+    db,
+    provider: { getMigrations: async () => ({ ...migrations(dialect), ...extra }) },
+    ...(migrationTableSchema ? { migrationTableSchema } : {}),
+  });
   const { error, results } = await migrator.migrateToLatest();
   if (error) throw error;
   return (results ?? []).filter((result) => result.status === "Success").map((result) => result.migrationName);

@@ -34,6 +34,12 @@ export interface RateLimitResult {
   resetMs: number;
 }
 
+/** The shared count of a window, as the store answers a hit. */
+export interface SharedRateLimitCount extends RateLimitResult {
+  /** Every hit counted in this window so far, across every process that shares the store. */
+  count: number;
+}
+
 export interface ApiKeyRecord {
   id: string;
   label: string | null;
@@ -82,7 +88,8 @@ export interface Store extends OperationStore {
   releaseIdempotent(apiKeyId: string | null, route: string, idempotencyKey: string): Promise<void>;
 
   /** Fixed-window counter per key; shared by replicas when the store is a PostgreSQL server. */
-  hitRateLimit(bucket: string, limit: number, windowMs: number): Promise<RateLimitResult>;
+  /** Adds `hits` (default 1) to the bucket's current window and answers the window's count. */
+  hitRateLimit(bucket: string, limit: number, windowMs: number, hits?: number): Promise<SharedRateLimitCount>;
 
   /**
    * Frees what a dead predecessor held, for a process that knows it is the only one working there: every
