@@ -3,6 +3,7 @@ import { randomUUID } from "node:crypto";
 import { isTokenServiceError } from "../errors.js";
 import type { EvmChain } from "../evm/chain.js";
 import { mintedTokenId } from "../evm/mint.js";
+import { CanonicalBlocks } from "./canonical-blocks.js";
 import { translateProviderError } from "../evm/provider-errors.js";
 import type { LeasedOperation, OperationChange, OperationRecord, OperationStore } from "./types.js";
 
@@ -26,6 +27,14 @@ export const DEFAULT_TRACKER_SETTINGS: TrackerSettings = {
   leaseMs: 30_000,
   idlePollMs: 250,
 };
+
+/**
+ * How soon a mined record is looked at again: often while it is young, then less as it ages (reorgs are shallow),
+ * so an hour's watch costs each record about fifty looks instead of one every few seconds.
+ */
+function reorgCheckInMs(pollMs: number, minedForMs: number): number {
+  return Math.max(pollMs * 5, Math.round(minedForMs / 10));
+}
 
 /** After a node error, look again in this long. */
 const RETRY_AFTER_ERROR_MS = 2_000;
@@ -55,6 +64,7 @@ export class OperationTracker {
   private stopped = false;
   private wake: (() => void) | undefined;
   private readonly waiters = new Map<string, Set<() => void>>();
+  private readonly canonicalBlocks = new CanonicalBlocks();
   /** Records this process is broadcasting right now: the tracker leaves them to the request until it returns. */
   private readonly broadcasting = new Set<string>();
   /** Records whose broadcast the node accepted here (answered `pending`); the tracker writes that state at its first look. */
@@ -161,30 +171,33 @@ export class OperationTracker {
     }
   }
 
+  /** A live `mined` record goes back to `pending` when its block is no longer the canonical one at its height. */
+  private async watchForReorg(record: LeasedOperation, chain: EvmChain): Promise<OperationChange> {
+    const canonical = record.blockNumber === null ? null : await this.canonicalBlocks.hashAt(chain, record.blockNumber);
+    if (canonical === null || canonical !== record.blockHash) {
+      return {
+        status: "pending",
+        reason: `reorg: block ${record.blockNumber} (${record.blockHash}) is no longer canonical`,
+        blockNumber: null,
+        blockHash: null,
+        checkInMs: chain.pollingIntervalMs,
+      };
+    }
+    const minedForMs = record.minedAt === null ? Infinity : Date.now() - Date.parse(record.minedAt);
+    return { checkInMs: minedForMs < this.settings.reorgWatchMs ? reorgCheckInMs(chain.pollingIntervalMs, minedForMs) : null };
+  }
+
   /** What the node says about a record, as the change to write. */
   private async next(record: LeasedOperation, chain: EvmChain): Promise<OperationChange> {
     const hash = record.transactionHash;
     if (hash === null) return { status: "failed", reason: "no transaction hash recorded", checkInMs: null };
-    const [receipt, head] = await Promise.all([chain.provider.getTransactionReceipt(hash), chain.provider.getBlockNumber()]);
     const poll = chain.pollingIntervalMs;
+    if (record.status === "mined") return this.watchForReorg(record, chain);
+    const [receipt, head] = await Promise.all([chain.provider.getTransactionReceipt(hash), chain.provider.getBlockNumber()]);
 
     // Accepted by the node while the process that sent it could not say so (it died before its tracker looked).
     if (record.status === "signed" && receipt !== null) {
       return { status: "pending", reason: "accepted by the node", missingSince: null, checkInMs: 0 };
-    }
-
-    if (record.status === "mined") {
-      if (receipt === null || receipt.blockHash !== record.blockHash) {
-        return {
-          status: "pending",
-          reason: `reorg: block ${record.blockNumber} (${record.blockHash}) is no longer canonical`,
-          blockNumber: null,
-          blockHash: null,
-          checkInMs: poll,
-        };
-      }
-      const watching = record.minedAt !== null && Date.now() - Date.parse(record.minedAt) < this.settings.reorgWatchMs;
-      return { checkInMs: watching ? poll * 5 : null };
     }
 
     if (receipt !== null) {
@@ -219,7 +232,7 @@ export class OperationTracker {
         reason: `included in block ${receipt.blockNumber}${required > 1 ? ` with ${confirmations} confirmations` : ""}`,
         ...block,
         ...(tokenId !== undefined ? { result: { ...record.result, tokenId } } : {}),
-        checkInMs: keepWatching ? poll * 5 : null,
+        checkInMs: keepWatching ? reorgCheckInMs(poll, 0) : null,
       };
     }
 
