@@ -117,6 +117,11 @@ export interface FaucetRequest extends PairRequest {
   amount?: string | number;
 }
 
+export interface FaucetHooks {
+  grantId?: string;
+  beforeGrant?(grant: { chain: string; network: string; address: string; amount: string }): Promise<void>;
+}
+
 export interface FaucetResult {
   chain: string;
   network: string;
@@ -319,7 +324,11 @@ export class TokenService {
     return receipt === null ? undefined : mintedTokenId(receipt, request.contractAddress);
   }
 
-  async faucet(request: FaucetRequest): Promise<FaucetResult> {
+  /**
+   * `hooks.beforeGrant` runs once the request is checked, before a simulated chain's balance changes (the place to
+   * write a durable record); `hooks.grantId` names the grant in the chain's journal, so a record can be settled later.
+   */
+  async faucet(request: FaucetRequest, hooks: FaucetHooks = {}): Promise<FaucetResult> {
     const info = resolveNetwork(request.chain, request.network);
     const defaultAmount = 10n * 10n ** BigInt(info.nativeDecimals);
     const amount = request.amount === undefined || request.amount === "" ? defaultAmount : parseUint256(request.amount, "amount");
@@ -356,7 +365,8 @@ export class TokenService {
           available: room.toString(),
         });
       }
-      return fund(address, amount);
+      await hooks.beforeGrant?.({ chain: info.chain, network: info.network, address, amount: amount.toString() });
+      return fund(address, amount, hooks.grantId);
     });
     return {
       chain: info.chain,

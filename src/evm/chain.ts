@@ -15,8 +15,10 @@ export interface EvmChain {
   readonly pollingIntervalMs: number;
   /** Sends a signed transaction and resolves with its hash once the node accepted it. */
   broadcast(signedTransaction: string): Promise<string>;
-  /** Gives native currency to an address; only simulated chains have it. */
-  fund?(address: string, amount: bigint): Promise<bigint>;
+  /** Gives native currency to an address; only simulated chains have it. `grantId` names the grant in the chain's history. */
+  fund?(address: string, amount: bigint, grantId?: string): Promise<bigint>;
+  /** Whether the grant named `grantId` is part of the chain (a process that died mid-grant may not have made it). */
+  hasGrant?(grantId: string): boolean;
   close(): Promise<void>;
 }
 

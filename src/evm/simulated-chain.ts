@@ -3,7 +3,7 @@ import path from "node:path";
 import { BrowserProvider, toQuantity, type Eip1193Provider } from "ethers";
 import type { EvmChain, EvmNetworkInfo, NodeCallObserver, SimulatedChainConnection, SimulatedChainFactory } from "./chain.js";
 
-type JournalEntry = { op: "rawTransaction"; raw: string } | { op: "fund"; address: string; amount: string };
+type JournalEntry = { op: "rawTransaction"; raw: string } | { op: "fund"; address: string; amount: string; grant?: string };
 
 /** What a start-up replay found, for the operator. */
 export interface JournalReplay {
@@ -57,6 +57,9 @@ export class SimulatedChain implements EvmChain {
   readonly provider: BrowserProvider;
   /** Set when the chain was rebuilt from a journal. */
   replay: JournalReplay | undefined;
+  /** The named faucet grants this chain holds, replayed ones included. */
+  private readonly grants = new Set<string>();
+  private granting: Promise<unknown> = Promise.resolve();
 
   private constructor(
     readonly info: EvmNetworkInfo,
@@ -85,10 +88,20 @@ export class SimulatedChain implements EvmChain {
     return hash;
   }
 
-  async fund(address: string, amount: bigint): Promise<bigint> {
-    const balance = await this.addBalance(address, amount);
-    await this.journal({ op: "fund", address, amount: amount.toString() });
-    return balance;
+  async fund(address: string, amount: bigint, grantId?: string): Promise<bigint> {
+    // A grant reads the balance and sets it higher: grants take turns, whoever makes them (a request, the tracker).
+    const granted = this.granting.then(async () => {
+      const balance = await this.addBalance(address, amount);
+      await this.journal({ op: "fund", address, amount: amount.toString(), ...(grantId !== undefined ? { grant: grantId } : {}) });
+      if (grantId !== undefined) this.grants.add(grantId);
+      return balance;
+    });
+    this.granting = granted.catch(() => undefined);
+    return granted;
+  }
+
+  hasGrant(grantId: string): boolean {
+    return this.grants.has(grantId);
   }
 
   async close(): Promise<void> {
@@ -142,6 +155,7 @@ export class SimulatedChain implements EvmChain {
       entries++;
       if (entry.op === "fund") {
         await this.addBalance(entry.address, BigInt(entry.amount));
+        if (entry.grant !== undefined) this.grants.add(entry.grant);
       } else {
         // A transaction that reverted the first time reverts again; it still belongs to the history.
         await this.request("eth_sendRawTransaction", [entry.raw]).catch(() => undefined);

@@ -10,6 +10,7 @@ import type { LaunchResult } from "../evm/launch.js";
 import type { MintResult } from "../evm/mint.js";
 import type { SignedTransactionInfo } from "../evm/send-transaction.js";
 import type { FaucetRequest, FaucetResult, LaunchRequest, MintRequest, TokenService } from "../service.js";
+import { amountPair } from "../units.js";
 import { parseTokenType } from "../token-params.js";
 import { OperationTracker, isTransient, type TrackerSettings } from "./tracker.js";
 import { FINAL_STATUSES, type NewOperation, type OperationRecord, type OperationStatus, type OperationStore } from "./types.js";
@@ -38,6 +39,28 @@ function checksummed(params: Record<string, unknown>, fields: readonly string[])
 
 /** The request waits this long before the tracker takes a `signed` record over: the request may still be broadcasting it. */
 const SIGNED_GRACE_MS = 15_000;
+/** Likewise for a faucet grant in progress; a grant takes milliseconds. */
+const GRANT_GRACE_MS = 5_000;
+
+function faucetRecord(
+  id: string,
+  apiKeyId: string | null,
+  grant: { chain: string; network: string; address: string; amount: string },
+): Omit<NewOperation, "status"> {
+  return {
+    id,
+    apiKeyId,
+    kind: "faucet",
+    chain: grant.chain,
+    network: grant.network,
+    tokenType: null,
+    params: { address: grant.address, amount: grant.amount },
+    sender: null,
+    transactionHash: null,
+    contractAddress: null,
+    error: null,
+  };
+}
 
 /**
  * Launch, mint and faucet as durable operations: each is recorded (with its signed raw transaction)
@@ -100,26 +123,76 @@ export class Operations {
     );
   }
 
-  /** A faucet grant is final when it returns (simulated balance or regtest transfer): one record, written as mined. */
+  /**
+   * A simulated chain's grant is recorded `signed` (the intent, with the address and amount) before the balance changes
+   * and `mined` once it did; the chain's journal names each grant by the record's id, so the tracker finishes a grant a
+   * crash interrupted, exactly once. A bitcoin regtest transfer is recorded once bitcoind has made it.
+   */
   async faucet(request: FaucetRequest, context: OperationContext = {}): Promise<FaucetOutcome> {
-    const result = await this.service.faucet(request);
     const id = context.id ?? randomUUID();
-    await this.store.insertOperation({
-      id,
-      apiKeyId: context.apiKeyId ?? null,
-      kind: "faucet",
-      chain: result.chain,
-      network: result.network,
-      tokenType: null,
-      params: { address: result.address, amount: result.amount.balance },
-      sender: null,
-      transactionHash: result.transactionHash ?? null,
-      contractAddress: null,
-      status: "mined",
-      error: null,
-      reason: "granted",
-    });
+    const apiKeyId = context.apiKeyId ?? null;
+    let recorded = false;
+    let result: FaucetResult;
+    try {
+      result = await this.service.faucet(request, {
+        grantId: id,
+        beforeGrant: async (grant) => {
+          this.start();
+          await this.store.insertOperation({
+            ...faucetRecord(id, apiKeyId, grant),
+            status: "signed",
+            reason: "grant recorded",
+            checkInMs: GRANT_GRACE_MS,
+            lease: { owner: this.tracker.owner, ms: GRANT_GRACE_MS },
+          });
+          recorded = true;
+        },
+      });
+    } catch (error) {
+      if (recorded) {
+        const { code, message } = error instanceof TokenServiceError ? error : { code: "INTERNAL", message: "unexpected failure" };
+        await this.store.changeOperation(id, {
+          status: "failed",
+          from: ["signed"],
+          reason: `grant failed: ${message}`,
+          error: { code, message },
+          checkInMs: null,
+        });
+      }
+      throw error;
+    }
+    if (recorded) {
+      await this.store.changeOperation(id, {
+        status: "mined",
+        from: ["signed"],
+        reason: "granted",
+        result: { balance: result.balance.balance },
+        checkInMs: null,
+      });
+    } else {
+      await this.store.insertOperation({
+        ...faucetRecord(id, apiKeyId, { ...result, amount: result.amount.balance }),
+        transactionHash: result.transactionHash ?? null,
+        status: "mined",
+        reason: "granted",
+      });
+    }
     return { id, ...result };
+  }
+
+  /**
+   * What an operation answered, for an idempotent retry whose first request died with its process: undefined when
+   * nothing was recorded (the retry runs it). A faucet grant the crash interrupted is finished first.
+   */
+  async recover(id: string, timeoutMs: number): Promise<Record<string, unknown> | undefined> {
+    let record = await this.store.getOperation(id);
+    if (record === undefined) return undefined;
+    if (record.kind === "faucet" && record.status === "signed") {
+      this.start();
+      this.tracker.kick();
+      record = await this.wait(id, timeoutMs);
+    }
+    return this.outcomeOf(record);
   }
 
   /** The record once it is final, or as it stands when `timeoutMs` runs out. */
@@ -162,6 +235,21 @@ export class Operations {
       type: record.tokenType,
     };
     const simulated = this.service.evm.isSimulated(pair);
+    if (record.kind === "faucet") {
+      const decimals = pair.nativeDecimals;
+      const { address, amount } = record.params as { address: string; amount: string };
+      const balance = record.result?.balance;
+      return {
+        id: record.id,
+        chain: record.chain,
+        network: record.network,
+        address,
+        amount: amountPair(BigInt(amount), decimals),
+        ...(balance !== undefined ? { balance: amountPair(BigInt(String(balance)), decimals) } : {}),
+        simulated: pair.kind === "evm" && simulated,
+        ...(record.transactionHash ? { transactionHash: record.transactionHash } : {}),
+      };
+    }
     if (record.kind === "launch") {
       return {
         ...common,

@@ -171,6 +171,26 @@ export class OperationTracker {
     }
   }
 
+  /** A faucet grant recorded before a crash: found in the chain's journal, or made now under the same name. */
+  private async finishGrant(record: LeasedOperation, chain: EvmChain): Promise<OperationChange> {
+    if (chain.fund === undefined || chain.hasGrant === undefined) {
+      return {
+        status: "failed",
+        reason: `${chain.info.chain}/${chain.info.network} is no longer simulated: nothing was granted`,
+        checkInMs: null,
+      };
+    }
+    if (chain.hasGrant(record.id)) return { status: "mined", reason: "granted (found in the chain's journal)", checkInMs: null };
+    const { address, amount } = record.params as { address: string; amount: string };
+    const balance = await chain.fund(address, BigInt(amount), record.id);
+    return {
+      status: "mined",
+      reason: "granted after a restart (the process that recorded it stopped first)",
+      result: { balance: balance.toString() },
+      checkInMs: null,
+    };
+  }
+
   /** A live `mined` record goes back to `pending` when its block is no longer the canonical one at its height. */
   private async watchForReorg(record: LeasedOperation, chain: EvmChain): Promise<OperationChange> {
     const canonical = record.blockNumber === null ? null : await this.canonicalBlocks.hashAt(chain, record.blockNumber);
@@ -189,6 +209,7 @@ export class OperationTracker {
 
   /** What the node says about a record, as the change to write. */
   private async next(record: LeasedOperation, chain: EvmChain): Promise<OperationChange> {
+    if (record.kind === "faucet") return this.finishGrant(record, chain);
     const hash = record.transactionHash;
     if (hash === null) return { status: "failed", reason: "no transaction hash recorded", checkInMs: null };
     const poll = chain.pollingIntervalMs;

@@ -130,8 +130,8 @@ function routeHandler(route: RouteDefinition, context: ServerContext) {
           },
           run,
           async (operationId) => {
-            const record = await context.store.getOperation(operationId);
-            return record === undefined ? undefined : { body: context.service.operations.outcomeOf(record) };
+            const outcome = await context.service.operations.recover(operationId, context.waitTimeoutMs);
+            return outcome === undefined ? undefined : { body: outcome };
           },
         );
         if (outcome.replayed) response.set("Idempotent-Replayed", "true");
