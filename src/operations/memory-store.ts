@@ -1,4 +1,4 @@
-import type { LeasedOperation, NewOperation, OperationChange, OperationRecord, OperationStore } from "./types.js";
+import type { LeaseFilter, LeasedOperation, NewOperation, OperationChange, OperationRecord, OperationStore } from "./types.js";
 
 interface Entry {
   record: LeasedOperation;
@@ -86,11 +86,18 @@ export class MemoryOperationStore implements OperationStore {
     return highest === undefined ? undefined : highest + 1;
   }
 
-  async leaseDueOperations(owner: string, leaseMs: number, limit: number, skip?: ReadonlySet<string>): Promise<LeasedOperation[]> {
+  async leaseDueOperations(owner: string, leaseMs: number, limit: number, filter: LeaseFilter = {}): Promise<LeasedOperation[]> {
     const now = Date.now();
     const free = (entry: Entry) => entry.leaseOwner === null || entry.leaseOwner === owner || entry.leaseUntil < now;
     const due = [...this.entries.values()]
-      .filter((entry) => entry.nextCheckAt !== null && entry.nextCheckAt <= now && free(entry) && !skip?.has(entry.record.id))
+      .filter(
+        (entry) =>
+          entry.nextCheckAt !== null &&
+          entry.nextCheckAt <= now &&
+          free(entry) &&
+          !filter.skip?.has(entry.record.id) &&
+          (filter.only?.has(entry.record.id) ?? true),
+      )
       .sort((a, b) => a.nextCheckAt! - b.nextCheckAt!)
       .slice(0, limit);
     for (const entry of due) {

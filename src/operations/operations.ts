@@ -338,6 +338,7 @@ export class Operations {
           reason: `broadcast outcome unknown (${(error as Error).message}); the tracker will send it`,
           checkInMs: pollMs,
         });
+        this.tracker.follow(id);
         if (record !== undefined)
           return { ...(this.outcomeOf(record) as unknown as Omit<R, "status">), id, status: "signed", blockNumber: null };
       }

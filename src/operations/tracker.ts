@@ -18,6 +18,11 @@ export interface TrackerSettings {
   leaseMs: number;
   /** How often an idle tracker asks the store for due records. */
   idlePollMs: number;
+  /**
+   * Follow only the records this process made (a task beside a running service leaves the service's records to it);
+   * what it leaves unfinished, the service's tracker follows.
+   */
+  ownRecordsOnly?: boolean;
 }
 
 export const DEFAULT_TRACKER_SETTINGS: TrackerSettings = {
@@ -69,6 +74,8 @@ export class OperationTracker {
   private readonly broadcasting = new Set<string>();
   /** Records whose broadcast the node accepted here (answered `pending`); the tracker writes that state at its first look. */
   private readonly accepted = new Set<string>();
+  /** Records this process made, for a tracker that follows only those. */
+  private readonly own = new Set<string>();
 
   constructor(
     private readonly store: OperationStore,
@@ -115,10 +122,16 @@ export class OperationTracker {
     try {
       const sent = await send();
       this.accepted.add(id);
+      this.follow(id);
       return sent;
     } finally {
       this.broadcasting.delete(id);
     }
+  }
+
+  /** Counts the record among this process's own (see `ownRecordsOnly`) until it is final. */
+  follow(id: string): void {
+    this.own.add(id);
   }
 
   notify(id: string): void {
@@ -127,7 +140,10 @@ export class OperationTracker {
 
   /** One pass over the due records; answers how many it looked at. */
   async runOnce(): Promise<number> {
-    const due = await this.store.leaseDueOperations(this.owner, this.settings.leaseMs, BATCH, this.broadcasting);
+    const due = await this.store.leaseDueOperations(this.owner, this.settings.leaseMs, BATCH, {
+      skip: this.broadcasting,
+      ...(this.settings.ownRecordsOnly ? { only: this.own } : {}),
+    });
     await Promise.all(due.map((record) => this.track(record)));
     return due.length;
   }
@@ -156,6 +172,7 @@ export class OperationTracker {
   private async track(record: LeasedOperation): Promise<void> {
     const change = await this.decide(record);
     const changed = await this.store.changeOperation(record.id, change, this.owner).catch(() => undefined);
+    if (change.checkInMs === null) this.own.delete(record.id);
     if (changed !== undefined && change.reason !== undefined) this.notify(record.id);
   }
 

@@ -82,6 +82,11 @@ export interface LeasedOperation extends OperationRecord {
   minedAt: string | null;
 }
 
+export interface LeaseFilter {
+  skip?: ReadonlySet<string>;
+  only?: ReadonlySet<string>;
+}
+
 /** The part of the store the core's operations need; the HTTP service's SQL store and an in-memory one implement it. */
 export interface OperationStore {
   insertOperation(operation: NewOperation): Promise<void>;
@@ -90,9 +95,9 @@ export interface OperationStore {
   changeOperation(id: string, change: OperationChange, leaseOwner?: string): Promise<OperationRecord | undefined>;
   /**
    * Leases up to `limit` records due for a check (unfinished, or mined within their watch), skipping those another
-   * owner leases and those named in `skip` (records this process is still broadcasting).
+   * owner leases and, per `filter`, those this process is still broadcasting (`skip`) or all but its own (`only`).
    */
-  leaseDueOperations(owner: string, leaseMs: number, limit: number, skip?: ReadonlySet<string>): Promise<LeasedOperation[]>;
+  leaseDueOperations(owner: string, leaseMs: number, limit: number, filter?: LeaseFilter): Promise<LeasedOperation[]>;
   /** The record of a transaction, by its hash on a pair. */
   findByTransactionHash(chain: string, network: string, transactionHash: string): Promise<OperationRecord | undefined>;
   /** One past the highest nonce of the sender's signed or pending records on the pair, or undefined. */

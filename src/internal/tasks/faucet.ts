@@ -13,21 +13,26 @@ interface Args {
 }
 
 export default async function faucet(args: Args, hre: HardhatRuntimeEnvironment): Promise<void> {
-  await withService(hre, args.json === true, async (service) => {
-    const pair = { chain: args.chain ?? "", network: args.chainNetwork ?? "" };
-    // In whole units of the native currency, as the default (10) is.
-    const amount =
-      args.amount === undefined
-        ? undefined
-        : parseDecimalUnits(args.amount, resolveNetwork(pair.chain, pair.network).nativeDecimals, "amount");
-    const result = await service.faucet({
-      ...pair,
-      address: args.address ?? "",
-      ...(amount !== undefined ? { amount: amount.toString() } : {}),
-    });
-    if (args.json) return printJson(result);
-    const symbol = service.networks().find((pair) => pair.chain === result.chain && pair.network === result.network)?.nativeSymbol ?? "";
-    console.log(`Funded ${result.address} with ${result.amount.uiBalance} ${symbol} on ${chainLabel(result)}`);
-    console.log(`  balance now ${result.balance.uiBalance} ${symbol}`);
-  });
+  await withService(
+    hre,
+    args.json === true,
+    async (service) => {
+      const pair = { chain: args.chain ?? "", network: args.chainNetwork ?? "" };
+      // In whole units of the native currency, as the default (10) is.
+      const amount =
+        args.amount === undefined
+          ? undefined
+          : parseDecimalUnits(args.amount, resolveNetwork(pair.chain, pair.network).nativeDecimals, "amount");
+      const result = await service.operations.faucet({
+        ...pair,
+        address: args.address ?? "",
+        ...(amount !== undefined ? { amount: amount.toString() } : {}),
+      });
+      if (args.json) return printJson(result);
+      const symbol = service.networks().find((pair) => pair.chain === result.chain && pair.network === result.network)?.nativeSymbol ?? "";
+      console.log(`Funded ${result.address} with ${result.amount.uiBalance} ${symbol} on ${chainLabel(result)}`);
+      console.log(`  balance now ${result.balance.uiBalance} ${symbol}`);
+    },
+    { recordsOperations: true },
+  );
 }

@@ -4,7 +4,7 @@ import { sql, type Kysely, type Selectable } from "kysely";
 
 import { invalidArgument } from "../../errors.js";
 import type { SenderLock } from "../../evm/sender-lock.js";
-import type { LeasedOperation, OperationChange, OperationStatus, OperationTransition } from "../../operations/types.js";
+import type { LeaseFilter, LeasedOperation, OperationChange, OperationStatus, OperationTransition } from "../../operations/types.js";
 import { generateApiKey, hashApiKey, sameHash } from "./api-key-secret.js";
 import { dialectSql, type DialectSql } from "./dialect.js";
 import { migrate } from "./migrations.js";
@@ -253,7 +253,9 @@ export class KyselyStore implements Store {
     };
   }
 
-  async leaseDueOperations(owner: string, leaseMs: number, limit: number, skip?: ReadonlySet<string>): Promise<LeasedOperation[]> {
+  async leaseDueOperations(owner: string, leaseMs: number, limit: number, filter: LeaseFilter = {}): Promise<LeasedOperation[]> {
+    const { skip, only } = filter;
+    if (only !== undefined && only.size === 0) return [];
     const now = this.d.nowMs;
     const rows = await this.db
       .updateTable("operations")
@@ -266,6 +268,7 @@ export class KyselyStore implements Store {
           .where("next_check_at", "<=", now)
           .where((inner) => inner.or([inner("lease_until", "is", null), inner("lease_until", "<", now), inner("lease_owner", "=", owner)]))
           .$if(skip !== undefined && skip.size > 0, (select) => select.where("id", "not in", [...skip!]))
+          .$if(only !== undefined, (select) => select.where("id", "in", [...only!]))
           .orderBy("next_check_at")
           .limit(limit)
           // SKIP LOCKED: replicas polling at once each take other records. SQLite has one writer: nothing to skip.

@@ -4,6 +4,9 @@ import { tokenServiceFor } from "../../token-service-for.js";
 import { DataDirectory } from "../../../data-directory.js";
 import { TokenServiceError } from "../../../errors.js";
 import type { TokenService } from "../../../service.js";
+import { DEFAULT_TRACKER_SETTINGS } from "../../../operations/tracker.js";
+import { openStore } from "../../../server/store/open-store.js";
+import { createFilesPrivately } from "./private-files.js";
 
 /** How long a task waits for mining before it reports the status as it stands. */
 export const TASK_WAIT_MS = 120_000;
@@ -34,6 +37,7 @@ export async function withService(
   hre: HardhatRuntimeEnvironment,
   json: boolean,
   action: (service: TokenService) => Promise<void>,
+  options: { recordsOperations?: boolean } = {},
 ): Promise<void> {
   // Claimed only when a simulated chain opens: a wallet, or a live network, needs no data directory.
   const dataDirectory = new DataDirectory(
@@ -41,7 +45,22 @@ export async function withService(
     "a hardhat task",
     "while `hardhat serve` runs on it, make this call through the service's HTTP API (see the README), or stop the service first",
   );
-  const service = await tokenServiceFor(hre, { dataDirectory, blockTimeSeconds: 0 });
+  // Launches, mints and grants are recorded where `serve` keeps its own (DATABASE_URL, else the data directory's
+  // embedded store), so what the task leaves unfinished (--no-wait, Ctrl-C, a crash) the service follows to the end.
+  if (options.recordsOperations) createFilesPrivately();
+  const store = options.recordsOperations
+    ? await openStore({ dataDir: dataDirectory.path, databaseUrl: process.env.DATABASE_URL })
+    : undefined;
+  const service = await tokenServiceFor(hre, {
+    dataDirectory,
+    blockTimeSeconds: 0,
+    ...(store
+      ? { operationStore: store, senderLock: store.senderLock(), tracker: { ...DEFAULT_TRACKER_SETTINGS, ownRecordsOnly: true } }
+      : {}),
+  }).catch(async (error: unknown) => {
+    await store?.close();
+    throw error;
+  });
   try {
     await action(service);
   } catch (error) {
@@ -55,6 +74,7 @@ export async function withService(
     process.exitCode = 1;
   } finally {
     await service.close();
+    await store?.close();
     dataDirectory.release();
   }
 }
