@@ -2,7 +2,7 @@ import { parseBitcoinAddress, parseEvmAddress } from "./addresses.js";
 import { allNetworks, requireEvm, resolveNetwork, rpcEnvironmentVariable, type NetworkInfo } from "./chains.js";
 import { ErrorCode, TokenServiceError, invalidArgument, isTokenServiceError } from "./errors.js";
 import { noBitcoinBackends, type BitcoinBackends } from "./bitcoin/backend.js";
-import { readErc20Balances, readErc721Balance, readNativeBalance } from "./evm/balances.js";
+import { readBalances, readErc721Balance } from "./evm/balances.js";
 import type { EvmChain, LazyEndpoint, NodeCallObserver, SimulatedChainFactory } from "./evm/chain.js";
 import { EvmChains } from "./evm/chains-registry.js";
 import { DataDirectory } from "./data-directory.js";
@@ -234,7 +234,7 @@ export class TokenService {
     }
     const tokenAddresses = [...new Set(contracts.map((value, index) => parseEvmAddress(value, `erc20TokenContractAddresses[${index}]`)))];
     const chain = await this.evmChain(info, "balance read");
-    const [native, tokens] = await Promise.all([readNativeBalance(chain, address), readErc20Balances(chain, address, tokenAddresses)]);
+    const { native, tokens } = await readBalances(chain, address, tokenAddresses);
     const balances: Record<string, BalanceEntry> = { [info.nativeSymbol]: native };
     const symbolCounts = new Map<string, number>();
     for (const token of tokens) symbolCounts.set(token.symbol, (symbolCounts.get(token.symbol) ?? 0) + 1);
@@ -263,7 +263,9 @@ export class TokenService {
       const balance = await readErc721Balance(chain, address, tokenAddress);
       return { ...base, type: "erc721", ...balance };
     }
-    const [token] = await readErc20Balances(chain, address, [tokenAddress], "tokenAddress");
+    const {
+      tokens: [token],
+    } = await readBalances(chain, address, [tokenAddress], "tokenAddress");
     return {
       ...base,
       type: "erc20",

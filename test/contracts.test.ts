@@ -301,7 +301,7 @@ describe("contracts", function () {
   describe("shipped artifacts", function () {
     it("src/artifacts/*.json carry exactly the ABI and bytecode of the freshly compiled contracts", async function () {
       await hre.tasks.getTask("build").run({ quiet: true });
-      for (const name of ["ServiceERC20", "ServiceERC721"]) {
+      for (const name of ["ServiceERC20", "ServiceERC721", "BalanceReader"]) {
         const compiled = await hre.artifacts.readArtifact(name);
         const shipped = JSON.parse(await readFile(path.join(import.meta.dirname, "..", "src", "artifacts", `${name}.json`), "utf8"));
         expect(shipped.contractName).to.equal(name);

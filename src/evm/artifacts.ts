@@ -11,3 +11,4 @@ const require = createRequire(import.meta.url);
 
 export const serviceErc20Artifact: ShippedArtifact = require("../artifacts/ServiceERC20.json");
 export const serviceErc721Artifact: ShippedArtifact = require("../artifacts/ServiceERC721.json");
+export const balanceReaderArtifact: ShippedArtifact = require("../artifacts/BalanceReader.json");

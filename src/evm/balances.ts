@@ -1,7 +1,8 @@
-import { decodeBytes32String, type Interface } from "ethers";
+import { AbiCoder, decodeBytes32String, type Interface } from "ethers";
 
 import { ErrorCode, TokenServiceError } from "../errors.js";
 import { amountPair, type AmountPair } from "../units.js";
+import { balanceReaderArtifact } from "./artifacts.js";
 import type { EvmChain } from "./chain.js";
 import { translateProviderError } from "./provider-errors.js";
 import { ERC721_ENUMERABLE_INTERFACE_ID, ERC721_INTERFACE_ID, erc20Interface, erc721Interface } from "./token-abi.js";
@@ -85,8 +86,116 @@ export async function readNativeBalance(chain: EvmChain, address: string): Promi
   }
 }
 
+const abi = AbiCoder.defaultAbiCoder();
+const READER_ARGUMENTS = ["address", "address[]", "bool"];
+const READER_RESULT = ["uint256", "tuple(uint256,bool,bytes,bool,bytes,bool,bytes)[]"];
+
+/** What the reader contract saw at one token address; a call that reverted answers "0x", as `call` does. */
+interface TokenRead {
+  hasCode: boolean;
+  balance: string;
+  symbol: string;
+  decimals: string;
+}
+
+/** Chains whose node refused the reader's creation-code call: they are read contract by contract from then on. */
+const readerRefused = new WeakSet<EvmChain>();
+
 /**
- * Reads several ERC20 balances at once. Every call is issued in the same tick,
+ * The native balance and every token's raw answers in one `eth_call` that runs the reader contract's creation code
+ * (never deployed, so any node that runs `eth_call` can answer). Undefined when the node refuses such a call.
+ */
+async function readAtOnce(
+  chain: EvmChain,
+  owner: string,
+  contracts: string[],
+  withMetadata: boolean,
+): Promise<{ native: bigint; reads: TokenRead[] } | undefined> {
+  if (readerRefused.has(chain)) return undefined;
+  const data = balanceReaderArtifact.bytecode + abi.encode(READER_ARGUMENTS, [owner, contracts, withMetadata]).slice(2);
+  let answer: string;
+  try {
+    answer = await chain.provider.call({ data });
+  } catch (error) {
+    // The reader never reverts (every token call is guarded): a call exception is the node refusing creation code.
+    if ((error as { code?: string }).code !== "CALL_EXCEPTION") {
+      const translated = translateProviderError(error, upstream(chain));
+      if (translated.code === ErrorCode.UPSTREAM_UNAVAILABLE || translated.code === ErrorCode.UPSTREAM_TIMEOUT) throw translated;
+    }
+    readerRefused.add(chain);
+    return undefined;
+  }
+  const [native, rows] = abi.decode(READER_RESULT, answer) as unknown as [
+    bigint,
+    Array<[bigint, boolean, string, boolean, string, boolean, string]>,
+  ];
+  return {
+    native,
+    reads: rows.map(([codeSize, balanceOk, balance, symbolOk, symbol, decimalsOk, decimals]) => ({
+      hasCode: codeSize > 0n,
+      balance: balanceOk ? balance : "0x",
+      symbol: symbolOk ? symbol : "0x",
+      decimals: decimalsOk ? decimals : "0x",
+    })),
+  };
+}
+
+function metadataOf(chain: EvmChain): Map<string, Erc20Metadata> {
+  let cache = metadataCache.get(chain);
+  if (cache === undefined) {
+    cache = new Map();
+    metadataCache.set(chain, cache);
+  }
+  return cache;
+}
+
+/** A token's balance from its raw answers, its metadata read once per chain; not a token: NOT_A_TOKEN_CONTRACT. */
+function erc20Balance(chain: EvmChain, contract: string, read: TokenRead, field: string): Erc20Balance {
+  if (!read.hasCode) throw notAToken(contract, "ERC20", field, true);
+  const known = metadataOf(chain);
+  let metadata = known.get(contract);
+  if (metadata === undefined) {
+    const symbol = decodeSymbol(read.symbol);
+    const decimals = decodeUint(erc20Interface, "decimals", read.decimals);
+    if (symbol === undefined || decimals === undefined || decimals > 255n) throw notAToken(contract, "ERC20", field);
+    metadata = { symbol, decimals: Number(decimals) };
+    known.set(contract, metadata);
+  }
+  const balance = decodeUint(erc20Interface, "balanceOf", read.balance);
+  if (balance === undefined) throw notAToken(contract, "ERC20", field);
+  return { contractAddress: contract, symbol: metadata.symbol, decimals: metadata.decimals, ...amountPair(balance, metadata.decimals) };
+}
+
+/**
+ * The native balance and several ERC20 balances of `owner` in one node call whatever their number (the reader
+ * contract run by `eth_call`); where a node refuses that, contract by contract in one batch.
+ */
+export async function readBalances(
+  chain: EvmChain,
+  owner: string,
+  contracts: string[],
+  field = "erc20TokenContractAddresses",
+): Promise<{ native: AmountPair; tokens: Erc20Balance[] }> {
+  if (contracts.length === 0) return { native: await readNativeBalance(chain, owner), tokens: [] };
+  const known = metadataOf(chain);
+  const atOnce = await readAtOnce(
+    chain,
+    owner,
+    contracts,
+    contracts.some((contract) => !known.has(contract)),
+  );
+  if (atOnce === undefined) {
+    const [native, tokens] = await Promise.all([readNativeBalance(chain, owner), readErc20Balances(chain, owner, contracts, field)]);
+    return { native, tokens };
+  }
+  return {
+    native: amountPair(atOnce.native, chain.info.nativeDecimals),
+    tokens: contracts.map((contract, index) => erc20Balance(chain, contract, atOnce.reads[index]!, field)),
+  };
+}
+
+/**
+ * Reads several ERC20 balances contract by contract. Every call is issued in the same tick,
  * so a live JSON-RPC provider sends them as one batch.
  */
 export async function readErc20Balances(
@@ -95,34 +204,18 @@ export async function readErc20Balances(
   contracts: string[],
   field = "erc20TokenContractAddresses",
 ): Promise<Erc20Balance[]> {
-  let cache = metadataCache.get(chain);
-  if (cache === undefined) {
-    cache = new Map();
-    metadataCache.set(chain, cache);
-  }
-  const known = cache;
+  const known = metadataOf(chain);
   const reads = contracts.map(async (contract) => {
-    const cached = known.get(contract);
-    const [code, balanceData, symbolData, decimalsData] = await Promise.all([
+    const cached = known.has(contract);
+    const [code, balance, symbol, decimals] = await Promise.all([
       cached
         ? Promise.resolve("cached")
         : chain.provider.getCode(contract).catch((error) => Promise.reject(translateProviderError(error, upstream(chain)))),
       call(chain, contract, erc20Interface, "balanceOf", [owner]),
-      cached ? Promise.resolve("") : call(chain, contract, erc20Interface, "symbol", []),
-      cached ? Promise.resolve("") : call(chain, contract, erc20Interface, "decimals", []),
+      cached ? Promise.resolve("0x") : call(chain, contract, erc20Interface, "symbol", []),
+      cached ? Promise.resolve("0x") : call(chain, contract, erc20Interface, "decimals", []),
     ]);
-    if (code === "0x") throw notAToken(contract, "ERC20", field, true);
-    const balance = decodeUint(erc20Interface, "balanceOf", balanceData);
-    let metadata = cached;
-    if (metadata === undefined) {
-      const symbol = decodeSymbol(symbolData);
-      const decimals = decodeUint(erc20Interface, "decimals", decimalsData);
-      if (symbol === undefined || decimals === undefined || decimals > 255n) throw notAToken(contract, "ERC20", field);
-      metadata = { symbol, decimals: Number(decimals) };
-      known.set(contract, metadata);
-    }
-    if (balance === undefined) throw notAToken(contract, "ERC20", field);
-    return { contractAddress: contract, symbol: metadata.symbol, decimals: metadata.decimals, ...amountPair(balance, metadata.decimals) };
+    return erc20Balance(chain, contract, { hasCode: code !== "0x", balance, symbol, decimals }, field);
   });
   return Promise.all(reads);
 }

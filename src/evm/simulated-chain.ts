@@ -66,8 +66,10 @@ export class SimulatedChain implements EvmChain {
     private readonly connection: SimulatedChainConnection,
     private readonly journalPath: string | undefined,
   ) {
+    // The chain id is the pair's and never changes: ethers need not ask for it before every call.
     this.provider = new BrowserProvider(connection.provider as unknown as Eip1193Provider, info.chainId, {
       cacheTimeout: -1,
+      staticNetwork: true,
     });
   }
 

@@ -26,15 +26,21 @@ export interface CountingProxy {
 
 /**
  * A JSON-RPC pass-through that records every HTTP request, so tests can count round trips.
- * With `refuse`, requests that call that method get an HTTP 503, as from a node that fails.
+ * With `refuse`, requests that call that method get an HTTP 503, as from a node that fails; with `refuseCreationCalls`,
+ * an `eth_call` without `to` gets a JSON-RPC error, as from a node that runs calls against deployed code only.
  */
-export async function startCountingProxy(target: string, options: { refuse?: string } = {}): Promise<CountingProxy> {
+export async function startCountingProxy(
+  target: string,
+  options: { refuse?: string; refuseCreationCalls?: boolean } = {},
+): Promise<CountingProxy> {
   const requests: string[][] = [];
   const server = createServer(async (request, response) => {
     const body = await readBody(request);
+    type Call = { id?: unknown; method: string; params?: Array<{ to?: unknown }> };
     let methods: string[];
+    let parsed: Call | Call[] | undefined;
     try {
-      const parsed = JSON.parse(body.toString("utf8")) as { method: string } | Array<{ method: string }>;
+      parsed = JSON.parse(body.toString("utf8")) as Call | Call[];
       methods = (Array.isArray(parsed) ? parsed : [parsed]).map((call) => call.method);
     } catch {
       methods = ["(unparsable)"];
@@ -42,6 +48,13 @@ export async function startCountingProxy(target: string, options: { refuse?: str
     requests.push(methods);
     if (options.refuse !== undefined && methods.includes(options.refuse)) {
       response.writeHead(503, { "content-type": "text/plain" }).end("unavailable");
+      return;
+    }
+    const single = parsed !== undefined && !Array.isArray(parsed) ? parsed : undefined;
+    if (options.refuseCreationCalls && single?.method === "eth_call" && !single.params?.[0]?.to) {
+      // As a node that runs eth_call only against deployed code answers.
+      const error = { code: -32602, message: "invalid argument 0: missing 'to'" };
+      response.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ jsonrpc: "2.0", id: single.id, error }));
       return;
     }
     const upstream = await fetch(target, { method: "POST", headers: { "content-type": "application/json" }, body: body.toString("utf8") });
