@@ -44,6 +44,22 @@ export function redactEndpoint(url: string): string {
   }
 }
 
+/** The chain id a node reports (`eth_chainId`), asked once. */
+export async function askChainId(url: string, options: { requestTimeoutMs: number; upstream: string }): Promise<number> {
+  const request = new FetchRequest(url);
+  request.timeout = options.requestTimeoutMs;
+  // A static network only stops ethers asking on its own: the one question is ours.
+  const network = Network.from(1);
+  const provider = new JsonRpcProvider(request, network, { staticNetwork: network });
+  try {
+    return Number(BigInt((await provider.send("eth_chainId", [])) as string));
+  } catch (error) {
+    throw translateProviderError(error, options.upstream);
+  } finally {
+    provider.destroy();
+  }
+}
+
 export class LiveChain implements EvmChain {
   readonly simulated = false;
   readonly pollingIntervalMs = 1000;

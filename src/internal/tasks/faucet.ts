@@ -13,8 +13,7 @@ interface Args {
 }
 
 export default async function faucet(args: Args, hre: HardhatRuntimeEnvironment): Promise<void> {
-  await withService(hre, args.json === true, async (service) => {
-    const pair = { chain: args.chain ?? "", network: args.chainNetwork ?? "" };
+  await withService(hre, args, async (service, pair) => {
     // In whole units of the native currency, as the default (10) is.
     const amount =
       args.amount === undefined
@@ -27,7 +26,7 @@ export default async function faucet(args: Args, hre: HardhatRuntimeEnvironment)
     });
     if (args.json) return printJson(result);
     const symbol = service.networks().find((pair) => pair.chain === result.chain && pair.network === result.network)?.nativeSymbol ?? "";
-    console.log(`Funded ${result.address} with ${result.amount.uiBalance} ${symbol} on ${chainLabel(result)}`);
+    console.log(`Funded ${result.address} with ${result.amount.uiBalance} ${symbol} on ${chainLabel(result, service)}`);
     console.log(`  balance now ${result.balance.uiBalance} ${symbol}`);
   });
 }

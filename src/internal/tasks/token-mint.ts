@@ -44,12 +44,11 @@ async function erc20Token(service: TokenService, request: { chain: string; netwo
 }
 
 export default async function tokenMint(args: Args, hre: HardhatRuntimeEnvironment): Promise<void> {
-  await withService(hre, args.json === true, async (service) => {
+  await withService(hre, args, async (service, pair) => {
     const { sender, privateKey } = await resolveSigner(hre, {
       ...(args.privateKeyEnv ? { privateKeyEnv: args.privateKeyEnv } : {}),
       ...(args.sender ? { sender: args.sender } : {}),
     });
-    const pair = { chain: args.chain ?? "", network: args.chainNetwork ?? "" };
     const token =
       args.amount !== undefined && isErc20(args.type)
         ? await erc20Token(service, { ...pair, tokenAddress: args.contract ?? "", address: sender })
@@ -73,7 +72,7 @@ export default async function tokenMint(args: Args, hre: HardhatRuntimeEnvironme
       : await withSpinner(`waiting for ${minted.transactionHash} to be mined`, () => service.operations.settle(minted, TASK_WAIT_MS));
     if (args.json) return printJson(result);
     const what = result.type === "ERC721" ? `token #${result.tokenId ?? "?"}` : `${args.amount} ${token?.symbol ?? ""}`;
-    console.log(`Minted ${what} of ${result.contractAddress} to ${result.to} on ${chainLabel(result)}`);
+    console.log(`Minted ${what} of ${result.contractAddress} to ${result.to} on ${chainLabel(result, service)}`);
     console.log(`  transactionHash  ${result.transactionHash}`);
     console.log(`  status           ${result.status}`);
   });
