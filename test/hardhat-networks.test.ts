@@ -107,6 +107,28 @@ describe("Hardhat networks make pairs live (test/fixture-projects/networks, task
       expect(result.stderr).to.include("serves chain id 11155111, expected 97");
     });
 
+    it("serve --network sepolia serves ethereum/sepolia from that node", async function () {
+      const serve = await startServe({
+        apiKey: "networks-test-key",
+        cwd,
+        dataDir: path.join(dataDir, "serve-sepolia"),
+        args: ["--network", "sepolia"],
+        env: withSepolia(),
+      });
+      try {
+        expect(serve.output()).to.match(
+          /ethereum\/sepolia\s+chain id 11155111\s+LIVE\s+configuration variable NETWORKS_SEPOLIA_RPC_URL via Hardhat network sepolia/,
+        );
+        const read = await serve.call("GET", `/api/v1/wallets?chain=ethereum&network=sepolia&address=${deployer.address}`);
+        expect(read.status, JSON.stringify(read.body)).to.equal(200);
+        expect(read.body).to.include({ simulated: false });
+        const onNode = BigInt((await rpc(sepolia.url, "eth_getBalance", [deployer.address, "latest"])) as string);
+        expect(read.body.balances.ETH.balance).to.equal(onNode.toString());
+      } finally {
+        expect(await serve.stop()).to.equal(0);
+      }
+    });
+
     it("fails only when used while its url variable is unset, naming the variable", async function () {
       const unset = await run(["balance", "--network", "sepolia", "--address", deployer.address]);
       expect(unset.code).to.equal(1);
