@@ -218,6 +218,35 @@ describe("Hardhat networks make pairs live (test/fixture-projects/networks, task
     });
   });
 
+  describe("programmatic API on the fixture's HRE", function () {
+    afterEach(function () {
+      delete process.env.NETWORKS_SEPOLIA_RPC_URL;
+    });
+
+    it("createTokenService({ hre }) under --network sepolia (a script's `hardhat run --network sepolia`) reads that node", async function () {
+      process.env.NETWORKS_SEPOLIA_RPC_URL = sepolia.url;
+      const hre = await createFixtureProjectHRE("networks", {
+        network: "sepolia",
+        adjust: (config) => ({ ...config, tokenService: { ...config.tokenService, dataDir: path.join(dataDir, "script") } }),
+      });
+      const service = await createTokenService({ hre, env: {} });
+      try {
+        const sepoliaPair = service.networks().find((pair) => pair.chain === "ethereum" && pair.network === "sepolia");
+        expect(sepoliaPair).to.include({
+          simulated: false,
+          endpoint: "configuration variable NETWORKS_SEPOLIA_RPC_URL via Hardhat network sepolia",
+        });
+        const read = await service.getBalances({ chain: "ethereum", network: "sepolia", address: deployer.address });
+        expect(read.simulated).to.equal(false);
+        expect(read.balances.ETH!.balance).to.equal(
+          BigInt((await rpc(sepolia.url, "eth_getBalance", [deployer.address, "latest"])) as string).toString(),
+        );
+      } finally {
+        await service.close();
+      }
+    });
+  });
+
   describe("precedence: TOKEN_SERVICE_RPC_* > tokenService.rpc > networks (programmatic API on the fixture's HRE)", function () {
     it("says where each live pair's endpoint comes from", async function () {
       const hre = await createFixtureProjectHRE("networks", {
