@@ -11,7 +11,7 @@ import type { JsonRpcServer } from "hardhat/types/network";
 import { createTokenService } from "../src/api.js";
 import { cleanEnvironment, runHardhat, type CliResult } from "./helpers/cli.js";
 import { createFixtureProjectHRE, fixtureProjectRoot } from "./helpers/fixture-projects.js";
-import { rpc } from "./helpers/json-rpc-servers.js";
+import { rpc, startCountingProxy } from "./helpers/json-rpc-servers.js";
 import { startServe } from "./helpers/serve-process.js";
 
 /** A real JSON-RPC node on a socket (EDR behind Hardhat's HTTP server) serving `chainId`. */
@@ -171,9 +171,17 @@ describe("Hardhat networks make pairs live (test/fixture-projects/networks, task
       expect(unset.code).to.equal(1);
       expect(unset.stderr).to.include("BACKEND_NOT_CONFIGURED").and.to.include("NETWORKS_HOODI_RPC_URL (Hardhat network hoodi)");
 
-      const live = await run(["balance", "--chain", "ethereum", "--chain-network", "hoodi", "--address", deployer.address], {
-        NETWORKS_HOODI_RPC_URL: hoodi.url,
-      });
+      // Behind a proxy that wants the network's httpHeaders, as a provider wants its key.
+      const proxy = await startCountingProxy(hoodi.url, { requireHeader: { name: "x-node-key", value: "networks-fixture-key" } });
+      let live: CliResult;
+      try {
+        live = await run(["balance", "--chain", "ethereum", "--chain-network", "hoodi", "--address", deployer.address], {
+          NETWORKS_HOODI_RPC_URL: proxy.url,
+        });
+      } finally {
+        await proxy.close();
+      }
+      expect(proxy.requests.flat()).to.include("eth_getBalance");
       expect(live.code, live.stderr).to.equal(0);
       expect(live.stdout).to.include(
         "on ethereum/hoodi (live network: configuration variable NETWORKS_HOODI_RPC_URL via Hardhat network hoodi)",

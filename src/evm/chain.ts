@@ -28,6 +28,8 @@ export interface LazyEndpoint {
   host?: string;
   /** Where the endpoint was configured, said wherever the pair is shown: "Hardhat network sepolia", "tokenService.rpc". */
   origin?: string;
+  /** Headers every request to it carries (a Hardhat network's `httpHeaders`, often a key): never printed. */
+  headers?: Record<string, string>;
   get(): Promise<string>;
 }
 

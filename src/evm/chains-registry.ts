@@ -107,6 +107,7 @@ export class EvmChains {
       return this.endpointUrl(info, source).then((url) =>
         LiveChain.connect(info, url, {
           requestTimeoutMs: this.options.requestTimeoutMs ?? 15_000,
+          ...(typeof source !== "string" && source.headers ? { headers: source.headers } : {}),
           ...(this.options.onNodeCall ? { onNodeCall: this.options.onNodeCall } : {}),
         }),
       );

@@ -6,6 +6,8 @@ import { translateProviderError } from "./provider-errors.js";
 
 export interface LiveChainOptions {
   requestTimeoutMs: number;
+  /** Sent with every request. */
+  headers?: Record<string, string>;
   onNodeCall?: NodeCallObserver;
 }
 
@@ -44,10 +46,19 @@ export function redactEndpoint(url: string): string {
   }
 }
 
-/** The chain id a node reports (`eth_chainId`), asked once. */
-export async function askChainId(url: string, options: { requestTimeoutMs: number; upstream: string }): Promise<number> {
+function nodeRequest(url: string, options: Pick<LiveChainOptions, "requestTimeoutMs" | "headers">): FetchRequest {
   const request = new FetchRequest(url);
   request.timeout = options.requestTimeoutMs;
+  for (const [name, value] of Object.entries(options.headers ?? {})) request.setHeader(name, value);
+  return request;
+}
+
+/** The chain id a node reports (`eth_chainId`), asked once. */
+export async function askChainId(
+  url: string,
+  options: Pick<LiveChainOptions, "requestTimeoutMs" | "headers"> & { upstream: string },
+): Promise<number> {
+  const request = nodeRequest(url, options);
   // A static network only stops ethers asking on its own: the one question is ours.
   const network = Network.from(1);
   const provider = new JsonRpcProvider(request, network, { staticNetwork: network });
@@ -72,8 +83,7 @@ export class LiveChain implements EvmChain {
     options: LiveChainOptions,
   ) {
     this.endpoint = redactEndpoint(url);
-    const request = new FetchRequest(url);
-    request.timeout = options.requestTimeoutMs;
+    const request = nodeRequest(url, options);
     const network = Network.from(info.chainId);
     // Calls issued in the same tick travel together in one JSON-RPC batch. No response cache (ethers keeps
     // identical reads for 250 ms by default): a cached "pending" nonce would make back-to-back sends collide.

@@ -41,6 +41,7 @@ export function hardhatNetworkEndpoint(hre: HardhatRuntimeEnvironment, name: str
   return {
     origin: `Hardhat network ${name}`,
     ...(written === undefined ? {} : typeof written === "string" ? { host: hostOf(written) } : { variable: written.name }),
+    ...(Object.keys(config.httpHeaders).length > 0 ? { headers: config.httpHeaders } : {}),
     get: () => config.url.get(),
   };
 }

@@ -70,6 +70,7 @@ function checkAgreement(selected: SelectedNetwork, options: PairOptions): void {
 async function pairOfNetwork(
   name: string,
   configuredChainId: number | undefined,
+  endpoint: LazyEndpoint,
   url: string,
   options: PairOptions,
 ): Promise<NetworkInfo & { chainId: number }> {
@@ -86,7 +87,11 @@ async function pairOfNetwork(
     }
     return pair as NetworkInfo & { chainId: number };
   }
-  const chainId = await askChainId(url, { requestTimeoutMs: REQUEST_TIMEOUT_MS, upstream: `the node of Hardhat network ${name}` });
+  const chainId = await askChainId(url, {
+    requestTimeoutMs: REQUEST_TIMEOUT_MS,
+    upstream: `the node of Hardhat network ${name}`,
+    ...(endpoint.headers ? { headers: endpoint.headers } : {}),
+  });
   const pair = pairOfChainId(chainId);
   if (pair === undefined) throw unknownChainId(name, chainId, "serves");
   return pair as NetworkInfo & { chainId: number };
@@ -104,7 +109,7 @@ export async function selectedNetwork(hre: HardhatRuntimeEnvironment, options: P
   if (config?.type !== "http") return undefined;
   const configured = hardhatNetworkEndpoint(hre, name, config);
   const url = await readEndpoint(`--network ${name} connects`, configured, HARDHAT_NETWORK_FIELD);
-  const pair = await pairOfNetwork(name, config.chainId, url, options);
+  const pair = await pairOfNetwork(name, config.chainId, configured, url, options);
   const selected = { name, pair, endpoint: { ...configured, get: async () => url } };
   checkAgreement(selected, options);
   return selected;

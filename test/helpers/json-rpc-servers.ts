@@ -27,10 +27,19 @@ export interface CountingProxy {
 /**
  * A JSON-RPC pass-through that records every HTTP request, so tests can count round trips.
  * With `refuse`, requests that call that method get an HTTP 503, as from a node that fails.
+ * With `requireHeader`, requests without that header and value get an HTTP 401, as from a provider that wants its key.
  */
-export async function startCountingProxy(target: string, options: { refuse?: string } = {}): Promise<CountingProxy> {
+export async function startCountingProxy(
+  target: string,
+  options: { refuse?: string; requireHeader?: { name: string; value: string } } = {},
+): Promise<CountingProxy> {
   const requests: string[][] = [];
   const server = createServer(async (request, response) => {
+    const required = options.requireHeader;
+    if (required !== undefined && request.headers[required.name.toLowerCase()] !== required.value) {
+      response.writeHead(401, { "content-type": "text/plain" }).end("missing key");
+      return;
+    }
     const body = await readBody(request);
     let methods: string[];
     try {

@@ -13,8 +13,14 @@ export default defineConfig({
       url: configVariable("NETWORKS_SEPOLIA_RPC_URL"),
       accounts: [configVariable("NETWORKS_DEPLOYER_KEY")],
     },
-    // A chainId of one of the service's pairs (ethereum/hoodi) makes that pair live for every task and for serve.
-    hoodi: { type: "http", chainId: 560048, url: configVariable("NETWORKS_HOODI_RPC_URL") },
+    // A chainId of one of the service's pairs (ethereum/hoodi) makes that pair live for every task and for serve;
+    // its httpHeaders go with every request (a provider's key, say).
+    hoodi: {
+      type: "http",
+      chainId: 560048,
+      url: configVariable("NETWORKS_HOODI_RPC_URL"),
+      httpHeaders: { "x-node-key": "networks-fixture-key" },
+    },
     // binance_smart_chain/testnet, wherever its url points.
     bscTestnet: { type: "http", chainId: 97, url: configVariable("NETWORKS_BSC_TESTNET_RPC_URL") },
   },
