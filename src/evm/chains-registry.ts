@@ -6,7 +6,7 @@ import type { DataDirectory } from "../data-directory.js";
 import { allNetworks, rpcEnvironmentVariable, type NetworkInfo } from "../chains.js";
 import { ErrorCode, TokenServiceError } from "../errors.js";
 import type { EvmChain, EvmNetworkInfo, LazyEndpoint, NodeCallObserver, SimulatedChainFactory } from "./chain.js";
-import { LiveChain, redactEndpoint } from "./live-chain.js";
+import { LiveChain, printableHost } from "./live-chain.js";
 import { SimulatedChain, type JournalReplay } from "./simulated-chain.js";
 
 export interface EvmChainsOptions {
@@ -23,14 +23,6 @@ export interface EvmChainsOptions {
   onNodeCall?: NodeCallObserver;
   /** false: a pair without an endpoint is not served (replicas must not each simulate a private chain). Default true. */
   simulatedChains?: boolean;
-}
-
-function printableHost(url: string): string {
-  try {
-    return new URL(url).host;
-  } catch {
-    return redactEndpoint(url);
-  }
 }
 
 /**

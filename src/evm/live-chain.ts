@@ -36,6 +36,15 @@ class ObservedJsonRpcProvider extends JsonRpcProvider {
   }
 }
 
+/** The host of an endpoint URL, fit to print. */
+export function printableHost(url: string): string {
+  try {
+    return new URL(url).host;
+  } catch {
+    return redactEndpoint(url);
+  }
+}
+
 /** Credentials in an endpoint URL (user:pass@ or an API key in the path) are never printed. */
 export function redactEndpoint(url: string): string {
   try {

@@ -3,15 +3,7 @@ import type { HardhatRuntimeEnvironment } from "hardhat/types/hre";
 
 import { allNetworks, rpcEnvironmentVariable, type NetworkInfo } from "../chains.js";
 import type { LazyEndpoint } from "../evm/chain.js";
-import { redactEndpoint } from "../evm/live-chain.js";
-
-function hostOf(url: string): string {
-  try {
-    return new URL(url).host;
-  } catch {
-    return redactEndpoint(url);
-  }
-}
+import { printableHost } from "../evm/live-chain.js";
 
 /**
  * The live endpoints configured in `tokenService.rpc`, read only when their pair is first used: a configuration
@@ -26,7 +18,7 @@ export function configuredRpcUrls(hre: HardhatRuntimeEnvironment): Record<string
       const written = (hre.userConfig.tokenService?.rpc?.[chain ?? ""] ?? {})[network ?? ""];
       const endpoint: LazyEndpoint = {
         origin: "tokenService.rpc",
-        ...(variable !== undefined ? { variable } : typeof written === "string" ? { host: hostOf(written) } : {}),
+        ...(variable !== undefined ? { variable } : typeof written === "string" ? { host: printableHost(written) } : {}),
         get: () => url.get(),
       };
       return [pair, endpoint];
@@ -40,7 +32,7 @@ export function hardhatNetworkEndpoint(hre: HardhatRuntimeEnvironment, name: str
   const written = user?.type === "http" ? user.url : undefined;
   return {
     origin: `Hardhat network ${name}`,
-    ...(written === undefined ? {} : typeof written === "string" ? { host: hostOf(written) } : { variable: written.name }),
+    ...(written === undefined ? {} : typeof written === "string" ? { host: printableHost(written) } : { variable: written.name }),
     ...(Object.keys(config.httpHeaders).length > 0 ? { headers: config.httpHeaders } : {}),
     get: () => config.url.get(),
   };
