@@ -4,6 +4,8 @@ import type { ConfigurationVariableResolver, HardhatConfig } from "hardhat/types
 import type { HardhatUserConfigValidationError } from "hardhat/types/hooks";
 
 import { sensitiveUrlSchema, validateUserConfigZodType } from "@nomicfoundation/hardhat-zod-utils";
+// zod 3 here, as hardhat-zod-utils (a peer of zod ^3) and Hardhat itself use: in a Hardhat project the package's zod
+// is the one Hardhat already installed. The HTTP schemas import zod 4 from the same package, as "zod/v4".
 import { z } from "zod";
 
 import { EVM_CHAIN_NAMES, networkNames } from "./chains.js";
