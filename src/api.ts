@@ -1,17 +1,24 @@
 import { tokenServiceFor, type CreateTokenServiceOptions } from "./internal/token-service-for.js";
 import type { TokenService } from "./service.js";
+import { selectedNetwork } from "./internal/selected-network.js";
 
 export type { CreateTokenServiceOptions } from "./internal/token-service-for.js";
 export { configuredRpcUrls } from "./internal/rpc-urls.js";
 
-/** The programmatic front door: the same core the tasks and the HTTP service use. Without `hre`, one is made with this plugin. */
+/**
+ * The programmatic front door: the same core the tasks and the HTTP service use. Without `hre`, one is made with this
+ * plugin. A script run with `npx hardhat run --network <name>` gets that HTTP network's pair live, as a task would.
+ */
 export async function createTokenService(options: CreateTokenServiceOptions = {}): Promise<TokenService> {
   let hre = options.hre;
   if (hre === undefined) {
     const [{ createHardhatRuntimeEnvironment }, { default: plugin }] = await Promise.all([import("hardhat/hre"), import("./index.js")]);
     hre = await createHardhatRuntimeEnvironment({ plugins: [plugin] });
   }
-  return tokenServiceFor(hre, options);
+  const selected = await selectedNetwork(hre, {});
+  if (selected === undefined) return tokenServiceFor(hre, options);
+  const pair = `${selected.pair.chain}/${selected.pair.network}`;
+  return tokenServiceFor(hre, { ...options, rpcUrls: { [pair]: selected.endpoint, ...options.rpcUrls } });
 }
 
 export { TokenService } from "./service.js";

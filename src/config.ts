@@ -3,33 +3,54 @@ import type { HardhatUserConfig } from "hardhat/config";
 import type { ConfigurationVariableResolver, HardhatConfig } from "hardhat/types/config";
 import type { HardhatUserConfigValidationError } from "hardhat/types/hooks";
 
-import { isChainName, networkNames } from "./chains.js";
+import { sensitiveUrlSchema, validateUserConfigZodType } from "@nomicfoundation/hardhat-zod-utils";
+// zod 3 here, as hardhat-zod-utils (a peer of zod ^3) and Hardhat itself use: in a Hardhat project the package's zod
+// is the one Hardhat already installed. The HTTP schemas import zod 4 from the same package, as "zod/v4".
+import { z } from "zod";
+
+import { EVM_CHAIN_NAMES, networkNames } from "./chains.js";
+
+const CHAINS_WITH_RPC = EVM_CHAIN_NAMES.join(" or ");
+
+/** Refuses any key of an object the shape does not name, at that key's own path, with `message` (a `never` catchall would strip it). */
+const unknownKey = (message: string) => z.unknown().refine(() => false, { message });
+
+const rpcSchema = z
+  .object(
+    Object.fromEntries(
+      EVM_CHAIN_NAMES.map((chain) => [
+        chain,
+        z
+          .object(Object.fromEntries(networkNames(chain).map((network) => [network, sensitiveUrlSchema.optional()])))
+          .catchall(unknownKey(`Expected one of: ${networkNames(chain).join(", ")}.`))
+          .optional(),
+      ]),
+    ),
+    { errorMap: () => ({ message: `Expected an object keyed by chain (${CHAINS_WITH_RPC}).` }) },
+  )
+  .catchall(unknownKey(`Expected ${CHAINS_WITH_RPC}.`));
+
+const secondsSchema = z
+  .number({ errorMap: () => ({ message: "Expected a number of seconds, 0 or more." }) })
+  .finite()
+  .min(0);
+
+const tokenServiceSchema = z
+  .object(
+    {
+      rpc: rpcSchema.optional(),
+      dataDir: z.string({ errorMap: () => ({ message: "Expected a non-empty path." }) }).min(1),
+      blockTime: secondsSchema,
+    },
+    { errorMap: () => ({ message: "Expected an object with optional rpc, dataDir and blockTime." }) },
+  )
+  .partial({ dataDir: true, blockTime: true })
+  .catchall(unknownKey("Unknown field: expected rpc, dataDir or blockTime."));
+
+const userConfigSchema = z.object({ tokenService: tokenServiceSchema.optional() });
 
 export async function validateTokenServiceConfig(userConfig: HardhatUserConfig): Promise<HardhatUserConfigValidationError[]> {
-  const config = userConfig.tokenService;
-  if (config === undefined) return [];
-  const errors: HardhatUserConfigValidationError[] = [];
-  if (typeof config !== "object" || config === null) {
-    return [{ path: ["tokenService"], message: "Expected an object with optional rpc, dataDir and blockTime." }];
-  }
-  if (config.blockTime !== undefined && (typeof config.blockTime !== "number" || !(config.blockTime >= 0))) {
-    errors.push({ path: ["tokenService", "blockTime"], message: "Expected a number of seconds, 0 or more." });
-  }
-  if (config.dataDir !== undefined && (typeof config.dataDir !== "string" || config.dataDir === "")) {
-    errors.push({ path: ["tokenService", "dataDir"], message: "Expected a non-empty path." });
-  }
-  for (const [chain, networks] of Object.entries(config.rpc ?? {})) {
-    if (!isChainName(chain) || chain === "bitcoin") {
-      errors.push({ path: ["tokenService", "rpc", chain], message: "Expected ethereum or binance_smart_chain." });
-      continue;
-    }
-    for (const network of Object.keys(networks ?? {})) {
-      if (!networkNames(chain).includes(network)) {
-        errors.push({ path: ["tokenService", "rpc", chain, network], message: `Expected one of: ${networkNames(chain).join(", ")}.` });
-      }
-    }
-  }
-  return errors;
+  return validateUserConfigZodType(userConfig, userConfigSchema);
 }
 
 export async function resolveTokenServiceConfig(

@@ -2,18 +2,20 @@ import type { task } from "hardhat/config";
 import { ArgumentType } from "hardhat/types/arguments";
 
 // Hardhat owns --network (which Hardhat network to connect to), so the token
-// service's own network option is --chain-network.
+// service's own network option is --chain-network. An HTTP --network makes its
+// pair live and may stand for both options.
 export const chainOptions = <T extends ReturnType<typeof task>>(builder: T) =>
   builder
     .addOption({
       name: "chain",
-      description: "ethereum, binance_smart_chain or bitcoin",
+      description: "ethereum, binance_smart_chain or bitcoin (with an HTTP --network: its pair's, may be omitted)",
       type: ArgumentType.STRING_WITHOUT_DEFAULT,
       defaultValue: undefined,
     })
     .addOption({
       name: "chainNetwork",
-      description: "mainnet, sepolia, holesky, hoodi, rinkeby, testnet (ethereum: sepolia), signet, regtest",
+      description:
+        "mainnet, sepolia, holesky, hoodi, rinkeby, testnet (ethereum: sepolia), signet, regtest (with an HTTP --network: its pair's)",
       type: ArgumentType.STRING_WITHOUT_DEFAULT,
       defaultValue: undefined,
     });

@@ -50,7 +50,11 @@ describe("tokenService.rpc: a configuration variable is read only when its pair 
       const owner = service.createWallet({ chain: "ethereum", network: "holesky" });
       await service.faucet({ chain: "ethereum", network: "holesky", address: owner.address });
       const sepolia = service.networks().find((pair) => pair.network === "sepolia" && pair.chain === "ethereum")!;
-      expect(sepolia).to.include({ simulated: false, backend: "json-rpc", endpoint: `configuration variable ${VARIABLE}` });
+      expect(sepolia).to.include({
+        simulated: false,
+        backend: "json-rpc",
+        endpoint: `configuration variable ${VARIABLE} via tokenService.rpc`,
+      });
       const refusal = await expectServiceError(
         service.getBalances({ chain: "ethereum", network: "sepolia", address: owner.address }),
         ErrorCode.BACKEND_NOT_CONFIGURED,

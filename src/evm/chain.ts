@@ -22,9 +22,16 @@ export interface EvmChain {
   close(): Promise<void>;
 }
 
-/** An endpoint read only when its pair is first used: a configuration variable, named for the error when it has no value. */
+/** An endpoint read only when its pair is first used, such as a configuration variable, and where it was configured. */
 export interface LazyEndpoint {
-  variable: string;
+  /** The configuration variable that holds the URL, named when it has no value; absent when the URL is written out. */
+  variable?: string;
+  /** The host of a URL written out, fit to print without reading anything. */
+  host?: string;
+  /** Where the endpoint was configured, said wherever the pair is shown: "Hardhat network sepolia", "tokenService.rpc". */
+  origin?: string;
+  /** Headers every request to it carries (a Hardhat network's `httpHeaders`, often a key): never printed. */
+  headers?: Record<string, string>;
   get(): Promise<string>;
 }
 

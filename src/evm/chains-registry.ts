@@ -6,7 +6,7 @@ import type { DataDirectory } from "../data-directory.js";
 import { allNetworks, rpcEnvironmentVariable, type NetworkInfo } from "../chains.js";
 import { ErrorCode, TokenServiceError } from "../errors.js";
 import type { EvmChain, EvmNetworkInfo, LazyEndpoint, NodeCallObserver, SimulatedChainFactory } from "./chain.js";
-import { LiveChain, redactEndpoint } from "./live-chain.js";
+import { LiveChain, printableHost } from "./live-chain.js";
 import { SimulatedChain, type JournalReplay } from "./simulated-chain.js";
 
 export interface EvmChainsOptions {
@@ -25,28 +25,46 @@ export interface EvmChainsOptions {
   simulatedChains?: boolean;
 }
 
+/**
+ * Reads a lazy endpoint's URL. A configuration variable without a value is an error naming it, said of `subject`
+ * ("ethereum/sepolia is live"), with how to set it.
+ */
+export async function readEndpoint(subject: string, source: LazyEndpoint, field = "network"): Promise<string> {
+  try {
+    return await source.get();
+  } catch (error) {
+    if (source.variable === undefined) throw error;
+    const where = source.origin === undefined ? "" : ` (${source.origin})`;
+    throw new TokenServiceError(
+      ErrorCode.BACKEND_NOT_CONFIGURED,
+      `${subject} through the configuration variable ${source.variable}${where}, which has no value: set it (export ${source.variable}=… or npx hardhat keystore set ${source.variable})`,
+      { field, details: { variable: source.variable } },
+    );
+  }
+}
+
 /** Lazily opens one connection per EVM pair: live when an endpoint is configured, simulated otherwise. */
 export class EvmChains {
   private readonly open = new Map<string, Promise<EvmChain>>();
 
   constructor(private readonly options: EvmChainsOptions) {}
 
+  /** The pair's endpoint: as configured (`rpcUrls`), else from its environment variable; undefined when simulated. */
   private endpointSource(info: NetworkInfo): string | LazyEndpoint | undefined {
-    const key = `${info.chain}/${info.network}`;
-    const env = this.options.env ?? process.env;
-    return this.options.rpcUrls?.[key] || env[rpcEnvironmentVariable(info.chain, info.network)] || undefined;
+    const configured = this.options.rpcUrls?.[`${info.chain}/${info.network}`];
+    if (configured) return configured;
+    const variable = rpcEnvironmentVariable(info.chain, info.network);
+    const url = (this.options.env ?? process.env)[variable];
+    return url ? { host: printableHost(url), origin: variable, get: async () => url } : undefined;
   }
 
-  /** Where a live pair's node is, fit to print (the host, or the variable that will give it); undefined when simulated. */
+  /** Where a live pair's node is, fit to print (the host, or the variable that will give it, and where it was configured); undefined when simulated. */
   endpointLabel(info: NetworkInfo): string | undefined {
     const source = this.endpointSource(info);
     if (source === undefined) return undefined;
-    if (typeof source !== "string") return `configuration variable ${source.variable}`;
-    try {
-      return new URL(source).host;
-    } catch {
-      return redactEndpoint(source);
-    }
+    if (typeof source === "string") return printableHost(source);
+    const where = source.variable !== undefined ? `configuration variable ${source.variable}` : (source.host ?? "a configured endpoint");
+    return source.origin === undefined ? where : `${where} via ${source.origin}`;
   }
 
   isSimulated(info: NetworkInfo): boolean {
@@ -55,16 +73,7 @@ export class EvmChains {
 
   /** The endpoint, reading a configuration variable only now: a missing one fails this pair alone, naming it. */
   private async endpointUrl(info: NetworkInfo, source: string | LazyEndpoint): Promise<string> {
-    if (typeof source === "string") return source;
-    try {
-      return await source.get();
-    } catch {
-      throw new TokenServiceError(
-        ErrorCode.BACKEND_NOT_CONFIGURED,
-        `${info.chain}/${info.network} is live through the configuration variable ${source.variable}, which has no value: set it (export ${source.variable}=… or npx hardhat keystore set ${source.variable})`,
-        { field: "network" },
-      );
-    }
+    return typeof source === "string" ? source : readEndpoint(`${info.chain}/${info.network} is live`, source);
   }
 
   /** A pair this process would simulate in memory (no endpoint, simulated chains on). */
@@ -90,6 +99,7 @@ export class EvmChains {
       return this.endpointUrl(info, source).then((url) =>
         LiveChain.connect(info, url, {
           requestTimeoutMs: this.options.requestTimeoutMs ?? 15_000,
+          ...(typeof source !== "string" && source.headers ? { headers: source.headers } : {}),
           ...(this.options.onNodeCall ? { onNodeCall: this.options.onNodeCall } : {}),
         }),
       );

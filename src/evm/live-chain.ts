@@ -6,6 +6,8 @@ import { translateProviderError } from "./provider-errors.js";
 
 export interface LiveChainOptions {
   requestTimeoutMs: number;
+  /** Sent with every request. */
+  headers?: Record<string, string>;
   onNodeCall?: NodeCallObserver;
 }
 
@@ -34,6 +36,15 @@ class ObservedJsonRpcProvider extends JsonRpcProvider {
   }
 }
 
+/** The host of an endpoint URL, fit to print. */
+export function printableHost(url: string): string {
+  try {
+    return new URL(url).host;
+  } catch {
+    return redactEndpoint(url);
+  }
+}
+
 /** Credentials in an endpoint URL (user:pass@ or an API key in the path) are never printed. */
 export function redactEndpoint(url: string): string {
   try {
@@ -41,6 +52,31 @@ export function redactEndpoint(url: string): string {
     return `${parsed.protocol}//${parsed.host}${parsed.pathname.length > 1 ? "/…" : ""}`;
   } catch {
     return "(invalid URL)";
+  }
+}
+
+function nodeRequest(url: string, options: Pick<LiveChainOptions, "requestTimeoutMs" | "headers">): FetchRequest {
+  const request = new FetchRequest(url);
+  request.timeout = options.requestTimeoutMs;
+  for (const [name, value] of Object.entries(options.headers ?? {})) request.setHeader(name, value);
+  return request;
+}
+
+/** The chain id a node reports (`eth_chainId`), asked once. */
+export async function askChainId(
+  url: string,
+  options: Pick<LiveChainOptions, "requestTimeoutMs" | "headers"> & { upstream: string },
+): Promise<number> {
+  const request = nodeRequest(url, options);
+  // A static network only stops ethers asking on its own: the one question is ours.
+  const network = Network.from(1);
+  const provider = new JsonRpcProvider(request, network, { staticNetwork: network });
+  try {
+    return Number(BigInt((await provider.send("eth_chainId", [])) as string));
+  } catch (error) {
+    throw translateProviderError(error, options.upstream);
+  } finally {
+    provider.destroy();
   }
 }
 
@@ -56,8 +92,7 @@ export class LiveChain implements EvmChain {
     options: LiveChainOptions,
   ) {
     this.endpoint = redactEndpoint(url);
-    const request = new FetchRequest(url);
-    request.timeout = options.requestTimeoutMs;
+    const request = nodeRequest(url, options);
     const network = Network.from(info.chainId);
     // Calls issued in the same tick travel together in one JSON-RPC batch. No response cache (ethers keeps
     // identical reads for 250 ms by default): a cached "pending" nonce would make back-to-back sends collide.

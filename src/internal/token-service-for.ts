@@ -2,7 +2,7 @@ import type { HardhatRuntimeEnvironment } from "hardhat/types/hre";
 
 import { bitcoinBackendsFromEnv } from "../bitcoin/backends.js";
 import { TokenService, type TokenServiceOptions } from "../service.js";
-import { configuredRpcUrls } from "./rpc-urls.js";
+import { liveEndpoints } from "./rpc-urls.js";
 import { hardhatSimulatedChains } from "./simulated-chains.js";
 
 export type CreateTokenServiceOptions = Partial<TokenServiceOptions> & {
@@ -12,9 +12,12 @@ export type CreateTokenServiceOptions = Partial<TokenServiceOptions> & {
   persistSimulatedChains?: boolean;
 };
 
-/** The core, composed from a Hardhat project: its EDR for simulated chains, its `tokenService.rpc`, the environment's Bitcoin backends. */
+/**
+ * The core, composed from a Hardhat project: its EDR for simulated chains; live endpoints from `options.rpcUrls`,
+ * `TOKEN_SERVICE_RPC_*`, `tokenService.rpc` and the Hardhat HTTP networks, in that order; the environment's Bitcoin backends.
+ */
 export async function tokenServiceFor(hre: HardhatRuntimeEnvironment, options: CreateTokenServiceOptions = {}): Promise<TokenService> {
-  const rpcUrls = { ...configuredRpcUrls(hre), ...options.rpcUrls };
+  const rpcUrls = { ...liveEndpoints(hre, options.env ?? process.env), ...options.rpcUrls };
   const dataDir = options.dataDirectory
     ? undefined
     : (options.dataDir ?? (options.persistSimulatedChains ? hre.config.tokenService.dataDir : undefined));

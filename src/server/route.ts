@@ -1,5 +1,5 @@
 import type { Request, Response } from "express";
-import type { z } from "zod";
+import type { z } from "zod/v4";
 
 import type { ServerContext } from "./context.js";
 

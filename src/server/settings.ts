@@ -1,4 +1,4 @@
-import { z } from "zod";
+import { z } from "zod/v4";
 
 import type { TrackerSettings } from "../operations/tracker.js";
 import { parseApiKeyList } from "./api-keys.js";

@@ -28,13 +28,19 @@ export interface CountingProxy {
  * A JSON-RPC pass-through that records every HTTP request, so tests can count round trips.
  * With `refuse`, requests that call that method get an HTTP 503, as from a node that fails; with `refuseCreationCalls`,
  * an `eth_call` without `to` gets a JSON-RPC error, as from a node that runs calls against deployed code only.
+ * With `requireHeader`, requests without that header and value get an HTTP 401, as from a provider that wants its key.
  */
 export async function startCountingProxy(
   target: string,
-  options: { refuse?: string; refuseCreationCalls?: boolean } = {},
+  options: { refuse?: string; refuseCreationCalls?: boolean; requireHeader?: { name: string; value: string } } = {},
 ): Promise<CountingProxy> {
   const requests: string[][] = [];
   const server = createServer(async (request, response) => {
+    const required = options.requireHeader;
+    if (required !== undefined && request.headers[required.name.toLowerCase()] !== required.value) {
+      response.writeHead(401, { "content-type": "text/plain" }).end("missing key");
+      return;
+    }
     const body = await readBody(request);
     type Call = { id?: unknown; method: string; params?: Array<{ to?: unknown }> };
     let methods: string[];

@@ -20,14 +20,14 @@ const splitList = (value: string | undefined) =>
     : [];
 
 export default async function balance(args: Args, hre: HardhatRuntimeEnvironment): Promise<void> {
-  await withService(hre, args.json === true, async (service) => {
-    const pair = { chain: args.chain ?? "", network: args.chainNetwork ?? "", address: args.address ?? "" };
-    const result = await service.getBalances({ ...pair, erc20TokenContractAddresses: splitList(args.erc20) });
+  await withService(hre, args, async (service, pair) => {
+    const request = { ...pair, address: args.address ?? "" };
+    const result = await service.getBalances({ ...request, erc20TokenContractAddresses: splitList(args.erc20) });
     const nfts = await Promise.all(
-      splitList(args.erc721).map((tokenAddress) => service.getTokenBalance({ ...pair, tokenAddress, type: "erc721" })),
+      splitList(args.erc721).map((tokenAddress) => service.getTokenBalance({ ...request, tokenAddress, type: "erc721" })),
     );
     if (args.json) return printJson(nfts.length > 0 ? { ...result, erc721: nfts } : result);
-    console.log(`Balances of ${result.address} on ${chainLabel(result)}`);
+    console.log(`Balances of ${result.address} on ${chainLabel(result, service)}`);
     for (const [key, entry] of Object.entries(result.balances)) {
       const label = entry.symbol !== undefined && entry.symbol !== key ? `${entry.symbol} (${key})` : key;
       const contract = entry.contractAddress ? `  [${entry.contractAddress}]` : "";

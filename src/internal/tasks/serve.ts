@@ -4,7 +4,8 @@ import path from "node:path";
 import type { HardhatRuntimeEnvironment } from "hardhat/types/hre";
 
 import { isTokenServiceError } from "../../errors.js";
-import { configuredRpcUrls } from "../rpc-urls.js";
+import { liveEndpoints } from "../rpc-urls.js";
+import { selectedNetwork } from "../selected-network.js";
 import { hardhatSimulatedChains } from "../simulated-chains.js";
 import { createServer, StartRefused } from "../../server/app.js";
 import { isLoopbackHost, listen, shutdown } from "../../server/listen.js";
@@ -76,11 +77,20 @@ async function run(args: Args, hre: HardhatRuntimeEnvironment): Promise<void> {
   createFilesPrivately();
 
   const dataDir = args.dataDir ? path.resolve(args.dataDir) : hre.config.tokenService.dataDir;
+  const rpcUrls = liveEndpoints(hre, process.env);
+  try {
+    // `--network` names one HTTP network to serve its pair, ahead of every other configuration of that pair.
+    const selected = await selectedNetwork(hre, {});
+    if (selected !== undefined) rpcUrls[`${selected.pair.chain}/${selected.pair.network}`] = selected.endpoint;
+  } catch (error) {
+    if (isTokenServiceError(error)) throw new StartError(error.message);
+    throw error;
+  }
   let server: Awaited<ReturnType<typeof createServer>>;
   try {
     server = await createServer({
       simulatedChainFactory: hardhatSimulatedChains(hre),
-      rpcUrls: configuredRpcUrls(hre),
+      rpcUrls,
       dataDir,
       settings,
       blockTimeSeconds: blockTimeSeconds ?? hre.config.tokenService.blockTime,

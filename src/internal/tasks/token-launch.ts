@@ -47,27 +47,21 @@ function tokenFields(args: Args): Record<string, string> {
 }
 
 export default async function tokenLaunch(args: Args, hre: HardhatRuntimeEnvironment): Promise<void> {
-  await withService(
-    hre,
-    args.json === true,
-    async (service) => {
-      const { sender, privateKey } = await resolveSigner(hre, {
-        ...(args.privateKeyEnv ? { privateKeyEnv: args.privateKeyEnv } : {}),
-        ...(args.sender ? { sender: args.sender } : {}),
-      });
-      const pair = { chain: args.chain ?? "", network: args.chainNetwork ?? "" };
-      const launched = await service.operations.launch({ ...pair, type: args.type ?? "", token: tokenFields(args), sender, privateKey });
-      const result = args.noWait
-        ? launched
-        : await withSpinner(`waiting for ${launched.transactionHash} to be mined`, () => service.operations.settle(launched, TASK_WAIT_MS));
-      if (args.json) return printJson(result);
-      console.log(
-        `${result.type} ${args.symbol ?? ""} ${args.noWait ? "launch sent" : result.status === "mined" ? "launched" : `launch ${result.status}`} on ${chainLabel(result)}`,
-      );
-      console.log(`  contractAddress  ${result.contractAddress}`);
-      console.log(`  transactionHash  ${result.transactionHash}`);
-      console.log(`  status           ${result.status}${result.blockNumber != null ? ` (block ${result.blockNumber})` : ""}`);
-    },
-    { recordsOperations: true },
-  );
+  await withService(hre, { ...args, recordsOperations: true }, async (service, pair) => {
+    const { sender, privateKey } = await resolveSigner(hre, {
+      ...(args.privateKeyEnv ? { privateKeyEnv: args.privateKeyEnv } : {}),
+      ...(args.sender ? { sender: args.sender } : {}),
+    });
+    const launched = await service.operations.launch({ ...pair, type: args.type ?? "", token: tokenFields(args), sender, privateKey });
+    const result = args.noWait
+      ? launched
+      : await withSpinner(`waiting for ${launched.transactionHash} to be mined`, () => service.operations.settle(launched, TASK_WAIT_MS));
+    if (args.json) return printJson(result);
+    console.log(
+      `${result.type} ${args.symbol ?? ""} ${args.noWait ? "launch sent" : result.status === "mined" ? "launched" : `launch ${result.status}`} on ${chainLabel(result, service)}`,
+    );
+    console.log(`  contractAddress  ${result.contractAddress}`);
+    console.log(`  transactionHash  ${result.transactionHash}`);
+    console.log(`  status           ${result.status}${result.blockNumber != null ? ` (block ${result.blockNumber})` : ""}`);
+  });
 }

@@ -44,42 +44,36 @@ async function erc20Token(service: TokenService, request: { chain: string; netwo
 }
 
 export default async function tokenMint(args: Args, hre: HardhatRuntimeEnvironment): Promise<void> {
-  await withService(
-    hre,
-    args.json === true,
-    async (service) => {
-      const { sender, privateKey } = await resolveSigner(hre, {
-        ...(args.privateKeyEnv ? { privateKeyEnv: args.privateKeyEnv } : {}),
-        ...(args.sender ? { sender: args.sender } : {}),
-      });
-      const pair = { chain: args.chain ?? "", network: args.chainNetwork ?? "" };
-      const token =
-        args.amount !== undefined && isErc20(args.type)
-          ? await erc20Token(service, { ...pair, tokenAddress: args.contract ?? "", address: sender })
-          : undefined;
-      const minted = await service.operations.mint({
-        ...pair,
-        type: args.type ?? "",
-        contractAddress: args.contract ?? "",
-        to: args.to ?? sender,
-        ...(args.tokenId !== undefined ? { tokenId: args.tokenId } : {}),
-        ...(args.uri !== undefined ? { uri: args.uri } : {}),
-        // An ERC721 --amount goes to the core as typed, which refuses it with its own message.
-        ...(args.amount !== undefined
-          ? { amount: token ? parseDecimalUnits(args.amount, token.decimals ?? 18, "amount").toString() : args.amount }
-          : {}),
-        sender,
-        privateKey,
-      });
-      const result = args.noWait
-        ? minted
-        : await withSpinner(`waiting for ${minted.transactionHash} to be mined`, () => service.operations.settle(minted, TASK_WAIT_MS));
-      if (args.json) return printJson(result);
-      const what = result.type === "ERC721" ? `token #${result.tokenId ?? "?"}` : `${args.amount} ${token?.symbol ?? ""}`;
-      console.log(`Minted ${what} of ${result.contractAddress} to ${result.to} on ${chainLabel(result)}`);
-      console.log(`  transactionHash  ${result.transactionHash}`);
-      console.log(`  status           ${result.status}`);
-    },
-    { recordsOperations: true },
-  );
+  await withService(hre, { ...args, recordsOperations: true }, async (service, pair) => {
+    const { sender, privateKey } = await resolveSigner(hre, {
+      ...(args.privateKeyEnv ? { privateKeyEnv: args.privateKeyEnv } : {}),
+      ...(args.sender ? { sender: args.sender } : {}),
+    });
+    const token =
+      args.amount !== undefined && isErc20(args.type)
+        ? await erc20Token(service, { ...pair, tokenAddress: args.contract ?? "", address: sender })
+        : undefined;
+    const minted = await service.operations.mint({
+      ...pair,
+      type: args.type ?? "",
+      contractAddress: args.contract ?? "",
+      to: args.to ?? sender,
+      ...(args.tokenId !== undefined ? { tokenId: args.tokenId } : {}),
+      ...(args.uri !== undefined ? { uri: args.uri } : {}),
+      // An ERC721 --amount goes to the core as typed, which refuses it with its own message.
+      ...(args.amount !== undefined
+        ? { amount: token ? parseDecimalUnits(args.amount, token.decimals ?? 18, "amount").toString() : args.amount }
+        : {}),
+      sender,
+      privateKey,
+    });
+    const result = args.noWait
+      ? minted
+      : await withSpinner(`waiting for ${minted.transactionHash} to be mined`, () => service.operations.settle(minted, TASK_WAIT_MS));
+    if (args.json) return printJson(result);
+    const what = result.type === "ERC721" ? `token #${result.tokenId ?? "?"}` : `${args.amount} ${token?.symbol ?? ""}`;
+    console.log(`Minted ${what} of ${result.contractAddress} to ${result.to} on ${chainLabel(result, service)}`);
+    console.log(`  transactionHash  ${result.transactionHash}`);
+    console.log(`  status           ${result.status}`);
+  });
 }

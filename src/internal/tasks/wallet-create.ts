@@ -10,10 +10,9 @@ interface Args {
 }
 
 export default async function walletCreate(args: Args, hre: HardhatRuntimeEnvironment): Promise<void> {
-  await withService(hre, args.json === true, async (service) => {
+  await withService(hre, args, async (service, pair) => {
     const wallet = service.createWallet({
-      chain: args.chain ?? "",
-      network: args.chainNetwork ?? "",
+      ...pair,
       ...(args.addressType ? { addressType: args.addressType } : {}),
     });
     if (args.json) return printJson(wallet);

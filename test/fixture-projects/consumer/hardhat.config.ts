@@ -7,8 +7,8 @@ import tokenService from "../../../src/index.js";
 export default defineConfig({
   plugins: [tokenService],
   networks: {
-    // How a user keeps a deployer key out of the command line: `--network sepolia` makes the token
-    // tasks sign with this account. The plugin's own chains do not connect to this network.
+    // `--network sepolia` makes ethereum/sepolia live through this url (the node is asked its chain id, there
+    // being no chainId here) and the token tasks sign with this account. Without it, every pair is simulated.
     sepolia: {
       type: "http",
       url: configVariable("CONSUMER_SEPOLIA_RPC_URL"),

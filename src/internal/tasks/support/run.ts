@@ -1,5 +1,6 @@
 import type { HardhatRuntimeEnvironment } from "hardhat/types/hre";
 
+import { HARDHAT_NETWORK_FIELD, selectedNetwork } from "../../selected-network.js";
 import { tokenServiceFor } from "../../token-service-for.js";
 import { DataDirectory } from "../../../data-directory.js";
 import { TokenServiceError } from "../../../errors.js";
@@ -20,6 +21,7 @@ const OPTION_NAMES: Record<string, string> = {
   tokenAddress: "--erc721",
   contractAddress: "--contract",
   transactionHash: "--tx",
+  [HARDHAT_NETWORK_FIELD]: "--network",
 };
 
 function optionName(field: string): string {
@@ -28,16 +30,34 @@ function optionName(field: string): string {
   return `--${(OPTION_NAMES[base] ?? base).replace(/^--/, "").replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`)}`;
 }
 
+/** The options every chain task shares. */
+export interface TaskOptions {
+  chain?: string;
+  chainNetwork?: string;
+  json?: boolean;
+  /**
+   * Launches, mints and grants are recorded where `serve` keeps its own (DATABASE_URL, else the data directory's
+   * embedded store), so what the task leaves unfinished (--no-wait, Ctrl-C, a crash) the service follows to the end.
+   */
+  recordsOperations?: boolean;
+}
+
+/** The pair a task works on: `--chain` and `--chain-network`, or the pair of the HTTP network chosen with `--network`. */
+export interface TaskPair {
+  chain: string;
+  network: string;
+}
+
 /**
  * Opens the core on the project's data directory (so simulated chains carry
- * over between task runs), runs the action, prints typed errors plainly and
- * sets a failing exit code.
+ * over between task runs), with the pair of an HTTP `--network` live through
+ * its url, runs the action, prints typed errors plainly and sets a failing
+ * exit code.
  */
 export async function withService(
   hre: HardhatRuntimeEnvironment,
-  json: boolean,
-  action: (service: TokenService) => Promise<void>,
-  options: { recordsOperations?: boolean } = {},
+  options: TaskOptions,
+  action: (service: TokenService, pair: TaskPair) => Promise<void>,
 ): Promise<void> {
   // Claimed only when a simulated chain opens: a wallet, or a live network, needs no data directory.
   const dataDirectory = new DataDirectory(
@@ -45,27 +65,26 @@ export async function withService(
     "a hardhat task",
     "while `hardhat serve` runs on it, make this call through the service's HTTP API (see the README), or stop the service first",
   );
-  // Launches, mints and grants are recorded where `serve` keeps its own (DATABASE_URL, else the data directory's
-  // embedded store), so what the task leaves unfinished (--no-wait, Ctrl-C, a crash) the service follows to the end.
+  let service: TokenService | undefined;
   if (options.recordsOperations) createFilesPrivately();
   const store = options.recordsOperations
     ? await openStore({ dataDir: dataDirectory.path, databaseUrl: process.env.DATABASE_URL })
     : undefined;
-  const service = await tokenServiceFor(hre, {
-    dataDirectory,
-    blockTimeSeconds: 0,
-    ...(store
-      ? { operationStore: store, senderLock: store.senderLock(), tracker: { ...DEFAULT_TRACKER_SETTINGS, ownRecordsOnly: true } }
-      : {}),
-  }).catch(async (error: unknown) => {
-    await store?.close();
-    throw error;
-  });
   try {
-    await action(service);
+    const selected = await selectedNetwork(hre, { chain: options.chain, network: options.chainNetwork });
+    const pair = selected ? { chain: selected.pair.chain, network: selected.pair.network } : undefined;
+    service = await tokenServiceFor(hre, {
+      dataDirectory,
+      blockTimeSeconds: 0,
+      ...(store
+        ? { operationStore: store, senderLock: store.senderLock(), tracker: { ...DEFAULT_TRACKER_SETTINGS, ownRecordsOnly: true } }
+        : {}),
+      ...(selected && pair ? { rpcUrls: { [`${pair.chain}/${pair.network}`]: selected.endpoint } } : {}),
+    });
+    await action(service, pair ?? { chain: options.chain ?? "", network: options.chainNetwork ?? "" });
   } catch (error) {
     if (!(error instanceof TokenServiceError)) throw error;
-    if (json) {
+    if (options.json) {
       console.log(JSON.stringify({ error: error.toJSON() }));
     } else {
       const where = error.field === undefined ? "" : ` (${optionName(error.field)})`;
@@ -73,7 +92,7 @@ export async function withService(
     }
     process.exitCode = 1;
   } finally {
-    await service.close();
+    await service?.close();
     await store?.close();
     dataDirectory.release();
   }
@@ -83,8 +102,10 @@ export function printJson(value: unknown): void {
   console.log(JSON.stringify(value, null, 2));
 }
 
-/** "simulated" or "live", as every human-readable result says. */
-export function chainLabel(result: { chain: string; network: string; simulated: boolean }): string {
+/** "simulated" or "live", and for live which endpoint and where it was configured, as every human-readable result says. */
+export function chainLabel(result: { chain: string; network: string; simulated: boolean }, service: TokenService): string {
   if (result.chain === "bitcoin" && result.network === "regtest") return "bitcoin/regtest (local regtest node)";
-  return `${result.chain}/${result.network} (${result.simulated ? "simulated in-process chain" : "live network"})`;
+  if (result.simulated) return `${result.chain}/${result.network} (simulated in-process chain)`;
+  const endpoint = service.networks().find((pair) => pair.chain === result.chain && pair.network === result.network)?.endpoint;
+  return `${result.chain}/${result.network} (live network${endpoint === undefined ? "" : `: ${endpoint}`})`;
 }
