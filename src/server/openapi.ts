@@ -1,6 +1,7 @@
 import { z } from "zod";
 
 import type { RouteDefinition } from "./route.js";
+import { middlewareResponses } from "./routes/common.js";
 
 const toSchema = (schema: z.ZodType, io: "input" | "output") =>
   z.toJSONSchema(schema, { target: "draft-2020-12", io, unrepresentable: "any" });
@@ -55,7 +56,7 @@ export function buildOpenApiDocument(routes: RouteDefinition[], version: string)
         ? { requestBody: { required: true, content: { "application/json": { schema: toSchema(route.body, "input") } } } }
         : {}),
       responses: Object.fromEntries(
-        Object.entries(route.responses).map(([status, response]) => [
+        Object.entries({ ...middlewareResponses(route), ...route.responses }).map(([status, response]) => [
           status,
           {
             description: response.description,
@@ -77,8 +78,8 @@ export function buildOpenApiDocument(routes: RouteDefinition[], version: string)
     security: [{ apiKeyQuery: [] }, { apiKeyHeader: [] }],
     components: {
       securitySchemes: {
-        apiKeyQuery: { type: "apiKey", in: "query", name: "apiKey" },
-        apiKeyHeader: { type: "apiKey", in: "header", name: "x-api-key" },
+        apiKeyQuery: { type: "apiKey", in: "query", name: "apiKey", description: "The API key as the `apiKey` query parameter" },
+        apiKeyHeader: { type: "apiKey", in: "header", name: "x-api-key", description: "The API key as the `x-api-key` header" },
       },
     },
     paths,

@@ -192,6 +192,7 @@ export const FaucetBody = z.strictObject({
 });
 
 export const FaucetResult = z.object({
+  id: z.string().describe("This grant's record id"),
   chain: z.string(),
   network: z.string(),
   address: z.string(),
@@ -206,7 +207,8 @@ export const NetworkList = z.object({
     z.object({
       chain: z.string(),
       network: z.string(),
-      chainId: z.number().int().optional(),
+      kind: z.enum(["evm", "bitcoin"]),
+      chainId: z.number().int().optional().describe("EVM only"),
       nativeSymbol: z.string(),
       nativeDecimals: z.number().int(),
       simulated: z.boolean(),

@@ -1,3 +1,4 @@
+import type { RouteDefinition } from "../route.js";
 import { ErrorResponse } from "../schemas.js";
 
 const DESCRIPTIONS: Record<number, string> = {
@@ -7,6 +8,7 @@ const DESCRIPTIONS: Record<number, string> = {
   409: "Idempotency-Key reused with another body, or still in progress",
   413: "Body over 64 KiB",
   415: "Body is not application/json",
+  421: "Without API keys (--no-auth): addressed to a name other than localhost, 127.0.0.1 or [::1]",
   422: "Refused by the chain: insufficient funds, not a token contract, key does not derive the sender…",
   429: "Rate limited, or too many wrong API keys from this address (see Retry-After)",
   502: "The node failed or serves another chain",
@@ -16,4 +18,15 @@ const DESCRIPTIONS: Record<number, string> = {
 
 export function errorResponses(...statuses: number[]): Record<number, { description: string; schema: typeof ErrorResponse }> {
   return Object.fromEntries(statuses.map((status) => [status, { description: DESCRIPTIONS[status] ?? "Error", schema: ErrorResponse }]));
+}
+
+/** What the middleware in front of a route can answer, whatever the route itself does. */
+export function middlewareResponses(route: RouteDefinition): ReturnType<typeof errorResponses> {
+  return errorResponses(
+    ...(route.auth ? [401, 421, 429, 503] : []),
+    // A path segment that is not valid percent-encoding.
+    ...(route.pathParams ? [400] : []),
+    ...(route.method === "post" ? [400, 413, 415] : []),
+    ...(route.idempotent ? [409] : []),
+  );
 }
