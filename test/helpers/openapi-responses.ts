@@ -42,9 +42,12 @@ function documented() {
   return cached;
 }
 
+/** The path as the server receives it: a full URL's pathname, or a request target up to its query. */
+const pathnameOf = (url: string) => (/^https?:\/\//i.test(url) ? new URL(url).pathname : url.split(/[?#]/)[0]!);
+
 /** The documented operation a request reaches: `/v1/...` is the same route as `/api/v1/...`. */
 export function documentedOperation(method: string, url: string): DocumentedOperation | undefined {
-  const pathname = new URL(url, "http://127.0.0.1").pathname.replace(/^\/v1(?=\/|$)/i, "/api/v1");
+  const pathname = pathnameOf(url).replace(/^\/v1(?=\/|$)/i, "/api/v1");
   return documented().operations.find((operation) => operation.method === method.toLowerCase() && operation.pattern.test(pathname));
 }
 
@@ -75,7 +78,7 @@ export function checkResponseAgainstOpenApi(
 ): void {
   const operation = documentedOperation(method, url);
   if (operation === undefined) return;
-  const route = `${method.toUpperCase()} ${new URL(url, "http://127.0.0.1").pathname} (${operation.method.toUpperCase()} ${operation.path})`;
+  const route = `${method.toUpperCase()} ${pathnameOf(url).slice(0, 200)} (${operation.method.toUpperCase()} ${operation.path})`;
   const statuses = Object.keys(operation.responses);
   const key = String(response.status) in operation.responses ? String(response.status) : "default";
   const documentedResponse = operation.responses[key];
