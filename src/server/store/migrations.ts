@@ -115,6 +115,11 @@ export function migrations(dialect: DialectName): Record<string, Migration> {
   };
 }
 
+async function currentSchema(db: Kysely<unknown>): Promise<string | undefined> {
+  const { rows } = await sql<{ schema: string | null }>`select current_schema() as schema`.execute(db);
+  return rows[0]?.schema ?? undefined;
+}
+
 /**
  * Applies the pending migrations with Kysely's Migrator, in one transaction: replicas that start at
  * once queue on its lock and each migration runs exactly once. Returns the names it applied.
@@ -128,7 +133,12 @@ export async function migrate(db: Kysely<unknown>, dialect: DialectName, extra: 
       );
     }
   }
-  const migrator = new Migrator({ db, provider: { getMigrations: async () => ({ ...migrations(dialect), ...extra }) } });
+  const migrator = new Migrator({
+    db,
+    provider: { getMigrations: async () => ({ ...migrations(dialect), ...extra }) },
+    // Without its schema named, the migrator takes another schema's kysely_migration tables for its own.
+    ...(dialect === "postgres" ? { migrationTableSchema: await currentSchema(db) } : {}),
+  });
   const { error, results } = await migrator.migrateToLatest();
   if (error) throw error;
   return (results ?? []).filter((result) => result.status === "Success").map((result) => result.migrationName);
