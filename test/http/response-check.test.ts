@@ -16,7 +16,7 @@ function mismatch(run: () => void): string {
 }
 
 describe("test helpers — responses checked against /openapi.json", function () {
-  it("finds the operation of a request under /api/v1 and /v1, whatever the path parameter, and none for other paths", function () {
+  it("finds the operation of a request under /api/v1 and /v1, whatever the path parameter, /health, and none for other paths", function () {
     expect(documentedOperation("POST", "/api/v1/wallets")?.path).to.equal("/api/v1/wallets");
     expect(documentedOperation("GET", "/v1/tokens/address=0xabc/balance?chain=ethereum")?.path).to.equal(
       "/api/v1/tokens/{address}/balance",
@@ -25,7 +25,8 @@ describe("test helpers — responses checked against /openapi.json", function ()
     expect(documentedOperation("GET", "/api/v1/tokens")?.method).to.equal("get");
     expect(documentedOperation("PUT", "/api/v1/wallets")).to.equal(undefined);
     expect(documentedOperation("GET", "//api/v1/networks")).to.equal(undefined);
-    expect(documentedOperation("GET", "/health")).to.equal(undefined);
+    expect(documentedOperation("GET", "/health")?.path).to.equal("/health");
+    expect(documentedOperation("GET", "/metrics")).to.equal(undefined);
   });
 
   it("accepts a documented status whose body matches its schema", function () {
