@@ -127,7 +127,8 @@ export interface FaucetResult {
   network: string;
   address: string;
   amount: AmountPair;
-  balance: AmountPair;
+  /** After the grant; Bitcoin's splits into confirmed and unconfirmed. */
+  balance: AmountPair & Pick<BalanceEntry, "confirmed" | "unconfirmed">;
   simulated: boolean;
   transactionHash?: string;
 }

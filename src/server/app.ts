@@ -11,9 +11,9 @@ import type { TrackerSettings } from "../operations/tracker.js";
 import type { LazyEndpoint, SimulatedChainFactory } from "../evm/chain.js";
 import { TokenService } from "../service.js";
 import { ApiKeyVerifier } from "./api-keys.js";
+import { apiReference } from "./api-reference.js";
 import { AuthFailureLimiter } from "./auth-failures.js";
 import type { ServerContext } from "./context.js";
-import { DOCS_PAGE } from "./docs-page.js";
 import { cachedHealthCheck } from "./health.js";
 import { HttpError, HttpErrorCode } from "./http-errors.js";
 import { createLogger } from "./logger.js";
@@ -256,7 +256,7 @@ export async function createServer(options: CreateServerOptions): Promise<TokenS
   });
   const openApiDocument = buildOpenApiDocument(API_ROUTES, VERSION);
   app.get("/openapi.json", (_request, response) => void response.json(openApiDocument));
-  app.get("/docs", (_request, response) => void response.type("html").send(DOCS_PAGE));
+  app.use(apiReference());
 
   const authenticate = requireApiKey(verifier, new AuthFailureLimiter(store, settings.authFailures));
   // Protected like the API (a scraper passes ?apiKey=), unless TOKEN_SERVICE_METRICS_PUBLIC=true.

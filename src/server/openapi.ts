@@ -1,6 +1,8 @@
 import { z } from "zod/v4";
 
 import type { RouteDefinition } from "./route.js";
+import { errorResponses, middlewareResponses } from "./routes/common.js";
+import { Health } from "./schemas.js";
 
 const toSchema = (schema: z.ZodType, io: "input" | "output") =>
   z.toJSONSchema(schema, { target: "draft-2020-12", io, unrepresentable: "any" });
@@ -16,6 +18,32 @@ function queryParameters(route: RouteDefinition) {
     ...((property as { description?: string }).description ? { description: (property as { description?: string }).description } : {}),
   }));
 }
+
+function documentedResponses(responses: RouteDefinition["responses"]) {
+  return Object.fromEntries(
+    Object.entries(responses).map(([status, response]) => [
+      status,
+      {
+        description: response.description,
+        ...(response.schema ? { content: { "application/json": { schema: toSchema(response.schema, "output") } } } : {}),
+      },
+    ]),
+  );
+}
+
+/** /health is served beside the versioned routes (src/server/app.ts); documented so the reference and the tests' response checks know it. */
+const HEALTH_OPERATION = {
+  operationId: "health",
+  summary: "Liveness and per-backend readiness: the database, live nodes, bitcoind",
+  description:
+    "No key. 503 while the database or a live EVM node is down; Bitcoin backends are reported but do not degrade the status. Probes are cached briefly.",
+  security: [],
+  responses: documentedResponses({
+    200: { description: "Ready", schema: Health },
+    503: { description: "Degraded: the database or a live EVM node is down", schema: Health },
+    ...errorResponses(400, 408, 421, 431),
+  }),
+};
 
 /** OpenAPI 3.1, generated from the route table and the very schemas that validate requests. */
 export function buildOpenApiDocument(routes: RouteDefinition[], version: string) {
@@ -54,17 +82,10 @@ export function buildOpenApiDocument(routes: RouteDefinition[], version: string)
       ...(route.body
         ? { requestBody: { required: true, content: { "application/json": { schema: toSchema(route.body, "input") } } } }
         : {}),
-      responses: Object.fromEntries(
-        Object.entries(route.responses).map(([status, response]) => [
-          status,
-          {
-            description: response.description,
-            ...(response.schema ? { content: { "application/json": { schema: toSchema(response.schema, "output") } } } : {}),
-          },
-        ]),
-      ),
+      responses: documentedResponses({ ...middlewareResponses(route), ...route.responses }),
     };
   }
+  paths["/health"] = { get: HEALTH_OPERATION };
   return {
     openapi: "3.1.0",
     info: {
@@ -77,8 +98,8 @@ export function buildOpenApiDocument(routes: RouteDefinition[], version: string)
     security: [{ apiKeyQuery: [] }, { apiKeyHeader: [] }],
     components: {
       securitySchemes: {
-        apiKeyQuery: { type: "apiKey", in: "query", name: "apiKey" },
-        apiKeyHeader: { type: "apiKey", in: "header", name: "x-api-key" },
+        apiKeyQuery: { type: "apiKey", in: "query", name: "apiKey", description: "The API key as the `apiKey` query parameter" },
+        apiKeyHeader: { type: "apiKey", in: "header", name: "x-api-key", description: "The API key as the `x-api-key` header" },
       },
     },
     paths,

@@ -48,12 +48,13 @@ export const BalanceQuery = z.object({
     .describe("ERC20 contracts: comma-separated and/or repeated, at most 50"),
 });
 
-export const BalanceEntry = amount.extend({
+/** A native balance; Bitcoin's also splits it into confirmed and unconfirmed (mempool). */
+const nativeAmount = amount.extend({ confirmed: amount.optional(), unconfirmed: amount.optional() });
+
+export const BalanceEntry = nativeAmount.extend({
   contractAddress: z.string().optional(),
   decimals: z.number().int().optional(),
   symbol: z.string().optional(),
-  confirmed: amount.optional(),
-  unconfirmed: amount.optional(),
 });
 
 export const Balances = z.object({
@@ -192,11 +193,12 @@ export const FaucetBody = z.strictObject({
 });
 
 export const FaucetResult = z.object({
+  id: z.string().describe("This grant's record id"),
   chain: z.string(),
   network: z.string(),
   address: z.string(),
   amount,
-  balance: amount,
+  balance: nativeAmount.describe("The address's balance after the grant"),
   simulated: z.boolean(),
   transactionHash: z.string().optional(),
 });
@@ -206,7 +208,8 @@ export const NetworkList = z.object({
     z.object({
       chain: z.string(),
       network: z.string(),
-      chainId: z.number().int().optional(),
+      kind: z.enum(["evm", "bitcoin"]),
+      chainId: z.number().int().optional().describe("EVM only"),
       nativeSymbol: z.string(),
       nativeDecimals: z.number().int(),
       simulated: z.boolean(),

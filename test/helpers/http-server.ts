@@ -9,6 +9,7 @@ import { hardhatSimulatedChains } from "../../src/internal/simulated-chains.js";
 import { createServer, type CreateServerOptions, type TokenServiceServer } from "../../src/server/app.js";
 import { createLogger } from "../../src/server/logger.js";
 import { listen, shutdown } from "../../src/server/listen.js";
+import { checkResponseAgainstOpenApi, parseBody } from "./openapi-responses.js";
 
 export const TEST_API_KEY = "test-key-0123456789";
 
@@ -30,7 +31,7 @@ export interface RunningServer {
   http: Server;
   logs: LogCapture;
   dataDir: string;
-  /** fetch with the API key (header) and JSON helpers. */
+  /** fetch with the API key (header) and JSON helpers; the answer is checked against /openapi.json. */
   call(
     method: string,
     path: string,
@@ -68,13 +69,13 @@ export async function startServer(options: Partial<CreateServerOptions> = {}): P
         headers: { "x-api-key": TEST_API_KEY, ...(body !== undefined ? { "content-type": "application/json" } : {}), ...headers },
         ...(body !== undefined ? { body: typeof body === "string" ? body : JSON.stringify(body) } : {}),
       });
-      const text = await response.text();
-      let parsed: unknown = text;
-      try {
-        parsed = JSON.parse(text);
-      } catch {
-        // non-JSON bodies (the docs page) stay text
-      }
+      // Non-JSON bodies (the docs page) stay text.
+      const parsed = parseBody(await response.text());
+      checkResponseAgainstOpenApi(method, urlPath, {
+        status: response.status,
+        contentType: response.headers.get("content-type"),
+        body: parsed,
+      });
       return { status: response.status, body: parsed, headers: response.headers };
     },
     async stop({ keepData = false } = {}) {

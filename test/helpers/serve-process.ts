@@ -2,6 +2,7 @@ import { spawn } from "node:child_process";
 import path from "node:path";
 
 import { cleanEnvironment } from "./cli.js";
+import { checkResponseAgainstOpenApi, parseBody } from "./openapi-responses.js";
 
 const ROOT = path.resolve(import.meta.dirname, "../..");
 const HARDHAT = path.join(ROOT, "node_modules/.bin/hardhat");
@@ -14,6 +15,7 @@ export interface ServeProcess {
   crash(): Promise<void>;
   /** SIGTERM and wait for the exit code. */
   stop(): Promise<number | null>;
+  /** fetch with the API key; the answer is checked against /openapi.json. */
   call(method: string, urlPath: string, body?: unknown, headers?: Record<string, string>): Promise<{ status: number; body: any }>;
 }
 
@@ -76,12 +78,13 @@ export async function startServe(options: {
         headers: { "x-api-key": options.apiKey, ...(body !== undefined ? { "content-type": "application/json" } : {}), ...headers },
         ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
       });
-      const text = await response.text();
-      try {
-        return { status: response.status, body: JSON.parse(text) };
-      } catch {
-        return { status: response.status, body: text };
-      }
+      const parsed = parseBody(await response.text());
+      checkResponseAgainstOpenApi(method, urlPath, {
+        status: response.status,
+        contentType: response.headers.get("content-type"),
+        body: parsed,
+      });
+      return { status: response.status, body: parsed };
     },
   };
 }

@@ -67,7 +67,12 @@ describe("HTTP service — endpoints, aliases, auth, OpenAPI, health", function 
     const docs = await fetch(`${api.baseUrl}/docs`);
     expect(docs.status).to.equal(200);
     expect(docs.headers.get("content-type")).to.match(/text\/html/);
-    expect(await docs.text()).to.include("openapi.json");
+    const page = await docs.text();
+    for (const asset of ["/docs/swagger-ui.css", "/docs/swagger-ui-bundle.js", "/docs/initializer.js"]) {
+      expect(page).to.include(asset);
+      expect((await fetch(`${api.baseUrl}${asset}`)).status, asset).to.equal(200);
+    }
+    expect(await (await fetch(`${api.baseUrl}/docs/initializer.js`)).text()).to.include('url: "/openapi.json"');
   });
 
   it("publishes an OpenAPI 3.1 document that lists every route and validates as one", async function () {
