@@ -15,23 +15,24 @@ import { closedPort } from "./helpers/service.js";
 const ROOT = path.resolve(import.meta.dirname, "..");
 
 /** The README's section that tells a Hardhat user how to install and configure the plugin: what this test follows. */
-const USER_SECTION = (() => {
+function userSection(): string {
   const readme = readFileSync(path.join(ROOT, "README.md"), "utf8");
   const start = readme.indexOf("\n## Use it from another Hardhat project\n");
   expect(start, "README section 'Use it from another Hardhat project'").to.be.greaterThan(-1);
   const end = readme.indexOf("\n## ", start + 1);
   return readme.slice(start, end === -1 ? undefined : end);
-})();
+}
 const fencedBlocks = (language: string) =>
-  [...USER_SECTION.matchAll(new RegExp("```" + language + "\\n([\\s\\S]*?)```", "g"))].map((match) => match[1]!);
+  [...userSection().matchAll(new RegExp("```" + language + "\\n([\\s\\S]*?)```", "g"))].map((match) => match[1]!);
 /** The README's install commands, comments dropped: `npm pack` in the clone, then `npm install` of the tarball. */
-const README_INSTALL = fencedBlocks("sh")[0]!
-  .split("\n")
-  .map((line) => line.replace(/#.*$/, "").trim())
-  .filter((line) => line !== "")
-  .map((line) => line.split(/\s+/));
+const readmeInstallCommands = () =>
+  (fencedBlocks("sh")[0] ?? "")
+    .split("\n")
+    .map((line) => line.replace(/#.*$/, "").trim())
+    .filter((line) => line !== "")
+    .map((line) => line.split(/\s+/));
 /** The README's plugin config, written verbatim as the new project's hardhat.config.ts. */
-const README_CONFIG = fencedBlocks("ts").find((block) => block.startsWith("// hardhat.config.ts\n"));
+const readmeConfig = () => fencedBlocks("ts").find((block) => block.startsWith("// hardhat.config.ts\n"));
 
 /** The only configuration variable the README's config uses; each test says whether it is set. */
 const SEPOLIA_VARIABLE = "SEPOLIA_RPC_URL";
@@ -125,8 +126,9 @@ describe("the package as users get it: the README's install commands and plugin 
 
   before(async function () {
     this.timeout(600_000);
-    expect(README_CONFIG, "README: a ```ts block starting with // hardhat.config.ts").to.be.a("string");
-    const [pack, install] = README_INSTALL;
+    const config = readmeConfig();
+    expect(config, "README: a ```ts block starting with // hardhat.config.ts").to.be.a("string");
+    const [pack, install] = readmeInstallCommands();
     expect(pack, "README: the first install command packs the clone").to.deep.equal(["npm", "pack"]);
     expect(install!.slice(0, 2), "README: the second installs into the project").to.deep.equal(["npm", "install"]);
     packs = await mkdtemp(path.join(tmpdir(), "hts-pack-"));
@@ -148,7 +150,7 @@ describe("the package as users get it: the README's install commands and plugin 
     const args = install!.slice(1).map((word) => (word === readmeTarball ? path.join(packs, tarball!) : word));
     const installed = await run(install![0]!, [...args, "--no-audit", "--no-fund", "--prefer-offline"], project);
     expect(installed.code, installed.stderr).to.equal(0);
-    await writeFile(path.join(project, "hardhat.config.ts"), README_CONFIG!);
+    await writeFile(path.join(project, "hardhat.config.ts"), config!);
     await writeFile(path.join(packs, "list-modules.mjs"), MODULE_LIST_HOOK);
   });
 
