@@ -580,6 +580,30 @@ describe("store on SQLite: the data directory", function () {
   });
 });
 
+describe("store on a PostgreSQL database whose other schemas hold stores of their own", function () {
+  it("migrates its own schema, even though Kysely's tables already exist in another", async function () {
+    const other = await postgresBackend(this);
+    const mine = await postgresBackend(this);
+    const stores: Store[] = [];
+    try {
+      stores.push(await other.open());
+      stores.push(await mine.open());
+      const client = new pg.Client({ connectionString: mine.databaseUrl });
+      await client.connect();
+      try {
+        const { rows } = await client.query<{ name: string }>("SELECT name FROM kysely_migration ORDER BY name");
+        expect(rows.map((row) => row.name)).to.deep.equal(ALL_MIGRATIONS);
+      } finally {
+        await client.end();
+      }
+    } finally {
+      await Promise.all(stores.map((store) => store.close()));
+      await other.cleanup();
+      await mine.cleanup();
+    }
+  });
+});
+
 describe("store on a PostgreSQL server shared by two replicas", function () {
   let backend: Awaited<ReturnType<typeof postgresBackend>>;
   let first: Store;

@@ -128,7 +128,15 @@ export async function migrate(db: Kysely<unknown>, dialect: DialectName, extra: 
       );
     }
   }
-  const migrator = new Migrator({ db, provider: { getMigrations: async () => ({ ...migrations(dialect), ...extra }) } });
+  // Without a schema named, Kysely's Migrator takes its tables in any schema of the database for its own, and fails
+  // in a fresh schema beside another store (several services or test runs on one database).
+  const migrationTableSchema =
+    dialect === "postgres" ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(db)).rows[0]?.schema : undefined;
+  const migrator = new Migrator({
+    db,
+    provider: { getMigrations: async () => ({ ...migrations(dialect), ...extra }) },
+    ...(migrationTableSchema ? { migrationTableSchema } : {}),
+  });
   const { error, results } = await migrator.migrateToLatest();
   if (error) throw error;
   return (results ?? []).filter((result) => result.status === "Success").map((result) => result.migrationName);
