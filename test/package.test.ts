@@ -294,10 +294,11 @@ describe("the package as users get it: the README's install commands and plugin 
     }
   });
 
-  it("loads the HTTP service's dependencies only for serve: wallet:create and balance load none of them", async function () {
-    const modulesOf = async (args: string[]) => {
+  it("loads the HTTP service's dependencies only for serve: wallet:create, faucet, token:launch and balance load none", async function () {
+    const modulesOf = async (args: string[], env: Record<string, string> = {}) => {
       const list = path.join(packs, `modules-${args[0]!.replace(":", "-")}.txt`);
       const result = await hardhat(args, {
+        ...env,
         NODE_OPTIONS: `--import=${pathToFileURL(path.join(packs, "list-modules.mjs")).href}`,
         HTS_RESOLVED_MODULES_FILE: list,
       });
@@ -305,11 +306,17 @@ describe("the package as users get it: the README's install commands and plugin 
       return loadedPackages((await readFile(list, "utf8")).split("\n"));
     };
     const wallet = json(await hardhat(["wallet:create", ...bsc, "--json"]));
-    for (const args of [
-      ["wallet:create", ...bsc, "--json"],
-      ["balance", ...bsc, "--address", wallet.address, "--json"],
-    ]) {
-      const loaded = await modulesOf(args);
+    const runs: [string[], Record<string, string>?][] = [
+      [["wallet:create", ...bsc, "--json"]],
+      [["faucet", ...bsc, "--address", wallet.address, "--json"]],
+      [
+        ["token:launch", ...bsc, "--type", "erc721", "--name", "Art", "--symbol", "ART", "--private-key-env", "KEY"],
+        { KEY: wallet.privateKey },
+      ],
+      [["balance", ...bsc, "--address", wallet.address, "--json"]],
+    ];
+    for (const [args, env] of runs) {
+      const loaded = await modulesOf(args, env);
       expect(loaded.has("hardhat-token-service"), `${args[0]} ran the plugin`).to.equal(true);
       expect(
         SERVER_PACKAGES.filter((name) => loaded.has(name)),
@@ -324,8 +331,8 @@ describe("the package as users get it: the README's install commands and plugin 
     await writeFile(
       path.join(project, "typed-results.ts"),
       `import type {
-  AmountPair, BalanceEntry, BalancesResult, FaucetOutcome, FaucetResult, LaunchOutcome, LaunchResult, MintOutcome, MintResult,
-  NetworkSummary, OperationRecord, TokenBalanceResult, TokenService, TransactionStatus, Wallet,
+  AmountPair, BalanceEntry, BalancesResult, EvmChain, EvmChains, FaucetOutcome, FaucetResult, LaunchOutcome, LaunchResult,
+  MintOutcome, MintResult, NetworkSummary, OperationRecord, Operations, TokenBalanceResult, TokenService, TransactionStatus, Wallet,
 } from "hardhat-token-service/api";
 
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
@@ -348,7 +355,10 @@ export const results: [
   Same<Operation<"mint">, MintOutcome>,
   Same<Operation<"faucet">, FaucetOutcome>,
   Same<Operation<"wait">, OperationRecord>,
-] = [true, true, true, true, true, true, true, true, true, true, true, true, true, true, true];
+  Same<Result<"evmChain">, EvmChain>,
+  Same<TokenService["operations"], Operations>,
+  Same<TokenService["evm"], EvmChains>,
+] = [true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true];
 `,
     );
     await writeFile(
