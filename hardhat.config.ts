@@ -24,5 +24,11 @@ export default defineConfig({
     ],
   },
   paths: { tests: { mocha: "test" } },
-  test: { mocha: { timeout: 120_000 } },
+  test: {
+    mocha: {
+      timeout: 120_000,
+      // The throwaway PostgreSQL server a run may have started (test/helpers/postgres-server.ts) stops with the run.
+      rootHooks: { afterAll: async () => (await import("./test/helpers/postgres-server.js")).stopTestPostgres() },
+    },
+  },
 });

@@ -23,7 +23,16 @@ export async function createTokenService(options: CreateTokenServiceOptions = {}
 
 export { TokenService } from "./service.js";
 export { hardhatSimulatedChains } from "./internal/simulated-chains.js";
-export type { SimulatedChainFactory, SimulatedChainConnection, LazyEndpoint, NodeCallObserver } from "./evm/chain.js";
+export type {
+  SimulatedChainFactory,
+  SimulatedChainConnection,
+  LazyEndpoint,
+  NodeCallObserver,
+  EvmChain,
+  EvmNetworkInfo,
+} from "./evm/chain.js";
+export type { EvmChains } from "./evm/chains-registry.js";
+export type { Operations } from "./operations/operations.js";
 export type { OperationRecord, OperationStatus, OperationTransition, OperationStore, OperationKind } from "./operations/types.js";
 export type { LaunchOutcome, MintOutcome, FaucetOutcome, OperationContext } from "./operations/operations.js";
 export type { TrackerSettings } from "./operations/tracker.js";

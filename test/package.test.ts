@@ -1,23 +1,64 @@
-import { spawn } from "node:child_process";
-import { existsSync } from "node:fs";
+import { spawn, type ChildProcess } from "node:child_process";
+import { existsSync, readFileSync } from "node:fs";
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { pathToFileURL } from "node:url";
 import { expect } from "chai";
+import { toQuantity, Wallet as EthersWallet } from "ethers";
 
 import { cleanEnvironment, type CliResult } from "./helpers/cli.js";
+import { rpc } from "./helpers/json-rpc-servers.js";
 import { startServe } from "./helpers/serve-process.js";
+import { closedPort } from "./helpers/service.js";
 
 const ROOT = path.resolve(import.meta.dirname, "..");
+
+/** The README's section that tells a Hardhat user how to install and configure the plugin: what this test follows. */
+function userSection(): string {
+  const readme = readFileSync(path.join(ROOT, "README.md"), "utf8");
+  const start = readme.indexOf("\n## Use it from another Hardhat project\n");
+  expect(start, "README section 'Use it from another Hardhat project'").to.be.greaterThan(-1);
+  const end = readme.indexOf("\n## ", start + 1);
+  return readme.slice(start, end === -1 ? undefined : end);
+}
+const fencedBlocks = (language: string) =>
+  [...userSection().matchAll(new RegExp("```" + language + "\\n([\\s\\S]*?)```", "g"))].map((match) => match[1]!);
+/** The README's install commands, comments dropped: `npm pack` in the clone, then `npm install` of the tarball. */
+const readmeInstallCommands = () =>
+  (fencedBlocks("sh")[0] ?? "")
+    .split("\n")
+    .map((line) => line.replace(/#.*$/, "").trim())
+    .filter((line) => line !== "")
+    .map((line) => line.split(/\s+/));
+/** The README's plugin config, written verbatim as the new project's hardhat.config.ts. */
+const readmeConfig = () => fencedBlocks("ts").find((block) => block.startsWith("// hardhat.config.ts\n"));
+
+/** The only configuration variable the README's config uses; each test says whether it is set. */
+const SEPOLIA_VARIABLE = "SEPOLIA_RPC_URL";
+
+/** A synchronous module hook (Node 24's `module.registerHooks`) that lists every module a process resolves, at exit. */
+const MODULE_LIST_HOOK = `import { registerHooks } from "node:module";
+import { writeFileSync } from "node:fs";
+const resolved = new Set();
+registerHooks({
+  resolve(specifier, context, nextResolve) {
+    const result = nextResolve(specifier, context);
+    resolved.add(result.url);
+    return result;
+  },
+});
+process.on("exit", () => writeFileSync(process.env.HTS_RESOLVED_MODULES_FILE, [...resolved].join("\\n")));
+`;
+/** What only the HTTP service needs: a task must not load any of them. */
+const SERVER_PACKAGES = ["express", "pino", "prom-client", "kysely", "pg"];
+const loadedPackages = (urls: string[]) =>
+  new Set(urls.flatMap((url) => [...url.matchAll(/\/node_modules\/((?:@[^/]+\/)?[^/]+)\//g)].map((match) => match[1]!)));
 
 /** Runs a command with this process's Node first on PATH: npm then installs the packages of Node 24, EDR's included. */
 function run(command: string, args: string[], cwd: string, env: Record<string, string> = {}, timeoutMs = 240_000): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(command, args, {
-      cwd,
-      env: cleanEnvironment({ ...env, PATH: `${path.dirname(process.execPath)}${path.delimiter}${process.env.PATH ?? ""}` }),
-      stdio: ["ignore", "pipe", "pipe"],
-    });
+    const child = spawn(command, args, { cwd, env: childEnvironment(env), stdio: ["ignore", "pipe", "pipe"] });
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString("utf8")));
@@ -31,38 +72,86 @@ function run(command: string, args: string[], cwd: string, env: Record<string, s
   });
 }
 
-const json = (result: CliResult) => JSON.parse(result.stdout.slice(result.stdout.indexOf("{")));
+/** The test runner's environment without what would change the child's configuration (SEPOLIA_RPC_URL unless given). */
+function childEnvironment(env: Record<string, string>): NodeJS.ProcessEnv {
+  const base = cleanEnvironment({ PATH: `${path.dirname(process.execPath)}${path.delimiter}${process.env.PATH ?? ""}` });
+  delete base[SEPOLIA_VARIABLE];
+  delete base.NODE_OPTIONS;
+  return { ...base, ...env };
+}
 
-describe("the package as users get it: npm pack, installed into a new Hardhat project", function () {
+const json = (result: CliResult) => {
+  expect(result.code, result.stdout + result.stderr).to.equal(0);
+  return JSON.parse(result.stdout.slice(result.stdout.indexOf("{")));
+};
+
+/** `hardhat node` of the user's project on a free port, answering once its chain id is the one asked for. */
+async function startHardhatNode(hardhatBin: string, cwd: string, chainId: number): Promise<{ url: string; stop(): Promise<void> }> {
+  const port = await closedPort();
+  const url = `http://127.0.0.1:${port}`;
+  const child: ChildProcess = spawn(process.execPath, [hardhatBin, "node", "--chain-id", String(chainId), "--port", String(port)], {
+    cwd,
+    env: childEnvironment({}),
+    stdio: ["ignore", "ignore", "pipe"],
+  });
+  let stderr = "";
+  child.stderr!.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  const stop = async () => {
+    if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM");
+    await exited;
+  };
+  const deadline = Date.now() + 120_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`hardhat node exited with ${child.exitCode}: ${stderr}`);
+    const answer = await rpc(url, "eth_chainId", []).catch(() => undefined);
+    if (answer !== undefined) {
+      expect(Number(answer)).to.equal(chainId);
+      return { url, stop };
+    }
+    if (Date.now() > deadline) {
+      await stop();
+      throw new Error(`hardhat node did not answer on ${url} within 120 s: ${stderr}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+}
+
+describe("the package as users get it: the README's install commands and plugin config in a new Hardhat project", function () {
   let project: string;
   let packs: string;
-  const hardhat = (args: string[], env: Record<string, string> = {}) =>
-    run(process.execPath, [path.join(project, "node_modules/.bin/hardhat"), ...args], project, env);
+  let hardhatBin: string;
+  const hardhat = (args: string[], env: Record<string, string> = {}) => run(process.execPath, [hardhatBin, ...args], project, env);
+  const bsc = ["--chain", "binance_smart_chain", "--chain-network", "testnet"];
 
   before(async function () {
     this.timeout(600_000);
+    const config = readmeConfig();
+    expect(config, "README: a ```ts block starting with // hardhat.config.ts").to.be.a("string");
+    const [pack, install] = readmeInstallCommands();
+    expect(pack, "README: the first install command packs the clone").to.deep.equal(["npm", "pack"]);
+    expect(install!.slice(0, 2), "README: the second installs into the project").to.deep.equal(["npm", "install"]);
     packs = await mkdtemp(path.join(tmpdir(), "hts-pack-"));
     project = await mkdtemp(path.join(tmpdir(), "hts-user-"));
-    const packed = await run("npm", ["pack", "--pack-destination", packs], ROOT);
+    hardhatBin = path.join(project, "node_modules/.bin/hardhat");
+
+    // As written, but packed outside the clone (parallel runs would share one tarball).
+    const packed = await run(pack![0]!, [...pack!.slice(1), "--pack-destination", packs], ROOT);
     expect(packed.code, packed.stderr).to.equal(0);
     const [tarball] = (await readdir(packs)).filter((name) => name.endsWith(".tgz"));
-    const hardhatVersion = JSON.parse(await readFile(path.join(ROOT, "node_modules/hardhat/package.json"), "utf8")).version as string;
+    const readmeTarball = install!.find((word) => word.endsWith(".tgz"))!;
+    expect(path.basename(readmeTarball), "the README names the tarball npm pack writes").to.equal(tarball);
+
     await writeFile(
       path.join(project, "package.json"),
       JSON.stringify({ name: "my-tokens", version: "1.0.0", type: "module", private: true }),
     );
-    // The same Hardhat as this repository's, from npm's cache where it has it (--prefer-offline); only the npm
-    // registry is asked for what the cache lacks (a machine whose cache holds tarballs but no package metadata).
-    const installed = await run(
-      "npm",
-      ["install", "--no-audit", "--no-fund", "--prefer-offline", "--save-dev", `hardhat@${hardhatVersion}`, path.join(packs, tarball!)],
-      project,
-    );
+    // As written, with the tarball's real path; npm's cache first (--prefer-offline), the npm registry for what it lacks.
+    const args = install!.slice(1).map((word) => (word === readmeTarball ? path.join(packs, tarball!) : word));
+    const installed = await run(install![0]!, [...args, "--no-audit", "--no-fund", "--prefer-offline"], project);
     expect(installed.code, installed.stderr).to.equal(0);
-    await writeFile(
-      path.join(project, "hardhat.config.ts"),
-      'import { defineConfig } from "hardhat/config";\nimport tokenService from "hardhat-token-service";\n\nexport default defineConfig({ plugins: [tokenService] });\n',
-    );
+    await writeFile(path.join(project, "hardhat.config.ts"), config!);
+    await writeFile(path.join(packs, "list-modules.mjs"), MODULE_LIST_HOOK);
   });
 
   after(async function () {
@@ -80,81 +169,220 @@ describe("the package as users get it: npm pack, installed into a new Hardhat pr
     expect(existsSync(path.join(installed, "src")), "no TypeScript sources").to.equal(false);
   });
 
-  it("runs the tasks: a wallet, the faucet, an ERC20 launch in whole tokens, a balance", async function () {
-    const wallet = json(await hardhat(["wallet:create", "--chain", "ethereum", "--chain-network", "sepolia", "--json"]));
-    const funded = await hardhat(["faucet", "--chain", "ethereum", "--chain-network", "sepolia", "--address", wallet.address]);
-    expect(funded.code, funded.stderr).to.equal(0);
-    const launched = await hardhat(
-      [
-        "token:launch",
-        "--chain",
-        "ethereum",
-        "--chain-network",
-        "sepolia",
-        "--type",
-        "erc20",
-        "--name",
-        "Gold",
-        "--symbol",
-        "GLD",
-        "--initial-supply",
-        "1000",
-        "--private-key-env",
-        "DEPLOYER_KEY",
-        "--json",
-      ],
-      { DEPLOYER_KEY: wallet.privateKey },
+  it(`with ${SEPOLIA_VARIABLE} unset, every task works on the other pairs (BNB testnet, bitcoin)`, async function () {
+    const btc = json(await hardhat(["wallet:create", "--chain", "bitcoin", "--chain-network", "testnet", "--json"]));
+    expect(btc.address).to.match(/^tb1q/);
+
+    const wallet = json(await hardhat(["wallet:create", ...bsc, "--json"]));
+    const funded = json(await hardhat(["faucet", ...bsc, "--address", wallet.address, "--amount", "2", "--json"]));
+    expect(funded).to.deep.include({ simulated: true, balance: { balance: "2000000000000000000", uiBalance: "2" } });
+    const signer = { DEPLOYER_KEY: wallet.privateKey };
+    const erc20 = json(
+      await hardhat(
+        [
+          "token:launch",
+          ...bsc,
+          "--type",
+          "erc20",
+          "--name",
+          "Gold",
+          "--symbol",
+          "GLD",
+          "--initial-supply",
+          "1000",
+          "--private-key-env",
+          "DEPLOYER_KEY",
+          "--json",
+        ],
+        signer,
+      ),
     );
-    expect(launched.code, launched.stderr).to.equal(0);
-    const { contractAddress, status } = json(launched);
-    expect(status).to.equal("mined");
+    expect(erc20).to.include({ status: "mined", simulated: true });
+    const erc721 = json(
+      await hardhat(
+        ["token:launch", ...bsc, "--type", "erc721", "--name", "Art", "--symbol", "ART", "--private-key-env", "DEPLOYER_KEY", "--json"],
+        signer,
+      ),
+    );
+    const minted = json(
+      await hardhat(
+        ["token:mint", ...bsc, "--type", "erc721", "--contract", erc721.contractAddress, "--private-key-env", "DEPLOYER_KEY", "--json"],
+        signer,
+      ),
+    );
+    expect(minted).to.include({ status: "mined", tokenId: "1" });
     const balance = json(
       await hardhat([
         "balance",
-        "--chain",
-        "ethereum",
-        "--chain-network",
-        "sepolia",
+        ...bsc,
         "--address",
         wallet.address,
         "--erc20",
-        contractAddress,
+        erc20.contractAddress,
+        "--erc721",
+        erc721.contractAddress,
         "--json",
       ]),
     );
     expect(balance.balances.GLD).to.include({ uiBalance: "1000" });
-    expect(launched.stdout + launched.stderr).not.to.include(wallet.privateKey.slice(2));
+    expect(balance.erc721[0]).to.deep.include({ balance: "1", tokenIds: ["1"], symbol: "ART" });
+
+    const key = await hardhat(["apikey:create", "--label", "package-test", "--json"]);
+    expect(json(key).key).to.be.a("string").with.length.greaterThan(20);
   });
 
-  it("runs the programmatic API from hardhat-token-service/api with hardhat run --no-compile", async function () {
-    await mkdir(path.join(project, "scripts"), { recursive: true });
-    await writeFile(
-      path.join(project, "scripts/launch.ts"),
-      `import hre from "hardhat";
-import { createTokenService } from "hardhat-token-service/api";
+  it(`with ${SEPOLIA_VARIABLE} unset, a call on its Hardhat network (--network sepolia) fails naming the variable`, async function () {
+    const wallet = EthersWallet.createRandom();
+    const result = await hardhat(["balance", "--network", "sepolia", "--address", wallet.address]);
+    expect(result.code).not.to.equal(0);
+    expect(result.stdout + result.stderr).to.include(SEPOLIA_VARIABLE);
+  });
 
-const service = await createTokenService({ hre });
-const wallet = service.createWallet({ chain: "ethereum", network: "sepolia" });
-await service.faucet({ chain: "ethereum", network: "sepolia", address: wallet.address });
-const launch = await service.operations.launch({
-  chain: "ethereum", network: "sepolia", type: "ERC721", token: { name: "Art", symbol: "ART" },
-  sender: wallet.address, privateKey: wallet.privateKey,
-});
-console.log(JSON.stringify(await service.operations.settle(launch, 60_000)));
-await service.close();
+  it(`with ${SEPOLIA_VARIABLE} set to a Hardhat node (chain id 11155111), a launch with --network sepolia goes live`, async function () {
+    const node = await startHardhatNode(hardhatBin, project, 11155111);
+    try {
+      const deployer = EthersWallet.createRandom();
+      // The faucet refuses live networks: the node itself funds the deployer.
+      await rpc(node.url, "hardhat_setBalance", [deployer.address, toQuantity(10n ** 19n)]);
+      const launched = await hardhat(
+        [
+          "token:launch",
+          "--network",
+          "sepolia",
+          "--type",
+          "erc20",
+          "--name",
+          "Live",
+          "--symbol",
+          "LIV",
+          "--private-key-env",
+          "DEPLOYER_KEY",
+        ],
+        { DEPLOYER_KEY: deployer.privateKey, [SEPOLIA_VARIABLE]: node.url },
+      );
+      expect(launched.code, launched.stdout + launched.stderr).to.equal(0);
+      expect(launched.stdout).to.include("(live network: configuration variable SEPOLIA_RPC_URL via Hardhat network sepolia)");
+      const withJson = json(
+        await hardhat(
+          [
+            "token:launch",
+            "--network",
+            "sepolia",
+            "--type",
+            "erc721",
+            "--name",
+            "Art",
+            "--symbol",
+            "ART",
+            "--private-key-env",
+            "DEPLOYER_KEY",
+            "--json",
+          ],
+          { DEPLOYER_KEY: deployer.privateKey, [SEPOLIA_VARIABLE]: node.url },
+        ),
+      );
+      expect(withJson).to.include({ status: "mined", simulated: false });
+      // The node agrees: the contract is there.
+      expect(((await rpc(node.url, "eth_getCode", [withJson.contractAddress, "latest"])) as string).length).to.be.greaterThan(2);
+      expect(launched.stdout + launched.stderr).not.to.include(deployer.privateKey.slice(2));
+    } finally {
+      await node.stop();
+    }
+  });
+
+  it("loads the HTTP service's dependencies only for serve: no task loads express, pino, prom-client or pg; only those that record load the store", async function () {
+    const modulesOf = async (args: string[], env: Record<string, string> = {}) => {
+      const list = path.join(packs, `modules-${args[0]!.replace(":", "-")}.txt`);
+      const result = await hardhat(args, {
+        ...env,
+        NODE_OPTIONS: `--import=${pathToFileURL(path.join(packs, "list-modules.mjs")).href}`,
+        HTS_RESOLVED_MODULES_FILE: list,
+      });
+      expect(result.code, result.stdout + result.stderr).to.equal(0);
+      return loadedPackages((await readFile(list, "utf8")).split("\n"));
+    };
+    const wallet = json(await hardhat(["wallet:create", ...bsc, "--json"]));
+    // Launches, mints and grants record themselves in the store (Kysely over node:sqlite), as the service does: that
+    // is the one server-side package a task may load, and only a task that makes an operation.
+    const runs: [string[], Record<string, string> | undefined, string[]][] = [
+      [["wallet:create", ...bsc, "--json"], undefined, []],
+      [["faucet", ...bsc, "--address", wallet.address, "--json"], undefined, ["kysely"]],
+      [
+        ["token:launch", ...bsc, "--type", "erc721", "--name", "Art", "--symbol", "ART", "--private-key-env", "KEY"],
+        { KEY: wallet.privateKey },
+        ["kysely"],
+      ],
+      [["balance", ...bsc, "--address", wallet.address, "--json"], undefined, []],
+    ];
+    for (const [args, env, store] of runs) {
+      const loaded = await modulesOf(args, env);
+      expect(loaded.has("hardhat-token-service"), `${args[0]} ran the plugin`).to.equal(true);
+      expect(
+        SERVER_PACKAGES.filter((name) => loaded.has(name)),
+        `${args[0]} loaded`,
+      ).to.deep.equal(store);
+    }
+    // The hook sees them where they are used: apikey:create opens the service's store.
+    expect((await modulesOf(["apikey:create", "--label", "hook-check"])).has("kysely")).to.equal(true);
+  });
+
+  it("exports every type a programmatic result has: a typed script compiles with tsc --noEmit", async function () {
+    await writeFile(
+      path.join(project, "typed-results.ts"),
+      `import type {
+  AmountPair, BalanceEntry, BalancesResult, EvmChain, EvmChains, FaucetOutcome, FaucetResult, LaunchOutcome, LaunchResult,
+  MintOutcome, MintResult, NetworkSummary, OperationRecord, Operations, TokenBalanceResult, TokenService, TransactionStatus, Wallet,
+} from "hardhat-token-service/api";
+
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+type Result<K extends keyof TokenService> = TokenService[K] extends (...args: never[]) => infer R ? Awaited<R> : never;
+type Operation<K extends keyof TokenService["operations"]> = TokenService["operations"][K] extends (...args: never[]) => infer R ? Awaited<R> : never;
+
+export const results: [
+  Same<Result<"createWallet">, Wallet>,
+  Same<Result<"networks">, NetworkSummary[]>,
+  Same<Result<"getBalances">, BalancesResult>,
+  Same<BalancesResult["balances"][string], BalanceEntry>,
+  Same<Pick<BalanceEntry, keyof AmountPair>, AmountPair>,
+  Same<Result<"getTokenBalance">, TokenBalanceResult>,
+  Same<Result<"launchToken">, LaunchResult>,
+  Same<Result<"mintToken">, MintResult>,
+  Same<Result<"faucet">, FaucetResult>,
+  Same<Result<"getTransaction">, TransactionStatus>,
+  Same<Result<"waitForTransaction">, TransactionStatus>,
+  Same<Operation<"launch">, LaunchOutcome>,
+  Same<Operation<"mint">, MintOutcome>,
+  Same<Operation<"faucet">, FaucetOutcome>,
+  Same<Operation<"wait">, OperationRecord>,
+  Same<Result<"evmChain">, EvmChain>,
+  Same<TokenService["operations"], Operations>,
+  Same<TokenService["evm"], EvmChains>,
+] = [true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true];
 `,
     );
+    await writeFile(
+      path.join(project, "tsconfig.json"),
+      JSON.stringify({
+        compilerOptions: { module: "nodenext", target: "es2022", strict: true, noEmit: true, skipLibCheck: true, types: [] },
+        files: ["typed-results.ts"],
+      }),
+    );
+    const checked = await run(process.execPath, [path.join(ROOT, "node_modules/typescript/bin/tsc"), "-p", "tsconfig.json"], project);
+    expect(checked.code, checked.stdout + checked.stderr).to.equal(0);
+  });
+
+  it("runs the README's programmatic snippet, as written, with hardhat run --no-compile", async function () {
+    const snippet = fencedBlocks("ts").find((block) => block.includes('from "hardhat-token-service/api"'));
+    expect(snippet, "README: the programmatic snippet").to.be.a("string");
+    await mkdir(path.join(project, "scripts"), { recursive: true });
+    await writeFile(path.join(project, "scripts/launch.ts"), snippet!);
     const result = await hardhat(["run", "--no-compile", "scripts/launch.ts"]);
-    expect(result.code, result.stderr).to.equal(0);
-    expect(json(result)).to.include({ status: "mined", type: "ERC721" });
+    expect(result.code, result.stdout + result.stderr).to.equal(0);
+    expect(result.stdout).to.include("GLD").and.to.include("'1000000000000000000000'").and.to.include("uiBalance: '1000'");
   });
 
   it("serves the HTTP API with npx hardhat serve", async function () {
-    const serve = await startServe({
-      cwd: project,
-      hardhatBin: path.join(project, "node_modules/.bin/hardhat"),
-      apiKey: "package-test-key-0123456789",
-    });
+    const serve = await startServe({ cwd: project, hardhatBin, apiKey: "package-test-key-0123456789" });
     try {
       const created = await serve.call("POST", "/api/v1/wallets", { chain: "bitcoin", network: "testnet" });
       expect(created.status).to.equal(200);

@@ -1,37 +1,17 @@
 import { randomBytes } from "node:crypto";
 import pg from "pg";
 
-export const POSTGRES_URL = process.env.DATABASE_URL ?? "postgresql://postgres@127.0.0.1:5432/test";
-
-let probe: Promise<string | undefined> | undefined;
-
-/** Why no PostgreSQL server answers at POSTGRES_URL, or undefined when one does; asked once per run. */
-function postgresProblem(): Promise<string | undefined> {
-  probe ??= (async () => {
-    const client = new pg.Client({ connectionString: POSTGRES_URL, connectionTimeoutMillis: 3_000 });
-    client.on("error", () => undefined);
-    try {
-      await client.connect();
-      await client.query("SELECT 1");
-      return undefined;
-    } catch (error) {
-      return (error as Error).message || String(error);
-    } finally {
-      await client.end().catch(() => undefined);
-    }
-  })();
-  return probe;
-}
+import { testPostgres } from "./postgres-server.js";
 
 /**
- * A machine with only Node and npm has no PostgreSQL server: the suites that need one are then skipped with the
- * reason, except under CI=true, where that is a failure (as for the bitcoind suite).
+ * The URL of this run's PostgreSQL server (see postgres-server.ts: DATABASE_URL, the local server, or a throwaway one
+ * started for the run). Where none can be had, the suite is skipped with the reason, except under CI=true, where that
+ * is a failure (as for the bitcoind suite).
  */
-export async function requirePostgres(context: Mocha.Context): Promise<void> {
-  const problem = await postgresProblem();
-  if (problem === undefined) return;
-  const url = new URL(POSTGRES_URL);
-  const reason = `no PostgreSQL server answers at ${url.host}${url.pathname} (${problem}); set DATABASE_URL to one to run these suites`;
+export async function requirePostgres(context: Mocha.Context): Promise<string> {
+  const server = await testPostgres();
+  if ("url" in server) return server.url;
+  const reason = `${server.problem}; set DATABASE_URL to a server to run these suites`;
   if (process.env.CI === "true") throw new Error(`the PostgreSQL suites must run under CI=true, but ${reason}`);
   console.log(`      skipped: ${reason}`);
   context.skip();
@@ -39,18 +19,18 @@ export async function requirePostgres(context: Mocha.Context): Promise<void> {
 
 /** A schema of its own on the PostgreSQL server, so test runs never touch each other's tables. */
 export async function freshPostgresSchema(context: Mocha.Context, prefix = "hts_http"): Promise<{ url: string; drop(): Promise<void> }> {
-  await requirePostgres(context);
+  const serverUrl = await requirePostgres(context);
   const schema = `${prefix}_${randomBytes(4).toString("hex")}`;
-  const admin = new pg.Client({ connectionString: POSTGRES_URL });
+  const admin = new pg.Client({ connectionString: serverUrl });
   await admin.connect();
   await admin.query(`CREATE SCHEMA ${schema}`);
   await admin.end();
-  const url = new URL(POSTGRES_URL);
+  const url = new URL(serverUrl);
   url.searchParams.set("options", `-c search_path=${schema}`);
   return {
     url: url.toString(),
     async drop() {
-      const client = new pg.Client({ connectionString: POSTGRES_URL });
+      const client = new pg.Client({ connectionString: serverUrl });
       await client.connect();
       await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
       await client.end();

@@ -4,7 +4,7 @@ import pg from "pg";
 
 import { isDataException, isDatabaseUnavailable } from "../../src/server/database-errors.js";
 import { eventually, startServer, type RunningServer } from "../helpers/http-server.js";
-import { freshPostgresSchema, POSTGRES_URL, requirePostgres } from "../helpers/postgres-schema.js";
+import { freshPostgresSchema, requirePostgres } from "../helpers/postgres-schema.js";
 import { parseRawResponse, rawConnection, within } from "../helpers/raw-http.js";
 import { closedPort } from "../helpers/service.js";
 import { startTcpRelay, type TcpRelay } from "../helpers/tcp-relay.js";
@@ -27,17 +27,17 @@ async function failureOf(work: () => Promise<unknown>): Promise<unknown> {
 describe("Database outage — 503 with Retry-After, never 500", function () {
   describe("the errors real database clients raise", function () {
     it("a refused connection, a terminated backend and a closed SQLite database are outages; a bad value is not", async function () {
-      await requirePostgres(this);
+      const serverUrl = await requirePostgres(this);
       const nobody = `postgresql://postgres@127.0.0.1:${await closedPort()}/test`;
       const refused = await failureOf(() => new pg.Client({ connectionString: nobody }).connect());
       expect(isDatabaseUnavailable(refused), String(refused)).to.equal(true);
 
-      const victim = new pg.Client({ connectionString: POSTGRES_URL });
+      const victim = new pg.Client({ connectionString: serverUrl });
       victim.on("error", () => undefined);
       await victim.connect();
       const [{ pid }] = (await victim.query<{ pid: number }>("SELECT pg_backend_pid() AS pid")).rows as [{ pid: number }];
       const sleeping = failureOf(() => victim.query("SELECT pg_sleep(30)"));
-      const admin = new pg.Client({ connectionString: POSTGRES_URL });
+      const admin = new pg.Client({ connectionString: serverUrl });
       await admin.connect();
       await eventually(
         async () => (await admin.query("SELECT 1 FROM pg_stat_activity WHERE pid = $1 AND query LIKE 'SELECT pg_sleep%'", [pid])).rowCount,

