@@ -17,6 +17,7 @@ import {
 } from "./helpers/readme-walkthrough.js";
 import { closedPort } from "./helpers/service.js";
 import { freshProjectCopy, ServiceTerminal, Terminal, type CommandResult } from "./helpers/terminal.js";
+import { startUnusedAddressEsplora } from "./helpers/unused-address-esplora.js";
 
 /**
  * The README's walk-throughs, run as a reader runs them: every command as written, in a fresh copy of the project, in a
@@ -138,6 +139,16 @@ async function portIsFree(port: number): Promise<boolean> {
 }
 
 /**
+ * The one change to the service's environment: its public Bitcoin networks read from a loopback stand-in for
+ * mempool.space, so that nothing reaches the internet (a reader's service reads mempool.space itself).
+ */
+const offlineEsplora = (esploraUrl: string) => ({
+  TOKEN_SERVICE_ESPLORA_BITCOIN_MAINNET: esploraUrl,
+  TOKEN_SERVICE_ESPLORA_BITCOIN_TESTNET: esploraUrl,
+  TOKEN_SERVICE_ESPLORA_BITCOIN_SIGNET: esploraUrl,
+});
+
+/**
  * The only changes made to the README's commands, all here: the regtest node's address is the test's own node, and,
  * when something else holds port 8080 on this machine, the service and the calls use a free port instead (running
  * against whatever answers on 8080 would test that, and failing would make the suite depend on the machine's other
@@ -161,6 +172,7 @@ describe("README: the HTTP service walk-through runs as written, against `npx ha
   const serviceScript: string[] = [];
   let port = README_PORT;
   let regtest: RegtestNode | undefined;
+  let esplora: Awaited<ReturnType<typeof startUnusedAddressEsplora>>;
   let noRegtest: string | undefined;
   let broken: string | undefined;
 
@@ -175,6 +187,7 @@ describe("README: the HTTP service walk-through runs as written, against `npx ha
       if (process.env.CI === "true") throw new Error(`the README's regtest flow must run under CI=true, but ${found.reason}`);
       noRegtest = found.reason;
     } else regtest = await startRegtestNode(found.path);
+    esplora = await startUnusedAddressEsplora();
     project = await freshProjectCopy();
     terminal = await Terminal.open(project.directory, cleanEnvironment({}));
   });
@@ -182,7 +195,7 @@ describe("README: the HTTP service walk-through runs as written, against `npx ha
     this.timeout(120_000);
     // Each part is let go even if another one fails, so that no process outlives the run.
     const results = await Promise.allSettled([service?.interrupt(), terminal?.close()]);
-    results.push(...(await Promise.allSettled([regtest?.stop(), project?.remove()])));
+    results.push(...(await Promise.allSettled([regtest?.stop(), esplora?.close(), project?.remove()])));
     const failure = results.find((result) => result.status === "rejected");
     if (failure) throw failure.reason;
   });
@@ -234,7 +247,7 @@ describe("README: the HTTP service walk-through runs as written, against `npx ha
           service = await ServiceTerminal.start(
             [...serviceScript, ...commands.filter((command) => /npx hardhat serve/.test(command))].join("\n"),
             project.directory,
-            cleanEnvironment({}),
+            cleanEnvironment(offlineEsplora(esplora.url)),
           );
           return;
         }
@@ -284,4 +297,12 @@ describe("README: the HTTP service walk-through runs as written, against `npx ha
       }
     });
   }
+
+  it("read Bitcoin testnet through the loopback stand-in for mempool.space, never the internet", function () {
+    if (broken) this.skip();
+    expect(
+      esplora.requests.some((request) => /^\/address\/tb1/.test(request)),
+      esplora.requests.join(", "),
+    ).to.equal(true);
+  });
 });
