@@ -1,4 +1,4 @@
-import { ContractFactory, getCreateAddress } from "ethers";
+import { Interface, getCreateAddress } from "ethers";
 
 import type { Erc20Params, Erc721Params, TokenType } from "../token-params.js";
 import { serviceErc20Artifact, serviceErc721Artifact } from "./artifacts.js";
@@ -25,17 +25,18 @@ export interface LaunchResult {
   simulated: boolean;
 }
 
+// Parsed once: a launch only encodes its constructor arguments after the shipped bytecode.
+const erc20Constructor = new Interface(serviceErc20Artifact.abi);
+const erc721Constructor = new Interface(serviceErc721Artifact.abi);
+
 function deploymentData(params: LaunchParams, sender: string): string {
   if (params.type === "ERC20") {
     const { name, symbol, decimals, cap, minter, initialSupply, account } = params.token;
-    const factory = new ContractFactory(serviceErc20Artifact.abi, serviceErc20Artifact.bytecode);
-    return factory.interface
-      .encodeDeploy([name, symbol, decimals, cap, minter, initialSupply, account])
-      .replace(/^0x/, serviceErc20Artifact.bytecode);
+    const encoded = erc20Constructor.encodeDeploy([name, symbol, decimals, cap, minter, initialSupply, account]);
+    return serviceErc20Artifact.bytecode + encoded.slice(2);
   }
   const { name, symbol, uri } = params.token;
-  const factory = new ContractFactory(serviceErc721Artifact.abi, serviceErc721Artifact.bytecode);
-  return factory.interface.encodeDeploy([name, symbol, uri, sender]).replace(/^0x/, serviceErc721Artifact.bytecode);
+  return serviceErc721Artifact.bytecode + erc721Constructor.encodeDeploy([name, symbol, uri, sender]).slice(2);
 }
 
 /**
