@@ -1,4 +1,6 @@
-import { sql, type CreateTableBuilder, type RawBuilder } from "kysely";
+import type { CreateTableBuilder, RawBuilder } from "kysely";
+
+import { sql } from "./kysely-library.js";
 
 export type DialectName = "sqlite" | "postgres";
 
