@@ -10,7 +10,7 @@
 // Export: measureServeFootprint() for one run, measureServeFootprints() for medians (bench/run.ts can call it).
 import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
-import { mkdtemp, readdir, readFile, readlink, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readdir, readFile, readlink, rm, writeFile } from "node:fs/promises";
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
@@ -23,6 +23,13 @@ export interface ServeFootprint {
   /** Spawn of npx to the first GET /health answered 200, ms. */
   healthMs: number;
   rssAtHealthMiB: number;
+  /**
+   * CPU seconds (user + system) spent up to the first /health 200: by the server process (all its threads),
+   * and by the launcher processes around it (npm's npx, sh). Unlike wall time, these hardly change when
+   * other work shares the machine's cores.
+   */
+  serverCpuS: number;
+  launcherCpuS: number;
   /** VmRSS once it settled after a wallet + faucet on ethereum/sepolia (one simulated chain started). */
   idleRssMiB: number;
   /** VmHWM: the server's peak RSS up to then. */
@@ -85,6 +92,13 @@ async function serverProcess(root: number): Promise<number | undefined> {
     if (path.basename(argv[0] ?? "") === "node" && /[/\\]hardhat(\.js)?$/.test(argv[1] ?? "") && argv.includes("serve")) return pid;
   }
   return undefined;
+}
+
+/** utime + stime of one process (all its threads), in seconds; Linux counts in ticks of 1/100 s. */
+async function cpuSeconds(pid: number): Promise<number> {
+  const stat = await readFile(`/proc/${pid}/stat`, "utf8").catch(() => "");
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return (Number(fields[11] ?? 0) + Number(fields[12] ?? 0)) / 100;
 }
 
 async function status(pid: number): Promise<{ rss: number; hwm: number }> {
@@ -166,6 +180,9 @@ export async function measureServeFootprint(options: ServeFootprintOptions = {})
     if (serverPid === undefined) throw new Error("could not find the node process running `hardhat serve`");
     const serverNode = await readlink(`/proc/${serverPid}/exe`);
     const atHealth = await status(serverPid);
+    const serverCpuS = await cpuSeconds(serverPid);
+    const launchers = [child.pid!, ...(await children(child.pid!))].filter((pid) => pid !== serverPid);
+    const launcherCpuS = (await Promise.all(launchers.map(cpuSeconds))).reduce((sum, value) => sum + value, 0);
     const store = /database\s+(\S+)/.exec(output)?.[1] ?? "unknown";
 
     const wallet = await post(base, "/api/v1/wallets", { chain: "ethereum", network: "sepolia" });
@@ -190,6 +207,8 @@ export async function measureServeFootprint(options: ServeFootprintOptions = {})
     return {
       healthMs,
       rssAtHealthMiB: atHealth.rss,
+      serverCpuS,
+      launcherCpuS,
       idleRssMiB: last.rss,
       peakRssMiB: last.hwm,
       settledAfterS,
@@ -207,18 +226,27 @@ export async function measureServeFootprint(options: ServeFootprintOptions = {})
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor((values.length - 1) / 2)]!;
 
+export interface ServeFootprints {
+  median: Omit<ServeFootprint, "serverPid">;
+  runs: ServeFootprint[];
+}
+
 /** `reps` runs one after another; medians plus every run. */
-export async function measureServeFootprints(
-  reps = 3,
-  options: ServeFootprintOptions = {},
-): Promise<{ median: Omit<ServeFootprint, "serverPid">; runs: ServeFootprint[] }> {
+export async function measureServeFootprints(reps = 3, options: ServeFootprintOptions = {}): Promise<ServeFootprints> {
   const runs: ServeFootprint[] = [];
   for (let rep = 0; rep < reps; rep++) runs.push(await measureServeFootprint(options));
+  return summarize(runs);
+}
+
+/** Medians of every measure, and the runs. */
+function summarize(runs: ServeFootprint[]): ServeFootprints {
   const m = (pick: (run: ServeFootprint) => number) => median(runs.map(pick));
   return {
     median: {
       healthMs: m((r) => r.healthMs),
       rssAtHealthMiB: m((r) => r.rssAtHealthMiB),
+      serverCpuS: m((r) => r.serverCpuS),
+      launcherCpuS: m((r) => r.launcherCpuS),
       idleRssMiB: m((r) => r.idleRssMiB),
       peakRssMiB: m((r) => r.peakRssMiB),
       settledAfterS: m((r) => r.settledAfterS),
@@ -233,7 +261,10 @@ export async function measureServeFootprints(
 
 function run(command: string, args: string[], cwd: string): Promise<void> {
   return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd, stdio: ["ignore", "ignore", "pipe"] });
+    // npm installs with the project's Node 24 first on PATH, so it picks EDR's build for that Node.
+    const nodeBinDir = path.join(repoRoot, "node_modules/node/bin");
+    const env = { ...process.env, PATH: `${nodeBinDir}${path.delimiter}${process.env.PATH ?? ""}` };
+    const child = spawn(command, args, { cwd, env, stdio: ["ignore", "ignore", "pipe"] });
     let stderr = "";
     child.stderr!.on("data", (chunk) => (stderr += chunk));
     child.once("error", reject);
@@ -249,6 +280,7 @@ function run(command: string, args: string[], cwd: string): Promise<void> {
 export async function packedPackageProject(): Promise<string> {
   const project = await mkdtemp(path.join(os.tmpdir(), "serve-footprint-project-"));
   const packs = path.join(project, "packs");
+  await mkdir(packs);
   await run("npm", ["pack", "--pack-destination", packs], repoRoot);
   const [tarball] = (await readdir(packs)).filter((name) => name.endsWith(".tgz"));
   const hardhatVersion = JSON.parse(await readFile(path.join(repoRoot, "node_modules/hardhat/package.json"), "utf8")).version as string;
@@ -273,7 +305,7 @@ function verdict(value: number, target: number, unit: string, digits: number): s
   return value <= target ? "met" : `**missed** by ${(value - target).toFixed(digits)} ${unit}`;
 }
 
-export function formatServeFootprint(result: Awaited<ReturnType<typeof measureServeFootprints>>): string {
+export function formatServeFootprint(result: ServeFootprints): string {
   const { median, runs } = result;
   const targeted = median.launcher === "npx";
   const target = (value: string) => (targeted ? value : "(npx only)");
@@ -286,6 +318,8 @@ export function formatServeFootprint(result: Awaited<ReturnType<typeof measureSe
     "| measure | target | median | verdict | runs |",
     "|---|---|---|---|---|",
     `| spawn → first GET /health 200 | ${target(`≤ ${(SERVE_TARGETS.healthMs / 1000).toFixed(1)} s`)} | ${(median.healthMs / 1000).toFixed(2)} s | ${targeted ? verdict(median.healthMs / 1000, SERVE_TARGETS.healthMs / 1000, "s", 2) : ""} | ${runs.map((r) => (r.healthMs / 1000).toFixed(2)).join(", ")} |`,
+    `| CPU up to then: server process (all threads) | | ${median.serverCpuS.toFixed(2)} s | | ${runs.map((r) => r.serverCpuS.toFixed(2)).join(", ")} |`,
+    `| CPU up to then: launcher (${median.launcher === "npx" ? "npm's npx" : "none"}) | | ${median.launcherCpuS.toFixed(2)} s | | ${runs.map((r) => r.launcherCpuS.toFixed(2)).join(", ")} |`,
     `| RSS at first /health 200 | | ${median.rssAtHealthMiB.toFixed(0)} MiB | | ${runs.map((r) => r.rssAtHealthMiB.toFixed(0)).join(", ")} |`,
     `| idle RSS after one simulated chain was used (settled) | ${target(`≤ ${SERVE_TARGETS.idleRssMiB} MiB`)} | ${median.idleRssMiB.toFixed(0)} MiB | ${targeted ? verdict(median.idleRssMiB, SERVE_TARGETS.idleRssMiB, "MiB", 0) : ""} | ${runs.map((r) => r.idleRssMiB.toFixed(0)).join(", ")} |`,
     `| peak RSS (VmHWM) up to then | | ${median.peakRssMiB.toFixed(0)} MiB | | ${runs.map((r) => r.peakRssMiB.toFixed(0)).join(", ")} |`,
@@ -334,24 +368,7 @@ if (process.argv[1] === here) {
     for (const launcher of ["npx", "node"] as const) {
       const runs: ServeFootprint[] = [];
       for (let rep = 0; rep < reps; rep++) runs.push(await measureServeFootprintOnPostgres(undefined, { launcher }));
-      const m = (pick: (run: ServeFootprint) => number) => median(runs.map(pick));
-      console.log("");
-      console.log(
-        formatServeFootprint({
-          median: {
-            healthMs: m((r) => r.healthMs),
-            rssAtHealthMiB: m((r) => r.rssAtHealthMiB),
-            idleRssMiB: m((r) => r.idleRssMiB),
-            peakRssMiB: m((r) => r.peakRssMiB),
-            settledAfterS: m((r) => r.settledAfterS),
-            serverNode: runs[0]!.serverNode,
-            store: runs[0]!.store,
-            launcher,
-            code: runs[0]!.code,
-          },
-          runs,
-        }),
-      );
+      console.log(`\n${formatServeFootprint(summarize(runs))}`);
     }
   }
 }
