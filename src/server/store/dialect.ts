@@ -1,6 +1,4 @@
-import type { CreateTableBuilder, RawBuilder } from "kysely";
-
-import { sql } from "./kysely-library.js";
+import { sql, type CreateTableBuilder, type RawBuilder } from "kysely";
 
 export type DialectName = "sqlite" | "postgres";
 

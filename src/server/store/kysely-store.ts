@@ -1,13 +1,12 @@
 import { randomUUID } from "node:crypto";
 
-import type { Selectable } from "kysely";
+import { sql, type Kysely, type Selectable } from "kysely";
 
 import { invalidArgument } from "../../errors.js";
 import type { SenderLock } from "../../evm/sender-lock.js";
 import type { LeasedOperation, OperationChange, OperationStatus, OperationTransition } from "../../operations/types.js";
 import { generateApiKey, hashApiKey, sameHash } from "./api-key-secret.js";
 import { dialectSql, type DialectSql } from "./dialect.js";
-import { sql, type Kysely } from "./kysely-library.js";
 import { migrate } from "./migrations.js";
 import { decodeOperationCursor, encodeOperationCursor } from "./operation-cursor.js";
 import type { Database } from "./schema.js";

@@ -1,7 +1,6 @@
-import type { Migration } from "kysely";
+import { Migrator, sql, type Kysely, type Migration } from "kysely";
 
 import { dialectSql, type DialectName } from "./dialect.js";
-import { Migrator, sql, type Kysely } from "./kysely-library.js";
 
 /**
  * The schema, written once with Kysely's schema builder for both databases. Append only: a released

@@ -1,8 +1,9 @@
 import path from "node:path";
 
+import { Kysely } from "kysely";
+
 import { DataDirectory } from "../../data-directory.js";
 import { InProcessSenderLock } from "../../evm/sender-lock.js";
-import { Kysely } from "./kysely-library.js";
 import { KyselyStore } from "./kysely-store.js";
 import type { Database } from "./schema.js";
 import { nodeSqliteDialect, openSqliteFile } from "./sqlite-dialect.js";

@@ -1,6 +1,6 @@
+import { Kysely, PostgresDialect } from "kysely";
 import pg from "pg";
 
-import { Kysely, PostgresDialect } from "./kysely-library.js";
 import { KyselyStore } from "./kysely-store.js";
 import type { OpenStoreOptions } from "./open-store.js";
 import { createPool } from "./pg-client.js";

@@ -1,9 +1,17 @@
 import { chmodSync, existsSync } from "node:fs";
 import { DatabaseSync, type SQLInputValue, type StatementSync } from "node:sqlite";
 
-import type { DatabaseConnection, Dialect, SqliteDatabase } from "kysely";
-
-import { CompiledQuery, SqliteAdapter, SqliteDriver, SqliteIntrospector, SqliteQueryCompiler, type Kysely } from "./kysely-library.js";
+import {
+  CompiledQuery,
+  SqliteAdapter,
+  SqliteDriver,
+  SqliteIntrospector,
+  SqliteQueryCompiler,
+  type DatabaseConnection,
+  type Dialect,
+  type Kysely,
+  type SqliteDatabase,
+} from "kysely";
 
 /** node:sqlite binds null, numbers, bigints, strings and bytes; booleans and dates are converted here. */
 function bindable(parameters: ReadonlyArray<unknown>): SQLInputValue[] {
