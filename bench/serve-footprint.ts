@@ -10,7 +10,7 @@
 // Export: measureServeFootprint() for one run, measureServeFootprints() for medians (bench/run.ts can call it).
 import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
-import { mkdir, mkdtemp, readdir, readFile, readlink, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readdir, readFile, readlink, rm, stat, writeFile } from "node:fs/promises";
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
@@ -41,6 +41,12 @@ export interface ServeFootprint {
   launcher: "npx" | "node";
   /** "repository" (TypeScript sources) or "package" (dist/ of the packed package, installed in a new project). */
   code: "repository" | "package";
+  /**
+   * Bytes of the project's compiled build infos (artifacts/build-info). Hardhat loads them all into the
+   * contract decoder of the first EDR chain, so they add to the idle RSS (about 30 MiB for this repository's
+   * test contracts, once `npm test` compiled them).
+   */
+  buildInfoBytes: number;
 }
 
 /** The issue's targets (issue 7 §3), for `npx hardhat serve` on this machine. */
@@ -99,6 +105,13 @@ async function cpuSeconds(pid: number): Promise<number> {
   const stat = await readFile(`/proc/${pid}/stat`, "utf8").catch(() => "");
   const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
   return (Number(fields[11] ?? 0) + Number(fields[12] ?? 0)) / 100;
+}
+
+async function buildInfoBytes(projectDir: string): Promise<number> {
+  const directory = path.join(projectDir, "artifacts/build-info");
+  const names = await readdir(directory).catch(() => [] as string[]);
+  const sizes = await Promise.all(names.map(async (name) => (await stat(path.join(directory, name))).size));
+  return sizes.reduce((sum, size) => sum + size, 0);
 }
 
 async function status(pid: number): Promise<{ rss: number; hwm: number }> {
@@ -217,6 +230,7 @@ export async function measureServeFootprint(options: ServeFootprintOptions = {})
       store,
       launcher: options.launcher ?? "npx",
       code: projectDir === repoRoot ? "repository" : "package",
+      buildInfoBytes: await buildInfoBytes(projectDir),
     };
   } finally {
     await stop(child);
@@ -254,6 +268,7 @@ function summarize(runs: ServeFootprint[]): ServeFootprints {
       store: runs[0]!.store,
       launcher: runs[0]!.launcher,
       code: runs[0]!.code,
+      buildInfoBytes: runs[0]!.buildInfoBytes,
     },
     runs,
   };
@@ -310,7 +325,7 @@ export function formatServeFootprint(result: ServeFootprints): string {
   const targeted = median.launcher === "npx";
   const target = (value: string) => (targeted ? value : "(npx only)");
   const lines = [
-    `\`${median.launcher === "npx" ? "npx hardhat" : "node node_modules/.bin/hardhat"} serve\` running ${median.code === "repository" ? "this repository's TypeScript sources (tsx)" : "the packed package's dist/ JavaScript in a new project"}, fresh data directory, store ${median.store}, server node ${median.serverNode}, ${runs.length} runs, medians; load average ${os
+    `\`${median.launcher === "npx" ? "npx hardhat" : "node node_modules/.bin/hardhat"} serve\` running ${median.code === "repository" ? "this repository's TypeScript sources (tsx)" : "the packed package's dist/ JavaScript in a new project"}, fresh data directory, store ${median.store}, project build infos ${(median.buildInfoBytes / 1024 / 1024).toFixed(1)} MiB, server node ${median.serverNode}, ${runs.length} runs, medians; load average ${os
       .loadavg()
       .map((v) => v.toFixed(1))
       .join(" ")}`,
