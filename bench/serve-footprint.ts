@@ -1,14 +1,16 @@
 // Whole-service footprint of `hardhat serve` on a fresh data directory:
-//   node --import tsx/esm bench/serve-footprint.ts [--reps 3]
+//   node --import tsx/esm bench/serve-footprint.ts [--reps 3] [--launcher node] [--package] [--postgres]
 // For each run: spawn `npx hardhat serve --port <free> --no-auth --data-dir <fresh tmp dir> --block-time 0`
-// from the repository, time spawn → first `GET /health` 200, then use one simulated chain
+// from the repository (its TypeScript sources, compiled at run time by the tsx loader Hardhat registers) or,
+// with --package, from a new project that installed the packed package (its dist/ JavaScript, as users get it),
+// time spawn → first `GET /health` 200, then use one simulated chain
 // (create a wallet, faucet it on ethereum/sepolia) and poll the server's VmRSS until it settles.
 // The node that runs the server is found under npx's process tree (npm exec → sh → node …/hardhat),
 // and its RSS is read from /proc/<pid>/status. Linux only; nothing leaves 127.0.0.1.
 // Export: measureServeFootprint() for one run, measureServeFootprints() for medians (bench/run.ts can call it).
 import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
-import { mkdtemp, readFile, readlink, rm } from "node:fs/promises";
+import { mkdir, mkdtemp, readdir, readFile, readlink, rm, stat, writeFile } from "node:fs/promises";
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
@@ -21,6 +23,13 @@ export interface ServeFootprint {
   /** Spawn of npx to the first GET /health answered 200, ms. */
   healthMs: number;
   rssAtHealthMiB: number;
+  /**
+   * CPU seconds (user + system) spent up to the first /health 200: by the server process (all its threads),
+   * and by the launcher processes around it (npm's npx, sh). Unlike wall time, these hardly change when
+   * other work shares the machine's cores.
+   */
+  serverCpuS: number;
+  launcherCpuS: number;
   /** VmRSS once it settled after a wallet + faucet on ethereum/sepolia (one simulated chain started). */
   idleRssMiB: number;
   /** VmHWM: the server's peak RSS up to then. */
@@ -30,7 +39,18 @@ export interface ServeFootprint {
   serverNode: string;
   store: string;
   launcher: "npx" | "node";
+  /** "repository" (TypeScript sources) or "package" (dist/ of the packed package, installed in a new project). */
+  code: "repository" | "package";
+  /**
+   * Bytes of the project's compiled build infos (artifacts/build-info). Hardhat loads them all into the
+   * contract decoder of the first EDR chain, so they add to the idle RSS (about 30 MiB for this repository's
+   * test contracts, once `npm test` compiled them).
+   */
+  buildInfoBytes: number;
 }
+
+/** The issue's targets (issue 7 §3), for `npx hardhat serve` on this machine. */
+export const SERVE_TARGETS = { healthMs: 1500, idleRssMiB: 200 };
 
 export interface ServeFootprintOptions {
   /** Directory whose `node` is put first on PATH (default: the project's Node 24 package, if present). */
@@ -44,6 +64,8 @@ export interface ServeFootprintOptions {
   env?: Record<string, string>;
   /** "npx" (default): `npx hardhat serve …`; "node": `node node_modules/.bin/hardhat serve …`, without npm's start-up. */
   launcher?: "npx" | "node";
+  /** The Hardhat project `serve` runs in (default: this repository); see packedPackageProject(). */
+  projectDir?: string;
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -76,6 +98,20 @@ async function serverProcess(root: number): Promise<number | undefined> {
     if (path.basename(argv[0] ?? "") === "node" && /[/\\]hardhat(\.js)?$/.test(argv[1] ?? "") && argv.includes("serve")) return pid;
   }
   return undefined;
+}
+
+/** utime + stime of one process (all its threads), in seconds; Linux counts in ticks of 1/100 s. */
+async function cpuSeconds(pid: number): Promise<number> {
+  const stat = await readFile(`/proc/${pid}/stat`, "utf8").catch(() => "");
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return (Number(fields[11] ?? 0) + Number(fields[12] ?? 0)) / 100;
+}
+
+async function buildInfoBytes(projectDir: string): Promise<number> {
+  const directory = path.join(projectDir, "artifacts/build-info");
+  const names = await readdir(directory).catch(() => [] as string[]);
+  const sizes = await Promise.all(names.map(async (name) => (await stat(path.join(directory, name))).size));
+  return sizes.reduce((sum, size) => sum + size, 0);
 }
 
 async function status(pid: number): Promise<{ rss: number; hwm: number }> {
@@ -117,6 +153,7 @@ export async function measureServeFootprint(options: ServeFootprintOptions = {})
   const settleMiB = options.settleMiB ?? 2;
   const settleWindowMs = options.settleWindowMs ?? 10_000;
   const settleTimeoutMs = options.settleTimeoutMs ?? 90_000;
+  const projectDir = options.projectDir ?? repoRoot;
   const dataDir = await mkdtemp(path.join(os.tmpdir(), "serve-footprint-"));
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
@@ -128,10 +165,10 @@ export async function measureServeFootprint(options: ServeFootprintOptions = {})
   const serveArgs = ["serve", "--port", String(port), "--no-auth", "--data-dir", dataDir, "--block-time", "0"];
   const [command, args] =
     options.launcher === "node"
-      ? ["node", [path.join(repoRoot, "node_modules/.bin/hardhat"), ...serveArgs]]
+      ? ["node", [path.join(projectDir, "node_modules/.bin/hardhat"), ...serveArgs]]
       : ["npx", ["hardhat", ...serveArgs]];
   const child = spawn(command, args, {
-    cwd: repoRoot,
+    cwd: projectDir,
     env,
     detached: true,
     stdio: ["ignore", "pipe", "pipe"],
@@ -156,6 +193,9 @@ export async function measureServeFootprint(options: ServeFootprintOptions = {})
     if (serverPid === undefined) throw new Error("could not find the node process running `hardhat serve`");
     const serverNode = await readlink(`/proc/${serverPid}/exe`);
     const atHealth = await status(serverPid);
+    const serverCpuS = await cpuSeconds(serverPid);
+    const launchers = [child.pid!, ...(await children(child.pid!))].filter((pid) => pid !== serverPid);
+    const launcherCpuS = (await Promise.all(launchers.map(cpuSeconds))).reduce((sum, value) => sum + value, 0);
     const store = /database\s+(\S+)/.exec(output)?.[1] ?? "unknown";
 
     const wallet = await post(base, "/api/v1/wallets", { chain: "ethereum", network: "sepolia" });
@@ -180,6 +220,8 @@ export async function measureServeFootprint(options: ServeFootprintOptions = {})
     return {
       healthMs,
       rssAtHealthMiB: atHealth.rss,
+      serverCpuS,
+      launcherCpuS,
       idleRssMiB: last.rss,
       peakRssMiB: last.hwm,
       settledAfterS,
@@ -187,6 +229,8 @@ export async function measureServeFootprint(options: ServeFootprintOptions = {})
       serverNode,
       store,
       launcher: options.launcher ?? "npx",
+      code: projectDir === repoRoot ? "repository" : "package",
+      buildInfoBytes: await buildInfoBytes(projectDir),
     };
   } finally {
     await stop(child);
@@ -196,43 +240,105 @@ export async function measureServeFootprint(options: ServeFootprintOptions = {})
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor((values.length - 1) / 2)]!;
 
+export interface ServeFootprints {
+  median: Omit<ServeFootprint, "serverPid">;
+  runs: ServeFootprint[];
+}
+
 /** `reps` runs one after another; medians plus every run. */
-export async function measureServeFootprints(
-  reps = 3,
-  options: ServeFootprintOptions = {},
-): Promise<{ median: Omit<ServeFootprint, "serverPid">; runs: ServeFootprint[] }> {
+export async function measureServeFootprints(reps = 3, options: ServeFootprintOptions = {}): Promise<ServeFootprints> {
   const runs: ServeFootprint[] = [];
   for (let rep = 0; rep < reps; rep++) runs.push(await measureServeFootprint(options));
+  return summarize(runs);
+}
+
+/** Medians of every measure, and the runs. */
+function summarize(runs: ServeFootprint[]): ServeFootprints {
   const m = (pick: (run: ServeFootprint) => number) => median(runs.map(pick));
   return {
     median: {
       healthMs: m((r) => r.healthMs),
       rssAtHealthMiB: m((r) => r.rssAtHealthMiB),
+      serverCpuS: m((r) => r.serverCpuS),
+      launcherCpuS: m((r) => r.launcherCpuS),
       idleRssMiB: m((r) => r.idleRssMiB),
       peakRssMiB: m((r) => r.peakRssMiB),
       settledAfterS: m((r) => r.settledAfterS),
       serverNode: runs[0]!.serverNode,
       store: runs[0]!.store,
       launcher: runs[0]!.launcher,
+      code: runs[0]!.code,
+      buildInfoBytes: runs[0]!.buildInfoBytes,
     },
     runs,
   };
 }
 
-export function formatServeFootprint(result: Awaited<ReturnType<typeof measureServeFootprints>>): string {
+function run(command: string, args: string[], cwd: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    // npm installs with the project's Node 24 first on PATH, so it picks EDR's build for that Node.
+    const nodeBinDir = path.join(repoRoot, "node_modules/node/bin");
+    const env = { ...process.env, PATH: `${nodeBinDir}${path.delimiter}${process.env.PATH ?? ""}` };
+    const child = spawn(command, args, { cwd, env, stdio: ["ignore", "ignore", "pipe"] });
+    let stderr = "";
+    child.stderr!.on("data", (chunk) => (stderr += chunk));
+    child.once("error", reject);
+    child.once("exit", (code) => (code === 0 ? resolve() : reject(new Error(`${command} ${args.join(" ")}: exit ${code}\n${stderr}`))));
+  });
+}
+
+/**
+ * A new Hardhat project with the packed package installed (npm pack, then npm install from npm's cache where
+ * it can, as test/package.test.ts does) and the README's plugin config: `serve` there runs dist/ JavaScript.
+ * The caller removes the returned directory.
+ */
+export async function packedPackageProject(): Promise<string> {
+  const project = await mkdtemp(path.join(os.tmpdir(), "serve-footprint-project-"));
+  const packs = path.join(project, "packs");
+  await mkdir(packs);
+  await run("npm", ["pack", "--pack-destination", packs], repoRoot);
+  const [tarball] = (await readdir(packs)).filter((name) => name.endsWith(".tgz"));
+  const hardhatVersion = JSON.parse(await readFile(path.join(repoRoot, "node_modules/hardhat/package.json"), "utf8")).version as string;
+  await writeFile(
+    path.join(project, "package.json"),
+    JSON.stringify({ name: "footprint", version: "1.0.0", type: "module", private: true }),
+  );
+  await run(
+    "npm",
+    ["install", "--no-audit", "--no-fund", "--prefer-offline", "--save-dev", `hardhat@${hardhatVersion}`, path.join(packs, tarball!)],
+    project,
+  );
+  await writeFile(
+    path.join(project, "hardhat.config.ts"),
+    'import { defineConfig } from "hardhat/config";\nimport tokenService from "hardhat-token-service";\n\nexport default defineConfig({ plugins: [tokenService] });\n',
+  );
+  return project;
+}
+
+/** "met" or "missed by …" against a ceiling. */
+function verdict(value: number, target: number, unit: string, digits: number): string {
+  return value <= target ? "met" : `**missed** by ${(value - target).toFixed(digits)} ${unit}`;
+}
+
+export function formatServeFootprint(result: ServeFootprints): string {
+  const { median, runs } = result;
+  const targeted = median.launcher === "npx";
+  const target = (value: string) => (targeted ? value : "(npx only)");
   const lines = [
-    `\`${result.median.launcher === "npx" ? "npx hardhat" : "node node_modules/.bin/hardhat"} serve\` on a fresh data directory, store ${result.median.store}, server node ${result.median.serverNode}, ${result.runs.length} runs, medians; load average ${os
+    `\`${median.launcher === "npx" ? "npx hardhat" : "node node_modules/.bin/hardhat"} serve\` running ${median.code === "repository" ? "this repository's TypeScript sources (tsx)" : "the packed package's dist/ JavaScript in a new project"}, fresh data directory, store ${median.store}, project build infos ${(median.buildInfoBytes / 1024 / 1024).toFixed(1)} MiB, server node ${median.serverNode}, ${runs.length} runs, medians; load average ${os
       .loadavg()
       .map((v) => v.toFixed(1))
       .join(" ")}`,
     "",
-    "| measure | median | runs |",
-    "|---|---|---|",
-    `| spawn → first GET /health 200 | ${(result.median.healthMs / 1000).toFixed(2)} s | ${result.runs.map((r) => (r.healthMs / 1000).toFixed(2)).join(", ")} |`,
-    `| RSS at first /health 200 | ${result.median.rssAtHealthMiB.toFixed(0)} MiB | ${result.runs.map((r) => r.rssAtHealthMiB.toFixed(0)).join(", ")} |`,
-    `| idle RSS after one simulated chain was used (settled) | ${result.median.idleRssMiB.toFixed(0)} MiB | ${result.runs.map((r) => r.idleRssMiB.toFixed(0)).join(", ")} |`,
-    `| peak RSS (VmHWM) up to then | ${result.median.peakRssMiB.toFixed(0)} MiB | ${result.runs.map((r) => r.peakRssMiB.toFixed(0)).join(", ")} |`,
-    `| settled after (s after the faucet) | ${result.median.settledAfterS.toFixed(0)} | ${result.runs.map((r) => r.settledAfterS.toFixed(0)).join(", ")} |`,
+    "| measure | target | median | verdict | runs |",
+    "|---|---|---|---|---|",
+    `| spawn → first GET /health 200 | ${target(`≤ ${(SERVE_TARGETS.healthMs / 1000).toFixed(1)} s`)} | ${(median.healthMs / 1000).toFixed(2)} s | ${targeted ? verdict(median.healthMs / 1000, SERVE_TARGETS.healthMs / 1000, "s", 2) : ""} | ${runs.map((r) => (r.healthMs / 1000).toFixed(2)).join(", ")} |`,
+    `| CPU up to then: server process (all threads) | | ${median.serverCpuS.toFixed(2)} s | | ${runs.map((r) => r.serverCpuS.toFixed(2)).join(", ")} |`,
+    `| CPU up to then: launcher (${median.launcher === "npx" ? "npm's npx" : "none"}) | | ${median.launcherCpuS.toFixed(2)} s | | ${runs.map((r) => r.launcherCpuS.toFixed(2)).join(", ")} |`,
+    `| RSS at first /health 200 | | ${median.rssAtHealthMiB.toFixed(0)} MiB | | ${runs.map((r) => r.rssAtHealthMiB.toFixed(0)).join(", ")} |`,
+    `| idle RSS after one simulated chain was used (settled) | ${target(`≤ ${SERVE_TARGETS.idleRssMiB} MiB`)} | ${median.idleRssMiB.toFixed(0)} MiB | ${targeted ? verdict(median.idleRssMiB, SERVE_TARGETS.idleRssMiB, "MiB", 0) : ""} | ${runs.map((r) => r.idleRssMiB.toFixed(0)).join(", ")} |`,
+    `| peak RSS (VmHWM) up to then | | ${median.peakRssMiB.toFixed(0)} MiB | | ${runs.map((r) => r.peakRssMiB.toFixed(0)).join(", ")} |`,
+    `| settled after (s after the faucet) | | ${median.settledAfterS.toFixed(0)} | | ${runs.map((r) => r.settledAfterS.toFixed(0)).join(", ")} |`,
   ];
   return lines.join("\n");
 }
@@ -264,30 +370,20 @@ export async function measureServeFootprintOnPostgres(
 if (process.argv[1] === here) {
   const index = process.argv.indexOf("--reps");
   const reps = index >= 0 ? Number(process.argv[index + 1]) : 3;
-  console.log(formatServeFootprint(await measureServeFootprints(reps)));
+  const launcher = process.argv.includes("--launcher") ? (process.argv[process.argv.indexOf("--launcher") + 1] as "npx" | "node") : "npx";
+  const projectDir = process.argv.includes("--package") ? await packedPackageProject() : undefined;
+  try {
+    console.log(formatServeFootprint(await measureServeFootprints(reps, { launcher, ...(projectDir ? { projectDir } : {}) })));
+  } finally {
+    if (projectDir) await rm(projectDir, { recursive: true, force: true });
+  }
   // --postgres: the same with the store on the PostgreSQL server (no embedded engine in the process),
   // through npx and, to separate npm's own start-up, through node directly.
   if (process.argv.includes("--postgres")) {
     for (const launcher of ["npx", "node"] as const) {
       const runs: ServeFootprint[] = [];
       for (let rep = 0; rep < reps; rep++) runs.push(await measureServeFootprintOnPostgres(undefined, { launcher }));
-      const m = (pick: (run: ServeFootprint) => number) => median(runs.map(pick));
-      console.log("");
-      console.log(
-        formatServeFootprint({
-          median: {
-            healthMs: m((r) => r.healthMs),
-            rssAtHealthMiB: m((r) => r.rssAtHealthMiB),
-            idleRssMiB: m((r) => r.idleRssMiB),
-            peakRssMiB: m((r) => r.peakRssMiB),
-            settledAfterS: m((r) => r.settledAfterS),
-            serverNode: runs[0]!.serverNode,
-            store: runs[0]!.store,
-            launcher,
-          },
-          runs,
-        }),
-      );
+      console.log(`\n${formatServeFootprint(summarize(runs))}`);
     }
   }
 }

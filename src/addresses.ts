@@ -1,7 +1,7 @@
 import { getAddress, isHexString } from "ethers";
-import { address as bitcoinAddress } from "bitcoinjs-lib";
 
 import { ErrorCode, TokenServiceError } from "./errors.js";
+import { bitcoinLibraries } from "./bitcoin/libraries.js";
 import { bitcoinjsNetwork } from "./bitcoin/networks.js";
 
 /** Validates an EVM address (any case; a mixed-case one must carry a valid checksum) and returns it checksummed. */
@@ -25,7 +25,7 @@ export function parseBitcoinAddress(value: unknown, network: string, field: stri
     throw new TokenServiceError(ErrorCode.INVALID_ADDRESS, `${field} is required: a bitcoin ${network} address`, { field });
   }
   try {
-    bitcoinAddress.toOutputScript(value, bitcoinjsNetwork(network));
+    bitcoinLibraries().lib.address.toOutputScript(value, bitcoinjsNetwork(network));
     return value;
   } catch {
     throw new TokenServiceError(ErrorCode.INVALID_ADDRESS, `${field} is not a valid bitcoin ${network} address`, { field });

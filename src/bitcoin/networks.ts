@@ -1,7 +1,10 @@
-import { networks, type Network } from "bitcoinjs-lib";
+import type { Network } from "bitcoinjs-lib";
+
+import { bitcoinLibraries } from "./libraries.js";
 
 /** bitcoinjs-lib parameters per network name; signet shares testnet's prefixes. */
 export function bitcoinjsNetwork(network: string): Network {
+  const { networks } = bitcoinLibraries().lib;
   switch (network) {
     case "mainnet":
       return networks.bitcoin;

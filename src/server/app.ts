@@ -254,8 +254,9 @@ export async function createServer(options: CreateServerOptions): Promise<TokenS
       next(error);
     }
   });
-  const openApiDocument = buildOpenApiDocument(API_ROUTES, VERSION);
-  app.get("/openapi.json", (_request, response) => void response.json(openApiDocument));
+  // Built on first request: nothing at start-up needs it.
+  let openApiDocument: ReturnType<typeof buildOpenApiDocument> | undefined;
+  app.get("/openapi.json", (_request, response) => void response.json((openApiDocument ??= buildOpenApiDocument(API_ROUTES, VERSION))));
   app.use(apiReference());
 
   const authenticate = requireApiKey(verifier, new AuthFailureLimiter(store, settings.authFailures));

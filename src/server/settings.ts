@@ -30,6 +30,8 @@ export interface Settings {
   simulatedChains: boolean;
   /** true: GET /metrics answers without an API key (for a scraper on a private network). */
   metricsPublic: boolean;
+  /** `serve` only: how long after the last request the process gives idle heap memory back; 0 never. */
+  idleMemoryReleaseMs: number;
 }
 
 /** A setting the service cannot start with; the message names the variable. */
@@ -109,6 +111,7 @@ const EnvironmentSchema = z
     TOKEN_SERVICE_IDEMPOTENCY_LEASE_SECONDS: optionalSeconds,
     TOKEN_SERVICE_IDEMPOTENCY_RETENTION_HOURS: seconds(24, { allowZero: false }).transform((value) => value * 3600),
     TOKEN_SERVICE_METRICS_PUBLIC: boolean,
+    TOKEN_SERVICE_IDLE_GC_SECONDS: seconds(5, { allowZero: true }),
     TOKEN_SERVICE_SIMULATED_CHAINS: z.preprocess(
       unsetIfEmpty,
       z
@@ -152,5 +155,6 @@ export function loadSettings(env: NodeJS.ProcessEnv): Settings {
     idempotencyRetentionMs: settings.TOKEN_SERVICE_IDEMPOTENCY_RETENTION_HOURS,
     simulatedChains: settings.TOKEN_SERVICE_SIMULATED_CHAINS,
     metricsPublic: settings.TOKEN_SERVICE_METRICS_PUBLIC,
+    idleMemoryReleaseMs: settings.TOKEN_SERVICE_IDLE_GC_SECONDS,
   };
 }

@@ -1,15 +1,9 @@
-import * as ecc from "tiny-secp256k1";
-import { ECPairFactory } from "ecpair";
-import { initEccLib, payments } from "bitcoinjs-lib";
-
 import { invalidArgument } from "../errors.js";
+import { bitcoinLibraries } from "../bitcoin/libraries.js";
 import { bitcoinjsNetwork } from "../bitcoin/networks.js";
 
 export const BITCOIN_ADDRESS_TYPES = ["p2wpkh", "p2tr", "p2pkh"] as const;
 export type BitcoinAddressType = (typeof BITCOIN_ADDRESS_TYPES)[number];
-
-const ECPair = ECPairFactory(ecc);
-initEccLib(ecc);
 
 export interface BitcoinKeyPair {
   address: string;
@@ -27,6 +21,8 @@ export function parseBitcoinAddressType(value: unknown): BitcoinAddressType {
 
 /** A random key as WIF, and its address: native SegWit (P2WPKH) unless asked otherwise. */
 export function createBitcoinKeyPair(network: string, addressType: BitcoinAddressType = "p2wpkh"): BitcoinKeyPair {
+  const { lib, ECPair } = bitcoinLibraries();
+  const { payments } = lib;
   const params = bitcoinjsNetwork(network);
   const keyPair = ECPair.makeRandom({ network: params });
   const pubkey = keyPair.publicKey;
@@ -47,6 +43,8 @@ export function createBitcoinKeyPair(network: string, addressType: BitcoinAddres
 
 /** The address a WIF key controls, for the given type; used by tests and key checks. */
 export function bitcoinAddressOfWif(wif: string, network: string, addressType: BitcoinAddressType): string {
+  const { lib, ECPair } = bitcoinLibraries();
+  const { payments } = lib;
   const params = bitcoinjsNetwork(network);
   const pubkey = ECPair.fromWIF(wif, params).publicKey;
   if (addressType === "p2pkh") return payments.p2pkh({ pubkey, network: params }).address!;

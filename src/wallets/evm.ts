@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { getAddress, hexlify, keccak256 } from "ethers";
-import * as ecc from "tiny-secp256k1";
+
+import { secp256k1 } from "../bitcoin/libraries.js";
 
 export interface EvmKeyPair {
   address: string;
@@ -12,6 +13,7 @@ export interface EvmKeyPair {
  * tiny-secp256k1 (WebAssembly), about three times faster than ethers' pure-JS curve arithmetic.
  */
 export function createEvmKeyPair(): EvmKeyPair {
+  const ecc = secp256k1();
   for (;;) {
     const key = randomBytes(32);
     // Out of the curve's range (0 or >= n): astronomically rare, draw again.

@@ -1,0 +1,29 @@
+import { createRequire } from "node:module";
+import type * as BitcoinJs from "bitcoinjs-lib";
+import type { ECPairAPI, ECPairFactory as EcPairFactoryFunction } from "ecpair";
+import type * as Secp256k1 from "tiny-secp256k1";
+
+// Loaded on first use, not at start-up: bitcoinjs-lib, ecpair and their ~80 modules, and the
+// tiny-secp256k1 WebAssembly module, cost `serve` start-up time and memory that a service which never
+// creates a wallet or touches Bitcoin does not need. require() keeps the callers synchronous; every
+// use goes through here, so one copy (the CommonJS build) is loaded and initialised once.
+const require = createRequire(import.meta.url);
+
+let secp256k1Module: typeof Secp256k1 | undefined;
+let bitcoin: { lib: typeof BitcoinJs; ECPair: ECPairAPI } | undefined;
+
+/** tiny-secp256k1: secp256k1 in WebAssembly (EVM and Bitcoin keys). */
+export function secp256k1(): typeof Secp256k1 {
+  return (secp256k1Module ??= require("tiny-secp256k1") as typeof Secp256k1);
+}
+
+/** bitcoinjs-lib with its curve library set, and an ECPair factory on the same curve. */
+export function bitcoinLibraries(): { lib: typeof BitcoinJs; ECPair: ECPairAPI } {
+  if (bitcoin === undefined) {
+    const lib = require("bitcoinjs-lib") as typeof BitcoinJs;
+    const { ECPairFactory } = require("ecpair") as { ECPairFactory: typeof EcPairFactoryFunction };
+    lib.initEccLib(secp256k1());
+    bitcoin = { lib, ECPair: ECPairFactory(secp256k1()) };
+  }
+  return bitcoin;
+}
