@@ -35,6 +35,29 @@ describe("transaction signing: the launch path's signer equals ethers' Wallet", 
     ],
   ];
 
+  it("signs random EIP-1559 and legacy transactions (nonces, fees, values, recipients, empty data) as Wallet does", async function () {
+    const random = (bits: number) =>
+      BigInt(`0x${Buffer.from(Array.from({ length: bits / 8 }, () => Math.floor(Math.random() * 256))).toString("hex")}`);
+    for (let round = 0; round < 60; round++) {
+      const wallet = Wallet.createRandom();
+      const legacy = round % 2 === 1;
+      const transaction: TransactionLike = {
+        type: legacy ? 0 : 2,
+        chainId: [1, 56, 97, 17000, 11155111, 560048][round % 6]!,
+        nonce: Number(random(16)) % (round < 10 ? 2 : 70_000),
+        gasLimit: random(24) + 21_000n,
+        value: round % 3 === 0 ? 0n : random(round % 5 === 0 ? 248 : 64),
+        data: round % 4 === 0 ? "0x" : `0x${"ab".repeat(Number(random(16)) % 300)}`,
+        ...(round % 3 === 1 ? {} : { to: Wallet.createRandom().address }),
+        ...(legacy ? { gasPrice: random(40) } : { maxFeePerGas: random(40) + 1n, maxPriorityFeePerGas: random(32) }),
+      };
+      expect(
+        signTransaction(transaction, wallet.privateKey).raw,
+        JSON.stringify(transaction, (_k, v) => (typeof v === "bigint" ? v.toString() : v)),
+      ).to.equal(await wallet.signTransaction(transaction));
+    }
+  });
+
   for (const [name, transaction] of cases) {
     it(`signs ${name} byte for byte as Wallet.signTransaction, with the hash of the raw form`, async function () {
       for (let round = 0; round < 5; round++) {
