@@ -71,6 +71,8 @@ export class OperationTracker {
   private wake: (() => void) | undefined;
   private readonly waiters = new Map<string, Set<() => void>>();
   private readonly canonicalBlocks = new CanonicalBlocks();
+  private kickTimer: NodeJS.Timeout | undefined;
+  private kickAt = Infinity;
   /** Records this process is broadcasting right now: the tracker leaves them to the request until it returns. */
   private readonly broadcasting = new Set<string>();
   /** Records whose broadcast the node accepted here (answered `pending`); the tracker writes that state at its first look. */
@@ -92,7 +94,15 @@ export class OperationTracker {
   /** Looks at due records now (or in `afterMs`, when a record falls due) instead of at the next idle poll. */
   kick(afterMs = 0): void {
     if (afterMs <= 0) return void this.wake?.();
-    setTimeout(() => this.wake?.(), afterMs).unref();
+    // Kicks coalesce: a burst of launches wakes the tracker once, and that pass takes them all.
+    const at = Date.now() + afterMs;
+    if (this.kickTimer !== undefined && this.kickAt <= at) return;
+    clearTimeout(this.kickTimer);
+    this.kickAt = at;
+    this.kickTimer = setTimeout(() => {
+      this.kickTimer = undefined;
+      this.wake?.();
+    }, afterMs).unref();
   }
 
   async stop(): Promise<void> {
