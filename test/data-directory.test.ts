@@ -40,17 +40,22 @@ function holder(dir: string): Promise<{ pid: number; kill: () => Promise<void> }
 
 describe("data directory: one writing process, held by the operating system", function () {
   let dir: string;
+  /** However a test ends, its holder goes too: a live child would keep the test run from exiting. */
+  let stopHolder: (() => Promise<void>) | undefined;
 
   beforeEach(async function () {
     dir = await mkdtemp(path.join(tmpdir(), "hts-owner-"));
   });
 
   afterEach(async function () {
+    await stopHolder?.();
+    stopHolder = undefined;
     await rm(dir, { recursive: true, force: true });
   });
 
   it("refuses a second holder while the first lives, naming it, and is free the moment it is killed -9", async function () {
     const first = await holder(dir);
+    stopHolder = first.kill;
     const second = new DataDirectory(dir, "a hardhat task", "stop it first");
     const refusal = await expectServiceError(() => second.claim(), ErrorCode.DATA_DIR_IN_USE, undefined);
     expect(refusal.message).to.include(`already open in hardhat serve (pid ${first.pid})`).and.to.include("stop it first");
