@@ -8,8 +8,12 @@ const sha256 = (value: string) => createHash("sha256").update(value).digest();
  * Resolves a presented API key to a key id. Keys from TOKEN_SERVICE_API_KEYS are
  * compared by hash in constant time; the rest are looked up in the store.
  */
+const STORED_KEY_MEMORY_MS = 60_000;
+const STORED_KEYS_REMEMBERED = 1_000;
+
 export class ApiKeyVerifier {
   private readonly environmentKeys: Array<{ id: string; hash: Buffer }>;
+  private readonly storedKeys = new Map<string, { id: string; until: number }>();
 
   constructor(
     environmentKeys: string[],
@@ -28,7 +32,18 @@ export class ApiKeyVerifier {
     for (const key of this.environmentKeys) {
       if (timingSafeEqual(key.hash, hash)) match ??= key.id;
     }
-    return match ?? (await this.store.verifyApiKey(presented));
+    if (match !== undefined) return match;
+    // A stored key, once found, is remembered by its digest for a minute: a client's requests then cost no store read.
+    // Only found keys are: a key made by `apikey:create` a moment ago is accepted at its first request.
+    const digest = hash.toString("hex");
+    const known = this.storedKeys.get(digest);
+    if (known !== undefined && known.until > Date.now()) return known.id;
+    const id = await this.store.verifyApiKey(presented);
+    if (id !== undefined) {
+      if (this.storedKeys.size >= STORED_KEYS_REMEMBERED) this.storedKeys.delete(this.storedKeys.keys().next().value as string);
+      this.storedKeys.set(digest, { id, until: Date.now() + STORED_KEY_MEMORY_MS });
+    }
+    return id;
   }
 }
 
