@@ -1,4 +1,4 @@
-import type { TransactionLike } from "ethers";
+import { JsonRpcApiProvider, type TransactionLike } from "ethers";
 
 import { ErrorCode, TokenServiceError } from "../errors.js";
 import { amountPair } from "../units.js";
@@ -32,6 +32,16 @@ export interface SendRequest {
   data: string;
 }
 
+/**
+ * The node's gas estimate. A JSON-RPC provider is asked directly with the request as it already stands (hex data):
+ * ethers' own estimateGas copies and re-encodes a deployment's 5 KB on every call. Errors keep ethers' typing.
+ */
+async function estimateGas(chain: EvmChain, request: SendRequest): Promise<bigint> {
+  const call = { from: request.sender, ...(request.to ? { to: request.to } : {}), data: request.data };
+  if (!(chain.provider instanceof JsonRpcApiProvider)) return chain.provider.estimateGas(call);
+  return BigInt((await chain.provider.send("eth_estimateGas", [call])) as string);
+}
+
 /** Estimates leave headroom: a block may move the base fee or the gas a call needs between estimate and inclusion. */
 const GAS_HEADROOM_PERCENT = 120n;
 
@@ -52,7 +62,7 @@ export async function sendTransaction(
     try {
       [nonce, estimate, feeData, available, reserved] = await Promise.all([
         chain.provider.getTransactionCount(request.sender, "pending"),
-        chain.provider.estimateGas({ from: request.sender, ...(request.to ? { to: request.to } : {}), data: request.data }),
+        estimateGas(chain, request),
         chain.provider.getFeeData(),
         chain.provider.getBalance(request.sender, "pending"),
         hooks.minimumNonce?.(),
