@@ -74,6 +74,10 @@ export class MemoryOperationStore implements OperationStore {
     return Promise.all(changes.map(({ id, change }) => this.changeOperation(id, change, leaseOwner)));
   }
 
+  async releaseLeases(owner: string): Promise<void> {
+    for (const entry of this.entries.values()) if (entry.leaseOwner === owner) entry.leaseOwner = null;
+  }
+
   async findByTransactionHash(chain: string, network: string, transactionHash: string): Promise<OperationRecord | undefined> {
     for (const { record } of this.entries.values()) {
       if (record.chain === chain && record.network === network && record.transactionHash?.toLowerCase() === transactionHash.toLowerCase()) {

@@ -109,6 +109,9 @@ export class OperationTracker {
     this.stopped = true;
     this.kick();
     await this.running;
+    clearTimeout(this.kickTimer);
+    // What this process held (records it was broadcasting, a pass cut short) goes to the other trackers now, not at lease end.
+    await this.store.releaseLeases(this.owner).catch(() => undefined);
   }
 
   /** Resolves when this process changes the record, or after `ms`. */

@@ -103,6 +103,8 @@ export interface OperationStore {
    * owner leases and, per `filter`, those this process is still broadcasting (`skip`) or all but its own (`only`).
    */
   leaseDueOperations(owner: string, leaseMs: number, limit: number, filter?: LeaseFilter): Promise<LeasedOperation[]>;
+  /** Ends every lease `owner` holds, so other trackers take its records at once (a process stopping cleanly). */
+  releaseLeases(owner: string): Promise<void>;
   /** The record of a transaction, by its hash on a pair. */
   findByTransactionHash(chain: string, network: string, transactionHash: string): Promise<OperationRecord | undefined>;
   /** One past the highest nonce of the sender's signed or pending records on the pair, or undefined. */

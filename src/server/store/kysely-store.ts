@@ -230,6 +230,10 @@ export class KyselyStore implements Store {
     return row === undefined ? undefined : this.toRecord(row);
   }
 
+  async releaseLeases(owner: string): Promise<void> {
+    await this.db.updateTable("operations").set({ lease_owner: null, lease_until: null }).where("lease_owner", "=", owner).execute();
+  }
+
   async getOperation(id: string): Promise<OperationRecord | undefined> {
     const row = await this.db.selectFrom("operations").selectAll().where("id", "=", id).executeTakeFirst();
     return row === undefined ? undefined : this.toRecord(row);
