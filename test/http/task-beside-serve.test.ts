@@ -42,7 +42,6 @@ describe("a task on a live network beside a running `serve`: two processes, one 
     const deployer = Wallet.createRandom();
     await rpc.send("hardhat_setBalance", [deployer.address, "0x56BC75E2D63100000"]);
     await rpc.send("evm_setAutomine", [false]);
-    let launched: any;
     const sent = await runHardhat(
       [
         "token:launch",
@@ -64,7 +63,7 @@ describe("a task on a live network beside a running `serve`: two processes, one 
       { cwd, env: cleanEnvironment({ ...liveEnv, DEPLOYER_KEY: deployer.privateKey }) },
     );
     expect(sent.code, sent.stderr).to.equal(0);
-    launched = JSON.parse(sent.stdout);
+    const launched = JSON.parse(sent.stdout);
     expect(launched).to.include({ status: "pending", simulated: false });
     // Not mined yet (the node mines on demand), and the task has exited: only the service can finish the record.
     await rpc.send("evm_mine", []);
