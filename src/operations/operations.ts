@@ -175,6 +175,7 @@ export class Operations {
         transactionHash: result.transactionHash ?? null,
         status: "mined",
         reason: "granted",
+        result: { balance: result.balance.balance },
       });
     }
     return { id, ...result };

@@ -211,8 +211,17 @@ export class OperationTracker {
         checkInMs: null,
       };
     }
-    if (chain.hasGrant(record.id)) return { status: "mined", reason: "granted (found in the chain's journal)", checkInMs: null };
     const { address, amount } = record.params as { address: string; amount: string };
+    if (chain.hasGrant(record.id)) {
+      // The balance right after the grant is gone with the process: the answer a retry gets says the balance now.
+      const balance = await chain.provider.getBalance(address);
+      return {
+        status: "mined",
+        reason: "granted (found in the chain's journal)",
+        result: { balance: balance.toString() },
+        checkInMs: null,
+      };
+    }
     const balance = await chain.fund(address, BigInt(amount), record.id);
     return {
       status: "mined",

@@ -54,6 +54,7 @@ describe("faucet grants: recorded before the balance changes, finished exactly o
           30_000,
         );
         expect(records[0]!.transitions.at(-1)!.reason).to.equal("granted (found in the chain's journal)");
+        expect(records[0]!.result, "what a retry's answer reports as the balance").to.deep.equal({ balance: "7000" });
         expect(records[1]!.transitions.at(-1)!.reason).to.match(/^granted after a restart/);
         for (const [address, amount] of [
           [a, "7000"],
