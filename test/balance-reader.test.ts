@@ -87,6 +87,30 @@ describe("balance reads in one node call: the reader contract run by eth_call, e
     }
   });
 
+  it("reads 50 tokens within the 24,576 bytes creation code may return: batches of 20 with metadata, then one call", async function () {
+    const fresh = await service.launchToken({
+      ...SEPOLIA,
+      type: "erc20",
+      token: { name: "Fresh", symbol: "FRESH", initialSupply: "3" },
+      sender: owner.address,
+      privateKey: owner.privateKey,
+    });
+    await expectMined(service, SEPOLIA, fresh.transactionHash);
+    const fifty = Array.from({ length: 50 }, (_, index) => (index === 0 ? fresh.contractAddress : tokens.erc20[index % 3]!));
+    calls.length = 0;
+    const cold = await readBalances(chain, owner.address, fifty);
+    expect(
+      calls.filter((method) => method === "eth_call"),
+      "the metadata of an unknown token: 3 batches",
+    ).to.have.length(3);
+    calls.length = 0;
+    const warm = await readBalances(chain, owner.address, fifty);
+    expect(calls, "metadata cached: one call").to.deep.equal(["eth_call"]);
+    expect(warm).to.deep.equal(cold);
+    expect(warm.tokens).to.deep.equal(await readErc20Balances(chain, owner.address, fifty));
+    expect(warm.tokens[0]).to.include({ symbol: "FRESH", balance: "3" });
+  });
+
   it("makes one node call per read however many tokens (20 here)", async function () {
     const many = Array.from({ length: 20 }, (_, index) => tokens.erc20[index % 3]!);
     await service.getBalances({ ...SEPOLIA, address: owner.address, erc20TokenContractAddresses: tokens.erc20 });

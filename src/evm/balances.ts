@@ -98,6 +98,14 @@ interface TokenRead {
   decimals: string;
 }
 
+/**
+ * Tokens per reader call: its answer must stay under the 24,576 bytes a node lets creation code return (about 512
+ * bytes a token with symbol and decimals, 384 without). Batches go out together: one JSON-RPC batch on a live node.
+ */
+const TOKENS_PER_READ_WITH_METADATA = 20;
+const TOKENS_PER_READ = 50;
+const SURELY_SMALL_BATCH = 5;
+
 /** Chains whose node refused the reader's creation-code call: they are read contract by contract from then on. */
 const readerRefused = new WeakSet<EvmChain>();
 
@@ -117,12 +125,14 @@ async function readAtOnce(
   try {
     answer = await chain.provider.call({ data });
   } catch (error) {
-    // The reader never reverts (every token call is guarded): a call exception is the node refusing creation code.
     if ((error as { code?: string }).code !== "CALL_EXCEPTION") {
       const translated = translateProviderError(error, upstream(chain));
       if (translated.code === ErrorCode.UPSTREAM_UNAVAILABLE || translated.code === ErrorCode.UPSTREAM_TIMEOUT) throw translated;
     }
-    readerRefused.add(chain);
+    // The reader never reverts (every token call is guarded), but what creation code returns is capped (24,576
+    // bytes, as a contract's code): tokens with huge answers overflow a batch. A refusal of a few tokens' batch is
+    // the node refusing creation code altogether; a larger batch is read contract by contract this time only.
+    if (contracts.length <= SURELY_SMALL_BATCH) readerRefused.add(chain);
     return undefined;
   }
   const [native, rows] = abi.decode(READER_RESULT, answer) as unknown as [
@@ -178,19 +188,20 @@ export async function readBalances(
 ): Promise<{ native: AmountPair; tokens: Erc20Balance[] }> {
   if (contracts.length === 0) return { native: await readNativeBalance(chain, owner), tokens: [] };
   const known = metadataOf(chain);
-  const atOnce = await readAtOnce(
-    chain,
-    owner,
-    contracts,
-    contracts.some((contract) => !known.has(contract)),
+  const withMetadata = contracts.some((contract) => !known.has(contract));
+  const size = withMetadata ? TOKENS_PER_READ_WITH_METADATA : TOKENS_PER_READ;
+  const batches = Array.from({ length: Math.ceil(contracts.length / size) }, (_, index) =>
+    contracts.slice(index * size, (index + 1) * size),
   );
-  if (atOnce === undefined) {
+  const answers = await Promise.all(batches.map((batch) => readAtOnce(chain, owner, batch, withMetadata)));
+  if (answers.some((answer) => answer === undefined)) {
     const [native, tokens] = await Promise.all([readNativeBalance(chain, owner), readErc20Balances(chain, owner, contracts, field)]);
     return { native, tokens };
   }
+  const reads = answers.flatMap((answer) => answer!.reads);
   return {
-    native: amountPair(atOnce.native, chain.info.nativeDecimals),
-    tokens: contracts.map((contract, index) => erc20Balance(chain, contract, atOnce.reads[index]!, field)),
+    native: amountPair(answers[0]!.native, chain.info.nativeDecimals),
+    tokens: contracts.map((contract, index) => erc20Balance(chain, contract, reads[index]!, field)),
   };
 }
 
