@@ -11,11 +11,13 @@ import { balanceReadRows } from "./balance-reads.js";
 import { launchRows } from "./launches.js";
 import { replayRows } from "./replay.js";
 import { formatServeFootprint, measureServeFootprints, packedPackageProject } from "./serve-footprint.js";
-import { formatRatioTable, machine } from "./support.js";
+import { REPETITIONS, formatRatioTable, machine } from "./support.js";
 import { walletCreationTable } from "./wallet-creation.js";
 import { walletHttpRows } from "./wallet-http.js";
 
 const NOTES = `Notes on the method:
+- Launch and HTTP rows run ${REPETITIONS} times, anchor and service alternating; they show medians, and the ratio of each
+  repetition in brackets.
 - Every chain figure is ethereum/sepolia simulated in-process by Hardhat's EDR (the factory \`serve\` uses), mining on send; each
   anchor gets a fresh chain of the same kind from the same factory.
 - Launches are ERC20 deployments (the shipped ServiceERC20, about 5 KB of deployment data). The service's go through

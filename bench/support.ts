@@ -7,6 +7,8 @@ export interface RatioRow {
   anchor: string;
   /** service ÷ anchor as the row defines it; undefined when the row has no ratio (a count, a report). */
   ratio?: number;
+  /** The ratio of each repetition, when the row is the median of several. */
+  ratios?: number[];
   target: string;
   /** Whether the target was met; undefined when the target only asks for the number. */
   met?: boolean;
@@ -24,6 +26,9 @@ export const seconds = (milliseconds: number) => `${(milliseconds / 1000).toFixe
 export const perSecond = (value: number) => `${Math.round(value).toLocaleString("en-US")} /s`;
 export const mib = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
 export const ratio = (value: number) => (value >= 10 ? value.toFixed(0) : value >= 1 ? value.toFixed(2) : value.toPrecision(2));
+
+/** How many times the rows that compare rates run, anchor and service alternating; each row shows medians. */
+export const REPETITIONS = 3;
 
 /** Latency of `count` calls made one after another, in milliseconds. */
 export async function sequentialLatencies(count: number, work: (index: number) => Promise<unknown>): Promise<number[]> {
