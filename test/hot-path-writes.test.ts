@@ -10,7 +10,7 @@ import { openStore } from "../src/server/store/open-store.js";
 import type { Store } from "../src/server/store/types.js";
 import { fundedWallet } from "./helpers/service.js";
 
-const WRITES = ["insertOperation", "changeOperation", "leaseDueOperations"] as const;
+const WRITES = ["insertOperation", "changeOperation", "changeOperations", "leaseDueOperations"] as const;
 
 /**
  * The embedded SQLite store, with its writes sorted by who made them: a tracker's writes name their lease owner
@@ -25,7 +25,8 @@ function observedStore(store: Store): { store: OperationStore; requestWrites: st
       if (typeof value !== "function") return value;
       if (!(WRITES as readonly PropertyKey[]).includes(property)) return value.bind(target);
       return (...args: unknown[]) => {
-        const byTracker = property === "leaseDueOperations" || (property === "changeOperation" && args[2] !== undefined);
+        const byTracker =
+          property === "leaseDueOperations" || property === "changeOperations" || (property === "changeOperation" && args[2] !== undefined);
         (byTracker ? trackerWrites : requestWrites).push(String(property));
         return (value as (...inner: unknown[]) => unknown).apply(target, args);
       };
@@ -81,7 +82,7 @@ describe("the store's share of a launch: one write on the request's path", funct
     expect(observed.requestWrites.slice(mintWritesBefore)).to.deep.equal(["insertOperation"]);
     const minted = await service.operations.settle(mint, 30_000);
     expect(minted).to.include({ status: "mined", tokenId: "1" });
-    expect(observed.trackerWrites.filter((write) => write === "changeOperation").length).to.be.at.least(4);
+    expect(observed.trackerWrites.filter((write) => write === "changeOperations").length).to.be.at.least(4);
 
     const record = await store.getOperation(launch.id);
     expect(record!.transitions.map((transition) => [transition.status, transition.reason])).to.deep.equal([

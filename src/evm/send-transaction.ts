@@ -1,10 +1,11 @@
-import { Transaction, Wallet, keccak256, type TransactionLike } from "ethers";
+import type { TransactionLike } from "ethers";
 
 import { ErrorCode, TokenServiceError } from "../errors.js";
 import { amountPair } from "../units.js";
 import type { EvmChain } from "./chain.js";
 import { translateProviderError } from "./provider-errors.js";
 import { senderLockKey, type SenderLock } from "./sender-lock.js";
+import { signTransaction } from "./sign-transaction.js";
 
 export interface SignedTransactionInfo {
   transactionHash: string;
@@ -86,8 +87,8 @@ export async function sendTransaction(
         ? { type: 2, maxFeePerGas: feeData.maxFeePerGas, maxPriorityFeePerGas: feeData.maxPriorityFeePerGas }
         : { type: 0, gasPrice: feeData.gasPrice }),
     };
-    const signed = await new Wallet(request.privateKey).signTransaction(Transaction.from(transaction));
-    const info = { transactionHash: keccak256(signed), nonce, rawTransaction: signed };
+    const { raw: signed, hash } = signTransaction(transaction, request.privateKey);
+    const info = { transactionHash: hash, nonce, rawTransaction: signed };
     await hooks.beforeBroadcast?.(info);
     try {
       await chain.broadcast(signed);

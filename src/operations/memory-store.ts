@@ -67,6 +67,13 @@ export class MemoryOperationStore implements OperationStore {
     return structuredClone(record);
   }
 
+  async changeOperations(
+    changes: ReadonlyArray<{ id: string; change: OperationChange }>,
+    leaseOwner: string,
+  ): Promise<Array<OperationRecord | undefined>> {
+    return Promise.all(changes.map(({ id, change }) => this.changeOperation(id, change, leaseOwner)));
+  }
+
   async findByTransactionHash(chain: string, network: string, transactionHash: string): Promise<OperationRecord | undefined> {
     for (const { record } of this.entries.values()) {
       if (record.chain === chain && record.network === network && record.transactionHash?.toLowerCase() === transactionHash.toLowerCase()) {

@@ -44,6 +44,7 @@ function reorgCheckInMs(pollMs: number, minedForMs: number): number {
 /** After a node error, look again in this long. */
 const RETRY_AFTER_ERROR_MS = 2_000;
 const BATCH = 50;
+const BUSY_PASS_INTERVAL_MS = 20;
 
 type ChainFor = (record: OperationRecord) => Promise<EvmChain>;
 
@@ -144,7 +145,13 @@ export class OperationTracker {
       skip: this.broadcasting,
       ...(this.settings.ownRecordsOnly ? { only: this.own } : {}),
     });
-    await Promise.all(due.map((record) => this.track(record)));
+    if (due.length === 0) return 0;
+    const changes = await Promise.all(due.map(async (record) => ({ id: record.id, change: await this.decide(record) })));
+    const changed = await this.store.changeOperations(changes, this.owner).catch(() => changes.map(() => undefined));
+    changes.forEach(({ id, change }, index) => {
+      if (change.checkInMs === null) this.own.delete(id);
+      if (changed[index] !== undefined && change.reason !== undefined) this.notify(id);
+    });
     return due.length;
   }
 
@@ -156,9 +163,10 @@ export class OperationTracker {
       } catch {
         // The store is unreachable; its records wait for it, nothing is lost.
       }
-      if (looked === 0 && !this.stopped) {
+      if (!this.stopped && looked < BATCH) {
+        // A busy tracker pauses briefly between passes, so that each pass (one lease, one commit) takes more records.
         await new Promise<void>((resolve) => {
-          const timer = setTimeout(resolve, this.settings.idlePollMs);
+          const timer = setTimeout(resolve, looked === 0 ? this.settings.idlePollMs : BUSY_PASS_INTERVAL_MS);
           this.wake = () => {
             clearTimeout(timer);
             resolve();
@@ -167,13 +175,6 @@ export class OperationTracker {
         this.wake = undefined;
       }
     }
-  }
-
-  private async track(record: LeasedOperation): Promise<void> {
-    const change = await this.decide(record);
-    const changed = await this.store.changeOperation(record.id, change, this.owner).catch(() => undefined);
-    if (change.checkInMs === null) this.own.delete(record.id);
-    if (changed !== undefined && change.reason !== undefined) this.notify(record.id);
   }
 
   private async decide(record: LeasedOperation): Promise<OperationChange> {

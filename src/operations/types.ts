@@ -93,6 +93,11 @@ export interface OperationStore {
   getOperation(id: string): Promise<OperationRecord | undefined>;
   /** Applies `change` if `from` allows; with `leaseOwner`, only while that lease holds, and ends it. Returns the record after. */
   changeOperation(id: string, change: OperationChange, leaseOwner?: string): Promise<OperationRecord | undefined>;
+  /** A tracker pass's changes at once (one transaction where the store has them), each as `changeOperation` with `leaseOwner`. */
+  changeOperations(
+    changes: ReadonlyArray<{ id: string; change: OperationChange }>,
+    leaseOwner: string,
+  ): Promise<Array<OperationRecord | undefined>>;
   /**
    * Leases up to `limit` records due for a check (unfinished, or mined within their watch), skipping those another
    * owner leases and, per `filter`, those this process is still broadcasting (`skip`) or all but its own (`only`).
