@@ -82,9 +82,9 @@ export function formatRatioTable(rows: RatioRow[]): string {
   const lines = ["| measure | service | anchor (same run) | ratio | target |", "|---|---|---|---|---|"];
   for (const row of rows) {
     const verdict = row.met === undefined ? "" : row.met ? " — met" : " — **missed**";
-    lines.push(
-      `| ${row.measure} | ${row.service} | ${row.anchor} | ${row.ratio === undefined ? "—" : ratio(row.ratio)} | ${row.target}${verdict} |`,
-    );
+    const shown = row.ratio === undefined ? "—" : ratio(row.ratio);
+    const each = row.ratios && row.ratios.length > 1 ? ` (${row.ratios.map(ratio).join(", ")})` : "";
+    lines.push(`| ${row.measure} | ${row.service} | ${row.anchor} | ${shown}${each} | ${row.target}${verdict} |`);
   }
   return lines.join("\n");
 }
