@@ -1,214 +1,82 @@
-// Measures the core on this machine and prints a markdown table: `npm run bench`.
-// Wallet creation runs in one thread (so its rate is per core); chain figures use in-process EDR
-// chains and, for comparison, a real JSON-RPC node over HTTP on localhost.
+// `npm run bench`: the service measured beside anchors run in the same process and the same run, printed as one
+// markdown ratio table (issue 9), then wallet creation per core and the footprint of `hardhat serve` (issue 7).
+// Speed is printed here, never asserted in a test. Progress goes to stderr, the tables to stdout.
+// `npm run bench -- --no-footprint` leaves out the footprint of `serve` (about two minutes).
 import { rm } from "node:fs/promises";
 import os from "node:os";
 
-import { Wallet as EthersWallet } from "ethers";
 import hre from "hardhat";
 
-import { createTokenService, type TokenService } from "../src/api.js";
+import { balanceReadRows } from "./balance-reads.js";
+import { launchRows } from "./launches.js";
+import { replayRows } from "./replay.js";
 import { formatServeFootprint, measureServeFootprints, packedPackageProject } from "./serve-footprint.js";
-import type { Wallet } from "../src/wallets.js";
+import { REPETITIONS, formatRatioTable, machine } from "./support.js";
+import { walletCreationTable } from "./wallet-creation.js";
+import { walletHttpRows } from "./wallet-http.js";
 
-interface Row {
-  measure: string;
-  value: string;
-  note?: string;
-}
+const NOTES = `Notes on the method:
+- Launch and HTTP rows run ${REPETITIONS} times, anchor and service alternating; they show medians, and the ratio of each
+  repetition in brackets.
+- Every chain figure is ethereum/sepolia simulated in-process by Hardhat's EDR (the factory \`serve\` uses), mining on send; each
+  anchor gets a fresh chain of the same kind from the same factory.
+- Launches are ERC20 deployments (the shipped ServiceERC20, about 5 KB of deployment data). The service's go through
+  \`service.operations.launch\` with the embedded SQLite store in a fresh data directory, as \`serve\` runs them, and count as
+  mined when the operation tracker recorded them mined. The raw-ingest anchor sends the same deployments, signed beforehand
+  with ethers (gas: the node's estimate + 20 %, as the service does), all at once, and counts them mined when every receipt
+  exists. One warm-up launch precedes each timed batch.
+- Launch latency is "accepted": the service's launch resolving (record written, node accepted the transaction) beside ethers'
+  \`ContractFactory.deploy()\` resolving, through a BrowserProvider on the chain's EIP-1193 connection as the service's own;
+  5 warm-up launches, then the p50 of 40 one after another.
+- Balance reads call \`service.getBalances\` in this process with a cached symbol and decimals per contract (after 20 warm-up
+  reads); the per-contract path is the fallback for nodes that refuse the reader's creation-code \`eth_call\`. RSS is this
+  process's, after a full garbage collection before and after.
+- HTTP: the three servers run in this process one at a time; autocannon (POST with a JSON body, keep-alive) runs in a child
+  process of its own. Both anchors parse the JSON body with express.json(). The service checks the x-api-key header, has its
+  rate limit off, and formats its request log lines at the default level into a sink instead of a terminal.
+- Replay: the journal is written by the simulated chain itself (its faucet grants and the 1,000 signed launches it broadcast,
+  the lines \`serve\` journals), not by 1,000 launches through the service, to keep the bench short; the replay time is the
+  figure \`serve\` prints at start ("replayed in … s"). Its anchor sends the same raw transactions one by one into a fresh chain.`;
 
-const rows: Row[] = [];
-let peakRss = process.memoryUsage().rss;
-const sampleRss = () => (peakRss = Math.max(peakRss, process.memoryUsage().rss));
-const mib = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(0)} MiB`;
-
-/** Calls `work` repeatedly for about `ms` milliseconds; returns calls per second. */
-function ratePerSecond(work: () => unknown, ms: number): number {
-  for (let i = 0; i < 50; i++) work(); // warm-up: JIT, lazy tables
-  let calls = 0;
-  const start = performance.now();
-  let elapsed = 0;
-  while (elapsed < ms) {
-    for (let i = 0; i < 20; i++) work();
-    calls += 20;
-    elapsed = performance.now() - start;
-  }
-  return (calls / elapsed) * 1000;
-}
-
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
-}
-
-async function latencies(count: number, work: (index: number) => Promise<unknown>): Promise<{ p50: number; p95: number }> {
-  const samples: number[] = [];
-  for (let index = 0; index < count; index++) {
-    const start = performance.now();
-    await work(index);
-    samples.push(performance.now() - start);
-    sampleRss();
-  }
-  samples.sort((a, b) => a - b);
-  return { p50: percentile(samples, 50), p95: percentile(samples, 95) };
-}
-
-const ms = (value: number) => `${value.toFixed(value < 10 ? 2 : 1)} ms`;
-const perSecond = (value: number) => `${Math.round(value).toLocaleString("en-US")} /s`;
-
-function walletCreation(service: TokenService): void {
-  const ethereum = ratePerSecond(() => service.createWallet({ chain: "ethereum", network: "mainnet" }), 1500);
-  const bitcoin = ratePerSecond(() => service.createWallet({ chain: "bitcoin", network: "mainnet" }), 1500);
-  const taproot = ratePerSecond(() => service.createWallet({ chain: "bitcoin", network: "mainnet", addressType: "p2tr" }), 1500);
-  const ethersMnemonic = ratePerSecond(() => EthersWallet.createRandom(), 1500);
-  rows.push(
-    { measure: "wallet:create ethereum (per core)", value: perSecond(ethereum), note: "CSPRNG key, no mnemonic" },
-    { measure: "wallet:create bitcoin p2wpkh (per core)", value: perSecond(bitcoin) },
-    { measure: "wallet:create bitcoin p2tr (per core)", value: perSecond(taproot) },
-    {
-      measure: "ethers Wallet.createRandom() (per core)",
-      value: perSecond(ethersMnemonic),
-      note: `mnemonic + HD derivation; ours is ${(ethereum / ethersMnemonic).toFixed(0)}x faster`,
-    },
-  );
-  sampleRss();
-}
-
-async function fundedOwner(service: TokenService, pair: { chain: string; network: string }): Promise<Wallet> {
-  const owner = service.createWallet(pair);
-  await service.faucet({ ...pair, address: owner.address, amount: (10n ** 24n).toString() });
-  return owner;
-}
-
-async function launchErc20s(
-  service: TokenService,
-  pair: { chain: string; network: string },
-  owner: Wallet,
-  count: number,
-): Promise<string[]> {
-  const launched = await Promise.all(
-    Array.from({ length: count }, (_, index) =>
-      service.launchToken({
-        ...pair,
-        type: "erc20",
-        token: { name: `Bench ${index}`, symbol: `B${index}`, initialSupply: "1000" },
-        sender: owner.address,
-        privateKey: owner.privateKey,
-      }),
-    ),
-  );
-  await Promise.all(launched.map((launch) => service.waitForTransaction({ ...pair, transactionHash: launch.transactionHash })));
-  return launched.map((launch) => launch.contractAddress);
-}
-
-async function balanceReads(service: TokenService, label: string, pair: { chain: string; network: string }, owner: Wallet): Promise<void> {
-  const contracts = await launchErc20s(service, pair, owner, 3);
-  await service.getBalances({ ...pair, address: owner.address, erc20TokenContractAddresses: contracts }); // caches symbols and decimals
-  const reads = await latencies(300, () =>
-    service.getBalances({ ...pair, address: owner.address, erc20TokenContractAddresses: contracts }),
-  );
-  rows.push({
-    measure: `balance read, native + 3 ERC20, ${label} (p50 / p95)`,
-    value: `${ms(reads.p50)} / ${ms(reads.p95)}`,
-    note: "sequential reads, metadata cached",
-  });
-}
-
-async function launches(service: TokenService, label: string, pair: { chain: string; network: string }): Promise<void> {
-  const owner = await fundedOwner(service, pair);
-  const sequential = await latencies(50, (index) =>
-    service.launchToken({
-      ...pair,
-      type: "erc20",
-      token: { name: `Seq ${index}`, symbol: `S${index}` },
-      sender: owner.address,
-      privateKey: owner.privateKey,
-    }),
-  );
-  rows.push({
-    measure: `launch ERC20 send → accepted, ${label} (p50 / p95)`,
-    value: `${ms(sequential.p50)} / ${ms(sequential.p95)}`,
-    note: "validate, estimate, sign, broadcast",
-  });
-
-  // Throughput: many launches in flight; one sender is serialized by its nonce lock, several senders are not.
-  for (const senders of [1, 10]) {
-    const owners = await Promise.all(Array.from({ length: senders }, () => fundedOwner(service, pair)));
-    const total = 100;
-    const start = performance.now();
-    const sent = await Promise.all(
-      Array.from({ length: total }, (_, index) => {
-        const from = owners[index % senders]!;
-        return service.launchToken({
-          ...pair,
-          type: "erc721",
-          token: { name: `T${index}`, symbol: `T${index}` },
-          sender: from.address,
-          privateKey: from.privateKey,
-        });
-      }),
-    );
-    const accepted = performance.now() - start;
-    await Promise.all(sent.map((launch) => service.waitForTransaction({ ...pair, transactionHash: launch.transactionHash })));
-    const mined = performance.now() - start;
-    sampleRss();
-    rows.push({
-      measure: `launch throughput, ${total} launches from ${senders} sender${senders > 1 ? "s" : ""}, ${label}`,
-      value: perSecond((total / accepted) * 1000),
-      note: `accepted; ${perSecond((total / mined) * 1000)} including mining`,
-    });
-  }
+function log(line: string): void {
+  console.error(`[bench] ${line}`);
 }
 
 async function main(): Promise<void> {
   const started = performance.now();
-  const service = await createTokenService({ hre, env: {} });
-  rows.push({ measure: "RSS after start (Hardhat runtime loaded)", value: mib(process.memoryUsage().rss) });
-  walletCreation(service);
+  const where = machine();
+  log(where);
+  const rows = [
+    ...(await launchRows(hre, log)),
+    ...(await balanceReadRows(hre, log)),
+    ...(await walletHttpRows(hre, log)),
+    ...(await replayRows(hre, log)),
+  ];
+  console.log(`hardhat-token-service benchmark, ${new Date().toISOString().slice(0, 10)} — ${where}\n`);
+  console.log(formatRatioTable(rows));
+  console.log(`\n${NOTES}\n`);
+  log("wallet creation per core…");
+  console.log("Wallet creation in one thread (per core):\n");
+  console.log(walletCreationTable());
 
-  const simulated = { chain: "ethereum", network: "sepolia" };
-  const owner = await fundedOwner(service, simulated);
-  await balanceReads(service, "simulated EDR", simulated, owner);
-  await launches(service, "simulated EDR", simulated);
-
-  // The same over HTTP JSON-RPC: a Hardhat node on localhost configured as a live endpoint.
-  const server = await hre.network.createServer({ override: { chainId: 11155111 } }, "127.0.0.1", 0);
-  const { address, port } = await server.listen();
-  const live = await createTokenService({ hre, env: {}, rpcUrls: { "ethereum/sepolia": `http://${address}:${port}` } });
-  const liveOwner = live.createWallet(simulated);
-  await fetch(`http://${address}:${port}`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({
-      jsonrpc: "2.0",
-      id: 1,
-      method: "hardhat_setBalance",
-      params: [liveOwner.address, `0x${(10n ** 24n).toString(16)}`],
-    }),
-  });
-  await balanceReads(live, "JSON-RPC over HTTP (localhost)", simulated, liveOwner);
-
-  sampleRss();
-  rows.push({ measure: "peak RSS sampled", value: mib(peakRss), note: "two EDR chains and one local node in this process" });
-  await Promise.all([service.close(), live.close()]);
-  await server.close();
-
-  console.log(
-    `hardhat-token-service benchmark — Node ${process.version}, ${os.cpus().length} × ${os.cpus()[0]?.model.trim() ?? "cpu"}, ${((performance.now() - started) / 1000).toFixed(0)} s\n`,
-  );
-  console.log("| measure | value | note |");
-  console.log("|---|---|---|");
-  for (const row of rows) console.log(`| ${row.measure} | ${row.value} | ${row.note ?? ""} |`);
-
+  if (process.argv.includes("--no-footprint")) return;
   // The service as an operator starts it, in its own process: start-up time and the memory it keeps.
   // Twice: from this repository (TypeScript compiled at run time, what developers of this project start) and
   // as users get it (the packed package's dist/ in a new project). The targets are about the second.
+  log("serve footprint, repository…");
   console.log(`\n${formatServeFootprint(await measureServeFootprints(3))}`);
+  log("serve footprint, packed package…");
   const project = await packedPackageProject();
   try {
     console.log(`\n${formatServeFootprint(await measureServeFootprints(3, { projectDir: project }))}`);
   } finally {
     await rm(project, { recursive: true, force: true });
   }
+  const load = os
+    .loadavg()
+    .map((value) => value.toFixed(2))
+    .join(" ");
+  console.log(`\nWhole bench: ${((performance.now() - started) / 1000).toFixed(0)} s; load average at the end ${load}.`);
 }
 
 await main();

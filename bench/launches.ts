@@ -1,0 +1,212 @@
+// Launches through the core's recorded path (`service.operations.launch`, the embedded SQLite store, as `serve` runs it),
+// beside what the same simulated chain takes without the service: pre-signed raw transactions, and ethers' own deploy.
+import { mkdtemp, rm } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+
+import { ContractFactory } from "ethers";
+import type { HardhatRuntimeEnvironment } from "hardhat/types/hre";
+
+import { createTokenService, type TokenService } from "../src/api.js";
+import { serviceErc20Artifact } from "../src/evm/artifacts.js";
+import { openStore } from "../src/server/store/open-store.js";
+import type { Store } from "../src/server/store/types.js";
+import { parseErc20Params } from "../src/token-params.js";
+import { PAIR, erc20Token, freshChain, presignedDeployments, randomSigner, setBalance } from "./deployments.js";
+import { REPETITIONS, median, ms, perSecond, sequentialLatencies, type RatioRow } from "./support.js";
+
+const SETTLE_TIMEOUT_MS = 120_000;
+const LATENCY_SAMPLES = 40;
+
+interface RecordedService {
+  service: TokenService;
+  close(): Promise<void>;
+}
+
+/** A token service with the embedded SQLite store in a fresh data directory, as `serve` composes it. */
+async function recordedService(hre: HardhatRuntimeEnvironment): Promise<RecordedService> {
+  const dataDir = await mkdtemp(path.join(os.tmpdir(), "bench-launch-"));
+  const store: Store = await openStore({ dataDir });
+  const service = await createTokenService({ hre, env: {}, operationStore: store });
+  return {
+    service,
+    async close() {
+      await service.close();
+      await store.close();
+      await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+async function fundedWallets(service: TokenService, count: number) {
+  return Promise.all(
+    Array.from({ length: count }, async () => {
+      const wallet = service.createWallet(PAIR);
+      await service.faucet({ ...PAIR, address: wallet.address, amount: (10n ** 24n).toString() });
+      return wallet;
+    }),
+  );
+}
+
+/** One launch, followed to its record's final status. */
+async function launchUntilSettled(service: TokenService, sender: { address: string; privateKey: string }, index: number) {
+  const outcome = await service.operations.launch({
+    ...PAIR,
+    type: "ERC20",
+    token: erc20Token(index),
+    sender: sender.address,
+    privateKey: sender.privateKey,
+  });
+  return service.operations.settle(outcome, SETTLE_TIMEOUT_MS);
+}
+
+interface Throughput {
+  minedPerSecond: number;
+  mined: number;
+  failures: number;
+  firstFailure?: string;
+}
+
+/** `total` launches fired at once from `senders` funded wallets, counted until the tracker recorded them mined. */
+async function serviceThroughput(hre: HardhatRuntimeEnvironment, senders: number, total: number): Promise<Throughput> {
+  const { service, close } = await recordedService(hre);
+  try {
+    const [warmUp, ...owners] = await fundedWallets(service, senders + 1);
+    await launchUntilSettled(service, warmUp!, 0);
+    const start = performance.now();
+    const results = await Promise.allSettled(
+      Array.from({ length: total }, (_, index) => launchUntilSettled(service, owners[index % senders]!, index)),
+    );
+    const elapsed = performance.now() - start;
+    const mined = results.filter((result) => result.status === "fulfilled" && result.value.status === "mined").length;
+    const failure = results.find((result) => result.status === "rejected" || result.value.status !== "mined");
+    return {
+      minedPerSecond: (mined / elapsed) * 1000,
+      mined,
+      failures: total - mined,
+      ...(failure
+        ? {
+            firstFailure:
+              failure.status === "rejected" ? String(failure.reason) : `record ${failure.value.id} ended ${failure.value.status}`,
+          }
+        : {}),
+    };
+  } finally {
+    await close();
+  }
+}
+
+/** The same deployments signed beforehand, sent at once as `eth_sendRawTransaction` into a fresh chain, until every receipt exists. */
+async function rawIngestThroughput(hre: HardhatRuntimeEnvironment, senders: number, total: number): Promise<Throughput> {
+  const chain = await freshChain(hre);
+  try {
+    const wallets = Array.from({ length: senders + 1 }, () => randomSigner());
+    const [warmUp, ...owners] = wallets;
+    await Promise.all(wallets.map((wallet) => setBalance(chain, wallet.address)));
+    const [warmUpTransaction] = await presignedDeployments(chain, [warmUp!], 1);
+    await chain.request("eth_sendRawTransaction", [warmUpTransaction]);
+    const signed = await presignedDeployments(chain, owners, total / senders);
+    const start = performance.now();
+    const hashes = await Promise.all(signed.map((raw) => chain.request("eth_sendRawTransaction", [raw]) as Promise<string>));
+    const receipts = await Promise.all(
+      hashes.map((hash) => chain.request("eth_getTransactionReceipt", [hash]) as Promise<{ status: string } | null>),
+    );
+    const elapsed = performance.now() - start;
+    const mined = receipts.filter((receipt) => receipt?.status === "0x1").length;
+    return { minedPerSecond: (mined / elapsed) * 1000, mined, failures: total - mined };
+  } finally {
+    await chain.close();
+  }
+}
+
+/** Accepted latency of sequential launches through the recorded path, p50 in ms. */
+async function serviceLatency(hre: HardhatRuntimeEnvironment): Promise<number> {
+  const { service, close } = await recordedService(hre);
+  try {
+    const [owner] = await fundedWallets(service, 1);
+    const launch = (index: number) =>
+      service.operations.launch({
+        ...PAIR,
+        type: "ERC20",
+        token: erc20Token(index),
+        sender: owner!.address,
+        privateKey: owner!.privateKey,
+      });
+    for (let index = 0; index < 5; index++) await launch(index);
+    return median(await sequentialLatencies(LATENCY_SAMPLES, (index) => launch(index + 5)));
+  } finally {
+    await close();
+  }
+}
+
+/** The same: ethers' `ContractFactory.deploy()` of the shipped artifact, resolved once the node accepted it, p50 in ms. */
+async function ethersDeployLatency(hre: HardhatRuntimeEnvironment): Promise<number> {
+  const chain = await freshChain(hre);
+  try {
+    const signer = randomSigner().connect(chain.provider);
+    await setBalance(chain, signer.address);
+    const factory = new ContractFactory(serviceErc20Artifact.abi, serviceErc20Artifact.bytecode, signer);
+    const deploy = (index: number) => {
+      const { name, symbol, decimals, cap, minter, initialSupply, account } = parseErc20Params(erc20Token(index), signer.address);
+      return factory.deploy(name, symbol, decimals, cap, minter, initialSupply, account);
+    };
+    for (let index = 0; index < 5; index++) await deploy(index);
+    return median(await sequentialLatencies(LATENCY_SAMPLES, (index) => deploy(index + 5)));
+  } finally {
+    await chain.close();
+  }
+}
+
+function throughputRow(label: string, services: Throughput[], anchors: Throughput[], total: number, target: number): RatioRow {
+  const ratios = services.map((service, index) => service.minedPerSecond / anchors[index]!.minedPerSecond);
+  const ratio = median(ratios);
+  const failures = services.reduce((sum, service) => sum + service.failures, 0);
+  const firstFailure = services.find((service) => service.firstFailure)?.firstFailure;
+  const notMined = anchors.reduce((sum, anchor) => sum + anchor.failures, 0);
+  return {
+    measure: label,
+    service: `${perSecond(median(services.map((service) => service.minedPerSecond)))}; ${failures} of ${total * services.length} failed${firstFailure ? ` (first: ${firstFailure})` : ""}`,
+    anchor: `pre-signed eth_sendRawTransaction: ${perSecond(median(anchors.map((anchor) => anchor.minedPerSecond)))}${notMined > 0 ? ` (${notMined} not mined)` : ""}`,
+    ratio,
+    ratios,
+    target: target > 0 ? `≥ ${target}, 0 failures` : "0 failures",
+    met: (target === 0 || ratio >= target) && failures === 0,
+  };
+}
+
+export async function launchRows(hre: HardhatRuntimeEnvironment, log: (line: string) => void): Promise<RatioRow[]> {
+  const ethersMs: number[] = [];
+  const serviceMs: number[] = [];
+  for (let repetition = 1; repetition <= REPETITIONS; repetition++) {
+    log(`launch latency ${repetition}/${REPETITIONS}: direct ethers ContractFactory.deploy(), then the service…`);
+    ethersMs.push(await ethersDeployLatency(hre));
+    serviceMs.push(await serviceLatency(hre));
+  }
+  const latencyRatios = serviceMs.map((value, index) => value / ethersMs[index]!);
+  const rows: RatioRow[] = [
+    {
+      measure: `launch latency (accepted), ERC20, p50 of ${LATENCY_SAMPLES} sequential`,
+      service: ms(median(serviceMs)),
+      anchor: `ethers ContractFactory.deploy(): ${ms(median(ethersMs))}`,
+      ratio: median(latencyRatios),
+      ratios: latencyRatios,
+      target: "≤ 1.0",
+      met: median(latencyRatios) <= 1,
+    },
+  ];
+  for (const [senders, total, target] of [
+    [1, 100, 0.3],
+    [10, 500, 0],
+  ] as const) {
+    const anchors: Throughput[] = [];
+    const services: Throughput[] = [];
+    for (let repetition = 1; repetition <= REPETITIONS; repetition++) {
+      log(`launch throughput ${repetition}/${REPETITIONS}, ${total} from ${senders} sender(s): pre-signed raw ingest, then the service…`);
+      anchors.push(await rawIngestThroughput(hre, senders, total));
+      services.push(await serviceThroughput(hre, senders, total));
+    }
+    const label = `launches mined/s, ${total} ERC20 fired at once from ${senders} sender${senders > 1 ? "s" : ""}`;
+    rows.push(throughputRow(label, services, anchors, total, target));
+  }
+  return rows;
+}
