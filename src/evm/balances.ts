@@ -1,4 +1,4 @@
-import { AbiCoder, decodeBytes32String, type Interface } from "ethers";
+import { AbiCoder, JsonRpcApiProvider, decodeBytes32String, type Interface } from "ethers";
 
 import { ErrorCode, TokenServiceError } from "../errors.js";
 import { amountPair, type AmountPair } from "../units.js";
@@ -123,7 +123,11 @@ async function readAtOnce(
   const data = balanceReaderArtifact.bytecode + abi.encode(READER_ARGUMENTS, [owner, contracts, withMetadata]).slice(2);
   let answer: string;
   try {
-    answer = await chain.provider.call({ data });
+    // Asked directly of a JSON-RPC provider: ethers' call() would copy and re-encode the reader's code every read.
+    answer =
+      chain.provider instanceof JsonRpcApiProvider
+        ? ((await chain.provider.send("eth_call", [{ data }, "latest"])) as string)
+        : await chain.provider.call({ data });
   } catch (error) {
     if ((error as { code?: string }).code !== "CALL_EXCEPTION") {
       const translated = translateProviderError(error, upstream(chain));
@@ -135,6 +139,23 @@ async function readAtOnce(
     if (contracts.length <= SURELY_SMALL_BATCH) readerRefused.add(chain);
     return undefined;
   }
+  return withMetadata ? decodeWithMetadata(answer) : decodePacked(answer, contracts.length);
+}
+
+/** The packed answer: the holder's balance, then two words a token (flags, balance), sliced rather than ABI-decoded. */
+function decodePacked(answer: string, count: number): { native: bigint; reads: TokenRead[] } | undefined {
+  const word = (index: number) => answer.slice(2 + index * 64, 2 + (index + 1) * 64);
+  if (answer.length !== 2 + (1 + count * 2) * 64) return undefined;
+  return {
+    native: BigInt(`0x${word(0)}`),
+    reads: Array.from({ length: count }, (_, index) => {
+      const flags = Number.parseInt(word(1 + index * 2), 16);
+      return { hasCode: (flags & 1) === 1, balance: flags & 2 ? `0x${word(2 + index * 2)}` : "0x", symbol: "0x", decimals: "0x" };
+    }),
+  };
+}
+
+function decodeWithMetadata(answer: string): { native: bigint; reads: TokenRead[] } {
   const [native, rows] = abi.decode(READER_RESULT, answer) as unknown as [
     bigint,
     Array<[bigint, boolean, string, boolean, string, boolean, string]>,
@@ -171,7 +192,8 @@ function erc20Balance(chain: EvmChain, contract: string, read: TokenRead, field:
     metadata = { symbol, decimals: Number(decimals) };
     known.set(contract, metadata);
   }
-  const balance = decodeUint(erc20Interface, "balanceOf", read.balance);
+  // One word is a uint256 as it stands; anything else goes through the ABI decoder, as a token's odd answer may.
+  const balance = read.balance.length === 66 ? BigInt(read.balance) : decodeUint(erc20Interface, "balanceOf", read.balance);
   if (balance === undefined) throw notAToken(contract, "ERC20", field);
   return { contractAddress: contract, symbol: metadata.symbol, decimals: metadata.decimals, ...amountPair(balance, metadata.decimals) };
 }
