@@ -145,7 +145,8 @@ export class OperationTracker {
 
   /** Counts the record among this process's own (see `ownRecordsOnly`) until it is final. */
   follow(id: string): void {
-    this.own.add(id);
+    // Kept only where it filters: a service's tracker follows every record, and another replica may finish this one.
+    if (this.settings.ownRecordsOnly) this.own.add(id);
   }
 
   notify(id: string): void {
