@@ -7,7 +7,7 @@ import { createTokenService, resolveNetwork, TokenServiceError, type TokenServic
 import { readBalances, readErc20Balances } from "../src/evm/balances.js";
 import type { EvmChain } from "../src/evm/chain.js";
 import { startCountingProxy, type CountingProxy } from "./helpers/json-rpc-servers.js";
-import { expectMined, fundedWallet } from "./helpers/service.js";
+import { expectMined, fundedWallet, minedErc20 } from "./helpers/service.js";
 
 const SEPOLIA = { chain: "ethereum", network: "sepolia" };
 /** Creation code whose runtime code reverts on every call: a contract that answers nothing. */
@@ -88,15 +88,8 @@ describe("balance reads in one node call: the reader contract run by eth_call, e
   });
 
   it("reads 50 tokens within the 24,576 bytes creation code may return: batches of 20 with metadata, then one call", async function () {
-    const fresh = await service.launchToken({
-      ...SEPOLIA,
-      type: "erc20",
-      token: { name: "Fresh", symbol: "FRESH", initialSupply: "3" },
-      sender: owner.address,
-      privateKey: owner.privateKey,
-    });
-    await expectMined(service, SEPOLIA, fresh.transactionHash);
-    const fifty = Array.from({ length: 50 }, (_, index) => (index === 0 ? fresh.contractAddress : tokens.erc20[index % 3]!));
+    const fresh = await minedErc20(service, SEPOLIA, owner, { name: "Fresh", symbol: "FRESH", initialSupply: "3" });
+    const fifty = Array.from({ length: 50 }, (_, index) => (index === 0 ? fresh : tokens.erc20[index % 3]!));
     calls.length = 0;
     const cold = await readBalances(chain, owner.address, fifty);
     expect(
@@ -146,19 +139,12 @@ describe("balance reads on a node that runs eth_call against deployed code only:
       owner.address,
       "0x56BC75E2D63100000",
     ]);
-    const launched = await service.launchToken({
-      ...SEPOLIA,
-      type: "erc20",
-      token: { name: "Live", symbol: "LIV", initialSupply: "5" },
-      sender: owner.address,
-      privateKey: owner.privateKey,
-    });
-    await expectMined(service, SEPOLIA, launched.transactionHash);
+    const live = await minedErc20(service, SEPOLIA, owner, { name: "Live", symbol: "LIV", initialSupply: "5" });
     const before = proxy.requests.length;
     const first = await service.getBalances({
       ...SEPOLIA,
       address: owner.address,
-      erc20TokenContractAddresses: [launched.contractAddress],
+      erc20TokenContractAddresses: [live],
     });
     expect(first.balances.LIV).to.include({ balance: "5" });
     expect(proxy.requests.slice(before)[0], "the reader was tried first").to.deep.equal(["eth_call"]);
@@ -166,7 +152,7 @@ describe("balance reads on a node that runs eth_call against deployed code only:
     const second = await service.getBalances({
       ...SEPOLIA,
       address: owner.address,
-      erc20TokenContractAddresses: [launched.contractAddress],
+      erc20TokenContractAddresses: [live],
     });
     expect(second.balances).to.deep.equal(first.balances);
     expect(proxy.requests.slice(again), "one batch, no second try of the reader").to.have.length(1);

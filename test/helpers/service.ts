@@ -32,3 +32,15 @@ export async function closedPort(): Promise<number> {
   await new Promise<void>((resolve) => server.close(() => resolve()));
   return port;
 }
+
+/** An ERC20 launched by `owner` and mined; its contract address. */
+export async function minedErc20(
+  service: TokenService,
+  pair: Pair,
+  owner: { address: string; privateKey: string },
+  token: Record<string, string>,
+): Promise<string> {
+  const launched = await service.launchToken({ ...pair, type: "erc20", token, sender: owner.address, privateKey: owner.privateKey });
+  await expectMined(service, pair, launched.transactionHash);
+  return launched.contractAddress;
+}
