@@ -32,6 +32,9 @@ import { loadSettings, type Settings } from "./settings.js";
 import { openStore } from "./store/open-store.js";
 import type { Store } from "./store/types.js";
 import { parseWith } from "./validation.js";
+import { DeliveryWorker } from "../webhooks/delivery-worker.js";
+import { TargetGuard } from "../webhooks/target-guard.js";
+import { Webhooks } from "../webhooks/webhooks.js";
 
 export interface CreateServerOptions {
   /** Where simulated chains come from; the `serve` task passes the project's Hardhat EDR. Without one, only configured endpoints are served. */
@@ -76,6 +79,8 @@ export interface TokenServiceServer {
   journals: JournalReplay[];
   /** The checked settings; `listen` and `shutdown` take their timeouts from here. */
   settings: Settings;
+  /** Webhook subscriptions per API key, as the /webhooks routes manage them. */
+  webhooks: Webhooks;
   /** Finishes background work and closes chains and the database (stop the HTTP listener first). */
   close(): Promise<void>;
 }
@@ -219,6 +224,14 @@ export async function createServer(options: CreateServerOptions): Promise<TokenS
     .runOnce()
     .catch((error: unknown) => logger.warn({ err: (error as Error).message }, "could not resume operations yet"));
   service.operations.start();
+  const targets = new TargetGuard(settings.webhooks.allowPrivateTargets);
+  const webhooks = new Webhooks(store.webhooks, targets);
+  const deliveries = new DeliveryWorker(store.webhooks, targets, settings.webhooks.delivery, (error) =>
+    logger.warn({ err: (error as Error).message }, "could not deliver webhooks yet"),
+  );
+  // Events this process queued go out at once; other processes' are found by the worker's poll.
+  store.webhooks.onQueued(() => deliveries.kick());
+  deliveries.start();
   const purge = setInterval(() => {
     store
       .purgeExpiredIdempotency()
@@ -228,6 +241,7 @@ export async function createServer(options: CreateServerOptions): Promise<TokenS
   const context: ServerContext = {
     service,
     store,
+    webhooks,
     logger,
     waitTimeoutMs,
     // Longer than any request may take (a wait=mined included), so only a dead owner's claim expires.
@@ -295,8 +309,10 @@ export async function createServer(options: CreateServerOptions): Promise<TokenS
     dataDirectory,
     journals,
     settings,
+    webhooks,
     async close() {
       clearInterval(purge);
+      await deliveries.stop();
       await service.close();
       await limiter.close().catch(() => undefined);
       await store.close();

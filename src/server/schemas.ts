@@ -1,6 +1,7 @@
 import { z } from "zod/v4";
 
 import { CHAIN_NAMES } from "../chains.js";
+import { WEBHOOK_EVENTS } from "../webhooks/events.js";
 
 /**
  * The request and response shapes of the HTTP API. The same schemas validate
@@ -248,6 +249,52 @@ export const OperationList = z.object({
         .describe("Every state change with its time and reason, oldest first"),
       createdAt: z.string(),
       updatedAt: z.string(),
+    }),
+  ),
+  nextCursor: z.string().nullable(),
+});
+
+const WebhookEventName = z.enum(WEBHOOK_EVENTS);
+
+export const CreateWebhookBody = z.strictObject({
+  url: z
+    .string()
+    .max(2048)
+    .describe("http or https; private, loopback and link-local targets are refused unless the service allows them")
+    .meta({ examples: ["https://example.com/hooks/token-service"] }),
+  events: z
+    .array(WebhookEventName)
+    .min(1)
+    .max(WEBHOOK_EVENTS.length * 4)
+    .describe("The operation state changes to receive"),
+});
+
+export const Webhook = z.object({
+  id: z.string(),
+  url: z.string(),
+  events: z.array(WebhookEventName),
+  createdAt: z.string(),
+});
+
+export const CreatedWebhook = Webhook.extend({
+  secret: z.string().describe("Signs every delivery (Token-Service-Signature); shown only in this answer"),
+});
+
+export const WebhookList = z.object({ items: z.array(Webhook) });
+
+export const DeliveryList = z.object({
+  items: z.array(
+    z.object({
+      id: z.string().describe("The event id: the Webhook-Id header of each attempt; de-duplicate by it"),
+      eventType: WebhookEventName,
+      operationId: z.string(),
+      status: z.enum(["pending", "delivered", "failed"]),
+      attempts: z.number().int(),
+      lastError: z.string().nullable(),
+      lastResponseStatus: z.number().int().nullable(),
+      nextAttemptAt: z.string().nullable().describe("While pending: when the next attempt is due"),
+      createdAt: z.string(),
+      deliveredAt: z.string().nullable(),
     }),
   ),
   nextCursor: z.string().nullable(),

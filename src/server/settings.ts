@@ -1,6 +1,7 @@
 import { z } from "zod/v4";
 
 import type { TrackerSettings } from "../operations/tracker.js";
+import { DEFAULT_DELIVERY_SETTINGS, type DeliverySettings } from "../webhooks/delivery-worker.js";
 import { parseApiKeyList } from "./api-keys.js";
 
 /** The service's settings from the environment, checked once at start-up. */
@@ -32,6 +33,8 @@ export interface Settings {
   metricsPublic: boolean;
   /** `serve` only: how long after the last request the process gives idle heap memory back; 0 never. */
   idleMemoryReleaseMs: number;
+  /** Webhook targets and deliveries. */
+  webhooks: { allowPrivateTargets: boolean; delivery: DeliverySettings };
 }
 
 /** A setting the service cannot start with; the message names the variable. */
@@ -112,6 +115,11 @@ const EnvironmentSchema = z
     TOKEN_SERVICE_IDEMPOTENCY_RETENTION_HOURS: seconds(24, { allowZero: false }).transform((value) => value * 3600),
     TOKEN_SERVICE_METRICS_PUBLIC: boolean,
     TOKEN_SERVICE_IDLE_GC_SECONDS: seconds(5, { allowZero: true }),
+    TOKEN_SERVICE_WEBHOOK_ALLOW_PRIVATE_TARGETS: boolean,
+    TOKEN_SERVICE_WEBHOOK_TIMEOUT_SECONDS: seconds(DEFAULT_DELIVERY_SETTINGS.timeoutMs / 1000, { allowZero: false }),
+    TOKEN_SERVICE_WEBHOOK_RETRY_WINDOW_SECONDS: seconds(DEFAULT_DELIVERY_SETTINGS.retryWindowMs / 1000, { allowZero: true }),
+    TOKEN_SERVICE_WEBHOOK_FIRST_RETRY_SECONDS: seconds(DEFAULT_DELIVERY_SETTINGS.firstBackoffMs / 1000, { allowZero: false }),
+    TOKEN_SERVICE_WEBHOOK_POLL_SECONDS: seconds(DEFAULT_DELIVERY_SETTINGS.pollMs / 1000, { allowZero: false }),
     TOKEN_SERVICE_SIMULATED_CHAINS: z.preprocess(
       unsetIfEmpty,
       z
@@ -156,5 +164,15 @@ export function loadSettings(env: NodeJS.ProcessEnv): Settings {
     simulatedChains: settings.TOKEN_SERVICE_SIMULATED_CHAINS,
     metricsPublic: settings.TOKEN_SERVICE_METRICS_PUBLIC,
     idleMemoryReleaseMs: settings.TOKEN_SERVICE_IDLE_GC_SECONDS,
+    webhooks: {
+      allowPrivateTargets: settings.TOKEN_SERVICE_WEBHOOK_ALLOW_PRIVATE_TARGETS,
+      delivery: {
+        timeoutMs: settings.TOKEN_SERVICE_WEBHOOK_TIMEOUT_SECONDS,
+        retryWindowMs: settings.TOKEN_SERVICE_WEBHOOK_RETRY_WINDOW_SECONDS,
+        firstBackoffMs: settings.TOKEN_SERVICE_WEBHOOK_FIRST_RETRY_SECONDS,
+        maxBackoffMs: DEFAULT_DELIVERY_SETTINGS.maxBackoffMs,
+        pollMs: settings.TOKEN_SERVICE_WEBHOOK_POLL_SECONDS,
+      },
+    },
   };
 }

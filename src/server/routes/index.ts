@@ -2,6 +2,7 @@ import type { RouteDefinition } from "../route.js";
 import { faucetRoute, networksRoute, transactionRoute } from "./misc.js";
 import { launchTokenRoute, listTokensRoute, mintTokenRoute, tokenBalanceRoute } from "./tokens.js";
 import { createWalletRoute, readBalanceRoute } from "./wallets.js";
+import { createWebhookRoute, deleteWebhookRoute, getWebhookRoute, listDeliveriesRoute, listWebhooksRoute } from "./webhooks.js";
 
 /** Every versioned operation; each answers under /api/v1 and /v1. */
 export const API_ROUTES: RouteDefinition[] = [
@@ -14,4 +15,9 @@ export const API_ROUTES: RouteDefinition[] = [
   transactionRoute,
   faucetRoute,
   networksRoute,
+  createWebhookRoute,
+  listWebhooksRoute,
+  getWebhookRoute,
+  deleteWebhookRoute,
+  listDeliveriesRoute,
 ];

@@ -22,6 +22,10 @@ export interface DialectSql {
   strict<T extends string, C extends string>(builder: CreateTableBuilder<T, C>): CreateTableBuilder<T, C>;
   /** pg parses json and jsonb; SQLite returns the text. */
   readJson<T>(value: unknown): T | null;
+  /** True where a JSON array column holds the string. */
+  jsonArrayHas(column: string, value: string): RawBuilder<boolean>;
+  /** A new random UUID (version 4), made by the database: one per row of an insert … select. */
+  randomUuid: RawBuilder<string>;
 }
 
 export function dialectSql(name: DialectName): DialectSql {
@@ -38,5 +42,13 @@ export function dialectSql(name: DialectName): DialectSql {
         : sql`json_insert(${sql.ref(column)}, '$[#]', json(${elementJson}))`,
     strict: (builder) => (postgres ? builder : builder.modifyEnd(sql`strict`)),
     readJson: <T>(value: unknown) => (value === null || value === undefined ? null : ((postgres ? value : JSON.parse(String(value))) as T)),
+    jsonArrayHas: (column, value) =>
+      postgres
+        ? sql<boolean>`${sql.ref(column)} @> jsonb_build_array(${value}::text)`
+        : sql<boolean>`exists (select 1 from json_each(${sql.ref(column)}) where value = ${value})`,
+    randomUuid: postgres
+      ? sql<string>`gen_random_uuid()::text`
+      : // Per row: every function here is evaluated again for each row (an uncorrelated subquery would be computed once).
+        sql<string>`lower(hex(randomblob(4)) || '-' || hex(randomblob(2)) || '-4' || substr(hex(randomblob(2)), 2) || '-' || substr('89ab', 1 + (abs(random()) % 4), 1) || substr(hex(randomblob(2)), 2) || '-' || hex(randomblob(6)))`,
   };
 }

@@ -7,9 +7,11 @@ import type { SenderLock } from "../../evm/sender-lock.js";
 import type { LeaseFilter, LeasedOperation, OperationChange, OperationStatus, OperationTransition } from "../../operations/types.js";
 import { generateApiKey, hashApiKey, sameHash } from "./api-key-secret.js";
 import { dialectSql, type DialectSql } from "./dialect.js";
+import { eventOfChange } from "../../webhooks/events.js";
 import { migrate } from "./migrations.js";
 import { decodeOperationCursor, encodeOperationCursor } from "./operation-cursor.js";
 import type { Database } from "./schema.js";
+import { KyselyWebhookStore } from "./webhook-store.js";
 import type {
   ApiKeyRecord,
   IdempotencyBegin,
@@ -49,6 +51,7 @@ export interface KyselyStoreOptions {
 export class KyselyStore implements Store {
   readonly kind: Store["kind"];
   readonly location: string;
+  readonly webhooks: KyselyWebhookStore;
   private readonly d: DialectSql;
   private closing: Promise<void> | undefined;
 
@@ -59,6 +62,7 @@ export class KyselyStore implements Store {
     this.kind = options.kind;
     this.location = options.location;
     this.d = dialectSql(options.kind === "postgres" ? "postgres" : "sqlite");
+    this.webhooks = new KyselyWebhookStore(db, this.d);
   }
 
   async migrate(): Promise<void> {
@@ -146,40 +150,53 @@ export class KyselyStore implements Store {
       { status: operation.status, at: new Date().toISOString(), reason: operation.reason ?? "recorded" },
     ];
     const now = this.d.nowMs;
-    await this.db
-      .insertInto("operations")
-      .values({
-        id: operation.id,
-        api_key_id: operation.apiKeyId,
-        kind: operation.kind,
-        chain: operation.chain,
-        network: operation.network,
-        token_type: operation.tokenType,
-        params: json(operation.params ?? {}),
-        sender: operation.sender,
-        transaction_hash: operation.transactionHash,
-        contract_address: operation.contractAddress,
-        nonce: operation.nonce ?? null,
-        raw_transaction: operation.rawTransaction ?? null,
-        status: operation.status,
-        error: json(operation.error),
-        block_number: operation.blockNumber ?? null,
-        block_hash: operation.blockHash ?? null,
-        result: json(operation.result),
-        transitions: json(transitions),
-        created_at: now,
-        updated_at: now,
-        next_check_at: unfinished ? sql<number>`${now} + ${operation.checkInMs ?? 0}` : null,
-        mined_at: operation.status === "mined" ? now : null,
-        ...(operation.lease
-          ? { lease_owner: operation.lease.owner, lease_until: sql<number>`${now} + ${Math.round(operation.lease.ms)}` }
-          : {}),
-      })
-      .execute();
+    const insert = (db: Kysely<Database>) =>
+      db
+        .insertInto("operations")
+        .values({
+          id: operation.id,
+          api_key_id: operation.apiKeyId,
+          kind: operation.kind,
+          chain: operation.chain,
+          network: operation.network,
+          token_type: operation.tokenType,
+          params: json(operation.params ?? {}),
+          sender: operation.sender,
+          transaction_hash: operation.transactionHash,
+          contract_address: operation.contractAddress,
+          nonce: operation.nonce ?? null,
+          raw_transaction: operation.rawTransaction ?? null,
+          status: operation.status,
+          error: json(operation.error),
+          block_number: operation.blockNumber ?? null,
+          block_hash: operation.blockHash ?? null,
+          result: json(operation.result),
+          transitions: json(transitions),
+          created_at: now,
+          updated_at: now,
+          next_check_at: unfinished ? sql<number>`${now} + ${operation.checkInMs ?? 0}` : null,
+          mined_at: operation.status === "mined" ? now : null,
+          ...(operation.lease
+            ? { lease_owner: operation.lease.owner, lease_until: sql<number>`${now} + ${Math.round(operation.lease.ms)}` }
+            : {}),
+        })
+        .returningAll();
+    // A `signed` record is no event (the launch path stays one write); one recorded final at once (a bitcoin grant) is.
+    const event = eventOfChange(undefined, operation.status);
+    if (event === undefined) return void (await insert(this.db).execute());
+    const queued = await this.db.transaction().execute(async (trx) => {
+      const row = await insert(trx).executeTakeFirstOrThrow();
+      return this.webhooks.queue(trx, event, this.toRecord(row));
+    });
+    if (queued > 0) this.webhooks.queuedCommitted();
   }
 
   async changeOperation(id: string, change: OperationChange, leaseOwner?: string): Promise<OperationRecord | undefined> {
-    return this.changeOperationIn(this.db, id, change, leaseOwner);
+    if (change.status === undefined) return (await this.changeOperationIn(this.db, id, change, leaseOwner)).record;
+    // A state change and its events commit together (the outbox).
+    const { record, queued } = await this.db.transaction().execute((trx) => this.changeOperationIn(trx, id, change, leaseOwner));
+    if (queued > 0) this.webhooks.queuedCommitted();
+    return record;
   }
 
   async changeOperations(
@@ -187,12 +204,20 @@ export class KyselyStore implements Store {
     leaseOwner: string,
   ): Promise<Array<OperationRecord | undefined>> {
     if (changes.length === 1) return [await this.changeOperation(changes[0]!.id, changes[0]!.change, leaseOwner)];
-    // One transaction, one commit (one fsync on the embedded store) for a whole tracker pass.
-    return this.db.transaction().execute(async (trx) => {
-      const changed: Array<OperationRecord | undefined> = [];
-      for (const { id, change } of changes) changed.push(await this.changeOperationIn(trx, id, change, leaseOwner));
-      return changed;
+    // One transaction, one commit (one fsync on the embedded store) for a whole tracker pass, events included.
+    let queued = 0;
+    const changed = await this.db.transaction().execute(async (trx) => {
+      const records: Array<OperationRecord | undefined> = [];
+      queued = 0;
+      for (const { id, change } of changes) {
+        const outcome = await this.changeOperationIn(trx, id, change, leaseOwner);
+        records.push(outcome.record);
+        queued += outcome.queued;
+      }
+      return records;
     });
+    if (queued > 0) this.webhooks.queuedCommitted();
+    return changed;
   }
 
   private async changeOperationIn(
@@ -200,7 +225,17 @@ export class KyselyStore implements Store {
     id: string,
     change: OperationChange,
     leaseOwner?: string,
-  ): Promise<OperationRecord | undefined> {
+  ): Promise<{ record: OperationRecord | undefined; queued: number }> {
+    // The status before, for the event a change is: read in the change's transaction (locked on PostgreSQL).
+    const before =
+      change.status === undefined
+        ? undefined
+        : await db
+            .selectFrom("operations")
+            .select("status")
+            .where("id", "=", id)
+            .$if(this.d.name === "postgres", (query) => query.forUpdate())
+            .executeTakeFirst();
     const now = this.d.nowMs;
     const set: Record<string, unknown> = { updated_at: now };
     if (change.status !== undefined) {
@@ -227,7 +262,10 @@ export class KyselyStore implements Store {
     if (change.from !== undefined) query = query.where("status", "in", [...change.from]);
     if (leaseOwner !== undefined) query = query.where("lease_owner", "=", leaseOwner);
     const row = await query.returningAll().executeTakeFirst();
-    return row === undefined ? undefined : this.toRecord(row);
+    if (row === undefined) return { record: undefined, queued: 0 };
+    const record = this.toRecord(row);
+    const event = before === undefined ? undefined : eventOfChange(before.status as OperationStatus, record.status);
+    return { record, queued: event === undefined ? 0 : await this.webhooks.queue(db, event, record) };
   }
 
   async releaseLeases(owner: string): Promise<void> {

@@ -112,6 +112,57 @@ export function migrations(dialect: DialectName): Record<string, Migration> {
           .execute();
       },
     },
+    "0002_webhooks": {
+      async up(db: Kysely<unknown>) {
+        // The secret is kept as given (not hashed like an API key): every delivery is signed with it.
+        await d
+          .strict(
+            db.schema
+              .createTable("webhooks")
+              .addColumn("id", "text", (c) => c.primaryKey())
+              .addColumn("api_key_id", "text")
+              .addColumn("url", "text", (c) => c.notNull())
+              .addColumn("events", d.jsonType, (c) => c.notNull())
+              .addColumn("secret", "text", (c) => c.notNull())
+              .addColumn("created_at", d.msType, (c) => c.notNull().defaultTo(now)),
+          )
+          .execute();
+        await db.schema.createIndex("webhooks_by_key").on("webhooks").columns(["api_key_id", "created_at", "id"]).execute();
+
+        // The outbox: written in the transaction of the operation's state change, then delivered by any replica.
+        await d
+          .strict(
+            db.schema
+              .createTable("webhook_deliveries")
+              .addColumn("id", "text", (c) => c.primaryKey())
+              .addColumn("webhook_id", "text", (c) => c.notNull().references("webhooks.id").onDelete("cascade"))
+              .addColumn("event_type", "text", (c) => c.notNull())
+              .addColumn("operation_id", "text", (c) => c.notNull())
+              .addColumn("payload", d.jsonType, (c) => c.notNull())
+              .addColumn("status", "text", (c) => c.notNull().check(sql`status in ('pending', 'delivered', 'failed')`))
+              .addColumn("attempts", "integer", (c) => c.notNull().defaultTo(0))
+              .addColumn("next_attempt_at", d.msType)
+              .addColumn("lease_owner", "text")
+              .addColumn("lease_until", d.msType)
+              .addColumn("last_error", "text")
+              .addColumn("last_response_status", "integer")
+              .addColumn("created_at", d.msType, (c) => c.notNull())
+              .addColumn("delivered_at", d.msType),
+          )
+          .execute();
+        await db.schema
+          .createIndex("webhook_deliveries_newest_first")
+          .on("webhook_deliveries")
+          .columns(["webhook_id", "created_at desc", "id desc"])
+          .execute();
+        await db.schema
+          .createIndex("webhook_deliveries_due")
+          .on("webhook_deliveries")
+          .column("next_attempt_at")
+          .where(sql.ref("status"), "=", sql.lit("pending"))
+          .execute();
+      },
+    },
   };
 }
 

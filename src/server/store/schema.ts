@@ -58,4 +58,28 @@ export interface Database {
     window_start: Millis;
     count: number;
   };
+  webhooks: {
+    id: string;
+    api_key_id: string | null;
+    url: string;
+    events: Json;
+    secret: string;
+    created_at: Generated<Millis>;
+  };
+  webhook_deliveries: {
+    id: string;
+    webhook_id: string;
+    event_type: string;
+    operation_id: string;
+    payload: Json;
+    status: "pending" | "delivered" | "failed";
+    attempts: Generated<number>;
+    next_attempt_at: Millis | null;
+    lease_owner: string | null;
+    lease_until: Millis | null;
+    last_error: string | null;
+    last_response_status: number | null;
+    created_at: Millis;
+    delivered_at: Millis | null;
+  };
 }

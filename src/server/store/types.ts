@@ -1,5 +1,6 @@
 import type { SenderLock } from "../../evm/sender-lock.js";
 import type { OperationRecord, OperationStore } from "../../operations/types.js";
+import type { WebhookStore } from "../../webhooks/types.js";
 
 export type { NewOperation, OperationKind, OperationRecord, OperationStatus } from "../../operations/types.js";
 
@@ -102,4 +103,7 @@ export interface Store extends OperationStore {
 
   /** Serializes sends per chain and sender across every process that shares this store. */
   senderLock(): SenderLock;
+
+  /** Webhook subscriptions and the outbox their events are queued in, with each operation's state change. */
+  readonly webhooks: WebhookStore;
 }

@@ -1,0 +1,136 @@
+import { randomUUID } from "node:crypto";
+
+import { postEvent } from "./post-event.js";
+import { SIGNATURE_HEADER, signatureHeader } from "./signature.js";
+import type { TargetGuard } from "./target-guard.js";
+import type { DueDelivery, WebhookStore } from "./types.js";
+
+export interface DeliverySettings {
+  /** How long one attempt may take, connection included. */
+  timeoutMs: number;
+  /** How long after the event it is retried; then it is marked failed. */
+  retryWindowMs: number;
+  /** The first retry's upper bound; each later one doubles it, up to `maxBackoffMs` (full jitter below the bound). */
+  firstBackoffMs: number;
+  maxBackoffMs: number;
+  /** How often an idle worker looks for deliveries queued by other processes (replicas, tasks). */
+  pollMs: number;
+}
+
+export const DEFAULT_DELIVERY_SETTINGS: DeliverySettings = {
+  timeoutMs: 10_000,
+  retryWindowMs: 24 * 3_600_000,
+  firstBackoffMs: 5_000,
+  maxBackoffMs: 3_600_000,
+  pollMs: 1_000,
+};
+
+const BATCH = 20;
+
+/** Exponential backoff with full jitter: a random wait below min(max, first × 2^(attempt−1)). */
+export function backoffMs(attempt: number, settings: Pick<DeliverySettings, "firstBackoffMs" | "maxBackoffMs">): number {
+  const bound = Math.min(settings.maxBackoffMs, settings.firstBackoffMs * 2 ** Math.max(0, attempt - 1));
+  return Math.round(Math.random() * bound);
+}
+
+/** The JSON a receiver gets: `data` is the operation as GET /tokens presents it, at the moment of the change. */
+export function eventBody(delivery: Pick<DueDelivery, "id" | "eventType" | "createdAt" | "payload">): string {
+  return JSON.stringify({ id: delivery.id, type: delivery.eventType, createdAt: delivery.createdAt, data: delivery.payload });
+}
+
+/**
+ * Sends queued webhook deliveries: leases due ones (one replica per delivery at a time), POSTs each signed, and
+ * records the outcome. Kicked when this process queues events; polls for those other processes queued.
+ */
+export class DeliveryWorker {
+  readonly owner = `webhooks-${randomUUID()}`;
+  private running: Promise<void> | undefined;
+  private stopped = false;
+  private wake: (() => void) | undefined;
+  private kicked = false;
+
+  constructor(
+    private readonly store: WebhookStore,
+    private readonly guard: TargetGuard,
+    private readonly settings: DeliverySettings,
+    private readonly onError: (error: unknown) => void = () => undefined,
+  ) {}
+
+  start(): void {
+    this.stopped = false;
+    this.running ??= this.loop().finally(() => (this.running = undefined));
+  }
+
+  kick(): void {
+    this.kicked = true;
+    this.wake?.();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.wake?.();
+    await this.running;
+    // Deliveries this process held go to the other replicas now, not at lease end.
+    await this.store.releaseDeliveryLeases(this.owner).catch(() => undefined);
+  }
+
+  /** One pass: answers how many deliveries it attempted. */
+  async runOnce(): Promise<number> {
+    // Longer than an attempt can take, so that no other replica sends the same delivery meanwhile.
+    const leaseMs = this.settings.timeoutMs * 2 + 5_000;
+    const due = await this.store.leaseDueDeliveries(this.owner, leaseMs, BATCH);
+    await Promise.all(due.map((delivery) => this.attempt(delivery)));
+    return due.length;
+  }
+
+  private async attempt(delivery: DueDelivery): Promise<void> {
+    const body = eventBody(delivery);
+    const outcome = await postEvent(
+      delivery.url,
+      body,
+      {
+        "Content-Type": "application/json",
+        "User-Agent": "hardhat-token-service-webhooks",
+        "Webhook-Id": delivery.id,
+        [SIGNATURE_HEADER]: signatureHeader(delivery.secret, body),
+      },
+      this.guard,
+      this.settings.timeoutMs,
+    );
+    await this.store.finishDelivery(
+      delivery.id,
+      this.owner,
+      outcome.error === undefined
+        ? { delivered: true, responseStatus: outcome.status! }
+        : {
+            delivered: false,
+            error: outcome.error,
+            responseStatus: outcome.status,
+            retryInMs: backoffMs(delivery.attempts + 1, this.settings),
+            windowMs: this.settings.retryWindowMs,
+          },
+    );
+  }
+
+  private async loop(): Promise<void> {
+    while (!this.stopped) {
+      this.kicked = false;
+      let attempted = 0;
+      try {
+        attempted = await this.runOnce();
+      } catch (error) {
+        // The store is unreachable: the deliveries wait in it, nothing is lost.
+        this.onError(error);
+      }
+      if (this.stopped || attempted === BATCH || this.kicked) continue;
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, this.settings.pollMs);
+        this.wake = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+      this.wake = undefined;
+    }
+  }
+}
