@@ -25,7 +25,8 @@ export const DEFAULT_DELIVERY_SETTINGS: DeliverySettings = {
   pollMs: 1_000,
 };
 
-const BATCH = 20;
+/** Attempts in flight at once per process: a receiver that hangs holds one of them, not the others' deliveries. */
+const MAX_IN_FLIGHT = 32;
 
 /** Exponential backoff with full jitter: a random wait below min(max, first × 2^(attempt−1)). */
 export function backoffMs(attempt: number, settings: Pick<DeliverySettings, "firstBackoffMs" | "maxBackoffMs">): number {
@@ -48,6 +49,8 @@ export class DeliveryWorker {
   private stopped = false;
   private wake: (() => void) | undefined;
   private kicked = false;
+  private readonly inFlight = new Set<Promise<void>>();
+  private readonly abort = new AbortController();
 
   constructor(
     private readonly store: WebhookStore,
@@ -70,17 +73,36 @@ export class DeliveryWorker {
     this.stopped = true;
     this.wake?.();
     await this.running;
+    // Attempts cut short are not counted: their deliveries are sent again (at least once), by whoever takes them.
+    this.abort.abort();
+    await Promise.all(this.inFlight);
     // Deliveries this process held go to the other replicas now, not at lease end.
     await this.store.releaseDeliveryLeases(this.owner).catch(() => undefined);
   }
 
-  /** One pass: answers how many deliveries it attempted. */
+  /** Leases what is due, as far as there is room, and starts each attempt without waiting for it; answers how many. */
   async runOnce(): Promise<number> {
+    const room = MAX_IN_FLIGHT - this.inFlight.size;
+    if (room <= 0) return 0;
     // Longer than an attempt can take, so that no other replica sends the same delivery meanwhile.
     const leaseMs = this.settings.timeoutMs * 2 + 5_000;
-    const due = await this.store.leaseDueDeliveries(this.owner, leaseMs, BATCH);
-    await Promise.all(due.map((delivery) => this.attempt(delivery)));
+    const due = await this.store.leaseDueDeliveries(this.owner, leaseMs, room);
+    for (const delivery of due) {
+      const attempt: Promise<void> = this.attempt(delivery)
+        .catch((error: unknown) => this.onError(error))
+        .finally(() => {
+          this.inFlight.delete(attempt);
+          // A full worker left due deliveries behind: look again now that there is room.
+          if (this.inFlight.size === MAX_IN_FLIGHT - 1) this.kick();
+        });
+      this.inFlight.add(attempt);
+    }
     return due.length;
+  }
+
+  /** Resolves when every attempt started so far has finished (tests, and a clean stop). */
+  async idle(): Promise<void> {
+    await Promise.all(this.inFlight);
   }
 
   private async attempt(delivery: DueDelivery): Promise<void> {
@@ -96,7 +118,9 @@ export class DeliveryWorker {
       },
       this.guard,
       this.settings.timeoutMs,
+      this.abort.signal,
     );
+    if (this.abort.signal.aborted) return;
     await this.store.finishDelivery(
       delivery.id,
       this.owner,
@@ -115,14 +139,15 @@ export class DeliveryWorker {
   private async loop(): Promise<void> {
     while (!this.stopped) {
       this.kicked = false;
-      let attempted = 0;
+      let claimed = 0;
+      const room = MAX_IN_FLIGHT - this.inFlight.size;
       try {
-        attempted = await this.runOnce();
+        claimed = await this.runOnce();
       } catch (error) {
         // The store is unreachable: the deliveries wait in it, nothing is lost.
         this.onError(error);
       }
-      if (this.stopped || attempted === BATCH || this.kicked) continue;
+      if (this.stopped || this.kicked || (claimed > 0 && claimed === room)) continue;
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, this.settings.pollMs);
         this.wake = () => {

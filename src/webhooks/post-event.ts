@@ -21,6 +21,7 @@ export function postEvent(
   headers: Record<string, string>,
   guard: TargetGuard,
   timeoutMs: number,
+  signal?: AbortSignal,
 ): Promise<PostOutcome> {
   return new Promise((resolve) => {
     let settled = false;
@@ -28,6 +29,7 @@ export function postEvent(
       if (settled) return;
       settled = true;
       clearTimeout(timer);
+      signal?.removeEventListener("abort", stop);
       resolve(outcome);
     };
     const target = new URL(url);
@@ -53,6 +55,12 @@ export function postEvent(
       finish({ status: null, error: `no answer within ${timeoutMs} ms` });
       request.destroy();
     }, timeoutMs);
+    function stop() {
+      finish({ status: null, error: "stopped: the process is shutting down" });
+      request.destroy();
+    }
+    if (signal?.aborted) stop();
+    else signal?.addEventListener("abort", stop, { once: true });
     request.on("response", (response) => {
       const status = response.statusCode ?? 0;
       // The answer's body is not needed: only its status says whether the event arrived.

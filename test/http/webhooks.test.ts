@@ -48,7 +48,6 @@ for (const store of storeVariants("hts_webhooks")) {
     });
 
     after(async function () {
-      if (process.env.DEBUG_WEBHOOKS) console.log(api.logs.lines.filter((line) => /"level":(40|50)/.test(line)).join("\n"));
       await Promise.all(receivers.map((receiver) => receiver.close()));
       await api?.stop();
       await drop();

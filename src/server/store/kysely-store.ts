@@ -399,8 +399,15 @@ export class KyselyStore implements Store {
       )
       .execute();
     // Claims cannot say which chain they were for: only a store no other process opens frees them all.
-    if (pairs === undefined)
+    if (pairs === undefined) {
       await this.db.updateTable("idempotency").set({ lease_until: this.d.nowMs }).where("status", "=", "in_progress").execute();
+      // A delivery the dead process was attempting is sent again now (at least once), not at its lease's end.
+      await this.db
+        .updateTable("webhook_deliveries")
+        .set({ lease_owner: null, lease_until: null })
+        .where("lease_owner", "is not", null)
+        .execute();
+    }
   }
 
   // Idempotency
