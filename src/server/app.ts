@@ -226,9 +226,7 @@ export async function createServer(options: CreateServerOptions): Promise<TokenS
   service.operations.start();
   const targets = new TargetGuard(settings.webhooks.allowPrivateTargets);
   const webhooks = new Webhooks(store.webhooks, targets);
-  const deliveries = new DeliveryWorker(store.webhooks, targets, settings.webhooks.delivery, (error) =>
-    logger.warn({ err: (error as Error).message }, "could not deliver webhooks yet"),
-  );
+  const deliveries = new DeliveryWorker(store.webhooks, targets, settings.webhooks.delivery, logger);
   // Events this process queued go out at once; other processes' are found by the worker's poll.
   store.webhooks.onQueued(() => deliveries.kick());
   deliveries.start();

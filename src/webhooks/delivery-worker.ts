@@ -25,6 +25,12 @@ export const DEFAULT_DELIVERY_SETTINGS: DeliverySettings = {
   pollMs: 1_000,
 };
 
+/** Where the worker reports; a pino logger is one. Never given a secret or a target URL (it may carry a token). */
+export interface DeliveryLog {
+  debug(fields: object, message: string): void;
+  warn(fields: object, message: string): void;
+}
+
 /** Attempts in flight at once per process: a receiver that hangs holds one of them, not the others' deliveries. */
 const MAX_IN_FLIGHT = 32;
 
@@ -56,8 +62,12 @@ export class DeliveryWorker {
     private readonly store: WebhookStore,
     private readonly guard: TargetGuard,
     private readonly settings: DeliverySettings,
-    private readonly onError: (error: unknown) => void = () => undefined,
+    private readonly log?: DeliveryLog,
   ) {}
+
+  private onError(error: unknown): void {
+    this.log?.warn({ err: (error as Error).message }, "could not deliver webhooks yet");
+  }
 
   start(): void {
     this.stopped = false;
@@ -121,6 +131,10 @@ export class DeliveryWorker {
       this.abort.signal,
     );
     if (this.abort.signal.aborted) return;
+    this.log?.debug(
+      { delivery: delivery.id, webhook: delivery.webhookId, type: delivery.eventType, status: outcome.status, error: outcome.error },
+      "webhook delivery attempted",
+    );
     await this.store.finishDelivery(
       delivery.id,
       this.owner,
