@@ -86,7 +86,8 @@ export class Terminal {
   async close(): Promise<void> {
     if (!this.exited) {
       const exited = new Promise<void>((resolve) => this.shell.once("exit", () => resolve()));
-      this.shell.stdin.end("exit\n");
+      // As a terminal window's closing hangs up its jobs: what a command left running in the background (`&`) ends too.
+      this.shell.stdin.end("kill $(jobs -p) 2>/dev/null; exit\n");
       await exited;
     }
     await rm(this.scratch, { recursive: true, force: true });

@@ -226,15 +226,31 @@ export class KyselyStore implements Store {
     change: OperationChange,
     leaseOwner?: string,
   ): Promise<{ record: OperationRecord | undefined; queued: number }> {
-    // The status before, for the event a change is: read in the change's transaction (locked on PostgreSQL).
+    // The status before, for the event a change is, and whether the record's key has webhooks at all (most have none:
+    // then the change queues nothing and costs this one read). Read in the change's transaction, locked on PostgreSQL.
     const before =
       change.status === undefined
         ? undefined
         : await db
             .selectFrom("operations")
-            .select("status")
-            .where("id", "=", id)
-            .$if(this.d.name === "postgres", (query) => query.forUpdate())
+            .select((eb) => [
+              "operations.status",
+              eb
+                .exists(
+                  eb
+                    .selectFrom("webhooks")
+                    .select(sql`1`.as("one"))
+                    .where((inner) =>
+                      inner.or([
+                        inner("webhooks.api_key_id", "=", inner.ref("operations.api_key_id")),
+                        inner.and([inner("webhooks.api_key_id", "is", null), inner("operations.api_key_id", "is", null)]),
+                      ]),
+                    ),
+                )
+                .as("subscribed"),
+            ])
+            .where("operations.id", "=", id)
+            .$if(this.d.name === "postgres", (query) => query.forUpdate("operations"))
             .executeTakeFirst();
     const now = this.d.nowMs;
     const set: Record<string, unknown> = { updated_at: now };
@@ -264,7 +280,7 @@ export class KyselyStore implements Store {
     const row = await query.returningAll().executeTakeFirst();
     if (row === undefined) return { record: undefined, queued: 0 };
     const record = this.toRecord(row);
-    const event = before === undefined ? undefined : eventOfChange(before.status as OperationStatus, record.status);
+    const event = before === undefined || !before.subscribed ? undefined : eventOfChange(before.status as OperationStatus, record.status);
     return { record, queued: event === undefined ? 0 : await this.webhooks.queue(db, event, record) };
   }
 
