@@ -35,7 +35,34 @@ describe("Settings from the environment", function () {
       simulatedChains: true,
       metricsPublic: false,
       idleMemoryReleaseMs: 5_000,
+      webhooks: {
+        allowPrivateTargets: false,
+        delivery: { timeoutMs: 10_000, retryWindowMs: 86_400_000, firstBackoffMs: 5_000, maxBackoffMs: 3_600_000, pollMs: 1_000 },
+      },
     });
+  });
+
+  it("reads the webhook settings and refuses bad ones by name", function () {
+    const settings = loadSettings({
+      TOKEN_SERVICE_WEBHOOK_ALLOW_PRIVATE_TARGETS: "true",
+      TOKEN_SERVICE_WEBHOOK_TIMEOUT_SECONDS: "0.5",
+      TOKEN_SERVICE_WEBHOOK_RETRY_WINDOW_SECONDS: "0",
+      TOKEN_SERVICE_WEBHOOK_FIRST_RETRY_SECONDS: "0.1",
+      TOKEN_SERVICE_WEBHOOK_POLL_SECONDS: "2",
+    });
+    expect(settings.webhooks).to.deep.equal({
+      allowPrivateTargets: true,
+      delivery: { timeoutMs: 500, retryWindowMs: 0, firstBackoffMs: 100, maxBackoffMs: 3_600_000, pollMs: 2_000 },
+    });
+    expect(refusal({ TOKEN_SERVICE_WEBHOOK_ALLOW_PRIVATE_TARGETS: "yes" })).to.equal(
+      'TOKEN_SERVICE_WEBHOOK_ALLOW_PRIVATE_TARGETS must be true or false (got "yes")',
+    );
+    expect(refusal({ TOKEN_SERVICE_WEBHOOK_TIMEOUT_SECONDS: "0" })).to.match(
+      /^TOKEN_SERVICE_WEBHOOK_TIMEOUT_SECONDS must be more than 0 seconds/,
+    );
+    expect(refusal({ TOKEN_SERVICE_WEBHOOK_RETRY_WINDOW_SECONDS: "1d" })).to.match(
+      /^TOKEN_SERVICE_WEBHOOK_RETRY_WINDOW_SECONDS must be a number of seconds/,
+    );
   });
 
   it("reads the operation lifecycle's settings and refuses bad ones by name", function () {
