@@ -47,5 +47,8 @@ export function createPool(connectionString: string, max: number): pg.Pool {
   // An idle client that loses its connection emits here; without a listener that would crash the process.
   // The pool drops the client, and the next query opens a new connection or reports the failure.
   pool.on("error", () => undefined);
+  // A client in use has no listener of the pool's: a connection lost mid-query would emit an 'error' nobody hears, which
+  // crashes the process. The query itself fails (and is reported as an outage) all the same.
+  pool.on("connect", (client) => client.on("error", () => undefined));
   return pool;
 }
