@@ -56,7 +56,7 @@ export class DeliveryWorker {
   private wake: (() => void) | undefined;
   private kicked = false;
   private readonly inFlight = new Set<Promise<void>>();
-  private readonly abort = new AbortController();
+  private abort = new AbortController();
 
   constructor(
     private readonly store: WebhookStore,
@@ -70,6 +70,7 @@ export class DeliveryWorker {
   }
 
   start(): void {
+    if (this.abort.signal.aborted) this.abort = new AbortController();
     this.stopped = false;
     this.running ??= this.loop().finally(() => (this.running = undefined));
   }
@@ -108,11 +109,6 @@ export class DeliveryWorker {
       this.inFlight.add(attempt);
     }
     return due.length;
-  }
-
-  /** Resolves when every attempt started so far has finished (tests, and a clean stop). */
-  async idle(): Promise<void> {
-    await Promise.all(this.inFlight);
   }
 
   private async attempt(delivery: DueDelivery): Promise<void> {
