@@ -108,6 +108,28 @@ for (const variant of STORES) {
       await store.insertOperation(failed);
       await store.changeOperation(failed.id, { status: "failed", reason: "refused" });
       for (const id of [guarded.id, other.id, failed.id]) expect(await eventsOf(id)).to.deep.equal([]);
+
+      // A webhook that asks for the final failures gets them, each once, under its own event id.
+      const failures = await store.webhooks.createWebhook(KEY, {
+        url: "http://127.0.0.1:1/",
+        events: ["operation.failed", "operation.dropped"],
+        secret: "whsec_failures",
+      });
+      const refused = record(KEY);
+      const lost = record(KEY, { status: "pending" });
+      await store.insertOperation(refused);
+      await store.insertOperation(lost);
+      await store.changeOperation(refused.id, { status: "failed", reason: "refused" });
+      await store.changeOperation(lost.id, { status: "dropped", reason: "lost" });
+      const queued = (await store.webhooks.listDeliveries(KEY, failures.id, { limit: 100 }))!.items;
+      expect(queued.map((item) => [item.operationId, item.eventType])).to.have.deep.members([
+        [refused.id, "operation.failed"],
+        [lost.id, "operation.dropped"],
+      ]);
+      // The first webhook asked for neither; it got only the pending of the record inserted pending.
+      expect(await eventsOf(refused.id)).to.deep.equal([]);
+      expect(await eventsOf(lost.id)).to.deep.equal(["operation.pending"]);
+      expect(await store.webhooks.deleteWebhook(KEY, failures.id)).to.equal(true);
     });
 
     it("queues the event of a record inserted in a final state (a bitcoin grant), and of every change in a tracker pass", async function () {
