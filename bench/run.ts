@@ -1,7 +1,8 @@
 // `npm run bench`: the service measured beside anchors run in the same process and the same run, printed as one
 // markdown ratio table (issue 9), then wallet creation per core and the footprint of `hardhat serve` (issue 7).
 // Speed is printed here, never asserted in a test. Progress goes to stderr, the tables to stdout.
-// `npm run bench -- --no-footprint` leaves out the footprint of `serve` (about two minutes).
+// `npm run bench -- --no-footprint` leaves out the footprint of `serve` (about two minutes); `--only=balances,wallets`
+// runs only the named sections of the ratio table (launches, balances, wallets, replay) and nothing after it.
 import { rm } from "node:fs/promises";
 import os from "node:os";
 
@@ -46,15 +47,18 @@ async function main(): Promise<void> {
   const started = performance.now();
   const where = machine();
   log(where);
-  const rows = [
-    ...(await launchRows(hre, log)),
-    ...(await balanceReadRows(hre, log)),
-    ...(await walletHttpRows(hre, log)),
-    ...(await replayRows(hre, log)),
-  ];
+  const only = process.argv
+    .find((argument) => argument.startsWith("--only="))
+    ?.slice("--only=".length)
+    .split(",");
+  const sections = { launches: launchRows, balances: balanceReadRows, wallets: walletHttpRows, replay: replayRows };
+  const rows = [];
+  for (const [name, section] of Object.entries(sections))
+    if (only === undefined || only.includes(name)) rows.push(...(await section(hre, log)));
   console.log(`hardhat-token-service benchmark, ${new Date().toISOString().slice(0, 10)} — ${where}\n`);
   console.log(formatRatioTable(rows));
   console.log(`\n${NOTES}\n`);
+  if (only !== undefined) return;
   log("wallet creation per core…");
   console.log("Wallet creation in one thread (per core):\n");
   console.log(walletCreationTable());
