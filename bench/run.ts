@@ -30,8 +30,11 @@ const NOTES = `Notes on the method:
   \`ContractFactory.deploy()\` resolving, through a BrowserProvider on the chain's EIP-1193 connection as the service's own;
   5 warm-up launches, then the p50 of 40 one after another.
 - Balance reads call \`service.getBalances\` in this process with a cached symbol and decimals per contract (after 20 warm-up
-  reads); the per-contract path is the fallback for nodes that refuse the reader's creation-code \`eth_call\`. RSS is this
-  process's, after a full garbage collection before and after.
+  reads), of two kinds: the same holder and tokens again and again, where equal reads at one chain state share one answer
+  (nothing is mined meanwhile, so after the first read every read is answered without the node), and a new holder every
+  read (a random address), where every read asks the node. The per-contract path is the fallback for nodes that refuse the
+  reader's creation-code \`eth_call\`. RSS is this process's, across reads of new holders, after a full garbage collection
+  before and after.
 - HTTP: the three servers run in this process one at a time; autocannon (POST with a JSON body, keep-alive) runs in a child
   process of its own. Both anchors parse the JSON body with express.json(). The service checks the x-api-key header, has its
   rate limit off, and formats its request log lines at the default level into a sink instead of a terminal.

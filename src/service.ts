@@ -161,17 +161,6 @@ function parseTransactionHash(value: unknown): string {
   return value.toLowerCase();
 }
 
-/**
- * Whether a balance read may share an answer with equal reads: its addresses are strings (compared as given; a
- * differently written address is another read, with the same answer).
- */
-function shareableBalanceRead(request: BalancesRequest): boolean {
-  const contracts = request.erc20TokenContractAddresses ?? [];
-  if (typeof request.address !== "string" || !Array.isArray(contracts)) return false;
-  for (const contract of contracts) if (typeof contract !== "string") return false;
-  return true;
-}
-
 /** Answers are frozen: one may be given to every equal read at one chain state, and no caller may change what others see. */
 function frozenBalances(result: BalancesResult): BalancesResult {
   for (const entry of Object.values(result.balances)) Object.freeze(entry);
@@ -244,8 +233,10 @@ export class TokenService {
   async getBalances(request: BalancesRequest): Promise<BalancesResult> {
     const info = resolveNetwork(request.chain, request.network);
     const shared = this.sharedBalanceReads.get(`${info.chain}/${info.network}`);
-    if (shared !== undefined && shareableBalanceRead(request)) {
-      const contracts = request.erc20TokenContractAddresses ?? [];
+    const contracts = request.erc20TokenContractAddresses ?? [];
+    // Reads compare by their addresses as given (===): equal inputs, equal verdicts, a refusal included. A differently
+    // written address is another read, with the same answer.
+    if (shared !== undefined && typeof request.address === "string" && Array.isArray(contracts)) {
       return shared.read(request.address, contracts, () => this.readBalances(info, request).then(frozenBalances));
     }
     return this.readBalances(info, request).then(frozenBalances);

@@ -16,6 +16,11 @@ export interface EvmChain {
    * where only the node knows when its state changed (live networks): there every read asks the node.
    */
   stateVersion?(): string | Promise<string>;
+  /**
+   * A JSON-RPC request straight to an in-process node, past ethers' request queue (which waits for a timer, about a
+   * millisecond, before every request made on its own). Absent for nodes over the network.
+   */
+  rpc?(method: string, params: unknown[]): Promise<unknown>;
   /** How often to poll for receipts. */
   readonly pollingIntervalMs: number;
   /** Sends a signed transaction and resolves with its hash once the node accepted it. */

@@ -132,6 +132,10 @@ export class SimulatedChain implements EvmChain {
     return (this.request("eth_blockNumber", []) as Promise<string>).then((head) => `${changes}@${head}`);
   }
 
+  rpc(method: string, params: unknown[]): Promise<unknown> {
+    return this.connection.provider.request({ method, params });
+  }
+
   async broadcast(signedTransaction: string): Promise<string> {
     const hash = (await this.request("eth_sendRawTransaction", [signedTransaction])) as string;
     await this.journal({ op: "rawTransaction", raw: signedTransaction });
