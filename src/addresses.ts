@@ -4,7 +4,6 @@ import { ErrorCode, TokenServiceError } from "./errors.js";
 import { bitcoinLibraries } from "./bitcoin/libraries.js";
 import { bitcoinjsNetwork } from "./bitcoin/networks.js";
 
-/** Validates an EVM address (any case; a mixed-case one must carry a valid checksum) and returns it checksummed. */
 /**
  * Addresses lately parsed, and their checksummed form: an EIP-55 checksum costs a keccak hash, and the same holders and
  * token contracts come back read after read (most of a many-token read's time, before). Only valid inputs are kept.
@@ -12,6 +11,7 @@ import { bitcoinjsNetwork } from "./bitcoin/networks.js";
 const checksummed = new Map<string, string>();
 const REMEMBERED_ADDRESSES = 10_000;
 
+/** Validates an EVM address (any case; a mixed-case one must carry a valid checksum) and returns it checksummed. */
 export function parseEvmAddress(value: unknown, field: string): string {
   if (typeof value === "string") {
     const known = checksummed.get(value);
