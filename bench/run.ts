@@ -1,7 +1,8 @@
 // `npm run bench`: the service measured beside anchors run in the same process and the same run, printed as one
 // markdown ratio table (issue 9), then wallet creation per core and the footprint of `hardhat serve` (issue 7).
 // Speed is printed here, never asserted in a test. Progress goes to stderr, the tables to stdout.
-// `npm run bench -- --no-footprint` leaves out the footprint of `serve` (about two minutes).
+// `npm run bench -- --no-footprint` leaves out the footprint of `serve` (about two minutes); `--only=balances,wallets`
+// runs only the named sections of the ratio table (launches, balances, wallets, replay) and nothing after it.
 import { rm } from "node:fs/promises";
 import os from "node:os";
 
@@ -29,8 +30,11 @@ const NOTES = `Notes on the method:
   \`ContractFactory.deploy()\` resolving, through a BrowserProvider on the chain's EIP-1193 connection as the service's own;
   5 warm-up launches, then the p50 of 40 one after another.
 - Balance reads call \`service.getBalances\` in this process with a cached symbol and decimals per contract (after 20 warm-up
-  reads); the per-contract path is the fallback for nodes that refuse the reader's creation-code \`eth_call\`. RSS is this
-  process's, after a full garbage collection before and after.
+  reads), of two kinds: the same holder and tokens again and again, where equal reads at one chain state share one answer
+  (nothing is mined meanwhile, so after the first read every read is answered without the node), and a new holder every
+  read (a random address), where every read asks the node. The per-contract path is the fallback for nodes that refuse the
+  reader's creation-code \`eth_call\`. RSS is this process's, across reads of new holders, after a full garbage collection
+  before and after.
 - HTTP: the three servers run in this process one at a time; autocannon (POST with a JSON body, keep-alive) runs in a child
   process of its own. Both anchors parse the JSON body with express.json(). The service checks the x-api-key header, has its
   rate limit off, and formats its request log lines at the default level into a sink instead of a terminal.
@@ -46,15 +50,18 @@ async function main(): Promise<void> {
   const started = performance.now();
   const where = machine();
   log(where);
-  const rows = [
-    ...(await launchRows(hre, log)),
-    ...(await balanceReadRows(hre, log)),
-    ...(await walletHttpRows(hre, log)),
-    ...(await replayRows(hre, log)),
-  ];
+  const only = process.argv
+    .find((argument) => argument.startsWith("--only="))
+    ?.slice("--only=".length)
+    .split(",");
+  const sections = { launches: launchRows, balances: balanceReadRows, wallets: walletHttpRows, replay: replayRows };
+  const rows = [];
+  for (const [name, section] of Object.entries(sections))
+    if (only === undefined || only.includes(name)) rows.push(...(await section(hre, log)));
   console.log(`hardhat-token-service benchmark, ${new Date().toISOString().slice(0, 10)} — ${where}\n`);
   console.log(formatRatioTable(rows));
   console.log(`\n${NOTES}\n`);
+  if (only !== undefined) return;
   log("wallet creation per core…");
   console.log("Wallet creation in one thread (per core):\n");
   console.log(walletCreationTable());

@@ -21,7 +21,8 @@ export function percentile(samples: number[], p: number): number {
 
 export const median = (samples: number[]) => percentile(samples, 50);
 
-export const ms = (value: number) => `${value.toFixed(value < 10 ? 2 : 1)} ms`;
+export const ms = (value: number) =>
+  value < 0.1 ? `${(value * 1000).toFixed(value < 0.01 ? 2 : 1)} µs` : `${value.toFixed(value < 10 ? 2 : 1)} ms`;
 export const seconds = (milliseconds: number) => `${(milliseconds / 1000).toFixed(2)} s`;
 export const perSecond = (value: number) => `${Math.round(value).toLocaleString("en-US")} /s`;
 export const mib = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MiB`;

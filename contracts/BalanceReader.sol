@@ -28,27 +28,37 @@ contract BalanceReader {
     function packedBalances(address holder, address[] memory tokens) private view returns (bytes memory result) {
         result = new bytes(32 + tokens.length * 64);
         uint256 holderBalance = holder.balance;
+        // In assembly: one balanceOf(holder) call data for every token, each answer's first word copied straight into
+        // its place, no memory allocated per token. EDR's eth_call costs about 0.1 microsecond an instruction, and the
+        // Solidity loop spent more instructions per token than the token's own balanceOf.
         assembly {
             mstore(add(result, 32), holderBalance)
-        }
-        for (uint256 i = 0; i < tokens.length; i++) {
-            address token = tokens[i];
-            uint256 flags;
-            uint256 amount;
-            if (token.code.length > 0) {
-                flags = 1;
-                (bool ok, bytes memory answer) = token.staticcall(abi.encodeWithSelector(0x70a08231, holder));
-                if (ok && answer.length >= 32) {
-                    flags |= 2;
-                    assembly {
-                        amount := mload(add(answer, 32))
+            let callData := mload(0x40)
+            mstore(callData, shl(224, 0x70a08231))
+            mstore(add(callData, 4), holder)
+            let count := mload(tokens)
+            let slot := add(result, 64)
+            for {
+                let i := 0
+            } lt(i, count) {
+                i := add(i, 1)
+            } {
+                let token := mload(add(tokens, mul(add(i, 1), 32)))
+                let flags := 0
+                if extcodesize(token) {
+                    flags := 1
+                    let ok := staticcall(gas(), token, callData, 36, add(slot, 32), 32)
+                    switch and(ok, gt(returndatasize(), 31))
+                    case 1 {
+                        flags := 3
+                    }
+                    default {
+                        // A revert's reason or a short answer may have landed in the balance's place.
+                        mstore(add(slot, 32), 0)
                     }
                 }
-            }
-            uint256 offset = 64 + i * 64;
-            assembly {
-                mstore(add(result, offset), flags)
-                mstore(add(result, add(offset, 32)), amount)
+                mstore(slot, flags)
+                slot := add(slot, 64)
             }
         }
     }

@@ -5,6 +5,7 @@ import { noBitcoinBackends, type BitcoinBackends } from "./bitcoin/backend.js";
 import { readBalances, readErc721Balance } from "./evm/balances.js";
 import type { EvmChain, LazyEndpoint, NodeCallObserver, SimulatedChainFactory } from "./evm/chain.js";
 import { EvmChains } from "./evm/chains-registry.js";
+import { SharedChainReads } from "./evm/read-memo.js";
 import { DataDirectory } from "./data-directory.js";
 import { MemoryOperationStore } from "./operations/memory-store.js";
 import { Operations } from "./operations/operations.js";
@@ -160,6 +161,13 @@ function parseTransactionHash(value: unknown): string {
   return value.toLowerCase();
 }
 
+/** Answers are frozen: one may be given to every equal read at one chain state, and no caller may change what others see. */
+function frozenBalances(result: BalancesResult): BalancesResult {
+  for (const entry of Object.values(result.balances)) Object.freeze(entry);
+  Object.freeze(result.balances);
+  return Object.freeze(result);
+}
+
 /**
  * The core every front door calls: Hardhat tasks, the programmatic API and the
  * HTTP service only parse input, call one of these methods, and format output.
@@ -172,6 +180,8 @@ export class TokenService {
   private readonly bitcoin: BitcoinBackends;
   /** Released on close when this service made it (from `dataDir`). */
   private readonly ownDataDirectory: DataDirectory | undefined;
+  /** By pair ("ethereum/sepolia"), once a read opened a chain that names its state. */
+  private readonly sharedBalanceReads = new Map<string, SharedChainReads<BalancesResult>>();
 
   constructor(options: TokenServiceOptions) {
     this.ownDataDirectory =
@@ -216,8 +226,23 @@ export class TokenService {
     return createWallet(request);
   }
 
+  /**
+   * Where the chain names its state (simulated chains), equal balance reads at the same state share one answer, in
+   * flight and after; a transaction, a faucet grant or a block moves the state on. Live nodes are asked every time.
+   */
   async getBalances(request: BalancesRequest): Promise<BalancesResult> {
     const info = resolveNetwork(request.chain, request.network);
+    const shared = this.sharedBalanceReads.get(`${info.chain}/${info.network}`);
+    const contracts = request.erc20TokenContractAddresses ?? [];
+    // Reads compare by their addresses as given (===): equal inputs, equal verdicts, a refusal included. A differently
+    // written address is another read, with the same answer.
+    if (shared !== undefined && typeof request.address === "string" && Array.isArray(contracts)) {
+      return shared.read(request.address, contracts, () => this.readBalances(info, request).then(frozenBalances));
+    }
+    return this.readBalances(info, request).then(frozenBalances);
+  }
+
+  private async readBalances(info: NetworkInfo, request: BalancesRequest): Promise<BalancesResult> {
     const contracts = request.erc20TokenContractAddresses ?? [];
     if (info.kind === "bitcoin") {
       const address = parseBitcoinAddress(request.address, info.network, "address");
@@ -235,6 +260,11 @@ export class TokenService {
     }
     const tokenAddresses = [...new Set(contracts.map((value, index) => parseEvmAddress(value, `erc20TokenContractAddresses[${index}]`)))];
     const chain = await this.evmChain(info, "balance read");
+    const pair = `${info.chain}/${info.network}`;
+    if (!this.sharedBalanceReads.has(pair)) {
+      const shared = SharedChainReads.of<BalancesResult>(chain);
+      if (shared !== undefined) this.sharedBalanceReads.set(pair, shared);
+    }
     const { native, tokens } = await readBalances(chain, address, tokenAddresses);
     const balances: Record<string, BalanceEntry> = { [info.nativeSymbol]: native };
     const symbolCounts = new Map<string, number>();

@@ -1,9 +1,10 @@
 import { expect } from "chai";
-import { Wallet } from "ethers";
+import { AbiCoder, Wallet } from "ethers";
 import hre from "hardhat";
 import type { JsonRpcServer } from "hardhat/types/network";
 
 import { createTokenService, resolveNetwork, TokenServiceError, type TokenService } from "../src/api.js";
+import { balanceReaderArtifact } from "../src/evm/artifacts.js";
 import { readBalances, readErc20Balances } from "../src/evm/balances.js";
 import type { EvmChain } from "../src/evm/chain.js";
 import { startCountingProxy, type CountingProxy } from "./helpers/json-rpc-servers.js";
@@ -102,6 +103,33 @@ describe("balance reads in one node call: the reader contract run by eth_call, e
     expect(warm).to.deep.equal(cold);
     expect(warm.tokens).to.deep.equal(await readErc20Balances(chain, owner.address, fifty));
     expect(warm.tokens[0]).to.include({ symbol: "FRESH", balance: "3" });
+  });
+
+  it("packs each token's flags and balance, whatever the address answers (the reader's assembly loop)", async function () {
+    const signer = owner.connect(chain.provider);
+    const deploy = async (creationCode: string) => (await (await signer.sendTransaction({ data: creationCode })).wait())!.contractAddress!;
+    // Runtime code that reverts with a 32-byte reason of 0xff…, and one that answers 16 bytes of 0xff…: neither may leave
+    // those bytes where the balance goes.
+    const revertsWithReason = await deploy(`0x6029600c60003960296000f3${"7f" + "ff".repeat(32)}60005260206000fd`);
+    const answersShort = await deploy(`0x6029600c60003960296000f3${"7f" + "ff".repeat(32)}60005260106000f3`);
+    const codeless = Wallet.createRandom().address;
+    const addresses = [tokens.erc20[1]!, codeless, tokens.reverting, revertsWithReason, answersShort, tokens.erc721];
+    const data =
+      balanceReaderArtifact.bytecode +
+      AbiCoder.defaultAbiCoder().encode(["address", "address[]", "bool"], [owner.address, addresses, false]).slice(2);
+    const answer = (await chain.provider.call({ data })).slice(2);
+    const words = Array.from({ length: answer.length / 64 }, (_, index) => BigInt(`0x${answer.slice(index * 64, index * 64 + 64)}`));
+    expect(words[0]).to.equal(await chain.provider.getBalance(owner.address));
+    expect(words.slice(1)).to.deep.equal(
+      [
+        [3n, 250000000n], // a token: has code, answered a word
+        [0n, 0n], // no code
+        [1n, 0n], // code, reverted without a reason
+        [1n, 0n], // code, reverted with one
+        [1n, 0n], // code, answered less than a word
+        [3n, 0n], // an ERC721 answers balanceOf too (metadata tells it apart)
+      ].flat(),
+    );
   });
 
   it("makes one node call per read however many tokens (20 here)", async function () {

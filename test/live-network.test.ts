@@ -145,6 +145,30 @@ describe("live network (a real JSON-RPC node over HTTP)", function () {
     expect(proxy.requests.length - before).to.equal(1);
   });
 
+  it("asks the node at every read (no answer is shared on a live network), and sees a mint once it is mined", async function () {
+    const read = () => service.getBalances({ ...SEPOLIA, address: owner.address, erc20TokenContractAddresses: [contracts[0]!] });
+    const before = proxy.requests.length;
+    const [first, second] = await Promise.all([read(), read()]);
+    expect(second).to.deep.equal(first);
+    expect(
+      proxy.requests
+        .slice(before)
+        .flat()
+        .filter((method) => method === "eth_call"),
+    ).to.have.length(2);
+    const mint = await service.mintToken({
+      ...SEPOLIA,
+      type: "erc20",
+      contractAddress: contracts[0]!,
+      to: owner.address,
+      amount: "9",
+      sender: owner.address,
+      privateKey: owner.privateKey,
+    });
+    await expectMined(service, SEPOLIA, mint.transactionHash);
+    expect(BigInt((await read()).balances.LVA!.balance)).to.equal(BigInt(first.balances.LVA!.balance) + 9n);
+  });
+
   it("serializes concurrent launches from one sender: nonces read fresh from the node never collide", async function () {
     const launches = await Promise.all(
       Array.from({ length: 5 }, (_, index) =>

@@ -80,7 +80,10 @@ function decodeSymbol(data: string): string | undefined {
 
 export async function readNativeBalance(chain: EvmChain, address: string): Promise<AmountPair> {
   try {
-    return amountPair(await chain.provider.getBalance(address), chain.info.nativeDecimals);
+    const balance = chain.rpc
+      ? BigInt((await chain.rpc("eth_getBalance", [address, "latest"])) as string)
+      : await chain.provider.getBalance(address);
+    return amountPair(balance, chain.info.nativeDecimals);
   } catch (error) {
     throw translateProviderError(error, upstream(chain));
   }
@@ -123,13 +126,15 @@ async function readAtOnce(
   const data = balanceReaderArtifact.bytecode + abi.encode(READER_ARGUMENTS, [owner, contracts, withMetadata]).slice(2);
   let answer: string;
   try {
-    // Asked directly of a JSON-RPC provider: ethers' call() would copy and re-encode the reader's code every read.
-    answer =
-      chain.provider instanceof JsonRpcApiProvider
+    // Asked directly of the node: ethers' call() would copy and re-encode the reader's code every read.
+    answer = chain.rpc
+      ? ((await chain.rpc("eth_call", [{ data }, "latest"])) as string)
+      : chain.provider instanceof JsonRpcApiProvider
         ? ((await chain.provider.send("eth_call", [{ data }, "latest"])) as string)
         : await chain.provider.call({ data });
   } catch (error) {
-    if ((error as { code?: string }).code !== "CALL_EXCEPTION") {
+    // An in-process node cannot be unreachable: whatever it answers with an error is a refusal of the reader.
+    if (chain.rpc === undefined && (error as { code?: string }).code !== "CALL_EXCEPTION") {
       const translated = translateProviderError(error, upstream(chain));
       if (translated.code === ErrorCode.UPSTREAM_UNAVAILABLE || translated.code === ErrorCode.UPSTREAM_TIMEOUT) throw translated;
     }

@@ -11,6 +11,16 @@ export interface EvmChain {
   /** Where the chain lives, safe to print: "in-process EDR" or the endpoint without credentials. */
   readonly endpoint: string;
   readonly provider: AbstractProvider;
+  /**
+   * Names the state a read at "latest" sees, cheaply and without asking a node: equal names, equal answers. Absent
+   * where only the node knows when its state changed (live networks): there every read asks the node.
+   */
+  stateVersion?(): string | Promise<string>;
+  /**
+   * A JSON-RPC request straight to an in-process node, past ethers' request queue (which waits for a timer, about a
+   * millisecond, before every request made on its own). Absent for nodes over the network.
+   */
+  rpc?(method: string, params: unknown[]): Promise<unknown>;
   /** How often to poll for receipts. */
   readonly pollingIntervalMs: number;
   /** Sends a signed transaction and resolves with its hash once the node accepted it. */
