@@ -285,32 +285,44 @@ export const OperationListQuery = z.object({
   cursor: z.string().optional().describe("nextCursor of the previous page"),
 });
 
+export const Operation = z.object({
+  id: z.string(),
+  kind: z.enum(["launch", "mint", "faucet"]),
+  chain: z.string(),
+  network: z.string(),
+  type: z.string().nullable(),
+  params: z.record(z.string(), z.unknown()),
+  sender: z.string().nullable(),
+  transactionHash: z.string().nullable(),
+  contractAddress: z.string().nullable(),
+  nonce: z.number().int().nullable(),
+  status: OperationState,
+  error: z.object({ code: z.string(), message: z.string() }).nullable(),
+  blockNumber: z.number().int().nullable(),
+  blockHash: z.string().nullable(),
+  result: z.record(z.string(), z.unknown()).nullable().describe("What mining revealed, e.g. an ERC721 mint's tokenId"),
+  transitions: z
+    .array(z.object({ status: OperationState, at: z.string(), reason: z.string() }))
+    .describe("Every state change with its time and reason, oldest first"),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+});
+
 export const OperationList = z.object({
-  items: z.array(
-    z.object({
-      id: z.string(),
-      kind: z.enum(["launch", "mint", "faucet"]),
-      chain: z.string(),
-      network: z.string(),
-      type: z.string().nullable(),
-      params: z.record(z.string(), z.unknown()),
-      sender: z.string().nullable(),
-      transactionHash: z.string().nullable(),
-      contractAddress: z.string().nullable(),
-      nonce: z.number().int().nullable(),
-      status: OperationState,
-      error: z.object({ code: z.string(), message: z.string() }).nullable(),
-      blockNumber: z.number().int().nullable(),
-      blockHash: z.string().nullable(),
-      result: z.record(z.string(), z.unknown()).nullable().describe("What mining revealed, e.g. an ERC721 mint's tokenId"),
-      transitions: z
-        .array(z.object({ status: OperationState, at: z.string(), reason: z.string() }))
-        .describe("Every state change with its time and reason, oldest first"),
-      createdAt: z.string(),
-      updatedAt: z.string(),
-    }),
-  ),
+  items: z.array(Operation),
   nextCursor: z.string().nullable(),
+});
+
+export const OperationQuery = z.object({
+  waitSeconds: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(60)
+    .optional()
+    .describe(
+      "Answer once the operation is final (mined, failed, dropped), or after this many seconds (at most the service's wait timeout) with its state then",
+    ),
 });
 
 export const Health = z.object({

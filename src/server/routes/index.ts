@@ -1,6 +1,6 @@
 import type { RouteDefinition } from "../route.js";
 import { faucetRoute, networksRoute, transactionRoute } from "./misc.js";
-import { launchTokenRoute, listTokensRoute, mintTokenRoute, tokenBalanceRoute } from "./tokens.js";
+import { getOperationRoute, launchTokenRoute, listTokensRoute, mintTokenRoute, tokenBalanceRoute } from "./tokens.js";
 import { createWalletRoute, readBalanceRoute } from "./wallets.js";
 
 /** Every versioned operation; each answers under /api/v1 and /v1. */
@@ -10,6 +10,7 @@ export const API_ROUTES: RouteDefinition[] = [
   launchTokenRoute,
   listTokensRoute,
   mintTokenRoute,
+  getOperationRoute,
   tokenBalanceRoute,
   transactionRoute,
   faucetRoute,

@@ -18,8 +18,10 @@ import {
   MintFields,
   PreparedLaunch,
   PreparedMint,
+  Operation,
   OperationList,
   OperationListQuery,
+  OperationQuery,
   TokenBalance,
   TokenBalanceQuery,
   WaitQuery,
@@ -28,6 +30,7 @@ import { parseWith } from "../validation.js";
 import type { ServerContext } from "../context.js";
 import { isDataException } from "../database-errors.js";
 import { errorResponses } from "./common.js";
+import { HttpError, HttpErrorCode } from "../http-errors.js";
 
 /** With `wait=mined`, answers once the operation is final; after the wait timeout, 202 with its status then. */
 async function settle<T extends { id: string; status: OperationStatus; blockNumber: number | null }>(
@@ -145,6 +148,26 @@ export const listTokensRoute = defineRoute({
         throw error;
       });
     return { body: { items: page.items.map(presentOperation), nextCursor: page.nextCursor } };
+  },
+});
+
+export const getOperationRoute = defineRoute({
+  method: "get",
+  paths: ["/operations/:id"],
+  operationId: "getOperation",
+  summary: "One launch, mint or faucet grant made with your API key",
+  description: "By its record `id` or its `transactionHash`. With `waitSeconds`, answers once it is final or when that time is up.",
+  auth: true,
+  pathParams: { id: "The record id a launch, mint or faucet answered, or its transaction hash" },
+  query: OperationQuery,
+  responses: { 200: { description: "The record as it stands", schema: Operation }, ...errorResponses(400, 401, 404, 429) },
+  async handle({ query, params, apiKeyId }, context) {
+    const idOrHash = params.id ?? "";
+    const found = await context.store.findOwnOperation(apiKeyId, idOrHash);
+    if (found === undefined) throw new HttpError(404, HttpErrorCode.NOT_FOUND, `no operation ${idOrHash} made with this API key`, "id");
+    const waitMs = Math.min((query.waitSeconds ?? 0) * 1000, context.waitTimeoutMs);
+    const record = waitMs > 0 ? await context.service.operations.wait(found.id, waitMs) : found;
+    return { body: presentOperation(record) };
   },
 });
 

@@ -263,6 +263,18 @@ export class KyselyStore implements Store {
     return row === undefined ? undefined : this.toRecord(row);
   }
 
+  async findOwnOperation(apiKeyId: string | null, idOrHash: string): Promise<OperationRecord | undefined> {
+    const row = await this.db
+      .selectFrom("operations")
+      .selectAll()
+      .where((eb) => eb.or([eb("id", "=", idOrHash), eb("transaction_hash", "=", idOrHash.toLowerCase())]))
+      .where("api_key_id", apiKeyId === null ? "is" : "=", apiKeyId)
+      .orderBy("created_at", "desc")
+      .limit(1)
+      .executeTakeFirst();
+    return row === undefined ? undefined : this.toRecord(row);
+  }
+
   async listOperations(apiKeyId: string | null, options: { limit: number; cursor?: string }): Promise<OperationPage> {
     const { limit } = options;
     if (!Number.isInteger(limit) || limit < 1 || limit > MAX_PAGE_SIZE) {
