@@ -117,6 +117,8 @@ export class MemoryOperationStore implements OperationStore {
     if ((this.reservations.get(key)?.expiresAt ?? 0) > now) return undefined;
     const expiresAt = now + reservation.ttlMs;
     this.reservations.set(key, { reservation: structuredClone(reservation), expiresAt });
+    // As the SQL store does: reservations long past their expiry can no longer be submitted against.
+    for (const [other, entry] of this.reservations) if (entry.expiresAt < now - RESERVATION_MEMORY_MS) this.reservations.delete(other);
     return new Date(expiresAt).toISOString();
   }
 
@@ -148,5 +150,7 @@ export class MemoryOperationStore implements OperationStore {
     return due.map((entry) => structuredClone(entry.record));
   }
 }
+
+const RESERVATION_MEMORY_MS = 24 * 3_600_000;
 
 const reservationKey = (chain: string, network: string, sender: string, nonce: number) => `${chain}/${network}/${sender}/${nonce}`;
