@@ -15,7 +15,7 @@ import {
   type TokenServiceClient,
   type TransactionSigner,
 } from "../src/client/index.js";
-import { GENERATED_TYPES_FILE, generateClientTypes } from "../src/client/generate-types.js";
+import { GENERATED_TYPES_FILE, generateClientTypes } from "../scripts/client-types.js";
 import { TEST_API_KEY, startServer, type RunningServer } from "./helpers/http-server.js";
 import { checkResponseAgainstOpenApi, parseBody } from "./helpers/openapi-responses.js";
 
