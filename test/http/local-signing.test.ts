@@ -258,6 +258,13 @@ for (const store of STORES) {
       expect(retry.status).to.equal(200);
       expect(retry.headers.get("idempotent-replayed")).to.equal("true");
       expect(retry.body).to.deep.equal(first.body);
+      const byHash = await api.call("GET", `/api/v1/operations/${first.body.transactionHash}?waitSeconds=30`);
+      expect(byHash.body).to.include({ id: first.body.id, status: "mined", kind: "launch" });
+      for (const unknown of ["no-such-id", "%00", `0x${"ab".repeat(32)}`]) {
+        const missing = await api.call("GET", `/api/v1/operations/${unknown}`);
+        expect(missing.status, unknown).to.equal(404);
+        expect(missing.body.error).to.include({ code: "NOT_FOUND", field: "id" });
+      }
       const again = await api.call("POST", "/api/v1/tokens", submit);
       expect(again.status).to.equal(409);
       expect(again.body.error).to.include({ code: "ALREADY_SUBMITTED", field: "signedTransaction" });

@@ -163,8 +163,13 @@ export const getOperationRoute = defineRoute({
   responses: { 200: { description: "The record as it stands", schema: Operation }, ...errorResponses(400, 401, 404, 429) },
   async handle({ query, params, apiKeyId }, context) {
     const idOrHash = params.id ?? "";
-    const found = await context.store.findOwnOperation(apiKeyId, idOrHash);
-    if (found === undefined) throw new HttpError(404, HttpErrorCode.NOT_FOUND, `no operation ${idOrHash} made with this API key`, "id");
+    const notFound = () =>
+      new HttpError(404, HttpErrorCode.NOT_FOUND, "no operation with this id or transaction hash was made with this API key", "id");
+    const found = await context.store.findOwnOperation(apiKeyId, idOrHash).catch((error: unknown) => {
+      // An id the database cannot even compare (NUL, an unpaired surrogate) names no record.
+      throw isDataException(error) ? notFound() : error;
+    });
+    if (found === undefined) throw notFound();
     const waitMs = Math.min((query.waitSeconds ?? 0) * 1000, context.waitTimeoutMs);
     const record = waitMs > 0 ? await context.service.operations.wait(found.id, waitMs) : found;
     return { body: presentOperation(record) };
