@@ -342,7 +342,8 @@ describe("the package as users get it: the README's install commands and plugin 
       path.join(project, "typed-results.ts"),
       `import type {
   AmountPair, BalanceEntry, BalancesResult, EvmChain, EvmChains, FaucetOutcome, FaucetResult, LaunchOutcome, LaunchResult,
-  MintOutcome, MintResult, NetworkSummary, OperationRecord, Operations, TokenBalanceResult, TokenService, TransactionStatus, Wallet,
+  MintOutcome, MintResult, NetworkSummary, OperationRecord, Operations, PreparedOutcome, TokenBalanceResult, TokenService,
+  TransactionStatus, Wallet,
 } from "hardhat-token-service/api";
 
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
@@ -365,10 +366,12 @@ export const results: [
   Same<Operation<"mint">, MintOutcome>,
   Same<Operation<"faucet">, FaucetOutcome>,
   Same<Operation<"wait">, OperationRecord>,
+  Same<Operation<"prepareLaunch">, PreparedOutcome>,
+  Same<Operation<"prepareMint">, PreparedOutcome>,
   Same<Result<"evmChain">, EvmChain>,
   Same<TokenService["operations"], Operations>,
   Same<TokenService["evm"], EvmChains>,
-] = [true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true];
+] = [true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true];
 
 // The typed client's types come from its generated OpenAPI declarations (any, were they missing from the package).
 import type { Launch, paths } from "hardhat-token-service/client";
