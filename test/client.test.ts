@@ -131,6 +131,32 @@ describe("the typed client (hardhat-token-service/client)", function () {
     }
   });
 
+  it("a submit whose answer the network lost is sent again with the same Idempotency-Key: one launch, the first answer", async function () {
+    const wallet = Wallet.createRandom();
+    await fund(wallet.address);
+    let lost = 0;
+    const submits: string[] = [];
+    // The request reaches the service and is served; its answer never reaches the caller, once.
+    const lossyFetch: typeof fetch = async (input, init) => {
+      const request = input instanceof Request ? input : new Request(input, init);
+      const body = request.method === "POST" ? await request.clone().text() : "";
+      const response = await checkedFetch(request);
+      if (body.includes('"signedTransaction"')) {
+        submits.push(request.headers.get("idempotency-key") ?? "");
+        if (lost++ === 0) throw new TypeError("fetch failed: the connection was reset");
+      }
+      return response;
+    };
+    const lossy = createTokenServiceClient({ baseUrl: api.baseUrl, apiKey: TEST_API_KEY, fetch: lossyFetch });
+    const launched = await launchToken(lossy, { ...pair, type: "ERC20", token: { name: "Once", symbol: "ONE" } }, wallet);
+    expect(submits).to.have.length(2);
+    expect(submits[0]).to.match(/^[0-9a-f-]{36}$/);
+    expect(submits[1]).to.equal(submits[0]);
+    const { data } = await client.GET("/api/v1/tokens", { params: { query: { limit: 100 } } });
+    const mine = data!.items.filter((item) => item.sender === wallet.address);
+    expect(mine.map((item) => item.id)).to.deep.equal([launched.id]);
+  });
+
   it("throws the service's refusal with its status, code and field", async function () {
     const wallet = Wallet.createRandom();
     const refused = await launchToken(client, { ...pair, type: "SERVICE_ERC20", token: { name: "Poor", symbol: "PR" } }, wallet).then(
