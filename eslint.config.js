@@ -12,6 +12,7 @@ export default tseslint.config(
       "coverage/",
       "scratch/",
       "src/artifacts/",
+      "src/client/openapi.d.ts",
       "test/fixture-projects/*/node_modules/",
       "**/.token-service/",
     ],

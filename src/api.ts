@@ -33,8 +33,15 @@ export type {
 } from "./evm/chain.js";
 export type { EvmChains } from "./evm/chains-registry.js";
 export type { Operations } from "./operations/operations.js";
-export type { OperationRecord, OperationStatus, OperationTransition, OperationStore, OperationKind } from "./operations/types.js";
-export type { LaunchOutcome, MintOutcome, FaucetOutcome, OperationContext } from "./operations/operations.js";
+export type {
+  OperationRecord,
+  OperationStatus,
+  OperationTransition,
+  OperationStore,
+  OperationKind,
+  PreparedTransaction,
+} from "./operations/types.js";
+export type { LaunchOutcome, MintOutcome, FaucetOutcome, OperationContext, PreparedOutcome } from "./operations/operations.js";
 export type { TrackerSettings } from "./operations/tracker.js";
 // Every result the programmatic API returns has its type exported.
 export type { LaunchResult } from "./evm/launch.js";

@@ -3,7 +3,9 @@ import { allNetworks, requireEvm, resolveNetwork, rpcEnvironmentVariable, type N
 import { ErrorCode, TokenServiceError, invalidArgument, isTokenServiceError } from "./errors.js";
 import { noBitcoinBackends, type BitcoinBackends } from "./bitcoin/backend.js";
 import { readBalances, readErc721Balance } from "./evm/balances.js";
-import type { EvmChain, LazyEndpoint, NodeCallObserver, SimulatedChainFactory } from "./evm/chain.js";
+import type { TransactionLike } from "ethers";
+
+import type { EvmChain, EvmNetworkInfo, LazyEndpoint, NodeCallObserver, SimulatedChainFactory } from "./evm/chain.js";
 import { EvmChains } from "./evm/chains-registry.js";
 import { SharedChainReads } from "./evm/read-memo.js";
 import { DataDirectory } from "./data-directory.js";
@@ -11,8 +13,8 @@ import { MemoryOperationStore } from "./operations/memory-store.js";
 import { Operations } from "./operations/operations.js";
 import { DEFAULT_TRACKER_SETTINGS, type TrackerSettings } from "./operations/tracker.js";
 import type { OperationStore } from "./operations/types.js";
-import { launchToken, type LaunchHooks, type LaunchParams, type LaunchResult } from "./evm/launch.js";
-import { mintToken, mintedTokenId, type MintParams, type MintResult } from "./evm/mint.js";
+import { launchToken, prepareLaunch, type LaunchHooks, type LaunchParams, type LaunchResult, type Signing } from "./evm/launch.js";
+import { mintToken, mintedTokenId, prepareMint, type MintParams, type MintResult } from "./evm/mint.js";
 import type { BroadcastHooks } from "./evm/send-transaction.js";
 import { InProcessSenderLock, type SenderLock } from "./evm/sender-lock.js";
 import { getReceipt, getTransactionStatus, waitForTransaction, type TransactionStatus } from "./evm/transaction-status.js";
@@ -45,6 +47,8 @@ export interface TokenServiceOptions {
   operationStore?: OperationStore;
   /** Confirmations, drop and reorg windows, leases of the operation tracker. */
   tracker?: Partial<TrackerSettings>;
+  /** How long a prepared (unsigned) launch or mint keeps its nonce reserved for the sender; default 120 s. */
+  nonceReservationMs?: number;
 }
 
 export interface PairRequest {
@@ -94,14 +98,21 @@ export interface TokenBalanceResult {
   symbol?: string;
 }
 
-export interface LaunchRequest extends PairRequest {
+/** Who signs a launch or mint: the service with `privateKey`, or the caller, who sends the prepared transaction signed. */
+export interface SigningFields {
+  /** The sender's key; used to sign, never stored or logged. */
+  privateKey?: string;
+  /** The transaction `prepareLaunch`/`prepareMint` answered for this same request, signed by the sender. */
+  signedTransaction?: string;
+}
+
+export interface LaunchRequest extends PairRequest, SigningFields {
   type: string;
   token: unknown;
   sender: string;
-  privateKey: string;
 }
 
-export interface MintRequest extends PairRequest {
+export interface MintRequest extends PairRequest, SigningFields {
   type: string;
   contractAddress: string;
   to: string;
@@ -109,7 +120,26 @@ export interface MintRequest extends PairRequest {
   uri?: string;
   amount?: string | number;
   sender: string;
-  privateKey: string;
+}
+
+/** A launch or mint's request as prepared for the caller to sign: no key, no signature. */
+export type Unsigned<T> = Omit<T, keyof SigningFields>;
+
+export interface PrepareHooks {
+  heldNonces?(): Promise<number[]>;
+  /** Reserves the prepared transaction's nonce; answers when the reservation expires, or undefined when the nonce is taken. */
+  reserve(transaction: TransactionLike): Promise<string | undefined>;
+}
+
+export interface PreparedTransactionResult {
+  chain: string;
+  network: string;
+  type: TokenType;
+  sender: string;
+  transaction: TransactionLike;
+  expiresAt: string;
+  /** A launch's: where the token will be, given the prepared nonce. */
+  contractAddress?: string;
 }
 
 export interface FaucetRequest extends PairRequest {
@@ -192,10 +222,12 @@ export class TokenService {
     this.evm = new EvmChains({ ...options, ...(dataDirectory ? { dataDirectory } : {}) });
     this.lock = options.senderLock ?? new InProcessSenderLock();
     this.bitcoin = options.bitcoin ?? noBitcoinBackends;
-    this.operations = new Operations(this, options.operationStore ?? new MemoryOperationStore(), {
-      ...DEFAULT_TRACKER_SETTINGS,
-      ...options.tracker,
-    });
+    this.operations = new Operations(
+      this,
+      options.operationStore ?? new MemoryOperationStore(),
+      { ...DEFAULT_TRACKER_SETTINGS, ...options.tracker },
+      options.nonceReservationMs,
+    );
   }
 
   networks(): NetworkSummary[] {
@@ -309,17 +341,45 @@ export class TokenService {
 
   /** Validates everything before any network call, then deploys; resolves once the node accepted the transaction. */
   async launchToken(request: LaunchRequest, hooks: LaunchHooks = {}): Promise<LaunchResult> {
+    const { info, sender, params } = this.launchPlan(request);
+    const signing = this.signing(request, sender);
+    const chain = await this.evmChain(info, "token launch");
+    return launchToken(chain, this.lock, sender, signing, params, hooks);
+  }
+
+  /** The deployment `launchToken` would send, for the sender to sign, with its nonce reserved through `hooks`. */
+  async prepareLaunch(request: Unsigned<LaunchRequest>, hooks: PrepareHooks): Promise<PreparedTransactionResult> {
+    const { info, sender, params } = this.launchPlan(request);
+    const chain = await this.evmChain(info, "token launch");
+    const prepared = await prepareLaunch(chain, this.lock, sender, params, hooks);
+    return { chain: info.chain, network: info.network, type: params.type, sender, ...prepared };
+  }
+
+  async mintToken(request: MintRequest, hooks: BroadcastHooks = {}): Promise<MintResult> {
+    const { info, sender, params } = this.mintPlan(request);
+    const signing = this.signing(request, sender);
+    const chain = await this.evmChain(info, "mint");
+    return mintToken(chain, this.lock, sender, signing, params, hooks);
+  }
+
+  /** The mint `mintToken` would send, for the sender to sign, with its nonce reserved through `hooks`. */
+  async prepareMint(request: Unsigned<MintRequest>, hooks: PrepareHooks): Promise<PreparedTransactionResult> {
+    const { info, sender, params } = this.mintPlan(request);
+    const chain = await this.evmChain(info, "mint");
+    const prepared = await prepareMint(chain, this.lock, sender, params, hooks);
+    return { chain: info.chain, network: info.network, type: params.type, sender, ...prepared };
+  }
+
+  private launchPlan(request: Unsigned<LaunchRequest>): { info: EvmNetworkInfo; sender: string; params: LaunchParams } {
     const info = requireEvm(resolveNetwork(request.chain, request.network), "token launch");
     const type = parseTokenType(request.type);
     const sender = parseEvmAddress(request.sender, "sender");
     const params: LaunchParams =
       type === "ERC20" ? { type, token: parseErc20Params(request.token, sender) } : { type, token: parseErc721Params(request.token) };
-    const privateKey = assertKeyDerivesSender(request.privateKey, sender);
-    const chain = await this.evmChain(info, "token launch");
-    return launchToken(chain, this.lock, sender, privateKey, params, hooks);
+    return { info, sender, params };
   }
 
-  async mintToken(request: MintRequest, hooks: BroadcastHooks = {}): Promise<MintResult> {
+  private mintPlan(request: Unsigned<MintRequest>): { info: EvmNetworkInfo; sender: string; params: MintParams } {
     const info = requireEvm(resolveNetwork(request.chain, request.network), "mint");
     const type = parseTokenType(request.type);
     const contractAddress = parseEvmAddress(request.contractAddress, "contractAddress");
@@ -345,9 +405,17 @@ export class TokenService {
         ...(request.uri ? { uri: request.uri } : {}),
       };
     }
-    const privateKey = assertKeyDerivesSender(request.privateKey, sender);
-    const chain = await this.evmChain(info, "mint");
-    return mintToken(chain, this.lock, sender, privateKey, params, hooks);
+    return { info, sender, params };
+  }
+
+  /** The caller's key (checked to derive the sender), or the transaction the caller signed (checked when sent). */
+  private signing(request: SigningFields, sender: string): Signing {
+    if (request.signedTransaction !== undefined) {
+      if (request.privateKey !== undefined)
+        throw invalidArgument("signedTransaction", "give privateKey or signedTransaction, not both (a signed transaction needs no key)");
+      return { signedTransaction: request.signedTransaction };
+    }
+    return { privateKey: assertKeyDerivesSender(request.privateKey, sender) };
   }
 
   /** The ERC721 token id a mined mint produced. */

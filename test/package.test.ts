@@ -117,6 +117,17 @@ async function startHardhatNode(hardhatBin: string, cwd: string, chainId: number
   }
 }
 
+const CLIENT_FLOW = `import { Wallet } from "ethers";
+import { createTokenServiceClient, launchToken, waitForOperation } from "hardhat-token-service/client";
+
+const client = createTokenServiceClient({ baseUrl: process.env.BASE_URL, apiKey: process.env.API_KEY });
+const wallet = Wallet.createRandom();
+await client.POST("/api/v1/faucet", { body: { chain: "ethereum", network: "sepolia", address: wallet.address } });
+const launched = await launchToken(client, { chain: "ethereum", network: "sepolia", type: "ERC20", token: { name: "Gold", symbol: "GLD" } }, wallet);
+const final = await waitForOperation(client, launched.id, { timeoutMs: 60_000 });
+console.log(JSON.stringify({ launched: launched.status, final: final.status }));
+`;
+
 describe("the package as users get it: the README's install commands and plugin config in a new Hardhat project", function () {
   let project: string;
   let packs: string;
@@ -331,7 +342,8 @@ describe("the package as users get it: the README's install commands and plugin 
       path.join(project, "typed-results.ts"),
       `import type {
   AmountPair, BalanceEntry, BalancesResult, EvmChain, EvmChains, FaucetOutcome, FaucetResult, LaunchOutcome, LaunchResult,
-  MintOutcome, MintResult, NetworkSummary, OperationRecord, Operations, TokenBalanceResult, TokenService, TransactionStatus, Wallet,
+  MintOutcome, MintResult, NetworkSummary, OperationRecord, Operations, PreparedOutcome, TokenBalanceResult, TokenService,
+  TransactionStatus, Wallet,
 } from "hardhat-token-service/api";
 
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
@@ -354,10 +366,21 @@ export const results: [
   Same<Operation<"mint">, MintOutcome>,
   Same<Operation<"faucet">, FaucetOutcome>,
   Same<Operation<"wait">, OperationRecord>,
+  Same<Operation<"prepareLaunch">, PreparedOutcome>,
+  Same<Operation<"prepareMint">, PreparedOutcome>,
   Same<Result<"evmChain">, EvmChain>,
   Same<TokenService["operations"], Operations>,
   Same<TokenService["evm"], EvmChains>,
-] = [true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true];
+] = [true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true];
+
+// The typed client's types come from its generated OpenAPI declarations (any, were they missing from the package).
+import type { Launch, paths } from "hardhat-token-service/client";
+type IsAny<T> = 0 extends 1 & T ? true : false;
+export const clientTypes: [IsAny<paths>, IsAny<Launch>, Same<Launch["status"], "signed" | "pending" | "mined" | "failed" | "dropped">] = [
+  false,
+  false,
+  true,
+];
 `,
     );
     await writeFile(
@@ -388,6 +411,14 @@ export const results: [
       expect(created.status).to.equal(200);
       expect(created.body.address).to.match(/^tb1q/);
       expect((await serve.call("GET", "/openapi.json")).status).to.equal(200);
+      // The typed client from the package: an ERC20 signed here, with a key the service never sees.
+      await writeFile(path.join(project, "client-flow.mjs"), CLIENT_FLOW);
+      const flow = await run(process.execPath, ["client-flow.mjs"], project, {
+        BASE_URL: serve.baseUrl,
+        API_KEY: "package-test-key-0123456789",
+      });
+      expect(flow.code, flow.stdout + flow.stderr).to.equal(0);
+      expect(JSON.parse(flow.stdout)).to.deep.equal({ launched: "pending", final: "mined" });
     } finally {
       expect(await serve.stop()).to.equal(0);
     }

@@ -1,14 +1,17 @@
-import { Interface, getCreateAddress } from "ethers";
+import { Interface, getCreateAddress, type TransactionLike } from "ethers";
 
 import type { Erc20Params, Erc721Params, TokenType } from "../token-params.js";
 import { serviceErc20Artifact, serviceErc721Artifact } from "./artifacts.js";
 import type { EvmChain } from "./chain.js";
-import { sendTransaction, type BroadcastHooks, type SignedTransactionInfo } from "./send-transaction.js";
+import { prepareTransaction, sendTransaction, type BroadcastHooks, type SignedTransactionInfo } from "./send-transaction.js";
 import type { SenderLock } from "./sender-lock.js";
 
 export type LaunchParams = { type: "ERC20"; token: Erc20Params } | { type: "ERC721"; token: Erc721Params };
 
-export interface LaunchHooks extends Pick<BroadcastHooks, "minimumNonce"> {
+/** Who signs: the service with the caller's key, or the caller, who signed the prepared transaction. */
+export type Signing = { privateKey: string } | { signedTransaction: string };
+
+export interface LaunchHooks extends Pick<BroadcastHooks, "heldNonces" | "acceptSigned"> {
   /** Runs after signing, before broadcasting: the transaction hash and contract address are final from here on. */
   beforeBroadcast?(info: SignedTransactionInfo & { contractAddress: string }): Promise<void>;
 }
@@ -29,7 +32,7 @@ export interface LaunchResult {
 const erc20Constructor = new Interface(serviceErc20Artifact.abi);
 const erc721Constructor = new Interface(serviceErc721Artifact.abi);
 
-function deploymentData(params: LaunchParams, sender: string): string {
+export function deploymentData(params: LaunchParams, sender: string): string {
   if (params.type === "ERC20") {
     const { name, symbol, decimals, cap, minter, initialSupply, account } = params.token;
     const encoded = erc20Constructor.encodeDeploy([name, symbol, decimals, cap, minter, initialSupply, account]);
@@ -47,18 +50,19 @@ export async function launchToken(
   chain: EvmChain,
   lock: SenderLock,
   sender: string,
-  privateKey: string,
+  signing: Signing,
   params: LaunchParams,
   hooks: LaunchHooks = {},
 ): Promise<LaunchResult> {
+  const { beforeBroadcast, ...rest } = hooks;
   const sent = await sendTransaction(
     chain,
     lock,
-    { sender, privateKey, data: deploymentData(params, sender) },
+    { sender, ...signing, data: deploymentData(params, sender) },
     {
+      ...rest,
       beforeBroadcast: async (info) =>
-        hooks.beforeBroadcast?.({ ...info, contractAddress: getCreateAddress({ from: sender, nonce: info.nonce }) }),
-      ...(hooks.minimumNonce ? { minimumNonce: hooks.minimumNonce } : {}),
+        beforeBroadcast?.({ ...info, contractAddress: getCreateAddress({ from: sender, nonce: info.nonce }) }),
     },
   );
   return {
@@ -72,4 +76,22 @@ export async function launchToken(
     nonce: sent.nonce,
     simulated: chain.simulated,
   };
+}
+
+export interface PreparedLaunch {
+  transaction: TransactionLike;
+  contractAddress: string;
+  expiresAt: string;
+}
+
+/** The deployment as `sender` should sign it, its nonce reserved by `hooks.reserve`. */
+export async function prepareLaunch(
+  chain: EvmChain,
+  lock: SenderLock,
+  sender: string,
+  params: LaunchParams,
+  hooks: Parameters<typeof prepareTransaction>[3],
+): Promise<PreparedLaunch> {
+  const { transaction, expiresAt } = await prepareTransaction(chain, lock, { sender, data: deploymentData(params, sender) }, hooks);
+  return { transaction, expiresAt, contractAddress: getCreateAddress({ from: sender, nonce: Number(transaction.nonce) }) };
 }

@@ -1,10 +1,11 @@
-import type { TransactionReceipt } from "ethers";
+import type { TransactionLike, TransactionReceipt } from "ethers";
 
 import { ErrorCode, TokenServiceError } from "../errors.js";
 import type { TokenType } from "../token-params.js";
 import type { EvmChain } from "./chain.js";
 import { translateProviderError } from "./provider-errors.js";
-import { sendTransaction, type BroadcastHooks } from "./send-transaction.js";
+import type { Signing } from "./launch.js";
+import { prepareTransaction, sendTransaction, type BroadcastHooks } from "./send-transaction.js";
 import type { SenderLock } from "./sender-lock.js";
 import { ERC721_INTERFACE_ID, MINTER_ROLE, erc20Interface, erc721Interface } from "./token-abi.js";
 
@@ -94,12 +95,12 @@ export async function mintToken(
   chain: EvmChain,
   lock: SenderLock,
   sender: string,
-  privateKey: string,
+  signing: Signing,
   params: MintParams,
   hooks: BroadcastHooks = {},
 ): Promise<MintResult> {
   await preflight(chain, sender, params);
-  const sent = await sendTransaction(chain, lock, { sender, privateKey, to: params.contractAddress, data: mintData(params) }, hooks);
+  const sent = await sendTransaction(chain, lock, { sender, ...signing, to: params.contractAddress, data: mintData(params) }, hooks);
   return {
     transactionHash: sent.transactionHash,
     status: "pending",
@@ -112,6 +113,18 @@ export async function mintToken(
     ...(params.type === "ERC20" ? { amount: params.amount.toString() } : {}),
     simulated: chain.simulated,
   };
+}
+
+/** The mint as `sender` should sign it (checked as a mint with the key would be), its nonce reserved by `hooks.reserve`. */
+export async function prepareMint(
+  chain: EvmChain,
+  lock: SenderLock,
+  sender: string,
+  params: MintParams,
+  hooks: Parameters<typeof prepareTransaction>[3],
+): Promise<{ transaction: TransactionLike; expiresAt: string }> {
+  await preflight(chain, sender, params);
+  return prepareTransaction(chain, lock, { sender, to: params.contractAddress, data: mintData(params) }, hooks);
 }
 
 /** The id an ERC721 mint produced, read from its Transfer event. */

@@ -1,4 +1,13 @@
-import type { LeaseFilter, LeasedOperation, NewOperation, OperationChange, OperationRecord, OperationStore } from "./types.js";
+import type {
+  LeaseFilter,
+  LeasedOperation,
+  NewNonceReservation,
+  NewOperation,
+  NonceReservation,
+  OperationChange,
+  OperationRecord,
+  OperationStore,
+} from "./types.js";
 
 interface Entry {
   record: LeasedOperation;
@@ -13,6 +22,7 @@ interface Entry {
  */
 export class MemoryOperationStore implements OperationStore {
   private readonly entries = new Map<string, Entry>();
+  private readonly reservations = new Map<string, { reservation: NewNonceReservation; expiresAt: number }>();
 
   async insertOperation(operation: NewOperation): Promise<void> {
     if (this.entries.has(operation.id)) throw new Error(`operation ${operation.id} exists`);
@@ -87,14 +97,36 @@ export class MemoryOperationStore implements OperationStore {
     return undefined;
   }
 
-  async nextUnfinishedNonce(chain: string, network: string, sender: string): Promise<number | undefined> {
-    let highest: number | undefined;
+  async heldNonces(chain: string, network: string, sender: string): Promise<number[]> {
+    const held = new Set<number>();
     for (const { record } of this.entries.values()) {
       if (record.chain !== chain || record.network !== network || record.sender !== sender || record.nonce === null) continue;
-      if (record.status !== "signed" && record.status !== "pending") continue;
-      highest = Math.max(highest ?? -1, record.nonce);
+      if (record.status === "signed" || record.status === "pending") held.add(record.nonce);
     }
-    return highest === undefined ? undefined : highest + 1;
+    const now = Date.now();
+    for (const { reservation, expiresAt } of this.reservations.values()) {
+      if (reservation.chain === chain && reservation.network === network && reservation.sender === sender && expiresAt > now)
+        held.add(reservation.nonce);
+    }
+    return [...held].sort((a, b) => a - b);
+  }
+
+  async reserveNonce(reservation: NewNonceReservation): Promise<string | undefined> {
+    const key = reservationKey(reservation.chain, reservation.network, reservation.sender, reservation.nonce);
+    const now = Date.now();
+    if ((this.reservations.get(key)?.expiresAt ?? 0) > now) return undefined;
+    const expiresAt = now + reservation.ttlMs;
+    this.reservations.set(key, { reservation: structuredClone(reservation), expiresAt });
+    // As the SQL store does: reservations long past their expiry can no longer be submitted against.
+    for (const [other, entry] of this.reservations) if (entry.expiresAt < now - RESERVATION_MEMORY_MS) this.reservations.delete(other);
+    return new Date(expiresAt).toISOString();
+  }
+
+  async getNonceReservation(chain: string, network: string, sender: string, nonce: number): Promise<NonceReservation | undefined> {
+    const entry = this.reservations.get(reservationKey(chain, network, sender, nonce));
+    if (entry === undefined) return undefined;
+    const { ttlMs: _ttl, ...reservation } = structuredClone(entry.reservation);
+    return { ...reservation, expiresAt: new Date(entry.expiresAt).toISOString(), live: entry.expiresAt > Date.now() };
   }
 
   async leaseDueOperations(owner: string, leaseMs: number, limit: number, filter: LeaseFilter = {}): Promise<LeasedOperation[]> {
@@ -118,3 +150,7 @@ export class MemoryOperationStore implements OperationStore {
     return due.map((entry) => structuredClone(entry.record));
   }
 }
+
+const RESERVATION_MEMORY_MS = 24 * 3_600_000;
+
+const reservationKey = (chain: string, network: string, sender: string, nonce: number) => `${chain}/${network}/${sender}/${nonce}`;

@@ -1,19 +1,37 @@
 import { randomUUID } from "node:crypto";
 
-import { getAddress, isAddress } from "ethers";
+import { getAddress, isAddress, type Transaction } from "ethers";
 
 import { parseEvmAddress } from "../addresses.js";
 import { resolveNetwork } from "../chains.js";
-import { TokenServiceError } from "../errors.js";
+import { ErrorCode, TokenServiceError } from "../errors.js";
 import type { EvmChain } from "../evm/chain.js";
 import type { LaunchResult } from "../evm/launch.js";
 import type { MintResult } from "../evm/mint.js";
+import { translateProviderError } from "../evm/provider-errors.js";
 import type { SignedTransactionInfo } from "../evm/send-transaction.js";
-import type { FaucetRequest, FaucetResult, LaunchRequest, MintRequest, TokenService } from "../service.js";
+import { assertSameAsPrepared, toPreparedTransaction } from "../evm/signed-transaction.js";
+import type {
+  FaucetRequest,
+  FaucetResult,
+  LaunchRequest,
+  MintRequest,
+  PrepareHooks,
+  PreparedTransactionResult,
+  TokenService,
+  Unsigned,
+} from "../service.js";
 import { amountPair } from "../units.js";
 import { parseTokenType } from "../token-params.js";
 import { OperationTracker, isTransient, type TrackerSettings } from "./tracker.js";
-import { FINAL_STATUSES, type NewOperation, type OperationRecord, type OperationStatus, type OperationStore } from "./types.js";
+import {
+  FINAL_STATUSES,
+  type NewOperation,
+  type OperationRecord,
+  type OperationStatus,
+  type OperationStore,
+  type PreparedTransaction,
+} from "./types.js";
 
 export interface OperationContext {
   /** Whose record it is (the HTTP service's API key id). */
@@ -26,6 +44,13 @@ type Settled = { status: OperationStatus; blockNumber: number | null };
 export type LaunchOutcome = Omit<LaunchResult, "status"> & Settled & { id: string };
 export type MintOutcome = Omit<MintResult, "status"> & Settled & { id: string };
 export type FaucetOutcome = FaucetResult & { id: string };
+/** A launch or mint prepared for the caller to sign: submit it signed, with the same body, before `expiresAt`. */
+export type PreparedOutcome = Omit<PreparedTransactionResult, "transaction"> & { unsignedTransaction: PreparedTransaction };
+
+/** How long a prepared transaction's nonce stays reserved by default: time to sign, a hardware wallet's confirmation included. */
+export const DEFAULT_NONCE_RESERVATION_MS = 120_000;
+
+type Where = { apiKeyId: string | null; chain: string; network: string; sender: string };
 
 /** Records hold addresses checksummed, however the caller wrote them (the core validated them before signing). */
 function checksummed(params: Record<string, unknown>, fields: readonly string[]): Record<string, unknown> {
@@ -74,6 +99,7 @@ export class Operations {
     private readonly service: TokenService,
     readonly store: OperationStore,
     settings: TrackerSettings,
+    private readonly nonceReservationMs = DEFAULT_NONCE_RESERVATION_MS,
   ) {
     this.tracker = new OperationTracker(store, (record) => this.chainOf(record), settings);
   }
@@ -83,11 +109,12 @@ export class Operations {
     const type = parseTokenType(request.type);
     const id = context.id ?? randomUUID();
     const sender = parseEvmAddress(request.sender, "sender");
+    const where = { apiKeyId: context.apiKeyId ?? null, chain: pair.chain, network: pair.network, sender };
     return this.recorded(
       id,
-      (beforeBroadcast, minimumNonce) =>
+      (beforeBroadcast, nonceHooks) =>
         this.service.launchToken(request, {
-          minimumNonce,
+          ...nonceHooks,
           beforeBroadcast: (signed) =>
             beforeBroadcast(signed, {
               kind: "launch",
@@ -96,7 +123,7 @@ export class Operations {
               contractAddress: signed.contractAddress,
             }),
         }),
-      { apiKeyId: context.apiKeyId ?? null, chain: pair.chain, network: pair.network, sender },
+      where,
     );
   }
 
@@ -105,12 +132,21 @@ export class Operations {
     const type = parseTokenType(request.type);
     const id = context.id ?? randomUUID();
     const sender = parseEvmAddress(request.sender, "sender");
-    const { privateKey: _secret, chain: _chain, network: _network, type: _type, sender: _sender, ...params } = request;
+    const {
+      privateKey: _secret,
+      signedTransaction: _signed,
+      chain: _chain,
+      network: _network,
+      type: _type,
+      sender: _sender,
+      ...params
+    } = request;
+    const where = { apiKeyId: context.apiKeyId ?? null, chain: pair.chain, network: pair.network, sender };
     return this.recorded(
       id,
-      (beforeBroadcast, minimumNonce) =>
+      (beforeBroadcast, nonceHooks) =>
         this.service.mintToken(request, {
-          minimumNonce,
+          ...nonceHooks,
           beforeBroadcast: (signed) =>
             beforeBroadcast(signed, {
               kind: "mint",
@@ -119,8 +155,18 @@ export class Operations {
               contractAddress: parseEvmAddress(request.contractAddress, "contractAddress"),
             }),
         }),
-      { apiKeyId: context.apiKeyId ?? null, chain: pair.chain, network: pair.network, sender },
+      where,
     );
+  }
+
+  /** The launch `launch` would send, unsigned, its nonce reserved for the sender until `expiresAt` (no record yet). */
+  async prepareLaunch(request: Unsigned<LaunchRequest>): Promise<PreparedOutcome> {
+    return presentPrepared(await this.service.prepareLaunch(request, this.reservations(request)));
+  }
+
+  /** The mint `mint` would send, unsigned, its nonce reserved for the sender until `expiresAt` (no record yet). */
+  async prepareMint(request: Unsigned<MintRequest>): Promise<PreparedOutcome> {
+    return presentPrepared(await this.service.prepareMint(request, this.reservations(request)));
   }
 
   /**
@@ -277,6 +323,70 @@ export class Operations {
     this.tracker.start();
   }
 
+  private reservations(request: { chain: string; network: string; sender: string }): PrepareHooks {
+    const pair = resolveNetwork(request.chain, request.network);
+    const sender = parseEvmAddress(request.sender, "sender");
+    return {
+      heldNonces: () => this.store.heldNonces(pair.chain, pair.network, sender),
+      reserve: (transaction) =>
+        this.store.reserveNonce({
+          chain: pair.chain,
+          network: pair.network,
+          sender,
+          nonce: Number(transaction.nonce),
+          transaction: toPreparedTransaction(transaction),
+          ttlMs: this.nonceReservationMs,
+        }),
+    };
+  }
+
+  /**
+   * A caller-signed transaction is sent only if it is exactly one this service prepared for the sender, not sent
+   * before, and its nonce is still the sender's to use: reserved, or, after its reservation expired, taken by nothing
+   * since. Runs inside the sender lock, so no prepare or send takes the nonce meanwhile.
+   */
+  private async acceptSigned(where: Where, transaction: Transaction): Promise<void> {
+    const field = "signedTransaction";
+    const pair = `${where.chain}/${where.network}`;
+    const existing = await this.store.findByTransactionHash(where.chain, where.network, transaction.hash!);
+    if (existing !== undefined) {
+      throw new TokenServiceError(ErrorCode.ALREADY_SUBMITTED, `signedTransaction was already submitted, as operation ${existing.id}`, {
+        field,
+        details: { operationId: existing.id, status: existing.status },
+      });
+    }
+    const reservation = await this.store.getNonceReservation(where.chain, where.network, where.sender, transaction.nonce);
+    if (reservation === undefined) {
+      throw new TokenServiceError(
+        ErrorCode.TRANSACTION_NOT_PREPARED,
+        `signedTransaction's nonce ${transaction.nonce} was not prepared for ${where.sender} on ${pair}: prepare first (the same body without privateKey), then sign the answer's unsignedTransaction unchanged`,
+        { field, details: { nonce: transaction.nonce } },
+      );
+    }
+    assertSameAsPrepared(transaction, reservation.transaction);
+    const chain = await this.chainOf(where);
+    const [next, held] = await Promise.all([
+      chain.provider
+        .getTransactionCount(where.sender, "pending")
+        .catch((error: unknown) => Promise.reject(translateProviderError(error, `the ${pair} node`))),
+      reservation.live ? Promise.resolve([]) : this.store.heldNonces(where.chain, where.network, where.sender),
+    ]);
+    if (transaction.nonce < next) {
+      throw new TokenServiceError(
+        ErrorCode.NONCE_TAKEN,
+        `nonce ${transaction.nonce} is already used on ${pair} (the sender's next is ${next}): prepare again`,
+        { field, details: { nonce: transaction.nonce, next } },
+      );
+    }
+    if (held.includes(transaction.nonce)) {
+      throw new TokenServiceError(
+        ErrorCode.NONCE_TAKEN,
+        `the prepared transaction expired at ${reservation.expiresAt} and nonce ${transaction.nonce} has been taken since: prepare again`,
+        { field, details: { nonce: transaction.nonce, expiresAt: reservation.expiresAt } },
+      );
+    }
+  }
+
   stop(): Promise<void> {
     return this.tracker.stop();
   }
@@ -297,9 +407,12 @@ export class Operations {
         signed: SignedTransactionInfo,
         fields: Pick<NewOperation, "kind" | "tokenType" | "params" | "contractAddress">,
       ) => Promise<void>,
-      minimumNonce: () => Promise<number | undefined>,
+      nonceHooks: {
+        heldNonces: () => Promise<number[]>;
+        acceptSigned: (transaction: Transaction) => Promise<void>;
+      },
     ) => Promise<R>,
-    where: { apiKeyId: string | null; chain: string; network: string; sender: string },
+    where: Where,
   ): Promise<Omit<R, "status"> & Settled & { id: string }> {
     this.start();
     // Known once signed: the chain is open by then.
@@ -326,7 +439,10 @@ export class Operations {
             });
             written = true;
           },
-          () => this.store.nextUnfinishedNonce(where.chain, where.network, where.sender),
+          {
+            heldNonces: () => this.store.heldNonces(where.chain, where.network, where.sender),
+            acceptSigned: (transaction) => this.acceptSigned(where, transaction),
+          },
         ),
       );
       this.tracker.kick(pollMs);
@@ -356,4 +472,9 @@ export class Operations {
       throw error;
     }
   }
+}
+
+function presentPrepared(prepared: PreparedTransactionResult): PreparedOutcome {
+  const { transaction, ...rest } = prepared;
+  return { unsignedTransaction: toPreparedTransaction(transaction), ...rest };
 }

@@ -107,6 +107,51 @@ export interface OperationStore {
   releaseLeases(owner: string): Promise<void>;
   /** The record of a transaction, by its hash on a pair. */
   findByTransactionHash(chain: string, network: string, transactionHash: string): Promise<OperationRecord | undefined>;
-  /** One past the highest nonce of the sender's signed or pending records on the pair, or undefined. */
-  nextUnfinishedNonce(chain: string, network: string, sender: string): Promise<number | undefined>;
+  /**
+   * The nonces the sender may not take on the pair, ascending: those of its signed or pending records (the node may not
+   * have them yet) and of its live reservations (prepared for a caller to sign).
+   */
+  heldNonces(chain: string, network: string, sender: string): Promise<number[]>;
+  /**
+   * Reserves `nonce` for a prepared transaction until `ttlMs` from now (on the store's clock). An expired reservation of
+   * that nonce is replaced. Answers when it expires (ISO time), or undefined when a live one holds the nonce (another
+   * process prepared it first).
+   */
+  reserveNonce(reservation: NewNonceReservation): Promise<string | undefined>;
+  /** The reservation of `nonce`, live or expired, or undefined when none was ever made (or it was replaced and purged). */
+  getNonceReservation(chain: string, network: string, sender: string, nonce: number): Promise<NonceReservation | undefined>;
+}
+
+/** A prepared transaction's fields, as JSON keeps them: quantities as decimal strings, bytes and addresses as 0x hex. */
+export interface PreparedTransaction {
+  chainId: number;
+  type: 0 | 2;
+  nonce: number;
+  gasLimit: string;
+  maxFeePerGas?: string;
+  maxPriorityFeePerGas?: string;
+  gasPrice?: string;
+  to: string | null;
+  data: string;
+  value: string;
+}
+
+export interface NewNonceReservation {
+  chain: string;
+  network: string;
+  sender: string;
+  nonce: number;
+  transaction: PreparedTransaction;
+  ttlMs: number;
+}
+
+export interface NonceReservation {
+  chain: string;
+  network: string;
+  sender: string;
+  nonce: number;
+  transaction: PreparedTransaction;
+  expiresAt: string;
+  /** Still before `expiresAt`, on the store's clock. */
+  live: boolean;
 }

@@ -58,6 +58,8 @@ export interface CreateServerOptions {
   idempotencyRetentionMs?: number;
   /** Confirmations, drop and reorg windows, leases of the operation tracker. */
   tracker?: Partial<TrackerSettings>;
+  /** Overrides TOKEN_SERVICE_PREPARED_TTL_SECONDS: how long a prepared transaction's nonce stays reserved. */
+  nonceReservationMs?: number;
   requestTimeoutMs?: number;
   logger?: Logger;
   /** Where log lines go when no logger is given (default stdout). */
@@ -196,6 +198,7 @@ export async function createServer(options: CreateServerOptions): Promise<TokenS
       simulatedChains: settings.simulatedChains,
       operationStore: store,
       tracker: { ...settings.tracker, ...options.tracker },
+      nonceReservationMs: options.nonceReservationMs ?? settings.nonceReservationMs,
       ...(options.requestTimeoutMs !== undefined ? { requestTimeoutMs: options.requestTimeoutMs } : {}),
     });
     const evm = service.evm;

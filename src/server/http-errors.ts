@@ -43,6 +43,10 @@ export const STATUS_BY_CORE_CODE: Record<CoreErrorCode, number> = {
   [ErrorCode.BACKEND_NOT_CONFIGURED]: 503,
   [ErrorCode.UPSTREAM_TIMEOUT]: 504,
   [ErrorCode.DATA_DIR_IN_USE]: 503,
+  [ErrorCode.TRANSACTION_MISMATCH]: 422,
+  [ErrorCode.TRANSACTION_NOT_PREPARED]: 409,
+  [ErrorCode.NONCE_TAKEN]: 409,
+  [ErrorCode.ALREADY_SUBMITTED]: 409,
 };
 
 export class HttpError extends Error {

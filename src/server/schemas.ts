@@ -89,14 +89,34 @@ export const TokenType = z
   .describe("SERVICE_ERC20, SERVICE_ERC721, ERC20 or ERC721, case-insensitive")
   .meta({ examples: ["SERVICE_ERC20"] });
 
-export const LaunchBody = z.strictObject({
+const privateKey = z.string().describe("The sender's key; used to sign, never stored or logged");
+const signedTransaction = z
+  .string()
+  .regex(/^0x[0-9a-fA-F]+$/, "must be 0x-prefixed hex")
+  .describe(
+    "The `unsignedTransaction` a prepare (this body without privateKey) answered, signed by `sender` unchanged: 0x hex, as an ethers Signer's signTransaction returns it",
+  );
+
+const launchFields = {
   chain,
   network,
   type: TokenType,
   token: z.union([Erc20Token, Erc721Token]),
   sender: address.describe("Pays for the deployment; for ERC721 it becomes the minter"),
-  privateKey: z.string().describe("The sender's key; used to sign, never stored or logged"),
+};
+
+/** What a launch body may hold, checked at once (the documented union below says which combinations mean what). */
+export const LaunchFields = z.strictObject({
+  ...launchFields,
+  privateKey: privateKey.optional(),
+  signedTransaction: signedTransaction.optional(),
 });
+
+export const LaunchBody = z.union([
+  z.strictObject({ ...launchFields, privateKey }).meta({ title: "Signed by the service with privateKey" }),
+  z.strictObject({ ...launchFields, signedTransaction }).meta({ title: "Submit: the prepared transaction, signed by the caller" }),
+  z.strictObject(launchFields).meta({ title: "Prepare: answers the unsigned transaction to sign, its nonce reserved" }),
+]);
 
 export const LaunchQuery = z.object({
   chain: chain.optional().describe("Must equal the body's chain when given"),
@@ -124,7 +144,7 @@ export const Launch = z.object({
   blockNumber: z.number().int().nullable().optional(),
 });
 
-export const MintBody = z.strictObject({
+const mintFields = {
   chain,
   network,
   type: TokenType,
@@ -134,8 +154,19 @@ export const MintBody = z.strictObject({
   uri: z.string().max(2048).optional().describe("ERC721: this token's own URI"),
   amount: integerString("ERC20: smallest units").optional(),
   sender: address.describe("A minter of the contract"),
-  privateKey: z.string(),
+};
+
+export const MintFields = z.strictObject({
+  ...mintFields,
+  privateKey: privateKey.optional(),
+  signedTransaction: signedTransaction.optional(),
 });
+
+export const MintBody = z.union([
+  z.strictObject({ ...mintFields, privateKey }).meta({ title: "Signed by the service with privateKey" }),
+  z.strictObject({ ...mintFields, signedTransaction }).meta({ title: "Submit: the prepared transaction, signed by the caller" }),
+  z.strictObject(mintFields).meta({ title: "Prepare: answers the unsigned transaction to sign, its nonce reserved" }),
+]);
 
 export const Mint = z.object({
   id: z.string(),
@@ -151,6 +182,35 @@ export const Mint = z.object({
   simulated: z.boolean(),
   blockNumber: z.number().int().nullable().optional(),
 });
+
+export const UnsignedTransaction = z
+  .object({
+    chainId: z.number().int(),
+    type: z.union([z.literal(2), z.literal(0)]).describe("2 (EIP-1559) where the chain reports base fees, else 0 (legacy, EIP-155)"),
+    nonce: z.number().int().describe("Reserved for the sender until expiresAt"),
+    gasLimit: integerString("The node's estimate plus 20 %"),
+    maxFeePerGas: integerString("Type 2 only, wei").optional(),
+    maxPriorityFeePerGas: integerString("Type 2 only, wei").optional(),
+    gasPrice: integerString("Type 0 only, wei").optional(),
+    to: z.string().nullable().describe("null for a launch (a contract creation); the token contract for a mint"),
+    data: z.string(),
+    value: integerString("Always 0"),
+  })
+  .describe("Sign exactly this (e.g. ethers `signer.signTransaction(unsignedTransaction)`); any change is refused");
+
+const prepared = {
+  unsignedTransaction: UnsignedTransaction,
+  expiresAt: z
+    .string()
+    .describe("Until then the nonce is reserved; a later submit is accepted only while the nonce is still free (nothing took it since)"),
+  chain: z.string(),
+  network: z.string(),
+  type: z.enum(["ERC20", "ERC721"]),
+  sender: z.string(),
+};
+
+export const PreparedLaunch = z.object({ ...prepared, contractAddress: z.string().describe("Where the token will be, given the nonce") });
+export const PreparedMint = z.object(prepared);
 
 export const WaitQuery = z.object({ wait: z.enum(["mined"]).optional() });
 
@@ -226,31 +286,31 @@ export const OperationListQuery = z.object({
   cursor: z.string().optional().describe("nextCursor of the previous page"),
 });
 
+export const Operation = z.object({
+  id: z.string(),
+  kind: z.enum(["launch", "mint", "faucet"]),
+  chain: z.string(),
+  network: z.string(),
+  type: z.string().nullable(),
+  params: z.record(z.string(), z.unknown()),
+  sender: z.string().nullable(),
+  transactionHash: z.string().nullable(),
+  contractAddress: z.string().nullable(),
+  nonce: z.number().int().nullable(),
+  status: OperationState,
+  error: z.object({ code: z.string(), message: z.string() }).nullable(),
+  blockNumber: z.number().int().nullable(),
+  blockHash: z.string().nullable(),
+  result: z.record(z.string(), z.unknown()).nullable().describe("What mining revealed, e.g. an ERC721 mint's tokenId"),
+  transitions: z
+    .array(z.object({ status: OperationState, at: z.string(), reason: z.string() }))
+    .describe("Every state change with its time and reason, oldest first"),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+});
+
 export const OperationList = z.object({
-  items: z.array(
-    z.object({
-      id: z.string(),
-      kind: z.enum(["launch", "mint", "faucet"]),
-      chain: z.string(),
-      network: z.string(),
-      type: z.string().nullable(),
-      params: z.record(z.string(), z.unknown()),
-      sender: z.string().nullable(),
-      transactionHash: z.string().nullable(),
-      contractAddress: z.string().nullable(),
-      nonce: z.number().int().nullable(),
-      status: OperationState,
-      error: z.object({ code: z.string(), message: z.string() }).nullable(),
-      blockNumber: z.number().int().nullable(),
-      blockHash: z.string().nullable(),
-      result: z.record(z.string(), z.unknown()).nullable().describe("What mining revealed, e.g. an ERC721 mint's tokenId"),
-      transitions: z
-        .array(z.object({ status: OperationState, at: z.string(), reason: z.string() }))
-        .describe("Every state change with its time and reason, oldest first"),
-      createdAt: z.string(),
-      updatedAt: z.string(),
-    }),
-  ),
+  items: z.array(Operation),
   nextCursor: z.string().nullable(),
 });
 
@@ -298,6 +358,18 @@ export const DeliveryList = z.object({
     }),
   ),
   nextCursor: z.string().nullable(),
+});
+
+export const OperationQuery = z.object({
+  waitSeconds: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(60)
+    .optional()
+    .describe(
+      "Answer once the operation is final (mined, failed, dropped), or after this many seconds (at most the service's wait timeout) with its state then",
+    ),
 });
 
 export const Health = z.object({

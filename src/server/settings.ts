@@ -23,6 +23,8 @@ export interface Settings {
   healthCacheMs: number;
   /** Confirmations, drop and reorg windows, and lease of the operation tracker. */
   tracker: Omit<TrackerSettings, "idlePollMs">;
+  /** How long a prepared launch or mint keeps its nonce reserved for the sender to sign it. */
+  nonceReservationMs: number;
   /** How long a request holds its Idempotency-Key before a retry may settle it; default: the wait timeout plus 30 s. */
   idempotencyLeaseMs: number | undefined;
   /** How long a finished Idempotency-Key replays its answer. */
@@ -111,6 +113,7 @@ const EnvironmentSchema = z
     TOKEN_SERVICE_DROP_AFTER_SECONDS: seconds(600, { allowZero: false }),
     TOKEN_SERVICE_REORG_WATCH_SECONDS: seconds(3600, { allowZero: true }),
     TOKEN_SERVICE_LEASE_SECONDS: seconds(30, { allowZero: false }),
+    TOKEN_SERVICE_PREPARED_TTL_SECONDS: seconds(120, { allowZero: false }),
     TOKEN_SERVICE_IDEMPOTENCY_LEASE_SECONDS: optionalSeconds,
     TOKEN_SERVICE_IDEMPOTENCY_RETENTION_HOURS: seconds(24, { allowZero: false }).transform((value) => value * 3600),
     TOKEN_SERVICE_METRICS_PUBLIC: boolean,
@@ -159,6 +162,7 @@ export function loadSettings(env: NodeJS.ProcessEnv): Settings {
       reorgWatchMs: settings.TOKEN_SERVICE_REORG_WATCH_SECONDS,
       leaseMs: settings.TOKEN_SERVICE_LEASE_SECONDS,
     },
+    nonceReservationMs: settings.TOKEN_SERVICE_PREPARED_TTL_SECONDS,
     idempotencyLeaseMs: settings.TOKEN_SERVICE_IDEMPOTENCY_LEASE_SECONDS,
     idempotencyRetentionMs: settings.TOKEN_SERVICE_IDEMPOTENCY_RETENTION_HOURS,
     simulatedChains: settings.TOKEN_SERVICE_SIMULATED_CHAINS,

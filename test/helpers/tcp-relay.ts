@@ -9,8 +9,14 @@ export interface TcpRelay {
   close(): Promise<void>;
 }
 
-/** Forwards loopback TCP connections to `target`, so a test can take the path to a real server down and back up. */
-export async function startTcpRelay(target: { host: string; port: number }): Promise<TcpRelay> {
+/**
+ * Forwards loopback TCP connections to `target`, so a test can take the path to a real server down and back up.
+ * `recordRequests` is handed every byte a client sends (requests, headers and bodies, as they travel).
+ */
+export async function startTcpRelay(
+  target: { host: string; port: number },
+  options: { recordRequests?: (chunk: Buffer) => void } = {},
+): Promise<TcpRelay> {
   const sockets = new Set<Socket>();
   let server: Server | undefined;
 
@@ -22,6 +28,7 @@ export async function startTcpRelay(target: { host: string; port: number }): Pro
         socket.on("close", () => sockets.delete(socket));
         socket.on("error", () => undefined);
       }
+      if (options.recordRequests) client.on("data", options.recordRequests);
       client.pipe(upstream).pipe(client);
       client.on("close", () => upstream.destroy());
       upstream.on("close", () => client.destroy());

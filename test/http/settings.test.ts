@@ -30,6 +30,7 @@ describe("Settings from the environment", function () {
       shutdownGraceMs: 10_000,
       healthCacheMs: 5_000,
       tracker: { confirmations: 1, dropAfterMs: 600_000, reorgWatchMs: 3_600_000, leaseMs: 30_000 },
+      nonceReservationMs: 120_000,
       idempotencyLeaseMs: undefined,
       idempotencyRetentionMs: 86_400_000,
       simulatedChains: true,

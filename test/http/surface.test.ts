@@ -87,7 +87,14 @@ describe("HTTP service — endpoints, aliases, auth, OpenAPI, health", function 
     for (const route of API_ROUTES) {
       expect(documented).to.include(`${route.method} /api/v1${route.paths[0]!.replace(/:(\w+)/g, "{$1}")}`);
     }
-    expect(document.paths["/api/v1/tokens"].post.requestBody.content["application/json"].schema.properties).to.include.keys(
+    // The document's key-in-body form, then the caller-signed submit and the prepare (issue 10 §1).
+    for (const path of ["/api/v1/tokens", "/api/v1/tokens/mint"]) {
+      const branches = document.paths[path].post.requestBody.content["application/json"].schema.anyOf as Array<{ required: string[] }>;
+      expect(
+        branches.map((branch) => ["privateKey", "signedTransaction"].filter((field) => branch.required.includes(field))),
+      ).to.deep.equal([["privateKey"], ["signedTransaction"], []]);
+    }
+    expect(document.paths["/api/v1/tokens"].post.requestBody.content["application/json"].schema.anyOf[0].properties).to.have.keys(
       "chain",
       "network",
       "type",

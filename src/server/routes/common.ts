@@ -6,7 +6,7 @@ const DESCRIPTIONS: Record<number, string> = {
   401: "Missing or wrong API key",
   404: "Not found",
   408: "The request was not received in time (headers and body must come without pausing)",
-  409: "Idempotency-Key reused with another body, or still in progress",
+  409: "Idempotency-Key reused with another body, or still in progress; a signed transaction not prepared, already submitted, or whose nonce is taken",
   413: "Body over 64 KiB",
   415: "Body is not application/json",
   421: "Without API keys (--no-auth): addressed to a name other than localhost, 127.0.0.1 or [::1]",

@@ -1,6 +1,6 @@
 import type { RouteDefinition } from "../route.js";
 import { faucetRoute, networksRoute, transactionRoute } from "./misc.js";
-import { launchTokenRoute, listTokensRoute, mintTokenRoute, tokenBalanceRoute } from "./tokens.js";
+import { getOperationRoute, launchTokenRoute, listTokensRoute, mintTokenRoute, tokenBalanceRoute } from "./tokens.js";
 import { createWalletRoute, readBalanceRoute } from "./wallets.js";
 import { createWebhookRoute, deleteWebhookRoute, getWebhookRoute, listDeliveriesRoute, listWebhooksRoute } from "./webhooks.js";
 
@@ -11,6 +11,7 @@ export const API_ROUTES: RouteDefinition[] = [
   launchTokenRoute,
   listTokensRoute,
   mintTokenRoute,
+  getOperationRoute,
   tokenBalanceRoute,
   transactionRoute,
   faucetRoute,

@@ -4,7 +4,16 @@ import { sql, type Kysely, type Selectable } from "kysely";
 
 import { invalidArgument } from "../../errors.js";
 import type { SenderLock } from "../../evm/sender-lock.js";
-import type { LeaseFilter, LeasedOperation, OperationChange, OperationStatus, OperationTransition } from "../../operations/types.js";
+import type {
+  LeaseFilter,
+  LeasedOperation,
+  NewNonceReservation,
+  NonceReservation,
+  OperationChange,
+  OperationStatus,
+  OperationTransition,
+  PreparedTransaction,
+} from "../../operations/types.js";
 import { generateApiKey, hashApiKey, sameHash } from "./api-key-secret.js";
 import { dialectSql, type DialectSql } from "./dialect.js";
 import { eventOfChange } from "../../webhooks/events.js";
@@ -26,6 +35,9 @@ import type {
 export const MAX_PAGE_SIZE = 100;
 
 type OperationRow = Selectable<Database["operations"]>;
+
+/** How long an expired reservation is kept, so that a late submit is told it expired rather than that it was never prepared. */
+const RESERVATION_MEMORY_MS = 24 * 3_600_000;
 
 const DEFAULT_CLAIM: IdempotencyClaim = { leaseMs: 120_000, retentionMs: 24 * 3_600_000 };
 
@@ -305,6 +317,18 @@ export class KyselyStore implements Store {
     return row === undefined ? undefined : this.toRecord(row);
   }
 
+  async findOwnOperation(apiKeyId: string | null, idOrHash: string): Promise<OperationRecord | undefined> {
+    const row = await this.db
+      .selectFrom("operations")
+      .selectAll()
+      .where((eb) => eb.or([eb("id", "=", idOrHash), eb("transaction_hash", "=", idOrHash.toLowerCase())]))
+      .where("api_key_id", apiKeyId === null ? "is" : "=", apiKeyId)
+      .orderBy("created_at", "desc")
+      .limit(1)
+      .executeTakeFirst();
+    return row === undefined ? undefined : this.toRecord(row);
+  }
+
   async listOperations(apiKeyId: string | null, options: { limit: number; cursor?: string }): Promise<OperationPage> {
     const { limit } = options;
     if (!Number.isInteger(limit) || limit < 1 || limit > MAX_PAGE_SIZE) {
@@ -368,17 +392,87 @@ export class KyselyStore implements Store {
     return rows.map((row) => ({ ...this.toRecord(row), missingSince: iso(row.missing_since), minedAt: iso(row.mined_at) }));
   }
 
-  async nextUnfinishedNonce(chain: string, network: string, sender: string): Promise<number | undefined> {
-    const row = await this.db
+  async heldNonces(chain: string, network: string, sender: string): Promise<number[]> {
+    const rows = await this.db
       .selectFrom("operations")
-      .select((eb) => eb.fn.max("nonce").as("highest"))
+      .select("nonce")
       .where("chain", "=", chain)
       .where("network", "=", network)
       .where("sender", "=", sender)
       // Spelled as the partial index's condition, literally: a bound list would keep the planner off the index.
       .where(sql<boolean>`status in ('signed', 'pending')`)
+      .where("nonce", "is not", null)
+      .union((eb) =>
+        eb
+          .selectFrom("nonce_reservations")
+          .select("nonce")
+          .where("chain", "=", chain)
+          .where("network", "=", network)
+          .where("sender", "=", sender)
+          .where("expires_at", ">", this.d.nowMs),
+      )
+      .execute();
+    return rows.map((row) => Number(row.nonce)).sort((a, b) => a - b);
+  }
+
+  async reserveNonce(reservation: NewNonceReservation): Promise<string | undefined> {
+    const now = this.d.nowMs;
+    const { chain, network, sender, nonce } = reservation;
+    const row = await this.db
+      .insertInto("nonce_reservations")
+      .values({
+        chain,
+        network,
+        sender,
+        nonce,
+        prepared_transaction: json(reservation.transaction)!,
+        created_at: now,
+        expires_at: sql<number>`${now} + ${Math.round(reservation.ttlMs)}`,
+      })
+      .onConflict((conflict) =>
+        conflict
+          .columns(["chain", "network", "sender", "nonce"])
+          .doUpdateSet((eb) => ({
+            prepared_transaction: eb.ref("excluded.prepared_transaction"),
+            created_at: eb.ref("excluded.created_at"),
+            expires_at: eb.ref("excluded.expires_at"),
+          }))
+          // Only an expired reservation gives its nonce to another prepare.
+          .where("nonce_reservations.expires_at", "<=", now),
+      )
+      .returning("expires_at")
       .executeTakeFirst();
-    return row?.highest === null || row?.highest === undefined ? undefined : Number(row.highest) + 1;
+    if (row === undefined) return undefined;
+    // Reservations long past their expiry can no longer be submitted against (their nonces are used or reused): forgotten.
+    await this.db
+      .deleteFrom("nonce_reservations")
+      .where("chain", "=", chain)
+      .where("network", "=", network)
+      .where("sender", "=", sender)
+      .where("expires_at", "<", sql<number>`${now} - ${RESERVATION_MEMORY_MS}`)
+      .execute();
+    return iso(row.expires_at)!;
+  }
+
+  async getNonceReservation(chain: string, network: string, sender: string, nonce: number): Promise<NonceReservation | undefined> {
+    const row = await this.db
+      .selectFrom("nonce_reservations")
+      .select(["prepared_transaction", "expires_at", this.d.nowMs.as("now_ms")])
+      .where("chain", "=", chain)
+      .where("network", "=", network)
+      .where("sender", "=", sender)
+      .where("nonce", "=", nonce)
+      .executeTakeFirst();
+    if (row === undefined) return undefined;
+    return {
+      chain,
+      network,
+      sender,
+      nonce,
+      transaction: this.d.readJson<PreparedTransaction>(row.prepared_transaction)!,
+      expiresAt: iso(row.expires_at)!,
+      live: Number(row.expires_at) > Number(row.now_ms),
+    };
   }
 
   async operationStats(): Promise<{ counts: Array<{ kind: string; status: string; count: number }>; oldestDueMs: number | null }> {

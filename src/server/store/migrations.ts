@@ -163,6 +163,26 @@ export function migrations(dialect: DialectName): Record<string, Migration> {
           .execute();
       },
     },
+    // Nonces prepared for a caller to sign (issue 10 §1); shared by replicas like the records they will become.
+    "0003_nonce_reservations": {
+      async up(db: Kysely<unknown>) {
+        await d
+          .strict(
+            db.schema
+              .createTable("nonce_reservations")
+              .addColumn("chain", "text", (c) => c.notNull())
+              .addColumn("network", "text", (c) => c.notNull())
+              .addColumn("sender", "text", (c) => c.notNull())
+              .addColumn("nonce", d.msType, (c) => c.notNull())
+              .addColumn("prepared_transaction", d.jsonType, (c) => c.notNull())
+              .addColumn("created_at", d.msType, (c) => c.notNull())
+              .addColumn("expires_at", d.msType, (c) => c.notNull())
+              .addPrimaryKeyConstraint("nonce_reservations_pkey", ["chain", "network", "sender", "nonce"]),
+          )
+          .execute();
+        await db.schema.createIndex("nonce_reservations_expiry").on("nonce_reservations").column("expires_at").execute();
+      },
+    },
   };
 }
 

@@ -53,6 +53,15 @@ export interface Database {
     lease_until: Millis;
     expires_at: Millis;
   };
+  nonce_reservations: {
+    chain: string;
+    network: string;
+    sender: string;
+    nonce: number | string;
+    prepared_transaction: Json;
+    created_at: Millis;
+    expires_at: Millis;
+  };
   rate_limits: {
     bucket: string;
     window_start: Millis;

@@ -66,6 +66,8 @@ export interface Store extends OperationStore {
   verifyApiKey(key: string): Promise<string | undefined>;
   listApiKeys(): Promise<ApiKeyRecord[]>;
 
+  /** One of the API key's records, by its id or its transaction hash (the newest, should a hash be on several pairs). */
+  findOwnOperation(apiKeyId: string | null, idOrHash: string): Promise<OperationRecord | undefined>;
   /** Newest first, only the given API key's records. */
   listOperations(apiKeyId: string | null, options: { limit: number; cursor?: string }): Promise<OperationPage>;
 

@@ -1,0 +1,184 @@
+import type { Signer, TransactionRequest } from "ethers";
+import createClient, { type Client } from "openapi-fetch";
+
+import type { operations, paths } from "./openapi.js";
+
+export type { operations, paths } from "./openapi.js";
+
+/** A typed client of the HTTP service: `client.GET("/api/v1/networks")`, `client.POST("/api/v1/tokens", { body })`… */
+export type TokenServiceClient = Client<paths>;
+
+type JsonBody<Operation> = Operation extends { requestBody: { content: { "application/json": infer Body } } } ? Body : never;
+type Answer<Operation, Status extends number> = Operation extends {
+  responses: { [S in Status]: { content: { "application/json": infer Body } } };
+}
+  ? Body
+  : never;
+type WithoutSigning<Body> = Exclude<Body, { privateKey: string } | { signedTransaction: string }>;
+type Prepared = { unsignedTransaction: unknown };
+
+/** A launch body as prepared: no key, no signature; `sender` defaults to the signer's address. */
+export type LaunchTokenBody = Omit<WithoutSigning<JsonBody<operations["launchToken"]>>, "sender"> & { sender?: string };
+export type MintTokenBody = Omit<WithoutSigning<JsonBody<operations["mintToken"]>>, "sender"> & { sender?: string };
+export type PreparedLaunch = Extract<Answer<operations["launchToken"], 200>, Prepared>;
+export type PreparedMint = Extract<Answer<operations["mintToken"], 200>, Prepared>;
+export type UnsignedTransaction = PreparedLaunch["unsignedTransaction"];
+export type Launch = Exclude<Answer<operations["launchToken"], 200>, Prepared>;
+export type Mint = Exclude<Answer<operations["mintToken"], 200>, Prepared>;
+export type Operation = Answer<operations["getOperation"], 200>;
+export type ErrorBody = Answer<operations["getOperation"], 404>["error"];
+
+/**
+ * What signs locally: an ethers v6 Signer (a `Wallet`, or any external signer — a hardware wallet, a KMS — that
+ * implements `signTransaction`). The key stays with it; the service only ever sees the signed transaction.
+ */
+export type TransactionSigner = Pick<Signer, "getAddress" | "signTransaction">;
+
+/** The service refused a request: its HTTP status and the error body's code, message and field. */
+export class TokenServiceClientError extends Error {
+  override name = "TokenServiceClientError";
+  readonly status: number;
+  readonly code: string;
+  readonly field: string | undefined;
+  readonly details: Record<string, unknown> | undefined;
+
+  constructor(status: number, error: Partial<ErrorBody> | undefined) {
+    super(`${status} ${error?.code ?? "ERROR"}: ${error?.message ?? "the service answered without an error body"}`);
+    this.status = status;
+    this.code = error?.code ?? "ERROR";
+    this.field = error?.field;
+    this.details = error?.details;
+  }
+}
+
+export interface TokenServiceClientOptions {
+  /** Where `hardhat serve` answers, e.g. http://127.0.0.1:8080 */
+  baseUrl: string;
+  /** Sent as the x-api-key header. */
+  apiKey?: string;
+  /** A fetch of your own (a proxy agent, a test double); default the global fetch. */
+  fetch?: typeof globalThis.fetch;
+}
+
+export function createTokenServiceClient(options: TokenServiceClientOptions): TokenServiceClient {
+  return createClient<paths>({
+    baseUrl: options.baseUrl.replace(/\/+$/, ""),
+    ...(options.apiKey !== undefined ? { headers: { "x-api-key": options.apiKey } } : {}),
+    ...(options.fetch !== undefined ? { fetch: options.fetch } : {}),
+  });
+}
+
+export interface SubmitOptions {
+  /** "mined": the submit answers once the operation is final (or 202 after the service's wait timeout). */
+  wait?: "mined";
+  /** Sent with the submit, so that a retry never broadcasts twice; default a random one per call. */
+  idempotencyKey?: string;
+}
+
+/** Answers the data, or throws the service's error with its status. */
+function unwrap<T>(result: { data?: T; error?: unknown; response: Response }): T {
+  if (result.data !== undefined && result.response.ok) return result.data;
+  throw new TokenServiceClientError(result.response.status, (result.error as { error?: ErrorBody } | undefined)?.error);
+}
+
+const NETWORK_ATTEMPTS = 3;
+
+/** A submit sent again when the connection failed: the Idempotency-Key makes the retry return the first answer. */
+async function withNetworkRetries<T>(send: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await send();
+    } catch (error) {
+      if (error instanceof TokenServiceClientError || attempt >= NETWORK_ATTEMPTS) throw error;
+    }
+  }
+}
+
+async function signerAddress(signer: TransactionSigner, sender: string | undefined): Promise<string> {
+  const address = await signer.getAddress();
+  if (sender !== undefined && sender.toLowerCase() !== address.toLowerCase()) {
+    throw new Error(`the body's sender ${sender} is not the signer's address ${address}`);
+  }
+  return address;
+}
+
+/** The prepared transaction as ethers signs it: quantities as decimal strings, `to` null for a contract creation. */
+function toTransactionRequest(unsigned: UnsignedTransaction, from: string): TransactionRequest {
+  return { ...unsigned, from };
+}
+
+/**
+ * Launches a token with a key that never leaves the caller: prepares it (the service answers the unsigned deployment
+ * and reserves its nonce), signs it with `signer` here, and submits the signed transaction with the same body.
+ */
+export async function launchToken(
+  client: TokenServiceClient,
+  body: LaunchTokenBody,
+  signer: TransactionSigner,
+  options: SubmitOptions = {},
+): Promise<Launch> {
+  const sender = await signerAddress(signer, body.sender);
+  const request = { ...body, sender };
+  const prepared = unwrap(await client.POST("/api/v1/tokens", { body: request })) as PreparedLaunch;
+  const signedTransaction = await signer.signTransaction(toTransactionRequest(prepared.unsignedTransaction, sender));
+  const idempotencyKey = options.idempotencyKey ?? globalThis.crypto.randomUUID();
+  const launched = await withNetworkRetries(async () =>
+    unwrap(
+      await client.POST("/api/v1/tokens", {
+        params: { query: options.wait ? { wait: options.wait } : {}, header: { "Idempotency-Key": idempotencyKey } },
+        body: { ...request, signedTransaction },
+      }),
+    ),
+  );
+  return launched as Launch;
+}
+
+/** As `launchToken`, for a mint: prepare, sign locally, submit. */
+export async function mintToken(
+  client: TokenServiceClient,
+  body: MintTokenBody,
+  signer: TransactionSigner,
+  options: SubmitOptions = {},
+): Promise<Mint> {
+  const sender = await signerAddress(signer, body.sender);
+  const request = { ...body, sender };
+  const prepared = unwrap(await client.POST("/api/v1/tokens/mint", { body: request })) as PreparedMint;
+  const signedTransaction = await signer.signTransaction(toTransactionRequest(prepared.unsignedTransaction, sender));
+  const idempotencyKey = options.idempotencyKey ?? globalThis.crypto.randomUUID();
+  const minted = await withNetworkRetries(async () =>
+    unwrap(
+      await client.POST("/api/v1/tokens/mint", {
+        params: { query: options.wait ? { wait: options.wait } : {}, header: { "Idempotency-Key": idempotencyKey } },
+        body: { ...request, signedTransaction },
+      }),
+    ),
+  );
+  return minted as Mint;
+}
+
+const FINAL = new Set(["mined", "failed", "dropped"]);
+/** The service holds a waiting request at most this long; the client asks again until its own timeout. */
+const LONG_POLL_SECONDS = 30;
+
+/**
+ * The operation (a launch, mint or faucet grant made with this API key, by record id or transaction hash) once it is
+ * final — mined, failed or dropped — or as it stands when `timeoutMs` (default 120 s) runs out.
+ */
+export async function waitForOperation(
+  client: TokenServiceClient,
+  idOrHash: string,
+  options: { timeoutMs?: number } = {},
+): Promise<Operation> {
+  const deadline = Date.now() + (options.timeoutMs ?? 120_000);
+  for (;;) {
+    const remainingSeconds = Math.max(0, Math.ceil((deadline - Date.now()) / 1000));
+    const operation = unwrap(
+      await client.GET("/api/v1/operations/{id}", {
+        params: { path: { id: idOrHash }, query: { waitSeconds: Math.min(remainingSeconds, LONG_POLL_SECONDS) } },
+      }),
+    );
+    if (FINAL.has(operation.status) || Date.now() >= deadline) return operation;
+  }
+}
+
+export { hardhatAccountSigner } from "./hardhat-account.js";
