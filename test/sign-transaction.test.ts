@@ -41,6 +41,8 @@ describe("transaction signing: the launch path's signer equals ethers' Wallet", 
     for (let round = 0; round < 60; round++) {
       const wallet = Wallet.createRandom();
       const legacy = round % 2 === 1;
+      // ethers refuses a priority fee above the fee cap: the cap is drawn above it.
+      const priorityFee = random(32);
       const transaction: TransactionLike = {
         type: legacy ? 0 : 2,
         chainId: [1, 56, 97, 17000, 11155111, 560048][round % 6]!,
@@ -49,7 +51,7 @@ describe("transaction signing: the launch path's signer equals ethers' Wallet", 
         value: round % 3 === 0 ? 0n : random(round % 5 === 0 ? 248 : 64),
         data: round % 4 === 0 ? "0x" : `0x${"ab".repeat(Number(random(16)) % 300)}`,
         ...(round % 3 === 1 ? {} : { to: Wallet.createRandom().address }),
-        ...(legacy ? { gasPrice: random(40) } : { maxFeePerGas: random(40) + 1n, maxPriorityFeePerGas: random(32) }),
+        ...(legacy ? { gasPrice: random(40) } : { maxFeePerGas: priorityFee + random(40) + 1n, maxPriorityFeePerGas: priorityFee }),
       };
       expect(
         signTransaction(transaction, wallet.privateKey).raw,

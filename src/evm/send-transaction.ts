@@ -1,10 +1,11 @@
-import { JsonRpcApiProvider, type TransactionLike } from "ethers";
+import { JsonRpcApiProvider, type FeeData, type TransactionLike } from "ethers";
 
 import { ErrorCode, TokenServiceError } from "../errors.js";
 import { amountPair } from "../units.js";
 import type { EvmChain } from "./chain.js";
 import { translateProviderError } from "./provider-errors.js";
-import { senderLockKey, type SenderLock } from "./sender-lock.js";
+import { SenderBatches, type Queued } from "./sender-batches.js";
+import type { SenderLock } from "./sender-lock.js";
 import { signTransaction } from "./sign-transaction.js";
 
 export interface SignedTransactionInfo {
@@ -45,10 +46,19 @@ async function estimateGas(chain: EvmChain, request: SendRequest): Promise<bigin
 /** Estimates leave headroom: a block may move the base fee or the gas a call needs between estimate and inclusion. */
 const GAS_HEADROOM_PERCENT = 120n;
 
+interface SendJob {
+  request: SendRequest;
+  hooks: BroadcastHooks;
+}
+
+type Job = Queued<SendJob, SignedTransactionInfo>;
+
+const batchesByLock = new WeakMap<SenderLock, SenderBatches<SendJob, SignedTransactionInfo>>();
+
 /**
- * Signs and broadcasts one transaction from `sender`: one at a time per chain
- * and sender, so nonces never collide. Refuses before sending when the sender
- * cannot pay the estimated fee.
+ * Signs and broadcasts one transaction from `sender`. Sends from one chain and sender run in batches, one batch at a
+ * time inside the sender lock, so nonces never collide; refuses before signing when the sender cannot pay the
+ * estimated fee.
  */
 export async function sendTransaction(
   chain: EvmChain,
@@ -56,36 +66,71 @@ export async function sendTransaction(
   request: SendRequest,
   hooks: BroadcastHooks = {},
 ): Promise<SignedTransactionInfo> {
-  const node = `the ${chain.info.chain}/${chain.info.network} node`;
-  return lock.withLock(senderLockKey(chain.info.chainId, request.sender), async () => {
-    let nonce: number, estimate: bigint, feeData, available: bigint, reserved: number | undefined;
-    try {
-      [nonce, estimate, feeData, available, reserved] = await Promise.all([
-        chain.provider.getTransactionCount(request.sender, "pending"),
-        estimateGas(chain, request),
+  let batches = batchesByLock.get(lock);
+  if (batches === undefined) batchesByLock.set(lock, (batches = new SenderBatches(lock, sendBatch)));
+  return batches.submit(chain, request.sender, { request, hooks });
+}
+
+function nodeName(chain: EvmChain): string {
+  return `the ${chain.info.chain}/${chain.info.network} node`;
+}
+
+function estimateError(error: unknown, node: string): TokenServiceError {
+  if ((error as { code?: string }).code === "CALL_EXCEPTION") {
+    return new TokenServiceError(ErrorCode.TRANSACTION_REJECTED, `${node} reports that the transaction would revert`, { cause: error });
+  }
+  return translateProviderError(error, node);
+}
+
+/**
+ * One batch of one sender's sends, inside its lock: the nonce, fees and balance are read once, each job is estimated,
+ * checked against what the jobs before it may spend, and signed with the next nonce; the records are written together
+ * (`beforeBroadcast` of every job at once: the store commits them as one group), then broadcast in nonce order.
+ */
+async function sendBatch(chain: EvmChain, batch: Job[]): Promise<void> {
+  const node = nodeName(chain);
+  const sender = batch[0]!.job.request.sender;
+  // Every job's hook asks the same store about the same sender: one answer serves the batch.
+  const minimumNonce = batch.find((entry) => entry.job.hooks.minimumNonce)?.job.hooks.minimumNonce;
+  let shared: [number, FeeData, bigint, number | undefined];
+  let estimates: Array<PromiseSettledResult<bigint>>;
+  try {
+    [shared, estimates] = await Promise.all([
+      Promise.all([
+        chain.provider.getTransactionCount(sender, "pending"),
         chain.provider.getFeeData(),
-        chain.provider.getBalance(request.sender, "pending"),
-        hooks.minimumNonce?.(),
-      ]);
-      nonce = Math.max(nonce, reserved ?? 0);
-    } catch (error) {
-      if ((error as { code?: string }).code === "CALL_EXCEPTION") {
-        throw new TokenServiceError(ErrorCode.TRANSACTION_REJECTED, `${node} reports that the transaction would revert`, { cause: error });
-      }
-      throw translateProviderError(error, node);
+        chain.provider.getBalance(sender, "pending"),
+        minimumNonce?.(),
+      ]),
+      Promise.allSettled(batch.map((entry) => estimateGas(chain, entry.job.request))),
+    ]);
+  } catch (error) {
+    const failure = translateProviderError(error, node);
+    for (const entry of batch) entry.reject(failure);
+    return;
+  }
+  const [pendingNonce, feeData, balance, reserved] = shared;
+  let nonce = Math.max(pendingNonce, reserved ?? 0);
+  let available = balance;
+  const eip1559 = feeData.maxFeePerGas !== null && feeData.maxPriorityFeePerGas !== null;
+  const pricePerGas = (eip1559 ? feeData.maxFeePerGas : feeData.gasPrice) ?? 0n;
+
+  const signed: Array<{ entry: Job; info: SignedTransactionInfo }> = [];
+  for (const [index, entry] of batch.entries()) {
+    const estimate = estimates[index]!;
+    if (estimate.status === "rejected") {
+      entry.reject(estimateError(estimate.reason, node));
+      continue;
     }
-    const gasLimit = (estimate * GAS_HEADROOM_PERCENT) / 100n;
-    const eip1559 = feeData.maxFeePerGas !== null && feeData.maxPriorityFeePerGas !== null;
-    const pricePerGas = (eip1559 ? feeData.maxFeePerGas : feeData.gasPrice) ?? 0n;
+    const { request } = entry.job;
+    const gasLimit = (estimate.value * GAS_HEADROOM_PERCENT) / 100n;
     const needed = gasLimit * pricePerGas;
     if (available < needed) {
-      const decimals = chain.info.nativeDecimals;
-      throw new TokenServiceError(
-        ErrorCode.INSUFFICIENT_FUNDS,
-        `sender ${request.sender} holds ${amountPair(available, decimals).uiBalance} ${chain.info.nativeSymbol} but the transaction may cost up to ${amountPair(needed, decimals).uiBalance} ${chain.info.nativeSymbol}`,
-        { field: "sender", details: { needed: needed.toString(), available: available.toString(), symbol: chain.info.nativeSymbol } },
-      );
+      entry.reject(insufficientFunds(chain, sender, balance, available, needed));
+      continue;
     }
+    // What the sends before it in the batch may cost at most is spoken for: the node checks each against what is left.
+    available -= needed;
     const transaction: TransactionLike = {
       chainId: chain.info.chainId,
       nonce,
@@ -97,14 +142,54 @@ export async function sendTransaction(
         ? { type: 2, maxFeePerGas: feeData.maxFeePerGas, maxPriorityFeePerGas: feeData.maxPriorityFeePerGas }
         : { type: 0, gasPrice: feeData.gasPrice }),
     };
-    const { raw: signed, hash } = signTransaction(transaction, request.privateKey);
-    const info = { transactionHash: hash, nonce, rawTransaction: signed };
-    await hooks.beforeBroadcast?.(info);
-    try {
-      await chain.broadcast(signed);
-    } catch (error) {
-      throw translateProviderError(error, node);
+    const { raw, hash } = signTransaction(transaction, request.privateKey);
+    signed.push({ entry, info: { transactionHash: hash, nonce, rawTransaction: raw } });
+    nonce++;
+  }
+
+  const recorded = await Promise.allSettled(signed.map(({ entry, info }) => entry.job.hooks.beforeBroadcast?.(info)));
+  for (const [index, { entry, info }] of signed.entries()) {
+    const record = recorded[index]!;
+    if (record.status === "rejected") {
+      entry.reject(record.reason);
+      return refuseAfter(signed.slice(index + 1), info.nonce, sender, "could not be recorded");
     }
-    return info;
-  });
+    try {
+      await chain.broadcast(info.rawTransaction);
+      entry.resolve(info);
+    } catch (raw) {
+      const error = translateProviderError(raw, node);
+      entry.reject(error);
+      // Outcome unknown: the record stays signed and the tracker sends it; the node holds the later nonces until then.
+      if (error.code === ErrorCode.UPSTREAM_UNAVAILABLE || error.code === ErrorCode.UPSTREAM_TIMEOUT) continue;
+      return refuseAfter(signed.slice(index + 1), info.nonce, sender, "was refused");
+    }
+  }
+}
+
+/**
+ * The node will never see `nonce`, so the batch's later nonces could never be mined: they are not sent, and their
+ * callers are told why (their records, written already, end failed).
+ */
+function refuseAfter(rest: Array<{ entry: Job }>, nonce: number, sender: string, what: string): void {
+  for (const { entry } of rest) {
+    entry.reject(
+      new TokenServiceError(
+        ErrorCode.TRANSACTION_REJECTED,
+        `not sent: the transaction before it from ${sender} (nonce ${nonce}) ${what}, so this one could not be mined; send it again`,
+      ),
+    );
+  }
+}
+
+function insufficientFunds(chain: EvmChain, sender: string, balance: bigint, available: bigint, needed: bigint): TokenServiceError {
+  const decimals = chain.info.nativeDecimals;
+  const symbol = chain.info.nativeSymbol;
+  const amount = (wei: bigint) => `${amountPair(wei, decimals).uiBalance} ${symbol}`;
+  const left = available === balance ? "" : `, ${amount(available)} of it left after the sends queued before this one,`;
+  return new TokenServiceError(
+    ErrorCode.INSUFFICIENT_FUNDS,
+    `sender ${sender} holds ${amount(balance)}${left} but the transaction may cost up to ${amount(needed)}`,
+    { field: "sender", details: { needed: needed.toString(), available: available.toString(), symbol } },
+  );
 }

@@ -267,6 +267,17 @@ for (const makeBackend of backends) {
         expect(failed).to.equal(true);
       });
 
+      it("inserts records that arrive together in one group, and a bad one fails alone", async function () {
+        const records = Array.from({ length: 12 }, (_, index) => operation(null, { nonce: index, params: { index } }));
+        const duplicate = { ...records[4]!, params: { index: "again" } };
+        const outcomes = await Promise.allSettled([...records, duplicate].map((record) => store.insertOperation(record)));
+        expect(outcomes.slice(0, 12).map((outcome) => outcome.status)).to.deep.equal(Array(12).fill("fulfilled"));
+        expect(outcomes[12]!.status, "the second insert of one id").to.equal("rejected");
+        for (const record of records) {
+          expect(await store.getOperation(record.id)).to.deep.include({ status: "signed", nonce: record.nonce, params: record.params });
+        }
+      });
+
       it("lists one key's records newest first, page by page", async function () {
         const keyA = randomUUID();
         const keyB = randomUUID();

@@ -5,6 +5,7 @@ import { sql, type Kysely, type Selectable } from "kysely";
 import { invalidArgument } from "../../errors.js";
 import type { SenderLock } from "../../evm/sender-lock.js";
 import type { LeaseFilter, LeasedOperation, OperationChange, OperationStatus, OperationTransition } from "../../operations/types.js";
+import { GroupCommit } from "./group-commit.js";
 import { generateApiKey, hashApiKey, sameHash } from "./api-key-secret.js";
 import { dialectSql, type DialectSql } from "./dialect.js";
 import { migrate } from "./migrations.js";
@@ -51,6 +52,10 @@ export class KyselyStore implements Store {
   readonly location: string;
   private readonly d: DialectSql;
   private closing: Promise<void> | undefined;
+  private readonly inserts = new GroupCommit<NewOperation>(
+    (operation) => this.insertOperationRows([operation]),
+    (operations) => this.insertOperationRows(operations),
+  );
 
   constructor(
     private readonly db: Kysely<Database>,
@@ -141,41 +146,50 @@ export class KyselyStore implements Store {
   }
 
   async insertOperation(operation: NewOperation): Promise<void> {
+    return this.inserts.add(operation);
+  }
+
+  /** One statement for a group of records: concurrent launches and mints share one commit. */
+  private async insertOperationRows(operations: NewOperation[]): Promise<void> {
+    await this.db
+      .insertInto("operations")
+      .values(operations.map((operation) => this.operationRow(operation)))
+      .execute();
+  }
+
+  private operationRow(operation: NewOperation) {
     const unfinished = operation.status === "signed" || operation.status === "pending";
     const transitions: OperationTransition[] = [
       { status: operation.status, at: new Date().toISOString(), reason: operation.reason ?? "recorded" },
     ];
     const now = this.d.nowMs;
-    await this.db
-      .insertInto("operations")
-      .values({
-        id: operation.id,
-        api_key_id: operation.apiKeyId,
-        kind: operation.kind,
-        chain: operation.chain,
-        network: operation.network,
-        token_type: operation.tokenType,
-        params: json(operation.params ?? {}),
-        sender: operation.sender,
-        transaction_hash: operation.transactionHash,
-        contract_address: operation.contractAddress,
-        nonce: operation.nonce ?? null,
-        raw_transaction: operation.rawTransaction ?? null,
-        status: operation.status,
-        error: json(operation.error),
-        block_number: operation.blockNumber ?? null,
-        block_hash: operation.blockHash ?? null,
-        result: json(operation.result),
-        transitions: json(transitions),
-        created_at: now,
-        updated_at: now,
-        next_check_at: unfinished ? sql<number>`${now} + ${operation.checkInMs ?? 0}` : null,
-        mined_at: operation.status === "mined" ? now : null,
-        ...(operation.lease
-          ? { lease_owner: operation.lease.owner, lease_until: sql<number>`${now} + ${Math.round(operation.lease.ms)}` }
-          : {}),
-      })
-      .execute();
+    return {
+      id: operation.id,
+      api_key_id: operation.apiKeyId,
+      kind: operation.kind,
+      chain: operation.chain,
+      network: operation.network,
+      token_type: operation.tokenType,
+      params: json(operation.params ?? {}),
+      sender: operation.sender,
+      transaction_hash: operation.transactionHash,
+      contract_address: operation.contractAddress,
+      nonce: operation.nonce ?? null,
+      raw_transaction: operation.rawTransaction ?? null,
+      status: operation.status,
+      error: json(operation.error),
+      block_number: operation.blockNumber ?? null,
+      block_hash: operation.blockHash ?? null,
+      result: json(operation.result),
+      transitions: json(transitions),
+      created_at: now,
+      updated_at: now,
+      next_check_at: unfinished ? sql<number>`${now} + ${operation.checkInMs ?? 0}` : null,
+      mined_at: operation.status === "mined" ? now : null,
+      // Every row names the same columns: rows of one multi-row insert may differ only in values.
+      lease_owner: operation.lease?.owner ?? null,
+      lease_until: operation.lease ? sql<number>`${now} + ${Math.round(operation.lease.ms)}` : null,
+    };
   }
 
   async changeOperation(id: string, change: OperationChange, leaseOwner?: string): Promise<OperationRecord | undefined> {
