@@ -4,6 +4,7 @@ import { ErrorCode, TokenServiceError } from "../errors.js";
 import { amountPair } from "../units.js";
 import type { EvmChain } from "./chain.js";
 import { translateProviderError } from "./provider-errors.js";
+import { knownGas, learnGas } from "./gas-shapes.js";
 import { SenderBatches, type Queued } from "./sender-batches.js";
 import type { SenderLock } from "./sender-lock.js";
 import { signTransaction } from "./sign-transaction.js";
@@ -31,6 +32,11 @@ export interface SendRequest {
   privateKey: string;
   to?: string;
   data: string;
+  /**
+   * Sends of one shape need the same gas but for their calldata (deployments of one contract: see gas-shapes.ts); the
+   * node is asked once per shape and chain. Absent: the node estimates every send.
+   */
+  gasShape?: string;
 }
 
 /**
@@ -41,6 +47,34 @@ async function estimateGas(chain: EvmChain, request: SendRequest): Promise<bigin
   const call = { from: request.sender, ...(request.to ? { to: request.to } : {}), data: request.data };
   if (!(chain.provider instanceof JsonRpcApiProvider)) return chain.provider.estimateGas(call);
   return BigInt((await chain.provider.send("eth_estimateGas", [call])) as string);
+}
+
+/**
+ * Each request's gas: from what its shape is known to need, or from the node, asked once for the first request of each
+ * shape not known yet (the others of that shape follow it, or are estimated on their own if it failed).
+ */
+async function estimateAll(chain: EvmChain, requests: SendRequest[]): Promise<Array<PromiseSettledResult<bigint>>> {
+  const firstOfShape = new Map<string, Promise<bigint>>();
+  const estimates = requests.map((request) => {
+    const shape = request.gasShape;
+    if (shape === undefined) return estimateGas(chain, request);
+    const known = knownGas(chain, shape, request.data);
+    if (known !== undefined) return Promise.resolve(known);
+    const first = firstOfShape.get(shape);
+    if (first !== undefined) {
+      return first.then(
+        () => knownGas(chain, shape, request.data)!,
+        () => estimateGas(chain, request),
+      );
+    }
+    const estimate = estimateGas(chain, request).then((gas) => {
+      learnGas(chain, shape, request.data, gas);
+      return gas;
+    });
+    firstOfShape.set(shape, estimate);
+    return estimate;
+  });
+  return Promise.allSettled(estimates);
 }
 
 /** Estimates leave headroom: a block may move the base fee or the gas a call needs between estimate and inclusion. */
@@ -102,7 +136,10 @@ async function sendBatch(chain: EvmChain, batch: Job[]): Promise<void> {
         chain.provider.getBalance(sender, "pending"),
         minimumNonce?.(),
       ]),
-      Promise.allSettled(batch.map((entry) => estimateGas(chain, entry.job.request))),
+      estimateAll(
+        chain,
+        batch.map((entry) => entry.job.request),
+      ),
     ]);
   } catch (error) {
     const failure = translateProviderError(error, node);
