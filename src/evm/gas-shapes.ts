@@ -8,7 +8,11 @@ import type { EvmChain } from "./chain.js";
 interface Learnt {
   gas: bigint;
   calldataGas: bigint;
+  at: number;
 }
+
+/** A live network may change its gas rules (a hard fork): what was learnt is asked again after this long. */
+const LEARNT_FOR_MS = 10 * 60_000;
 
 const learnt = new WeakMap<EvmChain, Map<string, Learnt>>();
 
@@ -23,13 +27,14 @@ export function calldataGas(data: string): bigint {
 /** The gas a send of this shape needs, if one of its shape was estimated on this chain. */
 export function knownGas(chain: EvmChain, shape: string, data: string): bigint | undefined {
   const known = learnt.get(chain)?.get(shape);
-  return known === undefined ? undefined : known.gas - known.calldataGas + calldataGas(data);
+  if (known === undefined || Date.now() - known.at > LEARNT_FOR_MS) return undefined;
+  return known.gas - known.calldataGas + calldataGas(data);
 }
 
 export function learnGas(chain: EvmChain, shape: string, data: string, gas: bigint): void {
   let shapes = learnt.get(chain);
   if (shapes === undefined) learnt.set(chain, (shapes = new Map()));
-  shapes.set(shape, { gas, calldataGas: calldataGas(data) });
+  shapes.set(shape, { gas, calldataGas: calldataGas(data), at: Date.now() });
 }
 
 /** A string's part of a shape: its length in bytes and which of its 32-byte chunks (each a storage slot when long) are zero. */
