@@ -1,3 +1,7 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+
 import { expect } from "chai";
 import { type JsonRpcApiProvider, getCreateAddress } from "ethers";
 import hre from "hardhat";
@@ -5,8 +9,10 @@ import hre from "hardhat";
 import { createTokenService, resolveNetwork, type TokenService } from "../src/api.js";
 import type { EvmChain } from "../src/evm/chain.js";
 import { ErrorCode, isTokenServiceError } from "../src/errors.js";
-import { sendTransaction, type BroadcastHooks, type SignedTransactionInfo } from "../src/evm/send-transaction.js";
+import { sendTransaction, waitingSends, type BroadcastHooks, type SignedTransactionInfo } from "../src/evm/send-transaction.js";
 import { InProcessSenderLock, senderLockKey } from "../src/evm/sender-lock.js";
+import type { LaunchOutcome } from "../src/operations/operations.js";
+import { openStore } from "../src/server/store/open-store.js";
 import { fundedWallet, type Pair } from "./helpers/service.js";
 
 const SEPOLIA: Pair = { chain: "ethereum", network: "sepolia" };
@@ -131,19 +137,85 @@ describe("sends from one sender, in batches inside the sender lock", function ()
 
   it("sends none of the later nonces when a record cannot be written, and the earlier ones are mined", async function () {
     const wallet = await fundedWallet(service, SEPOLIA);
-    const broadcast: number[] = [];
     const results = await oneBatch(wallet, [DEPLOY, DEPLOY, DEPLOY, DEPLOY], (index) => ({
-      beforeBroadcast: async (info) => {
-        if (index === 1) throw new Error("the store is unreachable");
-        broadcast.push(info.nonce);
+      beforeBroadcast: async () => {
+        if (index === 1 || index === 3) throw new Error(`the store refused record ${index}`);
       },
     }));
     expect(results.map((result) => result.status)).to.deep.equal(["fulfilled", "rejected", "rejected", "rejected"]);
-    expect((results[1] as PromiseRejectedResult).reason.message).to.equal("the store is unreachable");
-    for (const result of results.slice(2)) {
-      expect((result as PromiseRejectedResult).reason.message).to.match(/\(nonce 1\) could not be recorded/);
-    }
+    const [, unrecorded, notSent, alsoUnrecorded] = results.map((result) => (result as PromiseRejectedResult).reason);
+    expect(unrecorded.message).to.equal("the store refused record 1");
+    expect(isTokenServiceError(notSent, ErrorCode.TRANSACTION_REJECTED), String(notSent)).to.equal(true);
+    expect(notSent.message).to.match(/not sent: the transaction before it from .* \(nonce 1\) could not be recorded/);
+    expect(alsoUnrecorded.message, "a send whose own record failed says so").to.equal("the store refused record 3");
     await expectMinedInOrder([(results[0] as PromiseFulfilledResult<SignedTransactionInfo>).value]);
     expect(await nonceOf(wallet.address, "pending")).to.equal(1);
+  });
+
+  it("through the recorded path: records of sends after an unrecorded one end failed, and the next launch reuses their nonces", async function () {
+    const dataDir = await mkdtemp(path.join(tmpdir(), "hts-batches-"));
+    const lock = new InProcessSenderLock();
+    const store = await openStore({ dataDir });
+    const recorded = await createTokenService({ hre, env: {}, operationStore: store, senderLock: lock });
+    try {
+      const wallet = await fundedWallet(recorded, SEPOLIA);
+      const recordedChain = await recorded.evmChain(resolveNetwork(SEPOLIA.chain, SEPOLIA.network), "read");
+      const launch = (index: number, id?: string) =>
+        recorded.operations.launch(
+          {
+            ...SEPOLIA,
+            type: "ERC20",
+            token: { name: `Batch ${index}`, symbol: `B${index}`, initialSupply: "5" },
+            sender: wallet.address,
+            privateKey: wallet.privateKey,
+          },
+          id === undefined ? {} : { id },
+        );
+      const first = await launch(0);
+      await recorded.operations.settle(first, 30_000);
+
+      // The lock is held while four launches queue, so they are one batch; the second reuses the first's id, so its
+      // record cannot be written.
+      let release!: () => void;
+      let entered!: () => void;
+      const holding = new Promise<void>((resolve) => (entered = resolve));
+      const held = lock.withLock(
+        senderLockKey(chain.info.chainId, wallet.address),
+        () =>
+          new Promise<void>((resolve) => {
+            release = resolve;
+            entered();
+          }),
+      );
+      await holding;
+      const burst = [launch(1), launch(2, first.id), launch(3), launch(4)];
+      // Let go once every launch waits in the queue (they resolve the chain and check the key first).
+      const deadline = Date.now() + 10_000;
+      while (waitingSends(recordedChain, lock, wallet.address) < burst.length && Date.now() < deadline) await new Promise(setImmediate);
+      expect(waitingSends(recordedChain, lock, wallet.address)).to.equal(burst.length);
+      release();
+      await held;
+      const outcomes = await Promise.allSettled(burst);
+      expect(outcomes.map((outcome) => outcome.status)).to.deep.equal(["fulfilled", "rejected", "rejected", "rejected"]);
+      const accepted = (outcomes[0] as PromiseFulfilledResult<LaunchOutcome>).value;
+      expect(accepted.nonce).to.equal(1);
+      expect((await recorded.operations.settle(accepted, 30_000)).status).to.equal("mined");
+
+      const failed = (await store.listOperations(null, { limit: 10 })).items.filter((record) => record.status === "failed");
+      expect(failed.map((record) => record.nonce).sort()).to.deep.equal([3, 4]);
+      for (const record of failed) {
+        expect(record.error?.code).to.equal("TRANSACTION_REJECTED");
+        expect(record.error?.message).to.match(/\(nonce 2\) could not be recorded/);
+      }
+      expect((await store.getOperation(first.id))?.status, "the record whose id was reused is untouched").to.equal("mined");
+
+      const next = await launch(5);
+      expect(next.nonce, "the nonces nobody sent are used again").to.equal(2);
+      expect((await recorded.operations.settle(next, 30_000)).status).to.equal("mined");
+    } finally {
+      await recorded.close();
+      await store.close();
+      await rm(dataDir, { recursive: true, force: true });
+    }
   });
 });

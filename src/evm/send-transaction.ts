@@ -105,6 +105,11 @@ export async function sendTransaction(
   return batches.submit(chain, request.sender, { request, hooks });
 }
 
+/** How many sends from `sender` on `chain` wait for its next batch under `lock`. */
+export function waitingSends(chain: EvmChain, lock: SenderLock, sender: string): number {
+  return batchesByLock.get(lock)?.waiting(chain, sender) ?? 0;
+}
+
 function nodeName(chain: EvmChain): string {
   return `the ${chain.info.chain}/${chain.info.network} node`;
 }
@@ -185,11 +190,24 @@ async function sendBatch(chain: EvmChain, batch: Job[]): Promise<void> {
   }
 
   const recorded = await Promise.allSettled(signed.map(({ entry, info }) => entry.job.hooks.beforeBroadcast?.(info)));
+  // Set once a nonce will never reach the node: the later ones could never be mined, so they are not sent.
+  let gap: string | undefined;
   for (const [index, { entry, info }] of signed.entries()) {
     const record = recorded[index]!;
     if (record.status === "rejected") {
       entry.reject(record.reason);
-      return refuseAfter(signed.slice(index + 1), info.nonce, sender, "could not be recorded");
+      gap ??= `(nonce ${info.nonce}) could not be recorded`;
+      continue;
+    }
+    if (gap !== undefined) {
+      // Its record is written: the caller's error ends it `failed`, and the next send reuses the nonce.
+      entry.reject(
+        new TokenServiceError(
+          ErrorCode.TRANSACTION_REJECTED,
+          `not sent: the transaction before it from ${sender} ${gap}, so this one could not be mined; send it again`,
+        ),
+      );
+      continue;
     }
     try {
       await chain.broadcast(info.rawTransaction);
@@ -199,23 +217,8 @@ async function sendBatch(chain: EvmChain, batch: Job[]): Promise<void> {
       entry.reject(error);
       // Outcome unknown: the record stays signed and the tracker sends it; the node holds the later nonces until then.
       if (error.code === ErrorCode.UPSTREAM_UNAVAILABLE || error.code === ErrorCode.UPSTREAM_TIMEOUT) continue;
-      return refuseAfter(signed.slice(index + 1), info.nonce, sender, "was refused");
+      gap = `(nonce ${info.nonce}) was refused`;
     }
-  }
-}
-
-/**
- * The node will never see `nonce`, so the batch's later nonces could never be mined: they are not sent, and their
- * callers are told why (their records, written already, end failed).
- */
-function refuseAfter(rest: Array<{ entry: Job }>, nonce: number, sender: string, what: string): void {
-  for (const { entry } of rest) {
-    entry.reject(
-      new TokenServiceError(
-        ErrorCode.TRANSACTION_REJECTED,
-        `not sent: the transaction before it from ${sender} (nonce ${nonce}) ${what}, so this one could not be mined; send it again`,
-      ),
-    );
   }
 }
 

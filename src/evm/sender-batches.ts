@@ -39,6 +39,11 @@ export class SenderBatches<J, R> {
     });
   }
 
+  /** How many sends from `sender` wait for the next batch. */
+  waiting(chain: EvmChain, sender: string): number {
+    return this.queues.get(chain)?.get(senderLockKey(chain.info.chainId, sender))?.length ?? 0;
+  }
+
   private async drain(chain: EvmChain, key: string, queues: Map<string, Array<Queued<J, R>>>): Promise<void> {
     const queue = queues.get(key)!;
     while (queue.length > 0) {
