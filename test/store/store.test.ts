@@ -15,6 +15,9 @@ import { migrate, migrations } from "../../src/server/store/migrations.js";
 import { openStore, printableDatabaseUrl } from "../../src/server/store/open-store.js";
 import { nodeSqliteDialect, openSqliteFile } from "../../src/server/store/sqlite-dialect.js";
 import type { NewOperation, Store } from "../../src/server/store/types.js";
+import { InProcessSenderLock } from "../../src/evm/sender-lock.js";
+import { KyselyStore } from "../../src/server/store/kysely-store.js";
+import type { Database } from "../../src/server/store/schema.js";
 import { expectServiceError } from "../helpers/errors.js";
 import { freshPostgresSchema } from "../helpers/postgres-schema.js";
 
@@ -547,6 +550,30 @@ describe("store on SQLite: the data directory", function () {
 
   afterEach(async function () {
     await rm(dataDir, { recursive: true, force: true });
+  });
+
+  it("leases without waiting for an fsync, and every other write of the connection is synced again afterwards", async function () {
+    const file = path.join(dataDir, "leases.sqlite");
+    const raw = openSqliteFile(file);
+    const store = new KyselyStore(new Kysely<Database>({ dialect: nodeSqliteDialect(raw) }), {
+      kind: "sqlite",
+      location: file,
+      senderLock: new InProcessSenderLock(),
+    });
+    try {
+      await store.migrate();
+      const synchronous = () => (raw.prepare("pragma synchronous").get() as { synchronous: number }).synchronous;
+      const FULL = 2;
+      expect(synchronous()).to.equal(FULL);
+      const record = operation(null);
+      await store.insertOperation(record);
+      const leased = await store.leaseDueOperations("tracker-a", 30_000, 10);
+      expect(leased.map((due) => due.id)).to.deep.equal([record.id]);
+      expect(await store.leaseDueOperations("tracker-b", 30_000, 10), "the lease holds").to.deep.equal([]);
+      expect(synchronous(), "synced again after the lease").to.equal(FULL);
+    } finally {
+      await store.close();
+    }
   });
 
   it("lives in <dataDir>/store.sqlite, private to its owner, describes itself, and never writes a key in the clear", async function () {

@@ -244,6 +244,23 @@ export class KyselyStore implements Store {
     return row === undefined ? undefined : this.toRecord(row);
   }
 
+  /**
+   * Runs `work` without waiting for the embedded store's fsync: for writes whose loss in a power cut harms nothing, such
+   * as a tracker's lease (it only keeps other trackers off for a while). The next synced commit makes them durable too:
+   * the write-ahead log is synced whole. Crashes of the process lose nothing either way; PostgreSQL is left as it is.
+   */
+  private async unsynced<T>(work: (db: Kysely<Database>) => Promise<T>): Promise<T> {
+    if (this.d.name !== "sqlite") return work(this.db);
+    return this.db.connection().execute(async (connection) => {
+      await sql`pragma synchronous = normal`.execute(connection);
+      try {
+        return await work(connection);
+      } finally {
+        await sql`pragma synchronous = full`.execute(connection);
+      }
+    });
+  }
+
   async releaseLeases(owner: string): Promise<void> {
     await this.db.updateTable("operations").set({ lease_owner: null, lease_until: null }).where("lease_owner", "=", owner).execute();
   }
@@ -306,25 +323,29 @@ export class KyselyStore implements Store {
       .executeTakeFirst();
     if (anyDue === undefined) return [];
     const now = this.d.nowMs;
-    const rows = await this.db
-      .updateTable("operations")
-      .set({ lease_owner: owner, lease_until: sql`${now} + ${Math.round(leaseMs)}` })
-      .where("id", "in", (eb) =>
-        eb
-          .selectFrom("operations")
-          .select("id")
-          .where("next_check_at", "is not", null)
-          .where("next_check_at", "<=", now)
-          .where((inner) => inner.or([inner("lease_until", "is", null), inner("lease_until", "<", now), inner("lease_owner", "=", owner)]))
-          .$if(skip !== undefined && skip.size > 0, (select) => select.where("id", "not in", [...skip!]))
-          .$if(only !== undefined, (select) => select.where("id", "in", [...only!]))
-          .orderBy("next_check_at")
-          .limit(limit)
-          // SKIP LOCKED: replicas polling at once each take other records. SQLite has one writer: nothing to skip.
-          .$if(this.d.name === "postgres", (select) => select.forUpdate().skipLocked()),
-      )
-      .returningAll()
-      .execute();
+    const rows = await this.unsynced((db) =>
+      db
+        .updateTable("operations")
+        .set({ lease_owner: owner, lease_until: sql`${now} + ${Math.round(leaseMs)}` })
+        .where("id", "in", (eb) =>
+          eb
+            .selectFrom("operations")
+            .select("id")
+            .where("next_check_at", "is not", null)
+            .where("next_check_at", "<=", now)
+            .where((inner) =>
+              inner.or([inner("lease_until", "is", null), inner("lease_until", "<", now), inner("lease_owner", "=", owner)]),
+            )
+            .$if(skip !== undefined && skip.size > 0, (select) => select.where("id", "not in", [...skip!]))
+            .$if(only !== undefined, (select) => select.where("id", "in", [...only!]))
+            .orderBy("next_check_at")
+            .limit(limit)
+            // SKIP LOCKED: replicas polling at once each take other records. SQLite has one writer: nothing to skip.
+            .$if(this.d.name === "postgres", (select) => select.forUpdate().skipLocked()),
+        )
+        .returningAll()
+        .execute(),
+    );
     return rows.map((row) => ({ ...this.toRecord(row), missingSince: iso(row.missing_since), minedAt: iso(row.mined_at) }));
   }
 
