@@ -190,8 +190,22 @@ async function sendBatch(chain: EvmChain, batch: Job[]): Promise<void> {
   }
 
   const recorded = await Promise.allSettled(signed.map(({ entry, info }) => entry.job.hooks.beforeBroadcast?.(info)));
+  // Where the chain takes them all at once, the ones before the first unrecorded nonce go together.
+  const firstUnrecorded = recorded.findIndex((record) => record.status === "rejected");
+  const atOnce = chain.broadcastAll === undefined ? 0 : firstUnrecorded === -1 ? signed.length : firstUnrecorded;
+  const sentTogether =
+    atOnce > 0
+      ? await chain.broadcastAll!(signed.slice(0, atOnce).map(({ info }) => info.rawTransaction)).catch((error: unknown) =>
+          signed.slice(0, atOnce).map((): PromiseSettledResult<string> => ({ status: "rejected", reason: error })),
+        )
+      : [];
   // Set once a nonce will never reach the node: the later ones could never be mined, so they are not sent.
   let gap: string | undefined;
+  const notSent = () =>
+    new TokenServiceError(
+      ErrorCode.TRANSACTION_REJECTED,
+      `not sent: the transaction before it from ${sender} ${gap}, so this one could not be mined; send it again`,
+    );
   for (const [index, { entry, info }] of signed.entries()) {
     const record = recorded[index]!;
     if (record.status === "rejected") {
@@ -199,14 +213,26 @@ async function sendBatch(chain: EvmChain, batch: Job[]): Promise<void> {
       gap ??= `(nonce ${info.nonce}) could not be recorded`;
       continue;
     }
+    const together = sentTogether[index];
+    if (together !== undefined) {
+      if (together.status === "fulfilled") {
+        entry.resolve(info);
+        continue;
+      }
+      // Mined as it is accepted, a refused one is in no pool: after a refused nonce, the node refuses the later ones
+      // ("nonce too high"), and they are not sent in effect.
+      if (gap !== undefined) {
+        entry.reject(notSent());
+        continue;
+      }
+      const error = translateProviderError(together.reason, node);
+      entry.reject(error);
+      if (!outcomeUnknown(error)) gap = `(nonce ${info.nonce}) was refused`;
+      continue;
+    }
     if (gap !== undefined) {
       // Its record is written: the caller's error ends it `failed`, and the next send reuses the nonce.
-      entry.reject(
-        new TokenServiceError(
-          ErrorCode.TRANSACTION_REJECTED,
-          `not sent: the transaction before it from ${sender} ${gap}, so this one could not be mined; send it again`,
-        ),
-      );
+      entry.reject(notSent());
       continue;
     }
     try {
@@ -215,11 +241,18 @@ async function sendBatch(chain: EvmChain, batch: Job[]): Promise<void> {
     } catch (raw) {
       const error = translateProviderError(raw, node);
       entry.reject(error);
-      // Outcome unknown: the record stays signed and the tracker sends it; the node holds the later nonces until then.
-      if (error.code === ErrorCode.UPSTREAM_UNAVAILABLE || error.code === ErrorCode.UPSTREAM_TIMEOUT) continue;
+      if (outcomeUnknown(error)) continue;
       gap = `(nonce ${info.nonce}) was refused`;
     }
   }
+}
+
+/**
+ * The node may or may not have it (down, slow, or a failure after it answered): the record stays signed and the tracker
+ * finds out and sends it if needed; a node that has the later nonces holds them until then.
+ */
+function outcomeUnknown(error: TokenServiceError): boolean {
+  return error.code === ErrorCode.UPSTREAM_UNAVAILABLE || error.code === ErrorCode.UPSTREAM_TIMEOUT;
 }
 
 function insufficientFunds(chain: EvmChain, sender: string, balance: bigint, available: bigint, needed: bigint): TokenServiceError {
