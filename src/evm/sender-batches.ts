@@ -47,9 +47,11 @@ export class SenderBatches<J, R> {
   private async drain(chain: EvmChain, key: string, queues: Map<string, Array<Queued<J, R>>>): Promise<void> {
     const queue = queues.get(key)!;
     while (queue.length > 0) {
+      let taken = false;
       try {
         // Taken once the lock is held: what arrived while it was awaited (another replica held it) joins this batch.
         await this.lock.withLock(key, async () => {
+          taken = true;
           const batch = queue.splice(0, MAX_BATCH);
           try {
             await this.run(chain, batch);
@@ -59,8 +61,9 @@ export class SenderBatches<J, R> {
           }
         });
       } catch (error) {
-        // The lock itself failed (its database is down) before the batch was taken: what waits for it fails.
-        for (const entry of queue.splice(0)) entry.reject(error);
+        // The lock could not be taken (its database is down): what waits for it fails. A failure on letting it go, after
+        // the batch ran, leaves the next batch to try the lock itself.
+        if (!taken) for (const entry of queue.splice(0)) entry.reject(error);
       }
     }
     queues.delete(key);
