@@ -4,7 +4,9 @@ import path from "node:path";
 import { expect } from "chai";
 import hre from "hardhat";
 
-import { createTokenService } from "../src/api.js";
+import { Transaction } from "ethers";
+
+import { createTokenService, resolveNetwork } from "../src/api.js";
 
 const SEPOLIA = { chain: "ethereum", network: "sepolia" };
 
@@ -67,6 +69,45 @@ describe("simulated chain journal: replay after a crash", function () {
       expect((refusal as Error)?.message).to.include(`${journal} line 1 is not a journal entry`);
     } finally {
       await reopened.close();
+    }
+  });
+
+  it("journals a burst from one sender (sent at once, in batches) in nonce order: every launch is back after a restart", async function () {
+    const first = await createTokenService({ hre, env: {}, dataDir, blockTimeSeconds: 0 });
+    const wallet = first.createWallet(SEPOLIA);
+    await first.faucet({ ...SEPOLIA, address: wallet.address });
+    const launched = await Promise.all(
+      Array.from({ length: 30 }, async (_, index) => {
+        const outcome = await first.operations.launch({
+          ...SEPOLIA,
+          type: index % 3 === 0 ? "ERC721" : "ERC20",
+          token: { name: `Burst ${index}`, symbol: `B${index}`, ...(index % 3 === 0 ? {} : { initialSupply: String(index) }) },
+          sender: wallet.address,
+          privateKey: wallet.privateKey,
+        });
+        expect((await first.operations.settle(outcome, 30_000)).status).to.equal("mined");
+        return outcome;
+      }),
+    );
+    await first.close();
+
+    const journal = path.join(dataDir, "chains", "ethereum-sepolia.jsonl");
+    const nonces = (await readFile(journal, "utf8"))
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line) as { op: string; raw?: string })
+      .filter((entry) => entry.op === "rawTransaction")
+      .map((entry) => Transaction.from(entry.raw!).nonce);
+    expect(nonces).to.deep.equal(Array.from({ length: 30 }, (_, index) => index));
+
+    const second = await createTokenService({ hre, env: {}, dataDir, blockTimeSeconds: 0 });
+    try {
+      const chain = await second.evmChain(resolveNetwork(SEPOLIA.chain, SEPOLIA.network), "read");
+      expect(await chain.provider.getTransactionCount(wallet.address)).to.equal(30);
+      for (const outcome of launched)
+        expect(await chain.provider.getCode(outcome.contractAddress), outcome.contractAddress).to.not.equal("0x");
+    } finally {
+      await second.close();
     }
   });
 });

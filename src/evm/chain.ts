@@ -25,6 +25,12 @@ export interface EvmChain {
   readonly pollingIntervalMs: number;
   /** Sends a signed transaction and resolves with its hash once the node accepted it. */
   broadcast(signedTransaction: string): Promise<string>;
+  /**
+   * Sends several at once, in this order, each settling as the node accepted or refused it. Only on a chain that takes
+   * requests in the order they are made and mines each transaction as it accepts it, so that a refused one leaves no
+   * later one waiting in a pool (a simulated chain mining on send); elsewhere undefined, and sends go one by one.
+   */
+  broadcastAll?: ((signedTransactions: string[]) => Promise<Array<PromiseSettledResult<string>>>) | undefined;
   /** Gives native currency to an address; only simulated chains have it. `grantId` names the grant in the chain's history. */
   fund?(address: string, amount: bigint, grantId?: string): Promise<bigint>;
   /** Whether the grant named `grantId` is part of the chain (a process that died mid-grant may not have made it). */

@@ -3,6 +3,7 @@ import { Interface, getCreateAddress, type TransactionLike } from "ethers";
 import type { Erc20Params, Erc721Params, TokenType } from "../token-params.js";
 import { serviceErc20Artifact, serviceErc721Artifact } from "./artifacts.js";
 import type { EvmChain } from "./chain.js";
+import { stringShape } from "./gas-shapes.js";
 import { prepareTransaction, sendTransaction, type BroadcastHooks, type SignedTransactionInfo } from "./send-transaction.js";
 import type { SenderLock } from "./sender-lock.js";
 
@@ -32,6 +33,19 @@ export interface LaunchResult {
 const erc20Constructor = new Interface(serviceErc20Artifact.abi);
 const erc721Constructor = new Interface(serviceErc721Artifact.abi);
 
+const isZero = (value: bigint | number | string) => BigInt(value) === 0n;
+
+/** What the gas of a deployment depends on besides its calldata's bytes (see gas-shapes.ts). */
+export function gasShape(params: LaunchParams): string {
+  if (params.type === "ERC20") {
+    const { name, symbol, decimals, cap, minter, initialSupply, account } = params.token;
+    const zeros = [decimals, cap, minter, initialSupply, account].map((value) => (isZero(value) ? "0" : "x")).join("");
+    return `ERC20 ${stringShape(name)} ${stringShape(symbol)} ${zeros}`;
+  }
+  const { name, symbol, uri } = params.token;
+  return `ERC721 ${stringShape(name)} ${stringShape(symbol)} ${stringShape(uri)}`;
+}
+
 export function deploymentData(params: LaunchParams, sender: string): string {
   if (params.type === "ERC20") {
     const { name, symbol, decimals, cap, minter, initialSupply, account } = params.token;
@@ -58,7 +72,7 @@ export async function launchToken(
   const sent = await sendTransaction(
     chain,
     lock,
-    { sender, ...signing, data: deploymentData(params, sender) },
+    { sender, ...signing, data: deploymentData(params, sender), gasShape: gasShape(params) },
     {
       ...rest,
       beforeBroadcast: async (info) =>
@@ -92,6 +106,6 @@ export async function prepareLaunch(
   params: LaunchParams,
   hooks: Parameters<typeof prepareTransaction>[3],
 ): Promise<PreparedLaunch> {
-  const { transaction, expiresAt } = await prepareTransaction(chain, lock, { sender, data: deploymentData(params, sender) }, hooks);
+  const { transaction, expiresAt } = await prepareTransaction(chain, lock, { sender, data: deploymentData(params, sender), gasShape: gasShape(params) }, hooks);
   return { transaction, expiresAt, contractAddress: getCreateAddress({ from: sender, nonce: Number(transaction.nonce) }) };
 }

@@ -18,7 +18,8 @@ export function translateProviderError(error: unknown, upstream: string): TokenS
     });
   }
   const text = String((error as { message?: unknown })?.message ?? error);
-  if (/insufficient funds/i.test(text)) {
+  // EDR (Hardhat's simulated chains) says "Sender doesn't have enough funds to send tx".
+  if (/insufficient funds|doesn't have enough funds/i.test(text)) {
     return new TokenServiceError(ErrorCode.INSUFFICIENT_FUNDS, `${upstream} refused the transaction: insufficient funds for gas`, {
       field: "sender",
       cause: error,

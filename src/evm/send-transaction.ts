@@ -1,9 +1,11 @@
-import { JsonRpcApiProvider, type Transaction, type TransactionLike } from "ethers";
+import { JsonRpcApiProvider, type FeeData, type Transaction, type TransactionLike } from "ethers";
 
 import { ErrorCode, TokenServiceError } from "../errors.js";
 import { amountPair } from "../units.js";
 import type { EvmChain } from "./chain.js";
 import { translateProviderError } from "./provider-errors.js";
+import { knownGas, learnGas } from "./gas-shapes.js";
+import { SenderBatches, type Queued } from "./sender-batches.js";
 import { senderLockKey, type SenderLock } from "./sender-lock.js";
 import { signTransaction } from "./sign-transaction.js";
 import { parseSignedTransaction } from "./signed-transaction.js";
@@ -33,6 +35,11 @@ export interface TransactionIntent {
   sender: string;
   to?: string;
   data: string;
+  /**
+   * Sends of one shape need the same gas but for their calldata (deployments of one contract: see gas-shapes.ts); the
+   * node is asked once per shape and chain. Absent: the node estimates every send.
+   */
+  gasShape?: string;
 }
 
 export interface SendRequest extends TransactionIntent {
@@ -52,6 +59,34 @@ async function estimateGas(chain: EvmChain, request: TransactionIntent): Promise
   return BigInt((await chain.provider.send("eth_estimateGas", [call])) as string);
 }
 
+/**
+ * Each request's gas: from what its shape is known to need, or from the node, asked once for the first request of each
+ * shape not known yet (the others of that shape follow it, or are estimated on their own if it failed).
+ */
+async function estimateAll(chain: EvmChain, requests: TransactionIntent[]): Promise<Array<PromiseSettledResult<bigint>>> {
+  const firstOfShape = new Map<string, Promise<bigint>>();
+  const estimates = requests.map((request) => {
+    const shape = request.gasShape;
+    if (shape === undefined) return estimateGas(chain, request);
+    const known = knownGas(chain, shape, request.data);
+    if (known !== undefined) return Promise.resolve(known);
+    const first = firstOfShape.get(shape);
+    if (first !== undefined) {
+      return first.then(
+        () => knownGas(chain, shape, request.data)!,
+        () => estimateGas(chain, request),
+      );
+    }
+    const estimate = estimateGas(chain, request).then((gas) => {
+      learnGas(chain, shape, request.data, gas);
+      return gas;
+    });
+    firstOfShape.set(shape, estimate);
+    return estimate;
+  });
+  return Promise.allSettled(estimates);
+}
+
 /** Estimates leave headroom: a block may move the base fee or the gas a call needs between estimate and inclusion. */
 const GAS_HEADROOM_PERCENT = 120n;
 
@@ -66,37 +101,8 @@ export function lowestFreeNonce(next: number, held: readonly number[]): number {
   return nonce;
 }
 
-/** Nonce, gas and fees for `request`, refused when the sender cannot pay the estimated fee. Runs inside the sender lock. */
-async function buildTransaction(chain: EvmChain, request: TransactionIntent, hooks: BroadcastHooks): Promise<TransactionLike> {
-  const node = `the ${chain.info.chain}/${chain.info.network} node`;
-  let nonce: number, estimate: bigint, feeData, available: bigint, held: number[] | undefined;
-  try {
-    [nonce, estimate, feeData, available, held] = await Promise.all([
-      chain.provider.getTransactionCount(request.sender, "pending"),
-      estimateGas(chain, request),
-      chain.provider.getFeeData(),
-      chain.provider.getBalance(request.sender, "pending"),
-      hooks.heldNonces?.(),
-    ]);
-    nonce = lowestFreeNonce(nonce, held ?? []);
-  } catch (error) {
-    if ((error as { code?: string }).code === "CALL_EXCEPTION") {
-      throw new TokenServiceError(ErrorCode.TRANSACTION_REJECTED, `${node} reports that the transaction would revert`, { cause: error });
-    }
-    throw translateProviderError(error, node);
-  }
-  const gasLimit = (estimate * GAS_HEADROOM_PERCENT) / 100n;
-  const eip1559 = feeData.maxFeePerGas !== null && feeData.maxPriorityFeePerGas !== null;
-  const pricePerGas = (eip1559 ? feeData.maxFeePerGas : feeData.gasPrice) ?? 0n;
-  const needed = gasLimit * pricePerGas;
-  if (available < needed) {
-    const decimals = chain.info.nativeDecimals;
-    throw new TokenServiceError(
-      ErrorCode.INSUFFICIENT_FUNDS,
-      `sender ${request.sender} holds ${amountPair(available, decimals).uiBalance} ${chain.info.nativeSymbol} but the transaction may cost up to ${amountPair(needed, decimals).uiBalance} ${chain.info.nativeSymbol}`,
-      { field: "sender", details: { needed: needed.toString(), available: available.toString(), symbol: chain.info.nativeSymbol } },
-    );
-  }
+/** The transaction to sign with this nonce, gas limit and fees. */
+function unsignedTransaction(chain: EvmChain, request: TransactionIntent, nonce: number, gasLimit: bigint, feeData: FeeData): TransactionLike {
   return {
     chainId: chain.info.chainId,
     nonce,
@@ -104,10 +110,42 @@ async function buildTransaction(chain: EvmChain, request: TransactionIntent, hoo
     data: request.data,
     value: 0n,
     to: request.to ?? null,
-    ...(eip1559
+    ...(usesEip1559(feeData)
       ? { type: 2, maxFeePerGas: feeData.maxFeePerGas, maxPriorityFeePerGas: feeData.maxPriorityFeePerGas }
       : { type: 0, gasPrice: feeData.gasPrice }),
   };
+}
+
+function usesEip1559(feeData: FeeData): boolean {
+  return feeData.maxFeePerGas !== null && feeData.maxPriorityFeePerGas !== null;
+}
+
+/** What one gas costs at most with these fees. */
+function pricePerGas(feeData: FeeData): bigint {
+  return (usesEip1559(feeData) ? feeData.maxFeePerGas : feeData.gasPrice) ?? 0n;
+}
+
+/** Nonce, gas and fees for `request`, refused when the sender cannot pay the estimated fee. Runs inside the sender lock. */
+async function buildTransaction(chain: EvmChain, request: TransactionIntent, hooks: BroadcastHooks): Promise<TransactionLike> {
+  const node = nodeName(chain);
+  let nextNonce: number, estimates: Array<PromiseSettledResult<bigint>>, feeData: FeeData, available: bigint, held: number[] | undefined;
+  try {
+    [nextNonce, estimates, feeData, available, held] = await Promise.all([
+      chain.provider.getTransactionCount(request.sender, "pending"),
+      estimateAll(chain, [request]),
+      chain.provider.getFeeData(),
+      chain.provider.getBalance(request.sender, "pending"),
+      hooks.heldNonces?.(),
+    ]);
+  } catch (error) {
+    throw translateProviderError(error, node);
+  }
+  const estimate = estimates[0]!;
+  if (estimate.status === "rejected") throw estimateError(estimate.reason, node);
+  const gasLimit = (estimate.value * GAS_HEADROOM_PERCENT) / 100n;
+  const needed = gasLimit * pricePerGas(feeData);
+  if (available < needed) throw insufficientFunds(chain, request.sender, available, available, needed);
+  return unsignedTransaction(chain, request, lowestFreeNonce(nextNonce, held ?? []), gasLimit, feeData);
 }
 
 /** The transaction as the caller should sign it, with its nonce reserved by `reserve` (which answers when that expires). */
@@ -158,9 +196,19 @@ function acceptedSigned(chain: EvmChain, request: SendRequest): Transaction {
   return transaction;
 }
 
+interface SendJob {
+  request: SendRequest;
+  hooks: BroadcastHooks;
+}
+
+type Job = Queued<SendJob, SignedTransactionInfo>;
+
+const batchesByLock = new WeakMap<SenderLock, SenderBatches<SendJob, SignedTransactionInfo>>();
+
 /**
- * Signs (or takes the caller's signed transaction) and broadcasts one transaction from `sender`: one at a time per
- * chain and sender, so nonces never collide. Refuses before sending when the sender cannot pay the estimated fee.
+ * Signs (or takes the caller's signed transaction) and broadcasts one transaction from `sender`. Sends from one chain and
+ * sender run one batch at a time inside the sender lock, so nonces never collide; a send is refused before signing when
+ * the sender cannot pay the estimated fee.
  */
 export async function sendTransaction(
   chain: EvmChain,
@@ -168,24 +216,175 @@ export async function sendTransaction(
   request: SendRequest,
   hooks: BroadcastHooks = {},
 ): Promise<SignedTransactionInfo> {
-  const node = `the ${chain.info.chain}/${chain.info.network} node`;
+  if (request.signedTransaction !== undefined) return sendSigned(chain, lock, request, hooks);
+  let batches = batchesByLock.get(lock);
+  if (batches === undefined) batchesByLock.set(lock, (batches = new SenderBatches(lock, sendBatch)));
+  return batches.submit(chain, request.sender, { request, hooks });
+}
+
+/** A caller-signed transaction carries its own (reserved) nonce: it is checked and sent alone, inside the sender lock. */
+async function sendSigned(chain: EvmChain, lock: SenderLock, request: SendRequest, hooks: BroadcastHooks): Promise<SignedTransactionInfo> {
   return lock.withLock(senderLockKey(chain.info.chainId, request.sender), async () => {
-    let info: SignedTransactionInfo;
-    if (request.signedTransaction !== undefined) {
-      const transaction = acceptedSigned(chain, request);
-      await hooks.acceptSigned?.(transaction);
-      info = { transactionHash: transaction.hash!, nonce: transaction.nonce, rawTransaction: transaction.serialized };
-    } else {
-      const transaction = await buildTransaction(chain, request, hooks);
-      const { raw, hash } = signTransaction(transaction, request.privateKey!);
-      info = { transactionHash: hash, nonce: Number(transaction.nonce), rawTransaction: raw };
-    }
+    const transaction = acceptedSigned(chain, request);
+    await hooks.acceptSigned?.(transaction);
+    const info = { transactionHash: transaction.hash!, nonce: transaction.nonce, rawTransaction: transaction.serialized };
     await hooks.beforeBroadcast?.(info);
     try {
       await chain.broadcast(info.rawTransaction);
     } catch (error) {
-      throw translateProviderError(error, node);
+      throw translateProviderError(error, nodeName(chain));
     }
     return info;
   });
+}
+
+/** How many sends from `sender` on `chain` wait for its next batch under `lock`. */
+export function waitingSends(chain: EvmChain, lock: SenderLock, sender: string): number {
+  return batchesByLock.get(lock)?.waiting(chain, sender) ?? 0;
+}
+
+function nodeName(chain: EvmChain): string {
+  return `the ${chain.info.chain}/${chain.info.network} node`;
+}
+
+function estimateError(error: unknown, node: string): TokenServiceError {
+  if ((error as { code?: string }).code === "CALL_EXCEPTION") {
+    return new TokenServiceError(ErrorCode.TRANSACTION_REJECTED, `${node} reports that the transaction would revert`, { cause: error });
+  }
+  return translateProviderError(error, node);
+}
+
+/**
+ * One batch of one sender's sends, inside its lock: the nonce, fees and balance are read once, each job is estimated,
+ * checked against what the jobs before it may spend, and signed with the next nonce; the records are written together
+ * (`beforeBroadcast` of every job at once: the store commits them as one group), then broadcast in nonce order.
+ */
+async function sendBatch(chain: EvmChain, batch: Job[]): Promise<void> {
+  const node = nodeName(chain);
+  const sender = batch[0]!.job.request.sender;
+  // Every job's hook asks the same store about the same sender: one answer serves the batch.
+  const heldNonces = batch.find((entry) => entry.job.hooks.heldNonces)?.job.hooks.heldNonces;
+  let shared: [number, FeeData, bigint, number[] | undefined];
+  let estimates: Array<PromiseSettledResult<bigint>>;
+  try {
+    [shared, estimates] = await Promise.all([
+      Promise.all([
+        chain.provider.getTransactionCount(sender, "pending"),
+        chain.provider.getFeeData(),
+        chain.provider.getBalance(sender, "pending"),
+        heldNonces?.(),
+      ]),
+      estimateAll(
+        chain,
+        batch.map((entry) => entry.job.request),
+      ),
+    ]);
+  } catch (error) {
+    const failure = translateProviderError(error, node);
+    for (const entry of batch) entry.reject(failure);
+    return;
+  }
+  const [pendingNonce, feeData, balance, held = []] = shared;
+  let nonce = lowestFreeNonce(pendingNonce, held);
+  let available = balance;
+  const price = pricePerGas(feeData);
+
+  const signed: Array<{ entry: Job; info: SignedTransactionInfo }> = [];
+  for (const [index, entry] of batch.entries()) {
+    const estimate = estimates[index]!;
+    if (estimate.status === "rejected") {
+      entry.reject(estimateError(estimate.reason, node));
+      continue;
+    }
+    const { request } = entry.job;
+    const gasLimit = (estimate.value * GAS_HEADROOM_PERCENT) / 100n;
+    const needed = gasLimit * price;
+    if (available < needed) {
+      entry.reject(insufficientFunds(chain, sender, balance, available, needed));
+      continue;
+    }
+    // What the sends before it in the batch may cost at most is spoken for: the node checks each against what is left.
+    available -= needed;
+    const transaction = unsignedTransaction(chain, request, nonce, gasLimit, feeData);
+    const { raw, hash } = signTransaction(transaction, request.privateKey!);
+    signed.push({ entry, info: { transactionHash: hash, nonce, rawTransaction: raw } });
+    nonce = lowestFreeNonce(nonce + 1, held);
+  }
+
+  const recorded = await Promise.allSettled(signed.map(({ entry, info }) => entry.job.hooks.beforeBroadcast?.(info)));
+  // Where the chain takes them all at once, the ones before the first unrecorded nonce go together.
+  const firstUnrecorded = recorded.findIndex((record) => record.status === "rejected");
+  const atOnce = chain.broadcastAll === undefined ? 0 : firstUnrecorded === -1 ? signed.length : firstUnrecorded;
+  const sentTogether =
+    atOnce > 0
+      ? await chain.broadcastAll!(signed.slice(0, atOnce).map(({ info }) => info.rawTransaction)).catch((error: unknown) =>
+          signed.slice(0, atOnce).map((): PromiseSettledResult<string> => ({ status: "rejected", reason: error })),
+        )
+      : [];
+  // Set once a nonce will never reach the node: the later ones could never be mined, so they are not sent.
+  let gap: string | undefined;
+  const notSent = () =>
+    new TokenServiceError(
+      ErrorCode.TRANSACTION_REJECTED,
+      `not sent: the transaction before it from ${sender} ${gap}, so this one could not be mined; send it again`,
+    );
+  for (const [index, { entry, info }] of signed.entries()) {
+    const record = recorded[index]!;
+    if (record.status === "rejected") {
+      entry.reject(record.reason);
+      gap ??= `(nonce ${info.nonce}) could not be recorded`;
+      continue;
+    }
+    const together = sentTogether[index];
+    if (together !== undefined) {
+      if (together.status === "fulfilled") {
+        entry.resolve(info);
+        continue;
+      }
+      // Mined as it is accepted, a refused one is in no pool: after a refused nonce, the node refuses the later ones
+      // ("nonce too high"), and they are not sent in effect.
+      if (gap !== undefined) {
+        entry.reject(notSent());
+        continue;
+      }
+      const error = translateProviderError(together.reason, node);
+      entry.reject(error);
+      if (!outcomeUnknown(error)) gap = `(nonce ${info.nonce}) was refused`;
+      continue;
+    }
+    if (gap !== undefined) {
+      // Its record is written: the caller's error ends it `failed`, and the next send reuses the nonce.
+      entry.reject(notSent());
+      continue;
+    }
+    try {
+      await chain.broadcast(info.rawTransaction);
+      entry.resolve(info);
+    } catch (raw) {
+      const error = translateProviderError(raw, node);
+      entry.reject(error);
+      if (outcomeUnknown(error)) continue;
+      gap = `(nonce ${info.nonce}) was refused`;
+    }
+  }
+}
+
+/**
+ * The node may or may not have it (down, slow, or a failure after it answered): the record stays signed and the tracker
+ * finds out and sends it if needed; a node that has the later nonces holds them until then.
+ */
+function outcomeUnknown(error: TokenServiceError): boolean {
+  return error.code === ErrorCode.UPSTREAM_UNAVAILABLE || error.code === ErrorCode.UPSTREAM_TIMEOUT;
+}
+
+function insufficientFunds(chain: EvmChain, sender: string, balance: bigint, available: bigint, needed: bigint): TokenServiceError {
+  const decimals = chain.info.nativeDecimals;
+  const symbol = chain.info.nativeSymbol;
+  const amount = (wei: bigint) => `${amountPair(wei, decimals).uiBalance} ${symbol}`;
+  const left = available === balance ? "" : `, ${amount(available)} of it left after the sends queued before this one,`;
+  return new TokenServiceError(
+    ErrorCode.INSUFFICIENT_FUNDS,
+    `sender ${sender} holds ${amount(balance)}${left} but the transaction may cost up to ${amount(needed)}`,
+    { field: "sender", details: { needed: needed.toString(), available: available.toString(), symbol } },
+  );
 }

@@ -1,4 +1,6 @@
-import { SigningKey, Transaction, getAddress, keccak256, type TransactionLike } from "ethers";
+import { SigningKey, Transaction, getAddress, getBytes, keccak256, type TransactionLike } from "ethers";
+
+import { secp256k1 } from "../bitcoin/libraries.js";
 
 export interface SignedTransaction {
   /** The raw signed transaction, 0x hex. */
@@ -39,6 +41,16 @@ function quantity(value: bigint | number | string | null | undefined): Buffer {
 const hexBytes = (hex: string) => Buffer.from(hex.startsWith("0x") ? hex.slice(2) : hex, "hex");
 const address = (to: unknown) => (to === null || to === undefined ? Buffer.alloc(0) : hexBytes(getAddress(String(to))));
 
+/**
+ * libsecp256k1 (tiny-secp256k1's WebAssembly) signs a digest about three times faster than ethers' pure-JS curve: the same
+ * deterministic RFC 6979 nonce and low-s form, so the same signature (tested against ethers).
+ */
+function signDigest(digest: string, privateKey: Buffer): { r: Buffer; s: Buffer; yParity: number } {
+  const { signature, recoveryId } = secp256k1().signRecoverable(getBytes(digest), privateKey);
+  const bytes = Buffer.from(signature.buffer, signature.byteOffset, signature.byteLength);
+  return { r: bytes.subarray(0, 32), s: bytes.subarray(32, 64), yParity: recoveryId };
+}
+
 function fastSign(tx: Signable, privateKey: string): SignedTransaction | undefined {
   const type = tx.type ?? 2;
   if (
@@ -48,7 +60,7 @@ function fastSign(tx: Signable, privateKey: string): SignedTransaction | undefin
     return undefined;
   }
   const data = hexBytes(String(tx.data));
-  const key = new SigningKey(privateKey);
+  const key = hexBytes(privateKey);
   if (type === 2) {
     const fields = [
       quantity(tx.chainId),
@@ -62,18 +74,16 @@ function fastSign(tx: Signable, privateKey: string): SignedTransaction | undefin
     ].map(rlpBytes);
     const accessList = rlpList([]);
     const unsigned = Buffer.concat([Buffer.from([2]), rlpList([...fields, accessList])]);
-    const signature = key.sign(keccak256(unsigned));
-    const signed = [quantity(signature.yParity), hexBytes(signature.r), hexBytes(signature.s)].map((part) => rlpBytes(stripZeros(part)));
+    const signature = signDigest(keccak256(unsigned), key);
+    const signed = [quantity(signature.yParity), signature.r, signature.s].map((part) => rlpBytes(stripZeros(part)));
     return encoded(Buffer.concat([Buffer.from([2]), rlpList([...fields, accessList, ...signed])]));
   }
   const chainId = BigInt(tx.chainId ?? 0);
   const fields = [quantity(tx.nonce), quantity(tx.gasPrice), quantity(tx.gasLimit), address(tx.to), quantity(tx.value), data].map(rlpBytes);
   const unsigned = rlpList([...fields, rlpBytes(quantity(chainId)), rlpBytes(Buffer.alloc(0)), rlpBytes(Buffer.alloc(0))]);
-  const signature = key.sign(keccak256(unsigned));
+  const signature = signDigest(keccak256(unsigned), key);
   const v = chainId * 2n + 35n + BigInt(signature.yParity);
-  return encoded(
-    rlpList([...fields, ...[quantity(v), hexBytes(signature.r), hexBytes(signature.s)].map((part) => rlpBytes(stripZeros(part)))]),
-  );
+  return encoded(rlpList([...fields, ...[quantity(v), signature.r, signature.s].map((part) => rlpBytes(stripZeros(part)))]));
 }
 
 const encoded = (signed: Buffer): SignedTransaction => ({ raw: `0x${signed.toString("hex")}`, hash: keccak256(signed) });

@@ -86,6 +86,7 @@ export class SimulatedChain implements EvmChain {
   /** Set when blocks are mined by EDR's timer, which no request of ours shows: the head is then part of the version. */
   private intervalMining = false;
   private readonly connection: SimulatedChainConnection;
+  broadcastAll: ((signedTransactions: string[]) => Promise<Array<PromiseSettledResult<string>>>) | undefined;
 
   private constructor(
     readonly info: EvmNetworkInfo,
@@ -117,6 +118,8 @@ export class SimulatedChain implements EvmChain {
     const connection = observed(await factory(info), `${info.chain}/${info.network}`, options.onNodeCall);
     const chain = new SimulatedChain(info, connection, options.journalPath);
     await chain.replayJournal();
+    // Mining on send, EDR takes requests in order and mines or refuses each: a burst can be sent at once.
+    chain.broadcastAll = options.blockTimeSeconds > 0 ? undefined : (signed) => chain.sendAll(signed);
     if (options.blockTimeSeconds > 0) {
       await chain.request("evm_setAutomine", [false]);
       await chain.request("evm_setIntervalMining", [Math.round(options.blockTimeSeconds * 1000)]);
@@ -140,6 +143,16 @@ export class SimulatedChain implements EvmChain {
     const hash = (await this.request("eth_sendRawTransaction", [signedTransaction])) as string;
     await this.journal({ op: "rawTransaction", raw: signedTransaction });
     return hash;
+  }
+
+  /** Sends every transaction at once, in order, then journals the accepted ones in that order, in one append. */
+  private async sendAll(signedTransactions: string[]): Promise<Array<PromiseSettledResult<string>>> {
+    const results = await Promise.allSettled(
+      signedTransactions.map((raw) => this.request("eth_sendRawTransaction", [raw]) as Promise<string>),
+    );
+    const accepted = signedTransactions.filter((_, index) => results[index]!.status === "fulfilled");
+    await this.journal(...accepted.map((raw): JournalEntry => ({ op: "rawTransaction", raw })));
+    return results;
   }
 
   async fund(address: string, amount: bigint, grantId?: string): Promise<bigint> {
@@ -173,10 +186,10 @@ export class SimulatedChain implements EvmChain {
     return this.connection.provider.request({ method, params });
   }
 
-  private async journal(entry: JournalEntry): Promise<void> {
-    if (this.journalPath === undefined) return;
+  private async journal(...entries: JournalEntry[]): Promise<void> {
+    if (this.journalPath === undefined || entries.length === 0) return;
     await mkdir(path.dirname(this.journalPath), { recursive: true, mode: 0o700 });
-    await appendFile(this.journalPath, `${JSON.stringify(entry)}\n`, { mode: 0o600 });
+    await appendFile(this.journalPath, entries.map((entry) => `${JSON.stringify(entry)}\n`).join(""), { mode: 0o600 });
   }
 
   private async replayJournal(): Promise<void> {

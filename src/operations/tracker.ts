@@ -160,7 +160,14 @@ export class OperationTracker {
       ...(this.settings.ownRecordsOnly ? { only: this.own } : {}),
     });
     if (due.length === 0) return 0;
-    const changes = await Promise.all(due.map(async (record) => ({ id: record.id, change: await this.decide(record) })));
+    // One head per chain and pass: the records of a burst are looked at together, against the same block.
+    const heads = new Map<EvmChain, Promise<number>>();
+    const headOf = (chain: EvmChain) => {
+      let head = heads.get(chain);
+      if (head === undefined) heads.set(chain, (head = chain.provider.getBlockNumber()));
+      return head;
+    };
+    const changes = await Promise.all(due.map(async (record) => ({ id: record.id, change: await this.decide(record, headOf) })));
     const changed = await this.store.changeOperations(changes, this.owner).catch(() => changes.map(() => undefined));
     changes.forEach(({ id, change }, index) => {
       if (change.checkInMs === null) this.own.delete(id);
@@ -191,12 +198,12 @@ export class OperationTracker {
     }
   }
 
-  private async decide(record: LeasedOperation): Promise<OperationChange> {
+  private async decide(record: LeasedOperation, headOf: (chain: EvmChain) => Promise<number>): Promise<OperationChange> {
     // What the request answered comes first: the node may already have lost it, and that is the next look's business.
     if (this.accepted.delete(record.id) && record.status === "signed")
       return { status: "pending", reason: "accepted by the node", checkInMs: 0 };
     try {
-      return await this.next(record, await this.chainFor(record));
+      return await this.next(record, await this.chainFor(record), headOf);
     } catch {
       // The node (or the pair's configuration) is failing: nothing is known, so nothing changes but the next look.
       return { checkInMs: RETRY_AFTER_ERROR_MS };
@@ -249,13 +256,13 @@ export class OperationTracker {
   }
 
   /** What the node says about a record, as the change to write. */
-  private async next(record: LeasedOperation, chain: EvmChain): Promise<OperationChange> {
+  private async next(record: LeasedOperation, chain: EvmChain, headOf: (chain: EvmChain) => Promise<number>): Promise<OperationChange> {
     if (record.kind === "faucet") return this.finishGrant(record, chain);
     const hash = record.transactionHash;
     if (hash === null) return { status: "failed", reason: "no transaction hash recorded", checkInMs: null };
     const poll = chain.pollingIntervalMs;
     if (record.status === "mined") return this.watchForReorg(record, chain);
-    const [receipt, head] = await Promise.all([chain.provider.getTransactionReceipt(hash), chain.provider.getBlockNumber()]);
+    const [receipt, head] = await Promise.all([chain.provider.getTransactionReceipt(hash), headOf(chain)]);
 
     // Accepted by the node while the process that sent it could not say so (it died before its tracker looked).
     if (record.status === "signed" && receipt !== null) {

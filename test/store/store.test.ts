@@ -15,6 +15,9 @@ import { migrate, migrations } from "../../src/server/store/migrations.js";
 import { openStore, printableDatabaseUrl } from "../../src/server/store/open-store.js";
 import { nodeSqliteDialect, openSqliteFile } from "../../src/server/store/sqlite-dialect.js";
 import type { NewOperation, Store } from "../../src/server/store/types.js";
+import { InProcessSenderLock } from "../../src/evm/sender-lock.js";
+import { KyselyStore } from "../../src/server/store/kysely-store.js";
+import type { Database } from "../../src/server/store/schema.js";
 import { expectServiceError } from "../helpers/errors.js";
 import { freshPostgresSchema } from "../helpers/postgres-schema.js";
 
@@ -265,6 +268,17 @@ for (const makeBackend of backends) {
         let failed = false;
         await store.insertOperation(operation(null, { status: "lost" as never })).catch(() => (failed = true));
         expect(failed).to.equal(true);
+      });
+
+      it("inserts records that arrive together in one group, and a bad one fails alone", async function () {
+        const records = Array.from({ length: 12 }, (_, index) => operation(null, { nonce: index, params: { index } }));
+        const duplicate = { ...records[4]!, params: { index: "again" } };
+        const outcomes = await Promise.allSettled([...records, duplicate].map((record) => store.insertOperation(record)));
+        expect(outcomes.slice(0, 12).map((outcome) => outcome.status)).to.deep.equal(Array(12).fill("fulfilled"));
+        expect(outcomes[12]!.status, "the second insert of one id").to.equal("rejected");
+        for (const record of records) {
+          expect(await store.getOperation(record.id)).to.deep.include({ status: "signed", nonce: record.nonce, params: record.params });
+        }
       });
 
       it("lists one key's records newest first, page by page", async function () {
@@ -536,6 +550,30 @@ describe("store on SQLite: the data directory", function () {
 
   afterEach(async function () {
     await rm(dataDir, { recursive: true, force: true });
+  });
+
+  it("leases without waiting for an fsync, and every other write of the connection is synced again afterwards", async function () {
+    const file = path.join(dataDir, "leases.sqlite");
+    const raw = openSqliteFile(file);
+    const store = new KyselyStore(new Kysely<Database>({ dialect: nodeSqliteDialect(raw) }), {
+      kind: "sqlite",
+      location: file,
+      senderLock: new InProcessSenderLock(),
+    });
+    try {
+      await store.migrate();
+      const synchronous = () => (raw.prepare("pragma synchronous").get() as { synchronous: number }).synchronous;
+      const FULL = 2;
+      expect(synchronous()).to.equal(FULL);
+      const record = operation(null);
+      await store.insertOperation(record);
+      const leased = await store.leaseDueOperations("tracker-a", 30_000, 10);
+      expect(leased.map((due) => due.id)).to.deep.equal([record.id]);
+      expect(await store.leaseDueOperations("tracker-b", 30_000, 10), "the lease holds").to.deep.equal([]);
+      expect(synchronous(), "synced again after the lease").to.equal(FULL);
+    } finally {
+      await store.close();
+    }
   });
 
   it("lives in <dataDir>/store.sqlite, private to its owner, describes itself, and never writes a key in the clear", async function () {

@@ -14,6 +14,7 @@ import type {
   OperationTransition,
   PreparedTransaction,
 } from "../../operations/types.js";
+import { GroupCommit } from "./group-commit.js";
 import { generateApiKey, hashApiKey, sameHash } from "./api-key-secret.js";
 import { dialectSql, type DialectSql } from "./dialect.js";
 import { eventOfChange } from "../../webhooks/events.js";
@@ -66,6 +67,10 @@ export class KyselyStore implements Store {
   readonly webhooks: KyselyWebhookStore;
   private readonly d: DialectSql;
   private closing: Promise<void> | undefined;
+  private readonly inserts = new GroupCommit<NewOperation>(
+    (operation) => this.insertOperationRows([operation]),
+    (operations) => this.insertOperationRows(operations),
+  );
 
   constructor(
     private readonly db: Kysely<Database>,
@@ -157,50 +162,57 @@ export class KyselyStore implements Store {
   }
 
   async insertOperation(operation: NewOperation): Promise<void> {
+    // A `signed` record is no event (the launch path stays one write); one recorded final at once (a bitcoin grant) is.
+    const event = eventOfChange(undefined, operation.status);
+    if (event === undefined) return this.inserts.add(operation);
+    const queued = await this.db.transaction().execute(async (trx) => {
+      const row = await trx.insertInto("operations").values(this.operationRow(operation)).returningAll().executeTakeFirstOrThrow();
+      return this.webhooks.queue(trx, event, this.toRecord(row));
+    });
+    if (queued > 0) this.webhooks.queuedCommitted();
+  }
+
+  /** One statement for a group of records: concurrent launches and mints share one commit. */
+  private async insertOperationRows(operations: NewOperation[]): Promise<void> {
+    await this.db
+      .insertInto("operations")
+      .values(operations.map((operation) => this.operationRow(operation)))
+      .execute();
+  }
+
+  private operationRow(operation: NewOperation) {
     const unfinished = operation.status === "signed" || operation.status === "pending";
     const transitions: OperationTransition[] = [
       { status: operation.status, at: new Date().toISOString(), reason: operation.reason ?? "recorded" },
     ];
     const now = this.d.nowMs;
-    const insert = (db: Kysely<Database>) =>
-      db
-        .insertInto("operations")
-        .values({
-          id: operation.id,
-          api_key_id: operation.apiKeyId,
-          kind: operation.kind,
-          chain: operation.chain,
-          network: operation.network,
-          token_type: operation.tokenType,
-          params: json(operation.params ?? {}),
-          sender: operation.sender,
-          transaction_hash: operation.transactionHash,
-          contract_address: operation.contractAddress,
-          nonce: operation.nonce ?? null,
-          raw_transaction: operation.rawTransaction ?? null,
-          status: operation.status,
-          error: json(operation.error),
-          block_number: operation.blockNumber ?? null,
-          block_hash: operation.blockHash ?? null,
-          result: json(operation.result),
-          transitions: json(transitions),
-          created_at: now,
-          updated_at: now,
-          next_check_at: unfinished ? sql<number>`${now} + ${operation.checkInMs ?? 0}` : null,
-          mined_at: operation.status === "mined" ? now : null,
-          ...(operation.lease
-            ? { lease_owner: operation.lease.owner, lease_until: sql<number>`${now} + ${Math.round(operation.lease.ms)}` }
-            : {}),
-        })
-        .returningAll();
-    // A `signed` record is no event (the launch path stays one write); one recorded final at once (a bitcoin grant) is.
-    const event = eventOfChange(undefined, operation.status);
-    if (event === undefined) return void (await insert(this.db).execute());
-    const queued = await this.db.transaction().execute(async (trx) => {
-      const row = await insert(trx).executeTakeFirstOrThrow();
-      return this.webhooks.queue(trx, event, this.toRecord(row));
-    });
-    if (queued > 0) this.webhooks.queuedCommitted();
+    return {
+      id: operation.id,
+      api_key_id: operation.apiKeyId,
+      kind: operation.kind,
+      chain: operation.chain,
+      network: operation.network,
+      token_type: operation.tokenType,
+      params: json(operation.params ?? {}),
+      sender: operation.sender,
+      transaction_hash: operation.transactionHash,
+      contract_address: operation.contractAddress,
+      nonce: operation.nonce ?? null,
+      raw_transaction: operation.rawTransaction ?? null,
+      status: operation.status,
+      error: json(operation.error),
+      block_number: operation.blockNumber ?? null,
+      block_hash: operation.blockHash ?? null,
+      result: json(operation.result),
+      transitions: json(transitions),
+      created_at: now,
+      updated_at: now,
+      next_check_at: unfinished ? sql<number>`${now} + ${operation.checkInMs ?? 0}` : null,
+      mined_at: operation.status === "mined" ? now : null,
+      // Every row names the same columns: rows of one multi-row insert may differ only in values.
+      lease_owner: operation.lease?.owner ?? null,
+      lease_until: operation.lease ? sql<number>`${now} + ${Math.round(operation.lease.ms)}` : null,
+    };
   }
 
   async changeOperation(id: string, change: OperationChange, leaseOwner?: string): Promise<OperationRecord | undefined> {
@@ -296,6 +308,23 @@ export class KyselyStore implements Store {
     return { record, queued: event === undefined ? 0 : await this.webhooks.queue(db, event, record) };
   }
 
+  /**
+   * Runs `work` without waiting for the embedded store's fsync: for writes whose loss in a power cut harms nothing, such
+   * as a tracker's lease (it only keeps other trackers off for a while). The next synced commit makes them durable too:
+   * the write-ahead log is synced whole. Crashes of the process lose nothing either way; PostgreSQL is left as it is.
+   */
+  private async unsynced<T>(work: (db: Kysely<Database>) => Promise<T>): Promise<T> {
+    if (this.d.name !== "sqlite") return work(this.db);
+    return this.db.connection().execute(async (connection) => {
+      await sql`pragma synchronous = normal`.execute(connection);
+      try {
+        return await work(connection);
+      } finally {
+        await sql`pragma synchronous = full`.execute(connection);
+      }
+    });
+  }
+
   async releaseLeases(owner: string): Promise<void> {
     await this.db.updateTable("operations").set({ lease_owner: null, lease_until: null }).where("lease_owner", "=", owner).execute();
   }
@@ -370,25 +399,29 @@ export class KyselyStore implements Store {
       .executeTakeFirst();
     if (anyDue === undefined) return [];
     const now = this.d.nowMs;
-    const rows = await this.db
-      .updateTable("operations")
-      .set({ lease_owner: owner, lease_until: sql`${now} + ${Math.round(leaseMs)}` })
-      .where("id", "in", (eb) =>
-        eb
-          .selectFrom("operations")
-          .select("id")
-          .where("next_check_at", "is not", null)
-          .where("next_check_at", "<=", now)
-          .where((inner) => inner.or([inner("lease_until", "is", null), inner("lease_until", "<", now), inner("lease_owner", "=", owner)]))
-          .$if(skip !== undefined && skip.size > 0, (select) => select.where("id", "not in", [...skip!]))
-          .$if(only !== undefined, (select) => select.where("id", "in", [...only!]))
-          .orderBy("next_check_at")
-          .limit(limit)
-          // SKIP LOCKED: replicas polling at once each take other records. SQLite has one writer: nothing to skip.
-          .$if(this.d.name === "postgres", (select) => select.forUpdate().skipLocked()),
-      )
-      .returningAll()
-      .execute();
+    const rows = await this.unsynced((db) =>
+      db
+        .updateTable("operations")
+        .set({ lease_owner: owner, lease_until: sql`${now} + ${Math.round(leaseMs)}` })
+        .where("id", "in", (eb) =>
+          eb
+            .selectFrom("operations")
+            .select("id")
+            .where("next_check_at", "is not", null)
+            .where("next_check_at", "<=", now)
+            .where((inner) =>
+              inner.or([inner("lease_until", "is", null), inner("lease_until", "<", now), inner("lease_owner", "=", owner)]),
+            )
+            .$if(skip !== undefined && skip.size > 0, (select) => select.where("id", "not in", [...skip!]))
+            .$if(only !== undefined, (select) => select.where("id", "in", [...only!]))
+            .orderBy("next_check_at")
+            .limit(limit)
+            // SKIP LOCKED: replicas polling at once each take other records. SQLite has one writer: nothing to skip.
+            .$if(this.d.name === "postgres", (select) => select.forUpdate().skipLocked()),
+        )
+        .returningAll()
+        .execute(),
+    );
     return rows.map((row) => ({ ...this.toRecord(row), missingSince: iso(row.missing_since), minedAt: iso(row.mined_at) }));
   }
 
