@@ -106,6 +106,11 @@ export async function prepareLaunch(
   params: LaunchParams,
   hooks: Parameters<typeof prepareTransaction>[3],
 ): Promise<PreparedLaunch> {
-  const { transaction, expiresAt } = await prepareTransaction(chain, lock, { sender, data: deploymentData(params, sender), gasShape: gasShape(params) }, hooks);
+  const { transaction, expiresAt } = await prepareTransaction(
+    chain,
+    lock,
+    { sender, data: deploymentData(params, sender), gasShape: gasShape(params) },
+    hooks,
+  );
   return { transaction, expiresAt, contractAddress: getCreateAddress({ from: sender, nonce: Number(transaction.nonce) }) };
 }

@@ -102,7 +102,13 @@ export function lowestFreeNonce(next: number, held: readonly number[]): number {
 }
 
 /** The transaction to sign with this nonce, gas limit and fees. */
-function unsignedTransaction(chain: EvmChain, request: TransactionIntent, nonce: number, gasLimit: bigint, feeData: FeeData): TransactionLike {
+function unsignedTransaction(
+  chain: EvmChain,
+  request: TransactionIntent,
+  nonce: number,
+  gasLimit: bigint,
+  feeData: FeeData,
+): TransactionLike {
   return {
     chainId: chain.info.chainId,
     nonce,
