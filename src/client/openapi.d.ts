@@ -246,7 +246,93 @@ export interface paths {
         trace?: never;
     };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+    "operation.pending": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** The node accepted the operation's transaction */
+        post: operations["operationPendingEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "operation.mined": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** The operation's transaction is in a block */
+        post: operations["operationMinedEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "operation.failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** The operation failed (reverted, refused, or could not be sent) */
+        post: operations["operationFailedEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "operation.dropped": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** The operation's transaction left the node and was not mined in time */
+        post: operations["operationDroppedEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "operation.reorged": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A reorganization took the mined transaction back out of the chain: pending again */
+        post: operations["operationReorgedEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
 export interface components {
     schemas: never;
     responses: never;
@@ -4178,6 +4264,361 @@ export interface operations {
                         };
                     };
                 };
+            };
+        };
+    };
+    operationPendingEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id, as `id` in the body: de-duplicate by it */
+                "Webhook-Id": string;
+                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" keyed with the webhook's secret>` */
+                "Token-Service-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The event id, also sent as the Webhook-Id header: the same event may arrive more than once */
+                    id: string;
+                    /** @enum {string} */
+                    type: "operation.pending" | "operation.mined" | "operation.failed" | "operation.dropped" | "operation.reorged";
+                    /** @description When the state change was recorded */
+                    createdAt: string;
+                    /** @description The operation after the change, as GET /api/v1/tokens lists it */
+                    data: {
+                        id: string;
+                        /** @enum {string} */
+                        kind: "launch" | "mint" | "faucet";
+                        chain: string;
+                        network: string;
+                        type: string | null;
+                        params: {
+                            [key: string]: unknown;
+                        };
+                        sender: string | null;
+                        transactionHash: string | null;
+                        contractAddress: string | null;
+                        nonce: number | null;
+                        /** @enum {string} */
+                        status: "signed" | "pending" | "mined" | "failed" | "dropped";
+                        error: {
+                            code: string;
+                            message: string;
+                        } | null;
+                        blockNumber: number | null;
+                        blockHash: string | null;
+                        /** @description What mining revealed, e.g. an ERC721 mint's tokenId */
+                        result: {
+                            [key: string]: unknown;
+                        } | null;
+                        /** @description Every state change with its time and reason, oldest first */
+                        transitions: {
+                            /** @enum {string} */
+                            status: "signed" | "pending" | "mined" | "failed" | "dropped";
+                            at: string;
+                            reason: string;
+                        }[];
+                        createdAt: string;
+                        updatedAt: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received. Anything else, or no answer within the timeout, is retried with backoff */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    operationMinedEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id, as `id` in the body: de-duplicate by it */
+                "Webhook-Id": string;
+                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" keyed with the webhook's secret>` */
+                "Token-Service-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The event id, also sent as the Webhook-Id header: the same event may arrive more than once */
+                    id: string;
+                    /** @enum {string} */
+                    type: "operation.pending" | "operation.mined" | "operation.failed" | "operation.dropped" | "operation.reorged";
+                    /** @description When the state change was recorded */
+                    createdAt: string;
+                    /** @description The operation after the change, as GET /api/v1/tokens lists it */
+                    data: {
+                        id: string;
+                        /** @enum {string} */
+                        kind: "launch" | "mint" | "faucet";
+                        chain: string;
+                        network: string;
+                        type: string | null;
+                        params: {
+                            [key: string]: unknown;
+                        };
+                        sender: string | null;
+                        transactionHash: string | null;
+                        contractAddress: string | null;
+                        nonce: number | null;
+                        /** @enum {string} */
+                        status: "signed" | "pending" | "mined" | "failed" | "dropped";
+                        error: {
+                            code: string;
+                            message: string;
+                        } | null;
+                        blockNumber: number | null;
+                        blockHash: string | null;
+                        /** @description What mining revealed, e.g. an ERC721 mint's tokenId */
+                        result: {
+                            [key: string]: unknown;
+                        } | null;
+                        /** @description Every state change with its time and reason, oldest first */
+                        transitions: {
+                            /** @enum {string} */
+                            status: "signed" | "pending" | "mined" | "failed" | "dropped";
+                            at: string;
+                            reason: string;
+                        }[];
+                        createdAt: string;
+                        updatedAt: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received. Anything else, or no answer within the timeout, is retried with backoff */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    operationFailedEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id, as `id` in the body: de-duplicate by it */
+                "Webhook-Id": string;
+                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" keyed with the webhook's secret>` */
+                "Token-Service-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The event id, also sent as the Webhook-Id header: the same event may arrive more than once */
+                    id: string;
+                    /** @enum {string} */
+                    type: "operation.pending" | "operation.mined" | "operation.failed" | "operation.dropped" | "operation.reorged";
+                    /** @description When the state change was recorded */
+                    createdAt: string;
+                    /** @description The operation after the change, as GET /api/v1/tokens lists it */
+                    data: {
+                        id: string;
+                        /** @enum {string} */
+                        kind: "launch" | "mint" | "faucet";
+                        chain: string;
+                        network: string;
+                        type: string | null;
+                        params: {
+                            [key: string]: unknown;
+                        };
+                        sender: string | null;
+                        transactionHash: string | null;
+                        contractAddress: string | null;
+                        nonce: number | null;
+                        /** @enum {string} */
+                        status: "signed" | "pending" | "mined" | "failed" | "dropped";
+                        error: {
+                            code: string;
+                            message: string;
+                        } | null;
+                        blockNumber: number | null;
+                        blockHash: string | null;
+                        /** @description What mining revealed, e.g. an ERC721 mint's tokenId */
+                        result: {
+                            [key: string]: unknown;
+                        } | null;
+                        /** @description Every state change with its time and reason, oldest first */
+                        transitions: {
+                            /** @enum {string} */
+                            status: "signed" | "pending" | "mined" | "failed" | "dropped";
+                            at: string;
+                            reason: string;
+                        }[];
+                        createdAt: string;
+                        updatedAt: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received. Anything else, or no answer within the timeout, is retried with backoff */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    operationDroppedEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id, as `id` in the body: de-duplicate by it */
+                "Webhook-Id": string;
+                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" keyed with the webhook's secret>` */
+                "Token-Service-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The event id, also sent as the Webhook-Id header: the same event may arrive more than once */
+                    id: string;
+                    /** @enum {string} */
+                    type: "operation.pending" | "operation.mined" | "operation.failed" | "operation.dropped" | "operation.reorged";
+                    /** @description When the state change was recorded */
+                    createdAt: string;
+                    /** @description The operation after the change, as GET /api/v1/tokens lists it */
+                    data: {
+                        id: string;
+                        /** @enum {string} */
+                        kind: "launch" | "mint" | "faucet";
+                        chain: string;
+                        network: string;
+                        type: string | null;
+                        params: {
+                            [key: string]: unknown;
+                        };
+                        sender: string | null;
+                        transactionHash: string | null;
+                        contractAddress: string | null;
+                        nonce: number | null;
+                        /** @enum {string} */
+                        status: "signed" | "pending" | "mined" | "failed" | "dropped";
+                        error: {
+                            code: string;
+                            message: string;
+                        } | null;
+                        blockNumber: number | null;
+                        blockHash: string | null;
+                        /** @description What mining revealed, e.g. an ERC721 mint's tokenId */
+                        result: {
+                            [key: string]: unknown;
+                        } | null;
+                        /** @description Every state change with its time and reason, oldest first */
+                        transitions: {
+                            /** @enum {string} */
+                            status: "signed" | "pending" | "mined" | "failed" | "dropped";
+                            at: string;
+                            reason: string;
+                        }[];
+                        createdAt: string;
+                        updatedAt: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received. Anything else, or no answer within the timeout, is retried with backoff */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    operationReorgedEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id, as `id` in the body: de-duplicate by it */
+                "Webhook-Id": string;
+                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" keyed with the webhook's secret>` */
+                "Token-Service-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The event id, also sent as the Webhook-Id header: the same event may arrive more than once */
+                    id: string;
+                    /** @enum {string} */
+                    type: "operation.pending" | "operation.mined" | "operation.failed" | "operation.dropped" | "operation.reorged";
+                    /** @description When the state change was recorded */
+                    createdAt: string;
+                    /** @description The operation after the change, as GET /api/v1/tokens lists it */
+                    data: {
+                        id: string;
+                        /** @enum {string} */
+                        kind: "launch" | "mint" | "faucet";
+                        chain: string;
+                        network: string;
+                        type: string | null;
+                        params: {
+                            [key: string]: unknown;
+                        };
+                        sender: string | null;
+                        transactionHash: string | null;
+                        contractAddress: string | null;
+                        nonce: number | null;
+                        /** @enum {string} */
+                        status: "signed" | "pending" | "mined" | "failed" | "dropped";
+                        error: {
+                            code: string;
+                            message: string;
+                        } | null;
+                        blockNumber: number | null;
+                        blockHash: string | null;
+                        /** @description What mining revealed, e.g. an ERC721 mint's tokenId */
+                        result: {
+                            [key: string]: unknown;
+                        } | null;
+                        /** @description Every state change with its time and reason, oldest first */
+                        transitions: {
+                            /** @enum {string} */
+                            status: "signed" | "pending" | "mined" | "failed" | "dropped";
+                            at: string;
+                            reason: string;
+                        }[];
+                        createdAt: string;
+                        updatedAt: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received. Anything else, or no answer within the timeout, is retried with backoff */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };

@@ -2,7 +2,9 @@ import { z } from "zod/v4";
 
 import type { RouteDefinition } from "./route.js";
 import { errorResponses, middlewareResponses } from "./routes/common.js";
-import { Health } from "./schemas.js";
+import { WEBHOOK_EVENTS, type WebhookEvent } from "../webhooks/events.js";
+import { SIGNATURE_HEADER } from "../webhooks/signature.js";
+import { Health, WebhookEventBody } from "./schemas.js";
 
 const toSchema = (schema: z.ZodType, io: "input" | "output") =>
   z.toJSONSchema(schema, { target: "draft-2020-12", io, unrepresentable: "any" });
@@ -44,6 +46,39 @@ const HEALTH_OPERATION = {
     ...errorResponses(400, 408, 421, 431),
   }),
 };
+
+const EVENT_SUMMARIES: Record<WebhookEvent, string> = {
+  "operation.pending": "The node accepted the operation's transaction",
+  "operation.mined": "The operation's transaction is in a block",
+  "operation.failed": "The operation failed (reverted, refused, or could not be sent)",
+  "operation.dropped": "The operation's transaction left the node and was not mined in time",
+  "operation.reorged": "A reorganization took the mined transaction back out of the chain: pending again",
+};
+
+/** What the service POSTs to a subscribed URL for each event (OpenAPI 3.1 `webhooks`). */
+function webhookOperations() {
+  const header = (name: string, description: string) => ({ name, in: "header", required: true, description, schema: { type: "string" } });
+  return Object.fromEntries(
+    WEBHOOK_EVENTS.map((event) => [
+      event,
+      {
+        post: {
+          operationId: `${event.replace(/\.(\w)/, (_, letter: string) => letter.toUpperCase())}Event`,
+          summary: EVENT_SUMMARIES[event],
+          security: [],
+          parameters: [
+            header("Webhook-Id", "The event id, as `id` in the body: de-duplicate by it"),
+            header(SIGNATURE_HEADER, '`t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" keyed with the webhook\'s secret>`'),
+          ],
+          requestBody: { required: true, content: { "application/json": { schema: toSchema(WebhookEventBody, "output") } } },
+          responses: {
+            "2XX": { description: "Received. Anything else, or no answer within the timeout, is retried with backoff" },
+          },
+        },
+      },
+    ]),
+  );
+}
 
 /** OpenAPI 3.1, generated from the route table and the very schemas that validate requests. */
 export function buildOpenApiDocument(routes: RouteDefinition[], version: string) {
@@ -103,5 +138,6 @@ export function buildOpenApiDocument(routes: RouteDefinition[], version: string)
       },
     },
     paths,
+    webhooks: webhookOperations(),
   };
 }

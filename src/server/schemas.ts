@@ -360,6 +360,14 @@ export const DeliveryList = z.object({
   nextCursor: z.string().nullable(),
 });
 
+/** What a webhook receives: one operation state change, as POST body. */
+export const WebhookEventBody = z.object({
+  id: z.string().describe("The event id, also sent as the Webhook-Id header: the same event may arrive more than once"),
+  type: WebhookEventName,
+  createdAt: z.string().describe("When the state change was recorded"),
+  data: Operation.describe("The operation after the change, as GET /api/v1/tokens lists it"),
+});
+
 export const OperationQuery = z.object({
   waitSeconds: z.coerce
     .number()

@@ -20,9 +20,13 @@ interface DocumentedOperation {
   responses: Record<string, DocumentedResponse>;
 }
 
-type OpenApiDocument = { paths: Record<string, Record<string, { responses: Record<string, DocumentedResponse> }>> };
+type OpenApiDocument = {
+  paths: Record<string, Record<string, { responses: Record<string, DocumentedResponse> }>>;
+  webhooks: Record<string, { post: { requestBody: { content: { "application/json": { schema: object } } } } }>;
+};
 
-let cached: { operations: DocumentedOperation[]; ajv: Ajv2020; validators: Map<string, ValidateFunction> } | undefined;
+let cached:
+  { document: OpenApiDocument; operations: DocumentedOperation[]; ajv: Ajv2020; validators: Map<string, ValidateFunction> } | undefined;
 
 function documented() {
   if (cached !== undefined) return cached;
@@ -38,7 +42,7 @@ function documented() {
       operations.push({ method, path, pattern: new RegExp(`^${source}/?$`, "i"), responses: operation.responses });
     }
   }
-  cached = { operations, ajv: new Ajv2020({ allErrors: true, strict: true }), validators: new Map() };
+  cached = { document, operations, ajv: new Ajv2020({ allErrors: true, strict: true }), validators: new Map() };
   return cached;
 }
 
@@ -106,6 +110,26 @@ export function checkResponseAgainstOpenApi(
     throw new ResponseSchemaMismatch(
       `${route} answered ${response.status} with a body that does not match ${schemaPointer}: ${describeErrors(validate.errors ?? [], schemaPointer)}; ` +
         `body: ${JSON.stringify(response.body).slice(0, 500)}`,
+    );
+  }
+}
+
+/** Throws unless `event`, as a webhook receiver got it, is what /openapi.json's `webhooks` documents for its type. */
+export function checkWebhookEventAgainstOpenApi(event: { type?: unknown }): void {
+  const { document, ajv, validators } = documented();
+  const type = String(event.type);
+  const schema = document.webhooks[type]?.post.requestBody.content["application/json"].schema;
+  if (schema === undefined) throw new ResponseSchemaMismatch(`a webhook event of type ${type}, which /openapi.json does not document`);
+  const schemaPointer = pointer("webhooks", type, "post", "requestBody", "content", "application/json", "schema");
+  let validate = validators.get(schemaPointer);
+  if (validate === undefined) {
+    validate = ajv.compile(schema);
+    validators.set(schemaPointer, validate);
+  }
+  if (!validate(event)) {
+    throw new ResponseSchemaMismatch(
+      `a ${type} event that does not match ${schemaPointer}: ${describeErrors(validate.errors ?? [], schemaPointer)}; ` +
+        `body: ${JSON.stringify(event).slice(0, 500)}`,
     );
   }
 }

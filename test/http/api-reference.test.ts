@@ -64,11 +64,13 @@ describe("HTTP service — /docs in a real headless browser", function () {
     expect(failed, "failed loads").to.deep.equal([]);
   });
 
-  it("lists every operation of /openapi.json", async function () {
+  it("lists every operation and webhook event of /openapi.json", async function () {
     const document = (await (await fetch(`${api.baseUrl}/openapi.json`)).json()) as {
       paths: Record<string, Record<string, { operationId: string; summary: string }>>;
+      webhooks: Record<string, Record<string, { operationId: string; summary: string }>>;
     };
-    const expected = Object.entries(document.paths).flatMap(([path, methods]) =>
+    expect(Object.keys(document.webhooks)).to.have.length(5);
+    const expected = [...Object.entries(document.paths), ...Object.entries(document.webhooks)].flatMap(([path, methods]) =>
       Object.entries(methods).map(([method, operation]) => ({
         method,
         path,

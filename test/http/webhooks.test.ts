@@ -6,6 +6,7 @@ import { verifySignature } from "../../src/webhooks/signature.js";
 import { closedPort } from "../helpers/service.js";
 import { eventually, startServer, type RunningServer } from "../helpers/http-server.js";
 import { storeVariants } from "../helpers/postgres-schema.js";
+import { checkWebhookEventAgainstOpenApi } from "../helpers/openapi-responses.js";
 import { WebhookReceiver } from "../helpers/webhook-receiver.js";
 
 const SEPOLIA = { chain: "ethereum", network: "sepolia" };
@@ -76,6 +77,7 @@ for (const store of storeVariants("hts_webhooks")) {
       for (const event of events) {
         expect(event.headers["content-type"]).to.equal("application/json");
         expect(event.headers["webhook-id"]).to.equal(event.json.id);
+        expect(() => checkWebhookEventAgainstOpenApi(event.json)).not.to.throw();
         const header = String(event.headers["token-service-signature"]);
         expect(verifySignature(secret, event.body, header)).to.equal(true);
         // Verified as a receiver would, from the documented scheme alone.
