@@ -19,7 +19,7 @@ import { generateApiKey, hashApiKey, sameHash } from "./api-key-secret.js";
 import { dialectSql, type DialectSql } from "./dialect.js";
 import { eventOfChange } from "../../webhooks/events.js";
 import { migrate } from "./migrations.js";
-import { decodeOperationCursor, encodeOperationCursor } from "./operation-cursor.js";
+import { afterCursor, decodeOperationCursor, newestFirstPage } from "./operation-cursor.js";
 import type { Database } from "./schema.js";
 import { KyselyWebhookStore } from "./webhook-store.js";
 import type {
@@ -370,20 +370,8 @@ export class KyselyStore implements Store {
       .orderBy("created_at", "desc")
       .orderBy("id", "desc")
       .limit(limit + 1);
-    if (options.cursor !== undefined) {
-      const after = decodeOperationCursor(options.cursor);
-      const createdAt = Number(after.createdAtMillis);
-      query = query.where((eb) =>
-        eb.or([eb("created_at", "<", createdAt), eb.and([eb("created_at", "=", createdAt), eb("id", "<", after.id)])]),
-      );
-    }
-    const rows = await query.execute();
-    const page = rows.slice(0, limit);
-    const last = page.at(-1);
-    return {
-      items: page.map((row) => this.toRecord(row)),
-      nextCursor: rows.length > limit && last ? encodeOperationCursor({ createdAtMillis: String(last.created_at), id: last.id }) : null,
-    };
+    if (options.cursor !== undefined) query = query.where(afterCursor(decodeOperationCursor(options.cursor)));
+    return newestFirstPage(await query.execute(), limit, (row) => this.toRecord(row));
   }
 
   async leaseDueOperations(owner: string, leaseMs: number, limit: number, filter: LeaseFilter = {}): Promise<LeasedOperation[]> {

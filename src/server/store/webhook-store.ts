@@ -8,7 +8,7 @@ import type { WebhookEvent } from "../../webhooks/events.js";
 import type { DeliveryOutcome, DeliveryPage, DeliveryRecord, DueDelivery, WebhookRecord, WebhookStore } from "../../webhooks/types.js";
 import { presentOperation } from "../present-operation.js";
 import type { DialectSql } from "./dialect.js";
-import { decodeOperationCursor, encodeOperationCursor } from "./operation-cursor.js";
+import { afterCursor, decodeOperationCursor, newestFirstPage } from "./operation-cursor.js";
 import type { Database } from "./schema.js";
 
 const MAX_PAGE_SIZE = 100;
@@ -156,19 +156,8 @@ export class KyselyWebhookStore implements WebhookStore {
       .orderBy("created_at", "desc")
       .orderBy("id", "desc")
       .limit(limit + 1);
-    if (after !== undefined) {
-      const createdAt = Number(after.createdAtMillis);
-      query = query.where((eb) =>
-        eb.or([eb("created_at", "<", createdAt), eb.and([eb("created_at", "=", createdAt), eb("id", "<", after.id)])]),
-      );
-    }
-    const rows = await query.execute();
-    const page = rows.slice(0, limit);
-    const last = page.at(-1);
-    return {
-      items: page.map((row) => this.toDelivery(row)),
-      nextCursor: rows.length > limit && last ? encodeOperationCursor({ createdAtMillis: String(last.created_at), id: last.id }) : null,
-    };
+    if (after !== undefined) query = query.where(afterCursor(after));
+    return newestFirstPage(await query.execute(), limit, (row) => this.toDelivery(row));
   }
 
   async leaseDueDeliveries(owner: string, leaseMs: number, limit: number): Promise<DueDelivery[]> {
