@@ -14,6 +14,7 @@ import { ApiKeyVerifier } from "./api-keys.js";
 import { apiReference } from "./api-reference.js";
 import { AuthFailureLimiter } from "./auth-failures.js";
 import type { ServerContext } from "./context.js";
+import { weakEtag } from "./etag.js";
 import { cachedHealthCheck } from "./health.js";
 import { HttpError, HttpErrorCode } from "./http-errors.js";
 import { createLogger } from "./logger.js";
@@ -97,8 +98,9 @@ function hasBody(request: Request): boolean {
   return request.headers["transfer-encoding"] !== undefined || Number(request.headers["content-length"] ?? 0) > 0;
 }
 
+/** Runs after express.json(), which leaves a body of another type unread: its type is checked once, there. */
 function requireJsonBody(request: Request, _response: Response, next: NextFunction): void {
-  if (hasBody(request) && !request.is("application/json")) {
+  if (request.body === undefined && hasBody(request)) {
     return next(
       new HttpError(415, HttpErrorCode.UNSUPPORTED_MEDIA_TYPE, "send the body as Content-Type: application/json", "Content-Type"),
     );
@@ -113,16 +115,14 @@ function routeHandler(route: RouteDefinition, context: ServerContext) {
       const rawBody = request.body ?? {};
       const body = route.validateBody ? route.validateBody(rawBody) : route.body ? parseWith(route.body, rawBody) : undefined;
       const apiKeyId = request.apiKeyId ?? null;
-      const run = (operationId: string): Promise<RouteResult> =>
-        route.handle(
-          { query, body, params: request.params as Record<string, string>, apiKeyId, operationId, raw: request, res: response },
-          context,
-        );
+      const params = request.params as Record<string, string>;
       const idempotencyKey = route.idempotent ? request.get("idempotency-key") : undefined;
       let result: RouteResult;
       if (idempotencyKey === undefined) {
-        result = await run(randomUUID());
+        result = await route.handle({ query, body, params, apiKeyId, operationId: randomUUID(), raw: request, res: response }, context);
       } else {
+        const run = (operationId: string): Promise<RouteResult> =>
+          route.handle({ query, body, params, apiKeyId, operationId, raw: request, res: response }, context);
         const { privateKey: _omit, ...queryWithoutSecrets } = { ...(query as Record<string, unknown>), privateKey: undefined };
         const outcome = await runIdempotent(
           context.store,
@@ -257,6 +257,7 @@ export async function createServer(options: CreateServerOptions): Promise<TokenS
 
   const app = express();
   app.disable("x-powered-by");
+  app.set("etag", weakEtag);
   app.set("trust proxy", settings.trustProxy);
   app.use(requestLog(logger), metrics.requestMetrics());
   if (verifier === undefined) app.use(requireLoopbackHost());
@@ -290,7 +291,7 @@ export async function createServer(options: CreateServerOptions): Promise<TokenS
   for (const route of API_ROUTES) {
     const handlers =
       route.method === "post"
-        ? [requireJsonBody, express.json({ limit: BODY_LIMIT, strict: false }), routeHandler(route, context)]
+        ? [express.json({ limit: BODY_LIMIT, strict: false }), requireJsonBody, routeHandler(route, context)]
         : [routeHandler(route, context)];
     for (const path of route.paths) api[route.method](path, ...handlers);
   }

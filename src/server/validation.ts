@@ -65,15 +65,19 @@ function describeIssue(issue: z.core.$ZodIssue, input: unknown): string {
 // eslint-disable-next-line no-control-regex -- NUL is exactly what this looks for
 const UNSTORABLE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
-/** The path of the first string (value or key) that no database or UTF-8 encoder can take. */
-function findUnstorableText(value: unknown, path: PropertyKey[] = [], depth = 0): PropertyKey[] | undefined {
-  if (typeof value === "string") return UNSTORABLE.test(value) ? path : undefined;
+/** The path of the first string (value or key) that no database or UTF-8 encoder can take; built only when one is found. */
+function findUnstorableText(value: unknown, depth = 0): PropertyKey[] | undefined {
+  if (typeof value === "string") return UNSTORABLE.test(value) ? [] : undefined;
   if (value === null || typeof value !== "object" || depth > 32) return undefined;
-  for (const [key, item] of Object.entries(value)) {
-    const at = [...path, Array.isArray(value) ? Number(key) : key];
-    if (UNSTORABLE.test(key)) return at;
-    const found = findUnstorableText(item, at, depth + 1);
-    if (found) return found;
+  const isArray = Array.isArray(value);
+  for (const key of Object.keys(value)) {
+    const at = isArray ? Number(key) : key;
+    if (UNSTORABLE.test(key)) return [at];
+    const found = findUnstorableText((value as Record<string, unknown>)[key], depth + 1);
+    if (found) {
+      found.unshift(at);
+      return found;
+    }
   }
   return undefined;
 }

@@ -27,9 +27,8 @@ export function requireApiKey(verifier: ApiKeyVerifier | undefined, failures?: A
       request.apiKeyId = null;
       return next();
     }
-    const fromQuery = typeof request.query.apiKey === "string" ? request.query.apiKey : undefined;
-    const fromHeader = request.get("x-api-key");
-    const presented = fromHeader || fromQuery;
+    // Express parses the query string at each read of request.query: only when no header came.
+    const presented = request.get("x-api-key") || (typeof request.query.apiKey === "string" ? request.query.apiKey : undefined);
     if (!presented) {
       return next(
         new HttpError(401, HttpErrorCode.UNAUTHORIZED, "an API key is required: pass ?apiKey=… or the x-api-key header", "apiKey"),

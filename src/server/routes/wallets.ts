@@ -1,4 +1,3 @@
-import { resolveNetwork } from "../../chains.js";
 import { Balances, BalanceQuery, CreateWalletBody, Wallet } from "../schemas.js";
 import { defineRoute } from "../route.js";
 import { errorResponses } from "./common.js";
@@ -22,7 +21,6 @@ export const createWalletRoute = defineRoute({
   body: CreateWalletBody,
   responses: { 200: { description: "The new wallet", schema: Wallet }, ...errorResponses(400, 401, 429) },
   async handle({ body }, { service }) {
-    resolveNetwork(body.chain, body.network);
     return { body: service.createWallet(body) };
   },
 });
