@@ -1,5 +1,6 @@
 import { Validator } from "@seriousme/openapi-schema-validator";
 import { expect } from "chai";
+import { get as httpGet } from "node:http";
 
 import { API_ROUTES } from "../../src/server/routes/index.js";
 import { isLoopbackHost } from "../../src/server/listen.js";
@@ -24,6 +25,33 @@ describe("HTTP service — endpoints, aliases, auth, OpenAPI, health", function 
     expect(response.body.privateKey).to.match(/^c[1-9A-HJ-NP-Za-km-z]{51}$/);
     const taproot = await api.call("POST", "/v1/wallets", { chain: "bitcoin", network: "mainnet", addressType: "p2tr" });
     expect(taproot.body.address).to.match(/^bc1p/);
+  });
+
+  it("answers a POST without an ETag, as JSON of its exact length; a GET keeps Express's weak ETag and its 304", async function () {
+    const created = await fetch(`${api.baseUrl}/api/v1/wallets`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-api-key": TEST_API_KEY },
+      body: JSON.stringify({ chain: "ethereum", network: "sepolia" }),
+    });
+    const text = await created.text();
+    expect(created.status).to.equal(200);
+    expect(created.headers.get("etag")).to.equal(null);
+    expect(created.headers.get("content-type")).to.equal("application/json; charset=utf-8");
+    expect(Number(created.headers.get("content-length"))).to.equal(Buffer.byteLength(text));
+    expect(JSON.parse(text)).to.include({ chain: "ethereum", network: "sepolia" });
+
+    const document = await fetch(`${api.baseUrl}/openapi.json`);
+    const etag = document.headers.get("etag");
+    expect(etag).to.match(/^W\/"[0-9a-f]+-[A-Za-z0-9+/]{27}"$/);
+    await document.arrayBuffer();
+    // Not fetch(): with If-None-Match it adds Cache-Control: no-cache, which rightly makes any answer fresh.
+    const status = await new Promise<number | undefined>((resolve, reject) =>
+      httpGet(`${api.baseUrl}/openapi.json`, { headers: { "if-none-match": etag! } }, (answer) => {
+        answer.resume();
+        resolve(answer.statusCode);
+      }).once("error", reject),
+    );
+    expect(status).to.equal(304);
   });
 
   it("answers every versioned route under /api/v1 and /v1", async function () {
