@@ -10,7 +10,7 @@ import { createTokenService, resolveNetwork, type TokenService } from "../src/ap
 import type { EvmChain } from "../src/evm/chain.js";
 import { ErrorCode, isTokenServiceError } from "../src/errors.js";
 import { sendTransaction, waitingSends, type BroadcastHooks, type SignedTransactionInfo } from "../src/evm/send-transaction.js";
-import { InProcessSenderLock, senderLockKey } from "../src/evm/sender-lock.js";
+import { InProcessSenderLock, senderLockKey, type SenderLock } from "../src/evm/sender-lock.js";
 import type { LaunchOutcome } from "../src/operations/operations.js";
 import { openStore } from "../src/server/store/open-store.js";
 import { fundedWallet, type Pair } from "./helpers/service.js";
@@ -20,6 +20,26 @@ const SEPOLIA: Pair = { chain: "ethereum", network: "sepolia" };
 const DEPLOY = "0x600a600c600039600a6000f3602a60005260206000f3";
 /** Creation code that reverts. */
 const REVERTS = "0x60006000fd";
+
+/** Takes `sender`'s lock and keeps it until the answered function is called (which resolves once it is let go). */
+async function holdSenderLock(lock: SenderLock, chain: EvmChain, sender: string): Promise<() => Promise<void>> {
+  let release!: () => void;
+  let entered!: () => void;
+  const holding = new Promise<void>((resolve) => (entered = resolve));
+  const held = lock.withLock(
+    senderLockKey(chain.info.chainId, sender),
+    () =>
+      new Promise<void>((resolve) => {
+        release = resolve;
+        entered();
+      }),
+  );
+  await holding;
+  return () => {
+    release();
+    return held;
+  };
+}
 
 describe("sends from one sender, in batches inside the sender lock", function () {
   let service: TokenService;
@@ -44,23 +64,11 @@ describe("sends from one sender, in batches inside the sender lock", function ()
     hooks: (index: number) => BroadcastHooks = () => ({}),
   ): Promise<Array<PromiseSettledResult<SignedTransactionInfo>>> {
     const lock = new InProcessSenderLock();
-    let release!: () => void;
-    let entered!: () => void;
-    const holding = new Promise<void>((resolve) => (entered = resolve));
-    const held = lock.withLock(
-      senderLockKey(chain.info.chainId, wallet.address),
-      () =>
-        new Promise<void>((resolve) => {
-          release = resolve;
-          entered();
-        }),
-    );
-    await holding;
+    const release = await holdSenderLock(lock, chain, wallet.address);
     const sends = datas.map((data, index) =>
       sendTransaction(chain, lock, { sender: wallet.address, privateKey: wallet.privateKey, data }, hooks(index)),
     );
-    release();
-    await held;
+    await release();
     return Promise.allSettled(sends);
   }
 
@@ -176,25 +184,13 @@ describe("sends from one sender, in batches inside the sender lock", function ()
 
       // The lock is held while four launches queue, so they are one batch; the second reuses the first's id, so its
       // record cannot be written.
-      let release!: () => void;
-      let entered!: () => void;
-      const holding = new Promise<void>((resolve) => (entered = resolve));
-      const held = lock.withLock(
-        senderLockKey(chain.info.chainId, wallet.address),
-        () =>
-          new Promise<void>((resolve) => {
-            release = resolve;
-            entered();
-          }),
-      );
-      await holding;
+      const release = await holdSenderLock(lock, chain, wallet.address);
       const burst = [launch(1), launch(2, first.id), launch(3), launch(4)];
       // Let go once every launch waits in the queue (they resolve the chain and check the key first).
       const deadline = Date.now() + 10_000;
       while (waitingSends(recordedChain, lock, wallet.address) < burst.length && Date.now() < deadline) await new Promise(setImmediate);
       expect(waitingSends(recordedChain, lock, wallet.address)).to.equal(burst.length);
-      release();
-      await held;
+      await release();
       const outcomes = await Promise.allSettled(burst);
       expect(outcomes.map((outcome) => outcome.status)).to.deep.equal(["fulfilled", "rejected", "rejected", "rejected"]);
       const accepted = (outcomes[0] as PromiseFulfilledResult<LaunchOutcome>).value;
