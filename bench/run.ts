@@ -35,9 +35,12 @@ const NOTES = `Notes on the method:
   read (a random address), where every read asks the node. The per-contract path is the fallback for nodes that refuse the
   reader's creation-code \`eth_call\`. RSS is this process's, across reads of new holders, after a full garbage collection
   before and after.
-- HTTP: the three servers run in this process one at a time; autocannon (POST with a JSON body, keep-alive) runs in a child
-  process of its own. Both anchors parse the JSON body with express.json(). The service checks the x-api-key header, has its
-  rate limit off, and formats its request log lines at the default level into a sink instead of a terminal.
+- HTTP: the servers run one at a time; autocannon (POST with a JSON body, keep-alive) runs in a child process of its own.
+  The service, the static anchor and one naive anchor run in this process; the other naive anchor runs as an application
+  runs it, in a Node process of its own with plain ethers: in this process ethers has been given EDR's native secp256k1
+  and keccak by hardhat-ethers, which makes Wallet.createRandom() several times faster than it is in an application.
+  Every anchor parses the JSON body with express.json(). The service checks the x-api-key header, has its rate limit off,
+  and formats its request log lines at the default level into a sink instead of a terminal.
 - Replay: the journal is written by the simulated chain itself (its faucet grants and the 1,000 signed launches it broadcast,
   the lines \`serve\` journals), not by 1,000 launches through the service, to keep the bench short; the replay time is the
   figure \`serve\` prints at start ("replayed in … s"). Its anchor sends the same raw transactions one by one into a fresh chain.`;

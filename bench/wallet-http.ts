@@ -1,7 +1,9 @@
 // POST /api/v1/wallets over a real socket: the HTTP service (createServer + listen, API key, rate limit off) beside
-// two Express 5 anchors on the same machine: static JSON (the framework's ceiling) and a handler that calls ethers'
-// Wallet.createRandom(). autocannon drives each from a child process of its own, so the load generator does not
-// share the server's event loop; the three servers run in this process one at a time, with identical load.
+// Express 5 anchors on the same machine: static JSON (the framework's ceiling) and a handler that calls ethers'
+// Wallet.createRandom(), run as an application runs it (a process of its own, plain ethers) and, reported beside it,
+// in this process, whose ethers hardhat-ethers has given EDR's native secp256k1 and keccak. autocannon drives each
+// from a child process of its own, so the load generator does not share the server's event loop; the servers run
+// one at a time, with identical load.
 import { spawn } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
 import { createServer as createHttpServer, type Server } from "node:http";
@@ -9,6 +11,7 @@ import { createRequire } from "node:module";
 import type { AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
+import { fileURLToPath } from "node:url";
 
 import { Wallet } from "ethers";
 import express from "express";
@@ -94,6 +97,25 @@ async function measureExpress(handler: express.RequestHandler): Promise<LoadResu
   }
 }
 
+/** The naive handler in a Node process of its own (bench/naive-wallet-server.ts), started, loaded, then stopped. */
+async function measureNaiveProcess(): Promise<LoadResult> {
+  const script = path.join(path.dirname(fileURLToPath(import.meta.url)), "naive-wallet-server.ts");
+  const child = spawn(process.execPath, ["--import", "tsx/esm", script, ROUTE], { stdio: ["ignore", "pipe", "inherit"] });
+  try {
+    const url = await new Promise<string>((resolve, reject) => {
+      let stdout = "";
+      child.stdout.on("data", (chunk) => {
+        stdout += chunk;
+        if (stdout.includes("\n")) resolve(stdout.trim());
+      });
+      child.once("exit", (code) => reject(new Error(`the naive wallet server exited ${code} before listening`)));
+    });
+    return await load(url);
+  } finally {
+    child.kill();
+  }
+}
+
 async function measureService(hre: HardhatRuntimeEnvironment): Promise<LoadResult> {
   const dataDir = await mkdtemp(path.join(os.tmpdir(), "bench-http-"));
   const server = await createServer({
@@ -135,11 +157,19 @@ const rate = (result: LoadResult) =>
 export async function walletHttpRows(hre: HardhatRuntimeEnvironment, log: (line: string) => void): Promise<RatioRow[]> {
   // The same shape and size of answer as the service's, fixed.
   const fixedWallet = createWallet({ chain: "ethereum", network: "mainnet" });
-  const runs = { ceiling: [] as LoadResult[], naive: [] as LoadResult[], service: [] as LoadResult[] };
+  const runs = {
+    ceiling: [] as LoadResult[],
+    naive: [] as LoadResult[],
+    naiveInProcess: [] as LoadResult[],
+    service: [] as LoadResult[],
+  };
   for (let repetition = 1; repetition <= REPETITIONS; repetition++) {
-    log(`POST /api/v1/wallets ${repetition}/${REPETITIONS}: Express 5 static JSON, Express 5 + Wallet.createRandom(), the service…`);
+    log(
+      `POST /api/v1/wallets ${repetition}/${REPETITIONS}: Express 5 static JSON, Express 5 + Wallet.createRandom() (own process; this process), the service…`,
+    );
     runs.ceiling.push(await measureExpress((_request, response) => void response.json(fixedWallet)));
-    runs.naive.push(
+    runs.naive.push(await measureNaiveProcess());
+    runs.naiveInProcess.push(
       await measureExpress((_request, response) => {
         const wallet = Wallet.createRandom();
         response.json({ chain: "ethereum", network: "mainnet", address: wallet.address, privateKey: wallet.privateKey });
@@ -147,9 +177,14 @@ export async function walletHttpRows(hre: HardhatRuntimeEnvironment, log: (line:
     );
     runs.service.push(await measureService(hre));
   }
-  const [ceiling, naive, service] = [combined(runs.ceiling), combined(runs.naive), combined(runs.service)];
-  const overCeiling = runs.service.map((result, index) => result.perSecond / runs.ceiling[index]!.perSecond);
-  const overNaive = runs.service.map((result, index) => result.perSecond / runs.naive[index]!.perSecond);
+  const [ceiling, naive, naiveInProcess, service] = [runs.ceiling, runs.naive, runs.naiveInProcess, runs.service].map(combined) as [
+    LoadResult,
+    LoadResult,
+    LoadResult,
+    LoadResult,
+  ];
+  const over = (anchor: LoadResult[]) => runs.service.map((result, index) => result.perSecond / anchor[index]!.perSecond);
+  const [overCeiling, overNaive, overNaiveInProcess] = [over(runs.ceiling), over(runs.naive), over(runs.naiveInProcess)];
   const clean = service.notOk + service.errors === 0;
   const label = `POST /api/v1/wallets req/s, ${CONNECTIONS} connections, ${DURATION_SECONDS} s after ${WARM_UP_SECONDS} s warm-up`;
   return [
@@ -165,11 +200,19 @@ export async function walletHttpRows(hre: HardhatRuntimeEnvironment, log: (line:
     {
       measure: `${label}, vs the naive handler`,
       service: rate(service),
-      anchor: `Express 5 + ethers Wallet.createRandom(): ${rate(naive)}`,
+      anchor: `Express 5 + ethers Wallet.createRandom(), a process of its own (plain ethers): ${rate(naive)}`,
       ratio: median(overNaive),
       ratios: overNaive,
       target: "≥ 20",
       met: clean && median(overNaive) >= 20,
+    },
+    {
+      measure: `${label}, vs the naive handler in the bench process (ethers with hardhat-ethers' native secp256k1 and keccak)`,
+      service: rate(service),
+      anchor: `Express 5 + ethers Wallet.createRandom(), in this process: ${rate(naiveInProcess)}`,
+      ratio: median(overNaiveInProcess),
+      ratios: overNaiveInProcess,
+      target: "reported",
     },
   ];
 }

@@ -8,6 +8,7 @@ const plugin: HardhatPlugin = {
   npmPackage: "hardhat-token-service",
   hookHandlers: {
     config: () => import("./internal/hook-handlers/config.js"),
+    hre: () => import("./internal/hook-handlers/hre.js"),
   },
   tasks: tokenServiceTasks,
 };

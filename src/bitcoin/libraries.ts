@@ -3,6 +3,8 @@ import type * as BitcoinJs from "bitcoinjs-lib";
 import type { ECPairAPI, ECPairFactory as EcPairFactoryFunction } from "ecpair";
 import type * as Secp256k1 from "tiny-secp256k1";
 
+import { withNativePublicKeys } from "../wallets/public-keys.js";
+
 // Loaded on first use, not at start-up: bitcoinjs-lib, ecpair and their ~80 modules, and the
 // tiny-secp256k1 WebAssembly module, cost `serve` start-up time and memory that a service which never
 // creates a wallet or touches Bitcoin does not need. require() keeps the callers synchronous; every
@@ -23,7 +25,7 @@ export function bitcoinLibraries(): { lib: typeof BitcoinJs; ECPair: ECPairAPI }
     const lib = require("bitcoinjs-lib") as typeof BitcoinJs;
     const { ECPairFactory } = require("ecpair") as { ECPairFactory: typeof EcPairFactoryFunction };
     lib.initEccLib(secp256k1());
-    bitcoin = { lib, ECPair: ECPairFactory(secp256k1()) };
+    bitcoin = { lib, ECPair: ECPairFactory(withNativePublicKeys(secp256k1())) };
   }
   return bitcoin;
 }
