@@ -112,7 +112,12 @@ async function measureNaiveProcess(): Promise<LoadResult> {
     });
     return await load(url);
   } finally {
-    child.kill();
+    // Gone before the next server is loaded, so no measurement shares the machine with it.
+    if (child.exitCode === null && child.signalCode === null) {
+      const exited = new Promise((resolve) => child.once("exit", resolve));
+      child.kill();
+      await exited;
+    }
   }
 }
 

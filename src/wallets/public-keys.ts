@@ -9,7 +9,7 @@ export interface NativeCrypto {
   secp256k1PublicKeyFromSecretKey(secretKey: Uint8Array): Uint8Array;
 }
 
-// Hardhat's first account: a known key, its address and keccak256("") check an implementation before it is used.
+// Hardhat's first account's key and keccak256(""): known answers an implementation must give before it is used.
 const CHECK_SECRET_KEY = Buffer.from("ac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80", "hex");
 const CHECK_KECCAK_OF_NOTHING = "c5d2460186f7233c927e7db2dcc703c0e500b653ca82273b7bfad8045d85a470";
 
