@@ -6,7 +6,7 @@ import { hexlify, randomBytes } from "ethers";
 import type { HardhatRuntimeEnvironment } from "hardhat/types/hre";
 
 import { createTokenService, type TokenService } from "../src/api.js";
-import { readErc20Balances, readNativeBalance } from "../src/evm/balances.js";
+import { readErc20Balances, readNativeBalance } from "../src/chains/evm/read/balances.js";
 import { PAIR, PAIR_INFO, erc20Token } from "./deployments.js";
 import { collectGarbage, concurrentRate, median, mib, ms, perSecond, sequentialLatencies, type RatioRow } from "./support.js";
 
@@ -23,7 +23,7 @@ async function launchErc20s(service: TokenService, count: number): Promise<{ own
   await service.faucet({ ...PAIR, address: owner.address, amount: (10n ** 24n).toString() });
   const launched = await Promise.all(
     Array.from({ length: count }, (_, index) =>
-      service.launchToken({ ...PAIR, type: "erc20", token: erc20Token(index), sender: owner.address, privateKey: owner.privateKey }),
+      service.launch({ ...PAIR, type: "erc20", token: erc20Token(index), sender: owner.address, privateKey: owner.privateKey }),
     ),
   );
   await Promise.all(launched.map((launch) => service.waitForTransaction({ ...PAIR, transactionHash: launch.transactionHash })));

@@ -3,11 +3,11 @@
 import { BrowserProvider, Interface, Transaction, Wallet, hexlify, randomBytes, toQuantity, type Eip1193Provider } from "ethers";
 import type { HardhatRuntimeEnvironment } from "hardhat/types/hre";
 
-import { resolveNetwork } from "../src/chains.js";
-import type { EvmNetworkInfo, SimulatedChainConnection } from "../src/evm/chain.js";
-import { serviceErc20Artifact } from "../src/evm/artifacts.js";
-import { hardhatSimulatedChains } from "../src/internal/simulated-chains.js";
-import { parseErc20Params } from "../src/token-params.js";
+import { resolveNetwork } from "../src/domain/chains.js";
+import type { EvmNetworkInfo, SimulatedChainConnection } from "../src/chains/evm/chain.js";
+import { serviceErc20Artifact } from "../src/chains/evm/artifacts.js";
+import { hardhatSimulatedChains } from "../src/hardhat/simulated-chains.js";
+import { parseErc20Params } from "../src/domain/token-params.js";
 
 /** Every chain figure is taken on this pair (simulated in-process, as `serve` does by default). */
 export const PAIR = { chain: "ethereum", network: "sepolia" } as const;

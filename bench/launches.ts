@@ -8,10 +8,10 @@ import { ContractFactory } from "ethers";
 import type { HardhatRuntimeEnvironment } from "hardhat/types/hre";
 
 import { createTokenService, type TokenService } from "../src/api.js";
-import { serviceErc20Artifact } from "../src/evm/artifacts.js";
-import { openStore } from "../src/server/store/open-store.js";
-import type { Store } from "../src/server/store/types.js";
-import { parseErc20Params } from "../src/token-params.js";
+import { serviceErc20Artifact } from "../src/chains/evm/artifacts.js";
+import { openStore } from "../src/store/open-store.js";
+import type { Store } from "../src/store/types.js";
+import { parseErc20Params } from "../src/domain/token-params.js";
 import { PAIR, erc20Token, freshChain, presignedDeployments, randomSigner, setBalance } from "./deployments.js";
 import { REPETITIONS, median, ms, perSecond, sequentialLatencies, type RatioRow } from "./support.js";
 

@@ -7,8 +7,8 @@ import path from "node:path";
 
 import type { HardhatRuntimeEnvironment } from "hardhat/types/hre";
 
-import { SimulatedChain } from "../src/evm/simulated-chain.js";
-import { hardhatSimulatedChains } from "../src/internal/simulated-chains.js";
+import { SimulatedChain } from "../src/chains/evm/simulated-chain.js";
+import { hardhatSimulatedChains } from "../src/hardhat/simulated-chains.js";
 import { PAIR_INFO, freshChain, presignedDeployments, randomSigner, setBalance } from "./deployments.js";
 import { seconds, type RatioRow } from "./support.js";
 

@@ -1,7 +1,7 @@
 // Wallet creation in one thread, so each rate is per core: the core's key generation beside ethers' Wallet.createRandom().
 import { Wallet as EthersWallet } from "ethers";
 
-import { createWallet } from "../src/wallets.js";
+import { createWallet } from "../src/core/wallets.js";
 import { perSecond } from "./support.js";
 
 /** Calls `work` repeatedly for about `ms` milliseconds; returns calls per second. */

@@ -17,10 +17,10 @@ import { Wallet } from "ethers";
 import express from "express";
 import type { HardhatRuntimeEnvironment } from "hardhat/types/hre";
 
-import { hardhatSimulatedChains } from "../src/internal/simulated-chains.js";
-import { createServer } from "../src/server/app.js";
-import { listen, shutdown } from "../src/server/listen.js";
-import { createWallet } from "../src/wallets.js";
+import { hardhatSimulatedChains } from "../src/hardhat/simulated-chains.js";
+import { createServer } from "../src/http/app.js";
+import { listen, shutdown } from "../src/http/listen.js";
+import { createWallet } from "../src/core/wallets.js";
 import { REPETITIONS, median, type RatioRow } from "./support.js";
 
 const CONNECTIONS = 20;

@@ -1,9 +1,9 @@
-import { tokenServiceFor, type CreateTokenServiceOptions } from "./internal/token-service-for.js";
-import type { TokenService } from "./service.js";
-import { selectedNetwork } from "./internal/selected-network.js";
+import { tokenServiceFor, type CreateTokenServiceOptions } from "./hardhat/token-service-for.js";
+import type { TokenService } from "./core/token-service.js";
+import { selectedNetwork } from "./hardhat/selected-network.js";
 
-export type { CreateTokenServiceOptions } from "./internal/token-service-for.js";
-export { configuredRpcUrls } from "./internal/rpc-urls.js";
+export type { CreateTokenServiceOptions } from "./hardhat/token-service-for.js";
+export { configuredRpcUrls } from "./hardhat/rpc-urls.js";
 
 /**
  * The programmatic front door: the same core the tasks and the HTTP service use. Without `hre`, one is made with this
@@ -21,8 +21,8 @@ export async function createTokenService(options: CreateTokenServiceOptions = {}
   return tokenServiceFor(hre, { ...options, rpcUrls: { [pair]: selected.endpoint, ...options.rpcUrls } });
 }
 
-export { TokenService } from "./service.js";
-export { hardhatSimulatedChains } from "./internal/simulated-chains.js";
+export { TokenService } from "./core/token-service.js";
+export { hardhatSimulatedChains } from "./hardhat/simulated-chains.js";
 export type {
   SimulatedChainFactory,
   SimulatedChainConnection,
@@ -30,9 +30,9 @@ export type {
   NodeCallObserver,
   EvmChain,
   EvmNetworkInfo,
-} from "./evm/chain.js";
-export type { EvmChains } from "./evm/chains-registry.js";
-export type { Operations } from "./operations/operations.js";
+} from "./chains/evm/chain.js";
+export type { EvmChains } from "./chains/evm/chains-registry.js";
+export type { Operations } from "./core/operations/operations.js";
 export type {
   OperationRecord,
   OperationStatus,
@@ -40,23 +40,23 @@ export type {
   OperationStore,
   OperationKind,
   PreparedTransaction,
-} from "./operations/types.js";
-export type { LaunchOutcome, MintOutcome, FaucetOutcome, OperationContext, PreparedOutcome } from "./operations/operations.js";
-export type { TrackerSettings } from "./operations/tracker.js";
+} from "./core/operations/types.js";
+export type { LaunchOutcome, MintOutcome, FaucetOutcome, OperationContext, PreparedOutcome } from "./core/operations/operations.js";
+export type { TrackerSettings } from "./core/operations/tracker.js";
 // Every result the programmatic API returns has its type exported.
-export type { LaunchResult } from "./evm/launch.js";
-export type { MintResult } from "./evm/mint.js";
-export type { TransactionStatus, TransactionState } from "./evm/transaction-status.js";
-export type { Wallet, CreateWalletRequest } from "./wallets.js";
-export type { AmountPair } from "./units.js";
-export type { NetworkInfo } from "./chains.js";
-export type * from "./service.js";
-export { TokenServiceError, ErrorCode, isTokenServiceError } from "./errors.js";
-export { allNetworks, resolveNetwork, CHAIN_NAMES, rpcEnvironmentVariable } from "./chains.js";
-export { createWallet } from "./wallets.js";
-export { formatUnits } from "./units.js";
-export type { SenderLock } from "./evm/sender-lock.js";
-export { InProcessSenderLock } from "./evm/sender-lock.js";
-export type { BitcoinBackend, BitcoinBackends, BitcoinBalance } from "./bitcoin/backend.js";
-export { bitcoinBackendsFromEnv, bitcoindVariable, esploraVariable } from "./bitcoin/backends.js";
-export { DEFAULT_ESPLORA_URLS } from "./bitcoin/esplora.js";
+export type { LaunchResult } from "./chains/evm/write/launch.js";
+export type { MintResult } from "./chains/evm/write/mint.js";
+export type { TransactionStatus, TransactionState } from "./chains/evm/read/transaction-status.js";
+export type { Wallet, CreateWalletRequest } from "./core/wallets.js";
+export type { AmountPair } from "./domain/units.js";
+export type { NetworkInfo } from "./domain/chains.js";
+export type * from "./core/token-service.js";
+export { TokenServiceError, ErrorCode, isTokenServiceError } from "./domain/errors.js";
+export { allNetworks, resolveNetwork, CHAIN_NAMES, rpcEnvironmentVariable } from "./domain/chains.js";
+export { createWallet } from "./core/wallets.js";
+export { formatUnits } from "./domain/units.js";
+export type { SenderLock } from "./chains/evm/sender-lock.js";
+export { InProcessSenderLock } from "./chains/evm/sender-lock.js";
+export type { BitcoinBackend, BitcoinBackends, BitcoinBalance } from "./chains/bitcoin/backend.js";
+export { bitcoinBackendsFromEnv, bitcoindVariable, esploraVariable } from "./chains/bitcoin/backends.js";
+export { DEFAULT_ESPLORA_URLS } from "./chains/bitcoin/esplora.js";

@@ -7,8 +7,8 @@ const plugin: HardhatPlugin = {
   id: "hardhat-token-service",
   npmPackage: "hardhat-token-service",
   hookHandlers: {
-    config: () => import("./internal/hook-handlers/config.js"),
-    hre: () => import("./internal/hook-handlers/hre.js"),
+    config: () => import("./hardhat/hook-handlers/config.js"),
+    hre: () => import("./hardhat/hook-handlers/hre.js"),
   },
   tasks: tokenServiceTasks,
 };

@@ -15,5 +15,5 @@ export const apikeyCreateTask = task("apikey:create", "Create an API key for the
     defaultValue: undefined,
   })
   .addFlag({ name: "json", description: "Print one JSON object" })
-  .setAction(() => import("../src/internal/tasks/apikey-create.js"))
+  .setAction(() => import("../src/hardhat/tasks/apikey-create.js"))
   .build();

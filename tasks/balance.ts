@@ -17,5 +17,5 @@ export const balanceTask = json(chainOptions(task("balance", "Read the native, E
     type: ArgumentType.STRING_WITHOUT_DEFAULT,
     defaultValue: undefined,
   })
-  .setAction(() => import("../src/internal/tasks/balance.js"))
+  .setAction(() => import("../src/hardhat/tasks/balance.js"))
   .build();

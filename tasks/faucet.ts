@@ -11,5 +11,5 @@ export const faucetTask = json(chainOptions(task("faucet", "Give an address nati
     type: ArgumentType.STRING_WITHOUT_DEFAULT,
     defaultValue: undefined,
   })
-  .setAction(() => import("../src/internal/tasks/faucet.js"))
+  .setAction(() => import("../src/hardhat/tasks/faucet.js"))
   .build();

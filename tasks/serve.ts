@@ -23,5 +23,5 @@ export const serveTask = task("serve", "Start the HTTP JSON service (the interfa
     defaultValue: undefined,
   })
   .addFlag({ name: "noAuth", description: "Accept calls without an API key (refused unless bound to a loopback address)" })
-  .setAction(() => import("../src/internal/tasks/serve.js"))
+  .setAction(() => import("../src/hardhat/tasks/serve.js"))
   .build();

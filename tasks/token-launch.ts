@@ -50,5 +50,5 @@ export const tokenLaunchTask = json(
     type: ArgumentType.STRING_WITHOUT_DEFAULT,
     defaultValue: undefined,
   })
-  .setAction(() => import("../src/internal/tasks/token-launch.js"))
+  .setAction(() => import("../src/hardhat/tasks/token-launch.js"))
   .build();

@@ -32,5 +32,5 @@ export const tokenMintTask = json(
     type: ArgumentType.STRING_WITHOUT_DEFAULT,
     defaultValue: undefined,
   })
-  .setAction(() => import("../src/internal/tasks/token-mint.js"))
+  .setAction(() => import("../src/hardhat/tasks/token-mint.js"))
   .build();

@@ -12,5 +12,5 @@ export const walletCreateTask = json(
     type: ArgumentType.STRING_WITHOUT_DEFAULT,
     defaultValue: undefined,
   })
-  .setAction(() => import("../src/internal/tasks/wallet-create.js"))
+  .setAction(() => import("../src/hardhat/tasks/wallet-create.js"))
   .build();

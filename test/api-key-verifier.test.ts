@@ -3,9 +3,9 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 
-import { ApiKeyVerifier } from "../src/server/api-keys.js";
-import { openStore } from "../src/server/store/open-store.js";
-import type { Store } from "../src/server/store/types.js";
+import { ApiKeyVerifier } from "../src/http/api-keys.js";
+import { openStore } from "../src/store/open-store.js";
+import type { Store } from "../src/store/types.js";
 
 describe("API key verification: stored keys remembered by digest", function () {
   let dataDir: string;

@@ -4,11 +4,11 @@ import hre from "hardhat";
 import type { JsonRpcServer } from "hardhat/types/network";
 
 import { createTokenService, resolveNetwork, TokenServiceError, type TokenService } from "../src/api.js";
-import { balanceReaderArtifact } from "../src/evm/artifacts.js";
-import { readBalances, readErc20Balances } from "../src/evm/balances.js";
-import type { EvmChain } from "../src/evm/chain.js";
+import { balanceReaderArtifact } from "../src/chains/evm/artifacts.js";
+import { readBalances, readErc20Balances } from "../src/chains/evm/read/balances.js";
+import type { EvmChain } from "../src/chains/evm/chain.js";
 import { startCountingProxy, type CountingProxy } from "./helpers/json-rpc-servers.js";
-import { expectMined, fundedWallet, minedErc20 } from "./helpers/service.js";
+import { expectOperationMined, fundedWallet, minedErc20 } from "./helpers/service.js";
 
 const SEPOLIA = { chain: "ethereum", network: "sepolia" };
 /** Creation code whose runtime code reverts on every call: a contract that answers nothing. */
@@ -26,8 +26,8 @@ async function outcome<T>(read: () => Promise<T>): Promise<T | { error: { code: 
 
 async function tokensOn(service: TokenService, owner: Wallet): Promise<{ erc20: string[]; erc721: string; reverting: string }> {
   const launch = async (type: string, token: Record<string, string>) => {
-    const launched = await service.launchToken({ ...SEPOLIA, type, token, sender: owner.address, privateKey: owner.privateKey });
-    await expectMined(service, SEPOLIA, launched.transactionHash);
+    const launched = await service.launch({ ...SEPOLIA, type, token, sender: owner.address, privateKey: owner.privateKey });
+    await expectOperationMined(service, launched);
     return launched.contractAddress;
   };
   const erc20 = [

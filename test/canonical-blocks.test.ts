@@ -3,8 +3,8 @@ import { JsonRpcProvider } from "ethers";
 import hre from "hardhat";
 import type { JsonRpcServer } from "hardhat/types/network";
 
-import type { EvmChain } from "../src/evm/chain.js";
-import { CanonicalBlocks } from "../src/operations/canonical-blocks.js";
+import type { EvmChain } from "../src/chains/evm/chain.js";
+import { CanonicalBlocks } from "../src/core/operations/canonical-blocks.js";
 
 /** A provider that counts what it asks the node, by JSON-RPC method. */
 class CountingProvider extends JsonRpcProvider {

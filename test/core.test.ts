@@ -3,8 +3,8 @@ import { Contract, Wallet as EthersWallet, getCreateAddress } from "ethers";
 import hre from "hardhat";
 
 import { createTokenService, resolveNetwork, type TokenService } from "../src/api.js";
-import { ErrorCode } from "../src/errors.js";
-import type { Wallet } from "../src/wallets.js";
+import { ErrorCode } from "../src/domain/errors.js";
+import type { Wallet } from "../src/core/wallets.js";
 import { expectNoSecret, expectServiceError } from "./helpers/errors.js";
 import { closedPort, expectMined, fundedWallet, type Pair } from "./helpers/service.js";
 
@@ -29,7 +29,7 @@ describe("core (programmatic API on simulated chains)", function () {
   const funded = async (pair: Pair, amount?: string) => remember(await fundedWallet(service, pair, amount));
 
   async function launchErc20(pair: Pair, owner: Wallet, token: Record<string, unknown>) {
-    const launched = await service.launchToken({
+    const launched = await service.launch({
       ...pair,
       type: "SERVICE_ERC20",
       token,
@@ -41,7 +41,7 @@ describe("core (programmatic API on simulated chains)", function () {
   }
 
   async function launchErc721(pair: Pair, owner: Wallet, uri = "ipfs://collection/") {
-    const launched = await service.launchToken({
+    const launched = await service.launch({
       ...pair,
       type: "SERVICE_ERC721",
       token: { name: "Collectible", symbol: "COL", uri },
@@ -144,7 +144,7 @@ describe("core (programmatic API on simulated chains)", function () {
       });
 
       it("launches: returns the hash and the contract address derived from sender and nonce, before mining", async function () {
-        const launched = await service.launchToken({
+        const launched = await service.launch({
           ...pair,
           type: "SERVICE_ERC20",
           token: { name: "Alpha", symbol: "ALP", decimals: 6, initialSupply: "1234567890", totalSupply: "10000000000" },
@@ -226,7 +226,7 @@ describe("core (programmatic API on simulated chains)", function () {
 
       it("mints more ERC20 supply within the cap, signed by the account", async function () {
         const recipient = remember(service.createWallet(pair));
-        const minted = await service.mintToken({
+        const minted = await service.mint({
           ...pair,
           type: "erc20",
           contractAddress: contracts[0]!,
@@ -249,7 +249,7 @@ describe("core (programmatic API on simulated chains)", function () {
         const contract = await launchErc721(pair, owner, "https://example.test/nft/");
         const signer = { sender: owner.address, privateKey: owner.privateKey };
 
-        const first = await service.mintToken({
+        const first = await service.mint({
           ...pair,
           type: "SERVICE_ERC721",
           contractAddress: contract,
@@ -260,7 +260,7 @@ describe("core (programmatic API on simulated chains)", function () {
         await expectMined(service, pair, first.transactionHash);
         expect(await service.mintedTokenId({ ...pair, transactionHash: first.transactionHash, contractAddress: contract })).to.equal("1");
 
-        const own = await service.mintToken({
+        const own = await service.mint({
           ...pair,
           type: "erc721",
           contractAddress: contract,
@@ -271,7 +271,7 @@ describe("core (programmatic API on simulated chains)", function () {
         await expectMined(service, pair, own.transactionHash);
         expect(await service.mintedTokenId({ ...pair, transactionHash: own.transactionHash, contractAddress: contract })).to.equal("2");
 
-        const chosen = await service.mintToken({
+        const chosen = await service.mint({
           ...pair,
           type: "erc721",
           contractAddress: contract,
@@ -329,7 +329,7 @@ describe("core (programmatic API on simulated chains)", function () {
       expect(await roles(MINTER_ROLE, sender.address)).to.equal(false);
 
       await expectServiceError(
-        service.mintToken({
+        service.mint({
           ...SEPOLIA,
           type: "erc20",
           contractAddress: contract,
@@ -345,7 +345,7 @@ describe("core (programmatic API on simulated chains)", function () {
 
       // The account, once it holds gas money, mints within the cap.
       await service.faucet({ ...SEPOLIA, address: offlineAccount.address });
-      const minted = await service.mintToken({
+      const minted = await service.mint({
         ...SEPOLIA,
         type: "erc20",
         contractAddress: contract,
@@ -364,7 +364,7 @@ describe("core (programmatic API on simulated chains)", function () {
       const sender = await funded(BSC_TESTNET, (10n ** 20n).toString());
       const launches = await Promise.all(
         Array.from({ length: 20 }, (_, index) =>
-          service.launchToken({
+          service.launch({
             ...BSC_TESTNET,
             type: index % 2 === 0 ? "erc20" : "erc721",
             token:
@@ -413,7 +413,7 @@ describe("core (programmatic API on simulated chains)", function () {
       const before = (await slow.getBalances({ ...pair, address: owner.address })).balances.ETH!.balance;
 
       await atBlockStart(pair);
-      const launched = await slow.launchToken({
+      const launched = await slow.launch({
         ...pair,
         type: "erc20",
         token: { name: "Slow", symbol: "SLO", initialSupply: "99" },
@@ -436,7 +436,7 @@ describe("core (programmatic API on simulated chains)", function () {
       expect(BigInt(mined.balances.ETH!.balance) < BigInt(before)).to.equal(true);
 
       await atBlockStart(pair);
-      const minted = await slow.mintToken({
+      const minted = await slow.mint({
         ...pair,
         type: "erc20",
         contractAddress: launched.contractAddress,
@@ -464,7 +464,7 @@ describe("core (programmatic API on simulated chains)", function () {
       owner = await funded(SEPOLIA);
       erc20 = await launchErc20(SEPOLIA, owner, { name: "Capped", symbol: "CAPD", initialSupply: "90", totalSupply: "100" });
       erc721 = await launchErc721(SEPOLIA, owner);
-      const minted = await service.mintToken({
+      const minted = await service.mint({
         ...SEPOLIA,
         type: "erc721",
         contractAddress: erc721,
@@ -479,7 +479,7 @@ describe("core (programmatic API on simulated chains)", function () {
     const launch = (
       token: unknown,
       overrides: Partial<{ chain: string; network: string; type: string; sender: string; privateKey: string }> = {},
-    ) => service.launchToken({ ...SEPOLIA, type: "erc20", token, sender: owner.address, privateKey: owner.privateKey, ...overrides });
+    ) => service.launch({ ...SEPOLIA, type: "erc20", token, sender: owner.address, privateKey: owner.privateKey, ...overrides });
 
     it("INVALID_ARGUMENT: unknown token fields, naming the first and listing all", async function () {
       const error = await expectServiceError(
@@ -546,7 +546,7 @@ describe("core (programmatic API on simulated chains)", function () {
         "amount",
       );
       await expectServiceError(
-        service.mintToken({
+        service.mint({
           ...SEPOLIA,
           type: "erc20",
           contractAddress: erc20,
@@ -634,7 +634,7 @@ describe("core (programmatic API on simulated chains)", function () {
       const btc = { chain: "bitcoin", network: "regtest" };
       await expectServiceError(launch({ name: "A", symbol: "A" }, btc), ErrorCode.UNSUPPORTED_OPERATION, "chain", secrets);
       await expectServiceError(
-        service.mintToken({
+        service.mint({
           ...btc,
           type: "erc721",
           contractAddress: erc721,
@@ -712,7 +712,7 @@ describe("core (programmatic API on simulated chains)", function () {
         "tokenAddress",
       );
       await expectServiceError(
-        service.mintToken({
+        service.mint({
           ...SEPOLIA,
           type: "erc721",
           contractAddress: erc20,
@@ -725,7 +725,7 @@ describe("core (programmatic API on simulated chains)", function () {
         secrets,
       );
       await expectServiceError(
-        service.mintToken({
+        service.mint({
           ...SEPOLIA,
           type: "erc20",
           contractAddress: erc721,
@@ -743,7 +743,7 @@ describe("core (programmatic API on simulated chains)", function () {
     it("NOT_A_MINTER: an ERC721 mint signed by an address without the role", async function () {
       const outsider = await funded(SEPOLIA);
       await expectServiceError(
-        service.mintToken({
+        service.mint({
           ...SEPOLIA,
           type: "erc721",
           contractAddress: erc721,
@@ -759,7 +759,7 @@ describe("core (programmatic API on simulated chains)", function () {
 
     it("CAP_EXCEEDED: with the cap, the supply and what is still mintable", async function () {
       const error = await expectServiceError(
-        service.mintToken({
+        service.mint({
           ...SEPOLIA,
           type: "erc20",
           contractAddress: erc20,
@@ -777,7 +777,7 @@ describe("core (programmatic API on simulated chains)", function () {
 
     it("TOKEN_ID_TAKEN: minting an id that exists", async function () {
       await expectServiceError(
-        service.mintToken({
+        service.mint({
           ...SEPOLIA,
           type: "erc721",
           contractAddress: erc721,
@@ -795,19 +795,19 @@ describe("core (programmatic API on simulated chains)", function () {
     it("INVALID_ARGUMENT: ERC20-only and ERC721-only mint fields on the wrong standard", async function () {
       const signer = { sender: owner.address, privateKey: owner.privateKey };
       await expectServiceError(
-        service.mintToken({ ...SEPOLIA, type: "erc20", contractAddress: erc20, to: owner.address, tokenId: "1", amount: "1", ...signer }),
+        service.mint({ ...SEPOLIA, type: "erc20", contractAddress: erc20, to: owner.address, tokenId: "1", amount: "1", ...signer }),
         ErrorCode.INVALID_ARGUMENT,
         "tokenId",
         secrets,
       );
       await expectServiceError(
-        service.mintToken({ ...SEPOLIA, type: "erc20", contractAddress: erc20, to: owner.address, ...signer }),
+        service.mint({ ...SEPOLIA, type: "erc20", contractAddress: erc20, to: owner.address, ...signer }),
         ErrorCode.INVALID_ARGUMENT,
         "amount",
         secrets,
       );
       await expectServiceError(
-        service.mintToken({ ...SEPOLIA, type: "erc721", contractAddress: erc721, to: owner.address, amount: "1", ...signer }),
+        service.mint({ ...SEPOLIA, type: "erc721", contractAddress: erc721, to: owner.address, amount: "1", ...signer }),
         ErrorCode.INVALID_ARGUMENT,
         "amount",
         secrets,
@@ -816,7 +816,7 @@ describe("core (programmatic API on simulated chains)", function () {
 
     it("TRANSACTION_REJECTED: a mint the chain would revert (an ERC721 to a contract that cannot receive it)", async function () {
       await expectServiceError(
-        service.mintToken({
+        service.mint({
           ...SEPOLIA,
           type: "erc721",
           contractAddress: erc721,
@@ -893,7 +893,7 @@ describe("core (programmatic API on simulated chains)", function () {
         () => launch({ name: "A", symbol: "A" }, { privateKey: `${stray.privateKey}00` }),
         () => launch({ name: "A", symbol: "A" }, { sender: stray.address, privateKey: stray.privateKey }),
         () =>
-          service.mintToken({
+          service.mint({
             ...SEPOLIA,
             type: "erc20",
             contractAddress: erc20,

@@ -4,11 +4,11 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { expect } from "chai";
 
-import { DataDirectory } from "../src/data-directory.js";
-import { ErrorCode } from "../src/errors.js";
+import { DataDirectory } from "../src/store/data-directory.js";
+import { ErrorCode } from "../src/domain/errors.js";
 import { expectServiceError } from "./helpers/errors.js";
 
-const MODULE = path.resolve(import.meta.dirname, "../src/data-directory.ts");
+const MODULE = path.resolve(import.meta.dirname, "../src/store/data-directory.ts");
 
 /** A real child process that claims `dir`, says so, and then idles until killed. */
 function holder(dir: string): Promise<{ pid: number; kill: () => Promise<void> }> {

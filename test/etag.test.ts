@@ -1,7 +1,7 @@
 import { expect } from "chai";
 import express from "express";
 
-import { weakEtag } from "../src/server/etag.js";
+import { weakEtag } from "../src/http/etag.js";
 
 describe("weakEtag: Express's default ETag from a one-shot hash", function () {
   const expressDefault = express().get("etag fn") as (body: string | Buffer, encoding?: BufferEncoding) => string;

@@ -3,10 +3,10 @@ import { type JsonRpcApiProvider, Wallet, hexlify, randomBytes } from "ethers";
 import hre from "hardhat";
 
 import { createTokenService, resolveNetwork, type TokenService } from "../src/api.js";
-import type { EvmChain } from "../src/evm/chain.js";
-import { calldataGas, knownGas, learnGas } from "../src/evm/gas-shapes.js";
-import { deploymentData, gasShape, type LaunchParams } from "../src/evm/launch.js";
-import { parseErc20Params, parseErc721Params } from "../src/token-params.js";
+import type { EvmChain } from "../src/chains/evm/chain.js";
+import { calldataGas, knownGas, learnGas } from "../src/chains/evm/write/gas-shapes.js";
+import { deploymentData, gasShape, type LaunchParams } from "../src/chains/evm/write/launch.js";
+import { parseErc20Params, parseErc721Params } from "../src/domain/token-params.js";
 import { fundedWallet } from "./helpers/service.js";
 
 const SEPOLIA = { chain: "ethereum", network: "sepolia" };

@@ -1,6 +1,6 @@
 import { expect } from "chai";
 
-import { GroupCommit } from "../src/server/store/group-commit.js";
+import { GroupCommit } from "../src/store/group-commit.js";
 
 describe("group commit: writes that arrive together are written together", function () {
   function recording(failMany = false) {

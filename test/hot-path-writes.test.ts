@@ -5,9 +5,9 @@ import path from "node:path";
 import hre from "hardhat";
 
 import { createTokenService, type TokenService } from "../src/api.js";
-import type { OperationStore } from "../src/operations/types.js";
-import { openStore } from "../src/server/store/open-store.js";
-import type { Store } from "../src/server/store/types.js";
+import type { OperationStore } from "../src/core/operations/types.js";
+import { openStore } from "../src/store/open-store.js";
+import type { Store } from "../src/store/types.js";
 import { fundedWallet } from "./helpers/service.js";
 
 const WRITES = ["insertOperation", "changeOperation", "changeOperations", "leaseDueOperations"] as const;

@@ -3,7 +3,7 @@ import type { AddressInfo } from "node:net";
 import { constants, PerformanceObserver, type PerformanceEntry } from "node:perf_hooks";
 import { expect } from "chai";
 
-import { releaseMemoryWhenIdle, type IdleMemoryRelease } from "../src/internal/tasks/support/idle-memory-release.js";
+import { releaseMemoryWhenIdle, type IdleMemoryRelease } from "../src/hardhat/tasks/support/idle-memory-release.js";
 
 /** Major collections as Node reports them (a release runs at least one). */
 function majorCollections(): { count: () => number; stop: () => void } {

@@ -8,7 +8,7 @@ import type { HardhatRuntimeEnvironment } from "hardhat/types/hre";
 import type { JsonRpcServer } from "hardhat/types/network";
 
 import { createTokenService } from "../src/api.js";
-import { ErrorCode } from "../src/errors.js";
+import { ErrorCode } from "../src/domain/errors.js";
 import { captureOutput } from "./helpers/capture-output.js";
 import { expectServiceError } from "./helpers/errors.js";
 import { createFixtureProjectHRE } from "./helpers/fixture-projects.js";

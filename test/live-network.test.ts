@@ -4,8 +4,8 @@ import hre from "hardhat";
 import type { JsonRpcServer } from "hardhat/types/network";
 
 import { createTokenService, resolveNetwork, type TokenService } from "../src/api.js";
-import { ErrorCode } from "../src/errors.js";
-import type { Wallet } from "../src/wallets.js";
+import { ErrorCode } from "../src/domain/errors.js";
+import type { Wallet } from "../src/core/wallets.js";
 import { expectServiceError } from "./helpers/errors.js";
 import { rpc, startCountingProxy, startSilentServer, type CountingProxy } from "./helpers/json-rpc-servers.js";
 import { expectMined, type Pair } from "./helpers/service.js";
@@ -78,7 +78,7 @@ describe("live network (a real JSON-RPC node over HTTP)", function () {
       ["LVB", 8, "250000000"],
       ["LVC", 0, "7"],
     ] as const) {
-      const launched = await service.launchToken({
+      const launched = await service.launch({
         ...SEPOLIA,
         type: "erc20",
         token: { name: `Live ${symbol}`, symbol, decimals, initialSupply: supply },
@@ -100,7 +100,7 @@ describe("live network (a real JSON-RPC node over HTTP)", function () {
     expect(result.balances.LVB).to.include({ balance: "250000000", uiBalance: "2.5", decimals: 8 });
     expect(result.balances.LVC).to.include({ balance: "7", uiBalance: "7", decimals: 0 });
 
-    const nft = await service.launchToken({
+    const nft = await service.launch({
       ...SEPOLIA,
       type: "erc721",
       token: { name: "Live NFT", symbol: "LNFT", uri: "ipfs://live/" },
@@ -108,7 +108,7 @@ describe("live network (a real JSON-RPC node over HTTP)", function () {
       privateKey: owner.privateKey,
     });
     await expectMined(service, SEPOLIA, nft.transactionHash);
-    const mint = await service.mintToken({
+    const mint = await service.mint({
       ...SEPOLIA,
       type: "erc721",
       contractAddress: nft.contractAddress,
@@ -156,7 +156,7 @@ describe("live network (a real JSON-RPC node over HTTP)", function () {
         .flat()
         .filter((method) => method === "eth_call"),
     ).to.have.length(2);
-    const mint = await service.mintToken({
+    const mint = await service.mint({
       ...SEPOLIA,
       type: "erc20",
       contractAddress: contracts[0]!,
@@ -172,7 +172,7 @@ describe("live network (a real JSON-RPC node over HTTP)", function () {
   it("serializes concurrent launches from one sender: nonces read fresh from the node never collide", async function () {
     const launches = await Promise.all(
       Array.from({ length: 5 }, (_, index) =>
-        service.launchToken({
+        service.launch({
           ...SEPOLIA,
           type: "erc721",
           token: { name: `Batch ${index}`, symbol: `B${index}` },

@@ -3,7 +3,7 @@ import { Wallet } from "ethers";
 import hre from "hardhat";
 
 import { createTokenService, type TokenService } from "../src/api.js";
-import { ErrorCode } from "../src/errors.js";
+import { ErrorCode } from "../src/domain/errors.js";
 import { expectServiceError } from "./helpers/errors.js";
 import { fundedWallet } from "./helpers/service.js";
 

@@ -6,14 +6,14 @@ import * as tiny from "tiny-secp256k1";
 import hre from "hardhat";
 
 import { createWallet } from "../src/api.js";
-import { bitcoinAddressOfWif } from "../src/wallets/bitcoin.js";
+import { bitcoinAddressOfWif } from "../src/chains/bitcoin/wallet-keys.js";
 import {
   nativeCrypto,
   offerNativeCrypto,
   uncompressedPublicKey,
   withNativePublicKeys,
   type NativeCrypto,
-} from "../src/wallets/public-keys.js";
+} from "../src/chains/crypto/public-keys.js";
 
 const require = createRequire(import.meta.url);
 const hardhatNative = () => require("hardhat/internal/native-crypto") as NativeCrypto;

@@ -10,8 +10,8 @@ import { createHardhatRuntimeEnvironment } from "hardhat/hre";
 import type { HardhatRuntimeEnvironment } from "hardhat/types/hre";
 
 import { createTokenService, configuredRpcUrls } from "../src/api.js";
-import { validateTokenServiceConfig } from "../src/config.js";
-import { ErrorCode } from "../src/errors.js";
+import { validateTokenServiceConfig } from "../src/hardhat/config.js";
+import { ErrorCode } from "../src/domain/errors.js";
 import tokenServicePlugin from "../src/index.js";
 import { captureOutput } from "./helpers/capture-output.js";
 import { expectServiceError } from "./helpers/errors.js";
@@ -169,7 +169,7 @@ describe("plugin in a consumer project (test/fixture-projects/consumer)", functi
       try {
         const owner = persisted.createWallet(SEPOLIA);
         await persisted.faucet({ ...SEPOLIA, address: owner.address });
-        const launched = await persisted.launchToken({
+        const launched = await persisted.launch({
           ...SEPOLIA,
           type: "erc20",
           token: { name: "API", symbol: "API", initialSupply: "3" },

@@ -7,12 +7,17 @@ import { type JsonRpcApiProvider, getCreateAddress } from "ethers";
 import hre from "hardhat";
 
 import { createTokenService, resolveNetwork, type TokenService } from "../src/api.js";
-import type { EvmChain } from "../src/evm/chain.js";
-import { ErrorCode, isTokenServiceError } from "../src/errors.js";
-import { sendTransaction, waitingSends, type BroadcastHooks, type SignedTransactionInfo } from "../src/evm/send-transaction.js";
-import { InProcessSenderLock, senderLockKey, type SenderLock } from "../src/evm/sender-lock.js";
-import type { LaunchOutcome } from "../src/operations/operations.js";
-import { openStore } from "../src/server/store/open-store.js";
+import type { EvmChain } from "../src/chains/evm/chain.js";
+import { ErrorCode, isTokenServiceError } from "../src/domain/errors.js";
+import {
+  sendTransaction,
+  waitingSends,
+  type BroadcastHooks,
+  type SignedTransactionInfo,
+} from "../src/chains/evm/write/send-transaction.js";
+import { InProcessSenderLock, senderLockKey, type SenderLock } from "../src/chains/evm/sender-lock.js";
+import type { LaunchOutcome } from "../src/core/operations/operations.js";
+import { openStore } from "../src/store/open-store.js";
 import { fundedWallet, type Pair } from "./helpers/service.js";
 
 const SEPOLIA: Pair = { chain: "ethereum", network: "sepolia" };

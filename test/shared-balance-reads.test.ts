@@ -2,10 +2,10 @@ import { expect } from "chai";
 import { Contract, Wallet } from "ethers";
 import hre from "hardhat";
 
-import { parseEvmAddress } from "../src/addresses.js";
+import { parseEvmAddress } from "../src/domain/addresses.js";
 import { createTokenService, resolveNetwork, type TokenService } from "../src/api.js";
-import { ErrorCode } from "../src/errors.js";
-import { serviceErc20Artifact } from "../src/evm/artifacts.js";
+import { ErrorCode } from "../src/domain/errors.js";
+import { serviceErc20Artifact } from "../src/chains/evm/artifacts.js";
 import { expectServiceError } from "./helpers/errors.js";
 import { expectMined, fundedWallet, minedErc20, type Pair } from "./helpers/service.js";
 
@@ -68,7 +68,7 @@ for (const { blockTimeSeconds, mining } of [
 
     it("sees a mint once it is mined (and not before it was, while a block is pending)", async function () {
       const before = await balances(owner.address);
-      const mint = await service.mintToken({
+      const mint = await service.mint({
         ...SEPOLIA,
         type: "erc20",
         contractAddress: token,

@@ -1,8 +1,8 @@
 import { expect } from "chai";
 import { Transaction, Wallet, keccak256, type TransactionLike } from "ethers";
 
-import { serviceErc20Artifact } from "../src/evm/artifacts.js";
-import { signTransaction } from "../src/evm/sign-transaction.js";
+import { serviceErc20Artifact } from "../src/chains/evm/artifacts.js";
+import { signTransaction } from "../src/chains/evm/write/sign-transaction.js";
 
 describe("transaction signing: the launch path's signer equals ethers' Wallet", function () {
   const deployment = serviceErc20Artifact.bytecode + "00".repeat(224);

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { expect } from "chai";
 
-import { openStore } from "../src/server/store/open-store.js";
+import { openStore } from "../src/store/open-store.js";
 import { cleanEnvironment, runHardhat } from "./helpers/cli.js";
 import { fixtureProjectRoot } from "./helpers/fixture-projects.js";
 import { eventually, startServer } from "./helpers/http-server.js";

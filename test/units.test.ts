@@ -1,7 +1,7 @@
 import { expect } from "chai";
 
-import { ErrorCode } from "../src/errors.js";
-import { MAX_UINT256, parseDecimalUnits } from "../src/units.js";
+import { ErrorCode } from "../src/domain/errors.js";
+import { MAX_UINT256, parseDecimalUnits } from "../src/domain/units.js";
 import { expectServiceError } from "./helpers/errors.js";
 
 describe("units: amounts a person types, in whole units", function () {

@@ -5,7 +5,7 @@ import { ECPairFactory } from "ecpair";
 import * as ecc from "tiny-secp256k1";
 
 import { createWallet } from "../src/api.js";
-import { ErrorCode } from "../src/errors.js";
+import { ErrorCode } from "../src/domain/errors.js";
 import { expectServiceError } from "./helpers/errors.js";
 
 const ECPair = ECPairFactory(ecc);

@@ -1,4 +1,4 @@
-import type { OperationStatus } from "../operations/types.js";
+import type { OperationStatus } from "../core/operations/types.js";
 
 export const WEBHOOK_EVENTS = [
   "operation.pending",

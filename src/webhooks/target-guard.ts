@@ -2,7 +2,7 @@ import type { LookupAddress } from "node:dns";
 import { lookup } from "node:dns/promises";
 import { BlockList, isIP } from "node:net";
 
-import { invalidArgument } from "../errors.js";
+import { invalidArgument } from "../domain/errors.js";
 
 /**
  * Addresses a webhook may not reach (server-side request forgery): this network, private, shared (carrier-grade NAT),

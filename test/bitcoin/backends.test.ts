@@ -2,8 +2,8 @@ import { expect } from "chai";
 import hre from "hardhat";
 
 import { createTokenService } from "../../src/api.js";
-import { bitcoinBackendsFromEnv } from "../../src/bitcoin/backends.js";
-import { ErrorCode } from "../../src/errors.js";
+import { bitcoinBackendsFromEnv } from "../../src/chains/bitcoin/backends.js";
+import { ErrorCode } from "../../src/domain/errors.js";
 import { expectServiceError } from "../helpers/errors.js";
 import { closedPort } from "../helpers/service.js";
 

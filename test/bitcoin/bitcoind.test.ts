@@ -6,7 +6,7 @@ import { expect } from "chai";
 import hre from "hardhat";
 
 import { createTokenService, type TokenService } from "../../src/api.js";
-import { ErrorCode } from "../../src/errors.js";
+import { ErrorCode } from "../../src/domain/errors.js";
 import { useRegtestBitcoind, type NodeRpc } from "../helpers/bitcoind.js";
 import { expectServiceError } from "../helpers/errors.js";
 

@@ -7,9 +7,9 @@ import { expect } from "chai";
 import hre from "hardhat";
 
 import { createTokenService, type TokenService } from "../../src/api.js";
-import { bitcoinBackendsFromEnv } from "../../src/bitcoin/backends.js";
-import { EsploraBackend } from "../../src/bitcoin/esplora.js";
-import { ErrorCode } from "../../src/errors.js";
+import { bitcoinBackendsFromEnv } from "../../src/chains/bitcoin/backends.js";
+import { EsploraBackend } from "../../src/chains/bitcoin/esplora.js";
+import { ErrorCode } from "../../src/domain/errors.js";
 import { expectServiceError } from "../helpers/errors.js";
 import { closedPort } from "../helpers/service.js";
 

@@ -1,6 +1,6 @@
 import { expect } from "chai";
 
-import { TokenServiceError, type ErrorCode } from "../../src/errors.js";
+import { TokenServiceError, type ErrorCode } from "../../src/domain/errors.js";
 
 /** Every surface of an error a client or a log could see. */
 export function errorSurfaces(error: unknown): string[] {

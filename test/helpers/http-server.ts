@@ -5,10 +5,10 @@ import path from "node:path";
 import { Writable } from "node:stream";
 import hre from "hardhat";
 
-import { hardhatSimulatedChains } from "../../src/internal/simulated-chains.js";
-import { createServer, type CreateServerOptions, type TokenServiceServer } from "../../src/server/app.js";
-import { createLogger } from "../../src/server/logger.js";
-import { listen, shutdown } from "../../src/server/listen.js";
+import { hardhatSimulatedChains } from "../../src/hardhat/simulated-chains.js";
+import { createServer, type CreateServerOptions, type TokenServiceServer } from "../../src/http/app.js";
+import { createLogger } from "../../src/http/logger.js";
+import { listen, shutdown } from "../../src/http/listen.js";
 import { checkResponseAgainstOpenApi, parseBody } from "./openapi-responses.js";
 
 export const TEST_API_KEY = "test-key-0123456789";

@@ -1,7 +1,7 @@
 import { Ajv2020, type ErrorObject, type ValidateFunction } from "ajv/dist/2020.js";
 
-import { buildOpenApiDocument } from "../../src/server/openapi.js";
-import { API_ROUTES } from "../../src/server/routes/index.js";
+import { buildOpenApiDocument } from "../../src/http/openapi.js";
+import { API_ROUTES } from "../../src/http/routes/index.js";
 
 /**
  * Every response the suites receive through the shared HTTP helpers is checked against /openapi.json: the status must

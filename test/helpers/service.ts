@@ -2,8 +2,8 @@ import { createServer } from "node:net";
 
 import { expect } from "chai";
 
-import type { TokenService } from "../../src/service.js";
-import type { Wallet } from "../../src/wallets.js";
+import type { TokenService } from "../../src/core/token-service.js";
+import type { Wallet } from "../../src/core/wallets.js";
 
 export interface Pair {
   chain: string;
@@ -24,6 +24,13 @@ export async function expectMined(service: TokenService, pair: Pair, transaction
   return status;
 }
 
+/** Waits until the operation's record is final (the tracker is then done with it) and fails unless it is mined. */
+export async function expectOperationMined(service: TokenService, operation: { id: string; transactionHash: string }) {
+  const record = await service.operations.wait(operation.id, 60_000);
+  expect(record.status, `operation ${operation.id} (transaction ${operation.transactionHash})`).to.equal("mined");
+  return record;
+}
+
 /** A local port nothing listens on: bound once by us, then released. */
 export async function closedPort(): Promise<number> {
   const server = createServer();
@@ -40,7 +47,7 @@ export async function minedErc20(
   owner: { address: string; privateKey: string },
   token: Record<string, string>,
 ): Promise<string> {
-  const launched = await service.launchToken({ ...pair, type: "erc20", token, sender: owner.address, privateKey: owner.privateKey });
-  await expectMined(service, pair, launched.transactionHash);
+  const launched = await service.launch({ ...pair, type: "erc20", token, sender: owner.address, privateKey: owner.privateKey });
+  await expectOperationMined(service, launched);
   return launched.contractAddress;
 }

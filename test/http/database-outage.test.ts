@@ -2,7 +2,7 @@ import { DatabaseSync } from "node:sqlite";
 import { expect } from "chai";
 import pg from "pg";
 
-import { isDataException, isDatabaseUnavailable } from "../../src/server/database-errors.js";
+import { isDataException, isDatabaseUnavailable } from "../../src/http/database-errors.js";
 import { eventually, startServer, type RunningServer } from "../helpers/http-server.js";
 import { freshPostgresSchema, requirePostgres } from "../helpers/postgres-schema.js";
 import { parseRawResponse, rawConnection, within } from "../helpers/raw-http.js";

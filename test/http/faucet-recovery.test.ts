@@ -5,7 +5,7 @@ import path from "node:path";
 import { expect } from "chai";
 import { Wallet } from "ethers";
 
-import { openStore } from "../../src/server/store/open-store.js";
+import { openStore } from "../../src/store/open-store.js";
 import { eventually, startServer } from "../helpers/http-server.js";
 import { startServe, type ServeProcess } from "../helpers/serve-process.js";
 

@@ -3,7 +3,7 @@ import { connect } from "node:net";
 import { expect } from "chai";
 import { Wallet } from "ethers";
 
-import { API_ROUTES } from "../../src/server/routes/index.js";
+import { API_ROUTES } from "../../src/http/routes/index.js";
 import { startServer, TEST_API_KEY, type RunningServer } from "../helpers/http-server.js";
 import { checkResponseAgainstOpenApi, parseBody, ResponseSchemaMismatch } from "../helpers/openapi-responses.js";
 

@@ -4,9 +4,9 @@ import path from "node:path";
 import { expect } from "chai";
 import hre from "hardhat";
 
-import { hardhatSimulatedChains } from "../../src/internal/simulated-chains.js";
-import { createServer } from "../../src/server/app.js";
-import { loadSettings, SettingsError } from "../../src/server/settings.js";
+import { hardhatSimulatedChains } from "../../src/hardhat/simulated-chains.js";
+import { createServer } from "../../src/http/app.js";
+import { loadSettings, SettingsError } from "../../src/http/settings.js";
 
 function refusal(env: Record<string, string>): string {
   try {

@@ -2,8 +2,8 @@ import { Validator } from "@seriousme/openapi-schema-validator";
 import { expect } from "chai";
 import { get as httpGet } from "node:http";
 
-import { API_ROUTES } from "../../src/server/routes/index.js";
-import { isLoopbackHost } from "../../src/server/listen.js";
+import { API_ROUTES } from "../../src/http/routes/index.js";
+import { isLoopbackHost } from "../../src/http/listen.js";
 import { startServer, TEST_API_KEY, type RunningServer } from "../helpers/http-server.js";
 
 describe("HTTP service — endpoints, aliases, auth, OpenAPI, health", function () {

@@ -6,7 +6,7 @@ import { JsonRpcProvider, Wallet } from "ethers";
 import hre from "hardhat";
 import type { JsonRpcServer } from "hardhat/types/network";
 
-import { openStore } from "../../src/server/store/open-store.js";
+import { openStore } from "../../src/store/open-store.js";
 import { cleanEnvironment, runHardhat } from "../helpers/cli.js";
 import { fixtureProjectRoot } from "../helpers/fixture-projects.js";
 import { eventually } from "../helpers/http-server.js";

@@ -3,8 +3,8 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 
-import { openStore } from "../../src/server/store/open-store.js";
-import type { Store } from "../../src/server/store/types.js";
+import { openStore } from "../../src/store/open-store.js";
+import type { Store } from "../../src/store/types.js";
 import { freshPostgresSchema } from "../helpers/postgres-schema.js";
 
 describe("store on PostgreSQL: services in separate schemas of one database", function () {

@@ -3,9 +3,9 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 
-import { SharedRateLimiter } from "../../src/server/rate-limiter.js";
-import { openStore } from "../../src/server/store/open-store.js";
-import type { Store } from "../../src/server/store/types.js";
+import { SharedRateLimiter } from "../../src/http/rate-limiter.js";
+import { openStore } from "../../src/store/open-store.js";
+import type { Store } from "../../src/store/types.js";
 import { freshPostgresSchema } from "../helpers/postgres-schema.js";
 
 /** Counts the store's rate-limit writes, so a test sees which ones a request's path makes. */

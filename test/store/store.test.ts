@@ -6,18 +6,18 @@ import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import pg from "pg";
 
-import { DataDirectory } from "../../src/data-directory.js";
-import { ErrorCode } from "../../src/errors.js";
-import { advisoryLockId } from "../../src/server/store/advisory-lock.js";
+import { DataDirectory } from "../../src/store/data-directory.js";
+import { ErrorCode } from "../../src/domain/errors.js";
+import { advisoryLockId } from "../../src/store/advisory-lock.js";
 import { Kysely, PostgresDialect, sql, type Migration } from "kysely";
 
-import { migrate, migrations } from "../../src/server/store/migrations.js";
-import { openStore, printableDatabaseUrl } from "../../src/server/store/open-store.js";
-import { nodeSqliteDialect, openSqliteFile } from "../../src/server/store/sqlite-dialect.js";
-import type { NewOperation, Store } from "../../src/server/store/types.js";
-import { InProcessSenderLock } from "../../src/evm/sender-lock.js";
-import { KyselyStore } from "../../src/server/store/kysely-store.js";
-import type { Database } from "../../src/server/store/schema.js";
+import { migrate, migrations } from "../../src/store/migrations.js";
+import { openStore, printableDatabaseUrl } from "../../src/store/open-store.js";
+import { nodeSqliteDialect, openSqliteFile } from "../../src/store/sqlite-dialect.js";
+import type { NewOperation, Store } from "../../src/store/types.js";
+import { InProcessSenderLock } from "../../src/chains/evm/sender-lock.js";
+import { KyselyStore } from "../../src/store/kysely-store.js";
+import type { Database } from "../../src/store/schema.js";
 import { expectServiceError } from "../helpers/errors.js";
 import { freshPostgresSchema } from "../helpers/postgres-schema.js";
 

@@ -5,8 +5,8 @@ import path from "node:path";
 
 import { expect } from "chai";
 
-import { openStore } from "../../src/server/store/open-store.js";
-import type { NewOperation, Store } from "../../src/server/store/types.js";
+import { openStore } from "../../src/store/open-store.js";
+import type { NewOperation, Store } from "../../src/store/types.js";
 import { freshPostgresSchema } from "../helpers/postgres-schema.js";
 
 const KEY = "key-outbox";

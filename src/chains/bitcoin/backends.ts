@@ -1,0 +1,91 @@
+import { ErrorCode, TokenServiceError } from "../../domain/errors.js";
+import type { BitcoinBackend, BitcoinBackends } from "./backend.js";
+import { BitcoindBackend } from "./bitcoind.js";
+import { parseBitcoindUrl } from "./bitcoind-rpc.js";
+import { DEFAULT_ESPLORA_URLS, EsploraBackend } from "./esplora.js";
+
+export const BITCOIN_NETWORKS = ["mainnet", "testnet", "signet", "regtest"] as const;
+
+export function bitcoindVariable(network: string): string {
+  return `TOKEN_SERVICE_BITCOIND_BITCOIN_${network.toUpperCase()}`;
+}
+
+export function esploraVariable(network: string): string {
+  return `TOKEN_SERVICE_ESPLORA_BITCOIN_${network.toUpperCase()}`;
+}
+
+export interface BitcoinBackendsOptions {
+  /** Bound of one request to a backend. */
+  timeoutMs?: number;
+}
+
+/** A backend whose variable is set but unusable: every call says which variable to fix. */
+function misconfigured(kind: "esplora" | "bitcoind", variable: string, error: TokenServiceError): BitcoinBackend {
+  return {
+    kind,
+    endpoint: `misconfigured (fix ${variable})`,
+    getBalance: () => Promise.reject(error),
+    ping: () => Promise.reject(error),
+  };
+}
+
+/**
+ * Per network: bitcoind when `TOKEN_SERVICE_BITCOIND_BITCOIN_<NETWORK>` is set,
+ * else Esplora (`TOKEN_SERVICE_ESPLORA_BITCOIN_<NETWORK>`, or mempool.space's
+ * public API; none for regtest). Backends are built on first use.
+ */
+export function bitcoinBackendsFromEnv(env: NodeJS.ProcessEnv, options: BitcoinBackendsOptions = {}): BitcoinBackends {
+  const built = new Map<string, BitcoinBackend | undefined>();
+
+  const build = (network: string): BitcoinBackend | undefined => {
+    const bitcoindUrl = env[bitcoindVariable(network)]?.trim();
+    if (bitcoindUrl) {
+      try {
+        const connection = parseBitcoindUrl(bitcoindUrl, bitcoindVariable(network));
+        return new BitcoindBackend({ network, connection, ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}) });
+      } catch (error) {
+        if (error instanceof TokenServiceError) return misconfigured("bitcoind", bitcoindVariable(network), error);
+        throw error;
+      }
+    }
+    const override = env[esploraVariable(network)]?.trim();
+    const baseUrl = override || DEFAULT_ESPLORA_URLS[network];
+    if (baseUrl === undefined) return undefined;
+    try {
+      return new EsploraBackend({
+        baseUrl,
+        ...(override ? {} : { endpoint: baseUrl }),
+        ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
+      });
+    } catch {
+      return misconfigured(
+        "esplora",
+        esploraVariable(network),
+        new TokenServiceError(
+          ErrorCode.BACKEND_NOT_CONFIGURED,
+          `${esploraVariable(network)} must be an http(s) URL like https://mempool.space/api`,
+          { field: "network" },
+        ),
+      );
+    }
+  };
+
+  const get = (network: string): BitcoinBackend | undefined => {
+    if (!(BITCOIN_NETWORKS as readonly string[]).includes(network)) return undefined;
+    if (!built.has(network)) built.set(network, build(network));
+    return built.get(network);
+  };
+
+  return {
+    get,
+    configurationHint: (network) =>
+      network === "regtest" ? bitcoindVariable(network) : `${bitcoindVariable(network)} (or ${esploraVariable(network)})`,
+    describe: (network) => {
+      const backend = get(network);
+      return backend === undefined ? undefined : { backend: backend.kind, endpoint: backend.endpoint };
+    },
+    close: async () => {
+      await Promise.all([...built.values()].map((backend) => backend?.close?.()));
+    },
+  };
+}

@@ -1,0 +1,64 @@
+import type { AbstractProvider } from "ethers";
+
+import type { NetworkInfo } from "../../domain/chains.js";
+
+export type EvmNetworkInfo = NetworkInfo & { chainId: number };
+
+/** One EVM (chain, network) pair, simulated in-process or live over JSON-RPC. */
+export interface EvmChain {
+  readonly info: EvmNetworkInfo;
+  readonly simulated: boolean;
+  /** Where the chain lives, safe to print: "in-process EDR" or the endpoint without credentials. */
+  readonly endpoint: string;
+  readonly provider: AbstractProvider;
+  /**
+   * Names the state a read at "latest" sees, cheaply and without asking a node: equal names, equal answers. Absent
+   * where only the node knows when its state changed (live networks): there every read asks the node.
+   */
+  stateVersion?(): string | Promise<string>;
+  /**
+   * A JSON-RPC request straight to an in-process node, past ethers' request queue (which waits for a timer, about a
+   * millisecond, before every request made on its own). Absent for nodes over the network.
+   */
+  rpc?(method: string, params: unknown[]): Promise<unknown>;
+  /** How often to poll for receipts. */
+  readonly pollingIntervalMs: number;
+  /** Sends a signed transaction and resolves with its hash once the node accepted it. */
+  broadcast(signedTransaction: string): Promise<string>;
+  /**
+   * Sends several at once, in this order, each settling as the node accepted or refused it. Only on a chain that takes
+   * requests in the order they are made and mines each transaction as it accepts it, so that a refused one leaves no
+   * later one waiting in a pool (a simulated chain mining on send); elsewhere undefined, and sends go one by one.
+   */
+  broadcastAll?: ((signedTransactions: string[]) => Promise<Array<PromiseSettledResult<string>>>) | undefined;
+  /** Gives native currency to an address; only simulated chains have it. `grantId` names the grant in the chain's history. */
+  fund?(address: string, amount: bigint, grantId?: string): Promise<bigint>;
+  /** Whether the grant named `grantId` is part of the chain (a process that died mid-grant may not have made it). */
+  hasGrant?(grantId: string): boolean;
+  close(): Promise<void>;
+}
+
+/** An endpoint read only when its pair is first used, such as a configuration variable, and where it was configured. */
+export interface LazyEndpoint {
+  /** The configuration variable that holds the URL, named when it has no value; absent when the URL is written out. */
+  variable?: string;
+  /** The host of a URL written out, fit to print without reading anything. */
+  host?: string;
+  /** Where the endpoint was configured, said wherever the pair is shown: "Hardhat network sepolia", "tokenService.rpc". */
+  origin?: string;
+  /** Headers every request to it carries (a Hardhat network's `httpHeaders`, often a key): never printed. */
+  headers?: Record<string, string>;
+  get(): Promise<string>;
+}
+
+/** Told of every call to a node: the pair ("ethereum/sepolia"), the JSON-RPC method, its duration and whether it answered. */
+export type NodeCallObserver = (pair: string, method: string, seconds: number, ok: boolean) => void;
+
+/** An EIP-1193 connection to a fresh in-process chain with the pair's chain id, mining on send. */
+export interface SimulatedChainConnection {
+  provider: { request(args: { method: string; params?: unknown[] }): Promise<unknown> };
+  close(): Promise<void>;
+}
+
+/** Makes simulated chains; the core knows no Hardhat, the plugin supplies one backed by Hardhat's EDR. */
+export type SimulatedChainFactory = (info: EvmNetworkInfo) => Promise<SimulatedChainConnection>;

@@ -1,0 +1,151 @@
+import { existsSync } from "node:fs";
+import path from "node:path";
+
+import type { DataDirectory } from "../../store/data-directory.js";
+
+import { allNetworks, rpcEnvironmentVariable, type NetworkInfo } from "../../domain/chains.js";
+import { ErrorCode, TokenServiceError } from "../../domain/errors.js";
+import type { EvmChain, EvmNetworkInfo, LazyEndpoint, NodeCallObserver, SimulatedChainFactory } from "./chain.js";
+import { LiveChain, printableHost } from "./live-chain.js";
+import { SimulatedChain, type JournalReplay } from "./simulated-chain.js";
+
+export interface EvmChainsOptions {
+  /** Where simulated chains come from; without one, pairs with no endpoint are not served. */
+  simulatedChainFactory?: SimulatedChainFactory;
+  /** Endpoints keyed "chain/network" (from the Hardhat config, read on first use); environment variables fill the gaps. */
+  rpcUrls?: Record<string, string | LazyEndpoint>;
+  env?: NodeJS.ProcessEnv;
+  blockTimeSeconds?: number;
+  /** Simulated chains journal their state under `<dataDirectory>/chains` when set, claiming the directory first. */
+  dataDirectory?: DataDirectory;
+  requestTimeoutMs?: number;
+  /** Told of every call to a node, for metrics. */
+  onNodeCall?: NodeCallObserver;
+  /** false: a pair without an endpoint is not served (replicas must not each simulate a private chain). Default true. */
+  simulatedChains?: boolean;
+}
+
+/**
+ * Reads a lazy endpoint's URL. A configuration variable without a value is an error naming it, said of `subject`
+ * ("ethereum/sepolia is live"), with how to set it.
+ */
+export async function readEndpoint(subject: string, source: LazyEndpoint, field = "network"): Promise<string> {
+  try {
+    return await source.get();
+  } catch (error) {
+    if (source.variable === undefined) throw error;
+    const where = source.origin === undefined ? "" : ` (${source.origin})`;
+    throw new TokenServiceError(
+      ErrorCode.BACKEND_NOT_CONFIGURED,
+      `${subject} through the configuration variable ${source.variable}${where}, which has no value: set it (export ${source.variable}=… or npx hardhat keystore set ${source.variable})`,
+      { field, details: { variable: source.variable } },
+    );
+  }
+}
+
+/** Lazily opens one connection per EVM pair: live when an endpoint is configured, simulated otherwise. */
+export class EvmChains {
+  private readonly open = new Map<string, Promise<EvmChain>>();
+
+  constructor(private readonly options: EvmChainsOptions) {}
+
+  /** The pair's endpoint: as configured (`rpcUrls`), else from its environment variable; undefined when simulated. */
+  private endpointSource(info: NetworkInfo): string | LazyEndpoint | undefined {
+    const configured = this.options.rpcUrls?.[`${info.chain}/${info.network}`];
+    if (configured) return configured;
+    const variable = rpcEnvironmentVariable(info.chain, info.network);
+    const url = (this.options.env ?? process.env)[variable];
+    return url ? { host: printableHost(url), origin: variable, get: async () => url } : undefined;
+  }
+
+  /** Where a live pair's node is, fit to print (the host, or the variable that will give it, and where it was configured); undefined when simulated. */
+  endpointLabel(info: NetworkInfo): string | undefined {
+    const source = this.endpointSource(info);
+    if (source === undefined) return undefined;
+    if (typeof source === "string") return printableHost(source);
+    const where = source.variable !== undefined ? `configuration variable ${source.variable}` : (source.host ?? "a configured endpoint");
+    return source.origin === undefined ? where : `${where} via ${source.origin}`;
+  }
+
+  isSimulated(info: NetworkInfo): boolean {
+    return this.endpointSource(info) === undefined;
+  }
+
+  /** The endpoint, reading a configuration variable only now: a missing one fails this pair alone, naming it. */
+  private async endpointUrl(info: NetworkInfo, source: string | LazyEndpoint): Promise<string> {
+    return typeof source === "string" ? source : readEndpoint(`${info.chain}/${info.network} is live`, source);
+  }
+
+  /** A pair this process would simulate in memory (no endpoint, simulated chains on). */
+  simulatesPrivately(info: NetworkInfo): boolean {
+    return this.isSimulated(info) && this.options.simulatedChains !== false && this.options.simulatedChainFactory !== undefined;
+  }
+
+  get(info: EvmNetworkInfo): Promise<EvmChain> {
+    const key = `${info.chain}/${info.network}`;
+    let chain = this.open.get(key);
+    if (chain === undefined) {
+      chain = this.connect(info);
+      this.open.set(key, chain);
+      // A failed connection is not cached: the next call tries again.
+      chain.catch(() => this.open.delete(key));
+    }
+    return chain;
+  }
+
+  private connect(info: EvmNetworkInfo): Promise<EvmChain> {
+    const source = this.endpointSource(info);
+    if (source !== undefined) {
+      return this.endpointUrl(info, source).then((url) =>
+        LiveChain.connect(info, url, {
+          requestTimeoutMs: this.options.requestTimeoutMs ?? 15_000,
+          ...(typeof source !== "string" && source.headers ? { headers: source.headers } : {}),
+          ...(this.options.onNodeCall ? { onNodeCall: this.options.onNodeCall } : {}),
+        }),
+      );
+    }
+    const factory = this.options.simulatedChainFactory;
+    if (this.options.simulatedChains === false || factory === undefined) {
+      return Promise.reject(
+        new TokenServiceError(
+          ErrorCode.BACKEND_NOT_CONFIGURED,
+          `${info.chain}/${info.network} is not served: simulated chains are off; set ${rpcEnvironmentVariable(info.chain, info.network)} to its JSON-RPC endpoint`,
+          { field: "network" },
+        ),
+      );
+    }
+    // A journal has one writer: two processes appending to it would reuse each other's nonces.
+    this.options.dataDirectory?.claim();
+    const journalPath = this.journalPath(info);
+    return SimulatedChain.start(factory, info, {
+      ...(this.options.onNodeCall ? { onNodeCall: this.options.onNodeCall } : {}),
+      blockTimeSeconds: this.options.blockTimeSeconds ?? 0,
+      ...(journalPath !== undefined ? { journalPath } : {}),
+    });
+  }
+
+  private journalPath(info: EvmNetworkInfo): string | undefined {
+    const directory = this.options.dataDirectory;
+    return directory === undefined ? undefined : path.join(directory.path, "chains", `${info.chain}-${info.network}.jsonl`);
+  }
+
+  /** Starts every simulated chain that has a journal (state to resume), and says what each replay took. */
+  async openJournaled(): Promise<JournalReplay[]> {
+    const journaled = this.describe().filter((info) => this.simulatesPrivately(info) && existsSync(this.journalPath(info) ?? ""));
+    const chains = await Promise.all(journaled.map((info) => this.get(info)));
+    return chains.flatMap((chain) => (chain instanceof SimulatedChain && chain.replay ? [chain.replay] : []));
+  }
+
+  async close(): Promise<void> {
+    const chains = await Promise.allSettled(this.open.values());
+    this.open.clear();
+    await Promise.all(chains.map((result) => (result.status === "fulfilled" ? result.value.close() : undefined)));
+  }
+
+  /** Every EVM pair with whether it is simulated, without opening any connection. */
+  describe(): Array<EvmNetworkInfo & { simulated: boolean }> {
+    return allNetworks()
+      .filter((info): info is EvmNetworkInfo => info.kind === "evm")
+      .map((info) => ({ ...info, simulated: this.isSimulated(info) }));
+  }
+}

@@ -1,0 +1,80 @@
+import type { TransactionReceipt } from "ethers";
+
+import { ErrorCode, TokenServiceError } from "../../../domain/errors.js";
+import type { EvmChain } from "../chain.js";
+import { translateProviderError } from "../provider-errors.js";
+
+/** dropped: only from a recorded operation the node lost and did not take back. */
+export type TransactionState = "pending" | "mined" | "failed" | "dropped";
+
+export interface TransactionStatus {
+  transactionHash: string;
+  status: TransactionState;
+  blockNumber: number | null;
+  confirmations: number;
+  contractAddress: string | null;
+  simulated: boolean;
+}
+
+function fromReceipt(chain: EvmChain, hash: string, receipt: TransactionReceipt | null, head: number): TransactionStatus {
+  if (receipt === null) {
+    return {
+      transactionHash: hash,
+      status: "pending",
+      blockNumber: null,
+      confirmations: 0,
+      contractAddress: null,
+      simulated: chain.simulated,
+    };
+  }
+  return {
+    transactionHash: hash,
+    status: receipt.status === 1 ? "mined" : "failed",
+    blockNumber: receipt.blockNumber,
+    confirmations: Math.max(0, head - receipt.blockNumber + 1),
+    contractAddress: receipt.contractAddress ?? null,
+    simulated: chain.simulated,
+  };
+}
+
+/** Status of a transaction the node knows; TRANSACTION_NOT_FOUND when it knows none by that hash. */
+export async function getTransactionStatus(chain: EvmChain, hash: string): Promise<TransactionStatus> {
+  const node = `the ${chain.info.chain}/${chain.info.network} node`;
+  try {
+    const [receipt, head] = await Promise.all([chain.provider.getTransactionReceipt(hash), chain.provider.getBlockNumber()]);
+    if (receipt === null && (await chain.provider.getTransaction(hash)) === null) {
+      throw new TokenServiceError(ErrorCode.TRANSACTION_NOT_FOUND, `no transaction ${hash} on ${chain.info.chain}/${chain.info.network}`, {
+        field: "transactionHash",
+      });
+    }
+    return fromReceipt(chain, hash, receipt, head);
+  } catch (error) {
+    throw translateProviderError(error, node);
+  }
+}
+
+export async function getReceipt(chain: EvmChain, hash: string): Promise<TransactionReceipt | null> {
+  try {
+    return await chain.provider.getTransactionReceipt(hash);
+  } catch (error) {
+    throw translateProviderError(error, `the ${chain.info.chain}/${chain.info.network} node`);
+  }
+}
+
+/** Polls until mined or `timeoutMs` passes; then the status is still "pending" (no error: the transaction may yet be mined). */
+export async function waitForTransaction(
+  chain: EvmChain,
+  hash: string,
+  timeoutMs: number,
+  signal?: AbortSignal,
+): Promise<TransactionStatus> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const receipt = await getReceipt(chain, hash);
+    if (receipt !== null || Date.now() >= deadline || signal?.aborted) {
+      const head = receipt === null ? 0 : await chain.provider.getBlockNumber();
+      return fromReceipt(chain, hash, receipt, head);
+    }
+    await new Promise((resolve) => setTimeout(resolve, Math.min(chain.pollingIntervalMs, Math.max(0, deadline - Date.now()))));
+  }
+}

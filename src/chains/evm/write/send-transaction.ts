@@ -1,0 +1,396 @@
+import { JsonRpcApiProvider, type FeeData, type Transaction, type TransactionLike } from "ethers";
+
+import { ErrorCode, TokenServiceError } from "../../../domain/errors.js";
+import { amountPair } from "../../../domain/units.js";
+import type { EvmChain } from "../chain.js";
+import { translateProviderError } from "../provider-errors.js";
+import { knownGas, learnGas } from "./gas-shapes.js";
+import { SenderBatches, type Queued } from "./sender-batches.js";
+import { senderLockKey, type SenderLock } from "../sender-lock.js";
+import { signTransaction } from "./sign-transaction.js";
+import { parseSignedTransaction } from "./signed-transaction.js";
+import type { PreparedTransaction } from "../../../core/operations/types.js";
+
+export interface SignedTransactionInfo {
+  transactionHash: string;
+  nonce: number;
+  /** Public once broadcast; stored so that a lost transaction can be sent again. */
+  rawTransaction: string;
+}
+
+export interface BroadcastHooks {
+  /** Runs after signing and before broadcasting, inside the sender lock: the place to write a durable record. */
+  beforeBroadcast?(info: SignedTransactionInfo): Promise<void>;
+  /**
+   * The nonces this send may not take, inside the sender lock: the store's unfinished records may hold nonces the node
+   * has not seen yet (signed before a crash, not yet re-broadcast), and prepared transactions hold theirs until signed.
+   */
+  heldNonces?(): Promise<number[]>;
+  /** A caller-signed transaction (already checked against the request): refuses it unless it is the prepared one, inside the sender lock. */
+  acceptSigned?(transaction: Transaction): Promise<void>;
+}
+
+/** What the transaction does; who signs it is the caller's `privateKey`, a `signedTransaction`, or nobody yet (prepare). */
+export interface TransactionIntent {
+  sender: string;
+  to?: string;
+  data: string;
+  /**
+   * Sends of one shape need the same gas but for their calldata (deployments of one contract: see gas-shapes.ts); the
+   * node is asked once per shape and chain. Absent: the node estimates every send.
+   */
+  gasShape?: string;
+}
+
+export interface SendRequest extends TransactionIntent {
+  /** Already checked to derive `sender`. */
+  privateKey?: string;
+  /** Signed by the caller; parsed and checked here. */
+  signedTransaction?: string;
+}
+
+/**
+ * The node's gas estimate. A JSON-RPC provider is asked directly with the request as it already stands (hex data):
+ * ethers' own estimateGas copies and re-encodes a deployment's 5 KB on every call. Errors keep ethers' typing.
+ */
+async function estimateGas(chain: EvmChain, request: TransactionIntent): Promise<bigint> {
+  const call = { from: request.sender, ...(request.to ? { to: request.to } : {}), data: request.data };
+  if (!(chain.provider instanceof JsonRpcApiProvider)) return chain.provider.estimateGas(call);
+  return BigInt((await chain.provider.send("eth_estimateGas", [call])) as string);
+}
+
+/**
+ * Each request's gas: from what its shape is known to need, or from the node, asked once for the first request of each
+ * shape not known yet (the others of that shape follow it, or are estimated on their own if it failed).
+ */
+async function estimateAll(chain: EvmChain, requests: TransactionIntent[]): Promise<Array<PromiseSettledResult<bigint>>> {
+  const firstOfShape = new Map<string, Promise<bigint>>();
+  const estimates = requests.map((request) => {
+    const shape = request.gasShape;
+    if (shape === undefined) return estimateGas(chain, request);
+    const known = knownGas(chain, shape, request.data);
+    if (known !== undefined) return Promise.resolve(known);
+    const first = firstOfShape.get(shape);
+    if (first !== undefined) {
+      return first.then(
+        () => knownGas(chain, shape, request.data)!,
+        () => estimateGas(chain, request),
+      );
+    }
+    const estimate = estimateGas(chain, request).then((gas) => {
+      learnGas(chain, shape, request.data, gas);
+      return gas;
+    });
+    firstOfShape.set(shape, estimate);
+    return estimate;
+  });
+  return Promise.allSettled(estimates);
+}
+
+/** Estimates leave headroom: a block may move the base fee or the gas a call needs between estimate and inclusion. */
+const GAS_HEADROOM_PERCENT = 120n;
+
+/** The lowest nonce from the node's next one that nothing holds: a reservation that expired unused is taken again. */
+export function lowestFreeNonce(next: number, held: readonly number[]): number {
+  let nonce = next;
+  for (const taken of held) {
+    if (taken < nonce) continue;
+    if (taken > nonce) break;
+    nonce++;
+  }
+  return nonce;
+}
+
+/** The transaction to sign with this nonce, gas limit and fees. */
+function unsignedTransaction(
+  chain: EvmChain,
+  request: TransactionIntent,
+  nonce: number,
+  gasLimit: bigint,
+  feeData: FeeData,
+): TransactionLike {
+  return {
+    chainId: chain.info.chainId,
+    nonce,
+    gasLimit,
+    data: request.data,
+    value: 0n,
+    to: request.to ?? null,
+    ...(usesEip1559(feeData)
+      ? { type: 2, maxFeePerGas: feeData.maxFeePerGas, maxPriorityFeePerGas: feeData.maxPriorityFeePerGas }
+      : { type: 0, gasPrice: feeData.gasPrice }),
+  };
+}
+
+function usesEip1559(feeData: FeeData): boolean {
+  return feeData.maxFeePerGas !== null && feeData.maxPriorityFeePerGas !== null;
+}
+
+/** What one gas costs at most with these fees. */
+function pricePerGas(feeData: FeeData): bigint {
+  return (usesEip1559(feeData) ? feeData.maxFeePerGas : feeData.gasPrice) ?? 0n;
+}
+
+/** Nonce, gas and fees for `request`, refused when the sender cannot pay the estimated fee. Runs inside the sender lock. */
+async function buildTransaction(chain: EvmChain, request: TransactionIntent, hooks: BroadcastHooks): Promise<TransactionLike> {
+  const node = nodeName(chain);
+  let nextNonce: number, estimates: Array<PromiseSettledResult<bigint>>, feeData: FeeData, available: bigint, held: number[] | undefined;
+  try {
+    [nextNonce, estimates, feeData, available, held] = await Promise.all([
+      chain.provider.getTransactionCount(request.sender, "pending"),
+      estimateAll(chain, [request]),
+      chain.provider.getFeeData(),
+      chain.provider.getBalance(request.sender, "pending"),
+      hooks.heldNonces?.(),
+    ]);
+  } catch (error) {
+    throw translateProviderError(error, node);
+  }
+  const estimate = estimates[0]!;
+  if (estimate.status === "rejected") throw estimateError(estimate.reason, node);
+  const gasLimit = (estimate.value * GAS_HEADROOM_PERCENT) / 100n;
+  const needed = gasLimit * pricePerGas(feeData);
+  if (available < needed) throw insufficientFunds(chain, request.sender, available, available, needed);
+  return unsignedTransaction(chain, request, lowestFreeNonce(nextNonce, held ?? []), gasLimit, feeData);
+}
+
+/** The transaction as the caller should sign it, with its nonce reserved by `reserve` (which answers when that expires). */
+export async function prepareTransaction(
+  chain: EvmChain,
+  lock: SenderLock,
+  request: TransactionIntent,
+  hooks: Pick<BroadcastHooks, "heldNonces"> & { reserve(transaction: TransactionLike): Promise<string | undefined> },
+): Promise<{ transaction: TransactionLike; expiresAt: string }> {
+  return lock.withLock(senderLockKey(chain.info.chainId, request.sender), async () => {
+    // Another process on the embedded store may reserve between our read and our insert: the next read sees its nonce.
+    for (let attempt = 0; attempt < 5; attempt++) {
+      const transaction = await buildTransaction(chain, request, hooks);
+      const expiresAt = await hooks.reserve(transaction);
+      if (expiresAt !== undefined) return { transaction, expiresAt };
+    }
+    throw new TokenServiceError(
+      ErrorCode.NONCE_TAKEN,
+      `could not reserve a nonce for ${request.sender}: other prepares keep taking them; retry`,
+      {
+        field: "sender",
+      },
+    );
+  });
+}
+
+/** The caller's signed transaction, checked to carry exactly what `request` asks, on this chain. */
+function acceptedSigned(chain: EvmChain, request: SendRequest): Transaction {
+  const transaction = parseSignedTransaction(request.signedTransaction, request.sender);
+  const expected: Pick<PreparedTransaction, "chainId" | "to" | "data" | "value"> = {
+    chainId: chain.info.chainId,
+    to: request.to ?? null,
+    data: request.data,
+    value: "0",
+  };
+  const mismatch = (["chainId", "to", "value", "data"] as const).find(
+    (field) => String(transaction[field] ?? null).toLowerCase() !== String(expected[field]).toLowerCase(),
+  );
+  if (mismatch !== undefined) {
+    throw new TokenServiceError(
+      ErrorCode.TRANSACTION_MISMATCH,
+      mismatch === "chainId"
+        ? `signedTransaction is for chain id ${transaction.chainId}, not ${chain.info.chain}/${chain.info.network} (${chain.info.chainId})`
+        : `signedTransaction's ${mismatch} is not what this request's body ${request.to ? "mints" : "deploys"}: sign the transaction prepared for this body, and submit it with the same body`,
+      { field: "signedTransaction", details: { property: mismatch } },
+    );
+  }
+  return transaction;
+}
+
+interface SendJob {
+  request: SendRequest;
+  hooks: BroadcastHooks;
+}
+
+type Job = Queued<SendJob, SignedTransactionInfo>;
+
+const batchesByLock = new WeakMap<SenderLock, SenderBatches<SendJob, SignedTransactionInfo>>();
+
+/**
+ * Signs (or takes the caller's signed transaction) and broadcasts one transaction from `sender`. Sends from one chain and
+ * sender run one batch at a time inside the sender lock, so nonces never collide; a send is refused before signing when
+ * the sender cannot pay the estimated fee.
+ */
+export async function sendTransaction(
+  chain: EvmChain,
+  lock: SenderLock,
+  request: SendRequest,
+  hooks: BroadcastHooks = {},
+): Promise<SignedTransactionInfo> {
+  if (request.signedTransaction !== undefined) return sendSigned(chain, lock, request, hooks);
+  let batches = batchesByLock.get(lock);
+  if (batches === undefined) batchesByLock.set(lock, (batches = new SenderBatches(lock, sendBatch)));
+  return batches.submit(chain, request.sender, { request, hooks });
+}
+
+/** A caller-signed transaction carries its own (reserved) nonce: it is checked and sent alone, inside the sender lock. */
+async function sendSigned(chain: EvmChain, lock: SenderLock, request: SendRequest, hooks: BroadcastHooks): Promise<SignedTransactionInfo> {
+  return lock.withLock(senderLockKey(chain.info.chainId, request.sender), async () => {
+    const transaction = acceptedSigned(chain, request);
+    await hooks.acceptSigned?.(transaction);
+    const info = { transactionHash: transaction.hash!, nonce: transaction.nonce, rawTransaction: transaction.serialized };
+    await hooks.beforeBroadcast?.(info);
+    try {
+      await chain.broadcast(info.rawTransaction);
+    } catch (error) {
+      throw translateProviderError(error, nodeName(chain));
+    }
+    return info;
+  });
+}
+
+/** How many sends from `sender` on `chain` wait for its next batch under `lock`. */
+export function waitingSends(chain: EvmChain, lock: SenderLock, sender: string): number {
+  return batchesByLock.get(lock)?.waiting(chain, sender) ?? 0;
+}
+
+function nodeName(chain: EvmChain): string {
+  return `the ${chain.info.chain}/${chain.info.network} node`;
+}
+
+function estimateError(error: unknown, node: string): TokenServiceError {
+  if ((error as { code?: string }).code === "CALL_EXCEPTION") {
+    return new TokenServiceError(ErrorCode.TRANSACTION_REJECTED, `${node} reports that the transaction would revert`, { cause: error });
+  }
+  return translateProviderError(error, node);
+}
+
+/**
+ * One batch of one sender's sends, inside its lock: the nonce, fees and balance are read once, each job is estimated,
+ * checked against what the jobs before it may spend, and signed with the next nonce; the records are written together
+ * (`beforeBroadcast` of every job at once: the store commits them as one group), then broadcast in nonce order.
+ */
+async function sendBatch(chain: EvmChain, batch: Job[]): Promise<void> {
+  const node = nodeName(chain);
+  const sender = batch[0]!.job.request.sender;
+  // Every job's hook asks the same store about the same sender: one answer serves the batch.
+  const heldNonces = batch.find((entry) => entry.job.hooks.heldNonces)?.job.hooks.heldNonces;
+  let shared: [number, FeeData, bigint, number[] | undefined];
+  let estimates: Array<PromiseSettledResult<bigint>>;
+  try {
+    [shared, estimates] = await Promise.all([
+      Promise.all([
+        chain.provider.getTransactionCount(sender, "pending"),
+        chain.provider.getFeeData(),
+        chain.provider.getBalance(sender, "pending"),
+        heldNonces?.(),
+      ]),
+      estimateAll(
+        chain,
+        batch.map((entry) => entry.job.request),
+      ),
+    ]);
+  } catch (error) {
+    const failure = translateProviderError(error, node);
+    for (const entry of batch) entry.reject(failure);
+    return;
+  }
+  const [pendingNonce, feeData, balance, held = []] = shared;
+  let nonce = lowestFreeNonce(pendingNonce, held);
+  let available = balance;
+  const price = pricePerGas(feeData);
+
+  const signed: Array<{ entry: Job; info: SignedTransactionInfo }> = [];
+  for (const [index, entry] of batch.entries()) {
+    const estimate = estimates[index]!;
+    if (estimate.status === "rejected") {
+      entry.reject(estimateError(estimate.reason, node));
+      continue;
+    }
+    const { request } = entry.job;
+    const gasLimit = (estimate.value * GAS_HEADROOM_PERCENT) / 100n;
+    const needed = gasLimit * price;
+    if (available < needed) {
+      entry.reject(insufficientFunds(chain, sender, balance, available, needed));
+      continue;
+    }
+    // What the sends before it in the batch may cost at most is spoken for: the node checks each against what is left.
+    available -= needed;
+    const transaction = unsignedTransaction(chain, request, nonce, gasLimit, feeData);
+    const { raw, hash } = signTransaction(transaction, request.privateKey!);
+    signed.push({ entry, info: { transactionHash: hash, nonce, rawTransaction: raw } });
+    nonce = lowestFreeNonce(nonce + 1, held);
+  }
+
+  const recorded = await Promise.allSettled(signed.map(({ entry, info }) => entry.job.hooks.beforeBroadcast?.(info)));
+  // Where the chain takes them all at once, the ones before the first unrecorded nonce go together.
+  const firstUnrecorded = recorded.findIndex((record) => record.status === "rejected");
+  const atOnce = chain.broadcastAll === undefined ? 0 : firstUnrecorded === -1 ? signed.length : firstUnrecorded;
+  const sentTogether =
+    atOnce > 0
+      ? await chain.broadcastAll!(signed.slice(0, atOnce).map(({ info }) => info.rawTransaction)).catch((error: unknown) =>
+          signed.slice(0, atOnce).map((): PromiseSettledResult<string> => ({ status: "rejected", reason: error })),
+        )
+      : [];
+  // Set once a nonce will never reach the node: the later ones could never be mined, so they are not sent.
+  let gap: string | undefined;
+  const notSent = () =>
+    new TokenServiceError(
+      ErrorCode.TRANSACTION_REJECTED,
+      `not sent: the transaction before it from ${sender} ${gap}, so this one could not be mined; send it again`,
+    );
+  for (const [index, { entry, info }] of signed.entries()) {
+    const record = recorded[index]!;
+    if (record.status === "rejected") {
+      entry.reject(record.reason);
+      gap ??= `(nonce ${info.nonce}) could not be recorded`;
+      continue;
+    }
+    const together = sentTogether[index];
+    if (together !== undefined) {
+      if (together.status === "fulfilled") {
+        entry.resolve(info);
+        continue;
+      }
+      // Mined as it is accepted, a refused one is in no pool: after a refused nonce, the node refuses the later ones
+      // ("nonce too high"), and they are not sent in effect.
+      if (gap !== undefined) {
+        entry.reject(notSent());
+        continue;
+      }
+      const error = translateProviderError(together.reason, node);
+      entry.reject(error);
+      if (!outcomeUnknown(error)) gap = `(nonce ${info.nonce}) was refused`;
+      continue;
+    }
+    if (gap !== undefined) {
+      // Its record is written: the caller's error ends it `failed`, and the next send reuses the nonce.
+      entry.reject(notSent());
+      continue;
+    }
+    try {
+      await chain.broadcast(info.rawTransaction);
+      entry.resolve(info);
+    } catch (raw) {
+      const error = translateProviderError(raw, node);
+      entry.reject(error);
+      if (outcomeUnknown(error)) continue;
+      gap = `(nonce ${info.nonce}) was refused`;
+    }
+  }
+}
+
+/**
+ * The node may or may not have it (down, slow, or a failure after it answered): the record stays signed and the tracker
+ * finds out and sends it if needed; a node that has the later nonces holds them until then.
+ */
+function outcomeUnknown(error: TokenServiceError): boolean {
+  return error.code === ErrorCode.UPSTREAM_UNAVAILABLE || error.code === ErrorCode.UPSTREAM_TIMEOUT;
+}
+
+function insufficientFunds(chain: EvmChain, sender: string, balance: bigint, available: bigint, needed: bigint): TokenServiceError {
+  const decimals = chain.info.nativeDecimals;
+  const symbol = chain.info.nativeSymbol;
+  const amount = (wei: bigint) => `${amountPair(wei, decimals).uiBalance} ${symbol}`;
+  const left = available === balance ? "" : `, ${amount(available)} of it left after the sends queued before this one,`;
+  return new TokenServiceError(
+    ErrorCode.INSUFFICIENT_FUNDS,
+    `sender ${sender} holds ${amount(balance)}${left} but the transaction may cost up to ${amount(needed)}`,
+    { field: "sender", details: { needed: needed.toString(), available: available.toString(), symbol } },
+  );
+}

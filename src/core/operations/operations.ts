@@ -1,0 +1,480 @@
+import { randomUUID } from "node:crypto";
+
+import { getAddress, isAddress, type Transaction } from "ethers";
+
+import { parseEvmAddress } from "../../domain/addresses.js";
+import { resolveNetwork } from "../../domain/chains.js";
+import { ErrorCode, TokenServiceError } from "../../domain/errors.js";
+import type { EvmChain } from "../../chains/evm/chain.js";
+import type { LaunchResult } from "../../chains/evm/write/launch.js";
+import type { MintResult } from "../../chains/evm/write/mint.js";
+import { translateProviderError } from "../../chains/evm/provider-errors.js";
+import type { SignedTransactionInfo } from "../../chains/evm/write/send-transaction.js";
+import { assertSameAsPrepared, toPreparedTransaction } from "../../chains/evm/write/signed-transaction.js";
+import type {
+  FaucetRequest,
+  FaucetResult,
+  LaunchRequest,
+  MintRequest,
+  PrepareHooks,
+  PreparedTransactionResult,
+  Unsigned,
+} from "../../domain/requests.js";
+import type { ChainWrites } from "./chain-writes.js";
+import { amountPair } from "../../domain/units.js";
+import { parseTokenType } from "../../domain/token-params.js";
+import { OperationTracker, isTransient, type TrackerSettings } from "./tracker.js";
+import {
+  FINAL_STATUSES,
+  type NewOperation,
+  type OperationRecord,
+  type OperationStatus,
+  type OperationStore,
+  type PreparedTransaction,
+} from "./types.js";
+
+export interface OperationContext {
+  /** Whose record it is (the HTTP service's API key id). */
+  apiKeyId?: string | null;
+  /** The record's id, when the caller chose it beforehand (an idempotency claim names it). */
+  id?: string;
+}
+
+type Settled = { status: OperationStatus; blockNumber: number | null };
+export type LaunchOutcome = Omit<LaunchResult, "status"> & Settled & { id: string };
+export type MintOutcome = Omit<MintResult, "status"> & Settled & { id: string };
+export type FaucetOutcome = FaucetResult & { id: string };
+/** A launch or mint prepared for the caller to sign: submit it signed, with the same body, before `expiresAt`. */
+export type PreparedOutcome = Omit<PreparedTransactionResult, "transaction"> & { unsignedTransaction: PreparedTransaction };
+
+/** How long a prepared transaction's nonce stays reserved by default: time to sign, a hardware wallet's confirmation included. */
+export const DEFAULT_NONCE_RESERVATION_MS = 120_000;
+
+type Where = { apiKeyId: string | null; chain: string; network: string; sender: string };
+
+/** Records hold addresses checksummed, however the caller wrote them (the core validated them before signing). */
+function checksummed(params: Record<string, unknown>, fields: readonly string[]): Record<string, unknown> {
+  const normalized = { ...params };
+  for (const field of fields) {
+    const value = normalized[field];
+    if (typeof value === "string" && isAddress(value)) normalized[field] = getAddress(value);
+  }
+  return normalized;
+}
+
+/** The request waits this long before the tracker takes a `signed` record over: the request may still be broadcasting it. */
+const SIGNED_GRACE_MS = 15_000;
+/** Likewise for a faucet grant in progress; a grant takes milliseconds. */
+const GRANT_GRACE_MS = 5_000;
+
+function faucetRecord(
+  id: string,
+  apiKeyId: string | null,
+  grant: { chain: string; network: string; address: string; amount: string },
+): Omit<NewOperation, "status"> {
+  return {
+    id,
+    apiKeyId,
+    kind: "faucet",
+    chain: grant.chain,
+    network: grant.network,
+    tokenType: null,
+    params: { address: grant.address, amount: grant.amount },
+    sender: null,
+    transactionHash: null,
+    contractAddress: null,
+    error: null,
+  };
+}
+
+/**
+ * Launch, mint and faucet as durable operations: each is recorded (with its signed raw transaction)
+ * before it is broadcast, then followed by the tracker to mined, failed or dropped. Every front
+ * door calls these and formats the result; none of them waits for mining on its own.
+ */
+export class Operations {
+  readonly tracker: OperationTracker;
+
+  constructor(
+    private readonly writes: ChainWrites,
+    readonly store: OperationStore,
+    settings: TrackerSettings,
+    private readonly nonceReservationMs = DEFAULT_NONCE_RESERVATION_MS,
+  ) {
+    this.tracker = new OperationTracker(store, (record) => this.chainOf(record), settings);
+  }
+
+  async launch(request: LaunchRequest, context: OperationContext = {}): Promise<LaunchOutcome> {
+    const pair = resolveNetwork(request.chain, request.network);
+    const type = parseTokenType(request.type);
+    const id = context.id ?? randomUUID();
+    const sender = parseEvmAddress(request.sender, "sender");
+    const where = { apiKeyId: context.apiKeyId ?? null, chain: pair.chain, network: pair.network, sender };
+    return this.recorded(
+      id,
+      (beforeBroadcast, nonceHooks) =>
+        this.writes.launchToken(request, {
+          ...nonceHooks,
+          beforeBroadcast: (signed) =>
+            beforeBroadcast(signed, {
+              kind: "launch",
+              tokenType: type,
+              params: checksummed((request.token ?? {}) as Record<string, unknown>, ["minter", "account"]),
+              contractAddress: signed.contractAddress,
+            }),
+        }),
+      where,
+    );
+  }
+
+  async mint(request: MintRequest, context: OperationContext = {}): Promise<MintOutcome> {
+    const pair = resolveNetwork(request.chain, request.network);
+    const type = parseTokenType(request.type);
+    const id = context.id ?? randomUUID();
+    const sender = parseEvmAddress(request.sender, "sender");
+    const {
+      privateKey: _secret,
+      signedTransaction: _signed,
+      chain: _chain,
+      network: _network,
+      type: _type,
+      sender: _sender,
+      ...params
+    } = request;
+    const where = { apiKeyId: context.apiKeyId ?? null, chain: pair.chain, network: pair.network, sender };
+    return this.recorded(
+      id,
+      (beforeBroadcast, nonceHooks) =>
+        this.writes.mintToken(request, {
+          ...nonceHooks,
+          beforeBroadcast: (signed) =>
+            beforeBroadcast(signed, {
+              kind: "mint",
+              tokenType: type,
+              params: checksummed(params, ["to", "contractAddress"]),
+              contractAddress: parseEvmAddress(request.contractAddress, "contractAddress"),
+            }),
+        }),
+      where,
+    );
+  }
+
+  /** The launch `launch` would send, unsigned, its nonce reserved for the sender until `expiresAt` (no record yet). */
+  async prepareLaunch(request: Unsigned<LaunchRequest>): Promise<PreparedOutcome> {
+    return presentPrepared(await this.writes.prepareLaunch(request, this.reservations(request)));
+  }
+
+  /** The mint `mint` would send, unsigned, its nonce reserved for the sender until `expiresAt` (no record yet). */
+  async prepareMint(request: Unsigned<MintRequest>): Promise<PreparedOutcome> {
+    return presentPrepared(await this.writes.prepareMint(request, this.reservations(request)));
+  }
+
+  /**
+   * A simulated chain's grant is recorded `signed` (the intent, with the address and amount) before the balance changes
+   * and `mined` once it did; the chain's journal names each grant by the record's id, so the tracker finishes a grant a
+   * crash interrupted, exactly once. A bitcoin regtest transfer is recorded once bitcoind has made it.
+   */
+  async faucet(request: FaucetRequest, context: OperationContext = {}): Promise<FaucetOutcome> {
+    const id = context.id ?? randomUUID();
+    const apiKeyId = context.apiKeyId ?? null;
+    let recorded = false;
+    let result: FaucetResult;
+    try {
+      result = await this.writes.faucet(request, {
+        grantId: id,
+        beforeGrant: async (grant) => {
+          this.start();
+          await this.store.insertOperation({
+            ...faucetRecord(id, apiKeyId, grant),
+            status: "signed",
+            reason: "grant recorded",
+            checkInMs: GRANT_GRACE_MS,
+            lease: { owner: this.tracker.owner, ms: GRANT_GRACE_MS },
+          });
+          recorded = true;
+        },
+      });
+    } catch (error) {
+      if (recorded) {
+        const { code, message } = error instanceof TokenServiceError ? error : { code: "INTERNAL", message: "unexpected failure" };
+        await this.store.changeOperation(id, {
+          status: "failed",
+          from: ["signed"],
+          reason: `grant failed: ${message}`,
+          error: { code, message },
+          checkInMs: null,
+        });
+      }
+      throw error;
+    }
+    if (recorded) {
+      await this.store.changeOperation(id, {
+        status: "mined",
+        from: ["signed"],
+        reason: "granted",
+        result: { balance: result.balance.balance },
+        checkInMs: null,
+      });
+    } else {
+      await this.store.insertOperation({
+        ...faucetRecord(id, apiKeyId, { ...result, amount: result.amount.balance }),
+        transactionHash: result.transactionHash ?? null,
+        status: "mined",
+        reason: "granted",
+        result: { balance: result.balance.balance },
+      });
+    }
+    return { id, ...result };
+  }
+
+  /**
+   * What an operation answered, for an idempotent retry whose first request died with its process: undefined when
+   * nothing was recorded (the retry runs it). A faucet grant the crash interrupted is finished first.
+   */
+  async recover(id: string, timeoutMs: number): Promise<Record<string, unknown> | undefined> {
+    let record = await this.store.getOperation(id);
+    if (record === undefined) return undefined;
+    if (record.kind === "faucet" && record.status === "signed") {
+      this.start();
+      this.tracker.kick();
+      record = await this.wait(id, timeoutMs);
+    }
+    return this.outcomeOf(record);
+  }
+
+  /** The record once it is final, or as it stands when `timeoutMs` runs out. */
+  async wait(id: string, timeoutMs: number): Promise<OperationRecord> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const record = await this.store.getOperation(id);
+      if (record === undefined) throw new Error(`no operation ${id}`);
+      const remaining = deadline - Date.now();
+      if (FINAL_STATUSES.includes(record.status) || remaining <= 0) return record;
+      // Woken by this process's tracker; another replica's tracker is seen by the next read.
+      await this.tracker.changed(id, Math.min(remaining, 1_000));
+    }
+  }
+
+  /** The outcome with the status its record reached (final, or as it stands after `timeoutMs`), and an ERC721 mint's token id. */
+  async settle<T extends { id: string; status: OperationStatus; blockNumber: number | null }>(
+    outcome: T,
+    timeoutMs: number,
+  ): Promise<T & { tokenId?: string }> {
+    const record = await this.wait(outcome.id, timeoutMs);
+    const tokenId = record.result?.tokenId;
+    return {
+      ...outcome,
+      status: record.status,
+      blockNumber: record.blockNumber,
+      ...(tokenId !== undefined ? { tokenId: String(tokenId) } : {}),
+    };
+  }
+
+  /** What a launch or mint answered, rebuilt from its record (an idempotent retry after a crash gets it). */
+  outcomeOf(record: OperationRecord): Record<string, unknown> {
+    const pair = resolveNetwork(record.chain, record.network);
+    const common = {
+      id: record.id,
+      transactionHash: record.transactionHash,
+      status: record.status,
+      chain: record.chain,
+      network: record.network,
+      type: record.tokenType,
+    };
+    const simulated = this.writes.isSimulated(pair);
+    if (record.kind === "faucet") {
+      const decimals = pair.nativeDecimals;
+      const { address, amount } = record.params as { address: string; amount: string };
+      const balance = record.result?.balance;
+      return {
+        id: record.id,
+        chain: record.chain,
+        network: record.network,
+        address,
+        amount: amountPair(BigInt(amount), decimals),
+        ...(balance !== undefined ? { balance: amountPair(BigInt(String(balance)), decimals) } : {}),
+        simulated: pair.kind === "evm" && simulated,
+        ...(record.transactionHash ? { transactionHash: record.transactionHash } : {}),
+      };
+    }
+    if (record.kind === "launch") {
+      return {
+        ...common,
+        contractAddress: record.contractAddress,
+        sender: record.sender,
+        nonce: record.nonce,
+        simulated,
+        blockNumber: record.blockNumber,
+      };
+    }
+    const { to, amount, tokenId } = record.params as { to?: string; amount?: string; tokenId?: string };
+    return {
+      ...common,
+      contractAddress: record.contractAddress,
+      to,
+      ...(record.result?.tokenId !== undefined || tokenId !== undefined ? { tokenId: String(record.result?.tokenId ?? tokenId) } : {}),
+      ...(amount !== undefined ? { amount: String(amount) } : {}),
+      simulated,
+      blockNumber: record.blockNumber,
+    };
+  }
+
+  start(): void {
+    this.tracker.start();
+  }
+
+  private reservations(request: { chain: string; network: string; sender: string }): PrepareHooks {
+    const pair = resolveNetwork(request.chain, request.network);
+    const sender = parseEvmAddress(request.sender, "sender");
+    return {
+      heldNonces: () => this.store.heldNonces(pair.chain, pair.network, sender),
+      reserve: (transaction) =>
+        this.store.reserveNonce({
+          chain: pair.chain,
+          network: pair.network,
+          sender,
+          nonce: Number(transaction.nonce),
+          transaction: toPreparedTransaction(transaction),
+          ttlMs: this.nonceReservationMs,
+        }),
+    };
+  }
+
+  /**
+   * A caller-signed transaction is sent only if it is exactly one this service prepared for the sender, not sent
+   * before, and its nonce is still the sender's to use: reserved, or, after its reservation expired, taken by nothing
+   * since. Runs inside the sender lock, so no prepare or send takes the nonce meanwhile.
+   */
+  private async acceptSigned(where: Where, transaction: Transaction): Promise<void> {
+    const field = "signedTransaction";
+    const pair = `${where.chain}/${where.network}`;
+    const existing = await this.store.findByTransactionHash(where.chain, where.network, transaction.hash!);
+    if (existing !== undefined) {
+      throw new TokenServiceError(ErrorCode.ALREADY_SUBMITTED, `signedTransaction was already submitted, as operation ${existing.id}`, {
+        field,
+        details: { operationId: existing.id, status: existing.status },
+      });
+    }
+    const reservation = await this.store.getNonceReservation(where.chain, where.network, where.sender, transaction.nonce);
+    if (reservation === undefined) {
+      throw new TokenServiceError(
+        ErrorCode.TRANSACTION_NOT_PREPARED,
+        `signedTransaction's nonce ${transaction.nonce} was not prepared for ${where.sender} on ${pair}: prepare first (the same body without privateKey), then sign the answer's unsignedTransaction unchanged`,
+        { field, details: { nonce: transaction.nonce } },
+      );
+    }
+    assertSameAsPrepared(transaction, reservation.transaction);
+    const chain = await this.chainOf(where);
+    const [next, held] = await Promise.all([
+      chain.provider
+        .getTransactionCount(where.sender, "pending")
+        .catch((error: unknown) => Promise.reject(translateProviderError(error, `the ${pair} node`))),
+      reservation.live ? Promise.resolve([]) : this.store.heldNonces(where.chain, where.network, where.sender),
+    ]);
+    if (transaction.nonce < next) {
+      throw new TokenServiceError(
+        ErrorCode.NONCE_TAKEN,
+        `nonce ${transaction.nonce} is already used on ${pair} (the sender's next is ${next}): prepare again`,
+        { field, details: { nonce: transaction.nonce, next } },
+      );
+    }
+    if (held.includes(transaction.nonce)) {
+      throw new TokenServiceError(
+        ErrorCode.NONCE_TAKEN,
+        `the prepared transaction expired at ${reservation.expiresAt} and nonce ${transaction.nonce} has been taken since: prepare again`,
+        { field, details: { nonce: transaction.nonce, expiresAt: reservation.expiresAt } },
+      );
+    }
+  }
+
+  stop(): Promise<void> {
+    return this.tracker.stop();
+  }
+
+  private chainOf(pair: { chain: string; network: string }): Promise<EvmChain> {
+    return this.writes.evmChain(resolveNetwork(pair.chain, pair.network), "tracking");
+  }
+
+  /**
+   * Writes the `signed` record (raw transaction included) before the broadcast: the one store write on a
+   * launch's or mint's path. The tracker writes `pending` at its first look (the node has it), or the
+   * broadcast's refusal is written as `failed`; a failure before signing leaves no record.
+   */
+  private async recorded<R extends { transactionHash: string; status: "pending" }>(
+    id: string,
+    send: (
+      beforeBroadcast: (
+        signed: SignedTransactionInfo,
+        fields: Pick<NewOperation, "kind" | "tokenType" | "params" | "contractAddress">,
+      ) => Promise<void>,
+      nonceHooks: {
+        heldNonces: () => Promise<number[]>;
+        acceptSigned: (transaction: Transaction) => Promise<void>;
+      },
+    ) => Promise<R>,
+    where: Where,
+  ): Promise<Omit<R, "status"> & Settled & { id: string }> {
+    this.start();
+    // Known once signed: the chain is open by then.
+    let pollMs = 0;
+    let written = false;
+    try {
+      const result = await this.tracker.whileBroadcasting(id, () =>
+        send(
+          async (signed, fields) => {
+            pollMs = (await this.chainOf(where)).pollingIntervalMs;
+            await this.store.insertOperation({
+              id,
+              ...where,
+              ...fields,
+              transactionHash: signed.transactionHash,
+              nonce: signed.nonce,
+              rawTransaction: signed.rawTransaction,
+              status: "signed",
+              error: null,
+              reason: "signed",
+              checkInMs: pollMs,
+              // Other processes' trackers keep off while this one may still be broadcasting it; if it dies, they take over.
+              lease: { owner: this.tracker.owner, ms: SIGNED_GRACE_MS },
+            });
+            written = true;
+          },
+          {
+            heldNonces: () => this.store.heldNonces(where.chain, where.network, where.sender),
+            acceptSigned: (transaction) => this.acceptSigned(where, transaction),
+          },
+        ),
+      );
+      this.tracker.kick(pollMs);
+      return { ...result, id, status: "pending" as const, blockNumber: null };
+    } catch (error) {
+      if (written && isTransient(error)) {
+        // The node may or may not have it: the record stays signed, and the tracker finds out and sends it if needed.
+        const record = await this.store.changeOperation(id, {
+          from: ["signed"],
+          reason: `broadcast outcome unknown (${(error as Error).message}); the tracker will send it`,
+          checkInMs: pollMs,
+        });
+        this.tracker.follow(id);
+        if (record !== undefined)
+          return { ...(this.outcomeOf(record) as unknown as Omit<R, "status">), id, status: "signed", blockNumber: null };
+      }
+      if (written) {
+        const { code, message } = error instanceof TokenServiceError ? error : { code: "INTERNAL", message: "unexpected failure" };
+        await this.store.changeOperation(id, {
+          status: "failed",
+          from: ["signed"],
+          reason: `broadcast refused: ${message}`,
+          error: { code, message },
+          checkInMs: null,
+        });
+      }
+      throw error;
+    }
+  }
+}
+
+function presentPrepared(prepared: PreparedTransactionResult): PreparedOutcome {
+  const { transaction, ...rest } = prepared;
+  return { unsignedTransaction: toPreparedTransaction(transaction), ...rest };
+}

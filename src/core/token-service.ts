@@ -1,0 +1,312 @@
+import { parseEvmAddress } from "../domain/addresses.js";
+import { parseBitcoinAddress } from "../chains/bitcoin/addresses.js";
+import { allNetworks, requireEvm, resolveNetwork, rpcEnvironmentVariable, type NetworkInfo } from "../domain/chains.js";
+import { ErrorCode, invalidArgument, isTokenServiceError } from "../domain/errors.js";
+import { noBitcoinBackends, requireBitcoinBackend, type BitcoinBackends } from "../chains/bitcoin/backend.js";
+import { readBalances, readErc721Balance } from "../chains/evm/read/balances.js";
+import type { EvmChain, LazyEndpoint, NodeCallObserver, SimulatedChainFactory } from "../chains/evm/chain.js";
+import { EvmChains } from "../chains/evm/chains-registry.js";
+import { SharedChainReads } from "../chains/evm/read/read-memo.js";
+import { mintedTokenId } from "../chains/evm/write/mint.js";
+import { InProcessSenderLock, type SenderLock } from "../chains/evm/sender-lock.js";
+import { getReceipt, getTransactionStatus, waitForTransaction, type TransactionStatus } from "../chains/evm/read/transaction-status.js";
+import { DataDirectory } from "../store/data-directory.js";
+import { MemoryOperationStore } from "../store/memory-store.js";
+import { parseTokenType } from "../domain/token-params.js";
+import {
+  MAX_ERC20_CONTRACTS_PER_READ,
+  type BalanceEntry,
+  type BalancesRequest,
+  type BalancesResult,
+  type FaucetRequest,
+  type LaunchRequest,
+  type MintRequest,
+  type NetworkSummary,
+  type TokenBalanceRequest,
+  type TokenBalanceResult,
+  type TransactionRequest,
+  type Unsigned,
+} from "../domain/requests.js";
+import { ChainWrites } from "./operations/chain-writes.js";
+import {
+  Operations,
+  type FaucetOutcome,
+  type LaunchOutcome,
+  type MintOutcome,
+  type OperationContext,
+  type PreparedOutcome,
+} from "./operations/operations.js";
+import { DEFAULT_TRACKER_SETTINGS, type TrackerSettings } from "./operations/tracker.js";
+import type { OperationStore } from "./operations/types.js";
+import { createWallet, type CreateWalletRequest, type Wallet } from "./wallets.js";
+
+export type * from "../domain/requests.js";
+export { MAX_ERC20_CONTRACTS_PER_READ } from "../domain/requests.js";
+
+export interface TokenServiceOptions {
+  /** Where simulated chains come from (the plugin passes Hardhat's EDR); without one, only configured endpoints are served. */
+  simulatedChainFactory?: SimulatedChainFactory;
+  /** Live endpoints keyed "chain/network" (a configuration variable is read on first use); `TOKEN_SERVICE_RPC_<CHAIN>_<NETWORK>` fills the gaps. */
+  rpcUrls?: Record<string, string | LazyEndpoint>;
+  env?: NodeJS.ProcessEnv;
+  /** Simulated chains: 0 mines on send (default), N mines a block every N seconds. */
+  blockTimeSeconds?: number;
+  /** Simulated chains keep their state here between runs when set. */
+  dataDir?: string;
+  /** The same, already described by its owner (the caller claims and releases it); wins over `dataDir`. */
+  dataDirectory?: DataDirectory;
+  /** Serializes sends per chain and sender; the HTTP service passes a PostgreSQL-backed one. */
+  senderLock?: SenderLock;
+  bitcoin?: BitcoinBackends;
+  requestTimeoutMs?: number;
+  /** Told of every call to an EVM node, for metrics. */
+  onNodeCall?: NodeCallObserver;
+  /** false: EVM pairs without an endpoint are not served instead of simulated in this process. Default true. */
+  simulatedChains?: boolean;
+  /** Where launch, mint and faucet records live; default this process's memory (the HTTP service passes its database). */
+  operationStore?: OperationStore;
+  /** Confirmations, drop and reorg windows, leases of the operation tracker. */
+  tracker?: Partial<TrackerSettings>;
+  /** How long a prepared (unsigned) launch or mint keeps its nonce reserved for the sender; default 120 s. */
+  nonceReservationMs?: number;
+}
+
+function parseTransactionHash(value: unknown): string {
+  if (typeof value !== "string" || !/^0x[0-9a-fA-F]{64}$/.test(value)) {
+    throw invalidArgument("transactionHash", "transactionHash must be a 0x-prefixed 32-byte hex string");
+  }
+  return value.toLowerCase();
+}
+
+/** Answers are frozen: one may be given to every equal read at one chain state, and no caller may change what others see. */
+function frozenBalances(result: BalancesResult): BalancesResult {
+  for (const entry of Object.values(result.balances)) Object.freeze(entry);
+  Object.freeze(result.balances);
+  return Object.freeze(result);
+}
+
+/**
+ * The core every front door calls: Hardhat tasks, the programmatic API and the
+ * HTTP service only parse input, call one of these methods, and format output.
+ */
+export class TokenService {
+  readonly evm: EvmChains;
+  /** Launch, mint and faucet with durable records, followed to a final state. */
+  readonly operations: Operations;
+  private readonly bitcoin: BitcoinBackends;
+  /** Released on close when this service made it (from `dataDir`). */
+  private readonly ownDataDirectory: DataDirectory | undefined;
+  /** By pair ("ethereum/sepolia"), once a read opened a chain that names its state. */
+  private readonly sharedBalanceReads = new Map<string, SharedChainReads<BalancesResult>>();
+
+  constructor(options: TokenServiceOptions) {
+    this.ownDataDirectory =
+      options.dataDirectory === undefined && options.dataDir !== undefined
+        ? new DataDirectory(options.dataDir, "a token service (programmatic API)")
+        : undefined;
+    const dataDirectory = options.dataDirectory ?? this.ownDataDirectory;
+    this.evm = new EvmChains({ ...options, ...(dataDirectory ? { dataDirectory } : {}) });
+    this.bitcoin = options.bitcoin ?? noBitcoinBackends;
+    const writes = new ChainWrites(this.evm, options.senderLock ?? new InProcessSenderLock(), this.bitcoin);
+    this.operations = new Operations(
+      writes,
+      options.operationStore ?? new MemoryOperationStore(),
+      { ...DEFAULT_TRACKER_SETTINGS, ...options.tracker },
+      options.nonceReservationMs,
+    );
+  }
+
+  networks(): NetworkSummary[] {
+    return allNetworks().map((info) => {
+      if (info.kind === "evm") {
+        const endpoint = this.evm.endpointLabel(info);
+        if (endpoint !== undefined) return { ...info, simulated: false, backend: "json-rpc", endpoint };
+        return this.evm.simulatesPrivately(info)
+          ? { ...info, simulated: true, backend: "edr", endpoint: "in-process EDR (simulated)" }
+          : {
+              ...info,
+              simulated: false,
+              backend: "none",
+              endpoint: `not served (set ${rpcEnvironmentVariable(info.chain, info.network)})`,
+            };
+      }
+      const described = this.bitcoin.describe(info.network);
+      return {
+        ...info,
+        simulated: false,
+        backend: described?.backend ?? "none",
+        endpoint: described?.endpoint ?? `not configured (set ${this.bitcoin.configurationHint(info.network)})`,
+      };
+    });
+  }
+
+  createWallet(request: CreateWalletRequest): Wallet {
+    return createWallet(request);
+  }
+
+  /**
+   * Where the chain names its state (simulated chains), equal balance reads at the same state share one answer, in
+   * flight and after; a transaction, a faucet grant or a block moves the state on. Live nodes are asked every time.
+   */
+  async getBalances(request: BalancesRequest): Promise<BalancesResult> {
+    const info = resolveNetwork(request.chain, request.network);
+    const shared = this.sharedBalanceReads.get(`${info.chain}/${info.network}`);
+    const contracts = request.erc20TokenContractAddresses ?? [];
+    // Reads compare by their addresses as given (===): equal inputs, equal verdicts, a refusal included. A differently
+    // written address is another read, with the same answer.
+    if (shared !== undefined && typeof request.address === "string" && Array.isArray(contracts)) {
+      return shared.read(request.address, contracts, () => this.readBalances(info, request).then(frozenBalances));
+    }
+    return this.readBalances(info, request).then(frozenBalances);
+  }
+
+  private async readBalances(info: NetworkInfo, request: BalancesRequest): Promise<BalancesResult> {
+    const contracts = request.erc20TokenContractAddresses ?? [];
+    if (info.kind === "bitcoin") {
+      const address = parseBitcoinAddress(request.address, info.network, "address");
+      if (contracts.length > 0)
+        throw invalidArgument("erc20TokenContractAddresses", "erc20TokenContractAddresses applies to EVM chains only");
+      const balance = await requireBitcoinBackend(this.bitcoin, info.network).getBalance(address);
+      return { chain: info.chain, network: info.network, address, simulated: false, balances: { [info.nativeSymbol]: balance } };
+    }
+    const address = parseEvmAddress(request.address, "address");
+    if (contracts.length > MAX_ERC20_CONTRACTS_PER_READ) {
+      throw invalidArgument(
+        "erc20TokenContractAddresses",
+        `at most ${MAX_ERC20_CONTRACTS_PER_READ} contracts per read (got ${contracts.length})`,
+      );
+    }
+    const tokenAddresses = [...new Set(contracts.map((value, index) => parseEvmAddress(value, `erc20TokenContractAddresses[${index}]`)))];
+    const chain = await this.evmChain(info, "balance read");
+    const pair = `${info.chain}/${info.network}`;
+    if (!this.sharedBalanceReads.has(pair)) {
+      const shared = SharedChainReads.of<BalancesResult>(chain);
+      if (shared !== undefined) this.sharedBalanceReads.set(pair, shared);
+    }
+    const { native, tokens } = await readBalances(chain, address, tokenAddresses);
+    const balances: Record<string, BalanceEntry> = { [info.nativeSymbol]: native };
+    const symbolCounts = new Map<string, number>();
+    for (const token of tokens) symbolCounts.set(token.symbol, (symbolCounts.get(token.symbol) ?? 0) + 1);
+    for (const token of tokens) {
+      // Two tokens sharing a symbol (or one named like the native currency) are keyed by contract address instead.
+      const key = symbolCounts.get(token.symbol) === 1 && token.symbol !== info.nativeSymbol ? token.symbol : token.contractAddress;
+      balances[key] = {
+        balance: token.balance,
+        uiBalance: token.uiBalance,
+        contractAddress: token.contractAddress,
+        decimals: token.decimals,
+        symbol: token.symbol,
+      };
+    }
+    return { chain: info.chain, network: info.network, address, simulated: chain.simulated, balances };
+  }
+
+  async getTokenBalance(request: TokenBalanceRequest): Promise<TokenBalanceResult> {
+    const info = requireEvm(resolveNetwork(request.chain, request.network), "token balance read");
+    const address = parseEvmAddress(request.address, "address");
+    const tokenAddress = parseEvmAddress(request.tokenAddress, "tokenAddress");
+    const type = parseTokenType(request.type);
+    const chain = await this.evmChain(info, "token balance read");
+    const base = { chain: info.chain, network: info.network, address, tokenAddress, simulated: chain.simulated };
+    if (type === "ERC721") {
+      const balance = await readErc721Balance(chain, address, tokenAddress);
+      return { ...base, type: "erc721", ...balance };
+    }
+    const {
+      tokens: [token],
+    } = await readBalances(chain, address, [tokenAddress], "tokenAddress");
+    return {
+      ...base,
+      type: "erc20",
+      balance: token!.balance,
+      uiBalance: token!.uiBalance,
+      decimals: token!.decimals,
+      symbol: token!.symbol,
+    };
+  }
+
+  /**
+   * Deploys a token as a recorded operation: written before it is broadcast (with its signed raw transaction), then
+   * followed to mined, failed or dropped. Resolves once the node accepted the transaction; `operations.settle` waits on.
+   */
+  launch(request: LaunchRequest, context?: OperationContext): Promise<LaunchOutcome> {
+    return this.operations.launch(request, context);
+  }
+
+  /** A mint as a recorded operation, like `launch`. */
+  mint(request: MintRequest, context?: OperationContext): Promise<MintOutcome> {
+    return this.operations.mint(request, context);
+  }
+
+  /** The deployment `launch` would send, unsigned, for the sender to sign; its nonce is reserved until `expiresAt`. */
+  prepareLaunch(request: Unsigned<LaunchRequest>): Promise<PreparedOutcome> {
+    return this.operations.prepareLaunch(request);
+  }
+
+  /** The mint `mint` would send, unsigned, for the sender to sign; its nonce is reserved until `expiresAt`. */
+  prepareMint(request: Unsigned<MintRequest>): Promise<PreparedOutcome> {
+    return this.operations.prepareMint(request);
+  }
+
+  /** Funds an address on a simulated chain or bitcoin regtest, as a recorded operation. */
+  faucet(request: FaucetRequest, context?: OperationContext): Promise<FaucetOutcome> {
+    return this.operations.faucet(request, context);
+  }
+
+  /** The ERC721 token id a mined mint produced. */
+  async mintedTokenId(request: TransactionRequest & { contractAddress: string }): Promise<string | undefined> {
+    const info = requireEvm(resolveNetwork(request.chain, request.network), "mint");
+    const receipt = await getReceipt(await this.evmChain(info, "mint"), parseTransactionHash(request.transactionHash));
+    return receipt === null ? undefined : mintedTokenId(receipt, request.contractAddress);
+  }
+
+  /**
+   * What the node says of a transaction. One it does not know, but a recorded operation sent (signed before a
+   * crash, lost from the pool, undone by a reorg), answers with its record's state instead of TRANSACTION_NOT_FOUND.
+   */
+  async getTransaction(request: TransactionRequest): Promise<TransactionStatus> {
+    const info = requireEvm(resolveNetwork(request.chain, request.network), "transaction lookup");
+    const hash = parseTransactionHash(request.transactionHash);
+    const chain = await this.evmChain(info, "transaction lookup");
+    try {
+      return await getTransactionStatus(chain, hash);
+    } catch (error) {
+      if (!isTokenServiceError(error, ErrorCode.TRANSACTION_NOT_FOUND)) throw error;
+      const record = await this.operations.store.findByTransactionHash(info.chain, info.network, hash);
+      if (record === undefined) throw error;
+      const status = record.status === "failed" || record.status === "dropped" ? record.status : "pending";
+      return { transactionHash: hash, status, blockNumber: null, confirmations: 0, contractAddress: null, simulated: chain.simulated };
+    }
+  }
+
+  /** Resolves when mined, or with status "pending" once `timeoutMs` passed or `signal` aborted. */
+  async waitForTransaction(request: TransactionRequest & { timeoutMs?: number; signal?: AbortSignal }): Promise<TransactionStatus> {
+    const info = requireEvm(resolveNetwork(request.chain, request.network), "transaction lookup");
+    const chain = await this.evmChain(info, "transaction lookup");
+    return waitForTransaction(chain, parseTransactionHash(request.transactionHash), request.timeoutMs ?? 120_000, request.signal);
+  }
+
+  /**
+   * Probes a network's own Bitcoin Core node. Public Esplora defaults are not
+   * probed: a health check should not send traffic to a third party.
+   */
+  async pingBitcoin(network: string): Promise<"ready" | "not probed"> {
+    const backend = requireBitcoinBackend(this.bitcoin, network);
+    if (backend.kind !== "bitcoind" || backend.ping === undefined) return "not probed";
+    await backend.ping();
+    return "ready";
+  }
+
+  /** Opens (or reuses) the chain connection for a pair. */
+  evmChain(info: NetworkInfo, operation: string): Promise<EvmChain> {
+    return this.evm.get(requireEvm(info, operation));
+  }
+
+  async close(): Promise<void> {
+    await this.operations.stop();
+    await Promise.all([this.evm.close(), this.bitcoin.close()]);
+    this.ownDataDirectory?.release();
+  }
+}
+
+export type { TokenType } from "../domain/token-params.js";

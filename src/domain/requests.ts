@@ -1,0 +1,133 @@
+import type { TransactionLike } from "ethers";
+
+import type { NetworkInfo } from "./chains.js";
+import type { TokenType } from "./token-params.js";
+import type { AmountPair } from "./units.js";
+
+// What the doors accept and what the core answers: plain data, parsed and checked by the core.
+
+export interface PairRequest {
+  chain: string;
+  network: string;
+}
+
+export interface BalancesRequest extends PairRequest {
+  address: string;
+  erc20TokenContractAddresses?: string[];
+}
+
+export interface BalanceEntry extends AmountPair {
+  contractAddress?: string;
+  decimals?: number;
+  symbol?: string;
+  confirmed?: AmountPair;
+  unconfirmed?: AmountPair;
+}
+
+export interface BalancesResult {
+  chain: string;
+  network: string;
+  address: string;
+  simulated: boolean;
+  balances: Record<string, BalanceEntry>;
+}
+
+export interface TokenBalanceRequest extends PairRequest {
+  address: string;
+  tokenAddress: string;
+  type: string;
+}
+
+export interface TokenBalanceResult {
+  chain: string;
+  network: string;
+  address: string;
+  tokenAddress: string;
+  type: "erc20" | "erc721";
+  balance: string;
+  simulated: boolean;
+  tokenIds?: string[];
+  tokenIdsTruncated?: boolean;
+  uiBalance?: string;
+  decimals?: number;
+  symbol?: string;
+}
+
+/** Who signs a launch or mint: the service with `privateKey`, or the caller, who sends the prepared transaction signed. */
+export interface SigningFields {
+  /** The sender's key; used to sign, never stored or logged. */
+  privateKey?: string;
+  /** The transaction `prepareLaunch`/`prepareMint` answered for this same request, signed by the sender. */
+  signedTransaction?: string;
+}
+
+export interface LaunchRequest extends PairRequest, SigningFields {
+  type: string;
+  token: unknown;
+  sender: string;
+}
+
+export interface MintRequest extends PairRequest, SigningFields {
+  type: string;
+  contractAddress: string;
+  to: string;
+  tokenId?: string | number;
+  uri?: string;
+  amount?: string | number;
+  sender: string;
+}
+
+/** A launch or mint's request as prepared for the caller to sign: no key, no signature. */
+export type Unsigned<T> = Omit<T, keyof SigningFields>;
+
+export interface PrepareHooks {
+  heldNonces?(): Promise<number[]>;
+  /** Reserves the prepared transaction's nonce; answers when the reservation expires, or undefined when the nonce is taken. */
+  reserve(transaction: TransactionLike): Promise<string | undefined>;
+}
+
+export interface PreparedTransactionResult {
+  chain: string;
+  network: string;
+  type: TokenType;
+  sender: string;
+  transaction: TransactionLike;
+  expiresAt: string;
+  /** A launch's: where the token will be, given the prepared nonce. */
+  contractAddress?: string;
+}
+
+export interface FaucetRequest extends PairRequest {
+  address: string;
+  /** Smallest units; default 10 of the native currency. */
+  amount?: string | number;
+}
+
+export interface FaucetHooks {
+  grantId?: string;
+  beforeGrant?(grant: { chain: string; network: string; address: string; amount: string }): Promise<void>;
+}
+
+export interface FaucetResult {
+  chain: string;
+  network: string;
+  address: string;
+  amount: AmountPair;
+  /** After the grant; Bitcoin's splits into confirmed and unconfirmed. */
+  balance: AmountPair & Pick<BalanceEntry, "confirmed" | "unconfirmed">;
+  simulated: boolean;
+  transactionHash?: string;
+}
+
+export interface TransactionRequest extends PairRequest {
+  transactionHash: string;
+}
+
+export interface NetworkSummary extends NetworkInfo {
+  simulated: boolean;
+  backend: string;
+  endpoint: string;
+}
+
+/** How many ERC20 contracts one balance read may name. */
+export const MAX_ERC20_CONTRACTS_PER_READ = 50;

@@ -1,0 +1,79 @@
+import path from "node:path";
+import type { HardhatUserConfig } from "hardhat/config";
+import type { ConfigurationVariableResolver, HardhatConfig } from "hardhat/types/config";
+import type { HardhatUserConfigValidationError } from "hardhat/types/hooks";
+
+import { sensitiveUrlSchema, validateUserConfigZodType } from "@nomicfoundation/hardhat-zod-utils";
+// zod 3 here, as hardhat-zod-utils (a peer of zod ^3) and Hardhat itself use: in a Hardhat project the package's zod
+// is the one Hardhat already installed. The HTTP schemas import zod 4 from the same package, as "zod/v4".
+import { z } from "zod";
+
+import { EVM_CHAIN_NAMES, networkNames } from "../domain/chains.js";
+
+const CHAINS_WITH_RPC = EVM_CHAIN_NAMES.join(" or ");
+
+/** Refuses any key of an object the shape does not name, at that key's own path, with `message` (a `never` catchall would strip it). */
+const unknownKey = (message: string) => z.unknown().refine(() => false, { message });
+
+const rpcSchema = z
+  .object(
+    Object.fromEntries(
+      EVM_CHAIN_NAMES.map((chain) => [
+        chain,
+        z
+          .object(Object.fromEntries(networkNames(chain).map((network) => [network, sensitiveUrlSchema.optional()])))
+          .catchall(unknownKey(`Expected one of: ${networkNames(chain).join(", ")}.`))
+          .optional(),
+      ]),
+    ),
+    { errorMap: () => ({ message: `Expected an object keyed by chain (${CHAINS_WITH_RPC}).` }) },
+  )
+  .catchall(unknownKey(`Expected ${CHAINS_WITH_RPC}.`));
+
+const secondsSchema = z
+  .number({ errorMap: () => ({ message: "Expected a number of seconds, 0 or more." }) })
+  .finite()
+  .min(0);
+
+const tokenServiceSchema = z
+  .object(
+    {
+      rpc: rpcSchema.optional(),
+      dataDir: z.string({ errorMap: () => ({ message: "Expected a non-empty path." }) }).min(1),
+      blockTime: secondsSchema,
+    },
+    { errorMap: () => ({ message: "Expected an object with optional rpc, dataDir and blockTime." }) },
+  )
+  .partial({ dataDir: true, blockTime: true })
+  .catchall(unknownKey("Unknown field: expected rpc, dataDir or blockTime."));
+
+const userConfigSchema = z.object({ tokenService: tokenServiceSchema.optional() });
+
+export async function validateTokenServiceConfig(userConfig: HardhatUserConfig): Promise<HardhatUserConfigValidationError[]> {
+  return validateUserConfigZodType(userConfig, userConfigSchema);
+}
+
+export async function resolveTokenServiceConfig(
+  userConfig: HardhatUserConfig,
+  resolved: HardhatConfig,
+  resolveConfigurationVariable: ConfigurationVariableResolver,
+): Promise<HardhatConfig> {
+  const user = userConfig.tokenService ?? {};
+  const rpc: HardhatConfig["tokenService"]["rpc"] = {};
+  const rpcVariables: Record<string, string> = {};
+  for (const [chain, networks] of Object.entries(user.rpc ?? {})) {
+    for (const [network, url] of Object.entries(networks)) {
+      rpc[`${chain}/${network}`] = resolveConfigurationVariable(url);
+      if (typeof url === "object" && url !== null && "name" in url) rpcVariables[`${chain}/${network}`] = String(url.name);
+    }
+  }
+  return {
+    ...resolved,
+    tokenService: {
+      rpc,
+      rpcVariables,
+      dataDir: path.resolve(resolved.paths.root, user.dataDir ?? ".token-service"),
+      blockTime: user.blockTime ?? 2,
+    },
+  };
+}

@@ -1,0 +1,32 @@
+import path from "node:path";
+import type { HardhatRuntimeEnvironment } from "hardhat/types/hre";
+
+import { openStore } from "../../store/open-store.js";
+import { createFilesPrivately, makePrivate } from "./support/private-files.js";
+
+interface Args {
+  label?: string;
+  dataDir?: string;
+  json?: boolean;
+}
+
+/** Works beside a running `serve`: the embedded store takes a second writer, and the service reads keys from it on every call. */
+export default async function apiKeyCreate(args: Args, hre: HardhatRuntimeEnvironment): Promise<void> {
+  const dataDir = args.dataDir ? path.resolve(args.dataDir) : hre.config.tokenService.dataDir;
+  // The database it may create holds key hashes: readable by this user only.
+  createFilesPrivately();
+  const store = await openStore({ dataDir, ...(process.env.DATABASE_URL ? { databaseUrl: process.env.DATABASE_URL } : {}) });
+  try {
+    const created = await store.createApiKey(args.label);
+    if (args.json) {
+      console.log(JSON.stringify({ id: created.id, key: created.key, label: args.label ?? null }, null, 2));
+      return;
+    }
+    console.log(`API key ${created.id}${args.label ? ` (${args.label})` : ""} stored in ${store.kind} ${store.location}`);
+    console.log(`  ${created.key}`);
+    console.log("Shown once: only its hash is stored.");
+  } finally {
+    await store.close();
+    await makePrivate(dataDir);
+  }
+}

@@ -1,0 +1,67 @@
+import type { HardhatRuntimeEnvironment } from "hardhat/types/hre";
+
+import { parseDecimalUnits } from "../../domain/units.js";
+import { resolveSigner } from "./support/private-key.js";
+import { TASK_WAIT_MS, chainLabel, printJson, withService } from "./support/run.js";
+import { withSpinner } from "./support/spinner.js";
+
+interface Args {
+  chain?: string;
+  chainNetwork?: string;
+  type?: string;
+  name?: string;
+  symbol?: string;
+  uri?: string;
+  decimals?: string;
+  initialSupply?: string;
+  totalSupply?: string;
+  minter?: string;
+  account?: string;
+  sender?: string;
+  privateKeyEnv?: string;
+  noWait?: boolean;
+  json?: boolean;
+}
+
+/** Supplies are typed in whole tokens at the token's decimals (default 18); the core takes smallest units. */
+function smallestUnits(value: string | undefined, decimals: string | undefined, field: string): string | undefined {
+  if (value === undefined) return undefined;
+  const places = decimals === undefined ? 18 : Number(decimals);
+  // A bad --decimals is the core's to refuse, with its own message; the supply is then passed as typed.
+  if (!Number.isInteger(places) || places < 0 || places > 255) return value;
+  return parseDecimalUnits(value, places, field).toString();
+}
+
+function tokenFields(args: Args): Record<string, string> {
+  const fields: Record<string, string | undefined> = {
+    name: args.name,
+    symbol: args.symbol,
+    uri: args.uri,
+    decimals: args.decimals,
+    initialSupply: smallestUnits(args.initialSupply, args.decimals, "initialSupply"),
+    totalSupply: smallestUnits(args.totalSupply, args.decimals, "totalSupply"),
+    minter: args.minter,
+    account: args.account,
+  };
+  return Object.fromEntries(Object.entries(fields).filter((entry): entry is [string, string] => entry[1] !== undefined));
+}
+
+export default async function tokenLaunch(args: Args, hre: HardhatRuntimeEnvironment): Promise<void> {
+  await withService(hre, { ...args, recordsOperations: true }, async (service, pair) => {
+    const { sender, privateKey } = await resolveSigner(hre, {
+      ...(args.privateKeyEnv ? { privateKeyEnv: args.privateKeyEnv } : {}),
+      ...(args.sender ? { sender: args.sender } : {}),
+    });
+    const launched = await service.operations.launch({ ...pair, type: args.type ?? "", token: tokenFields(args), sender, privateKey });
+    const result = args.noWait
+      ? launched
+      : await withSpinner(`waiting for ${launched.transactionHash} to be mined`, () => service.operations.settle(launched, TASK_WAIT_MS));
+    if (args.json) return printJson(result);
+    console.log(
+      `${result.type} ${args.symbol ?? ""} ${args.noWait ? "launch sent" : result.status === "mined" ? "launched" : `launch ${result.status}`} on ${chainLabel(result, service)}`,
+    );
+    console.log(`  contractAddress  ${result.contractAddress}`);
+    console.log(`  transactionHash  ${result.transactionHash}`);
+    console.log(`  status           ${result.status}${result.blockNumber != null ? ` (block ${result.blockNumber})` : ""}`);
+  });
+}

@@ -1,0 +1,37 @@
+import type { HardhatRuntimeEnvironment } from "hardhat/types/hre";
+
+import { bitcoinBackendsFromEnv } from "../chains/bitcoin/backends.js";
+import { TokenService, type TokenServiceOptions } from "../core/token-service.js";
+import { liveEndpoints } from "./rpc-urls.js";
+import { hardhatSimulatedChains } from "./simulated-chains.js";
+
+export type CreateTokenServiceOptions = Partial<TokenServiceOptions> & {
+  /** A Hardhat runtime with this plugin; one is created when omitted. */
+  hre?: HardhatRuntimeEnvironment;
+  /** Keep simulated chains in `hre.config.tokenService.dataDir` (as the tasks and `serve` do). Default false: in memory. */
+  persistSimulatedChains?: boolean;
+};
+
+/**
+ * The core, composed from a Hardhat project: its EDR for simulated chains; live endpoints from `options.rpcUrls`,
+ * `TOKEN_SERVICE_RPC_*`, `tokenService.rpc` and the Hardhat HTTP networks, in that order; the environment's Bitcoin backends.
+ */
+export async function tokenServiceFor(hre: HardhatRuntimeEnvironment, options: CreateTokenServiceOptions = {}): Promise<TokenService> {
+  const rpcUrls = { ...liveEndpoints(hre, options.env ?? process.env), ...options.rpcUrls };
+  const dataDir = options.dataDirectory
+    ? undefined
+    : (options.dataDir ?? (options.persistSimulatedChains ? hre.config.tokenService.dataDir : undefined));
+  const bitcoin =
+    options.bitcoin ??
+    bitcoinBackendsFromEnv(
+      options.env ?? process.env,
+      options.requestTimeoutMs !== undefined ? { timeoutMs: options.requestTimeoutMs } : {},
+    );
+  return new TokenService({
+    ...options,
+    simulatedChainFactory: options.simulatedChainFactory ?? hardhatSimulatedChains(hre),
+    rpcUrls,
+    bitcoin,
+    ...(dataDir !== undefined ? { dataDir } : {}),
+  });
+}

@@ -1,0 +1,20 @@
+import type { Logger } from "pino";
+
+import type { TokenService } from "../core/token-service.js";
+import type { Webhooks } from "../webhooks/webhooks.js";
+import type { Store } from "../store/types.js";
+
+/** What every route handler may use: the core, the store and the settings. */
+export interface ServerContext {
+  service: TokenService;
+  store: Store;
+  /** Subscriptions of the caller's API key. */
+  webhooks: Webhooks;
+  logger: Logger;
+  /** How long `wait=mined` waits before answering 202 with the pending status. */
+  waitTimeoutMs: number;
+  /** How long a request holds its Idempotency-Key before a retry may settle it (its owner is presumed dead). */
+  idempotencyLeaseMs: number;
+  /** How long an Idempotency-Key replays its first answer. */
+  idempotencyRetentionMs: number;
+}

@@ -1,0 +1,99 @@
+import { ErrorCode, isTokenServiceError } from "../domain/errors.js";
+import type { ServerContext } from "./context.js";
+
+export interface BackendHealth {
+  /** null: not probed, so neither known ready nor known down. */
+  ready: boolean | null;
+  simulated?: boolean;
+  detail: string;
+}
+
+export interface HealthReport {
+  status: "ok" | "degraded";
+  backends: Record<string, BackendHealth>;
+}
+
+const PROBE_TIMEOUT_MS = 2_000;
+
+class ProbeTimeout extends Error {}
+
+function withTimeout<T>(promise: Promise<T>): Promise<T> {
+  return Promise.race([promise, new Promise<never>((_, reject) => setTimeout(() => reject(new ProbeTimeout()), PROBE_TIMEOUT_MS).unref())]);
+}
+
+/** Why a probe failed, in words: a node on another chain is not the same trouble as a node that does not answer. */
+function failure(endpoint: string, error: unknown): string {
+  if (isTokenServiceError(error, ErrorCode.CHAIN_ID_MISMATCH)) return error.message;
+  if (error instanceof ProbeTimeout) return `${endpoint} not answering within ${PROBE_TIMEOUT_MS / 1000} s`;
+  return `${endpoint} not answering`;
+}
+
+/**
+ * Liveness plus per-backend readiness. Simulated chains start on first use, so
+ * an unopened one is ready by definition; live endpoints get a short probe.
+ */
+export async function checkHealth({ service, store }: ServerContext): Promise<HealthReport> {
+  const backends: Record<string, BackendHealth> = {};
+  const probes: Array<Promise<void>> = [
+    withTimeout(store.ping()).then(
+      () => void (backends.database = { ready: true, detail: `${store.kind} (${store.location})` }),
+      (error: unknown) => void (backends.database = { ready: false, detail: failure(store.kind, error) }),
+    ),
+  ];
+  for (const pair of service.networks()) {
+    const key = `${pair.chain}/${pair.network}`;
+    if (pair.kind === "bitcoin") {
+      if (pair.backend === "none") {
+        backends[key] = { ready: false, detail: pair.endpoint };
+        continue;
+      }
+      const endpoint = `${pair.backend} at ${pair.endpoint}`;
+      probes.push(
+        withTimeout(service.pingBitcoin(pair.network)).then(
+          (probe) =>
+            void (backends[key] =
+              probe === "not probed"
+                ? { ready: null, detail: `${endpoint} (not probed: a health check sends no traffic to a public API)` }
+                : { ready: true, detail: endpoint }),
+          (error: unknown) => void (backends[key] = { ready: false, detail: failure(endpoint, error) }),
+        ),
+      );
+      continue;
+    }
+    if (pair.backend === "none") continue;
+    if (pair.simulated) {
+      backends[key] = { ready: true, simulated: true, detail: "in-process EDR (started on first use)" };
+      continue;
+    }
+    probes.push(
+      withTimeout(service.evmChain(pair, "health check").then((chain) => chain.provider.getBlockNumber())).then(
+        (block) => void (backends[key] = { ready: true, simulated: false, detail: `${pair.endpoint}, block ${block}` }),
+        (error: unknown) => void (backends[key] = { ready: false, simulated: false, detail: failure(pair.endpoint, error) }),
+      ),
+    );
+  }
+  await Promise.all(probes);
+  const evmOrDatabaseDown = Object.entries(backends).some(([name, health]) => health.ready === false && !name.startsWith("bitcoin/"));
+  return { status: evmOrDatabaseDown ? "degraded" : "ok", backends };
+}
+
+/**
+ * checkHealth behind a short cache: a load balancer polling /health must not
+ * turn into a stream of calls to every configured node. Callers that arrive
+ * while a probe runs share it.
+ */
+export function cachedHealthCheck(context: ServerContext, cacheMs: number): () => Promise<HealthReport> {
+  let last: { report: Promise<HealthReport>; settledAt: number | undefined } | undefined;
+  return () => {
+    const fresh = last !== undefined && (last.settledAt === undefined || Date.now() - last.settledAt < cacheMs);
+    if (fresh) return last!.report;
+    const entry: { report: Promise<HealthReport>; settledAt: number | undefined } = { report: checkHealth(context), settledAt: undefined };
+    entry.report.then(
+      () => void (entry.settledAt = Date.now()),
+      // A failed check is not kept: the next request tries again.
+      () => void (last = last === entry ? undefined : last),
+    );
+    last = entry;
+    return entry.report;
+  };
+}

@@ -1,0 +1,115 @@
+import type { RequestHandler } from "express";
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
+
+import type { NodeCallObserver } from "../chains/evm/chain.js";
+import type { SenderLock } from "../chains/evm/sender-lock.js";
+import type { Store } from "../store/types.js";
+
+const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
+
+/**
+ * The service's Prometheus metrics, in a registry of its own (several servers may share a process).
+ * Request labels use the route pattern, never the path, so addresses in paths do not explode the series.
+ */
+export class ServiceMetrics {
+  readonly registry = new Registry();
+  private readonly requests: Counter<"method" | "route" | "status">;
+  private readonly requestDuration: Histogram<"method" | "route">;
+  private readonly lockWait: Histogram;
+  private readonly nodeCalls: Histogram<"pair" | "method" | "outcome">;
+
+  constructor(store: Store) {
+    collectDefaultMetrics({ register: this.registry, prefix: "token_service_" });
+    this.requests = new Counter({
+      name: "token_service_http_requests_total",
+      help: "HTTP requests by route and status",
+      labelNames: ["method", "route", "status"],
+      registers: [this.registry],
+    });
+    this.requestDuration = new Histogram({
+      name: "token_service_http_request_duration_seconds",
+      help: "HTTP request latency by route",
+      labelNames: ["method", "route"],
+      buckets: LATENCY_BUCKETS,
+      registers: [this.registry],
+    });
+    this.lockWait = new Histogram({
+      name: "token_service_sender_lock_wait_seconds",
+      help: "Time a send waited for its sender's lock (nonces are used one at a time per chain and sender)",
+      buckets: LATENCY_BUCKETS,
+      registers: [this.registry],
+    });
+    this.nodeCalls = new Histogram({
+      name: "token_service_node_call_duration_seconds",
+      help: "Calls to EVM nodes by chain/network pair and JSON-RPC method",
+      labelNames: ["pair", "method", "outcome"],
+      buckets: LATENCY_BUCKETS,
+      registers: [this.registry],
+    });
+    // Registered after the operations gauge, whose collection at scrape time sets it.
+    const lag = new Gauge({
+      name: "token_service_tracker_lag_seconds",
+      help: "How long the most overdue unfinished operation has waited for the tracker (0 when none is overdue)",
+      registers: [],
+    });
+    new Gauge({
+      name: "token_service_operations",
+      help: "Stored operations by kind and state",
+      labelNames: ["kind", "status"],
+      registers: [this.registry],
+      // Read from the store at scrape time, so every replica reports the shared truth.
+      async collect() {
+        const stats = await store.operationStats();
+        this.reset();
+        for (const { kind, status, count } of stats.counts) this.set({ kind, status }, count);
+        lag.set(stats.oldestDueMs === null ? 0 : stats.oldestDueMs / 1000);
+      },
+    });
+    this.registry.registerMetric(lag);
+  }
+
+  /** Counts and times every request, labelled with the route that answered it. */
+  requestMetrics(): RequestHandler {
+    return (request, response, next) => {
+      const stop = this.requestDuration.startTimer();
+      response.on("finish", () => {
+        // An error answered outside its router has lost the router's mount path; the router noted it on the way in.
+        const mount = typeof response.locals.mountPath === "string" ? response.locals.mountPath : request.baseUrl;
+        const route = request.route?.path === undefined ? "unmatched" : `${mount}${String(request.route.path)}`;
+        const labels = { method: request.method, route };
+        stop(labels);
+        this.requests.inc({ ...labels, status: String(response.statusCode) });
+      });
+      next();
+    };
+  }
+
+  /** Notes the mount path of a router (/api/v1 or /v1) for the route label. */
+  static notePath(): RequestHandler {
+    return (request, response, next) => {
+      response.locals.mountPath = request.baseUrl;
+      next();
+    };
+  }
+
+  /** The same lock, timing how long each send waits for it. */
+  timedSenderLock(lock: SenderLock): SenderLock {
+    return {
+      withLock: (key, work) => {
+        const stop = this.lockWait.startTimer();
+        return lock.withLock(key, () => {
+          stop();
+          return work();
+        });
+      },
+    };
+  }
+
+  nodeCallObserver(): NodeCallObserver {
+    return (pair, method, seconds, ok) => this.nodeCalls.observe({ pair, method, outcome: ok ? "ok" : "error" }, seconds);
+  }
+
+  async exposition(): Promise<{ contentType: string; body: string }> {
+    return { contentType: this.registry.contentType, body: await this.registry.metrics() };
+  }
+}

@@ -1,0 +1,90 @@
+import type { ErrorRequestHandler, Request } from "express";
+import type { Logger } from "pino";
+
+import { TokenServiceError } from "../../domain/errors.js";
+import { isDatabaseUnavailable } from "../database-errors.js";
+import { HttpError, HttpErrorCode, STATUS_BY_CORE_CODE, type ErrorBody } from "../http-errors.js";
+
+/** Seconds a client is told to wait when the database is unreachable. */
+const DATABASE_RETRY_AFTER_SECONDS = 5;
+
+interface BodyParserError {
+  type?: string;
+  status?: number;
+}
+
+/** Every failure becomes the one error shape; a 500 only for our own bugs, never with a stack trace. */
+export function toErrorResponse(error: unknown): { status: number; body: ErrorBody; headers: Record<string, string> } {
+  if (error instanceof TokenServiceError) {
+    return { status: STATUS_BY_CORE_CODE[error.code] ?? 400, body: { error: error.toJSON() }, headers: {} };
+  }
+  if (error instanceof HttpError) {
+    return {
+      status: error.status,
+      body: { error: { code: error.code, message: error.message, ...(error.field ? { field: error.field } : {}) } },
+      headers: error.headers,
+    };
+  }
+  if (isDatabaseUnavailable(error)) {
+    return {
+      status: 503,
+      body: {
+        error: {
+          code: HttpErrorCode.SERVICE_UNAVAILABLE,
+          message: `the database is unavailable; retry in ${DATABASE_RETRY_AFTER_SECONDS} s`,
+        },
+      },
+      headers: { "Retry-After": String(DATABASE_RETRY_AFTER_SECONDS) },
+    };
+  }
+  // The router could not percent-decode a path segment.
+  if (error instanceof URIError) {
+    return {
+      status: 400,
+      body: { error: { code: HttpErrorCode.MALFORMED_REQUEST, message: "the path holds an invalid percent-encoding", field: "path" } },
+      headers: {},
+    };
+  }
+  const parserError = error as BodyParserError;
+  if (parserError?.type === "entity.parse.failed") {
+    return {
+      status: 400,
+      body: { error: { code: HttpErrorCode.MALFORMED_JSON, message: "the body is not valid JSON", field: "body" } },
+      headers: {},
+    };
+  }
+  if (parserError?.type === "entity.too.large") {
+    return {
+      status: 413,
+      body: { error: { code: HttpErrorCode.PAYLOAD_TOO_LARGE, message: "the body is larger than 64 KiB", field: "body" } },
+      headers: {},
+    };
+  }
+  if (parserError?.type === "encoding.unsupported" || parserError?.type === "charset.unsupported") {
+    return {
+      status: 415,
+      body: { error: { code: HttpErrorCode.UNSUPPORTED_MEDIA_TYPE, message: "the body must be UTF-8 JSON", field: "body" } },
+      headers: {},
+    };
+  }
+  if (typeof parserError?.status === "number" && parserError.status >= 400 && parserError.status < 500) {
+    return {
+      status: parserError.status,
+      body: { error: { code: HttpErrorCode.MALFORMED_JSON, message: "the request body could not be read", field: "body" } },
+      headers: {},
+    };
+  }
+  return { status: 500, body: { error: { code: HttpErrorCode.INTERNAL, message: "internal error; it has been logged" } }, headers: {} };
+}
+
+export function errorHandler(logger: Logger): ErrorRequestHandler {
+  return (error, request: Request, response, _next) => {
+    const { status, body, headers } = toErrorResponse(error);
+    if (status >= 500) {
+      // Logged by code and message only: upstream errors can quote signed transactions or endpoint credentials.
+      const detail = error instanceof Error && status === 500 ? { name: error.name, stack: error.stack } : {};
+      logger.error({ path: request.path, code: body.error.code, ...detail }, body.error.message);
+    }
+    response.status(status).set(headers).json(body);
+  };
+}

@@ -1,0 +1,143 @@
+import { z } from "zod/v4";
+
+import type { RouteDefinition } from "./route.js";
+import { errorResponses, middlewareResponses } from "./routes/common.js";
+import { WEBHOOK_EVENTS, type WebhookEvent } from "../webhooks/events.js";
+import { SIGNATURE_HEADER } from "../webhooks/signature.js";
+import { Health, WebhookEventBody } from "./schemas.js";
+
+const toSchema = (schema: z.ZodType, io: "input" | "output") =>
+  z.toJSONSchema(schema, { target: "draft-2020-12", io, unrepresentable: "any" });
+
+function queryParameters(route: RouteDefinition) {
+  if (route.query === undefined) return [];
+  const schema = toSchema(route.query, "input") as { properties?: Record<string, object>; required?: string[] };
+  return Object.entries(schema.properties ?? {}).map(([name, property]) => ({
+    name,
+    in: "query",
+    required: schema.required?.includes(name) ?? false,
+    schema: property,
+    ...((property as { description?: string }).description ? { description: (property as { description?: string }).description } : {}),
+  }));
+}
+
+function documentedResponses(responses: RouteDefinition["responses"]) {
+  return Object.fromEntries(
+    Object.entries(responses).map(([status, response]) => [
+      status,
+      {
+        description: response.description,
+        ...(response.schema ? { content: { "application/json": { schema: toSchema(response.schema, "output") } } } : {}),
+      },
+    ]),
+  );
+}
+
+/** /health is served beside the versioned routes (src/http/app.ts); documented so the reference and the tests' response checks know it. */
+const HEALTH_OPERATION = {
+  operationId: "health",
+  summary: "Liveness and per-backend readiness: the database, live nodes, bitcoind",
+  description:
+    "No key. 503 while the database or a live EVM node is down; Bitcoin backends are reported but do not degrade the status. Probes are cached briefly.",
+  security: [],
+  responses: documentedResponses({
+    200: { description: "Ready", schema: Health },
+    503: { description: "Degraded: the database or a live EVM node is down", schema: Health },
+    ...errorResponses(400, 408, 421, 431),
+  }),
+};
+
+const EVENT_SUMMARIES: Record<WebhookEvent, string> = {
+  "operation.pending": "The node accepted the operation's transaction",
+  "operation.mined": "The operation's transaction is in a block",
+  "operation.failed": "The operation failed (reverted, refused, or could not be sent)",
+  "operation.dropped": "The operation's transaction left the node and was not mined in time",
+  "operation.reorged": "A reorganization took the mined transaction back out of the chain: pending again",
+};
+
+/** What the service POSTs to a subscribed URL for each event (OpenAPI 3.1 `webhooks`). */
+function webhookOperations() {
+  const header = (name: string, description: string) => ({ name, in: "header", required: true, description, schema: { type: "string" } });
+  return Object.fromEntries(
+    WEBHOOK_EVENTS.map((event) => [
+      event,
+      {
+        post: {
+          operationId: `${event.replace(/\.(\w)/, (_, letter: string) => letter.toUpperCase())}Event`,
+          summary: EVENT_SUMMARIES[event],
+          security: [],
+          parameters: [
+            header("Webhook-Id", "The event id, as `id` in the body: de-duplicate by it"),
+            header(SIGNATURE_HEADER, '`t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" keyed with the webhook\'s secret>`'),
+          ],
+          requestBody: { required: true, content: { "application/json": { schema: toSchema(WebhookEventBody, "output") } } },
+          responses: {
+            "2XX": { description: "Received. Anything else, or no answer within the timeout, is retried with backoff" },
+          },
+        },
+      },
+    ]),
+  );
+}
+
+/** OpenAPI 3.1, generated from the route table and the very schemas that validate requests. */
+export function buildOpenApiDocument(routes: RouteDefinition[], version: string) {
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const route of routes) {
+    const path = route.paths[0]!.replace(/:(\w+)/g, "{$1}");
+    const documentedPath = route.auth ? `/api/v1${path}` : path;
+    const parameters = [
+      ...Object.entries(route.pathParams ?? {}).map(([name, description]) => ({
+        name,
+        in: "path",
+        required: true,
+        description,
+        schema: { type: "string" },
+      })),
+      ...queryParameters(route),
+      ...(route.idempotent
+        ? [
+            {
+              name: "Idempotency-Key",
+              in: "header",
+              required: false,
+              description: "Retry safely: the same key and body return the first response and send nothing",
+              schema: { type: "string", maxLength: 255 },
+            },
+          ]
+        : []),
+    ];
+    paths[documentedPath] ??= {};
+    paths[documentedPath][route.method] = {
+      operationId: route.operationId,
+      summary: route.summary,
+      ...(route.description ? { description: route.description } : {}),
+      ...(route.auth ? {} : { security: [] }),
+      ...(parameters.length > 0 ? { parameters } : {}),
+      ...(route.body
+        ? { requestBody: { required: true, content: { "application/json": { schema: toSchema(route.body, "input") } } } }
+        : {}),
+      responses: documentedResponses({ ...middlewareResponses(route), ...route.responses }),
+    };
+  }
+  paths["/health"] = { get: HEALTH_OPERATION };
+  return {
+    openapi: "3.1.0",
+    info: {
+      title: "hardhat-token-service",
+      version,
+      description:
+        "Wallets, balances and token launches on Ethereum, BNB Smart Chain and Bitcoin. Every path also answers under /v1 (without /api).",
+    },
+    servers: [{ url: "/" }],
+    security: [{ apiKeyQuery: [] }, { apiKeyHeader: [] }],
+    components: {
+      securitySchemes: {
+        apiKeyQuery: { type: "apiKey", in: "query", name: "apiKey", description: "The API key as the `apiKey` query parameter" },
+        apiKeyHeader: { type: "apiKey", in: "header", name: "x-api-key", description: "The API key as the `x-api-key` header" },
+      },
+    },
+    paths,
+    webhooks: webhookOperations(),
+  };
+}

@@ -1,0 +1,196 @@
+import { z } from "zod/v4";
+
+import { resolveNetwork } from "../../domain/chains.js";
+import { invalidArgument } from "../../domain/errors.js";
+import { parseTokenType } from "../../domain/token-params.js";
+import { FINAL_STATUSES, type OperationStatus } from "../../core/operations/types.js";
+import { presentOperation } from "../present-operation.js";
+import { defineRoute } from "../route.js";
+import {
+  Erc20Token,
+  Erc721Token,
+  Launch,
+  LaunchBody,
+  LaunchFields,
+  LaunchQuery,
+  Mint,
+  MintBody,
+  MintFields,
+  PreparedLaunch,
+  PreparedMint,
+  Operation,
+  OperationList,
+  OperationListQuery,
+  OperationQuery,
+  TokenBalance,
+  TokenBalanceQuery,
+  WaitQuery,
+} from "../schemas.js";
+import { parseWith } from "../validation.js";
+import type { ServerContext } from "../context.js";
+import { isDataException } from "../database-errors.js";
+import { errorResponses } from "./common.js";
+import { HttpError, HttpErrorCode } from "../http-errors.js";
+
+/** With `wait=mined`, answers once the operation is final; after the wait timeout, 202 with its status then. */
+async function settle<T extends { id: string; status: OperationStatus; blockNumber: number | null }>(
+  context: ServerContext,
+  result: T,
+  wait: string | undefined,
+): Promise<{ status: number; body: T }> {
+  // 202: signed and recorded, but the node's acceptance is not confirmed yet (the tracker sends it).
+  if (wait !== "mined") return { status: result.status === "signed" ? 202 : 200, body: result };
+  const settled = await context.service.operations.settle(result, context.waitTimeoutMs);
+  return { status: FINAL_STATUSES.includes(settled.status) ? 200 : 202, body: settled };
+}
+
+/** Without a key or a signature, a launch or mint body asks for the transaction to sign. */
+const isPrepare = (body: { privateKey?: string; signedTransaction?: string }) =>
+  body.privateKey === undefined && body.signedTransaction === undefined;
+
+function notBoth<T extends { privateKey?: string; signedTransaction?: string }>(body: T): T {
+  if (body.privateKey !== undefined && body.signedTransaction !== undefined) {
+    throw invalidArgument("signedTransaction", "give privateKey or signedTransaction, not both (a signed transaction needs no key)");
+  }
+  return body;
+}
+
+export const launchTokenRoute = defineRoute({
+  method: "post",
+  paths: ["/tokens"],
+  operationId: "launchToken",
+  summary: "Launch an ERC20 or ERC721 token contract",
+  description:
+    "Signs the deployment with `privateKey` (never stored or logged) and answers once the node accepted it: `status` is `pending` and `contractAddress` follows from sender and nonce. Poll GET /transactions/{hash}, or pass `wait=mined`.\n\n" +
+    "Keys that never leave the caller: the same body without `privateKey` answers the `unsignedTransaction` to sign (its nonce reserved for the sender until `expiresAt`); the same body with `signedTransaction` (that transaction, signed by `sender`) is checked to be exactly the prepared one, then recorded and broadcast as a key-in-body launch is.",
+  auth: true,
+  idempotent: true,
+  query: LaunchQuery,
+  body: LaunchBody,
+  responses: {
+    200: {
+      description:
+        "Accepted by the node (or mined, with wait=mined); a prepare (no privateKey, no signedTransaction): the transaction to sign",
+      schema: z.union([Launch, PreparedLaunch]),
+    },
+    202: {
+      description:
+        "Signed and recorded, but the node's answer to the broadcast is unknown (status signed; the service sends it), or wait=mined timed out (status pending)",
+      schema: Launch,
+    },
+    ...errorResponses(400, 401, 409, 413, 415, 422, 429, 502, 503, 504),
+  },
+  validateBody(raw: unknown) {
+    const type = parseTokenType((raw as { type?: unknown } | null)?.type);
+    return notBoth(parseWith(LaunchFields.extend({ token: type === "ERC20" ? Erc20Token : Erc721Token }), raw));
+  },
+  async handle({ query, body, apiKeyId, operationId }, context) {
+    const request = body as z.infer<typeof LaunchFields>;
+    for (const field of ["chain", "network"] as const) {
+      if (query[field] !== undefined && query[field] !== request[field]) {
+        throw invalidArgument(field, `query parameter ${field}=${query[field]} disagrees with the body's ${field}=${request[field]}`);
+      }
+    }
+    if (isPrepare(request)) return { body: await context.service.operations.prepareLaunch(request) };
+    const launched = await context.service.operations.launch(request, { apiKeyId, id: operationId });
+    return settle(context, launched, query.wait);
+  },
+});
+
+export const mintTokenRoute = defineRoute({
+  method: "post",
+  paths: ["/tokens/mint"],
+  operationId: "mintToken",
+  summary: "Mint an ERC721 token or more ERC20 supply",
+  description:
+    "Signed by `sender`, who must hold the contract's minter role. With wait=mined an ERC721 mint reports the new `tokenId`. As with launches, without `privateKey` it answers the `unsignedTransaction` to sign, and takes it back as `signedTransaction`.",
+  auth: true,
+  idempotent: true,
+  query: WaitQuery,
+  body: MintBody,
+  responses: {
+    200: {
+      description:
+        "Accepted by the node (or mined, with wait=mined); a prepare (no privateKey, no signedTransaction): the transaction to sign",
+      schema: z.union([Mint, PreparedMint]),
+    },
+    202: {
+      description: "Signed and recorded, broadcast not confirmed (status signed), or wait=mined timed out (status pending)",
+      schema: Mint,
+    },
+    ...errorResponses(400, 401, 409, 413, 415, 422, 429, 502, 503, 504),
+  },
+  validateBody: (raw: unknown) => notBoth(parseWith(MintFields, raw)),
+  async handle({ query, body, apiKeyId, operationId }, context) {
+    const request = body as z.infer<typeof MintFields>;
+    if (isPrepare(request)) return { body: await context.service.operations.prepareMint(request) };
+    const minted = await context.service.operations.mint(request, { apiKeyId, id: operationId });
+    return settle(context, minted, query.wait);
+  },
+});
+
+export const listTokensRoute = defineRoute({
+  method: "get",
+  paths: ["/tokens"],
+  operationId: "listOperations",
+  summary: "Launches, mints and faucet grants made with your API key",
+  description: "Newest first. Pass `nextCursor` as `cursor` for the next page.",
+  auth: true,
+  query: OperationListQuery,
+  responses: { 200: { description: "A page of records", schema: OperationList }, ...errorResponses(400, 401, 429) },
+  async handle({ query, apiKeyId }, { store }) {
+    const page = await store
+      .listOperations(apiKeyId, { limit: query.limit ?? 20, ...(query.cursor ? { cursor: query.cursor } : {}) })
+      .catch((error: unknown) => {
+        // The cursor is the only client value the query compares with: one the database cannot take (an id holding NUL,
+        // a time beyond bigint) was not made by this service.
+        if (query.cursor && isDataException(error)) throw invalidArgument("cursor", "cursor is not one this service returned");
+        throw error;
+      });
+    return { body: { items: page.items.map(presentOperation), nextCursor: page.nextCursor } };
+  },
+});
+
+export const getOperationRoute = defineRoute({
+  method: "get",
+  paths: ["/operations/:id"],
+  operationId: "getOperation",
+  summary: "One launch, mint or faucet grant made with your API key",
+  description: "By its record `id` or its `transactionHash`. With `waitSeconds`, answers once it is final or when that time is up.",
+  auth: true,
+  pathParams: { id: "The record id a launch, mint or faucet answered, or its transaction hash" },
+  query: OperationQuery,
+  responses: { 200: { description: "The record as it stands", schema: Operation }, ...errorResponses(400, 401, 404, 429) },
+  async handle({ query, params, apiKeyId }, context) {
+    const idOrHash = params.id ?? "";
+    const notFound = () =>
+      new HttpError(404, HttpErrorCode.NOT_FOUND, "no operation with this id or transaction hash was made with this API key", "id");
+    const found = await context.store.findOwnOperation(apiKeyId, idOrHash).catch((error: unknown) => {
+      // An id the database cannot even compare (NUL, an unpaired surrogate) names no record.
+      throw isDataException(error) ? notFound() : error;
+    });
+    if (found === undefined) throw notFound();
+    const waitMs = Math.min((query.waitSeconds ?? 0) * 1000, context.waitTimeoutMs);
+    const record = waitMs > 0 ? await context.service.operations.wait(found.id, waitMs) : found;
+    return { body: presentOperation(record) };
+  },
+});
+
+export const tokenBalanceRoute = defineRoute({
+  method: "get",
+  paths: ["/tokens/:address/balance"],
+  operationId: "readTokenBalance",
+  summary: "Read an address's balance of one token",
+  description:
+    "The document's form writes the address as the path segment `address=<address>`: `/api/v1/tokens/address=0x…/balance`. `/api/v1/tokens/0x…/balance` answers too. ERC721 results list the owned `tokenIds`.",
+  auth: true,
+  pathParams: { address: "The holder, as `address=<address>` or plain" },
+  query: TokenBalanceQuery,
+  responses: { 200: { description: "The balance", schema: TokenBalance }, ...errorResponses(400, 401, 422, 429, 502, 504) },
+  async handle({ query, params }, { service }) {
+    const segment = params.address ?? "";
+    const address = segment.startsWith("address=") ? segment.slice("address=".length) : segment;
+    resolveNetwork(query.chain, query.network);
+    return { body: await service.getTokenBalance({ ...query, address }) };
+  },
+});

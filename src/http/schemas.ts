@@ -1,0 +1,402 @@
+import { z } from "zod/v4";
+
+import { CHAIN_NAMES } from "../domain/chains.js";
+import { WEBHOOK_EVENTS } from "../webhooks/events.js";
+
+/**
+ * The request and response shapes of the HTTP API. The same schemas validate
+ * requests and generate /openapi.json. They check shape only; meaning (is this
+ * a valid address on that network, does the key derive the sender) is the core's job.
+ */
+
+const integerString = (description: string) =>
+  z.string().regex(/^\d+$/, "must be a decimal string of a non-negative integer (smallest units)").describe(description);
+
+const chain = z
+  .string()
+  .describe(`One of: ${CHAIN_NAMES.join(", ")}`)
+  .meta({ examples: ["ethereum"] });
+const network = z
+  .string()
+  .describe(
+    "ethereum: mainnet, sepolia, holesky, hoodi, rinkeby, testnet (= sepolia); binance_smart_chain: mainnet, testnet; bitcoin: mainnet, testnet (testnet4), signet, regtest",
+  )
+  .meta({ examples: ["sepolia"] });
+const address = z.string().describe("An address on the chain and network");
+const amount = z.object({ balance: integerString("Smallest units"), uiBalance: z.string().describe("Exact decimal in whole units") });
+
+export const CreateWalletBody = z.strictObject({
+  chain,
+  network,
+  addressType: z.enum(["p2wpkh", "p2tr", "p2pkh"]).optional().describe("Bitcoin only; default p2wpkh (native SegWit)"),
+});
+
+export const Wallet = z.object({
+  address: z.string(),
+  privateKey: z.string().describe("Shown once, stored nowhere. 0x-prefixed hex (EVM) or WIF (Bitcoin)"),
+  chain: z.string(),
+  network: z.string(),
+  addressType: z.string().optional(),
+});
+
+export const BalanceQuery = z.object({
+  chain,
+  network,
+  address,
+  erc20TokenContractAddresses: z
+    .union([z.string(), z.array(z.string())])
+    .optional()
+    .describe("ERC20 contracts: comma-separated and/or repeated, at most 50"),
+});
+
+/** A native balance; Bitcoin's also splits it into confirmed and unconfirmed (mempool). */
+const nativeAmount = amount.extend({ confirmed: amount.optional(), unconfirmed: amount.optional() });
+
+export const BalanceEntry = nativeAmount.extend({
+  contractAddress: z.string().optional(),
+  decimals: z.number().int().optional(),
+  symbol: z.string().optional(),
+});
+
+export const Balances = z.object({
+  chain: z.string(),
+  network: z.string(),
+  address: z.string(),
+  simulated: z.boolean(),
+  balances: z
+    .record(z.string(), BalanceEntry)
+    .describe("Keyed by symbol (ETH, BNB, BTC, token symbols); a token whose symbol is taken is keyed by its contract address"),
+});
+
+export const Erc20Token = z.strictObject({
+  name: z.string().min(1).max(100),
+  symbol: z.string().min(1).max(32),
+  decimals: z.number().int().min(0).max(36).optional().describe("Default 18"),
+  initialSupply: integerString("Minted to `minter` at launch; default 0").optional(),
+  totalSupply: integerString("Supply cap; omit for no cap").optional(),
+  minter: address.optional().describe("Receives the initial supply; default sender"),
+  account: address.optional().describe("Administers the token and may mint more; default sender"),
+});
+
+export const Erc721Token = z.strictObject({
+  name: z.string().min(1).max(100),
+  symbol: z.string().min(1).max(32),
+  uri: z.string().max(2048).optional().describe("Base URI: tokenURI = uri + tokenId"),
+});
+
+export const TokenType = z
+  .string()
+  .describe("SERVICE_ERC20, SERVICE_ERC721, ERC20 or ERC721, case-insensitive")
+  .meta({ examples: ["SERVICE_ERC20"] });
+
+const privateKey = z.string().describe("The sender's key; used to sign, never stored or logged");
+const signedTransaction = z
+  .string()
+  .regex(/^0x[0-9a-fA-F]+$/, "must be 0x-prefixed hex")
+  .describe(
+    "The `unsignedTransaction` a prepare (this body without privateKey) answered, signed by `sender` unchanged: 0x hex, as an ethers Signer's signTransaction returns it",
+  );
+
+const launchFields = {
+  chain,
+  network,
+  type: TokenType,
+  token: z.union([Erc20Token, Erc721Token]),
+  sender: address.describe("Pays for the deployment; for ERC721 it becomes the minter"),
+};
+
+/** What a launch body may hold, checked at once (the documented union below says which combinations mean what). */
+export const LaunchFields = z.strictObject({
+  ...launchFields,
+  privateKey: privateKey.optional(),
+  signedTransaction: signedTransaction.optional(),
+});
+
+export const LaunchBody = z.union([
+  z.strictObject({ ...launchFields, privateKey }).meta({ title: "Signed by the service with privateKey" }),
+  z.strictObject({ ...launchFields, signedTransaction }).meta({ title: "Submit: the prepared transaction, signed by the caller" }),
+  z.strictObject(launchFields).meta({ title: "Prepare: answers the unsigned transaction to sign, its nonce reserved" }),
+]);
+
+export const LaunchQuery = z.object({
+  chain: chain.optional().describe("Must equal the body's chain when given"),
+  network: network.optional().describe("Must equal the body's network when given"),
+  wait: z.enum(["mined"]).optional().describe("Answer once mined (202 with status pending after the wait timeout)"),
+});
+
+export const TransactionState = z.enum(["pending", "mined", "failed", "dropped"]);
+/** An operation's lifecycle: signed → pending → mined | failed | dropped (a reorg moves mined back to pending). */
+export const OperationState = z.enum(["signed", "pending", "mined", "failed", "dropped"]);
+
+export const Launch = z.object({
+  id: z.string().describe("This launch's record id"),
+  transactionHash: z.string(),
+  contractAddress: z.string(),
+  status: OperationState.describe(
+    "pending when answered at once; with wait=mined the state reached: mined, failed, dropped (or pending after the wait timeout)",
+  ),
+  chain: z.string(),
+  network: z.string(),
+  type: z.enum(["ERC20", "ERC721"]),
+  sender: z.string(),
+  nonce: z.number().int().describe("The sender's nonce this launch used"),
+  simulated: z.boolean(),
+  blockNumber: z.number().int().nullable().optional(),
+});
+
+const mintFields = {
+  chain,
+  network,
+  type: TokenType,
+  contractAddress: address,
+  to: address,
+  tokenId: integerString("ERC721: a chosen id; default the next free one").optional(),
+  uri: z.string().max(2048).optional().describe("ERC721: this token's own URI"),
+  amount: integerString("ERC20: smallest units").optional(),
+  sender: address.describe("A minter of the contract"),
+};
+
+export const MintFields = z.strictObject({
+  ...mintFields,
+  privateKey: privateKey.optional(),
+  signedTransaction: signedTransaction.optional(),
+});
+
+export const MintBody = z.union([
+  z.strictObject({ ...mintFields, privateKey }).meta({ title: "Signed by the service with privateKey" }),
+  z.strictObject({ ...mintFields, signedTransaction }).meta({ title: "Submit: the prepared transaction, signed by the caller" }),
+  z.strictObject(mintFields).meta({ title: "Prepare: answers the unsigned transaction to sign, its nonce reserved" }),
+]);
+
+export const Mint = z.object({
+  id: z.string(),
+  transactionHash: z.string(),
+  status: OperationState,
+  chain: z.string(),
+  network: z.string(),
+  type: z.enum(["ERC20", "ERC721"]),
+  contractAddress: z.string(),
+  to: z.string(),
+  tokenId: z.string().optional(),
+  amount: z.string().optional(),
+  simulated: z.boolean(),
+  blockNumber: z.number().int().nullable().optional(),
+});
+
+export const UnsignedTransaction = z
+  .object({
+    chainId: z.number().int(),
+    type: z.union([z.literal(2), z.literal(0)]).describe("2 (EIP-1559) where the chain reports base fees, else 0 (legacy, EIP-155)"),
+    nonce: z.number().int().describe("Reserved for the sender until expiresAt"),
+    gasLimit: integerString("The node's estimate plus 20 %"),
+    maxFeePerGas: integerString("Type 2 only, wei").optional(),
+    maxPriorityFeePerGas: integerString("Type 2 only, wei").optional(),
+    gasPrice: integerString("Type 0 only, wei").optional(),
+    to: z.string().nullable().describe("null for a launch (a contract creation); the token contract for a mint"),
+    data: z.string(),
+    value: integerString("Always 0"),
+  })
+  .describe("Sign exactly this (e.g. ethers `signer.signTransaction(unsignedTransaction)`); any change is refused");
+
+const prepared = {
+  unsignedTransaction: UnsignedTransaction,
+  expiresAt: z
+    .string()
+    .describe("Until then the nonce is reserved; a later submit is accepted only while the nonce is still free (nothing took it since)"),
+  chain: z.string(),
+  network: z.string(),
+  type: z.enum(["ERC20", "ERC721"]),
+  sender: z.string(),
+};
+
+export const PreparedLaunch = z.object({ ...prepared, contractAddress: z.string().describe("Where the token will be, given the nonce") });
+export const PreparedMint = z.object(prepared);
+
+export const WaitQuery = z.object({ wait: z.enum(["mined"]).optional() });
+
+export const TokenBalanceQuery = z.object({
+  tokenAddress: address,
+  type: z.string().describe("erc721 or erc20"),
+  chain,
+  network,
+});
+
+export const TokenBalance = z.object({
+  address: z.string(),
+  tokenAddress: z.string(),
+  type: z.enum(["erc20", "erc721"]),
+  balance: z.string(),
+  tokenIds: z.array(z.string()).optional(),
+  uiBalance: z.string().optional(),
+  decimals: z.number().int().optional(),
+  symbol: z.string().optional(),
+  chain: z.string(),
+  network: z.string(),
+  simulated: z.boolean(),
+});
+
+export const TransactionQuery = z.object({ chain, network });
+
+export const TransactionStatus = z.object({
+  transactionHash: z.string(),
+  status: TransactionState,
+  blockNumber: z.number().int().nullable(),
+  confirmations: z.number().int(),
+  contractAddress: z.string().nullable(),
+  simulated: z.boolean(),
+});
+
+export const FaucetBody = z.strictObject({
+  chain,
+  network,
+  address,
+  amount: integerString("Smallest units; default 10 of the native currency").optional(),
+});
+
+export const FaucetResult = z.object({
+  id: z.string().describe("This grant's record id"),
+  chain: z.string(),
+  network: z.string(),
+  address: z.string(),
+  amount,
+  balance: nativeAmount.describe("The address's balance after the grant"),
+  simulated: z.boolean(),
+  transactionHash: z.string().optional(),
+});
+
+export const NetworkList = z.object({
+  networks: z.array(
+    z.object({
+      chain: z.string(),
+      network: z.string(),
+      kind: z.enum(["evm", "bitcoin"]),
+      chainId: z.number().int().optional().describe("EVM only"),
+      nativeSymbol: z.string(),
+      nativeDecimals: z.number().int(),
+      simulated: z.boolean(),
+      backend: z.string(),
+      endpoint: z.string(),
+      note: z.string().optional(),
+    }),
+  ),
+});
+
+export const OperationListQuery = z.object({
+  limit: z.coerce.number().int().min(1).max(100).optional().describe("Default 20"),
+  cursor: z.string().optional().describe("nextCursor of the previous page"),
+});
+
+export const Operation = z.object({
+  id: z.string(),
+  kind: z.enum(["launch", "mint", "faucet"]),
+  chain: z.string(),
+  network: z.string(),
+  type: z.string().nullable(),
+  params: z.record(z.string(), z.unknown()),
+  sender: z.string().nullable(),
+  transactionHash: z.string().nullable(),
+  contractAddress: z.string().nullable(),
+  nonce: z.number().int().nullable(),
+  status: OperationState,
+  error: z.object({ code: z.string(), message: z.string() }).nullable(),
+  blockNumber: z.number().int().nullable(),
+  blockHash: z.string().nullable(),
+  result: z.record(z.string(), z.unknown()).nullable().describe("What mining revealed, e.g. an ERC721 mint's tokenId"),
+  transitions: z
+    .array(z.object({ status: OperationState, at: z.string(), reason: z.string() }))
+    .describe("Every state change with its time and reason, oldest first"),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+});
+
+export const OperationList = z.object({
+  items: z.array(Operation),
+  nextCursor: z.string().nullable(),
+});
+
+const WebhookEventName = z.enum(WEBHOOK_EVENTS);
+
+export const CreateWebhookBody = z.strictObject({
+  url: z
+    .string()
+    .max(2048)
+    .describe("http or https; private, loopback and link-local targets are refused unless the service allows them")
+    .meta({ examples: ["https://example.com/hooks/token-service"] }),
+  events: z
+    .array(WebhookEventName)
+    .min(1)
+    .max(WEBHOOK_EVENTS.length * 4)
+    .describe("The operation state changes to receive"),
+});
+
+export const Webhook = z.object({
+  id: z.string(),
+  url: z.string(),
+  events: z.array(WebhookEventName),
+  createdAt: z.string(),
+});
+
+export const CreatedWebhook = Webhook.extend({
+  secret: z.string().describe("Signs every delivery (Token-Service-Signature); shown only in this answer"),
+});
+
+export const WebhookList = z.object({ items: z.array(Webhook) });
+
+export const DeliveryList = z.object({
+  items: z.array(
+    z.object({
+      id: z.string().describe("The event id: the Webhook-Id header of each attempt; de-duplicate by it"),
+      eventType: WebhookEventName,
+      operationId: z.string(),
+      status: z.enum(["pending", "delivered", "failed"]),
+      attempts: z.number().int(),
+      lastError: z.string().nullable(),
+      lastResponseStatus: z.number().int().nullable(),
+      nextAttemptAt: z.string().nullable().describe("While pending: when the next attempt is due"),
+      createdAt: z.string(),
+      deliveredAt: z.string().nullable(),
+    }),
+  ),
+  nextCursor: z.string().nullable(),
+});
+
+/** What a webhook receives: one operation state change, as POST body. */
+export const WebhookEventBody = z.object({
+  id: z.string().describe("The event id, also sent as the Webhook-Id header: the same event may arrive more than once"),
+  type: WebhookEventName,
+  createdAt: z.string().describe("When the state change was recorded"),
+  data: Operation.describe("The operation after the change, as GET /api/v1/tokens lists it"),
+});
+
+export const OperationQuery = z.object({
+  waitSeconds: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(60)
+    .optional()
+    .describe(
+      "Answer once the operation is final (mined, failed, dropped), or after this many seconds (at most the service's wait timeout) with its state then",
+    ),
+});
+
+export const Health = z.object({
+  status: z.enum(["ok", "degraded"]),
+  backends: z.record(
+    z.string(),
+    z.object({
+      ready: z.boolean().nullable().describe("null when not probed (public Esplora APIs are not sent health-check traffic)"),
+      simulated: z.boolean().optional(),
+      detail: z.string(),
+    }),
+  ),
+});
+
+export const ErrorResponse = z.object({
+  error: z.object({
+    code: z.string().describe("Stable machine-readable code (see the README's error table)"),
+    message: z.string(),
+    field: z.string().optional().describe("The request field the error concerns"),
+    details: z.record(z.string(), z.unknown()).optional(),
+  }),
+});

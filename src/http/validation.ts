@@ -1,0 +1,106 @@
+import type { z } from "zod/v4";
+
+import { ErrorCode, TokenServiceError } from "../domain/errors.js";
+
+function fieldOf(path: readonly PropertyKey[], prefix: string): string {
+  const joined = path
+    .map((part) => (typeof part === "number" ? `[${part}]` : String(part)))
+    .join(".")
+    .replace(/\.\[/g, "[");
+  return [prefix, joined].filter(Boolean).join(".");
+}
+
+function valueAt(value: unknown, path: readonly PropertyKey[]): unknown {
+  let current = value;
+  for (const part of path) {
+    if (current === null || typeof current !== "object" || !Object.hasOwn(current, part)) return undefined;
+    current = (current as Record<PropertyKey, unknown>)[part];
+  }
+  return current;
+}
+
+function kindOf(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "an array";
+  if (typeof value === "object") return "an object";
+  if (typeof value === "number" && Number.isNaN(value)) return "not a number";
+  return `a ${typeof value}`;
+}
+
+const EXPECTED: Record<string, string> = {
+  object: "an object",
+  array: "an array",
+  int: "an integer",
+  boolean: "true or false",
+  nan: "a number",
+};
+const expectedKind = (expected: string) => EXPECTED[expected] ?? `a ${expected}`;
+
+/** The expected kinds of a union's branches, as far as each branch failed on the value's type. */
+function unionExpectations(issue: z.core.$ZodIssueInvalidUnion): string[] {
+  const kinds = issue.errors.flatMap((branch) =>
+    branch
+      .filter((inner) => inner.code === "invalid_type" && inner.path.length === 0)
+      .map((inner) => expectedKind((inner as z.core.$ZodIssueInvalidType).expected)),
+  );
+  return [...new Set(kinds)];
+}
+
+/** "is required", "must be a string, not a number", or the rule the value broke. */
+function describeIssue(issue: z.core.$ZodIssue, input: unknown): string {
+  const value = valueAt(input, issue.path);
+  if (value === undefined && (issue.code === "invalid_type" || issue.code === "invalid_union")) return "is required";
+  // Query values are strings that a schema coerces; "not a string" would confuse there.
+  if (issue.code === "invalid_type" && typeof value === "string" && issue.expected !== "string")
+    return `must be ${expectedKind(issue.expected)}`;
+  if (issue.code === "invalid_type") return `must be ${expectedKind(issue.expected)}, not ${kindOf(value)}`;
+  if (issue.code === "invalid_union") {
+    const kinds = unionExpectations(issue);
+    if (kinds.length > 0) return `must be ${kinds.join(" or ")}, not ${kindOf(value)}`;
+  }
+  return issue.message.replace(/^Invalid input: /, "");
+}
+
+// A lone UTF-16 surrogate cannot be encoded as UTF-8, and PostgreSQL text cannot hold NUL.
+// eslint-disable-next-line no-control-regex -- NUL is exactly what this looks for
+const UNSTORABLE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+/** The path of the first string (value or key) that no database or UTF-8 encoder can take; built only when one is found. */
+function findUnstorableText(value: unknown, depth = 0): PropertyKey[] | undefined {
+  if (typeof value === "string") return UNSTORABLE.test(value) ? [] : undefined;
+  if (value === null || typeof value !== "object" || depth > 32) return undefined;
+  const isArray = Array.isArray(value);
+  for (const key of Object.keys(value)) {
+    const at = isArray ? Number(key) : key;
+    if (UNSTORABLE.test(key)) return [at];
+    const found = findUnstorableText((value as Record<string, unknown>)[key], depth + 1);
+    if (found) {
+      found.unshift(at);
+      return found;
+    }
+  }
+  return undefined;
+}
+
+/** Parses a value with a schema; the first problem becomes a 400 that names the field and the rule it broke. */
+export function parseWith<S extends z.ZodType>(schema: S, value: unknown, prefix = ""): z.infer<S> {
+  const unstorable = findUnstorableText(value);
+  if (unstorable !== undefined) {
+    const field = fieldOf(unstorable, prefix) || prefix || "body";
+    throw new TokenServiceError(ErrorCode.INVALID_ARGUMENT, `${field}: must not contain NUL characters or unpaired UTF-16 surrogates`, {
+      field,
+    });
+  }
+  const result = schema.safeParse(value);
+  if (result.success) return result.data;
+  const issue = result.error.issues[0]!;
+  if (issue.code === "unrecognized_keys") {
+    const fields = issue.keys.map((key) => fieldOf([...issue.path, key], prefix));
+    throw new TokenServiceError(ErrorCode.INVALID_ARGUMENT, `unknown field${fields.length > 1 ? "s" : ""}: ${fields.join(", ")}`, {
+      field: fields[0]!,
+      details: { unknownFields: fields },
+    });
+  }
+  const field = fieldOf(issue.path, prefix) || prefix || "body";
+  throw new TokenServiceError(ErrorCode.INVALID_ARGUMENT, `${field}: ${describeIssue(issue, value)}`, { field });
+}
