@@ -357,9 +357,11 @@ export const results: [
   Same<BalancesResult["balances"][string], BalanceEntry>,
   Same<Pick<BalanceEntry, keyof AmountPair>, AmountPair>,
   Same<Result<"getTokenBalance">, TokenBalanceResult>,
-  Same<Result<"launchToken">, LaunchResult>,
-  Same<Result<"mintToken">, MintResult>,
-  Same<Result<"faucet">, FaucetResult>,
+  Same<Result<"launch">, LaunchOutcome>,
+  Same<Result<"mint">, MintOutcome>,
+  Same<Result<"prepareLaunch">, PreparedOutcome>,
+  Same<Result<"prepareMint">, PreparedOutcome>,
+  Same<Result<"faucet">, FaucetOutcome>,
   Same<Result<"getTransaction">, TransactionStatus>,
   Same<Result<"waitForTransaction">, TransactionStatus>,
   Same<Operation<"launch">, LaunchOutcome>,
@@ -371,7 +373,7 @@ export const results: [
   Same<Result<"evmChain">, EvmChain>,
   Same<TokenService["operations"], Operations>,
   Same<TokenService["evm"], EvmChains>,
-] = [true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true];
+] = [true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true];
 
 // The typed client's types come from its generated OpenAPI declarations (any, were they missing from the package).
 import type { Launch, paths } from "hardhat-token-service/client";

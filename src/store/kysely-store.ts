@@ -17,7 +17,8 @@ import type {
 import { GroupCommit } from "./group-commit.js";
 import { generateApiKey, hashApiKey, sameHash } from "./api-key-secret.js";
 import { dialectSql, type DialectSql } from "./dialect.js";
-import { eventOfChange } from "../webhooks/events.js";
+import { eventOfChange } from "../domain/lifecycle.js";
+import { allowedSources } from "./transition-guard.js";
 import { migrate } from "./migrations.js";
 import { afterCursor, decodeOperationCursor, newestFirstPage } from "./operation-cursor.js";
 import type { Database } from "./schema.js";
@@ -299,7 +300,8 @@ export class KyselyStore implements Store {
       set.next_check_at = change.checkInMs === null ? null : sql`${now} + ${Math.round(change.checkInMs)}`;
     if (leaseOwner !== undefined) Object.assign(set, { lease_owner: null, lease_until: null });
     let query = db.updateTable("operations").set(set).where("id", "=", id);
-    if (change.from !== undefined) query = query.where("status", "in", [...change.from]);
+    const allowed = allowedSources(change);
+    if (allowed !== undefined) query = query.where("status", "in", allowed);
     if (leaseOwner !== undefined) query = query.where("lease_owner", "=", leaseOwner);
     const row = await query.returningAll().executeTakeFirst();
     if (row === undefined) return { record: undefined, queued: 0 };

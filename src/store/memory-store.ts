@@ -8,6 +8,7 @@ import type {
   OperationRecord,
   OperationStore,
 } from "../core/operations/types.js";
+import { allowedSources } from "./transition-guard.js";
 
 interface Entry {
   record: LeasedOperation;
@@ -57,7 +58,8 @@ export class MemoryOperationStore implements OperationStore {
   async changeOperation(id: string, change: OperationChange, leaseOwner?: string): Promise<OperationRecord | undefined> {
     const entry = this.entries.get(id);
     if (entry === undefined) return undefined;
-    if (change.from !== undefined && !change.from.includes(entry.record.status)) return undefined;
+    const allowed = allowedSources(change);
+    if (allowed !== undefined && !allowed.includes(entry.record.status)) return undefined;
     if (leaseOwner !== undefined && entry.leaseOwner !== leaseOwner) return undefined;
     const now = new Date().toISOString();
     const record = entry.record;

@@ -23,6 +23,7 @@ import type {
 import type { ChainWrites } from "./chain-writes.js";
 import { amountPair } from "../../domain/units.js";
 import { parseTokenType } from "../../domain/token-params.js";
+import { decideGrant, decideSent } from "./decide.js";
 import { OperationTracker, isTransient, type TrackerSettings } from "./tracker.js";
 import {
   FINAL_STATUSES,
@@ -195,26 +196,11 @@ export class Operations {
         },
       });
     } catch (error) {
-      if (recorded) {
-        const { code, message } = error instanceof TokenServiceError ? error : { code: "INTERNAL", message: "unexpected failure" };
-        await this.store.changeOperation(id, {
-          status: "failed",
-          from: ["signed"],
-          reason: `grant failed: ${message}`,
-          error: { code, message },
-          checkInMs: null,
-        });
-      }
+      if (recorded) await this.store.changeOperation(id, decideGrant({ error: errorOf(error) }));
       throw error;
     }
     if (recorded) {
-      await this.store.changeOperation(id, {
-        status: "mined",
-        from: ["signed"],
-        reason: "granted",
-        result: { balance: result.balance.balance },
-        checkInMs: null,
-      });
+      await this.store.changeOperation(id, decideGrant({ balance: BigInt(result.balance.balance) }));
     } else {
       await this.store.insertOperation({
         ...faucetRecord(id, apiKeyId, { ...result, amount: result.amount.balance }),
@@ -448,30 +434,24 @@ export class Operations {
       this.tracker.kick(pollMs);
       return { ...result, id, status: "pending" as const, blockNumber: null };
     } catch (error) {
-      if (written && isTransient(error)) {
-        // The node may or may not have it: the record stays signed, and the tracker finds out and sends it if needed.
-        const record = await this.store.changeOperation(id, {
-          from: ["signed"],
-          reason: `broadcast outcome unknown (${(error as Error).message}); the tracker will send it`,
-          checkInMs: pollMs,
-        });
-        this.tracker.follow(id);
-        if (record !== undefined)
-          return { ...(this.outcomeOf(record) as unknown as Omit<R, "status">), id, status: "signed", blockNumber: null };
-      }
-      if (written) {
-        const { code, message } = error instanceof TokenServiceError ? error : { code: "INTERNAL", message: "unexpected failure" };
-        await this.store.changeOperation(id, {
-          status: "failed",
-          from: ["signed"],
-          reason: `broadcast refused: ${message}`,
-          error: { code, message },
-          checkInMs: null,
-        });
-      }
+      if (!written) throw error;
+      // The node may or may not have it when it did not answer: the record stays signed, and the tracker finds out and
+      // sends it if needed. A refusal is final.
+      const transient = isTransient(error);
+      const record = await this.store.changeOperation(id, decideSent({ ...errorOf(error), transient }, pollMs));
+      if (transient) this.tracker.follow(id);
+      if (transient && record !== undefined)
+        return { ...(this.outcomeOf(record) as unknown as Omit<R, "status">), id, status: "signed", blockNumber: null };
       throw error;
     }
   }
+}
+
+/** What a failure is, as a record stores it: a typed error's code and message, or nothing of an unexpected one's text. */
+function errorOf(error: unknown): { code: string; message: string } {
+  return error instanceof TokenServiceError
+    ? { code: error.code, message: error.message }
+    : { code: "INTERNAL", message: "unexpected failure" };
 }
 
 function presentPrepared(prepared: PreparedTransactionResult): PreparedOutcome {

@@ -4,16 +4,12 @@ import { isTokenServiceError } from "../../domain/errors.js";
 import type { EvmChain } from "../../chains/evm/chain.js";
 import { mintedTokenId } from "../../chains/evm/write/mint.js";
 import { CanonicalBlocks } from "./canonical-blocks.js";
+import { RETRY_AFTER_ERROR_MS, decide, type DecidePolicy, type Observation } from "./decide.js";
 import { translateProviderError } from "../../chains/evm/provider-errors.js";
 import type { LeasedOperation, OperationChange, OperationRecord, OperationStore } from "./types.js";
 
-export interface TrackerSettings {
-  /** Confirmations a live transaction needs before it is `mined` (simulated chains: 1). */
-  confirmations: number;
-  /** How long a pending transaction the node lost is re-broadcast before it is marked `dropped`. */
-  dropAfterMs: number;
-  /** How long a mined transaction on a live network is re-checked for a reorg. */
-  reorgWatchMs: number;
+/** The tracker's settings: how records are judged (`DecidePolicy`: confirmations, drop and reorg windows), and its pace. */
+export interface TrackerSettings extends DecidePolicy {
   /** How long a tracker holds a record; another replica may take it over afterwards. */
   leaseMs: number;
   /** How often an idle tracker asks the store for due records. */
@@ -33,16 +29,6 @@ export const DEFAULT_TRACKER_SETTINGS: TrackerSettings = {
   idlePollMs: 250,
 };
 
-/**
- * How soon a mined record is looked at again: often while it is young, then less as it ages (reorgs are shallow),
- * so an hour's watch costs each record about fifty looks instead of one every few seconds.
- */
-function reorgCheckInMs(pollMs: number, minedForMs: number): number {
-  return Math.max(pollMs * 5, Math.round(minedForMs / 10));
-}
-
-/** After a node error, look again in this long. */
-const RETRY_AFTER_ERROR_MS = 2_000;
 const BATCH = 50;
 const BUSY_PASS_INTERVAL_MS = 20;
 
@@ -84,6 +70,8 @@ export class OperationTracker {
     private readonly store: OperationStore,
     private readonly chainFor: ChainFor,
     private readonly settings: TrackerSettings,
+    /** The clock records are judged by (drop and reorg windows); tests pass their own. */
+    private readonly now: () => number = Date.now,
   ) {}
 
   start(): void {
@@ -167,7 +155,7 @@ export class OperationTracker {
       if (head === undefined) heads.set(chain, (head = chain.provider.getBlockNumber()));
       return head;
     };
-    const changes = await Promise.all(due.map(async (record) => ({ id: record.id, change: await this.decide(record, headOf) })));
+    const changes = await Promise.all(due.map(async (record) => ({ id: record.id, change: await this.judge(record, headOf) })));
     const changed = await this.store.changeOperations(changes, this.owner).catch(() => changes.map(() => undefined));
     changes.forEach(({ id, change }, index) => {
       if (change.checkInMs === null) this.own.delete(id);
@@ -198,164 +186,82 @@ export class OperationTracker {
     }
   }
 
-  private async decide(record: LeasedOperation, headOf: (chain: EvmChain) => Promise<number>): Promise<OperationChange> {
+  /** Observes a record, lets `decide` judge, carries out the action it asks for (at most a broadcast or a grant), and judges again. */
+  private async judge(record: LeasedOperation, headOf: (chain: EvmChain) => Promise<number>): Promise<OperationChange> {
     // What the request answered comes first: the node may already have lost it, and that is the next look's business.
-    if (this.accepted.delete(record.id) && record.status === "signed")
-      return { status: "pending", reason: "accepted by the node", checkInMs: 0 };
+    if (this.accepted.delete(record.id) && record.status === "signed") return this.decision(record, { kind: "accepted-here" });
     try {
-      return await this.next(record, await this.chainFor(record), headOf);
+      const chain = await this.chainFor(record);
+      const decision = decide(record, await this.observe(record, chain, headOf), this.settings, this.now());
+      if ("change" in decision) return decision.change;
+      return this.decision(record, decision.action === "grant" ? await this.grant(record, chain) : await this.broadcast(record, chain));
     } catch {
       // The node (or the pair's configuration) is failing: nothing is known, so nothing changes but the next look.
-      return { checkInMs: RETRY_AFTER_ERROR_MS };
+      return this.decision(record, { kind: "node-error" });
     }
   }
 
-  /** A faucet grant recorded before a crash: found in the chain's journal, or made now under the same name. */
-  private async finishGrant(record: LeasedOperation, chain: EvmChain): Promise<OperationChange> {
-    if (chain.fund === undefined || chain.hasGrant === undefined) {
-      return {
-        status: "failed",
-        reason: `${chain.info.chain}/${chain.info.network} is no longer simulated: nothing was granted`,
-        checkInMs: null,
-      };
+  private decision(record: LeasedOperation, observation: Observation): OperationChange {
+    const decision = decide(record, observation, this.settings, this.now());
+    // An action after an action is not in the table: look again later rather than loop.
+    return "change" in decision ? decision.change : { checkInMs: RETRY_AFTER_ERROR_MS };
+  }
+
+  /** What the chain says of a record now. */
+  private async observe(record: LeasedOperation, chain: EvmChain, headOf: (chain: EvmChain) => Promise<number>): Promise<Observation> {
+    const label = `${chain.info.chain}/${chain.info.network}`;
+    if (record.kind === "faucet") {
+      if (chain.fund === undefined || chain.hasGrant === undefined)
+        return { kind: "grant", simulated: false, granted: false, chainLabel: label };
+      const { address } = record.params as { address: string };
+      if (!chain.hasGrant(record.id)) return { kind: "grant", simulated: true, granted: false, chainLabel: label };
+      return { kind: "grant", simulated: true, granted: true, balance: await chain.provider.getBalance(address), chainLabel: label };
     }
-    const { address, amount } = record.params as { address: string; amount: string };
-    if (chain.hasGrant(record.id)) {
-      // The balance right after the grant is gone with the process: the answer a retry gets says the balance now.
-      const balance = await chain.provider.getBalance(address);
-      return {
-        status: "mined",
-        reason: "granted (found in the chain's journal)",
-        result: { balance: balance.toString() },
-        checkInMs: null,
-      };
+    const poll = chain.pollingIntervalMs;
+    if (record.status === "mined") {
+      const hash = record.blockNumber === null ? null : await this.canonicalBlocks.hashAt(chain, record.blockNumber);
+      return { kind: "canonical", hash, pollMs: poll };
     }
-    const balance = await chain.fund(address, BigInt(amount), record.id);
+    const hash = record.transactionHash;
+    if (hash === null) return { kind: "no-transaction" };
+    const [receipt, head] = await Promise.all([chain.provider.getTransactionReceipt(hash), headOf(chain)]);
+    const inPool = receipt === null ? (await chain.provider.getTransaction(hash)) !== null : false;
+    const tokenId =
+      receipt !== null && record.kind === "mint" && record.tokenType === "ERC721" && record.contractAddress
+        ? mintedTokenId(receipt, record.contractAddress)
+        : undefined;
     return {
-      status: "mined",
-      reason: "granted after a restart (the process that recorded it stopped first)",
-      result: { balance: balance.toString() },
-      checkInMs: null,
+      kind: "chain",
+      simulated: chain.simulated,
+      pollMs: poll,
+      head,
+      receipt: receipt === null ? null : { blockNumber: receipt.blockNumber, blockHash: receipt.blockHash, status: receipt.status },
+      inPool,
+      ...(tokenId !== undefined ? { mintedTokenId: tokenId } : {}),
     };
   }
 
-  /** A live `mined` record goes back to `pending` when its block is no longer the canonical one at its height. */
-  private async watchForReorg(record: LeasedOperation, chain: EvmChain): Promise<OperationChange> {
-    const canonical = record.blockNumber === null ? null : await this.canonicalBlocks.hashAt(chain, record.blockNumber);
-    if (canonical === null || canonical !== record.blockHash) {
+  /** Sends the stored raw transaction again; how the node answered. */
+  private async broadcast(record: LeasedOperation, chain: EvmChain): Promise<Observation> {
+    const pollMs = chain.pollingIntervalMs;
+    try {
+      await chain.broadcast(record.rawTransaction!);
+      return { kind: "broadcast", outcome: { kind: "accepted" }, pollMs };
+    } catch (raw) {
+      if (isAlreadyKnown(raw)) return { kind: "broadcast", outcome: { kind: "already-known" }, pollMs };
+      // Only the typed message is stored: the node's own text may quote the endpoint with its credentials.
+      const error = translateProviderError(raw, `the ${chain.info.chain}/${chain.info.network} node`);
       return {
-        status: "pending",
-        reason: `reorg: block ${record.blockNumber} (${record.blockHash}) is no longer canonical`,
-        blockNumber: null,
-        blockHash: null,
-        checkInMs: chain.pollingIntervalMs,
+        kind: "broadcast",
+        outcome: { kind: "refused", error: { code: error.code, message: error.message }, transient: isTransient(error) },
+        pollMs,
       };
     }
-    const minedForMs = record.minedAt === null ? Infinity : Date.now() - Date.parse(record.minedAt);
-    return { checkInMs: minedForMs < this.settings.reorgWatchMs ? reorgCheckInMs(chain.pollingIntervalMs, minedForMs) : null };
   }
 
-  /** What the node says about a record, as the change to write. */
-  private async next(record: LeasedOperation, chain: EvmChain, headOf: (chain: EvmChain) => Promise<number>): Promise<OperationChange> {
-    if (record.kind === "faucet") return this.finishGrant(record, chain);
-    const hash = record.transactionHash;
-    if (hash === null) return { status: "failed", reason: "no transaction hash recorded", checkInMs: null };
-    const poll = chain.pollingIntervalMs;
-    if (record.status === "mined") return this.watchForReorg(record, chain);
-    const [receipt, head] = await Promise.all([chain.provider.getTransactionReceipt(hash), headOf(chain)]);
-
-    // Accepted by the node while the process that sent it could not say so (it died before its tracker looked).
-    if (record.status === "signed" && receipt !== null) {
-      return { status: "pending", reason: "accepted by the node", missingSince: null, checkInMs: 0 };
-    }
-
-    if (receipt !== null) {
-      const confirmations = head - receipt.blockNumber + 1;
-      const required = chain.simulated ? 1 : this.settings.confirmations;
-      const block = { blockNumber: receipt.blockNumber, blockHash: receipt.blockHash, missingSince: null };
-      if (confirmations < required) {
-        const moved = record.blockHash !== receipt.blockHash;
-        return {
-          status: "pending",
-          ...block,
-          ...(moved ? { reason: `included in block ${receipt.blockNumber}; waiting for ${required} confirmations` } : {}),
-          checkInMs: poll,
-        };
-      }
-      const keepWatching = !chain.simulated && this.settings.reorgWatchMs > 0;
-      if (receipt.status !== 1) {
-        return {
-          status: "failed",
-          reason: `reverted in block ${receipt.blockNumber}`,
-          error: { code: "TRANSACTION_REVERTED", message: `the transaction reverted in block ${receipt.blockNumber}` },
-          ...block,
-          checkInMs: null,
-        };
-      }
-      const tokenId =
-        record.kind === "mint" && record.tokenType === "ERC721" && record.contractAddress
-          ? mintedTokenId(receipt, record.contractAddress)
-          : undefined;
-      return {
-        status: "mined",
-        reason: `included in block ${receipt.blockNumber}${required > 1 ? ` with ${confirmations} confirmations` : ""}`,
-        ...block,
-        ...(tokenId !== undefined ? { result: { ...record.result, tokenId } } : {}),
-        checkInMs: keepWatching ? reorgCheckInMs(poll, 0) : null,
-      };
-    }
-
-    if ((await chain.provider.getTransaction(hash)) !== null) {
-      return record.status === "signed"
-        ? { status: "pending", reason: "accepted by the node", missingSince: null, checkInMs: poll }
-        : { ...(record.missingSince !== null ? { missingSince: null } : {}), checkInMs: poll };
-    }
-
-    // The node does not know the transaction: never broadcast (a crash between signing and sending),
-    // lost from its pool, or undone by a reorg. The raw form sends the same transaction again.
-    if (record.rawTransaction === null) {
-      return { status: "failed", reason: "the node does not know it and no raw transaction was stored", checkInMs: null };
-    }
-    const node = `the ${chain.info.chain}/${chain.info.network} node`;
-    try {
-      await chain.broadcast(record.rawTransaction);
-      return {
-        status: "pending",
-        reason: record.status === "signed" ? "broadcast from the stored raw transaction" : "re-broadcast: the node no longer knew it",
-        missingSince: null,
-        checkInMs: poll,
-      };
-    } catch (raw) {
-      if (isAlreadyKnown(raw)) return { status: "pending", missingSince: null, checkInMs: poll };
-      // Only the typed message is stored: the node's own text may quote the endpoint with its credentials.
-      const error = translateProviderError(raw, node);
-      const refusal = error.message;
-      if (isTransient(error) && record.status === "signed") {
-        // The node answers reads but not this broadcast: keep trying for the drop window, then give up.
-        const since = record.missingSince === null ? new Date() : new Date(record.missingSince);
-        if (Date.now() - since.getTime() < this.settings.dropAfterMs)
-          return { missingSince: since, checkInMs: Math.min(poll * 5, this.settings.dropAfterMs) };
-        return {
-          status: "dropped",
-          reason: `never reached the node: broadcasting failed for ${Math.round((Date.now() - since.getTime()) / 1000)} s (${refusal})`,
-          error: { code: "TRANSACTION_DROPPED", message: "the transaction could not be broadcast within the drop window" },
-          checkInMs: null,
-        };
-      }
-      if (isTransient(error)) throw error;
-      if (record.status === "signed") {
-        return { status: "failed", reason: refusal, error: { code: error.code, message: refusal }, checkInMs: null };
-      }
-      const missingSince = record.missingSince === null ? new Date() : new Date(record.missingSince);
-      if (Date.now() - missingSince.getTime() >= this.settings.dropAfterMs) {
-        return {
-          status: "dropped",
-          reason: `the node lost it and refused it again for ${Math.round((Date.now() - missingSince.getTime()) / 1000)} s: ${refusal}`,
-          error: { code: "TRANSACTION_DROPPED", message: `the node dropped the transaction; sent again, ${refusal}` },
-          checkInMs: null,
-        };
-      }
-      return { missingSince, checkInMs: Math.min(poll * 5, this.settings.dropAfterMs) };
-    }
+  /** A faucet grant recorded before a crash and not in the chain's journal: made now, under the same name. */
+  private async grant(record: LeasedOperation, chain: EvmChain): Promise<Observation> {
+    const { address, amount } = record.params as { address: string; amount: string };
+    return { kind: "granted", balance: await chain.fund!(address, BigInt(amount), record.id) };
   }
 }

@@ -1,48 +1,7 @@
-/** What the service does on a chain, as one durable record. */
-export type OperationKind = "launch" | "mint" | "faucet";
+import type { OperationRecord, OperationStatus } from "../../domain/lifecycle.js";
 
-/**
- * signed: written, with its raw transaction, before the broadcast; pending: the node has it;
- * mined: included with the required confirmations; failed: refused or reverted; dropped: the
- * node lost it and re-broadcasting did not bring it back in time. Only a reorg leaves a final
- * state (mined → pending).
- */
-export type OperationStatus = "signed" | "pending" | "mined" | "failed" | "dropped";
-
-export const FINAL_STATUSES: readonly OperationStatus[] = ["mined", "failed", "dropped"];
-
-export interface OperationTransition {
-  status: OperationStatus;
-  at: string;
-  reason: string;
-}
-
-/** A launch, mint or faucet call. Never holds a private key; the raw transaction is public once broadcast. */
-export interface OperationRecord {
-  id: string;
-  apiKeyId: string | null;
-  kind: OperationKind;
-  chain: string;
-  network: string;
-  /** "ERC20" | "ERC721" for launches and mints, null for faucet grants. */
-  tokenType: string | null;
-  /** The token fields of a launch, or the mint parameters; amounts as strings. */
-  params: Record<string, unknown>;
-  sender: string | null;
-  transactionHash: string | null;
-  contractAddress: string | null;
-  nonce: number | null;
-  rawTransaction: string | null;
-  status: OperationStatus;
-  error: { code: string; message: string } | null;
-  blockNumber: number | null;
-  blockHash: string | null;
-  /** What mining revealed, e.g. the id of an ERC721 mint. */
-  result: Record<string, unknown> | null;
-  transitions: OperationTransition[];
-  createdAt: string;
-  updatedAt: string;
-}
+export type { OperationKind, OperationRecord, OperationStatus, OperationTransition } from "../../domain/lifecycle.js";
+export { FINAL_STATUSES } from "../../domain/lifecycle.js";
 
 export type NewOperation = Omit<
   OperationRecord,

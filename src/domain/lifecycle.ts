@@ -1,0 +1,134 @@
+// The operation lifecycle as data: the states, every transition the service may make with the webhook event it is, and
+// the record's shape in each state. The tracker's decisions (core/operations/decide.ts), the stores' guards on a
+// change and the webhook events all read this table; nothing else decides which move is allowed.
+
+/** What the service does on a chain, as one durable record. */
+export type OperationKind = "launch" | "mint" | "faucet";
+
+/**
+ * signed: written, with its raw transaction, before the broadcast; pending: the node has it; mined: included with the
+ * required confirmations; failed: refused or reverted; dropped: the node lost it and re-broadcasting did not bring it
+ * back in time. Only a reorg leaves a final state (mined → pending).
+ */
+export const OPERATION_STATUSES = ["signed", "pending", "mined", "failed", "dropped"] as const;
+export type OperationStatus = (typeof OPERATION_STATUSES)[number];
+
+export const FINAL_STATUSES: readonly OperationStatus[] = ["mined", "failed", "dropped"];
+
+/** The events a webhook subscription may name: every event a transition of the table emits. */
+export const WEBHOOK_EVENTS = [
+  "operation.pending",
+  "operation.mined",
+  "operation.failed",
+  "operation.dropped",
+  "operation.reorged",
+] as const;
+export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
+
+export interface Transition {
+  from: OperationStatus;
+  to: OperationStatus;
+  /** The webhook event the move is; null: none (a retry within a state is not news). */
+  event: WebhookEvent | null;
+  /** When it happens, in words (documentation and tests). */
+  when: string;
+}
+
+/** Every state change the service makes. A move that is not here is refused by the stores. */
+export const TRANSITIONS: readonly Transition[] = [
+  { from: "signed", to: "pending", event: "operation.pending", when: "the node accepted the transaction" },
+  { from: "signed", to: "mined", event: "operation.mined", when: "a faucet grant recorded before it was made was made" },
+  { from: "signed", to: "failed", event: "operation.failed", when: "the node refused the broadcast, or a grant failed" },
+  { from: "signed", to: "dropped", event: "operation.dropped", when: "broadcasting failed for the whole drop window" },
+  { from: "pending", to: "pending", event: null, when: "re-broadcast, or included but not yet confirmed" },
+  { from: "pending", to: "mined", event: "operation.mined", when: "included with the required confirmations" },
+  { from: "pending", to: "failed", event: "operation.failed", when: "included, and reverted" },
+  { from: "pending", to: "dropped", event: "operation.dropped", when: "the node lost it and refused it again for the drop window" },
+  { from: "mined", to: "pending", event: "operation.reorged", when: "its block left the canonical chain (a reorg)" },
+];
+
+/** How a record may begin, and the event its insertion is: `signed` is none (a launch's path stays one write). */
+export const INITIAL_STATES: Readonly<Partial<Record<OperationStatus, WebhookEvent | null>>> = {
+  signed: null,
+  pending: "operation.pending",
+  mined: "operation.mined",
+};
+
+/** The transition from `from` to `to`, or undefined when the table has none. */
+export function transitionOf(from: OperationStatus, to: OperationStatus): Transition | undefined {
+  return TRANSITIONS.find((transition) => transition.from === from && transition.to === to);
+}
+
+/** The states a record may be in for a change to `to`: the guard a store applies to the write. */
+export function sourcesOf(to: OperationStatus): OperationStatus[] {
+  return TRANSITIONS.filter((transition) => transition.to === to).map((transition) => transition.from);
+}
+
+/**
+ * The webhook event a change is, or undefined when it is none. `previous` undefined: the record's insertion. A change
+ * that keeps the status (a re-broadcast, a confirmation counted) is none, whatever else it writes.
+ */
+export function eventOfChange(previous: OperationStatus | undefined, next: OperationStatus): WebhookEvent | undefined {
+  if (previous === undefined) return INITIAL_STATES[next] ?? undefined;
+  if (previous === next) return undefined;
+  return transitionOf(previous, next)?.event ?? undefined;
+}
+
+export interface OperationTransition {
+  status: OperationStatus;
+  at: string;
+  reason: string;
+}
+
+/** A launch, mint or faucet call. Never holds a private key; the raw transaction is public once broadcast. */
+export interface OperationRecord {
+  id: string;
+  apiKeyId: string | null;
+  kind: OperationKind;
+  chain: string;
+  network: string;
+  /** "ERC20" | "ERC721" for launches and mints, null for faucet grants. */
+  tokenType: string | null;
+  /** The token fields of a launch, or the mint parameters; amounts as strings. */
+  params: Record<string, unknown>;
+  sender: string | null;
+  transactionHash: string | null;
+  contractAddress: string | null;
+  nonce: number | null;
+  rawTransaction: string | null;
+  status: OperationStatus;
+  error: { code: string; message: string } | null;
+  blockNumber: number | null;
+  blockHash: string | null;
+  /** What mining revealed, e.g. the id of an ERC721 mint. */
+  result: Record<string, unknown> | null;
+  transitions: OperationTransition[];
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** What each state guarantees beyond the common fields. */
+interface StateFields {
+  signed: { blockNumber: null; blockHash: null; error: null };
+  pending: { error: null };
+  mined: { blockNumber: number; error: null };
+  failed: { error: { code: string; message: string } };
+  dropped: { error: { code: string; message: string }; blockNumber: null; blockHash: null };
+}
+
+/** A record in one state, with what that state guarantees (a mined record has its block, a failed one its error). */
+export type OperationIn<S extends OperationStatus> = OperationRecord & { status: S } & StateFields[S];
+export type SignedOperation = OperationIn<"signed">;
+export type PendingOperation = OperationIn<"pending">;
+export type MinedOperation = OperationIn<"mined">;
+export type FailedOperation = OperationIn<"failed">;
+export type DroppedOperation = OperationIn<"dropped">;
+
+/** Narrows a record to its state's type. */
+export function isIn<S extends OperationStatus>(record: OperationRecord, status: S): record is OperationIn<S> {
+  return record.status === status;
+}
+
+export function isFinal(status: OperationStatus): boolean {
+  return FINAL_STATUSES.includes(status);
+}

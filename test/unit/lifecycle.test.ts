@@ -1,0 +1,47 @@
+import { expect } from "chai";
+
+import {
+  FINAL_STATUSES,
+  INITIAL_STATES,
+  OPERATION_STATUSES,
+  TRANSITIONS,
+  WEBHOOK_EVENTS,
+  eventOfChange,
+  sourcesOf,
+  transitionOf,
+} from "../../src/domain/lifecycle.js";
+import { allowedSources } from "../../src/store/transition-guard.js";
+
+describe("the operation lifecycle table", function () {
+  it("names each move once, between known states", function () {
+    const moves = TRANSITIONS.map(({ from, to }) => `${from}→${to}`);
+    expect(new Set(moves).size, "no move twice").to.equal(moves.length);
+    for (const { from, to } of TRANSITIONS) expect(OPERATION_STATUSES).to.include.members([from, to]);
+  });
+
+  it("leaves a final state only by a reorg, and reaches every final state", function () {
+    const leaving = TRANSITIONS.filter(({ from, to }) => FINAL_STATUSES.includes(from) && from !== to);
+    expect(leaving.map(({ from, to, event }) => [from, to, event])).to.deep.equal([["mined", "pending", "operation.reorged"]]);
+    for (const final of FINAL_STATUSES) expect(sourcesOf(final).length, final).to.be.greaterThan(0);
+    expect(sourcesOf("signed"), "nothing goes back to signed").to.deep.equal([]);
+  });
+
+  it("is where the webhook events come from: each event is some move's, each move's event is the change's", function () {
+    const emitted = new Set([...TRANSITIONS.map(({ event }) => event), ...Object.values(INITIAL_STATES)].filter((event) => event !== null));
+    expect([...emitted].sort()).to.deep.equal([...WEBHOOK_EVENTS].sort());
+    for (const { from, to, event } of TRANSITIONS)
+      expect(eventOfChange(from, to) ?? null, `${from}→${to}`).to.equal(from === to ? null : event);
+    expect(eventOfChange(undefined, "signed"), "recording a signed launch is no event").to.equal(undefined);
+    expect(eventOfChange(undefined, "mined"), "a record inserted mined (a bitcoin grant)").to.equal("operation.mined");
+    expect(eventOfChange("failed", "mined"), "a move the table lacks is no event").to.equal(undefined);
+  });
+
+  it("guards a store's write: the table's sources of the new status, narrowed by the writer's own", function () {
+    expect(allowedSources({ status: "mined" })).to.have.members(["signed", "pending"]);
+    expect(allowedSources({ status: "mined", from: ["signed"] })).to.deep.equal(["signed"]);
+    expect(allowedSources({ status: "failed", from: ["mined"] }), "a move the table lacks matches no record").to.deep.equal([]);
+    expect(allowedSources({ checkInMs: 5 }), "a change of fields only").to.equal(undefined);
+    expect(allowedSources({ from: ["signed"], reason: "retry" })).to.deep.equal(["signed"]);
+    expect(transitionOf("dropped", "pending")).to.equal(undefined);
+  });
+});
