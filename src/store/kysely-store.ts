@@ -301,6 +301,8 @@ export class KyselyStore implements Store {
     if (leaseOwner !== undefined) Object.assign(set, { lease_owner: null, lease_until: null });
     let query = db.updateTable("operations").set(set).where("id", "=", id);
     const allowed = allowedSources(change);
+    // A move the lifecycle table lacks matches no record (and SQL has no empty IN list).
+    if (allowed?.length === 0) return { record: undefined, queued: 0 };
     if (allowed !== undefined) query = query.where("status", "in", allowed);
     if (leaseOwner !== undefined) query = query.where("lease_owner", "=", leaseOwner);
     const row = await query.returningAll().executeTakeFirst();
