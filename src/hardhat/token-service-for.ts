@@ -1,7 +1,7 @@
 import type { HardhatRuntimeEnvironment } from "hardhat/types/hre";
 
-import { bitcoinBackendsFromEnv } from "../chains/bitcoin/backends.js";
-import { TokenService, type TokenServiceOptions } from "../core/token-service.js";
+import { composeTokenService } from "../compose.js";
+import type { TokenService, TokenServiceOptions } from "../core/token-service.js";
 import { liveEndpoints } from "./rpc-urls.js";
 import { hardhatSimulatedChains } from "./simulated-chains.js";
 
@@ -21,17 +21,10 @@ export async function tokenServiceFor(hre: HardhatRuntimeEnvironment, options: C
   const dataDir = options.dataDirectory
     ? undefined
     : (options.dataDir ?? (options.persistSimulatedChains ? hre.config.tokenService.dataDir : undefined));
-  const bitcoin =
-    options.bitcoin ??
-    bitcoinBackendsFromEnv(
-      options.env ?? process.env,
-      options.requestTimeoutMs !== undefined ? { timeoutMs: options.requestTimeoutMs } : {},
-    );
-  return new TokenService({
+  return composeTokenService({
     ...options,
     simulatedChainFactory: options.simulatedChainFactory ?? hardhatSimulatedChains(hre),
     rpcUrls,
-    bitcoin,
     ...(dataDir !== undefined ? { dataDir } : {}),
   });
 }

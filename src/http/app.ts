@@ -3,13 +3,13 @@ import { createRequire } from "node:module";
 import express, { type Express, type NextFunction, type Request, type Response } from "express";
 import type { DestinationStream, Logger } from "pino";
 
-import { bitcoinBackendsFromEnv } from "../chains/bitcoin/backends.js";
 import { rpcEnvironmentVariable } from "../domain/chains.js";
 import { DataDirectory } from "../store/data-directory.js";
 import type { JournalReplay } from "../chains/evm/simulated-chain.js";
 import type { TrackerSettings } from "../core/operations/tracker.js";
 import type { LazyEndpoint, SimulatedChainFactory } from "../chains/evm/chain.js";
-import { TokenService } from "../core/token-service.js";
+import type { TokenService } from "../core/token-service.js";
+import { composeTokenService } from "../compose.js";
 import { ApiKeyVerifier } from "./api-keys.js";
 import { apiReference } from "./api-reference.js";
 import { AuthFailureLimiter } from "./auth-failures.js";
@@ -199,10 +199,9 @@ export async function createServer(options: CreateServerOptions): Promise<TokenS
   let service: TokenService | undefined;
   let journals: JournalReplay[];
   try {
-    service = new TokenService({
+    service = composeTokenService({
       ...(options.simulatedChainFactory ? { simulatedChainFactory: options.simulatedChainFactory } : {}),
       ...(options.rpcUrls ? { rpcUrls: options.rpcUrls } : {}),
-      bitcoin: bitcoinBackendsFromEnv(env, options.requestTimeoutMs !== undefined ? { timeoutMs: options.requestTimeoutMs } : {}),
       dataDirectory,
       env,
       blockTimeSeconds: options.blockTimeSeconds ?? 2,

@@ -1,0 +1,105 @@
+import { expect } from "chai";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import path from "node:path";
+
+// The layout's rules, checked on the import statements of src/ and tasks/ (type-only imports included, as madge counts
+// them): no import circle; domain/ is pure; the core knows no Hardhat, HTTP or SQL; no door imports another.
+
+const ROOT = path.resolve(import.meta.dirname, "../..");
+const SPECIFIER = /(?:\bfrom\s+|\bimport\s*\(\s*|^\s*import\s+)["']([^"']+)["']/gm;
+
+function sources(directory: string): string[] {
+  return readdirSync(path.join(ROOT, directory), { withFileTypes: true, recursive: true })
+    .filter((entry) => entry.isFile() && entry.name.endsWith(".ts") && !entry.name.endsWith(".d.ts"))
+    .map((entry) => path.relative(ROOT, path.join(entry.parentPath, entry.name)).split(path.sep).join("/"));
+}
+
+const files = [...sources("src"), ...sources("tasks")];
+const imports = new Map<string, { local: string[]; packages: string[] }>();
+for (const file of files) {
+  const local: string[] = [];
+  const packages: string[] = [];
+  for (const [, specifier] of readFileSync(path.join(ROOT, file), "utf8").matchAll(SPECIFIER)) {
+    if (specifier!.startsWith("."))
+      local.push(path.posix.normalize(path.posix.join(path.posix.dirname(file), specifier!)).replace(/\.js$/, ".ts"));
+    else packages.push(specifier!);
+  }
+  imports.set(file, { local, packages });
+}
+
+const under = (folder: string) => files.filter((file) => file.startsWith(`${folder}/`));
+
+describe("architecture: the import graph of src/ and tasks/", function () {
+  it("reads every module (the checks below are not vacuous)", function () {
+    expect(under("src/domain").length).to.be.greaterThan(5);
+    expect(under("src/core").length).to.be.greaterThan(5);
+    for (const [file, { local }] of imports)
+      for (const target of local)
+        expect(
+          files.includes(target) || existsSync(path.join(ROOT, target.replace(/\.ts$/, ".d.ts"))) || target.endsWith(".json"),
+          `${file} imports ${target}`,
+        ).to.equal(true);
+  });
+
+  it("has no import circle", function () {
+    const state = new Map<string, "open" | "done">();
+    const circles: string[] = [];
+    const visit = (file: string, trail: string[]) => {
+      if (state.get(file) === "done") return;
+      if (state.get(file) === "open") return void circles.push([...trail.slice(trail.indexOf(file)), file].join(" > "));
+      state.set(file, "open");
+      for (const target of imports.get(file)?.local ?? []) visit(target, [...trail, file]);
+      state.set(file, "done");
+    };
+    for (const file of files) visit(file, []);
+    expect(circles).to.deep.equal([]);
+  });
+
+  it("keeps domain/ pure: it imports only domain/ and ethers' helpers", function () {
+    for (const file of under("src/domain")) {
+      const { local, packages } = imports.get(file)!;
+      expect(
+        local.filter((target) => !target.startsWith("src/domain/")),
+        file,
+      ).to.deep.equal([]);
+      expect(
+        packages.filter((name) => name !== "ethers"),
+        file,
+      ).to.deep.equal([]);
+    }
+  });
+
+  it("keeps the core free of Hardhat, HTTP and SQL", function () {
+    const forbidden = /^(hardhat|@nomicfoundation\/|express|kysely|pg|node:sqlite)/;
+    for (const file of under("src/core")) {
+      const { local, packages } = imports.get(file)!;
+      expect(
+        packages.filter((name) => forbidden.test(name)),
+        file,
+      ).to.deep.equal([]);
+      expect(
+        local.filter(
+          (target) =>
+            /^src\/(http|hardhat|client|webhooks)\//.test(target) ||
+            /^src\/store\/(kysely|postgres|sqlite|open-store|migrations)/.test(target),
+        ),
+        file,
+      ).to.deep.equal([]);
+    }
+  });
+
+  it("lets no door import another, except `serve`, the task that starts the HTTP door", function () {
+    const doors = ["src/http", "src/hardhat", "src/client"];
+    for (const door of doors) {
+      for (const file of under(door)) {
+        const others = imports.get(file)!.local.filter((target) => doors.some((other) => other !== door && target.startsWith(`${other}/`)));
+        if (file === "src/hardhat/tasks/serve.ts")
+          expect(
+            others.every((target) => target.startsWith("src/http/")),
+            file,
+          ).to.equal(true);
+        else expect(others, file).to.deep.equal([]);
+      }
+    }
+  });
+});
