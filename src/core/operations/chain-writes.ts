@@ -3,33 +3,15 @@ import { parseBitcoinAddress } from "../../chains/bitcoin/addresses.js";
 import { requireEvm, resolveNetwork, type NetworkInfo } from "../../domain/chains.js";
 import { ErrorCode, TokenServiceError, invalidArgument } from "../../domain/errors.js";
 import { requireBitcoinBackend, type BitcoinBackends } from "../../chains/bitcoin/backend.js";
-import type { EvmChain, EvmNetworkInfo } from "../../chains/evm/chain.js";
+import type { EvmChain } from "../../chains/evm/chain.js";
 import type { EvmChains } from "../../chains/evm/chains-registry.js";
-import {
-  launchToken,
-  prepareLaunch,
-  type LaunchHooks,
-  type LaunchParams,
-  type LaunchResult,
-  type Signing,
-} from "../../chains/evm/write/launch.js";
-import { mintToken, prepareMint, type MintParams, type MintResult } from "../../chains/evm/write/mint.js";
+import { launchToken, prepareLaunch, type LaunchHooks, type LaunchResult } from "../../chains/evm/write/launch.js";
+import { mintToken, prepareMint, type MintResult } from "../../chains/evm/write/mint.js";
+import type { LaunchCommand, MintCommand, Signing } from "../../domain/commands.js";
 import type { BroadcastHooks } from "../../chains/evm/write/send-transaction.js";
 import type { SenderLock } from "../../chains/evm/sender-lock.js";
-import { assertKeyDerivesSender } from "../../domain/keys.js";
-import { parseErc20Params, parseErc721Params, parseTokenType } from "../../domain/token-params.js";
 import { amountPair, parseUint256 } from "../../domain/units.js";
-import type {
-  FaucetHooks,
-  FaucetRequest,
-  FaucetResult,
-  LaunchRequest,
-  MintRequest,
-  PrepareHooks,
-  PreparedTransactionResult,
-  SigningFields,
-  Unsigned,
-} from "../../domain/requests.js";
+import type { FaucetHooks, FaucetRequest, FaucetResult, PrepareHooks, PreparedTransactionResult } from "../../domain/requests.js";
 
 function liveNetworkFaucet(info: NetworkInfo, advice: string): TokenServiceError {
   return new TokenServiceError(
@@ -40,7 +22,7 @@ function liveNetworkFaucet(info: NetworkInfo, advice: string): TokenServiceError
 }
 
 /**
- * The chain side of every write: parse the request, sign (or check the caller's signature) and send, with hooks for
+ * The chain side of every write: sign a parsed command (or check the caller's signature) and send it, with hooks for
  * the recorder. Not public: every door writes through `Operations`, which records each write before it is broadcast.
  */
 export class ChainWrites {
@@ -50,83 +32,30 @@ export class ChainWrites {
     private readonly bitcoin: BitcoinBackends,
   ) {}
 
-  /** Validates everything before any network call, then deploys; resolves once the node accepted the transaction. */
-  async launchToken(request: LaunchRequest, hooks: LaunchHooks = {}): Promise<LaunchResult> {
-    const { info, sender, params } = this.launchPlan(request);
-    const signing = this.signing(request, sender);
-    const chain = await this.evmChain(info, "token launch");
-    return launchToken(chain, this.lock, sender, signing, params, hooks);
+  /** Deploys a parsed launch; resolves once the node accepted the transaction. */
+  async launchToken(command: LaunchCommand, signing: Signing, hooks: LaunchHooks = {}): Promise<LaunchResult> {
+    const chain = await this.evmChain(command.pair, "token launch");
+    return launchToken(chain, this.lock, command.sender, signing, command.params, hooks);
   }
 
   /** The deployment `launchToken` would send, for the sender to sign, with its nonce reserved through `hooks`. */
-  async prepareLaunch(request: Unsigned<LaunchRequest>, hooks: PrepareHooks): Promise<PreparedTransactionResult> {
-    const { info, sender, params } = this.launchPlan(request);
-    const chain = await this.evmChain(info, "token launch");
-    const prepared = await prepareLaunch(chain, this.lock, sender, params, hooks);
-    return { chain: info.chain, network: info.network, type: params.type, sender, ...prepared };
+  async prepareLaunch(command: LaunchCommand, hooks: PrepareHooks): Promise<PreparedTransactionResult> {
+    const { pair, sender, params } = command;
+    const prepared = await prepareLaunch(await this.evmChain(pair, "token launch"), this.lock, sender, params, hooks);
+    return { chain: pair.chain, network: pair.network, type: params.type, sender, ...prepared };
   }
 
-  async mintToken(request: MintRequest, hooks: BroadcastHooks = {}): Promise<MintResult> {
-    const { info, sender, params } = this.mintPlan(request);
-    const signing = this.signing(request, sender);
-    const chain = await this.evmChain(info, "mint");
-    return mintToken(chain, this.lock, sender, signing, params, hooks);
+  /** Sends a parsed mint; resolves once the node accepted the transaction. */
+  async mintToken(command: MintCommand, signing: Signing, hooks: BroadcastHooks = {}): Promise<MintResult> {
+    const chain = await this.evmChain(command.pair, "mint");
+    return mintToken(chain, this.lock, command.sender, signing, command.params, hooks);
   }
 
   /** The mint `mintToken` would send, for the sender to sign, with its nonce reserved through `hooks`. */
-  async prepareMint(request: Unsigned<MintRequest>, hooks: PrepareHooks): Promise<PreparedTransactionResult> {
-    const { info, sender, params } = this.mintPlan(request);
-    const chain = await this.evmChain(info, "mint");
-    const prepared = await prepareMint(chain, this.lock, sender, params, hooks);
-    return { chain: info.chain, network: info.network, type: params.type, sender, ...prepared };
-  }
-
-  private launchPlan(request: Unsigned<LaunchRequest>): { info: EvmNetworkInfo; sender: string; params: LaunchParams } {
-    const info = requireEvm(resolveNetwork(request.chain, request.network), "token launch");
-    const type = parseTokenType(request.type);
-    const sender = parseEvmAddress(request.sender, "sender");
-    const params: LaunchParams =
-      type === "ERC20" ? { type, token: parseErc20Params(request.token, sender) } : { type, token: parseErc721Params(request.token) };
-    return { info, sender, params };
-  }
-
-  private mintPlan(request: Unsigned<MintRequest>): { info: EvmNetworkInfo; sender: string; params: MintParams } {
-    const info = requireEvm(resolveNetwork(request.chain, request.network), "mint");
-    const type = parseTokenType(request.type);
-    const contractAddress = parseEvmAddress(request.contractAddress, "contractAddress");
-    const to = parseEvmAddress(request.to, "to");
-    const sender = parseEvmAddress(request.sender, "sender");
-    let params: MintParams;
-    if (type === "ERC20") {
-      if (request.tokenId !== undefined || request.uri !== undefined) {
-        throw invalidArgument(request.tokenId !== undefined ? "tokenId" : "uri", "tokenId and uri apply to ERC721 mints only");
-      }
-      if (request.amount === undefined)
-        throw invalidArgument("amount", "amount is required for an ERC20 mint (smallest units, decimal string)");
-      params = { type, contractAddress, to, amount: parseUint256(request.amount, "amount") };
-    } else {
-      if (request.amount !== undefined)
-        throw invalidArgument("amount", "amount applies to ERC20 mints only; an ERC721 mint creates one token");
-      if (request.uri !== undefined && typeof request.uri !== "string") throw invalidArgument("uri", "uri must be a string");
-      params = {
-        type,
-        contractAddress,
-        to,
-        ...(request.tokenId !== undefined ? { tokenId: parseUint256(request.tokenId, "tokenId") } : {}),
-        ...(request.uri ? { uri: request.uri } : {}),
-      };
-    }
-    return { info, sender, params };
-  }
-
-  /** The caller's key (checked to derive the sender), or the transaction the caller signed (checked when sent). */
-  private signing(request: SigningFields, sender: string): Signing {
-    if (request.signedTransaction !== undefined) {
-      if (request.privateKey !== undefined)
-        throw invalidArgument("signedTransaction", "give privateKey or signedTransaction, not both (a signed transaction needs no key)");
-      return { signedTransaction: request.signedTransaction };
-    }
-    return { privateKey: assertKeyDerivesSender(request.privateKey, sender) };
+  async prepareMint(command: MintCommand, hooks: PrepareHooks): Promise<PreparedTransactionResult> {
+    const { pair, sender, params } = command;
+    const prepared = await prepareMint(await this.evmChain(pair, "mint"), this.lock, sender, params, hooks);
+    return { chain: pair.chain, network: pair.network, type: params.type, sender, ...prepared };
   }
 
   /**

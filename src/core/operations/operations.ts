@@ -2,7 +2,6 @@ import { randomUUID } from "node:crypto";
 
 import { getAddress, isAddress, type Transaction } from "ethers";
 
-import { parseEvmAddress } from "../../domain/addresses.js";
 import { resolveNetwork } from "../../domain/chains.js";
 import { ErrorCode, TokenServiceError } from "../../domain/errors.js";
 import type { EvmChain } from "../../chains/evm/chain.js";
@@ -22,7 +21,7 @@ import type {
 } from "../../domain/requests.js";
 import type { ChainWrites } from "./chain-writes.js";
 import { amountPair } from "../../domain/units.js";
-import { parseTokenType } from "../../domain/token-params.js";
+import { parseLaunchCommand, parseMintCommand, parseSigning, type EvmPair } from "../../domain/commands.js";
 import { decideGrant, decideSent } from "./decide.js";
 import { OperationTracker, isTransient, type TrackerSettings } from "./tracker.js";
 import {
@@ -50,6 +49,19 @@ export type PreparedOutcome = Omit<PreparedTransactionResult, "transaction"> & {
 
 /** How long a prepared transaction's nonce stays reserved by default: time to sign, a hardware wallet's confirmation included. */
 export const DEFAULT_NONCE_RESERVATION_MS = 120_000;
+
+/**
+ * The pipeline's one port into the chain write, inside the sender's lock: the nonces it may not take, the check of a
+ * caller-signed transaction, and the record written after signing and before the broadcast.
+ */
+interface Recorder {
+  heldNonces(): Promise<number[]>;
+  acceptSigned(transaction: Transaction): Promise<void>;
+  beforeBroadcast(
+    signed: SignedTransactionInfo,
+    fields: Pick<NewOperation, "kind" | "tokenType" | "params" | "contractAddress">,
+  ): Promise<void>;
+}
 
 type Where = { apiKeyId: string | null; chain: string; network: string; sender: string };
 
@@ -106,33 +118,24 @@ export class Operations {
   }
 
   async launch(request: LaunchRequest, context: OperationContext = {}): Promise<LaunchOutcome> {
-    const pair = resolveNetwork(request.chain, request.network);
-    const type = parseTokenType(request.type);
-    const id = context.id ?? randomUUID();
-    const sender = parseEvmAddress(request.sender, "sender");
-    const where = { apiKeyId: context.apiKeyId ?? null, chain: pair.chain, network: pair.network, sender };
-    return this.recorded(
-      id,
-      (beforeBroadcast, nonceHooks) =>
-        this.writes.launchToken(request, {
-          ...nonceHooks,
-          beforeBroadcast: (signed) =>
-            beforeBroadcast(signed, {
-              kind: "launch",
-              tokenType: type,
-              params: checksummed((request.token ?? {}) as Record<string, unknown>, ["minter", "account"]),
-              contractAddress: signed.contractAddress,
-            }),
-        }),
-      where,
+    const command = parseLaunchCommand(request);
+    const signing = parseSigning(request, command.sender);
+    const fields = {
+      kind: "launch" as const,
+      tokenType: command.params.type,
+      params: checksummed((request.token ?? {}) as Record<string, unknown>, ["minter", "account"]),
+    };
+    return this.recorded(context, command, (hooks) =>
+      this.writes.launchToken(command, signing, {
+        ...hooks,
+        beforeBroadcast: (signed) => hooks.beforeBroadcast(signed, { ...fields, contractAddress: signed.contractAddress }),
+      }),
     );
   }
 
   async mint(request: MintRequest, context: OperationContext = {}): Promise<MintOutcome> {
-    const pair = resolveNetwork(request.chain, request.network);
-    const type = parseTokenType(request.type);
-    const id = context.id ?? randomUUID();
-    const sender = parseEvmAddress(request.sender, "sender");
+    const command = parseMintCommand(request);
+    const signing = parseSigning(request, command.sender);
     const {
       privateKey: _secret,
       signedTransaction: _signed,
@@ -142,32 +145,27 @@ export class Operations {
       sender: _sender,
       ...params
     } = request;
-    const where = { apiKeyId: context.apiKeyId ?? null, chain: pair.chain, network: pair.network, sender };
-    return this.recorded(
-      id,
-      (beforeBroadcast, nonceHooks) =>
-        this.writes.mintToken(request, {
-          ...nonceHooks,
-          beforeBroadcast: (signed) =>
-            beforeBroadcast(signed, {
-              kind: "mint",
-              tokenType: type,
-              params: checksummed(params, ["to", "contractAddress"]),
-              contractAddress: parseEvmAddress(request.contractAddress, "contractAddress"),
-            }),
-        }),
-      where,
+    const fields = {
+      kind: "mint" as const,
+      tokenType: command.params.type,
+      params: checksummed(params, ["to", "contractAddress"]),
+      contractAddress: command.params.contractAddress,
+    };
+    return this.recorded(context, command, (hooks) =>
+      this.writes.mintToken(command, signing, { ...hooks, beforeBroadcast: (signed) => hooks.beforeBroadcast(signed, fields) }),
     );
   }
 
   /** The launch `launch` would send, unsigned, its nonce reserved for the sender until `expiresAt` (no record yet). */
   async prepareLaunch(request: Unsigned<LaunchRequest>): Promise<PreparedOutcome> {
-    return presentPrepared(await this.writes.prepareLaunch(request, this.reservations(request)));
+    const command = parseLaunchCommand(request);
+    return presentPrepared(await this.writes.prepareLaunch(command, this.reservations(command)));
   }
 
   /** The mint `mint` would send, unsigned, its nonce reserved for the sender until `expiresAt` (no record yet). */
   async prepareMint(request: Unsigned<MintRequest>): Promise<PreparedOutcome> {
-    return presentPrepared(await this.writes.prepareMint(request, this.reservations(request)));
+    const command = parseMintCommand(request);
+    return presentPrepared(await this.writes.prepareMint(command, this.reservations(command)));
   }
 
   /**
@@ -309,9 +307,7 @@ export class Operations {
     this.tracker.start();
   }
 
-  private reservations(request: { chain: string; network: string; sender: string }): PrepareHooks {
-    const pair = resolveNetwork(request.chain, request.network);
-    const sender = parseEvmAddress(request.sender, "sender");
+  private reservations({ pair, sender }: { pair: EvmPair; sender: string }): PrepareHooks {
     return {
       heldNonces: () => this.store.heldNonces(pair.chain, pair.network, sender),
       reserve: (transaction) =>
@@ -387,27 +383,25 @@ export class Operations {
    * broadcast's refusal is written as `failed`; a failure before signing leaves no record.
    */
   private async recorded<R extends { transactionHash: string; status: "pending" }>(
-    id: string,
-    send: (
-      beforeBroadcast: (
-        signed: SignedTransactionInfo,
-        fields: Pick<NewOperation, "kind" | "tokenType" | "params" | "contractAddress">,
-      ) => Promise<void>,
-      nonceHooks: {
-        heldNonces: () => Promise<number[]>;
-        acceptSigned: (transaction: Transaction) => Promise<void>;
-      },
-    ) => Promise<R>,
-    where: Where,
+    context: OperationContext,
+    command: { pair: EvmPair; sender: string },
+    send: (recorder: Recorder) => Promise<R>,
   ): Promise<Omit<R, "status"> & Settled & { id: string }> {
+    const id = context.id ?? randomUUID();
+    const where: Where = {
+      apiKeyId: context.apiKeyId ?? null,
+      chain: command.pair.chain,
+      network: command.pair.network,
+      sender: command.sender,
+    };
     this.start();
     // Known once signed: the chain is open by then.
     let pollMs = 0;
     let written = false;
     try {
       const result = await this.tracker.whileBroadcasting(id, () =>
-        send(
-          async (signed, fields) => {
+        send({
+          beforeBroadcast: async (signed, fields) => {
             pollMs = (await this.chainOf(where)).pollingIntervalMs;
             await this.store.insertOperation({
               id,
@@ -425,11 +419,9 @@ export class Operations {
             });
             written = true;
           },
-          {
-            heldNonces: () => this.store.heldNonces(where.chain, where.network, where.sender),
-            acceptSigned: (transaction) => this.acceptSigned(where, transaction),
-          },
-        ),
+          heldNonces: () => this.store.heldNonces(where.chain, where.network, where.sender),
+          acceptSigned: (transaction) => this.acceptSigned(where, transaction),
+        }),
       );
       this.tracker.kick(pollMs);
       return { ...result, id, status: "pending" as const, blockNumber: null };

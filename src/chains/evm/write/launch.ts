@@ -1,16 +1,15 @@
 import { Interface, getCreateAddress, type TransactionLike } from "ethers";
 
-import type { Erc20Params, Erc721Params, TokenType } from "../../../domain/token-params.js";
+import type { TokenType } from "../../../domain/token-params.js";
 import { serviceErc20Artifact, serviceErc721Artifact } from "../artifacts.js";
 import type { EvmChain } from "../chain.js";
 import { stringShape } from "./gas-shapes.js";
 import { prepareTransaction, sendTransaction, type BroadcastHooks, type SignedTransactionInfo } from "./send-transaction.js";
 import type { SenderLock } from "../sender-lock.js";
 
-export type LaunchParams = { type: "ERC20"; token: Erc20Params } | { type: "ERC721"; token: Erc721Params };
+import type { LaunchParams, Signing } from "../../../domain/commands.js";
 
-/** Who signs: the service with the caller's key, or the caller, who signed the prepared transaction. */
-export type Signing = { privateKey: string } | { signedTransaction: string };
+export type { LaunchParams, Signing } from "../../../domain/commands.js";
 
 export interface LaunchHooks extends Pick<BroadcastHooks, "heldNonces" | "acceptSigned"> {
   /** Runs after signing, before broadcasting: the transaction hash and contract address are final from here on. */

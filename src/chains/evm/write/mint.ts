@@ -9,9 +9,9 @@ import { prepareTransaction, sendTransaction, type BroadcastHooks } from "./send
 import type { SenderLock } from "../sender-lock.js";
 import { ERC721_INTERFACE_ID, MINTER_ROLE, erc20Interface, erc721Interface } from "../token-abi.js";
 
-export type MintParams =
-  | { type: "ERC20"; contractAddress: string; to: string; amount: bigint }
-  | { type: "ERC721"; contractAddress: string; to: string; tokenId?: bigint; uri?: string };
+import type { MintParams } from "../../../domain/commands.js";
+
+export type { MintParams } from "../../../domain/commands.js";
 
 export interface MintResult {
   transactionHash: string;

@@ -1,0 +1,83 @@
+import { parseEvmAddress } from "./addresses.js";
+import { requireEvm, resolveNetwork, type NetworkInfo } from "./chains.js";
+import { invalidArgument } from "./errors.js";
+import { assertKeyDerivesSender } from "./keys.js";
+import type { LaunchRequest, MintRequest, SigningFields, Unsigned } from "./requests.js";
+import { parseErc20Params, parseErc721Params, parseTokenType, type Erc20Params, type Erc721Params } from "./token-params.js";
+import { parseUint256 } from "./units.js";
+
+// A write request parsed once, where it enters the core: every later step (the record, the signature, the send, the
+// answer) reads these fields and never the request's text again.
+
+export type EvmPair = NetworkInfo & { chainId: number };
+
+/** What a launch deploys. */
+export type LaunchParams = { type: "ERC20"; token: Erc20Params } | { type: "ERC721"; token: Erc721Params };
+
+/** What a mint calls. */
+export type MintParams =
+  | { type: "ERC20"; contractAddress: string; to: string; amount: bigint }
+  | { type: "ERC721"; contractAddress: string; to: string; tokenId?: bigint; uri?: string };
+
+/** Who signs: the service with the caller's key, or the caller, who signed the prepared transaction. */
+export type Signing = { privateKey: string } | { signedTransaction: string };
+
+export interface LaunchCommand {
+  pair: EvmPair;
+  sender: string;
+  params: LaunchParams;
+}
+
+export interface MintCommand {
+  pair: EvmPair;
+  sender: string;
+  params: MintParams;
+}
+
+export function parseLaunchCommand(request: Unsigned<LaunchRequest>): LaunchCommand {
+  const pair = requireEvm(resolveNetwork(request.chain, request.network), "token launch");
+  const type = parseTokenType(request.type);
+  const sender = parseEvmAddress(request.sender, "sender");
+  const params: LaunchParams =
+    type === "ERC20" ? { type, token: parseErc20Params(request.token, sender) } : { type, token: parseErc721Params(request.token) };
+  return { pair, sender, params };
+}
+
+export function parseMintCommand(request: Unsigned<MintRequest>): MintCommand {
+  const pair = requireEvm(resolveNetwork(request.chain, request.network), "mint");
+  const type = parseTokenType(request.type);
+  const contractAddress = parseEvmAddress(request.contractAddress, "contractAddress");
+  const to = parseEvmAddress(request.to, "to");
+  const sender = parseEvmAddress(request.sender, "sender");
+  if (type === "ERC20") {
+    if (request.tokenId !== undefined || request.uri !== undefined) {
+      throw invalidArgument(request.tokenId !== undefined ? "tokenId" : "uri", "tokenId and uri apply to ERC721 mints only");
+    }
+    if (request.amount === undefined)
+      throw invalidArgument("amount", "amount is required for an ERC20 mint (smallest units, decimal string)");
+    return { pair, sender, params: { type, contractAddress, to, amount: parseUint256(request.amount, "amount") } };
+  }
+  if (request.amount !== undefined) throw invalidArgument("amount", "amount applies to ERC20 mints only; an ERC721 mint creates one token");
+  if (request.uri !== undefined && typeof request.uri !== "string") throw invalidArgument("uri", "uri must be a string");
+  return {
+    pair,
+    sender,
+    params: {
+      type,
+      contractAddress,
+      to,
+      ...(request.tokenId !== undefined ? { tokenId: parseUint256(request.tokenId, "tokenId") } : {}),
+      ...(request.uri ? { uri: request.uri } : {}),
+    },
+  };
+}
+
+/** The caller's key (checked to derive the sender), or the transaction the caller signed (checked when sent). */
+export function parseSigning(request: SigningFields, sender: string): Signing {
+  if (request.signedTransaction !== undefined) {
+    if (request.privateKey !== undefined)
+      throw invalidArgument("signedTransaction", "give privateKey or signedTransaction, not both (a signed transaction needs no key)");
+    return { signedTransaction: request.signedTransaction };
+  }
+  return { privateKey: assertKeyDerivesSender(request.privateKey, sender) };
+}
