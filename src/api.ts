@@ -44,8 +44,7 @@ export type {
 export type { LaunchOutcome, MintOutcome, FaucetOutcome, OperationContext, PreparedOutcome } from "./core/operations/operations.js";
 export type { TrackerSettings } from "./core/operations/tracker.js";
 // Every result the programmatic API returns has its type exported.
-export type { LaunchResult } from "./chains/evm/write/launch.js";
-export type { MintResult } from "./chains/evm/write/mint.js";
+export type { LaunchResult, MintResult } from "./domain/requests.js";
 export type { TransactionStatus, TransactionState } from "./chains/evm/read/transaction-status.js";
 export type { Wallet, CreateWalletRequest } from "./core/wallets.js";
 export type { AmountPair } from "./domain/units.js";

@@ -131,3 +131,30 @@ export interface NetworkSummary extends NetworkInfo {
 
 /** How many ERC20 contracts one balance read may name. */
 export const MAX_ERC20_CONTRACTS_PER_READ = 50;
+
+/** A launch as the node accepted it, before its record says more. */
+export interface LaunchResult {
+  transactionHash: string;
+  contractAddress: string;
+  status: "pending";
+  chain: string;
+  network: string;
+  type: TokenType;
+  sender: string;
+  nonce: number;
+  simulated: boolean;
+}
+
+/** A mint as the node accepted it, before its record says more. */
+export interface MintResult {
+  transactionHash: string;
+  status: "pending";
+  chain: string;
+  network: string;
+  type: TokenType;
+  contractAddress: string;
+  to: string;
+  tokenId?: string;
+  amount?: string;
+  simulated: boolean;
+}

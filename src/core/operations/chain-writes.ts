@@ -5,10 +5,9 @@ import { ErrorCode, TokenServiceError, invalidArgument } from "../../domain/erro
 import { requireBitcoinBackend, type BitcoinBackends } from "../../chains/bitcoin/backend.js";
 import type { EvmChain } from "../../chains/evm/chain.js";
 import type { EvmChains } from "../../chains/evm/chains-registry.js";
-import { launchToken, prepareLaunch, type LaunchHooks, type LaunchResult } from "../../chains/evm/write/launch.js";
-import { mintToken, prepareMint, type MintResult } from "../../chains/evm/write/mint.js";
-import type { LaunchCommand, MintCommand, Signing } from "../../domain/commands.js";
-import type { BroadcastHooks } from "../../chains/evm/write/send-transaction.js";
+import type { Signing } from "../../domain/commands.js";
+import { prepareTransaction, sendTransaction, type BroadcastHooks } from "../../chains/evm/write/send-transaction.js";
+import type { WriteIntent } from "./intents.js";
 import type { SenderLock } from "../../chains/evm/sender-lock.js";
 import { amountPair, parseUint256 } from "../../domain/units.js";
 import type { FaucetHooks, FaucetRequest, FaucetResult, PrepareHooks, PreparedTransactionResult } from "../../domain/requests.js";
@@ -32,30 +31,31 @@ export class ChainWrites {
     private readonly bitcoin: BitcoinBackends,
   ) {}
 
-  /** Deploys a parsed launch; resolves once the node accepted the transaction. */
-  async launchToken(command: LaunchCommand, signing: Signing, hooks: LaunchHooks = {}): Promise<LaunchResult> {
-    const chain = await this.evmChain(command.pair, "token launch");
-    return launchToken(chain, this.lock, command.sender, signing, command.params, hooks);
+  /** Checks, signs (or takes the caller's signature) and sends an intent; resolves once the node accepted it. */
+  async send<Answer>(intent: WriteIntent<Answer>, signing: Signing, hooks: BroadcastHooks): Promise<Answer> {
+    const { pair, sender } = intent.command;
+    const chain = await this.evmChain(pair, intent.kind === "launch" ? "token launch" : intent.kind);
+    await intent.preflight?.(chain);
+    const sent = await sendTransaction(chain, this.lock, { sender, ...signing, ...intent.transaction }, hooks);
+    return intent.answer(sent, chain);
   }
 
-  /** The deployment `launchToken` would send, for the sender to sign, with its nonce reserved through `hooks`. */
-  async prepareLaunch(command: LaunchCommand, hooks: PrepareHooks): Promise<PreparedTransactionResult> {
-    const { pair, sender, params } = command;
-    const prepared = await prepareLaunch(await this.evmChain(pair, "token launch"), this.lock, sender, params, hooks);
-    return { chain: pair.chain, network: pair.network, type: params.type, sender, ...prepared };
-  }
-
-  /** Sends a parsed mint; resolves once the node accepted the transaction. */
-  async mintToken(command: MintCommand, signing: Signing, hooks: BroadcastHooks = {}): Promise<MintResult> {
-    const chain = await this.evmChain(command.pair, "mint");
-    return mintToken(chain, this.lock, command.sender, signing, command.params, hooks);
-  }
-
-  /** The mint `mintToken` would send, for the sender to sign, with its nonce reserved through `hooks`. */
-  async prepareMint(command: MintCommand, hooks: PrepareHooks): Promise<PreparedTransactionResult> {
-    const { pair, sender, params } = command;
-    const prepared = await prepareMint(await this.evmChain(pair, "mint"), this.lock, sender, params, hooks);
-    return { chain: pair.chain, network: pair.network, type: params.type, sender, ...prepared };
+  /** The transaction `send` would sign, for the sender to sign instead, with its nonce reserved through `hooks`. */
+  async prepare(intent: WriteIntent<unknown>, hooks: PrepareHooks): Promise<PreparedTransactionResult> {
+    const { pair, sender, params } = intent.command;
+    const chain = await this.evmChain(pair, intent.kind === "launch" ? "token launch" : intent.kind);
+    await intent.preflight?.(chain);
+    const { transaction, expiresAt } = await prepareTransaction(chain, this.lock, { sender, ...intent.transaction }, hooks);
+    const { contractAddress } = intent.record(Number(transaction.nonce));
+    return {
+      chain: pair.chain,
+      network: pair.network,
+      type: params.type,
+      sender,
+      transaction,
+      expiresAt,
+      ...(intent.kind === "launch" ? { contractAddress } : {}),
+    };
   }
 
   /**

@@ -1,19 +1,18 @@
 import { randomUUID } from "node:crypto";
 
-import { getAddress, isAddress, type Transaction } from "ethers";
+import type { Transaction } from "ethers";
 
 import { resolveNetwork } from "../../domain/chains.js";
 import { ErrorCode, TokenServiceError } from "../../domain/errors.js";
 import type { EvmChain } from "../../chains/evm/chain.js";
-import type { LaunchResult } from "../../chains/evm/write/launch.js";
-import type { MintResult } from "../../chains/evm/write/mint.js";
 import { translateProviderError } from "../../chains/evm/provider-errors.js";
-import type { SignedTransactionInfo } from "../../chains/evm/write/send-transaction.js";
 import { assertSameAsPrepared, toPreparedTransaction } from "../../chains/evm/write/signed-transaction.js";
 import type {
   FaucetRequest,
   FaucetResult,
   LaunchRequest,
+  LaunchResult,
+  MintResult,
   MintRequest,
   PrepareHooks,
   PreparedTransactionResult,
@@ -21,7 +20,8 @@ import type {
 } from "../../domain/requests.js";
 import type { ChainWrites } from "./chain-writes.js";
 import { amountPair } from "../../domain/units.js";
-import { parseLaunchCommand, parseMintCommand, parseSigning, type EvmPair } from "../../domain/commands.js";
+import { parseLaunchCommand, parseMintCommand, parseSigning, type EvmPair, type Signing } from "../../domain/commands.js";
+import { launchIntent, mintIntent, type WriteIntent } from "./intents.js";
 import { decideGrant, decideSent } from "./decide.js";
 import { OperationTracker, isTransient, type TrackerSettings } from "./tracker.js";
 import {
@@ -50,30 +50,7 @@ export type PreparedOutcome = Omit<PreparedTransactionResult, "transaction"> & {
 /** How long a prepared transaction's nonce stays reserved by default: time to sign, a hardware wallet's confirmation included. */
 export const DEFAULT_NONCE_RESERVATION_MS = 120_000;
 
-/**
- * The pipeline's one port into the chain write, inside the sender's lock: the nonces it may not take, the check of a
- * caller-signed transaction, and the record written after signing and before the broadcast.
- */
-interface Recorder {
-  heldNonces(): Promise<number[]>;
-  acceptSigned(transaction: Transaction): Promise<void>;
-  beforeBroadcast(
-    signed: SignedTransactionInfo,
-    fields: Pick<NewOperation, "kind" | "tokenType" | "params" | "contractAddress">,
-  ): Promise<void>;
-}
-
 type Where = { apiKeyId: string | null; chain: string; network: string; sender: string };
-
-/** Records hold addresses checksummed, however the caller wrote them (the core validated them before signing). */
-function checksummed(params: Record<string, unknown>, fields: readonly string[]): Record<string, unknown> {
-  const normalized = { ...params };
-  for (const field of fields) {
-    const value = normalized[field];
-    if (typeof value === "string" && isAddress(value)) normalized[field] = getAddress(value);
-  }
-  return normalized;
-}
 
 /** The request waits this long before the tracker takes a `signed` record over: the request may still be broadcasting it. */
 const SIGNED_GRACE_MS = 15_000;
@@ -119,18 +96,7 @@ export class Operations {
 
   async launch(request: LaunchRequest, context: OperationContext = {}): Promise<LaunchOutcome> {
     const command = parseLaunchCommand(request);
-    const signing = parseSigning(request, command.sender);
-    const fields = {
-      kind: "launch" as const,
-      tokenType: command.params.type,
-      params: checksummed((request.token ?? {}) as Record<string, unknown>, ["minter", "account"]),
-    };
-    return this.recorded(context, command, (hooks) =>
-      this.writes.launchToken(command, signing, {
-        ...hooks,
-        beforeBroadcast: (signed) => hooks.beforeBroadcast(signed, { ...fields, contractAddress: signed.contractAddress }),
-      }),
-    );
+    return this.recorded(context, launchIntent(command, request.token), parseSigning(request, command.sender));
   }
 
   async mint(request: MintRequest, context: OperationContext = {}): Promise<MintOutcome> {
@@ -143,29 +109,23 @@ export class Operations {
       network: _network,
       type: _type,
       sender: _sender,
-      ...params
+      ...fields
     } = request;
-    const fields = {
-      kind: "mint" as const,
-      tokenType: command.params.type,
-      params: checksummed(params, ["to", "contractAddress"]),
-      contractAddress: command.params.contractAddress,
-    };
-    return this.recorded(context, command, (hooks) =>
-      this.writes.mintToken(command, signing, { ...hooks, beforeBroadcast: (signed) => hooks.beforeBroadcast(signed, fields) }),
-    );
+    return this.recorded(context, mintIntent(command, fields), signing);
   }
 
   /** The launch `launch` would send, unsigned, its nonce reserved for the sender until `expiresAt` (no record yet). */
   async prepareLaunch(request: Unsigned<LaunchRequest>): Promise<PreparedOutcome> {
-    const command = parseLaunchCommand(request);
-    return presentPrepared(await this.writes.prepareLaunch(command, this.reservations(command)));
+    return this.prepared(launchIntent(parseLaunchCommand(request), request.token));
   }
 
   /** The mint `mint` would send, unsigned, its nonce reserved for the sender until `expiresAt` (no record yet). */
   async prepareMint(request: Unsigned<MintRequest>): Promise<PreparedOutcome> {
-    const command = parseMintCommand(request);
-    return presentPrepared(await this.writes.prepareMint(command, this.reservations(command)));
+    return this.prepared(mintIntent(parseMintCommand(request), {}));
+  }
+
+  private async prepared(intent: WriteIntent<unknown>): Promise<PreparedOutcome> {
+    return presentPrepared(await this.writes.prepare(intent, this.reservations(intent.command)));
   }
 
   /**
@@ -384,29 +344,26 @@ export class Operations {
    */
   private async recorded<R extends { transactionHash: string; status: "pending" }>(
     context: OperationContext,
-    command: { pair: EvmPair; sender: string },
-    send: (recorder: Recorder) => Promise<R>,
+    intent: WriteIntent<R>,
+    signing: Signing,
   ): Promise<Omit<R, "status"> & Settled & { id: string }> {
     const id = context.id ?? randomUUID();
-    const where: Where = {
-      apiKeyId: context.apiKeyId ?? null,
-      chain: command.pair.chain,
-      network: command.pair.network,
-      sender: command.sender,
-    };
+    const { pair, sender } = intent.command;
+    const where: Where = { apiKeyId: context.apiKeyId ?? null, chain: pair.chain, network: pair.network, sender };
     this.start();
     // Known once signed: the chain is open by then.
     let pollMs = 0;
     let written = false;
     try {
       const result = await this.tracker.whileBroadcasting(id, () =>
-        send({
-          beforeBroadcast: async (signed, fields) => {
+        this.writes.send(intent, signing, {
+          beforeBroadcast: async (signed) => {
             pollMs = (await this.chainOf(where)).pollingIntervalMs;
             await this.store.insertOperation({
               id,
               ...where,
-              ...fields,
+              kind: intent.kind,
+              ...intent.record(signed.nonce),
               transactionHash: signed.transactionHash,
               nonce: signed.nonce,
               rawTransaction: signed.rawTransaction,

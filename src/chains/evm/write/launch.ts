@@ -1,32 +1,10 @@
-import { Interface, getCreateAddress, type TransactionLike } from "ethers";
+import { Interface } from "ethers";
 
-import type { TokenType } from "../../../domain/token-params.js";
+import type { LaunchParams } from "../../../domain/commands.js";
 import { serviceErc20Artifact, serviceErc721Artifact } from "../artifacts.js";
-import type { EvmChain } from "../chain.js";
 import { stringShape } from "./gas-shapes.js";
-import { prepareTransaction, sendTransaction, type BroadcastHooks, type SignedTransactionInfo } from "./send-transaction.js";
-import type { SenderLock } from "../sender-lock.js";
 
-import type { LaunchParams, Signing } from "../../../domain/commands.js";
-
-export type { LaunchParams, Signing } from "../../../domain/commands.js";
-
-export interface LaunchHooks extends Pick<BroadcastHooks, "heldNonces" | "acceptSigned"> {
-  /** Runs after signing, before broadcasting: the transaction hash and contract address are final from here on. */
-  beforeBroadcast?(info: SignedTransactionInfo & { contractAddress: string }): Promise<void>;
-}
-
-export interface LaunchResult {
-  transactionHash: string;
-  contractAddress: string;
-  status: "pending";
-  chain: string;
-  network: string;
-  type: TokenType;
-  sender: string;
-  nonce: number;
-  simulated: boolean;
-}
+export type { LaunchParams } from "../../../domain/commands.js";
 
 // Parsed once: a launch only encodes its constructor arguments after the shipped bytecode.
 const erc20Constructor = new Interface(serviceErc20Artifact.abi);
@@ -53,63 +31,4 @@ export function deploymentData(params: LaunchParams, sender: string): string {
   }
   const { name, symbol, uri } = params.token;
   return serviceErc721Artifact.bytecode + erc721Constructor.encodeDeploy([name, symbol, uri, sender]).slice(2);
-}
-
-/**
- * Deploys a token from `sender` and returns as soon as the node accepted the
- * transaction; the contract address follows from sender and nonce.
- */
-export async function launchToken(
-  chain: EvmChain,
-  lock: SenderLock,
-  sender: string,
-  signing: Signing,
-  params: LaunchParams,
-  hooks: LaunchHooks = {},
-): Promise<LaunchResult> {
-  const { beforeBroadcast, ...rest } = hooks;
-  const sent = await sendTransaction(
-    chain,
-    lock,
-    { sender, ...signing, data: deploymentData(params, sender), gasShape: gasShape(params) },
-    {
-      ...rest,
-      beforeBroadcast: async (info) =>
-        beforeBroadcast?.({ ...info, contractAddress: getCreateAddress({ from: sender, nonce: info.nonce }) }),
-    },
-  );
-  return {
-    transactionHash: sent.transactionHash,
-    contractAddress: getCreateAddress({ from: sender, nonce: sent.nonce }),
-    status: "pending",
-    chain: chain.info.chain,
-    network: chain.info.network,
-    type: params.type,
-    sender,
-    nonce: sent.nonce,
-    simulated: chain.simulated,
-  };
-}
-
-export interface PreparedLaunch {
-  transaction: TransactionLike;
-  contractAddress: string;
-  expiresAt: string;
-}
-
-/** The deployment as `sender` should sign it, its nonce reserved by `hooks.reserve`. */
-export async function prepareLaunch(
-  chain: EvmChain,
-  lock: SenderLock,
-  sender: string,
-  params: LaunchParams,
-  hooks: Parameters<typeof prepareTransaction>[3],
-): Promise<PreparedLaunch> {
-  const { transaction, expiresAt } = await prepareTransaction(
-    chain,
-    lock,
-    { sender, data: deploymentData(params, sender), gasShape: gasShape(params) },
-    hooks,
-  );
-  return { transaction, expiresAt, contractAddress: getCreateAddress({ from: sender, nonce: Number(transaction.nonce) }) };
 }

@@ -1,30 +1,13 @@
-import type { TransactionLike, TransactionReceipt } from "ethers";
+import type { TransactionReceipt } from "ethers";
 
 import { ErrorCode, TokenServiceError } from "../../../domain/errors.js";
-import type { TokenType } from "../../../domain/token-params.js";
 import type { EvmChain } from "../chain.js";
 import { translateProviderError } from "../provider-errors.js";
-import type { Signing } from "./launch.js";
-import { prepareTransaction, sendTransaction, type BroadcastHooks } from "./send-transaction.js";
-import type { SenderLock } from "../sender-lock.js";
 import { ERC721_INTERFACE_ID, MINTER_ROLE, erc20Interface, erc721Interface } from "../token-abi.js";
 
 import type { MintParams } from "../../../domain/commands.js";
 
 export type { MintParams } from "../../../domain/commands.js";
-
-export interface MintResult {
-  transactionHash: string;
-  status: "pending";
-  chain: string;
-  network: string;
-  type: TokenType;
-  contractAddress: string;
-  to: string;
-  tokenId?: string;
-  amount?: string;
-  simulated: boolean;
-}
 
 async function read(chain: EvmChain, to: string, data: string): Promise<string> {
   try {
@@ -38,7 +21,7 @@ async function read(chain: EvmChain, to: string, data: string): Promise<string> 
 const isTrue = (data: string) => data.length >= 66 && BigInt(data.slice(0, 66)) === 1n;
 
 /** Checks what the chain would refuse, so the caller gets a typed error instead of a reverted transaction. */
-async function preflight(chain: EvmChain, sender: string, params: MintParams): Promise<void> {
+export async function preflightMint(chain: EvmChain, sender: string, params: MintParams): Promise<void> {
   const iface = params.type === "ERC20" ? erc20Interface : erc721Interface;
   const [code, isMinter, isErc721] = await Promise.all([
     chain.provider.getCode(params.contractAddress).catch((error) => Promise.reject(translateProviderError(error, "the node"))),
@@ -84,47 +67,11 @@ async function preflight(chain: EvmChain, sender: string, params: MintParams): P
   }
 }
 
-function mintData(params: MintParams): string {
+export function mintData(params: MintParams): string {
   if (params.type === "ERC20") return erc20Interface.encodeFunctionData("mint", [params.to, params.amount]);
   if (params.tokenId !== undefined) return erc721Interface.encodeFunctionData("mintWithId", [params.to, params.tokenId, params.uri ?? ""]);
   if (params.uri) return erc721Interface.encodeFunctionData("mint(address,string)", [params.to, params.uri]);
   return erc721Interface.encodeFunctionData("mint(address)", [params.to]);
-}
-
-export async function mintToken(
-  chain: EvmChain,
-  lock: SenderLock,
-  sender: string,
-  signing: Signing,
-  params: MintParams,
-  hooks: BroadcastHooks = {},
-): Promise<MintResult> {
-  await preflight(chain, sender, params);
-  const sent = await sendTransaction(chain, lock, { sender, ...signing, to: params.contractAddress, data: mintData(params) }, hooks);
-  return {
-    transactionHash: sent.transactionHash,
-    status: "pending",
-    chain: chain.info.chain,
-    network: chain.info.network,
-    type: params.type,
-    contractAddress: params.contractAddress,
-    to: params.to,
-    ...(params.type === "ERC721" && params.tokenId !== undefined ? { tokenId: params.tokenId.toString() } : {}),
-    ...(params.type === "ERC20" ? { amount: params.amount.toString() } : {}),
-    simulated: chain.simulated,
-  };
-}
-
-/** The mint as `sender` should sign it (checked as a mint with the key would be), its nonce reserved by `hooks.reserve`. */
-export async function prepareMint(
-  chain: EvmChain,
-  lock: SenderLock,
-  sender: string,
-  params: MintParams,
-  hooks: Parameters<typeof prepareTransaction>[3],
-): Promise<{ transaction: TransactionLike; expiresAt: string }> {
-  await preflight(chain, sender, params);
-  return prepareTransaction(chain, lock, { sender, to: params.contractAddress, data: mintData(params) }, hooks);
 }
 
 /** The id an ERC721 mint produced, read from its Transfer event. */

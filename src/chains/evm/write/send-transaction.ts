@@ -18,6 +18,7 @@ export interface SignedTransactionInfo {
   rawTransaction: string;
 }
 
+/** The recorder port: how the operation pipeline takes part in a send, each call inside the sender lock. */
 export interface BroadcastHooks {
   /** Runs after signing and before broadcasting, inside the sender lock: the place to write a durable record. */
   beforeBroadcast?(info: SignedTransactionInfo): Promise<void>;

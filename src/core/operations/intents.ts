@@ -1,0 +1,97 @@
+import { getCreateAddress, isAddress, getAddress } from "ethers";
+
+import type { EvmChain } from "../../chains/evm/chain.js";
+import { deploymentData, gasShape } from "../../chains/evm/write/launch.js";
+import { mintData, preflightMint } from "../../chains/evm/write/mint.js";
+import type { LaunchCommand, MintCommand } from "../../domain/commands.js";
+import type { OperationKind } from "../../domain/lifecycle.js";
+import type { LaunchResult, MintResult } from "../../domain/requests.js";
+
+/**
+ * One write as data: what is sent (to, data, value 0), from whom on which pair, what its record holds, what would make
+ * the chain refuse it (checked before anything is signed) and what the caller is answered once the node accepted it.
+ * The pipeline (Operations with ChainWrites) records, signs, sends and tracks every intent the same way.
+ */
+export interface WriteIntent<Answer> {
+  kind: Exclude<OperationKind, "faucet">;
+  command: LaunchCommand | MintCommand;
+  transaction: {
+    /** Absent: a deployment. */
+    to?: string;
+    data: string;
+    /** Sends of one shape need the same gas but for their calldata (see gas-shapes.ts). */
+    gasShape?: string;
+  };
+  /** The record's fields besides those of the pipeline, given the nonce the transaction was signed with. */
+  record(nonce: number): { tokenType: string; params: Record<string, unknown>; contractAddress: string };
+  /** Refuses, with a typed error, what the chain would revert; runs before signing. */
+  preflight?(chain: EvmChain): Promise<void>;
+  /** The answer once the node accepted the transaction. */
+  answer(sent: { transactionHash: string; nonce: number }, chain: EvmChain): Answer;
+}
+
+/** Records hold addresses checksummed, however the caller wrote them (the command checked them). */
+function checksummed(params: Record<string, unknown>, fields: readonly string[]): Record<string, unknown> {
+  const normalized = { ...params };
+  for (const field of fields) {
+    const value = normalized[field];
+    if (typeof value === "string" && isAddress(value)) normalized[field] = getAddress(value);
+  }
+  return normalized;
+}
+
+/** A token deployment: the shipped contract's bytecode and constructor arguments; its address follows from the nonce. */
+export function launchIntent(command: LaunchCommand, requestedToken: unknown): WriteIntent<LaunchResult> {
+  const { pair, sender, params } = command;
+  const contractAddress = (nonce: number) => getCreateAddress({ from: sender, nonce });
+  return {
+    kind: "launch",
+    command,
+    transaction: { data: deploymentData(params, sender), gasShape: gasShape(params) },
+    record: (nonce) => ({
+      tokenType: params.type,
+      // The token fields as the caller gave them (amounts as strings), addresses checksummed.
+      params: checksummed((requestedToken ?? {}) as Record<string, unknown>, ["minter", "account"]),
+      contractAddress: contractAddress(nonce),
+    }),
+    answer: (sent, chain) => ({
+      transactionHash: sent.transactionHash,
+      contractAddress: contractAddress(sent.nonce),
+      status: "pending",
+      chain: pair.chain,
+      network: pair.network,
+      type: params.type,
+      sender,
+      nonce: sent.nonce,
+      simulated: chain.simulated,
+    }),
+  };
+}
+
+/** A mint call on a token this service's contracts launched; refused before signing when the chain would revert it. */
+export function mintIntent(command: MintCommand, requestedFields: Record<string, unknown>): WriteIntent<MintResult> {
+  const { pair, sender, params } = command;
+  return {
+    kind: "mint",
+    command,
+    transaction: { to: params.contractAddress, data: mintData(params) },
+    record: () => ({
+      tokenType: params.type,
+      params: checksummed(requestedFields, ["to", "contractAddress"]),
+      contractAddress: params.contractAddress,
+    }),
+    preflight: (chain) => preflightMint(chain, sender, params),
+    answer: (sent, chain) => ({
+      transactionHash: sent.transactionHash,
+      status: "pending",
+      chain: pair.chain,
+      network: pair.network,
+      type: params.type,
+      contractAddress: params.contractAddress,
+      to: params.to,
+      ...(params.type === "ERC721" && params.tokenId !== undefined ? { tokenId: params.tokenId.toString() } : {}),
+      ...(params.type === "ERC20" ? { amount: params.amount.toString() } : {}),
+      simulated: chain.simulated,
+    }),
+  };
+}
