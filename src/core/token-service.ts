@@ -105,7 +105,18 @@ export class TokenService {
         ? new DataDirectory(options.dataDir, "a token service (programmatic API)")
         : undefined;
     const dataDirectory = options.dataDirectory ?? this.ownDataDirectory;
-    this.evm = new EvmChains({ ...options, ...(dataDirectory ? { dataDirectory } : {}) });
+    this.evm = new EvmChains({
+      ...options,
+      ...(dataDirectory ? { dataDirectory } : {}),
+      // A chain that lost journal lines may lack transactions its records say are mined: the tracker checks each.
+      onJournalLoss: async (info) => {
+        const count = await this.operations.store.recheckMined(info.chain, info.network);
+        if (count > 0) {
+          this.operations.start();
+          this.operations.tracker.kick();
+        }
+      },
+    });
     this.bitcoin = options.bitcoin ?? noBitcoinBackends;
     const writes = new ChainWrites(this.evm, options.senderLock ?? new InProcessSenderLock(), this.bitcoin);
     this.operations = new Operations(

@@ -24,6 +24,7 @@ export const ErrorCode = {
   TRANSACTION_NOT_PREPARED: "TRANSACTION_NOT_PREPARED",
   NONCE_TAKEN: "NONCE_TAKEN",
   ALREADY_SUBMITTED: "ALREADY_SUBMITTED",
+  STORAGE_UNAVAILABLE: "STORAGE_UNAVAILABLE",
 } as const;
 
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];

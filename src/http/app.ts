@@ -233,7 +233,14 @@ export async function createServer(options: CreateServerOptions): Promise<TokenS
     throw error;
   }
   const waitTimeoutMs = options.waitTimeoutMs ?? 60_000;
-  for (const journal of journals) logger.info(journal, "replayed a simulated chain's journal");
+  for (const journal of journals) {
+    if (journal.tornBytes > 0 || journal.rejectedLines > 0) {
+      logger.warn(
+        journal,
+        `a simulated chain's journal had lines it could not trust (${journal.rejectedLines} damaged, ${journal.tornBytes} torn bytes): set aside in ${journal.setAsidePath}; records of transactions it lost are checked again`,
+      );
+    } else logger.info(journal, "replayed a simulated chain's journal");
+  }
   // Records a crash left signed are broadcast before new sends can take their nonces.
   await service.operations.tracker
     .runOnce()

@@ -47,6 +47,7 @@ export const STATUS_BY_CORE_CODE: Record<CoreErrorCode, number> = {
   [ErrorCode.TRANSACTION_NOT_PREPARED]: 409,
   [ErrorCode.NONCE_TAKEN]: 409,
   [ErrorCode.ALREADY_SUBMITTED]: 409,
+  [ErrorCode.STORAGE_UNAVAILABLE]: 503,
 };
 
 export class HttpError extends Error {

@@ -338,6 +338,17 @@ export class KyselyStore implements Store {
     return row === undefined ? undefined : this.toRecord(row);
   }
 
+  async recheckMined(chain: string, network: string): Promise<number> {
+    const result = await this.db
+      .updateTable("operations")
+      .set({ next_check_at: this.d.nowMs })
+      .where("chain", "=", chain)
+      .where("network", "=", network)
+      .where("status", "=", "mined")
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows);
+  }
+
   async findByTransactionHash(chain: string, network: string, transactionHash: string): Promise<OperationRecord | undefined> {
     const row = await this.db
       .selectFrom("operations")

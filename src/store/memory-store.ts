@@ -90,6 +90,16 @@ export class MemoryOperationStore implements OperationStore {
     for (const entry of this.entries.values()) if (entry.leaseOwner === owner) entry.leaseOwner = null;
   }
 
+  async recheckMined(chain: string, network: string): Promise<number> {
+    let count = 0;
+    for (const entry of this.entries.values()) {
+      if (entry.record.chain !== chain || entry.record.network !== network || entry.record.status !== "mined") continue;
+      entry.nextCheckAt = Date.now();
+      count++;
+    }
+    return count;
+  }
+
   async findByTransactionHash(chain: string, network: string, transactionHash: string): Promise<OperationRecord | undefined> {
     for (const { record } of this.entries.values()) {
       if (record.chain === chain && record.network === network && record.transactionHash?.toLowerCase() === transactionHash.toLowerCase()) {

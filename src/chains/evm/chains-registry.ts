@@ -23,6 +23,8 @@ export interface EvmChainsOptions {
   onNodeCall?: NodeCallObserver;
   /** false: a pair without an endpoint is not served (replicas must not each simulate a private chain). Default true. */
   simulatedChains?: boolean;
+  /** Told when a simulated chain started from a journal that had lines it could not trust (set aside, not replayed). */
+  onJournalLoss?(info: EvmNetworkInfo, replay: JournalReplay): Promise<void>;
 }
 
 /**
@@ -121,6 +123,10 @@ export class EvmChains {
       ...(this.options.onNodeCall ? { onNodeCall: this.options.onNodeCall } : {}),
       blockTimeSeconds: this.options.blockTimeSeconds ?? 0,
       ...(journalPath !== undefined ? { journalPath } : {}),
+    }).then(async (chain) => {
+      const replay = chain.replay;
+      if (replay !== undefined && (replay.tornBytes > 0 || replay.rejectedLines > 0)) await this.options.onJournalLoss?.(info, replay);
+      return chain;
     });
   }
 

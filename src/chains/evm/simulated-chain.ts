@@ -1,9 +1,6 @@
-import { appendFile, mkdir, readFile, truncate } from "node:fs/promises";
-import path from "node:path";
 import { BrowserProvider, toQuantity, type Eip1193Provider } from "ethers";
 import type { EvmChain, EvmNetworkInfo, NodeCallObserver, SimulatedChainConnection, SimulatedChainFactory } from "./chain.js";
-
-type JournalEntry = { op: "rawTransaction"; raw: string } | { op: "fund"; address: string; amount: string; grant?: string };
+import { ChainJournal, type JournalEntry } from "./journal.js";
 
 /** What a start-up replay found, for the operator. */
 export interface JournalReplay {
@@ -11,8 +8,12 @@ export interface JournalReplay {
   entries: number;
   bytes: number;
   milliseconds: number;
-  /** Bytes of an unfinished last line (a write cut short by kill -9), dropped. */
+  /** Bytes of an unfinished last line (a write cut short by kill -9 or a full disk), set aside. */
   tornBytes: number;
+  /** Lines in the middle that were not entries (a damaged file), set aside. */
+  rejectedLines: number;
+  /** Where what was set aside is kept. */
+  setAsidePath?: string;
 }
 
 export interface SimulatedChainOptions {
@@ -86,13 +87,15 @@ export class SimulatedChain implements EvmChain {
   /** Set when blocks are mined by EDR's timer, which no request of ours shows: the head is then part of the version. */
   private intervalMining = false;
   private readonly connection: SimulatedChainConnection;
+  private readonly journal: ChainJournal | undefined;
   broadcastAll: ((signedTransactions: string[]) => Promise<Array<PromiseSettledResult<string>>>) | undefined;
 
   private constructor(
     readonly info: EvmNetworkInfo,
     connection: SimulatedChainConnection,
-    private readonly journalPath: string | undefined,
+    journalPath: string | undefined,
   ) {
+    this.journal = journalPath === undefined ? undefined : new ChainJournal(journalPath);
     this.connection = {
       close: () => connection.close(),
       provider: {
@@ -139,27 +142,31 @@ export class SimulatedChain implements EvmChain {
     return this.connection.provider.request({ method, params });
   }
 
+  /** Journals the transaction (written and synced), then sends it: nothing is executed that a restart would not bring back. */
   async broadcast(signedTransaction: string): Promise<string> {
-    const hash = (await this.request("eth_sendRawTransaction", [signedTransaction])) as string;
-    await this.journal({ op: "rawTransaction", raw: signedTransaction });
-    return hash;
+    await this.journal?.append({ op: "rawTransaction", raw: signedTransaction });
+    return (await this.request("eth_sendRawTransaction", [signedTransaction])) as string;
   }
 
-  /** Sends every transaction at once, in order, then journals the accepted ones in that order, in one append. */
+  /**
+   * Journals every transaction in one write and sync, then sends them at once, in order. A journal that cannot be
+   * written refuses them all before any is executed. One the chain refuses stays in the journal: replayed in the
+   * same order, it is refused again.
+   */
   private async sendAll(signedTransactions: string[]): Promise<Array<PromiseSettledResult<string>>> {
-    const results = await Promise.allSettled(
-      signedTransactions.map((raw) => this.request("eth_sendRawTransaction", [raw]) as Promise<string>),
-    );
-    const accepted = signedTransactions.filter((_, index) => results[index]!.status === "fulfilled");
-    await this.journal(...accepted.map((raw): JournalEntry => ({ op: "rawTransaction", raw })));
-    return results;
+    try {
+      await this.journal?.append(...signedTransactions.map((raw): JournalEntry => ({ op: "rawTransaction", raw })));
+    } catch (error) {
+      return signedTransactions.map(() => ({ status: "rejected", reason: error }));
+    }
+    return Promise.allSettled(signedTransactions.map((raw) => this.request("eth_sendRawTransaction", [raw]) as Promise<string>));
   }
 
   async fund(address: string, amount: bigint, grantId?: string): Promise<bigint> {
     // A grant reads the balance and sets it higher: grants take turns, whoever makes them (a request, the tracker).
     const granted = this.granting.then(async () => {
+      await this.journal?.append({ op: "fund", address, amount: amount.toString(), ...(grantId !== undefined ? { grant: grantId } : {}) });
       const balance = await this.addBalance(address, amount);
-      await this.journal({ op: "fund", address, amount: amount.toString(), ...(grantId !== undefined ? { grant: grantId } : {}) });
       if (grantId !== undefined) this.grants.add(grantId);
       return balance;
     });
@@ -172,6 +179,7 @@ export class SimulatedChain implements EvmChain {
   }
 
   async close(): Promise<void> {
+    await this.journal?.close();
     await this.connection.close();
   }
 
@@ -186,54 +194,30 @@ export class SimulatedChain implements EvmChain {
     return this.connection.provider.request({ method, params });
   }
 
-  private async journal(...entries: JournalEntry[]): Promise<void> {
-    if (this.journalPath === undefined || entries.length === 0) return;
-    await mkdir(path.dirname(this.journalPath), { recursive: true, mode: 0o700 });
-    await appendFile(this.journalPath, entries.map((entry) => `${JSON.stringify(entry)}\n`).join(""), { mode: 0o600 });
-  }
-
   private async replayJournal(): Promise<void> {
-    if (this.journalPath === undefined) return;
+    if (this.journal === undefined) return;
     const started = performance.now();
-    let text: string;
-    try {
-      text = await readFile(this.journalPath, "utf8");
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === "ENOENT") return;
-      throw error;
-    }
-    // Every entry ends with a newline; text after the last one is a write that a crash cut short. Its
-    // transaction's record is still `signed`, and the operation tracker broadcasts it again.
-    const complete = text.lastIndexOf("\n") + 1;
-    const tornBytes = Buffer.byteLength(text.slice(complete));
-    if (tornBytes > 0) await truncate(this.journalPath, Buffer.byteLength(text.slice(0, complete)));
-    const lines = text.slice(0, complete).split("\n");
-    let entries = 0;
-    for (const [index, line] of lines.entries()) {
-      if (line.trim() === "") continue;
-      let entry: JournalEntry;
-      try {
-        entry = JSON.parse(line) as JournalEntry;
-      } catch {
-        throw new Error(
-          `${this.journalPath} line ${index + 1} is not a journal entry; restore the file from a backup or move it away to start the chain empty`,
-        );
-      }
-      entries++;
+    // What cannot be trusted (a torn or damaged line) is set aside, never a reason not to start. A transaction whose
+    // entry was lost has its record checked again by the tracker (see EvmChains' onJournalLoss).
+    const read = await this.journal.read();
+    if (read.entries.length === 0 && read.tornBytes === 0 && read.rejectedLines === 0) return;
+    for (const entry of read.entries) {
       if (entry.op === "fund") {
         await this.addBalance(entry.address, BigInt(entry.amount));
         if (entry.grant !== undefined) this.grants.add(entry.grant);
       } else {
-        // A transaction that reverted the first time reverts again; it still belongs to the history.
+        // A transaction that was refused or reverted the first time is refused or reverts again; it still belongs to the history.
         await this.request("eth_sendRawTransaction", [entry.raw]).catch(() => undefined);
       }
     }
     this.replay = {
-      path: this.journalPath,
-      entries,
-      bytes: Buffer.byteLength(text) - tornBytes,
+      path: this.journal.path,
+      entries: read.entries.length,
+      bytes: read.bytes,
       milliseconds: performance.now() - started,
-      tornBytes,
+      tornBytes: read.tornBytes,
+      rejectedLines: read.rejectedLines,
+      ...(read.setAsidePath !== undefined ? { setAsidePath: read.setAsidePath } : {}),
     };
   }
 }

@@ -72,8 +72,13 @@ export function decide(record: LeasedOperation, observation: Observation, policy
     case "no-transaction":
       return change({ status: "failed", reason: "no transaction hash recorded", checkInMs: null });
     case "grant":
+      if (record.status === "mined") {
+        // A grant looked at again after its chain lost journal lines: made again if it is gone, so the balance is back.
+        return observation.simulated && !observation.granted ? { action: "grant" } : change({ checkInMs: null });
+      }
       return decideGrantOnChain(observation);
     case "granted":
+      if (record.status === "mined") return change({ result: { balance: observation.balance.toString() }, checkInMs: null });
       return change({
         status: "mined",
         reason: "granted after a restart (the process that recorded it stopped first)",
@@ -125,6 +130,7 @@ function decideReorg(
 
 function decideOnChain(record: LeasedOperation, observation: Extract<Observation, { kind: "chain" }>, policy: DecidePolicy): Decision {
   const { receipt, head, pollMs: poll } = observation;
+  if (record.status === "mined") return change(decideMinedOnSimulatedChain(record, observation));
   // Accepted by the node while the process that sent it could not say so (it died before its tracker looked).
   if (record.status === "signed" && receipt !== null) {
     return change({ status: "pending", reason: "accepted by the node", missingSince: null, checkInMs: 0 });
@@ -174,6 +180,28 @@ function decideOnChain(record: LeasedOperation, observation: Extract<Observation
     return change({ status: "failed", reason: "the node does not know it and no raw transaction was stored", checkInMs: null });
   }
   return { action: "broadcast" };
+}
+
+/**
+ * A mined record on a simulated chain is looked at again only after the chain lost part of its journal: the block may
+ * have moved in the replay (its fields follow quietly), or the transaction is gone, and the record goes back to
+ * pending, where the tracker sends it again from its raw form.
+ */
+function decideMinedOnSimulatedChain(record: LeasedOperation, observation: Extract<Observation, { kind: "chain" }>): OperationChange {
+  const { receipt } = observation;
+  if (receipt !== null) {
+    const moved = receipt.blockNumber !== record.blockNumber || receipt.blockHash !== record.blockHash;
+    return { ...(moved ? { blockNumber: receipt.blockNumber, blockHash: receipt.blockHash } : {}), checkInMs: null };
+  }
+  return {
+    status: "pending",
+    reason: observation.inPool
+      ? "back in the pool after the simulated chain's journal was replayed"
+      : "lost with part of the simulated chain's journal: sending it again from the stored raw transaction",
+    blockNumber: null,
+    blockHash: null,
+    checkInMs: 0,
+  };
 }
 
 function decideBroadcast(

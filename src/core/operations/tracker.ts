@@ -218,7 +218,8 @@ export class OperationTracker {
       return { kind: "grant", simulated: true, granted: true, balance: await chain.provider.getBalance(address), chainLabel: label };
     }
     const poll = chain.pollingIntervalMs;
-    if (record.status === "mined") {
+    // On a simulated chain a mined record is looked at only after its journal lost lines: is the transaction still there?
+    if (record.status === "mined" && !chain.simulated) {
       const hash = record.blockNumber === null ? null : await this.canonicalBlocks.hashAt(chain, record.blockNumber);
       return { kind: "canonical", hash, pollMs: poll };
     }

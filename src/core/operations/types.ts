@@ -64,6 +64,11 @@ export interface OperationStore {
   leaseDueOperations(owner: string, leaseMs: number, limit: number, filter?: LeaseFilter): Promise<LeasedOperation[]>;
   /** Ends every lease `owner` holds, so other trackers take its records at once (a process stopping cleanly). */
   releaseLeases(owner: string): Promise<void>;
+  /**
+   * Makes every `mined` record of a pair due for a check now (a simulated chain lost part of its journal: the tracker
+   * finds out which transactions are gone). Answers how many.
+   */
+  recheckMined(chain: string, network: string): Promise<number>;
   /** The record of a transaction, by its hash on a pair. */
   findByTransactionHash(chain: string, network: string, transactionHash: string): Promise<OperationRecord | undefined>;
   /**

@@ -1,12 +1,14 @@
 import type { ErrorRequestHandler, Request } from "express";
 import type { Logger } from "pino";
 
-import { TokenServiceError } from "../../domain/errors.js";
+import { ErrorCode, TokenServiceError } from "../../domain/errors.js";
 import { isDatabaseUnavailable } from "../database-errors.js";
 import { HttpError, HttpErrorCode, STATUS_BY_CORE_CODE, type ErrorBody } from "../http-errors.js";
 
 /** Seconds a client is told to wait when the database is unreachable. */
 const DATABASE_RETRY_AFTER_SECONDS = 5;
+/** Seconds a client is told to wait when the service's own storage is full or out of file descriptors. */
+const STORAGE_RETRY_AFTER_SECONDS = 5;
 
 interface BodyParserError {
   type?: string;
@@ -16,7 +18,10 @@ interface BodyParserError {
 /** Every failure becomes the one error shape; a 500 only for our own bugs, never with a stack trace. */
 export function toErrorResponse(error: unknown): { status: number; body: ErrorBody; headers: Record<string, string> } {
   if (error instanceof TokenServiceError) {
-    return { status: STATUS_BY_CORE_CODE[error.code] ?? 400, body: { error: error.toJSON() }, headers: {} };
+    // Storage that ran out (a full disk, no file descriptor) comes back by itself: the client is told when to retry.
+    const headers: Record<string, string> =
+      error.code === ErrorCode.STORAGE_UNAVAILABLE ? { "Retry-After": String(STORAGE_RETRY_AFTER_SECONDS) } : {};
+    return { status: STATUS_BY_CORE_CODE[error.code] ?? 400, body: { error: error.toJSON() }, headers };
   }
   if (error instanceof HttpError) {
     return {
