@@ -9,6 +9,7 @@ import type { JournalReplay } from "../chains/evm/simulated-chain.js";
 import type { TrackerSettings } from "../core/operations/tracker.js";
 import type { LazyEndpoint, SimulatedChainFactory } from "../chains/evm/chain.js";
 import type { TokenService } from "../core/token-service.js";
+import { FINAL_STATUSES } from "../domain/lifecycle.js";
 import { composeTokenService } from "../compose.js";
 import { ApiKeyVerifier } from "./api-keys.js";
 import { apiReference } from "./api-reference.js";
@@ -151,6 +152,12 @@ function routeHandler(route: RouteDefinition, context: ServerContext) {
           async (operationId) => {
             const outcome = await context.service.operations.recover(operationId, context.waitTimeoutMs);
             return outcome === undefined ? undefined : { body: outcome };
+          },
+          async (operationId) => {
+            const record = await context.store.getOperation(operationId);
+            if (record === undefined) return undefined;
+            // A record still being followed is answered as the first request would have answered it then: 202.
+            return { status: FINAL_STATUSES.includes(record.status) ? 200 : 202, body: context.service.operations.outcomeOf(record) };
           },
         );
         if (outcome.replayed) response.set("Idempotent-Replayed", "true");

@@ -609,7 +609,7 @@ export class KyselyStore implements Store {
       if (existing.request_hash !== requestHash) return { state: "conflict" };
       if (existing.status === "done")
         return { state: "replay", statusCode: Number(existing.status_code), body: this.d.readJson(existing.body) };
-      if (Number(existing.lease_until) >= Number(existing.now_ms)) return { state: "in_progress" };
+      if (Number(existing.lease_until) >= Number(existing.now_ms)) return { state: "in_progress", operationId: existing.operation_id };
       // The owner died (or overran its lease): take the claim over, once, for whoever gets here first.
       const taken = await this.db
         .updateTable("idempotency")

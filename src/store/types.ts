@@ -14,7 +14,8 @@ export type IdempotencyBegin =
   | { state: "new" }
   | { state: "replay"; statusCode: number; body: unknown }
   | { state: "conflict" }
-  | { state: "in_progress" }
+  /** Another request holds the claim now; `operationId` names the operation it records, if it chose one. */
+  | { state: "in_progress"; operationId: string | null }
   /** The claim's owner died mid-request; the caller now holds it and settles it from the operation, if any. */
   | { state: "abandoned"; operationId: string | null };
 

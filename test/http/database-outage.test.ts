@@ -2,6 +2,7 @@ import { DatabaseSync } from "node:sqlite";
 import { expect } from "chai";
 import pg from "pg";
 
+import { resolveNetwork } from "../../src/domain/chains.js";
 import { isDataException, isDatabaseUnavailable } from "../../src/http/database-errors.js";
 import { eventually, startServer, type RunningServer } from "../helpers/http-server.js";
 import { freshPostgresSchema, requirePostgres } from "../helpers/postgres-schema.js";
@@ -121,6 +122,80 @@ describe("Database outage — 503 with Retry-After, never 500", function () {
         20_000,
       );
       expect(api.logs.text()).not.to.include('"code":"INTERNAL"');
+    });
+  });
+
+  describe("PostgreSQL lost while wait=mined launches wait: an answer after the broadcast is never 'retry'", function () {
+    let api: RunningServer;
+    let relay: TcpRelay;
+    let schema: { url: string; drop(): Promise<void> };
+    let direct: pg.Client;
+
+    before(async function () {
+      schema = await freshPostgresSchema(this, "hts_outage_wait");
+      const target = new URL(schema.url);
+      relay = await startTcpRelay({ host: target.hostname, port: Number(target.port || 5432) });
+      const throughRelay = new URL(schema.url);
+      throughRelay.hostname = "127.0.0.1";
+      throughRelay.port = String(relay.port);
+      // Blocks every 3 s: a launch waits for mining long enough for the database to go away under it.
+      api = await startServer({ databaseUrl: throughRelay.toString(), blockTimeSeconds: 3, waitTimeoutMs: 30_000 });
+      direct = new pg.Client({ connectionString: schema.url });
+      await direct.connect();
+    });
+
+    after(async function () {
+      await direct?.end();
+      await api?.stop();
+      await relay?.close();
+      await schema?.drop();
+    });
+
+    it("answers 202 with the operation's id and state; a retry with the same key gets that operation, not a second launch", async function () {
+      const pair = { chain: "ethereum", network: "sepolia" };
+      const wallet = (await api.call("POST", "/api/v1/wallets", pair)).body;
+      await api.call("POST", "/api/v1/faucet", { ...pair, address: wallet.address });
+      const body = (index: number) => ({
+        ...pair,
+        type: "ERC20",
+        token: { name: `Outage ${index}`, symbol: `OUT${index}` },
+        sender: wallet.address,
+        privateKey: wallet.privateKey,
+      });
+      const keys = [0, 1, 2].map((index) => `outage-wait-${index}-${Date.now()}`);
+      const launches = keys.map((key, index) => api.call("POST", "/api/v1/tokens?wait=mined", body(index), { "Idempotency-Key": key }));
+      // Once all three are recorded (read past the relay), the database goes away while they wait for their block.
+      await eventually(
+        async () => (await direct.query("SELECT count(*)::int AS n FROM operations WHERE kind = 'launch'")).rows[0].n as number,
+        (count) => count === 3,
+        20_000,
+        20,
+      );
+      await relay.cut();
+      const answers = await Promise.all(launches);
+      for (const answer of answers) {
+        expect(answer.status, JSON.stringify(answer.body)).to.equal(202);
+        expect(answer.body.id).to.be.a("string");
+        expect(["signed", "pending"]).to.include(answer.body.status);
+      }
+      await relay.restore();
+
+      const retries = await Promise.all(
+        keys.map((key, index) => api.call("POST", "/api/v1/tokens?wait=mined", body(index), { "Idempotency-Key": key })),
+      );
+      retries.forEach((retry, index) => {
+        expect(retry.status, JSON.stringify(retry.body)).to.be.oneOf([200, 202]);
+        expect(retry.body.id, "the same operation").to.equal(answers[index]!.body.id);
+        expect(retry.headers.get("idempotent-replayed")).to.equal("true");
+      });
+      const settled = await eventually(
+        async () => (await direct.query("SELECT status, contract_address FROM operations WHERE kind = 'launch'")).rows,
+        (rows) => rows.every((row) => row.status === "mined"),
+        30_000,
+      );
+      expect(settled, "three intents, three launches").to.have.length(3);
+      const chain = await api.server.service.evmChain(resolveNetwork("ethereum", "sepolia"), "read");
+      expect(await chain.provider.getTransactionCount(wallet.address), "no launch was sent twice").to.equal(3);
     });
   });
 

@@ -6,6 +6,7 @@ import { resolveNetwork } from "../../domain/chains.js";
 import { ErrorCode, TokenServiceError } from "../../domain/errors.js";
 import type { EvmChain } from "../../chains/evm/chain.js";
 import { translateProviderError } from "../../chains/evm/provider-errors.js";
+import type { SignedTransactionInfo } from "../../chains/evm/write/send-transaction.js";
 import { assertSameAsPrepared, toPreparedTransaction } from "../../chains/evm/write/signed-transaction.js";
 import type {
   FaucetRequest,
@@ -204,7 +205,9 @@ export class Operations {
     outcome: T,
     timeoutMs: number,
   ): Promise<T & { tokenId?: string }> {
-    const record = await this.wait(outcome.id, timeoutMs);
+    // The transaction is sent: a store that cannot be read now (a database outage) leaves the answer as it stood.
+    const record = await this.wait(outcome.id, timeoutMs).catch(() => undefined);
+    if (record === undefined) return outcome;
     const tokenId = record.result?.tokenId;
     return {
       ...outcome,
@@ -352,13 +355,12 @@ export class Operations {
     const where: Where = { apiKeyId: context.apiKeyId ?? null, chain: pair.chain, network: pair.network, sender };
     this.start();
     // Known once signed: the chain is open by then.
-    let pollMs = 0;
-    let written = false;
+    let signedAs: { info: SignedTransactionInfo; chain: EvmChain } | undefined;
     try {
       const result = await this.tracker.whileBroadcasting(id, () =>
         this.writes.send(intent, signing, {
           beforeBroadcast: async (signed) => {
-            pollMs = (await this.chainOf(where)).pollingIntervalMs;
+            const chain = await this.chainOf(where);
             await this.store.insertOperation({
               id,
               ...where,
@@ -370,28 +372,34 @@ export class Operations {
               status: "signed",
               error: null,
               reason: "signed",
-              checkInMs: pollMs,
+              checkInMs: chain.pollingIntervalMs,
               // Other processes' trackers keep off while this one may still be broadcasting it; if it dies, they take over.
               lease: { owner: this.tracker.owner, ms: SIGNED_GRACE_MS },
             });
-            written = true;
+            signedAs = { info: signed, chain };
           },
           heldNonces: () => this.store.heldNonces(where.chain, where.network, where.sender),
           acceptSigned: (transaction) => this.acceptSigned(where, transaction),
         }),
       );
-      this.tracker.kick(pollMs);
+      this.tracker.kick(signedAs?.chain.pollingIntervalMs ?? 0);
       return { ...result, id, status: "pending" as const, blockNumber: null };
     } catch (error) {
-      if (!written) throw error;
-      // The node may or may not have it when it did not answer: the record stays signed, and the tracker finds out and
-      // sends it if needed. A refusal is final.
+      if (signedAs === undefined) throw error;
+      // The node may or may not have it when it did not answer: the record stays signed, the tracker finds out and sends
+      // it if needed, and the caller is answered with the operation as it stands, never told to retry (a retry would
+      // launch twice). A refusal is final.
       const transient = isTransient(error);
-      const record = await this.store.changeOperation(id, decideSent({ ...errorOf(error), transient }, pollMs));
-      if (transient) this.tracker.follow(id);
-      if (transient && record !== undefined)
-        return { ...(this.outcomeOf(record) as unknown as Omit<R, "status">), id, status: "signed", blockNumber: null };
-      throw error;
+      const change = decideSent({ ...errorOf(error), transient }, signedAs.chain.pollingIntervalMs);
+      // The record may be unreachable now (a database outage); it is `signed` either way, and the tracker settles it.
+      const written = this.store.changeOperation(id, change).catch(() => undefined);
+      if (!transient) {
+        await written;
+        throw error;
+      }
+      this.tracker.follow(id);
+      void written;
+      return { ...intent.answer(signedAs.info, signedAs.chain), id, status: "signed", blockNumber: null };
     }
   }
 }

@@ -45,6 +45,8 @@ export async function runIdempotent(
   work: (operationId: string) => Promise<RouteResult>,
   /** The answer an operation's record gives, when a crash left its claim unfinished; undefined when nothing was recorded. */
   settle: (operationId: string) => Promise<RouteResult | undefined>,
+  /** The answer an operation's record gives as it stands now, without waiting; undefined when nothing was recorded. */
+  peek: (operationId: string) => Promise<RouteResult | undefined> = async () => undefined,
 ): Promise<IdempotentOutcome> {
   if (scope.key.length === 0 || scope.key.length > 255) {
     throw new TokenServiceError(ErrorCode.INVALID_ARGUMENT, "Idempotency-Key must be 1 to 255 characters", { field: "Idempotency-Key" });
@@ -64,6 +66,10 @@ export async function runIdempotent(
     );
   }
   if (claim.state === "in_progress") {
+    // The first request may have answered already and lost the database before it could say so here, or still be
+    // waiting for its transaction: once its record is readable, that record is the answer, never a second launch.
+    const recorded = claim.operationId === null ? undefined : await peek(claim.operationId).catch(() => undefined);
+    if (recorded !== undefined) return { replayed: true, result: recorded };
     throw new HttpError(
       409,
       HttpErrorCode.IDEMPOTENCY_IN_PROGRESS,
@@ -86,9 +92,27 @@ export async function runIdempotent(
   try {
     result = await work(operationId);
   } catch (error) {
-    await store.releaseIdempotent(scope.apiKeyId, scope.route, scope.key);
+    await releaseClaim(store, scope);
     throw error;
   }
-  await store.completeIdempotent(scope.apiKeyId, scope.route, scope.key, result.status ?? 200, result.body);
+  // An answer is given even when it cannot be kept here (the database went away): a retry then gets it from the
+  // operation's record, or runs anew when the request recorded nothing.
+  await store.completeIdempotent(scope.apiKeyId, scope.route, scope.key, result.status ?? 200, result.body).catch(() => undefined);
   return { replayed: false, result };
+}
+
+/** How often, and for how long, a claim whose request failed is released again while the database refuses. */
+const RELEASE_RETRY_MS = 1_000;
+
+/**
+ * Frees the key of a request that ended in an error, so a corrected retry runs at once. While the database refuses
+ * (the error may be its outage), the release is tried again until it holds or the claim's lease would end anyway.
+ */
+async function releaseClaim(store: Store, scope: { apiKeyId: string | null; route: string; key: string; leaseMs: number }): Promise<void> {
+  const until = Date.now() + scope.leaseMs;
+  const attempt = (): Promise<void> =>
+    store.releaseIdempotent(scope.apiKeyId, scope.route, scope.key).catch(() => {
+      if (Date.now() + RELEASE_RETRY_MS < until) setTimeout(() => void attempt(), RELEASE_RETRY_MS).unref();
+    });
+  await attempt();
 }
