@@ -17,6 +17,7 @@ import { AuthFailureLimiter } from "./auth-failures.js";
 import type { ServerContext } from "./context.js";
 import { weakEtag } from "./etag.js";
 import { cachedHealthCheck } from "./health.js";
+import { StorageHealth } from "./storage-health.js";
 import { HttpError, HttpErrorCode } from "./http-errors.js";
 import { createLogger } from "./logger.js";
 import { requireApiKey } from "./middleware/auth.js";
@@ -163,8 +164,11 @@ function routeHandler(route: RouteDefinition, context: ServerContext) {
         if (outcome.replayed) response.set("Idempotent-Replayed", "true");
         result = outcome.result;
       }
-      if (route.method === "post") sendWithoutEtag(response, result.status ?? 200, result.body);
-      else response.status(result.status ?? 200).json(result.body);
+      if (route.method === "post") {
+        // A write went through: storage that was out is back.
+        context.storage?.succeeded();
+        sendWithoutEtag(response, result.status ?? 200, result.body);
+      } else response.status(result.status ?? 200).json(result.body);
     } catch (error) {
       next(error);
     }
@@ -203,6 +207,8 @@ export async function createServer(options: CreateServerOptions): Promise<TokenS
     throw error;
   }
   const metrics = new ServiceMetrics(store);
+  const storage = new StorageHealth(dataDir, logger);
+  metrics.watchStorage(storage);
   let service: TokenService | undefined;
   let journals: JournalReplay[];
   try {
@@ -274,6 +280,7 @@ export async function createServer(options: CreateServerOptions): Promise<TokenS
     // Longer than any request may take (a wait=mined included), so only a dead owner's claim expires.
     idempotencyLeaseMs: settings.idempotencyLeaseMs ?? waitTimeoutMs + IDEMPOTENCY_LEASE_MARGIN_MS,
     idempotencyRetentionMs: options.idempotencyRetentionMs ?? settings.idempotencyRetentionMs,
+    storage,
   };
 
   const verifier = options.auth === false ? undefined : new ApiKeyVerifier(options.apiKeys ?? settings.apiKeys, store);
@@ -327,7 +334,7 @@ export async function createServer(options: CreateServerOptions): Promise<TokenS
   app.use((request, _response, next) =>
     next(new HttpError(404, HttpErrorCode.NOT_FOUND, `no route ${request.method} ${request.path}; see /docs`)),
   );
-  app.use(errorHandler(logger));
+  app.use(errorHandler(logger, context.storage));
 
   return {
     app,

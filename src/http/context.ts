@@ -3,6 +3,7 @@ import type { Logger } from "pino";
 import type { TokenService } from "../core/token-service.js";
 import type { Webhooks } from "../webhooks/webhooks.js";
 import type { Store } from "../store/types.js";
+import type { StorageHealth } from "./storage-health.js";
 
 /** What every route handler may use: the core, the store and the settings. */
 export interface ServerContext {
@@ -17,4 +18,6 @@ export interface ServerContext {
   idempotencyLeaseMs: number;
   /** How long an Idempotency-Key replays its first answer. */
   idempotencyRetentionMs: number;
+  /** Whether the service's own storage (the data directory) is usable. */
+  storage?: StorageHealth;
 }

@@ -32,9 +32,10 @@ function failure(endpoint: string, error: unknown): string {
  * Liveness plus per-backend readiness. Simulated chains start on first use, so
  * an unopened one is ready by definition; live endpoints get a short probe.
  */
-export async function checkHealth({ service, store }: ServerContext): Promise<HealthReport> {
+export async function checkHealth({ service, store, storage }: ServerContext): Promise<HealthReport> {
   const backends: Record<string, BackendHealth> = {};
   const probes: Array<Promise<void>> = [
+    ...(storage === undefined ? [] : [storage.check().then((health) => void (backends.storage = health))]),
     withTimeout(store.ping()).then(
       () => void (backends.database = { ready: true, detail: `${store.kind} (${store.location})` }),
       (error: unknown) => void (backends.database = { ready: false, detail: failure(store.kind, error) }),

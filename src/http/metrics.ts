@@ -68,6 +68,27 @@ export class ServiceMetrics {
     this.registry.registerMetric(lag);
   }
 
+  /** Reports whether the service's own storage is usable, and how many requests met it exhausted. */
+  watchStorage(storage: { readonly ready: boolean; readonly failureCount: number }): void {
+    new Gauge({
+      name: "token_service_storage_ready",
+      help: "1 while the data directory (chain journals, the embedded database) takes writes; 0 while full, read-only or out of file descriptors",
+      registers: [this.registry],
+      collect() {
+        this.set(storage.ready ? 1 : 0);
+      },
+    });
+    new Counter({
+      name: "token_service_storage_failures_total",
+      help: "Requests answered 503 STORAGE_UNAVAILABLE because the service's storage was exhausted",
+      registers: [this.registry],
+      collect() {
+        this.reset();
+        this.inc(storage.failureCount);
+      },
+    });
+  }
+
   /** Counts and times every request, labelled with the route that answered it. */
   requestMetrics(): RequestHandler {
     return (request, response, next) => {

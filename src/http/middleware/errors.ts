@@ -3,6 +3,7 @@ import type { Logger } from "pino";
 
 import { ErrorCode, TokenServiceError } from "../../domain/errors.js";
 import { isDatabaseUnavailable } from "../database-errors.js";
+import { isStorageExhausted, type StorageHealth } from "../storage-health.js";
 import { HttpError, HttpErrorCode, STATUS_BY_CORE_CODE, type ErrorBody } from "../http-errors.js";
 
 /** Seconds a client is told to wait when the database is unreachable. */
@@ -28,6 +29,18 @@ export function toErrorResponse(error: unknown): { status: number; body: ErrorBo
       status: error.status,
       body: { error: { code: error.code, message: error.message, ...(error.field ? { field: error.field } : {}) } },
       headers: error.headers,
+    };
+  }
+  if (isStorageExhausted(error)) {
+    return {
+      status: 503,
+      body: {
+        error: {
+          code: ErrorCode.STORAGE_UNAVAILABLE,
+          message: `the service's storage is full, read-only or out of file descriptors; nothing was done; retry in ${STORAGE_RETRY_AFTER_SECONDS} s`,
+        },
+      },
+      headers: { "Retry-After": String(STORAGE_RETRY_AFTER_SECONDS) },
     };
   }
   if (isDatabaseUnavailable(error)) {
@@ -82,10 +95,12 @@ export function toErrorResponse(error: unknown): { status: number; body: ErrorBo
   return { status: 500, body: { error: { code: HttpErrorCode.INTERNAL, message: "internal error; it has been logged" } }, headers: {} };
 }
 
-export function errorHandler(logger: Logger): ErrorRequestHandler {
+export function errorHandler(logger: Logger, storage?: StorageHealth): ErrorRequestHandler {
   return (error, request: Request, response, _next) => {
     const { status, body, headers } = toErrorResponse(error);
-    if (status >= 500) {
+    if (body.error.code === ErrorCode.STORAGE_UNAVAILABLE) storage?.failed(error);
+    // A storage outage is logged once, with its cause, by the storage health; not once per request.
+    if (status >= 500 && body.error.code !== ErrorCode.STORAGE_UNAVAILABLE) {
       // Logged by code and message only: upstream errors can quote signed transactions or endpoint credentials.
       const detail = error instanceof Error && status === 500 ? { name: error.name, stack: error.stack } : {};
       logger.error({ path: request.path, code: body.error.code, ...detail }, body.error.message);
