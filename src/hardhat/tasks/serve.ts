@@ -10,7 +10,6 @@ import { hardhatSimulatedChains } from "../simulated-chains.js";
 import { createServer, StartRefused } from "../../http/app.js";
 import { isLoopbackHost, listen, shutdown } from "../../http/listen.js";
 import { loadSettings, SettingsError, type Settings } from "../../http/settings.js";
-import { releaseMemoryWhenIdle } from "./support/idle-memory-release.js";
 import { makePrivate } from "./support/private-files.js";
 
 interface Args {
@@ -132,12 +131,10 @@ async function run(args: Args, hre: HardhatRuntimeEnvironment): Promise<void> {
     `  auth        ${args.noAuth ? "OFF (--no-auth, loopback only)" : "API key required (apiKey query parameter or x-api-key header)"}`,
   );
   console.log(lines.join("\n"));
-  const idleMemoryRelease = settings.idleMemoryReleaseMs > 0 ? releaseMemoryWhenIdle(http, settings.idleMemoryReleaseMs) : undefined;
 
   await new Promise<void>((resolve) => {
     const stop = (signal: string) => {
       console.log(`\n${signal}: finishing in-flight requests…`);
-      idleMemoryRelease?.stop();
       shutdown(http, server).then(resolve, (error) => {
         console.error("shutdown failed:", error instanceof Error ? error.message : error);
         resolve();
