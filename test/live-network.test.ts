@@ -187,6 +187,51 @@ describe("live network (a real JSON-RPC node over HTTP)", function () {
     await Promise.all(launches.map((launch) => expectMined(service, SEPOLIA, launch.transactionHash)));
   });
 
+  it("asks the node for eth_estimateGas on every send, launches of one shape included, one by one and batched", async function () {
+    const estimatesSince = (before: number) =>
+      proxy.requests
+        .slice(before)
+        .flat()
+        .filter((method) => method === "eth_estimateGas").length;
+    const erc20 = (index: number) =>
+      service.launch({
+        ...SEPOLIA,
+        type: "erc20",
+        // One shape: names and symbols of the same lengths, the same supply.
+        token: { name: `Shape ${index}`, symbol: `SH${index}`, initialSupply: "1000" },
+        sender: owner.address,
+        privateKey: owner.privateKey,
+      });
+    let before = proxy.requests.length;
+    const sequential = [];
+    for (let index = 0; index < 3; index++) {
+      sequential.push(await erc20(index));
+      expect(estimatesSince(before), `after launch ${index + 1}`).to.equal(index + 1);
+    }
+    before = proxy.requests.length;
+    const batched = await Promise.all(Array.from({ length: 4 }, (_, index) => erc20(3 + index)));
+    expect(estimatesSince(before)).to.equal(4);
+    before = proxy.requests.length;
+    const mint = await service.mint({
+      ...SEPOLIA,
+      type: "erc20",
+      contractAddress: sequential[0]!.contractAddress,
+      to: owner.address,
+      amount: "5",
+      sender: owner.address,
+      privateKey: owner.privateKey,
+    });
+    expect(estimatesSince(before)).to.equal(1);
+    for (const sent of [...sequential, ...batched, mint]) {
+      await expectMined(service, SEPOLIA, sent.transactionHash);
+      const transaction = (await rpc(node.url, "eth_getTransactionByHash", [sent.transactionHash])) as { gas: string; input: string };
+      const receipt = (await rpc(node.url, "eth_getTransactionReceipt", [sent.transactionHash])) as { gasUsed: string };
+      // The node's estimate with the service's headroom: at least what the transaction used, at most 20 % above it and a bit.
+      expect(BigInt(transaction.gas) >= BigInt(receipt.gasUsed)).to.equal(true);
+      expect(BigInt(transaction.gas) <= (BigInt(receipt.gasUsed) * 125n) / 100n).to.equal(true);
+    }
+  });
+
   it("goes live through TOKEN_SERVICE_RPC_<CHAIN>_<NETWORK> too", async function () {
     const fromEnv = await createTokenService({ hre, env: { TOKEN_SERVICE_RPC_ETHEREUM_SEPOLIA: node.url } });
     try {

@@ -44,6 +44,23 @@ describe("native public keys (EDR's libsecp256k1 offered by the plugin)", functi
     }
   });
 
+  it("leave ethers' keccak256 as the host registered it, and hash wallet addresses natively without it", function () {
+    let hostCalls = 0;
+    // The host's choice, as hardhat-ethers makes it on a network's first connection: EDR's keccak (counted here).
+    keccak256.register((data) => {
+      hostCalls++;
+      return hardhatNative().keccak256(data);
+    });
+    // Offered again, so the known-answer check runs again on the next key, as when a Hardhat runtime is created.
+    offerNativeCrypto(hardhatNative);
+    const wallets = Array.from({ length: 20 }, () => createWallet({ chain: "ethereum", network: "mainnet" }));
+    expect(nativeCrypto()).to.not.equal(undefined);
+    expect(hostCalls, "ethers' keccak256 was called for the service's own addresses").to.equal(0);
+    keccak256("0x");
+    expect(hostCalls, "the host's keccak256 is still the one ethers calls").to.equal(1);
+    for (const wallet of wallets) expect(wallet.address).to.equal(referenceAddress(wallet.privateKey));
+  });
+
   it("give bitcoin keys the points tiny-secp256k1 gives, compressed and not, and refuse out-of-range keys as it does", function () {
     const curve = withNativePublicKeys(tiny);
     for (let i = 0; i < 200; i++) {

@@ -15,6 +15,7 @@ import { ErrorCode } from "../src/domain/errors.js";
 import tokenServicePlugin from "../src/index.js";
 import { captureOutput } from "./helpers/capture-output.js";
 import { expectServiceError } from "./helpers/errors.js";
+import { modesUnder, notPrivate, underUmask } from "./helpers/file-modes.js";
 import { createFixtureProjectHRE, fixtureProjectRoot } from "./helpers/fixture-projects.js";
 
 const SEPOLIA = { chain: "ethereum", network: "sepolia" };
@@ -159,6 +160,28 @@ describe("plugin in a consumer project (test/fixture-projects/consumer)", functi
 
     it("never compiled anything in the consumer project", function () {
       expect(existsSync(path.join(root, "artifacts"))).to.equal(false);
+    });
+  });
+
+  describe("the host's process is left as it was", function () {
+    it("faucet and apikey:create create a fresh data directory 0700 and its files 0600 under a 022 umask, which they leave as it was", async function () {
+      const fresh = path.join(dataDir, "fresh", "data");
+      const own = await createFixtureProjectHRE("consumer", {
+        adjust: (config) => ({ ...config, tokenService: { ...config.tokenService, dataDir: fresh } }),
+      });
+      const { result: afterFaucet, umaskAfter } = await underUmask(0o022, async () => {
+        const wallet = (await runJsonTask(own, "wallet:create", { chain: "ethereum", chainNetwork: "sepolia" })).json;
+        // Recorded in the embedded store and journalled by the simulated chain.
+        await runJsonTask(own, "faucet", { chain: "ethereum", chainNetwork: "sepolia", address: wallet.address, amount: "1" });
+        // Read before apikey:create, which sets the modes of whatever it finds in the directory.
+        const modes = await modesUnder(fresh);
+        await runJsonTask(own, "apikey:create", { label: "modes" });
+        return modes;
+      });
+      expect(umaskAfter, "the process umask").to.equal(0o022);
+      expect(afterFaucet).to.include.members(["store.sqlite 600", "chains 700/", "chains/ethereum-sepolia.jsonl 600", ". 700/"]);
+      expect(afterFaucet.filter((line) => !line.endsWith(" 700/") && !line.endsWith(" 600"))).to.deep.equal([]);
+      expect(await notPrivate(path.join(dataDir, "fresh")), (await modesUnder(fresh)).join("\n")).to.deep.equal([]);
     });
   });
 

@@ -4,6 +4,7 @@ import path from "node:path";
 import { DatabaseSync } from "node:sqlite";
 
 import { ErrorCode, TokenServiceError } from "../domain/errors.js";
+import { createPrivateFile } from "./private-file.js";
 
 /** Who holds a data directory, as written beside the lock for the refusal message. */
 export interface DataDirectoryHolder {
@@ -53,7 +54,9 @@ export class DataDirectory {
   claim(): void {
     if (this.lock !== undefined) return;
     this.ensureExists();
-    const lock = new DatabaseSync(path.join(this.path, LOCK_FILE));
+    const lockFile = path.join(this.path, LOCK_FILE);
+    createPrivateFile(lockFile);
+    const lock = new DatabaseSync(lockFile);
     try {
       lock.exec("BEGIN EXCLUSIVE");
     } catch (error) {

@@ -1,4 +1,3 @@
-import { chmodSync, existsSync } from "node:fs";
 import { DatabaseSync, type SQLInputValue, type StatementSync } from "node:sqlite";
 
 import {
@@ -12,6 +11,8 @@ import {
   type Kysely,
   type SqliteDatabase,
 } from "kysely";
+
+import { createPrivateFile } from "./private-file.js";
 
 /** node:sqlite binds null, numbers, bigints, strings and bytes; booleans and dates are converted here. */
 function bindable(parameters: ReadonlyArray<unknown>): SQLInputValue[] {
@@ -70,9 +71,8 @@ class TransactionalDdlSqliteAdapter extends SqliteAdapter {
  * service), synchronous FULL (a commit survives a power cut, not only a crash), and a busy timeout.
  */
 export function openSqliteFile(file: string): DatabaseSync {
-  const created = !existsSync(file);
+  createPrivateFile(file);
   const db = new DatabaseSync(file);
-  if (created) chmodSync(file, 0o600);
   db.exec("PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA busy_timeout = 5000;");
   return db;
 }

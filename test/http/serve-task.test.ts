@@ -1,5 +1,5 @@
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
-import { mkdtemp, readdir, rm, stat } from "node:fs/promises";
+import { mkdtemp, readdir, readFile, rm, stat } from "node:fs/promises";
 import { createServer as createHttpServer, type IncomingMessage } from "node:http";
 import { createServer as createTcpServer } from "node:net";
 import { tmpdir } from "node:os";
@@ -179,9 +179,17 @@ describe("npx hardhat serve and apikey:create (real CLI, real socket)", function
     }
   });
 
-  it("creates its data directory and every file in it readable by the user only", async function () {
+  it("creates its data directory 0700 and every file in it 0600 under a 022 umask, which it leaves as it was", async function () {
     const privateDir = path.join(await mkdtemp(path.join(tmpdir(), "hts-private-")), "data");
-    const server = await serve(["--port", "0", "--data-dir", privateDir, "--block-time", "0", "--no-auth"]);
+    // The child inherits the umask at spawn: a permissive one, as most hosts have.
+    const previous = process.umask(0o022);
+    let starting: Promise<Serving>;
+    try {
+      starting = serve(["--port", "0", "--data-dir", privateDir, "--block-time", "0", "--no-auth"]);
+    } finally {
+      process.umask(previous);
+    }
+    const server = await starting;
     try {
       const wallet = await (
         await fetch(`${server.baseUrl}/api/v1/wallets`, {
@@ -196,6 +204,11 @@ describe("npx hardhat serve and apikey:create (real CLI, real socket)", function
         body: JSON.stringify({ chain: "ethereum", network: "sepolia", address: wallet.address }),
       });
       expect(funded.status).to.equal(200);
+      // While it serves, with its store and a chain's journal written: the serving process's umask, as Linux reports it.
+      const status = await readFile(`/proc/${server.child.pid}/status`, "utf8");
+      expect((await readFile(`/proc/${server.child.pid}/cmdline`, "utf8")).split("\0")).to.include("serve");
+      expect(/^Umask:\s+(\d+)$/m.exec(status)?.[1]).to.equal("0022");
+      expect(await openToOthers(privateDir)).to.deep.equal([]);
       server.child.kill("SIGTERM");
       expect(await server.exited).to.equal(0);
       expect(await openToOthers(privateDir)).to.deep.equal([]);

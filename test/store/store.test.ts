@@ -19,6 +19,7 @@ import { InProcessSenderLock } from "../../src/chains/evm/sender-lock.js";
 import { KyselyStore } from "../../src/store/kysely-store.js";
 import type { Database } from "../../src/store/schema.js";
 import { expectServiceError } from "../helpers/errors.js";
+import { modesUnder, notPrivate, underUmask } from "../helpers/file-modes.js";
 import { freshPostgresSchema } from "../helpers/postgres-schema.js";
 
 interface Backend {
@@ -604,6 +605,32 @@ describe("store on SQLite: the data directory", function () {
       scanned++;
     }
     expect(scanned).to.be.greaterThan(0);
+  });
+
+  it("creates a fresh data directory 0700 and its files (database, -wal, -shm, lock, holder) 0600 under a 022 umask, which it leaves as it was", async function () {
+    const fresh = path.join(dataDir, "fresh", "data");
+    const owner = new DataDirectory(fresh, "hardhat serve");
+    const { result: whileOpen, umaskAfter } = await underUmask(0o022, async () => {
+      const store = await openStore({ dataDir: fresh, dataDirectory: owner });
+      try {
+        await store.createApiKey("modes");
+        // Written while open: the write-ahead log and its index exist until the store closes.
+        return await modesUnder(fresh);
+      } finally {
+        await store.close();
+        owner.release();
+      }
+    });
+    expect(umaskAfter, "the process umask").to.equal(0o022);
+    expect(whileOpen).to.include.members([
+      "store.sqlite 600",
+      "store.sqlite-wal 600",
+      "store.sqlite-shm 600",
+      "owner.lock 600",
+      "owner.json 600",
+    ]);
+    expect(whileOpen.filter((line) => !line.endsWith(" 700/") && !line.endsWith(" 600"))).to.deep.equal([]);
+    expect(await notPrivate(path.join(dataDir, "fresh"))).to.deep.equal([]);
   });
 
   it("refuses a second service on the directory, and lets a store opened beside it (apikey:create) write what the service reads", async function () {

@@ -1,5 +1,3 @@
-import { keccak256 as ethersKeccak256 } from "ethers";
-
 import { secp256k1 } from "./secp256k1.js";
 
 /** Native implementations a host may hand the core; Hardhat hands EDR's (`hardhat/internal/native-crypto`). */
@@ -20,6 +18,8 @@ let native: NativeCrypto | null | undefined;
  * Offers native curve and hash code, loaded on the first key that needs it (not at start-up: a service that never
  * creates a wallet does not pay for it). It is used only if it derives the known key's public key as the WebAssembly
  * curve does and hashes as ethers does; otherwise, or if loading throws, keys keep coming from the WebAssembly curve.
+ * It serves the service's own key derivation only, called directly: ethers' global implementations (its registered
+ * keccak256, SigningKey) belong to the host process and are left as they are.
  */
 export function offerNativeCrypto(load: () => NativeCrypto): void {
   loadNative = load;
@@ -39,19 +39,9 @@ function checked(load: () => NativeCrypto): NativeCrypto | null {
     const derived = candidate.secp256k1PublicKeyFromSecretKey(CHECK_SECRET_KEY);
     if (!Buffer.from(derived).equals(Buffer.from(expected))) return null;
     if (Buffer.from(candidate.keccak256(new Uint8Array())).toString("hex") !== CHECK_KECCAK_OF_NOTHING) return null;
-    registerWithEthers(candidate);
     return candidate;
   } catch {
     return null;
-  }
-}
-
-/** ethers' address checksums then hash natively too, as hardhat-ethers arranges on a network's first connection. */
-function registerWithEthers(candidate: NativeCrypto): void {
-  try {
-    ethersKeccak256.register((data) => candidate.keccak256(data));
-  } catch {
-    // The application locked ethers' keccak256: its choice stands, and only our keys use the native code.
   }
 }
 

@@ -2,7 +2,7 @@ import path from "node:path";
 import type { HardhatRuntimeEnvironment } from "hardhat/types/hre";
 
 import { openStore } from "../../store/open-store.js";
-import { createFilesPrivately, makePrivate } from "./support/private-files.js";
+import { makePrivate } from "./support/private-files.js";
 
 interface Args {
   label?: string;
@@ -13,8 +13,7 @@ interface Args {
 /** Works beside a running `serve`: the embedded store takes a second writer, and the service reads keys from it on every call. */
 export default async function apiKeyCreate(args: Args, hre: HardhatRuntimeEnvironment): Promise<void> {
   const dataDir = args.dataDir ? path.resolve(args.dataDir) : hre.config.tokenService.dataDir;
-  // The database it may create holds key hashes: readable by this user only.
-  createFilesPrivately();
+  // The database it may create holds key hashes: the store creates it readable by this user only.
   const store = await openStore({ dataDir, ...(process.env.DATABASE_URL ? { databaseUrl: process.env.DATABASE_URL } : {}) });
   try {
     const created = await store.createApiKey(args.label);

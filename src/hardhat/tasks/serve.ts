@@ -10,8 +10,7 @@ import { hardhatSimulatedChains } from "../simulated-chains.js";
 import { createServer, StartRefused } from "../../http/app.js";
 import { isLoopbackHost, listen, shutdown } from "../../http/listen.js";
 import { loadSettings, SettingsError, type Settings } from "../../http/settings.js";
-import { releaseMemoryWhenIdle } from "./support/idle-memory-release.js";
-import { createFilesPrivately, makePrivate } from "./support/private-files.js";
+import { makePrivate } from "./support/private-files.js";
 
 interface Args {
   host: string;
@@ -74,9 +73,6 @@ async function run(args: Args, hre: HardhatRuntimeEnvironment): Promise<void> {
   const settings = checkedSettings();
   const blockTimeSeconds = args.blockTime === undefined ? undefined : parseNonNegative(args.blockTime, "--block-time");
   const waitTimeoutMs = args.waitTimeout === undefined ? undefined : parseNonNegative(args.waitTimeout, "--wait-timeout") * 1000;
-  // Everything the service creates from here on (database, chain state, lock files) is readable by this user only.
-  createFilesPrivately();
-
   const dataDir = args.dataDir ? path.resolve(args.dataDir) : hre.config.tokenService.dataDir;
   const rpcUrls = liveEndpoints(hre, process.env);
   try {
@@ -135,12 +131,10 @@ async function run(args: Args, hre: HardhatRuntimeEnvironment): Promise<void> {
     `  auth        ${args.noAuth ? "OFF (--no-auth, loopback only)" : "API key required (apiKey query parameter or x-api-key header)"}`,
   );
   console.log(lines.join("\n"));
-  const idleMemoryRelease = settings.idleMemoryReleaseMs > 0 ? releaseMemoryWhenIdle(http, settings.idleMemoryReleaseMs) : undefined;
 
   await new Promise<void>((resolve) => {
     const stop = (signal: string) => {
       console.log(`\n${signal}: finishing in-flight requests…`);
-      idleMemoryRelease?.stop();
       shutdown(http, server).then(resolve, (error) => {
         console.error("shutdown failed:", error instanceof Error ? error.message : error);
         resolve();

@@ -1,9 +1,11 @@
 import type { EvmChain } from "../chain.js";
 
 /**
- * The gas of a deployment, learnt once per shape: deployments of one contract whose constructor arguments have the same
- * shape (string lengths, which 32-byte words are zero) run the same code, write the same slots from zero to non-zero
- * and copy as many bytes, so they need the same gas but for their calldata, whose cost is counted per byte here.
+ * The gas of a deployment on a simulated chain, learnt once per shape: deployments of one contract whose constructor
+ * arguments have the same shape (string lengths, which 32-byte words are zero) run the same code, write the same slots
+ * from zero to non-zero and copy as many bytes, so they need the same gas but for their calldata, whose cost is counted
+ * per byte here (EIP-2028 only). Never used on a live chain, whose node estimates every send (send-transaction.ts): its
+ * rules may price calldata otherwise (EIP-7623's floor) or change at a hard fork.
  */
 interface Learnt {
   gas: bigint;
@@ -11,7 +13,7 @@ interface Learnt {
   at: number;
 }
 
-/** A live network may change its gas rules (a hard fork): what was learnt is asked again after this long. */
+/** What was learnt is asked again after this long (a simulated chain's rules change only with a new Hardhat). */
 const LEARNT_FOR_MS = 10 * 60_000;
 
 const learnt = new WeakMap<EvmChain, Map<string, Learnt>>();

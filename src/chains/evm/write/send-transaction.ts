@@ -37,8 +37,8 @@ export interface TransactionIntent {
   to?: string;
   data: string;
   /**
-   * Sends of one shape need the same gas but for their calldata (deployments of one contract: see gas-shapes.ts); the
-   * node is asked once per shape and chain. Absent: the node estimates every send.
+   * Sends of one shape need the same gas but for their calldata (deployments of one contract: see gas-shapes.ts); on a
+   * simulated chain the node is asked once per shape. Live chains, and sends without a shape, ask the node every time.
    */
   gasShape?: string;
 }
@@ -61,10 +61,13 @@ async function estimateGas(chain: EvmChain, request: TransactionIntent): Promise
 }
 
 /**
- * Each request's gas: from what its shape is known to need, or from the node, asked once for the first request of each
+ * Each request's gas. On a live chain the node estimates every send: only it knows its gas rules (EIP-7623's calldata
+ * floor, a hard fork's repricing), and an extrapolation would be blind to them. On the in-process simulated chain, whose
+ * rules are ours, from what its shape is known to need, or from the node, asked once for the first request of each
  * shape not known yet (the others of that shape follow it, or are estimated on their own if it failed).
  */
 async function estimateAll(chain: EvmChain, requests: TransactionIntent[]): Promise<Array<PromiseSettledResult<bigint>>> {
+  if (!chain.simulated) return Promise.allSettled(requests.map((request) => estimateGas(chain, request)));
   const firstOfShape = new Map<string, Promise<bigint>>();
   const estimates = requests.map((request) => {
     const shape = request.gasShape;

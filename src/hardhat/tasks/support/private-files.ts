@@ -1,18 +1,14 @@
 import { chmod, lstat, readdir } from "node:fs/promises";
 import path from "node:path";
 
-/** From now on, files and directories this process creates are readable by its user only. */
-export function createFilesPrivately(): void {
-  process.umask(0o077);
-}
-
 const goneIsFine = (error: NodeJS.ErrnoException) => {
   if (error.code !== "ENOENT") throw error;
 };
 
 /**
- * Sets directories under `root` to 0700 and files to 0600, whatever created them
- * (a data directory made by an older version, or by a process without the umask).
+ * Sets directories under `root` to 0700 and files to 0600, whatever created them (a data directory made by an older
+ * version that left modes to the umask). What the service creates itself it creates with these modes; the process's
+ * umask belongs to the host and is never changed.
  */
 export async function makePrivate(root: string): Promise<void> {
   const info = await lstat(root).catch(goneIsFine);

@@ -6,7 +6,6 @@ import { DataDirectory } from "../../../store/data-directory.js";
 import { TokenServiceError } from "../../../domain/errors.js";
 import type { TokenService } from "../../../core/token-service.js";
 import { DEFAULT_TRACKER_SETTINGS } from "../../../core/operations/tracker.js";
-import { createFilesPrivately } from "./private-files.js";
 
 /** How long a task waits for mining before it reports the status as it stands. */
 export const TASK_WAIT_MS = 120_000;
@@ -65,7 +64,6 @@ export async function withService(
     "while `hardhat serve` runs on it, make this call through the service's HTTP API (see the README), or stop the service first",
   );
   let service: TokenService | undefined;
-  if (options.recordsOperations) createFilesPrivately();
   const store = options.recordsOperations
     ? // Loaded only by the tasks that record: a wallet or a balance read needs no store.
       await (await import("../../../store/open-store.js")).openStore({ dataDir: dataDirectory.path, databaseUrl: process.env.DATABASE_URL })
