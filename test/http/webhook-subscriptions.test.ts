@@ -4,7 +4,7 @@ import type { AddressInfo } from "node:net";
 import { expect } from "chai";
 
 import { postEvent } from "../../src/webhooks/post-event.js";
-import { TargetGuard, isBlockedAddress } from "../../src/webhooks/target-guard.js";
+import { RefusedTarget, TargetGuard, isBlockedAddress } from "../../src/webhooks/target-guard.js";
 import { backoffMs } from "../../src/webhooks/delivery-worker.js";
 import { eventually, startServer, TEST_API_KEY, type RunningServer } from "../helpers/http-server.js";
 import { WebhookReceiver } from "../helpers/webhook-receiver.js";
@@ -199,6 +199,36 @@ describe("webhooks — subscriptions, scoping and the private-target guard", fun
     } finally {
       await receiver.close();
     }
+  });
+
+  it("judges every IPv6 form that carries an IPv4 address as that address, at registration and at delivery", async function () {
+    const carrying: Array<[string, string]> = [
+      ["[64:ff9b::169.254.169.254]", "NAT64, well-known prefix"],
+      ["[64:ff9b::a9fe:a9fe]", "NAT64, hex form"],
+      ["[64:ff9b:1::10.0.0.1]", "NAT64, local-use prefix"],
+      ["[::ffff:169.254.169.254]", "IPv4-mapped"],
+      ["[::ffff:0:10.0.0.1]", "IPv4-translated"],
+      ["[::127.0.0.1]", "IPv4-compatible"],
+      ["[2002:a9fe:a9fe::1]", "6to4"],
+      ["[2001:0:4136:e378:8000:63bf:f5ff:fffe]", "Teredo (client 10.0.0.1)"],
+    ];
+    const guard = new TargetGuard(false);
+    for (const [host, form] of carrying) {
+      const refused = await guard.checkRegistration(`http://${host}/hooks`).then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+      expect((refused as { field?: string })?.field, `${form}: ${host}`).to.equal("url");
+      // A name that resolves to it is refused when a delivery connects.
+      const rebinding = new TargetGuard(false, async () => [{ address: host.slice(1, -1), family: 6 }]);
+      const delivery = await rebinding.resolve(new URL("http://hooks.example/")).then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+      expect(delivery, `${form} at delivery`).to.be.instanceOf(RefusedTarget);
+    }
+    for (const host of ["[64:ff9b::808:808]", "[2002:808:808::1]", "[2001:4860:4860::8888]"])
+      expect(isBlockedAddress(host.slice(1, -1)), `${host} carries a public address`).to.equal(false);
   });
 
   it("follows no redirect: a 3xx is an answer that is not 2xx", async function () {
