@@ -3962,6 +3962,7 @@ export interface operations {
                             operationId: string;
                             /** @enum {string} */
                             status: "pending" | "delivered" | "failed";
+                            /** @description Attempts started, one a crash cut short included (it may have reached the receiver) */
                             attempts: number;
                             lastError: string | null;
                             lastResponseStatus: number | null;

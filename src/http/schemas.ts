@@ -349,7 +349,7 @@ export const DeliveryList = z.object({
       eventType: WebhookEventName,
       operationId: z.string(),
       status: z.enum(["pending", "delivered", "failed"]),
-      attempts: z.number().int(),
+      attempts: z.number().int().describe("Attempts started, one a crash cut short included (it may have reached the receiver)"),
       lastError: z.string().nullable(),
       lastResponseStatus: z.number().int().nullable(),
       nextAttemptAt: z.string().nullable().describe("While pending: when the next attempt is due"),

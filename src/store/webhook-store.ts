@@ -174,7 +174,8 @@ export class KyselyWebhookStore implements WebhookStore {
     if (anyDue === undefined) return [];
     const rows = await this.db
       .updateTable("webhook_deliveries")
-      .set({ lease_owner: owner, lease_until: sql`${now} + ${Math.round(leaseMs)}` })
+      // An attempt is counted when it starts: one a crash cuts short may have reached the receiver, and counts.
+      .set({ lease_owner: owner, lease_until: sql`${now} + ${Math.round(leaseMs)}`, attempts: sql<number>`${sql.ref("attempts")} + 1` })
       .where("id", "in", (eb) =>
         eb
           .selectFrom("webhook_deliveries")
@@ -212,7 +213,8 @@ export class KyselyWebhookStore implements WebhookStore {
           eventType: row.event_type as WebhookEvent,
           payload: this.d.readJson(row.payload),
           createdAt: iso(row.created_at)!,
-          attempts: Number(row.attempts),
+          // The attempts made before this one.
+          attempts: Number(row.attempts) - 1,
         },
       ];
     });
@@ -221,7 +223,6 @@ export class KyselyWebhookStore implements WebhookStore {
   async finishDelivery(id: string, owner: string, outcome: DeliveryOutcome): Promise<void> {
     const now = this.d.nowMs;
     const attempted = {
-      attempts: sql<number>`${sql.ref("attempts")} + 1`,
       last_response_status: outcome.responseStatus,
       lease_owner: null,
       lease_until: null,

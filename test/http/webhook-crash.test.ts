@@ -140,6 +140,7 @@ for (const variant of VARIANTS) {
       expect(attempts.length).to.equal(2);
       expect(attempts.map((event) => event.json.id)).to.deep.equal([inFlight[0]!.json.id, inFlight[0]!.json.id]);
       expect(delivered[0]!.id).to.equal(inFlight[0]!.json.id);
+      expect(delivered[0]!.attempts, "the attempt the crash cut short counts").to.equal(attempts.length);
     });
   });
 }
