@@ -18,6 +18,7 @@ import type { ServerContext } from "./context.js";
 import { weakEtag } from "./etag.js";
 import { cachedHealthCheck } from "./health.js";
 import { StorageHealth } from "./storage-health.js";
+import { noStore, securityHeaders } from "./security-headers.js";
 import { HttpError, HttpErrorCode } from "./http-errors.js";
 import { createLogger } from "./logger.js";
 import { requireApiKey } from "./middleware/auth.js";
@@ -292,7 +293,7 @@ export async function createServer(options: CreateServerOptions): Promise<TokenS
   app.disable("x-powered-by");
   app.set("etag", weakEtag);
   app.set("trust proxy", settings.trustProxy);
-  app.use(requestLog(logger), metrics.requestMetrics());
+  app.use(requestLog(logger), metrics.requestMetrics(), securityHeaders());
   if (verifier === undefined) app.use(requireLoopbackHost());
 
   app.get("/health", async (_request, response, next) => {
@@ -328,8 +329,8 @@ export async function createServer(options: CreateServerOptions): Promise<TokenS
         : [routeHandler(route, context)];
     for (const path of route.paths) api[route.method](path, ...handlers);
   }
-  app.use("/api/v1", api);
-  app.use("/v1", api);
+  app.use("/api/v1", noStore, api);
+  app.use("/v1", noStore, api);
 
   app.use((request, _response, next) =>
     next(new HttpError(404, HttpErrorCode.NOT_FOUND, `no route ${request.method} ${request.path}; see /docs`)),

@@ -31,6 +31,7 @@ describe("HTTP service — /docs in a real headless browser", function () {
   let page: Page;
   const requests: Request[] = [];
   const responses: Response[] = [];
+  const policyViolations: string[] = [];
 
   before(async function () {
     const missing = chromiumMissing();
@@ -43,6 +44,9 @@ describe("HTTP service — /docs in a real headless browser", function () {
     page = await browser.context.newPage();
     page.on("request", (request) => requests.push(request));
     page.on("response", (response) => responses.push(response));
+    page.on("console", (message) => {
+      if (/content security policy/i.test(message.text())) policyViolations.push(message.text());
+    });
   });
 
   after(async function () {
@@ -110,5 +114,16 @@ describe("HTTP service — /docs in a real headless browser", function () {
     await shownStatus.waitFor();
     expect(await shownStatus.textContent()).to.include("200");
     expect(responses).to.include(response);
+  });
+
+  it("runs under its content security policy, framed by nobody, and the API's answers are never cached", async function () {
+    const page = responses.find((response) => new URL(response.url()).pathname === "/docs")!;
+    const headers = await page.allHeaders();
+    expect(headers["content-security-policy"]).to.include("frame-ancestors 'none'").and.to.include("script-src 'self'");
+    expect(headers["x-frame-options"]).to.equal("DENY");
+    expect(headers["x-content-type-options"]).to.equal("nosniff");
+    expect(policyViolations, "what the policy refused while the page ran").to.deep.equal([]);
+    const wallet = responses.find((response) => new URL(response.url()).pathname === "/api/v1/wallets")!;
+    expect((await wallet.allHeaders())["cache-control"], "an answer carrying a private key").to.equal("no-store");
   });
 });
