@@ -289,7 +289,7 @@ function run(command: string, args: string[], cwd: string): Promise<void> {
 
 /**
  * A new Hardhat project with the packed package installed (npm pack, then npm install from npm's cache where
- * it can, as test/package.test.ts does) and the README's plugin config: `serve` there runs dist/ JavaScript.
+ * it can, as test/package.test.ts does) and a minimal plugin config: `serve` there runs dist/ JavaScript.
  * The caller removes the returned directory.
  */
 export async function packedPackageProject(): Promise<string> {

@@ -23,7 +23,7 @@ describe("tokenService.rpc: a configuration variable is read only when its pair 
   before(async function () {
     delete process.env[VARIABLE];
     dataDir = await mkdtemp(path.join(tmpdir(), "hts-lazy-rpc-"));
-    // The README's plugin config, with the variable not set.
+    // The documented plugin config (docs/plugin.md), with the variable not set.
     hre = await createFixtureProjectHRE("consumer", {
       adjust: (config) => ({
         ...config,

@@ -8,33 +8,57 @@ import { expect } from "chai";
 import { toQuantity, Wallet as EthersWallet } from "ethers";
 
 import { cleanEnvironment, type CliResult } from "./helpers/cli.js";
+import { codeExamples, textShape, withRecordedOutputs, type CodeExample } from "./helpers/doc-walkthrough.js";
 import { rpc } from "./helpers/json-rpc-servers.js";
 import { startServe } from "./helpers/serve-process.js";
 import { closedPort } from "./helpers/service.js";
 
 const ROOT = path.resolve(import.meta.dirname, "..");
 
-/** The README's section that tells a Hardhat user how to install and configure the plugin: what this test follows. */
-function userSection(): string {
-  const readme = readFileSync(path.join(ROOT, "README.md"), "utf8");
-  const start = readme.indexOf("\n## Use it from another Hardhat project\n");
-  expect(start, "README section 'Use it from another Hardhat project'").to.be.greaterThan(-1);
-  const end = readme.indexOf("\n## ", start + 1);
-  return readme.slice(start, end === -1 ? undefined : end);
-}
+/** The page that tells a Hardhat user how to install and configure the plugin: what this test follows. */
+const PLUGIN_PAGE = "docs/plugin.md";
+const pluginPage = () => readFileSync(path.join(ROOT, PLUGIN_PAGE), "utf8");
 const fencedBlocks = (language: string) =>
-  [...userSection().matchAll(new RegExp("```" + language + "\\n([\\s\\S]*?)```", "g"))].map((match) => match[1]!);
-/** The README's install commands, comments dropped: `npm pack` in the clone, then `npm install` of the tarball. */
-const readmeInstallCommands = () =>
+  [...pluginPage().matchAll(new RegExp("```" + language + "\\n([\\s\\S]*?)```", "g"))].map((match) => match[1]!);
+/**
+ * The page's install commands, as written (comments dropped): `npm pack` in the clone, then the others in the user's
+ * project, each through a shell, as a reader types them.
+ */
+const documentedInstallCommands = () =>
   (fencedBlocks("sh")[0] ?? "")
     .split("\n")
-    .map((line) => line.replace(/#.*$/, "").trim())
-    .filter((line) => line !== "")
-    .map((line) => line.split(/\s+/));
-/** The README's plugin config, written verbatim as the new project's hardhat.config.ts. */
-const readmeConfig = () => fencedBlocks("ts").find((block) => block.startsWith("// hardhat.config.ts\n"));
+    .map((line) => line.replace(/\s+#.*$/, "").trim())
+    .filter((line) => line !== "");
+/** The page's plugin config, written verbatim as the new project's hardhat.config.ts. */
+const documentedConfig = () => fencedBlocks("ts").find((block) => block.startsWith("// hardhat.config.ts\n"));
 
-/** The only configuration variable the README's config uses; each test says whether it is set. */
+/** Every TypeScript example of the README and docs/ that imports this package: each runs here, as a user runs it. */
+async function packageExamples(): Promise<CodeExample[]> {
+  const pages = (await readdir(path.join(ROOT, "docs"), { recursive: true }))
+    .map((name) => path.join("docs", String(name)))
+    .filter((name) => name.endsWith(".md"));
+  return ["README.md", ...pages.sort()]
+    .flatMap((page) => codeExamples(page))
+    .filter((example) => /from "hardhat-token-service\//.test(example.code));
+}
+
+const RECORD = process.env.README_TEST_RECORD === "1";
+
+/** What an example printed, checked against the `text` block under it (or, recording, written there). */
+async function checkExampleOutput(example: CodeExample, printed: string): Promise<void> {
+  if (!example.shown) return;
+  if (RECORD) {
+    const page = path.join(ROOT, example.file);
+    await writeFile(page, withRecordedOutputs(await readFile(page, "utf8"), [{ shown: example.shown, text: printed.trim() }]));
+    return;
+  }
+  expect(
+    printed.trim(),
+    `${example.path} (${example.file} line ${example.line}) printed:\n${printed}\n\nshown:\n${example.shown.text}`,
+  ).to.match(textShape(example.shown.text));
+}
+
+/** The only configuration variable the documented config uses; each test says whether it is set. */
 const SEPOLIA_VARIABLE = "SEPOLIA_RPC_URL";
 
 /** A synchronous module hook (Node 24's `module.registerHooks`) that lists every module a process resolves, at exit. */
@@ -117,18 +141,7 @@ async function startHardhatNode(hardhatBin: string, cwd: string, chainId: number
   }
 }
 
-const CLIENT_FLOW = `import { Wallet } from "ethers";
-import { createTokenServiceClient, launchToken, waitForOperation } from "hardhat-token-service/client";
-
-const client = createTokenServiceClient({ baseUrl: process.env.BASE_URL, apiKey: process.env.API_KEY });
-const wallet = Wallet.createRandom();
-await client.POST("/api/v1/faucet", { body: { chain: "ethereum", network: "sepolia", address: wallet.address } });
-const launched = await launchToken(client, { chain: "ethereum", network: "sepolia", type: "ERC20", token: { name: "Gold", symbol: "GLD" } }, wallet);
-const final = await waitForOperation(client, launched.id, { timeoutMs: 60_000 });
-console.log(JSON.stringify({ launched: launched.status, final: final.status }));
-`;
-
-describe("the package as users get it: the README's install commands and plugin config in a new Hardhat project", function () {
+describe("the package as users get it: docs/plugin.md's install commands and plugin config in a new Hardhat project", function () {
   let project: string;
   let packs: string;
   let hardhatBin: string;
@@ -137,30 +150,39 @@ describe("the package as users get it: the README's install commands and plugin 
 
   before(async function () {
     this.timeout(600_000);
-    const config = readmeConfig();
-    expect(config, "README: a ```ts block starting with // hardhat.config.ts").to.be.a("string");
-    const [pack, install] = readmeInstallCommands();
-    expect(pack, "README: the first install command packs the clone").to.deep.equal(["npm", "pack"]);
-    expect(install!.slice(0, 2), "README: the second installs into the project").to.deep.equal(["npm", "install"]);
+    const config = documentedConfig();
+    expect(config, `${PLUGIN_PAGE}: a \`\`\`ts block starting with // hardhat.config.ts`).to.be.a("string");
+    const [pack, ...inProject] = documentedInstallCommands();
+    expect(pack, `${PLUGIN_PAGE}: the first install command packs the clone`).to.equal("npm pack");
+    const install = inProject.find((command) => command.startsWith("npm install "));
+    expect(install, `${PLUGIN_PAGE}: a command installs the tarball into the project`).to.be.a("string");
     packs = await mkdtemp(path.join(tmpdir(), "hts-pack-"));
     project = await mkdtemp(path.join(tmpdir(), "hts-user-"));
     hardhatBin = path.join(project, "node_modules/.bin/hardhat");
 
     // As written, but packed outside the clone (parallel runs would share one tarball).
-    const packed = await run(pack![0]!, [...pack!.slice(1), "--pack-destination", packs], ROOT);
+    const packed = await run("npm", ["pack", "--pack-destination", packs], ROOT);
     expect(packed.code, packed.stderr).to.equal(0);
     const [tarball] = (await readdir(packs)).filter((name) => name.endsWith(".tgz"));
-    const readmeTarball = install!.find((word) => word.endsWith(".tgz"))!;
-    expect(path.basename(readmeTarball), "the README names the tarball npm pack writes").to.equal(tarball);
+    const documentedTarball = install!.split(/\s+/).find((word) => word.endsWith(".tgz"))!;
+    expect(path.basename(documentedTarball), `${PLUGIN_PAGE} names the tarball npm pack writes`).to.equal(tarball);
 
-    await writeFile(
-      path.join(project, "package.json"),
-      JSON.stringify({ name: "my-tokens", version: "1.0.0", type: "module", private: true }),
+    // A new project, its package.json as `npm init` leaves it: no "type" yet (the page's commands set it).
+    await writeFile(path.join(project, "package.json"), JSON.stringify({ name: "my-tokens", version: "1.0.0", private: true }));
+    for (const command of inProject) {
+      // As written, with the tarball's real path; npm's cache first (--prefer-offline), the npm registry for what it lacks.
+      const adapted =
+        command === install
+          ? `${command.replace(documentedTarball, path.join(packs, tarball!))} --no-audit --no-fund --prefer-offline`
+          : command;
+      const result = await run("bash", ["-c", adapted], project);
+      expect(result.code, `${command}\n${result.stderr}`).to.equal(0);
+    }
+    const manifest = JSON.parse(await readFile(path.join(project, "package.json"), "utf8"));
+    expect(manifest.type, `${PLUGIN_PAGE}: its commands make the project an ES module`).to.equal("module");
+    expect(await readFile(path.join(project, ".gitignore"), "utf8"), `${PLUGIN_PAGE}: its commands ignore the data directory`).to.include(
+      ".token-service/",
     );
-    // As written, with the tarball's real path; npm's cache first (--prefer-offline), the npm registry for what it lacks.
-    const args = install!.slice(1).map((word) => (word === readmeTarball ? path.join(packs, tarball!) : word));
-    const installed = await run(install![0]!, [...args, "--no-audit", "--no-fund", "--prefer-offline"], project);
-    expect(installed.code, installed.stderr).to.equal(0);
     await writeFile(path.join(project, "hardhat.config.ts"), config!);
     await writeFile(path.join(packs, "list-modules.mjs"), MODULE_LIST_HOOK);
   });
@@ -396,14 +418,18 @@ export const clientTypes: [IsAny<paths>, IsAny<Launch>, Same<Launch["status"], "
     expect(checked.code, checked.stdout + checked.stderr).to.equal(0);
   });
 
-  it("runs the README's programmatic snippet, as written, with hardhat run --no-compile", async function () {
-    const snippet = fencedBlocks("ts").find((block) => block.includes('from "hardhat-token-service/api"'));
-    expect(snippet, "README: the programmatic snippet").to.be.a("string");
-    await mkdir(path.join(project, "scripts"), { recursive: true });
-    await writeFile(path.join(project, "scripts/launch.ts"), snippet!);
-    const result = await hardhat(["run", "--no-compile", "scripts/launch.ts"]);
-    expect(result.code, result.stdout + result.stderr).to.equal(0);
-    expect(result.stdout).to.include("GLD").and.to.include("'1000000000000000000000'").and.to.include("uiBalance: '1000'");
+  it("runs every programmatic example of the README and docs/, as written, with hardhat run --no-compile", async function () {
+    const examples = (await packageExamples()).filter((example) => example.code.includes('from "hardhat-token-service/api"'));
+    expect(examples.map((example) => example.file)).to.include.members(["README.md", PLUGIN_PAGE]);
+    for (const example of examples) {
+      await mkdir(path.join(project, path.dirname(example.path)), { recursive: true });
+      await writeFile(path.join(project, example.path), example.code);
+      const result = await hardhat(["run", "--no-compile", example.path]);
+      expect(result.code, `${example.path} (${example.file} line ${example.line})\n${result.stdout}${result.stderr}`).to.equal(0);
+      // Every example runs on a simulated chain, and says so.
+      expect(result.stdout, `${example.path} (${example.file} line ${example.line})`).to.match(/simulated:? true/);
+      await checkExampleOutput(example, result.stdout);
+    }
   });
 
   it("serves the HTTP API with npx hardhat serve", async function () {
@@ -413,14 +439,22 @@ export const clientTypes: [IsAny<paths>, IsAny<Launch>, Same<Launch["status"], "
       expect(created.status).to.equal(200);
       expect(created.body.address).to.match(/^tb1q/);
       expect((await serve.call("GET", "/openapi.json")).status).to.equal(200);
-      // The typed client from the package: an ERC20 signed here, with a key the service never sees.
-      await writeFile(path.join(project, "client-flow.mjs"), CLIENT_FLOW);
-      const flow = await run(process.execPath, ["client-flow.mjs"], project, {
-        BASE_URL: serve.baseUrl,
-        API_KEY: "package-test-key-0123456789",
-      });
-      expect(flow.code, flow.stdout + flow.stderr).to.equal(0);
-      expect(JSON.parse(flow.stdout)).to.deep.equal({ launched: "pending", final: "mined" });
+      // The typed client's examples (docs/http-api.md): an ERC20 signed here, with a key the service never sees. The one
+      // change: the service listens on a free port instead of 8080.
+      const examples = (await packageExamples()).filter((example) => example.code.includes('from "hardhat-token-service/client"'));
+      expect(examples, "the typed client's example in docs/").to.have.length.greaterThan(0);
+      for (const example of examples) {
+        expect(example.code, `${example.path}: the service's address`).to.include('"http://127.0.0.1:8080"');
+        await mkdir(path.join(project, path.dirname(example.path)), { recursive: true });
+        await writeFile(
+          path.join(project, example.path),
+          example.code.replaceAll('"http://127.0.0.1:8080"', JSON.stringify(serve.baseUrl)),
+        );
+        const result = await hardhat(["run", "--no-compile", example.path], { API_KEY: "package-test-key-0123456789" });
+        expect(result.code, `${example.path} (${example.file} line ${example.line})\n${result.stdout}${result.stderr}`).to.equal(0);
+        expect(result.stdout).to.include("mined in block").and.to.include("signed → pending → mined");
+        await checkExampleOutput(example, result.stdout);
+      }
     } finally {
       expect(await serve.stop()).to.equal(0);
     }

@@ -407,7 +407,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (see the README's error table) */
+                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
                             code: string;
                             message: string;
                             /** @description The request field the error concerns */
@@ -427,7 +427,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (see the README's error table) */
+                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
                             code: string;
                             message: string;
                             /** @description The request field the error concerns */
@@ -447,7 +447,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (see the README's error table) */
+                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
                             code: string;
                             message: string;
                             /** @description The request field the error concerns */
@@ -467,7 +467,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (see the README's error table) */
+                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
                             code: string;
                             message: string;
                             /** @description The request field the error concerns */
@@ -487,7 +487,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (see the README's error table) */
+                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
                             code: string;
                             message: string;
                             /** @description The request field the error concerns */
@@ -507,7 +507,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (see the README's error table) */
+                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
                             code: string;
                             message: string;
                             /** @description The request field the error concerns */
@@ -527,7 +527,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (see the README's error table) */
+                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
                             code: string;
                             message: string;
                             /** @description The request field the error concerns */
@@ -547,7 +547,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (see the README's error table) */
+                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
                             code: string;
                             message: string;
                             /** @description The request field the error concerns */
@@ -567,7 +567,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (see the README's error table) */
+                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
                             code: string;
                             message: string;
                             /** @description The request field the error concerns */
@@ -587,7 +587,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (see the README's error table) */
+                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
                             code: string;
                             message: string;
                             /** @description The request field the error concerns */
@@ -654,7 +654,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (see the README's error table) */
+                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
                             code: string;
                             message: string;
                             /** @description The request field the error concerns */
@@ -674,7 +674,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (see the README's error table) */
+                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
                             code: string;
                             message: string;
                             /** @description The request field the error concerns */
@@ -694,7 +694,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (see the README's error table) */
+                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
                             code: string;
                             message: string;
                             /** @description The request field the error concerns */
@@ -714,7 +714,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (see the README's error table) */
+                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
                             code: string;
                             message: string;
                             /** @description The request field the error concerns */
@@ -734,7 +734,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (see the README's error table) */
+                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
                             code: string;
                             message: string;
                             /** @description The request field the error concerns */
@@ -754,7 +754,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (see the README's error table) */
+                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
                             code: string;
                             message: string;
                             /** @description The request field the error concerns */
@@ -774,7 +774,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (see the README's error table) */
+                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
                             code: string;
                             message: string;
                             /** @description The request field the error concerns */
@@ -794,7 +794,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (see the README's error table) */
+                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
                             code: string;
                             message: string;
                             /** @description The request field the error concerns */
@@ -814,7 +814,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (see the README's error table) */
+                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
                             code: string;
                             message: string;
                             /** @description The request field the error concerns */
@@ -897,7 +897,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (see the README's error table) */
+                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
                             code: string;
                             message: string;
                             /** @description The request field the error concerns */
@@ -917,7 +917,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (see the README's error table) */
+                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
                             code: string;
                             message: string;
                             /** @description The request field the error concerns */
@@ -937,7 +937,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (see the README's error table) */
+                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
                             code: string;
                             message: string;
                             /** @description The request field the error concerns */
@@ -957,7 +957,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (see the README's error table) */
+                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
                             code: string;
                             message: string;
                             /** @description The request field the error concerns */
@@ -977,7 +977,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (see the README's error table) */
+                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
                             code: string;
                             message: string;
                             /** @description The request field the error concerns */
@@ -997,7 +997,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (see the README's error table) */
+                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
                             code: string;
                             message: string;
                             /** @description The request field the error concerns */
@@ -1017,7 +1017,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (see the README's error table) */
+                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
                             code: string;
                             message: string;
                             /** @description The request field the error concerns */
@@ -1264,7 +1264,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (see the README's error table) */
+                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
                             code: string;
                             message: string;
                             /** @description The request field the error concerns */
@@ -1284,7 +1284,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (see the README's error table) */
+                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
                             code: string;
                             message: string;
                             /** @description The request field the error concerns */
@@ -1304,7 +1304,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (see the README's error table) */
+                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
                             code: string;
                             message: string;
                             /** @description The request field the error concerns */
@@ -1324,7 +1324,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (see the README's error table) */
+                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
                             code: string;
                             message: string;
                             /** @description The request field the error concerns */
@@ -1344,7 +1344,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (see the README's error table) */
+                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
                             code: string;
                             message: string;
                             /** @description The request field the error concerns */
@@ -1364,7 +1364,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (see the README's error table) */
+                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
                             code: string;
                             message: string;
                             /** @description The request field the error concerns */
@@ -1384,7 +1384,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (see the README's error table) */
+                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
                             code: string;
                             message: string;
                             /** @description The request field the error concerns */
@@ -1404,7 +1404,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (see the README's error table) */
+                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
                             code: string;
                             message: string;
                             /** @description The request field the error concerns */
@@ -1424,7 +1424,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (see the README's error table) */
+                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
                             code: string;
                             message: string;
                             /** @description The request field the error concerns */
@@ -1444,7 +1444,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (see the README's error table) */
+                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
                             code: string;
                             message: string;
                             /** @description The request field the error concerns */
@@ -1464,7 +1464,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (see the README's error table) */
+                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
                             code: string;
                             message: string;
                             /** @description The request field the error concerns */
@@ -1484,7 +1484,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (see the README's error table) */
+                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
                             code: string;
                             message: string;
                             /** @description The request field the error concerns */
@@ -1504,7 +1504,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (see the README's error table) */
+                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
                             code: string;
                             message: string;
                             /** @description The request field the error concerns */
@@ -1709,7 +1709,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (see the README's error table) */
+                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
                             code: string;
                             message: string;
                             /** @description The request field the error concerns */
@@ -1729,7 +1729,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (see the README's error table) */
+                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
                             code: string;
                             message: string;
                             /** @description The request field the error concerns */
@@ -1749,7 +1749,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (see the README's error table) */
+                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
                             code: string;
                             message: string;
                             /** @description The request field the error concerns */
@@ -1769,7 +1769,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (see the README's error table) */
+                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
                             code: string;
                             message: string;
                             /** @description The request field the error concerns */
@@ -1789,7 +1789,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (see the README's error table) */
+                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
                             code: string;
                             message: string;
                             /** @description The request field the error concerns */
@@ -1809,7 +1809,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (see the README's error table) */
+                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
                             code: string;
                             message: string;
                             /** @description The request field the error concerns */
@@ -1829,7 +1829,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (see the README's error table) */
+                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
                             code: string;
                             message: string;
                             /** @description The request field the error concerns */
@@ -1849,7 +1849,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (see the README's error table) */
+                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
                             code: string;
                             message: string;
                             /** @description The request field the error concerns */
@@ -1869,7 +1869,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (see the README's error table) */
+                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
                             code: string;
                             message: string;
                             /** @description The request field the error concerns */
@@ -1889,7 +1889,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (see the README's error table) */
+                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
                             code: string;
                             message: string;
                             /** @description The request field the error concerns */
@@ -1909,7 +1909,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (see the README's error table) */
+                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
                             code: string;
                             message: string;
                             /** @description The request field the error concerns */
@@ -1929,7 +1929,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (see the README's error table) */
+                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
                             code: string;
                             message: string;
                             /** @description The request field the error concerns */
@@ -1949,7 +1949,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (see the README's error table) */
+                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
                             code: string;
                             message: string;
                             /** @description The request field the error concerns */
@@ -2030,7 +2030,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (see the README's error table) */
+                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
                             code: string;
                             message: string;
                             /** @description The request field the error concerns */
@@ -2050,7 +2050,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (see the README's error table) */
+                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
                             code: string;
                             message: string;
                             /** @description The request field the error concerns */
@@ -2070,7 +2070,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (see the README's error table) */
+                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
                             code: string;
                             message: string;
                             /** @description The request field the error concerns */
@@ -2090,7 +2090,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (see the README's error table) */
+                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
                             code: string;
                             message: string;
                             /** @description The request field the error concerns */
@@ -2110,7 +2110,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (see the README's error table) */
+                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
                             code: string;
                             message: string;
                             /** @description The request field the error concerns */
@@ -2130,7 +2130,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (see the README's error table) */
+                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
                             code: string;
                             message: string;
                             /** @description The request field the error concerns */
@@ -2150,7 +2150,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (see the README's error table) */
+                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
                             code: string;
                             message: string;
                             /** @description The request field the error concerns */
@@ -2170,7 +2170,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (see the README's error table) */
+                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
                             code: string;
                             message: string;
                             /** @description The request field the error concerns */
@@ -2235,7 +2235,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (see the README's error table) */
+                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
                             code: string;
                             message: string;
                             /** @description The request field the error concerns */
@@ -2255,7 +2255,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (see the README's error table) */
+                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
                             code: string;
                             message: string;
                             /** @description The request field the error concerns */
@@ -2275,7 +2275,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (see the README's error table) */
+                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
                             code: string;
                             message: string;
                             /** @description The request field the error concerns */
@@ -2295,7 +2295,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (see the README's error table) */
+                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
                             code: string;
                             message: string;
                             /** @description The request field the error concerns */
@@ -2315,7 +2315,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (see the README's error table) */
+                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
                             code: string;
                             message: string;
                             /** @description The request field the error concerns */
@@ -2335,7 +2335,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (see the README's error table) */
+                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
                             code: string;
                             message: string;
                             /** @description The request field the error concerns */
@@ -2355,7 +2355,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (see the README's error table) */
+                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
                             code: string;
                             message: string;
                             /** @description The request field the error concerns */
@@ -2375,7 +2375,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (see the README's error table) */
+                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
                             code: string;
                             message: string;
                             /** @description The request field the error concerns */
@@ -2395,7 +2395,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (see the README's error table) */
+                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
                             code: string;
                             message: string;
                             /** @description The request field the error concerns */
@@ -2415,7 +2415,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (see the README's error table) */
+                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
                             code: string;
                             message: string;
                             /** @description The request field the error concerns */
@@ -2471,7 +2471,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (see the README's error table) */
+                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
                             code: string;
                             message: string;
                             /** @description The request field the error concerns */
@@ -2491,7 +2491,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (see the README's error table) */
+                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
                             code: string;
                             message: string;
                             /** @description The request field the error concerns */
@@ -2511,7 +2511,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (see the README's error table) */
+                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
                             code: string;
                             message: string;
                             /** @description The request field the error concerns */
@@ -2531,7 +2531,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (see the README's error table) */
+                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
                             code: string;
                             message: string;
                             /** @description The request field the error concerns */
@@ -2551,7 +2551,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (see the README's error table) */
+                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
                             code: string;
                             message: string;
                             /** @description The request field the error concerns */
@@ -2571,7 +2571,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (see the README's error table) */
+                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
                             code: string;
                             message: string;
                             /** @description The request field the error concerns */
@@ -2591,7 +2591,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (see the README's error table) */
+                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
                             code: string;
                             message: string;
                             /** @description The request field the error concerns */
@@ -2611,7 +2611,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (see the README's error table) */
+                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
                             code: string;
                             message: string;
                             /** @description The request field the error concerns */
@@ -2631,7 +2631,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (see the README's error table) */
+                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
                             code: string;
                             message: string;
                             /** @description The request field the error concerns */
@@ -2651,7 +2651,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (see the README's error table) */
+                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
                             code: string;
                             message: string;
                             /** @description The request field the error concerns */
@@ -2746,7 +2746,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (see the README's error table) */
+                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
                             code: string;
                             message: string;
                             /** @description The request field the error concerns */
@@ -2766,7 +2766,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (see the README's error table) */
+                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
                             code: string;
                             message: string;
                             /** @description The request field the error concerns */
@@ -2786,7 +2786,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (see the README's error table) */
+                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
                             code: string;
                             message: string;
                             /** @description The request field the error concerns */
@@ -2806,7 +2806,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (see the README's error table) */
+                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
                             code: string;
                             message: string;
                             /** @description The request field the error concerns */
@@ -2826,7 +2826,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (see the README's error table) */
+                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
                             code: string;
                             message: string;
                             /** @description The request field the error concerns */
@@ -2846,7 +2846,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (see the README's error table) */
+                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
                             code: string;
                             message: string;
                             /** @description The request field the error concerns */
@@ -2866,7 +2866,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (see the README's error table) */
+                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
                             code: string;
                             message: string;
                             /** @description The request field the error concerns */
@@ -2886,7 +2886,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (see the README's error table) */
+                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
                             code: string;
                             message: string;
                             /** @description The request field the error concerns */
@@ -2906,7 +2906,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (see the README's error table) */
+                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
                             code: string;
                             message: string;
                             /** @description The request field the error concerns */
@@ -2926,7 +2926,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (see the README's error table) */
+                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
                             code: string;
                             message: string;
                             /** @description The request field the error concerns */
@@ -2946,7 +2946,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (see the README's error table) */
+                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
                             code: string;
                             message: string;
                             /** @description The request field the error concerns */
@@ -2966,7 +2966,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (see the README's error table) */
+                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
                             code: string;
                             message: string;
                             /** @description The request field the error concerns */
@@ -2986,7 +2986,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (see the README's error table) */
+                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
                             code: string;
                             message: string;
                             /** @description The request field the error concerns */
@@ -3041,7 +3041,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (see the README's error table) */
+                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
                             code: string;
                             message: string;
                             /** @description The request field the error concerns */
@@ -3061,7 +3061,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (see the README's error table) */
+                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
                             code: string;
                             message: string;
                             /** @description The request field the error concerns */
@@ -3081,7 +3081,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (see the README's error table) */
+                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
                             code: string;
                             message: string;
                             /** @description The request field the error concerns */
@@ -3101,7 +3101,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (see the README's error table) */
+                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
                             code: string;
                             message: string;
                             /** @description The request field the error concerns */
@@ -3121,7 +3121,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (see the README's error table) */
+                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
                             code: string;
                             message: string;
                             /** @description The request field the error concerns */
@@ -3141,7 +3141,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (see the README's error table) */
+                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
                             code: string;
                             message: string;
                             /** @description The request field the error concerns */
@@ -3161,7 +3161,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (see the README's error table) */
+                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
                             code: string;
                             message: string;
                             /** @description The request field the error concerns */
@@ -3208,7 +3208,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (see the README's error table) */
+                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
                             code: string;
                             message: string;
                             /** @description The request field the error concerns */
@@ -3228,7 +3228,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (see the README's error table) */
+                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
                             code: string;
                             message: string;
                             /** @description The request field the error concerns */
@@ -3248,7 +3248,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (see the README's error table) */
+                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
                             code: string;
                             message: string;
                             /** @description The request field the error concerns */
@@ -3268,7 +3268,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (see the README's error table) */
+                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
                             code: string;
                             message: string;
                             /** @description The request field the error concerns */
@@ -3288,7 +3288,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (see the README's error table) */
+                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
                             code: string;
                             message: string;
                             /** @description The request field the error concerns */
@@ -3308,7 +3308,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (see the README's error table) */
+                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
                             code: string;
                             message: string;
                             /** @description The request field the error concerns */
@@ -3328,7 +3328,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (see the README's error table) */
+                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
                             code: string;
                             message: string;
                             /** @description The request field the error concerns */
@@ -3387,7 +3387,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (see the README's error table) */
+                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
                             code: string;
                             message: string;
                             /** @description The request field the error concerns */
@@ -3407,7 +3407,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (see the README's error table) */
+                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
                             code: string;
                             message: string;
                             /** @description The request field the error concerns */
@@ -3427,7 +3427,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (see the README's error table) */
+                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
                             code: string;
                             message: string;
                             /** @description The request field the error concerns */
@@ -3447,7 +3447,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (see the README's error table) */
+                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
                             code: string;
                             message: string;
                             /** @description The request field the error concerns */
@@ -3467,7 +3467,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (see the README's error table) */
+                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
                             code: string;
                             message: string;
                             /** @description The request field the error concerns */
@@ -3487,7 +3487,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (see the README's error table) */
+                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
                             code: string;
                             message: string;
                             /** @description The request field the error concerns */
@@ -3507,7 +3507,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (see the README's error table) */
+                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
                             code: string;
                             message: string;
                             /** @description The request field the error concerns */
@@ -3527,7 +3527,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (see the README's error table) */
+                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
                             code: string;
                             message: string;
                             /** @description The request field the error concerns */
@@ -3547,7 +3547,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (see the README's error table) */
+                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
                             code: string;
                             message: string;
                             /** @description The request field the error concerns */
@@ -3595,7 +3595,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (see the README's error table) */
+                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
                             code: string;
                             message: string;
                             /** @description The request field the error concerns */
@@ -3615,7 +3615,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (see the README's error table) */
+                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
                             code: string;
                             message: string;
                             /** @description The request field the error concerns */
@@ -3635,7 +3635,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (see the README's error table) */
+                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
                             code: string;
                             message: string;
                             /** @description The request field the error concerns */
@@ -3655,7 +3655,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (see the README's error table) */
+                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
                             code: string;
                             message: string;
                             /** @description The request field the error concerns */
@@ -3675,7 +3675,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (see the README's error table) */
+                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
                             code: string;
                             message: string;
                             /** @description The request field the error concerns */
@@ -3695,7 +3695,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (see the README's error table) */
+                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
                             code: string;
                             message: string;
                             /** @description The request field the error concerns */
@@ -3715,7 +3715,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (see the README's error table) */
+                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
                             code: string;
                             message: string;
                             /** @description The request field the error concerns */
@@ -3735,7 +3735,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (see the README's error table) */
+                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
                             code: string;
                             message: string;
                             /** @description The request field the error concerns */
@@ -3776,7 +3776,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (see the README's error table) */
+                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
                             code: string;
                             message: string;
                             /** @description The request field the error concerns */
@@ -3796,7 +3796,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (see the README's error table) */
+                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
                             code: string;
                             message: string;
                             /** @description The request field the error concerns */
@@ -3816,7 +3816,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (see the README's error table) */
+                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
                             code: string;
                             message: string;
                             /** @description The request field the error concerns */
@@ -3836,7 +3836,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (see the README's error table) */
+                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
                             code: string;
                             message: string;
                             /** @description The request field the error concerns */
@@ -3856,7 +3856,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (see the README's error table) */
+                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
                             code: string;
                             message: string;
                             /** @description The request field the error concerns */
@@ -3876,7 +3876,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (see the README's error table) */
+                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
                             code: string;
                             message: string;
                             /** @description The request field the error concerns */
@@ -3896,7 +3896,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (see the README's error table) */
+                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
                             code: string;
                             message: string;
                             /** @description The request field the error concerns */
@@ -3916,7 +3916,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (see the README's error table) */
+                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
                             code: string;
                             message: string;
                             /** @description The request field the error concerns */
@@ -3983,7 +3983,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (see the README's error table) */
+                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
                             code: string;
                             message: string;
                             /** @description The request field the error concerns */
@@ -4003,7 +4003,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (see the README's error table) */
+                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
                             code: string;
                             message: string;
                             /** @description The request field the error concerns */
@@ -4023,7 +4023,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (see the README's error table) */
+                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
                             code: string;
                             message: string;
                             /** @description The request field the error concerns */
@@ -4043,7 +4043,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (see the README's error table) */
+                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
                             code: string;
                             message: string;
                             /** @description The request field the error concerns */
@@ -4063,7 +4063,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (see the README's error table) */
+                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
                             code: string;
                             message: string;
                             /** @description The request field the error concerns */
@@ -4083,7 +4083,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (see the README's error table) */
+                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
                             code: string;
                             message: string;
                             /** @description The request field the error concerns */
@@ -4103,7 +4103,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (see the README's error table) */
+                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
                             code: string;
                             message: string;
                             /** @description The request field the error concerns */
@@ -4123,7 +4123,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (see the README's error table) */
+                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
                             code: string;
                             message: string;
                             /** @description The request field the error concerns */
@@ -4174,7 +4174,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (see the README's error table) */
+                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
                             code: string;
                             message: string;
                             /** @description The request field the error concerns */
@@ -4194,7 +4194,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (see the README's error table) */
+                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
                             code: string;
                             message: string;
                             /** @description The request field the error concerns */
@@ -4214,7 +4214,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (see the README's error table) */
+                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
                             code: string;
                             message: string;
                             /** @description The request field the error concerns */
@@ -4234,7 +4234,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (see the README's error table) */
+                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
                             code: string;
                             message: string;
                             /** @description The request field the error concerns */

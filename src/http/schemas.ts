@@ -394,7 +394,7 @@ export const Health = z.object({
 
 export const ErrorResponse = z.object({
   error: z.object({
-    code: z.string().describe("Stable machine-readable code (see the README's error table)"),
+    code: z.string().describe("Stable machine-readable code (every code: docs/reference/errors.md)"),
     message: z.string(),
     field: z.string().optional().describe("The request field the error concerns"),
     details: z.record(z.string(), z.unknown()).optional(),

@@ -1,28 +1,46 @@
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
-import { cp, mkdir, mkdtemp, readFile, rm, symlink, writeFile } from "node:fs/promises";
+import { cp, mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { promisify } from "node:util";
-import { execFile } from "node:child_process";
 
 const ROOT = path.resolve(import.meta.dirname, "../..");
 
 /**
- * A fresh copy of this project as a reader's clone has it: the files git knows (committed or not ignored), and
- * `node_modules` linked from this checkout, as `npm install` would have made it. `.token-service/` starts empty.
+ * What a reader's clone does not have, as this repository's .gitignore says (plus git's own directory): a fixed list,
+ * so that a copy needs no git and works from a source archive too. Names in ANYWHERE are left out at any depth; names in
+ * AT_ROOT only at the top (`src/artifacts/` is part of the project; `artifacts/` is Hardhat's build output).
+ */
+const NOT_IN_A_CLONE = {
+  ANYWHERE: new Set([".git", "node_modules", ".token-service", "coverage", "scratch"]),
+  AT_ROOT: new Set(["cache", "artifacts", "dist", "types"]),
+  EXTENSIONS: [".log"],
+};
+
+/** The project's files, relative to ROOT, as a clone has them. */
+export async function projectFiles(root = ROOT): Promise<string[]> {
+  const files: string[] = [];
+  const walk = async (relative: string) => {
+    for (const entry of await readdir(path.join(root, relative), { withFileTypes: true })) {
+      const name = path.join(relative, entry.name);
+      if (NOT_IN_A_CLONE.ANYWHERE.has(entry.name) || (relative === "" && NOT_IN_A_CLONE.AT_ROOT.has(entry.name))) continue;
+      if (entry.isDirectory()) await walk(name);
+      else if ((entry.isFile() || entry.isSymbolicLink()) && !NOT_IN_A_CLONE.EXTENSIONS.some((extension) => entry.name.endsWith(extension)))
+        files.push(name);
+    }
+  };
+  await walk("");
+  return files.sort();
+}
+
+/**
+ * A fresh copy of this project as a reader's clone has it (see NOT_IN_A_CLONE), with `node_modules` linked from this
+ * checkout, as `npm install` would have made it. `.token-service/` starts empty.
  */
 export async function freshProjectCopy(): Promise<{ directory: string; remove(): Promise<void> }> {
-  const directory = await mkdtemp(path.join(tmpdir(), "readme-walkthrough-"));
-  const { stdout } = await promisify(execFile)("git", ["ls-files", "-z", "--cached", "--others", "--exclude-standard"], {
-    cwd: ROOT,
-    maxBuffer: 64 * 1024 * 1024,
-  });
-  for (const file of new Set(stdout.split("\0").filter(Boolean))) {
+  const directory = await mkdtemp(path.join(tmpdir(), "doc-walkthrough-"));
+  for (const file of await projectFiles()) {
     await mkdir(path.dirname(path.join(directory, file)), { recursive: true });
-    // A file deleted in the working tree but still in the index is not in the reader's clone either.
-    await cp(path.join(ROOT, file), path.join(directory, file)).catch((error: NodeJS.ErrnoException) => {
-      if (error.code !== "ENOENT") throw error;
-    });
+    await cp(path.join(ROOT, file), path.join(directory, file));
   }
   await symlink(path.join(ROOT, "node_modules"), path.join(directory, "node_modules"));
   return { directory, remove: () => rm(directory, { recursive: true, force: true }) };
@@ -53,7 +71,7 @@ export class Terminal {
   }
 
   static async open(cwd: string, env: NodeJS.ProcessEnv): Promise<Terminal> {
-    const scratch = await mkdtemp(path.join(tmpdir(), "readme-terminal-"));
+    const scratch = await mkdtemp(path.join(tmpdir(), "doc-terminal-"));
     return new Terminal(spawn("bash", ["--noprofile", "--norc"], { cwd, env, stdio: ["pipe", "pipe", "pipe"] }), scratch);
   }
 
@@ -61,7 +79,7 @@ export class Terminal {
     const id = ++this.count;
     const file = (name: string) => path.join(this.scratch, `${id}.${name}`);
     await writeFile(file("sh"), `${command}\n`);
-    const done = `__readme_command_${id}_done__`;
+    const done = `__doc_command_${id}_done__`;
     this.shell.stdin.write(`source ${file("sh")} >${file("out")} 2>${file("err")} </dev/null; echo "${done} $?"\n`);
     const deadline = Date.now() + timeoutMs;
     await new Promise<void>((resolve, reject) => {

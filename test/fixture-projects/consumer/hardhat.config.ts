@@ -4,7 +4,7 @@ import { configVariable, defineConfig } from "hardhat/config";
 
 // From the sources on purpose: test/plugin.test.ts builds this project's runtime in-process to test the plugin's wiring
 // (tasks, config hook, --network accounts) on every change without a build. What users install, the packed tarball
-// with the README's config, is tested by test/package.test.ts.
+// with the config of docs/plugin.md, is tested by test/package.test.ts.
 import tokenService from "../../../src/index.js";
 
 export default defineConfig({

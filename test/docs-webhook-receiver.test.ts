@@ -11,15 +11,15 @@ import { closedPort } from "./helpers/service.js";
 
 const ROOT = path.resolve(import.meta.dirname, "..");
 
-/** The receiver the README's webhooks walk-through writes with `cat > receiver.mjs <<'EOF'`. */
-async function readmeReceiver(): Promise<string> {
-  const readme = await readFile(path.join(ROOT, "README.md"), "utf8");
-  const found = /cat > receiver\.mjs <<'EOF'\n([\s\S]*?)\nEOF\n/.exec(readme);
-  expect(found, "the README's webhook receiver").to.not.equal(null);
+/** The receiver the webhooks walk-through (docs/webhooks.md) writes with `cat > receiver.mjs <<'EOF'`. */
+async function documentedReceiver(): Promise<string> {
+  const page = await readFile(path.join(ROOT, "docs/webhooks.md"), "utf8");
+  const found = /cat > receiver\.mjs <<'EOF'\n([\s\S]*?)\nEOF\n/.exec(page);
+  expect(found, "docs/webhooks.md: the webhook receiver").to.not.equal(null);
   return found![1]!;
 }
 
-describe("README: the webhook receiver verifies the service's signatures, and refuses everything else", function () {
+describe("docs/webhooks.md: the webhook receiver verifies the service's signatures, and refuses everything else", function () {
   this.timeout(30_000);
   let directory: string;
   let receiver: ChildProcess | undefined;
@@ -28,8 +28,8 @@ describe("README: the webhook receiver verifies the service's signatures, and re
   const secret = newWebhookSecret();
 
   before(async function () {
-    directory = await mkdtemp(path.join(tmpdir(), "hts-readme-receiver-"));
-    await writeFile(path.join(directory, "receiver.mjs"), await readmeReceiver());
+    directory = await mkdtemp(path.join(tmpdir(), "hts-doc-receiver-"));
+    await writeFile(path.join(directory, "receiver.mjs"), await documentedReceiver());
     const port = await closedPort();
     url = `http://127.0.0.1:${port}/hooks`;
     receiver = spawn(process.execPath, ["receiver.mjs"], {
