@@ -233,8 +233,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Liveness and per-backend readiness: the database, live nodes, bitcoind
-         * @description No key. 503 while the database or a live EVM node is down; Bitcoin backends are reported but do not degrade the status. Probes are cached briefly.
+         * Liveness and per-backend readiness: the database, the data directory's storage, live nodes, bitcoind
+         * @description No key needed: without one, each backend's readiness only. With an API key (x-api-key or ?apiKey=), also where each backend is and what its probe found (hosts, the store's location, block heights). 503 while the database, the storage or a live EVM node is down; Bitcoin backends are reported but do not degrade the status. Probes are cached briefly.
          */
         get: operations["health"];
         put?: never;
@@ -4159,8 +4159,10 @@ export interface operations {
                             [key: string]: {
                                 /** @description null when not probed (public Esplora APIs are not sent health-check traffic) */
                                 ready: boolean | null;
+                                /** @description With an API key */
                                 simulated?: boolean;
-                                detail: string;
+                                /** @description With an API key: where the backend is and what the probe found */
+                                detail?: string;
                             };
                         };
                     };
@@ -4168,6 +4170,26 @@ export interface operations {
             };
             /** @description Invalid request: the field and the rule it broke */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
+                            code: string;
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description Missing or wrong API key */
+            401: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4226,6 +4248,26 @@ export interface operations {
                     };
                 };
             };
+            /** @description Rate limited, or too many wrong API keys from this address (see Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
+                            code: string;
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
             /** @description Request headers over 16 KiB */
             431: {
                 headers: {
@@ -4246,7 +4288,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Degraded: the database or a live EVM node is down */
+            /** @description Degraded: the database, the storage or a live EVM node is down */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4259,8 +4301,10 @@ export interface operations {
                             [key: string]: {
                                 /** @description null when not probed (public Esplora APIs are not sent health-check traffic) */
                                 ready: boolean | null;
+                                /** @description With an API key */
                                 simulated?: boolean;
-                                detail: string;
+                                /** @description With an API key: where the backend is and what the probe found */
+                                detail?: string;
                             };
                         };
                     };

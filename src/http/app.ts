@@ -16,7 +16,7 @@ import { apiReference } from "./api-reference.js";
 import { AuthFailureLimiter } from "./auth-failures.js";
 import type { ServerContext } from "./context.js";
 import { weakEtag } from "./etag.js";
-import { cachedHealthCheck } from "./health.js";
+import { cachedHealthCheck, withoutDetails } from "./health.js";
 import { StorageHealth } from "./storage-health.js";
 import { noStore, securityHeaders } from "./security-headers.js";
 import { HttpError, HttpErrorCode } from "./http-errors.js";
@@ -296,20 +296,22 @@ export async function createServer(options: CreateServerOptions): Promise<TokenS
   app.use(requestLog(logger), metrics.requestMetrics(), securityHeaders());
   if (verifier === undefined) app.use(requireLoopbackHost());
 
-  app.get("/health", async (_request, response, next) => {
-    try {
-      const health = await checkHealth();
-      response.status(health.status === "ok" ? 200 : 503).json(health);
-    } catch (error) {
-      next(error);
-    }
+  const authenticate = requireApiKey(verifier, new AuthFailureLimiter(store, settings.authFailures));
+  // Keyless, /health says only whether each backend is ready; hosts, paths and block heights are for key holders.
+  app.get("/health", (request, response, next) => {
+    const answer = (detailed: boolean) =>
+      checkHealth().then((health) => {
+        response.status(health.status === "ok" ? 200 : 503).json(detailed ? health : withoutDetails(health));
+      }, next);
+    const presented = request.get("x-api-key") || typeof request.query.apiKey === "string";
+    if (verifier !== undefined && !presented) return void answer(false);
+    authenticate(request, response, (error?: unknown) => (error === undefined ? void answer(true) : next(error)));
   });
   // Built on first request: nothing at start-up needs it.
   let openApiDocument: ReturnType<typeof buildOpenApiDocument> | undefined;
   app.get("/openapi.json", (_request, response) => void response.json((openApiDocument ??= buildOpenApiDocument(API_ROUTES, VERSION))));
   app.use(apiReference());
 
-  const authenticate = requireApiKey(verifier, new AuthFailureLimiter(store, settings.authFailures));
   // Protected like the API (a scraper passes ?apiKey=), unless TOKEN_SERVICE_METRICS_PUBLIC=true.
   app.get("/metrics", ...(settings.metricsPublic ? [] : [authenticate]), async (_request, response, next) => {
     try {

@@ -78,6 +78,17 @@ export async function checkHealth({ service, store, storage }: ServerContext): P
   return { status: evmOrDatabaseDown ? "degraded" : "ok", backends };
 }
 
+/** The report a caller without an API key gets: each backend's readiness, nothing of where it is. */
+export function withoutDetails(report: HealthReport): {
+  status: HealthReport["status"];
+  backends: Record<string, { ready: boolean | null }>;
+} {
+  return {
+    status: report.status,
+    backends: Object.fromEntries(Object.entries(report.backends).map(([name, health]) => [name, { ready: health.ready }])),
+  };
+}
+
 /**
  * checkHealth behind a short cache: a load balancer polling /health must not
  * turn into a stream of calls to every configured node. Callers that arrive

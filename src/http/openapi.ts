@@ -36,14 +36,14 @@ function documentedResponses(responses: RouteDefinition["responses"]) {
 /** /health is served beside the versioned routes (src/http/app.ts); documented so the reference and the tests' response checks know it. */
 const HEALTH_OPERATION = {
   operationId: "health",
-  summary: "Liveness and per-backend readiness: the database, live nodes, bitcoind",
+  summary: "Liveness and per-backend readiness: the database, the data directory's storage, live nodes, bitcoind",
   description:
-    "No key. 503 while the database or a live EVM node is down; Bitcoin backends are reported but do not degrade the status. Probes are cached briefly.",
+    "No key needed: without one, each backend's readiness only. With an API key (x-api-key or ?apiKey=), also where each backend is and what its probe found (hosts, the store's location, block heights). 503 while the database, the storage or a live EVM node is down; Bitcoin backends are reported but do not degrade the status. Probes are cached briefly.",
   security: [],
   responses: documentedResponses({
     200: { description: "Ready", schema: Health },
-    503: { description: "Degraded: the database or a live EVM node is down", schema: Health },
-    ...errorResponses(400, 408, 421, 431),
+    503: { description: "Degraded: the database, the storage or a live EVM node is down", schema: Health },
+    ...errorResponses(400, 401, 408, 421, 429, 431),
   }),
 };
 

@@ -386,8 +386,8 @@ export const Health = z.object({
     z.string(),
     z.object({
       ready: z.boolean().nullable().describe("null when not probed (public Esplora APIs are not sent health-check traffic)"),
-      simulated: z.boolean().optional(),
-      detail: z.string(),
+      simulated: z.boolean().optional().describe("With an API key"),
+      detail: z.string().optional().describe("With an API key: where the backend is and what the probe found"),
     }),
   ),
 });

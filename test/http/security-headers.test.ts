@@ -37,3 +37,30 @@ describe("HTTP service — security headers on every answer", function () {
     expect(answers.unauthorized.status).to.equal(401);
   });
 });
+
+describe("HTTP service — /health without a key says only what is ready", function () {
+  let api: RunningServer;
+
+  before(async function () {
+    api = await startServer();
+  });
+
+  after(async function () {
+    await api?.stop();
+  });
+
+  it("answers readiness per backend keyless, the details (store location, endpoints) only with a valid key", async function () {
+    const keyless = await fetch(`${api.baseUrl}/health`);
+    const minimal = (await keyless.json()) as { status: string; backends: Record<string, Record<string, unknown>> };
+    expect(keyless.status).to.equal(200);
+    expect(minimal.status).to.equal("ok");
+    expect(Object.keys(minimal.backends)).to.include.members(["database", "storage"]);
+    for (const [name, backend] of Object.entries(minimal.backends)) expect(Object.keys(backend), name).to.deep.equal(["ready"]);
+    expect(JSON.stringify(minimal)).to.not.include(api.dataDir);
+
+    const detailed = await api.call("GET", "/health");
+    expect(detailed.body.backends.database.detail).to.include("sqlite");
+    const wrong = await fetch(`${api.baseUrl}/health`, { headers: { "x-api-key": "not-a-key" } });
+    expect(wrong.status, "a wrong key is refused, not answered keyless").to.equal(401);
+  });
+});

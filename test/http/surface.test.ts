@@ -90,7 +90,9 @@ describe("HTTP service — endpoints, aliases, auth, OpenAPI, health", function 
     const body = await health.json();
     expect(body.status).to.equal("ok");
     expect(body.backends.database.ready).to.equal(true);
-    expect(body.backends["ethereum/sepolia"]).to.include({ ready: true, simulated: true });
+    expect(body.backends["ethereum/sepolia"], "keyless: readiness only").to.deep.equal({ ready: true });
+    const detailed = await (await fetch(`${api.baseUrl}/health`, { headers: { "x-api-key": TEST_API_KEY } })).json();
+    expect(detailed.backends["ethereum/sepolia"]).to.include({ ready: true, simulated: true });
 
     const docs = await fetch(`${api.baseUrl}/docs`);
     expect(docs.status).to.equal(200);
