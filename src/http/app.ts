@@ -101,9 +101,7 @@ function hasBody(request: Request): boolean {
 /** Runs after express.json(), which leaves a body of another type unread: its type is checked once, there. */
 function requireJsonBody(request: Request, _response: Response, next: NextFunction): void {
   if (request.body === undefined && hasBody(request)) {
-    return next(
-      new HttpError(415, HttpErrorCode.UNSUPPORTED_MEDIA_TYPE, "send the body as Content-Type: application/json", "Content-Type"),
-    );
+    return next(new HttpError(HttpErrorCode.UNSUPPORTED_MEDIA_TYPE, "send the body as Content-Type: application/json", "Content-Type"));
   }
   next();
 }
@@ -312,7 +310,7 @@ export async function createServer(options: CreateServerOptions): Promise<TokenS
   app.use("/v1", api);
 
   app.use((request, _response, next) =>
-    next(new HttpError(404, HttpErrorCode.NOT_FOUND, `no route ${request.method} ${request.path}; see /docs`)),
+    next(new HttpError(HttpErrorCode.NOT_FOUND, `no route ${request.method} ${request.path}; see /docs`)),
   );
   app.use(errorHandler(logger));
 

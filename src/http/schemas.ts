@@ -392,11 +392,19 @@ export const Health = z.object({
   ),
 });
 
+const errorFields = {
+  message: z.string(),
+  field: z.string().optional().describe("The request field the error concerns"),
+  details: z.record(z.string(), z.unknown()).optional(),
+};
+
+const errorCodeDescription = "Stable machine-readable code (see docs/reference/errors.md)";
+
 export const ErrorResponse = z.object({
-  error: z.object({
-    code: z.string().describe("Stable machine-readable code (see the README's error table)"),
-    message: z.string(),
-    field: z.string().optional().describe("The request field the error concerns"),
-    details: z.record(z.string(), z.unknown()).optional(),
-  }),
+  error: z.object({ code: z.string().describe(errorCodeDescription), ...errorFields }),
 });
+
+/** The error shape whose `code` is one of these (the codes of one HTTP status). */
+export function errorResponseWithCodes(codes: readonly [string, ...string[]]) {
+  return z.object({ error: z.object({ code: z.enum(codes).describe(errorCodeDescription), ...errorFields }) });
+}

@@ -4,7 +4,7 @@ import { getAddress, isAddress, type Transaction } from "ethers";
 
 import { parseEvmAddress } from "../../domain/addresses.js";
 import { resolveNetwork } from "../../domain/chains.js";
-import { ErrorCode, TokenServiceError } from "../../domain/errors.js";
+import { ErrorCode, RecordErrorCode, TokenServiceError } from "../../domain/errors.js";
 import type { EvmChain } from "../../chains/evm/chain.js";
 import type { LaunchResult } from "../../chains/evm/write/launch.js";
 import type { MintResult } from "../../chains/evm/write/mint.js";
@@ -196,7 +196,8 @@ export class Operations {
       });
     } catch (error) {
       if (recorded) {
-        const { code, message } = error instanceof TokenServiceError ? error : { code: "INTERNAL", message: "unexpected failure" };
+        const { code, message } =
+          error instanceof TokenServiceError ? error : { code: RecordErrorCode.INTERNAL, message: "unexpected failure" };
         await this.store.changeOperation(id, {
           status: "failed",
           from: ["signed"],
@@ -460,7 +461,8 @@ export class Operations {
           return { ...(this.outcomeOf(record) as unknown as Omit<R, "status">), id, status: "signed", blockNumber: null };
       }
       if (written) {
-        const { code, message } = error instanceof TokenServiceError ? error : { code: "INTERNAL", message: "unexpected failure" };
+        const { code, message } =
+          error instanceof TokenServiceError ? error : { code: RecordErrorCode.INTERNAL, message: "unexpected failure" };
         await this.store.changeOperation(id, {
           status: "failed",
           from: ["signed"],

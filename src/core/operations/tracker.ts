@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 
-import { isTokenServiceError } from "../../domain/errors.js";
+import { RecordErrorCode, isTokenServiceError } from "../../domain/errors.js";
 import type { EvmChain } from "../../chains/evm/chain.js";
 import { mintedTokenId } from "../../chains/evm/write/mint.js";
 import { CanonicalBlocks } from "./canonical-blocks.js";
@@ -287,7 +287,7 @@ export class OperationTracker {
         return {
           status: "failed",
           reason: `reverted in block ${receipt.blockNumber}`,
-          error: { code: "TRANSACTION_REVERTED", message: `the transaction reverted in block ${receipt.blockNumber}` },
+          error: { code: RecordErrorCode.TRANSACTION_REVERTED, message: `the transaction reverted in block ${receipt.blockNumber}` },
           ...block,
           checkInMs: null,
         };
@@ -338,7 +338,7 @@ export class OperationTracker {
         return {
           status: "dropped",
           reason: `never reached the node: broadcasting failed for ${Math.round((Date.now() - since.getTime()) / 1000)} s (${refusal})`,
-          error: { code: "TRANSACTION_DROPPED", message: "the transaction could not be broadcast within the drop window" },
+          error: { code: RecordErrorCode.TRANSACTION_DROPPED, message: "the transaction could not be broadcast within the drop window" },
           checkInMs: null,
         };
       }
@@ -351,7 +351,7 @@ export class OperationTracker {
         return {
           status: "dropped",
           reason: `the node lost it and refused it again for ${Math.round((Date.now() - missingSince.getTime()) / 1000)} s: ${refusal}`,
-          error: { code: "TRANSACTION_DROPPED", message: `the node dropped the transaction; sent again, ${refusal}` },
+          error: { code: RecordErrorCode.TRANSACTION_DROPPED, message: `the node dropped the transaction; sent again, ${refusal}` },
           checkInMs: null,
         };
       }

@@ -56,16 +56,10 @@ export async function runIdempotent(
   });
   if (claim.state === "replay") return { replayed: true, result: { status: claim.statusCode, body: claim.body } };
   if (claim.state === "conflict") {
-    throw new HttpError(
-      409,
-      HttpErrorCode.IDEMPOTENCY_CONFLICT,
-      "this Idempotency-Key was used with another request body",
-      "Idempotency-Key",
-    );
+    throw new HttpError(HttpErrorCode.IDEMPOTENCY_CONFLICT, "this Idempotency-Key was used with another request body", "Idempotency-Key");
   }
   if (claim.state === "in_progress") {
     throw new HttpError(
-      409,
       HttpErrorCode.IDEMPOTENCY_IN_PROGRESS,
       "a request with this Idempotency-Key is still in progress; retry later",
       "Idempotency-Key",

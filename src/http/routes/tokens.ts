@@ -164,7 +164,7 @@ export const getOperationRoute = defineRoute({
   async handle({ query, params, apiKeyId }, context) {
     const idOrHash = params.id ?? "";
     const notFound = () =>
-      new HttpError(404, HttpErrorCode.NOT_FOUND, "no operation with this id or transaction hash was made with this API key", "id");
+      new HttpError(HttpErrorCode.NOT_FOUND, "no operation with this id or transaction hash was made with this API key", "id");
     const found = await context.store.findOwnOperation(apiKeyId, idOrHash).catch((error: unknown) => {
       // An id the database cannot even compare (NUL, an unpaired surrogate) names no record.
       throw isDataException(error) ? notFound() : error;

@@ -12,7 +12,7 @@ function webhookId(params: Record<string, string>): string {
   return id;
 }
 
-const notFound = () => new HttpError(404, HttpErrorCode.NOT_FOUND, "no webhook with this id for your API key");
+const notFound = () => new HttpError(HttpErrorCode.NOT_FOUND, "no webhook with this id for your API key");
 
 export const createWebhookRoute = defineRoute({
   method: "post",
