@@ -3,6 +3,8 @@
 // test/reference-docs.test.ts checks the committed pages equal a fresh generation.
 import { STATUS_CODES } from "node:http";
 
+import { DOORS, FAMILIES, PRIVATE_KEY_VARIABLE, VARIABLES, type VariableSpec } from "../src/config/environment.js";
+import { HARDHAT_CONFIG_FIELDS } from "../src/config/hardhat-config-fields.js";
 import { ALL_ERROR_CODES, ERROR_CATALOG, type AnyErrorCode, type ErrorSource } from "../src/domain/errors.js";
 
 const banner = (source: string) =>
@@ -64,7 +66,71 @@ export function errorsReference(): string {
   return lines.join("\n");
 }
 
+function variableRow(spec: VariableSpec, name = `\`${spec.name}\``): string {
+  const doors = spec.readBy.map((door) => DOORS[door]).join(", ");
+  const secret = spec.secret ? " Holds a credential: never quoted in an error." : "";
+  return `| ${name} | ${cell(spec.type)} | ${cell(spec.default)} | ${cell(doors)} | ${cell(spec.description + secret)} |`;
+}
+
+/** docs/reference/configuration.md */
+export function configurationReference(): string {
+  const header = ["| Variable | Type | Default | Read by | Meaning |", "|---|---|---|---|---|"];
+  const lines = [
+    banner("the environment schema in src/config/environment.ts and the fields in src/config/hardhat-config-fields.ts"),
+    "# Configuration",
+    "",
+    "## Environment variables",
+    "",
+    "Every variable the package reads. An empty value counts as unset. `serve` and `createServer()` check all of them",
+    "at start-up, and a bad value stops the start with an error that names the variable (quoting the value unless it may",
+    'hold a credential), e.g. `TOKEN_SERVICE_RATE_LIMIT must be a whole number, 0 or more (got "6OO")`. The tasks and',
+    "the programmatic API read the chain variables when a pair is first used: a bad value fails that pair alone with",
+    "`BACKEND_NOT_CONFIGURED`, naming the variable.",
+    "",
+    ...header,
+    ...Object.values(VARIABLES).map((spec) => variableRow(spec)),
+    "",
+    "### Per chain and network",
+    "",
+    "One variable per pair; `<CHAIN>` and `<NETWORK>` in capitals, e.g. `TOKEN_SERVICE_RPC_BINANCE_SMART_CHAIN_TESTNET`.",
+    "",
+    ...header,
+    ...Object.values(FAMILIES).map((family) => variableRow(family)),
+    "",
+    "The names: " +
+      Object.values(FAMILIES)
+        .flatMap((family) => family.names())
+        .map((name) => `\`${name}\``)
+        .join(", ") +
+      ".",
+    "",
+    "### Named on the command line",
+    "",
+    ...header,
+    variableRow(PRIVATE_KEY_VARIABLE, PRIVATE_KEY_VARIABLE.name),
+    "",
+    "## Hardhat config: `tokenService`",
+    "",
+    "In `hardhat.config.ts`, beside `plugins: [tokenService]`. Besides these, a Hardhat HTTP network in `networks` whose",
+    "`chainId` is one of the service's pairs makes that pair live through its `url` (and `--network NAME` selects one for",
+    'a task), and Hardhat\'s configuration variables (`configVariable("SEPOLIA_RPC_URL")`) are read from the',
+    "environment or Hardhat's keystore by Hardhat, when used.",
+    "",
+    "| Field | Type | Default | Meaning |",
+    "|---|---|---|---|",
+    ...Object.entries(HARDHAT_CONFIG_FIELDS).map(
+      ([field, spec]) => `| \`${field}\` | ${cell(spec.type)} | ${cell(spec.default)} | ${cell(spec.description)} |`,
+    ),
+    "",
+    "An endpoint's precedence for one pair: `TOKEN_SERVICE_RPC_<CHAIN>_<NETWORK>`, then `tokenService.rpc`, then a",
+    "Hardhat HTTP network with the pair's chain id; a task's `--network NAME` (an HTTP network) goes ahead of all three.",
+    "",
+  ];
+  return lines.join("\n");
+}
+
 /** Every generated page, by its path from the repository's root. */
 export const REFERENCE_PAGES: Record<string, () => string> = {
   "docs/reference/errors.md": errorsReference,
+  "docs/reference/configuration.md": configurationReference,
 };

@@ -4,6 +4,7 @@ import express, { type Express, type NextFunction, type Request, type Response }
 import type { DestinationStream, Logger } from "pino";
 
 import { bitcoinBackendsFromEnv } from "../chains/bitcoin/backends.js";
+import { readVariable } from "../config/environment.js";
 import { rpcEnvironmentVariable } from "../domain/chains.js";
 import { DataDirectory } from "../store/data-directory.js";
 import type { JournalReplay } from "../chains/evm/simulated-chain.js";
@@ -183,8 +184,8 @@ export async function createServer(options: CreateServerOptions): Promise<TokenS
   const env = options.env ?? process.env;
   const settings = options.settings ?? loadSettings(env);
   const dataDir = options.dataDir;
-  const logger = options.logger ?? createLogger(options.logDestination);
-  const databaseUrl = options.databaseUrl ?? env.DATABASE_URL;
+  const logger = options.logger ?? createLogger(options.logDestination, readVariable(env, "LOG_LEVEL"));
+  const databaseUrl = options.databaseUrl ?? readVariable(env, "DATABASE_URL");
   const dataDirectory = new DataDirectory(dataDir, "hardhat serve", "stop it first, or give this one another directory (--data-dir)");
   let store: Store;
   try {

@@ -1,6 +1,7 @@
 import path from "node:path";
 import type { HardhatRuntimeEnvironment } from "hardhat/types/hre";
 
+import { readVariable } from "../../config/environment.js";
 import { openStore } from "../../store/open-store.js";
 import { createFilesPrivately, makePrivate } from "./support/private-files.js";
 
@@ -15,7 +16,8 @@ export default async function apiKeyCreate(args: Args, hre: HardhatRuntimeEnviro
   const dataDir = args.dataDir ? path.resolve(args.dataDir) : hre.config.tokenService.dataDir;
   // The database it may create holds key hashes: readable by this user only.
   createFilesPrivately();
-  const store = await openStore({ dataDir, ...(process.env.DATABASE_URL ? { databaseUrl: process.env.DATABASE_URL } : {}) });
+  const databaseUrl = readVariable(process.env, "DATABASE_URL");
+  const store = await openStore({ dataDir, ...(databaseUrl ? { databaseUrl } : {}) });
   try {
     const created = await store.createApiKey(args.label);
     if (args.json) {

@@ -3,6 +3,7 @@ import type { HardhatRuntimeEnvironment } from "hardhat/types/hre";
 import { HARDHAT_NETWORK_FIELD, selectedNetwork } from "../../selected-network.js";
 import { tokenServiceFor } from "../../token-service-for.js";
 import { DataDirectory } from "../../../store/data-directory.js";
+import { readVariable } from "../../../config/environment.js";
 import { TokenServiceError } from "../../../domain/errors.js";
 import type { TokenService } from "../../../core/token-service.js";
 import { DEFAULT_TRACKER_SETTINGS } from "../../../core/operations/tracker.js";
@@ -68,7 +69,12 @@ export async function withService(
   if (options.recordsOperations) createFilesPrivately();
   const store = options.recordsOperations
     ? // Loaded only by the tasks that record: a wallet or a balance read needs no store.
-      await (await import("../../../store/open-store.js")).openStore({ dataDir: dataDirectory.path, databaseUrl: process.env.DATABASE_URL })
+      await (
+        await import("../../../store/open-store.js")
+      ).openStore({
+        dataDir: dataDirectory.path,
+        databaseUrl: readVariable(process.env, "DATABASE_URL"),
+      })
     : undefined;
   try {
     const selected = await selectedNetwork(hre, { chain: options.chain, network: options.chainNetwork });
