@@ -46,6 +46,9 @@ const withoutNpmNotices = (text: string) =>
     .filter((line) => !/^npm (warn|notice)\b/.test(line))
     .join("\n");
 
+/** Hardhat's footer under a plugin error: a shown output ends at its first blank line, so the README cannot show it. */
+const withoutHardhatErrorFooter = (text: string) => text.replace(/\n\s*\nFor more info run Hardhat with --show-stack-traces\s*$/, "");
+
 const describeCommand = (step: Step) => `${step.commands.join(" ; ")}  (README line ${step.line})`;
 
 /** Shell variables a command assigns from a command substitution: a reader relies on them being set. */
@@ -70,7 +73,7 @@ function parseJson(text: string): { ok: true; value: unknown } | { ok: false } {
 
 /** A task's output: JSON (`--json`) has the shown JSON's shape, text the shown text's (see textShape). */
 function checkTaskOutput(step: Step, result: CommandResult) {
-  const printed = withoutNpmNotices(`${result.stdout}${result.stderr}`).trim();
+  const printed = withoutHardhatErrorFooter(withoutNpmNotices(`${result.stdout}${result.stderr}`).trim());
   const failureExpected = step.shown?.text.startsWith("Error ") ?? false;
   const context = `${describeCommand(step)}\nprinted:\n${printed}`;
   if (failureExpected) expect(result.code, `exit code of ${context}`).to.equal(1);
