@@ -375,18 +375,27 @@ export interface operations {
                         /** @description Keyed by symbol (ETH, BNB, BTC, token symbols); a token whose symbol is taken is keyed by its contract address */
                         balances: {
                             [key: string]: {
-                                /** @description Smallest units */
+                                /**
+                                 * @description Smallest units
+                                 * @example 1000000000000000000
+                                 */
                                 balance: string;
                                 /** @description Exact decimal in whole units */
                                 uiBalance: string;
                                 confirmed?: {
-                                    /** @description Smallest units */
+                                    /**
+                                     * @description Smallest units
+                                     * @example 1000000000000000000
+                                     */
                                     balance: string;
                                     /** @description Exact decimal in whole units */
                                     uiBalance: string;
                                 };
                                 unconfirmed?: {
-                                    /** @description Smallest units */
+                                    /**
+                                     * @description Smallest units
+                                     * @example 1000000000000000000
+                                     */
                                     balance: string;
                                     /** @description Exact decimal in whole units */
                                     uiBalance: string;
@@ -667,8 +676,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @example 0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266 */
                         address: string;
-                        /** @description Shown once, stored nowhere. 0x-prefixed hex (EVM) or WIF (Bitcoin) */
+                        /**
+                         * @description Shown once, stored nowhere. 0x-prefixed hex (EVM) or WIF (Bitcoin)
+                         * @example 0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80
+                         */
                         privateKey: string;
                         chain: string;
                         network: string;
@@ -1145,27 +1158,52 @@ export interface operations {
                      */
                     type: string;
                     token: {
+                        /** @example Gold */
                         name: string;
+                        /** @example GLD */
                         symbol: string;
                         /** @description Default 18 */
                         decimals?: number;
-                        /** @description Minted to `minter` at launch; default 0 */
+                        /**
+                         * @description Minted to `minter` at launch; default 0
+                         * @example 1000000000000000000000
+                         */
                         initialSupply?: string;
-                        /** @description Supply cap; omit for no cap */
+                        /**
+                         * @description Supply cap; omit for no cap
+                         * @example 1000000000000000000000000
+                         */
                         totalSupply?: string;
-                        /** @description Receives the initial supply; default sender */
+                        /**
+                         * @description Receives the initial supply; default sender
+                         * @example 0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266
+                         */
                         minter?: string;
-                        /** @description Administers the token and may mint more; default sender */
+                        /**
+                         * @description Administers the token and may mint more; default sender
+                         * @example 0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266
+                         */
                         account?: string;
                     } | {
+                        /** @example Art */
                         name: string;
+                        /** @example ART */
                         symbol: string;
-                        /** @description Base URI: tokenURI = uri + tokenId */
+                        /**
+                         * @description Base URI: tokenURI = uri + tokenId
+                         * @example https://example.com/art/
+                         */
                         uri?: string;
                     };
-                    /** @description Pays for the deployment; for ERC721 it becomes the minter */
+                    /**
+                     * @description Pays for the deployment; for ERC721 it becomes the minter
+                     * @example 0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266
+                     */
                     sender: string;
-                    /** @description The sender's key; used to sign, never stored or logged */
+                    /**
+                     * @description The sender's key; used to sign, never stored or logged. The example is the key of Hardhat's first default account, which is public: use it on simulated chains only
+                     * @example 0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80
+                     */
                     privateKey: string;
                 } | {
                     /**
@@ -1184,25 +1222,47 @@ export interface operations {
                      */
                     type: string;
                     token: {
+                        /** @example Gold */
                         name: string;
+                        /** @example GLD */
                         symbol: string;
                         /** @description Default 18 */
                         decimals?: number;
-                        /** @description Minted to `minter` at launch; default 0 */
+                        /**
+                         * @description Minted to `minter` at launch; default 0
+                         * @example 1000000000000000000000
+                         */
                         initialSupply?: string;
-                        /** @description Supply cap; omit for no cap */
+                        /**
+                         * @description Supply cap; omit for no cap
+                         * @example 1000000000000000000000000
+                         */
                         totalSupply?: string;
-                        /** @description Receives the initial supply; default sender */
+                        /**
+                         * @description Receives the initial supply; default sender
+                         * @example 0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266
+                         */
                         minter?: string;
-                        /** @description Administers the token and may mint more; default sender */
+                        /**
+                         * @description Administers the token and may mint more; default sender
+                         * @example 0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266
+                         */
                         account?: string;
                     } | {
+                        /** @example Art */
                         name: string;
+                        /** @example ART */
                         symbol: string;
-                        /** @description Base URI: tokenURI = uri + tokenId */
+                        /**
+                         * @description Base URI: tokenURI = uri + tokenId
+                         * @example https://example.com/art/
+                         */
                         uri?: string;
                     };
-                    /** @description Pays for the deployment; for ERC721 it becomes the minter */
+                    /**
+                     * @description Pays for the deployment; for ERC721 it becomes the minter
+                     * @example 0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266
+                     */
                     sender: string;
                     /** @description The `unsignedTransaction` a prepare (this body without privateKey) answered, signed by `sender` unchanged: 0x hex, as an ethers Signer's signTransaction returns it */
                     signedTransaction: string;
@@ -1223,25 +1283,47 @@ export interface operations {
                      */
                     type: string;
                     token: {
+                        /** @example Gold */
                         name: string;
+                        /** @example GLD */
                         symbol: string;
                         /** @description Default 18 */
                         decimals?: number;
-                        /** @description Minted to `minter` at launch; default 0 */
+                        /**
+                         * @description Minted to `minter` at launch; default 0
+                         * @example 1000000000000000000000
+                         */
                         initialSupply?: string;
-                        /** @description Supply cap; omit for no cap */
+                        /**
+                         * @description Supply cap; omit for no cap
+                         * @example 1000000000000000000000000
+                         */
                         totalSupply?: string;
-                        /** @description Receives the initial supply; default sender */
+                        /**
+                         * @description Receives the initial supply; default sender
+                         * @example 0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266
+                         */
                         minter?: string;
-                        /** @description Administers the token and may mint more; default sender */
+                        /**
+                         * @description Administers the token and may mint more; default sender
+                         * @example 0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266
+                         */
                         account?: string;
                     } | {
+                        /** @example Art */
                         name: string;
+                        /** @example ART */
                         symbol: string;
-                        /** @description Base URI: tokenURI = uri + tokenId */
+                        /**
+                         * @description Base URI: tokenURI = uri + tokenId
+                         * @example https://example.com/art/
+                         */
                         uri?: string;
                     };
-                    /** @description Pays for the deployment; for ERC721 it becomes the minter */
+                    /**
+                     * @description Pays for the deployment; for ERC721 it becomes the minter
+                     * @example 0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266
+                     */
                     sender: string;
                 };
             };
@@ -1256,7 +1338,9 @@ export interface operations {
                     "application/json": {
                         /** @description This launch's record id */
                         id: string;
+                        /** @example 0x9f8e7d6c5b4a39281706f5e4d3c2b1a09f8e7d6c5b4a39281706f5e4d3c2b1a0 */
                         transactionHash: string;
+                        /** @example 0x5FbDB2315678afecb367f032d93F642f64180aa3 */
                         contractAddress: string;
                         /**
                          * @description pending when answered at once; with wait=mined the state reached: mined, failed, dropped (or pending after the wait timeout)
@@ -1267,6 +1351,7 @@ export interface operations {
                         network: string;
                         /** @enum {string} */
                         type: "ERC20" | "ERC721";
+                        /** @example 0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266 */
                         sender: string;
                         /** @description The sender's nonce this launch used */
                         nonce: number;
@@ -1280,18 +1365,33 @@ export interface operations {
                             type: 2 | 0;
                             /** @description Reserved for the sender until expiresAt */
                             nonce: number;
-                            /** @description The node's estimate plus 20 % */
+                            /**
+                             * @description The node's estimate plus 20 %
+                             * @example 1000000000000000000
+                             */
                             gasLimit: string;
-                            /** @description Type 2 only, wei */
+                            /**
+                             * @description Type 2 only, wei
+                             * @example 1000000000000000000
+                             */
                             maxFeePerGas?: string;
-                            /** @description Type 2 only, wei */
+                            /**
+                             * @description Type 2 only, wei
+                             * @example 1000000000000000000
+                             */
                             maxPriorityFeePerGas?: string;
-                            /** @description Type 0 only, wei */
+                            /**
+                             * @description Type 0 only, wei
+                             * @example 1000000000000000000
+                             */
                             gasPrice?: string;
                             /** @description null for a launch (a contract creation); the token contract for a mint */
                             to: string | null;
                             data: string;
-                            /** @description Always 0 */
+                            /**
+                             * @description Always 0
+                             * @example 1000000000000000000
+                             */
                             value: string;
                         };
                         /** @description Until then the nonce is reserved; a later submit is accepted only while the nonce is still free (nothing took it since) */
@@ -1315,7 +1415,9 @@ export interface operations {
                     "application/json": {
                         /** @description This launch's record id */
                         id: string;
+                        /** @example 0x9f8e7d6c5b4a39281706f5e4d3c2b1a09f8e7d6c5b4a39281706f5e4d3c2b1a0 */
                         transactionHash: string;
+                        /** @example 0x5FbDB2315678afecb367f032d93F642f64180aa3 */
                         contractAddress: string;
                         /**
                          * @description pending when answered at once; with wait=mined the state reached: mined, failed, dropped (or pending after the wait timeout)
@@ -1326,6 +1428,7 @@ export interface operations {
                         network: string;
                         /** @enum {string} */
                         type: "ERC20" | "ERC721";
+                        /** @example 0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266 */
                         sender: string;
                         /** @description The sender's nonce this launch used */
                         nonce: number;
@@ -1665,19 +1768,37 @@ export interface operations {
                      * @example SERVICE_ERC20
                      */
                     type: string;
-                    /** @description An address on the chain and network */
+                    /**
+                     * @description An address on the chain and network
+                     * @example 0x5FbDB2315678afecb367f032d93F642f64180aa3
+                     */
                     contractAddress: string;
-                    /** @description An address on the chain and network */
+                    /**
+                     * @description An address on the chain and network
+                     * @example 0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266
+                     */
                     to: string;
-                    /** @description ERC721: a chosen id; default the next free one */
+                    /**
+                     * @description ERC721: a chosen id; default the next free one
+                     * @example 1
+                     */
                     tokenId?: string;
                     /** @description ERC721: this token's own URI */
                     uri?: string;
-                    /** @description ERC20: smallest units */
+                    /**
+                     * @description ERC20: smallest units
+                     * @example 1000000000000000000
+                     */
                     amount?: string;
-                    /** @description A minter of the contract */
+                    /**
+                     * @description A minter of the contract
+                     * @example 0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266
+                     */
                     sender: string;
-                    /** @description The sender's key; used to sign, never stored or logged */
+                    /**
+                     * @description The sender's key; used to sign, never stored or logged. The example is the key of Hardhat's first default account, which is public: use it on simulated chains only
+                     * @example 0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80
+                     */
                     privateKey: string;
                 } | {
                     /**
@@ -1695,17 +1816,32 @@ export interface operations {
                      * @example SERVICE_ERC20
                      */
                     type: string;
-                    /** @description An address on the chain and network */
+                    /**
+                     * @description An address on the chain and network
+                     * @example 0x5FbDB2315678afecb367f032d93F642f64180aa3
+                     */
                     contractAddress: string;
-                    /** @description An address on the chain and network */
+                    /**
+                     * @description An address on the chain and network
+                     * @example 0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266
+                     */
                     to: string;
-                    /** @description ERC721: a chosen id; default the next free one */
+                    /**
+                     * @description ERC721: a chosen id; default the next free one
+                     * @example 1
+                     */
                     tokenId?: string;
                     /** @description ERC721: this token's own URI */
                     uri?: string;
-                    /** @description ERC20: smallest units */
+                    /**
+                     * @description ERC20: smallest units
+                     * @example 1000000000000000000
+                     */
                     amount?: string;
-                    /** @description A minter of the contract */
+                    /**
+                     * @description A minter of the contract
+                     * @example 0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266
+                     */
                     sender: string;
                     /** @description The `unsignedTransaction` a prepare (this body without privateKey) answered, signed by `sender` unchanged: 0x hex, as an ethers Signer's signTransaction returns it */
                     signedTransaction: string;
@@ -1725,17 +1861,32 @@ export interface operations {
                      * @example SERVICE_ERC20
                      */
                     type: string;
-                    /** @description An address on the chain and network */
+                    /**
+                     * @description An address on the chain and network
+                     * @example 0x5FbDB2315678afecb367f032d93F642f64180aa3
+                     */
                     contractAddress: string;
-                    /** @description An address on the chain and network */
+                    /**
+                     * @description An address on the chain and network
+                     * @example 0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266
+                     */
                     to: string;
-                    /** @description ERC721: a chosen id; default the next free one */
+                    /**
+                     * @description ERC721: a chosen id; default the next free one
+                     * @example 1
+                     */
                     tokenId?: string;
                     /** @description ERC721: this token's own URI */
                     uri?: string;
-                    /** @description ERC20: smallest units */
+                    /**
+                     * @description ERC20: smallest units
+                     * @example 1000000000000000000
+                     */
                     amount?: string;
-                    /** @description A minter of the contract */
+                    /**
+                     * @description A minter of the contract
+                     * @example 0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266
+                     */
                     sender: string;
                 };
             };
@@ -1770,18 +1921,33 @@ export interface operations {
                             type: 2 | 0;
                             /** @description Reserved for the sender until expiresAt */
                             nonce: number;
-                            /** @description The node's estimate plus 20 % */
+                            /**
+                             * @description The node's estimate plus 20 %
+                             * @example 1000000000000000000
+                             */
                             gasLimit: string;
-                            /** @description Type 2 only, wei */
+                            /**
+                             * @description Type 2 only, wei
+                             * @example 1000000000000000000
+                             */
                             maxFeePerGas?: string;
-                            /** @description Type 2 only, wei */
+                            /**
+                             * @description Type 2 only, wei
+                             * @example 1000000000000000000
+                             */
                             maxPriorityFeePerGas?: string;
-                            /** @description Type 0 only, wei */
+                            /**
+                             * @description Type 0 only, wei
+                             * @example 1000000000000000000
+                             */
                             gasPrice?: string;
                             /** @description null for a launch (a contract creation); the token contract for a mint */
                             to: string | null;
                             data: string;
-                            /** @description Always 0 */
+                            /**
+                             * @description Always 0
+                             * @example 1000000000000000000
+                             */
                             value: string;
                         };
                         /** @description Until then the nonce is reserved; a later submit is accepted only while the nonce is still free (nothing took it since) */
@@ -2663,6 +2829,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @example 0x9f8e7d6c5b4a39281706f5e4d3c2b1a09f8e7d6c5b4a39281706f5e4d3c2b1a0 */
                         transactionHash: string;
                         /** @enum {string} */
                         status: "pending" | "mined" | "failed" | "dropped";
@@ -2928,9 +3095,15 @@ export interface operations {
                      * @example sepolia
                      */
                     network: string;
-                    /** @description An address on the chain and network */
+                    /**
+                     * @description An address on the chain and network
+                     * @example 0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266
+                     */
                     address: string;
-                    /** @description Smallest units; default 10 of the native currency */
+                    /**
+                     * @description Smallest units; default 10 of the native currency
+                     * @example 1000000000000000000
+                     */
                     amount?: string;
                 };
             };
@@ -2949,25 +3122,37 @@ export interface operations {
                         network: string;
                         address: string;
                         amount: {
-                            /** @description Smallest units */
+                            /**
+                             * @description Smallest units
+                             * @example 1000000000000000000
+                             */
                             balance: string;
                             /** @description Exact decimal in whole units */
                             uiBalance: string;
                         };
                         /** @description The address's balance after the grant */
                         balance: {
-                            /** @description Smallest units */
+                            /**
+                             * @description Smallest units
+                             * @example 1000000000000000000
+                             */
                             balance: string;
                             /** @description Exact decimal in whole units */
                             uiBalance: string;
                             confirmed?: {
-                                /** @description Smallest units */
+                                /**
+                                 * @description Smallest units
+                                 * @example 1000000000000000000
+                                 */
                                 balance: string;
                                 /** @description Exact decimal in whole units */
                                 uiBalance: string;
                             };
                             unconfirmed?: {
-                                /** @description Smallest units */
+                                /**
+                                 * @description Smallest units
+                                 * @example 1000000000000000000
+                                 */
                                 balance: string;
                                 /** @description Exact decimal in whole units */
                                 uiBalance: string;
