@@ -26,7 +26,7 @@ describe("one writer per data directory: tasks and apikey:create beside a runnin
     await rm(dataDir, { recursive: true, force: true });
   });
 
-  it("refuses a task that would write the simulated chain, in one line naming the service and what to do; apikey:create works beside it; the service's launch survives", async function () {
+  it("refuses a task that would write the simulated chain, in one message naming the service and what to do; apikey:create works beside it; the service's launch survives", async function () {
     const wallet = (await serve!.call("POST", "/api/v1/wallets", { chain: "ethereum", network: "sepolia" })).body;
     expect(
       (await serve!.call("POST", "/api/v1/faucet", { chain: "ethereum", network: "sepolia", address: wallet.address })).status,
