@@ -34,7 +34,15 @@ export const signerOptions = <T extends ReturnType<typeof task>>(builder: T) =>
       type: ArgumentType.STRING_WITHOUT_DEFAULT,
       defaultValue: undefined,
     })
-    .addFlag({ name: "noWait", description: "Return once the node accepted the transaction, without waiting for it to be mined" });
+    .addFlag({ name: "noWait", description: "Return once the node accepted the transaction, without waiting for it to be mined" })
+    // Declared only to refuse it with a pointer to --private-key-env, instead of Hardhat's bare "unknown option" (a
+    // hidden option cannot be given on the command line at all). The value is never read or printed.
+    .addOption({
+      name: "privateKey",
+      description: "Not accepted (shell history would keep the key): put it in an environment variable and pass --private-key-env",
+      type: ArgumentType.STRING_WITHOUT_DEFAULT,
+      defaultValue: undefined,
+    });
 
 export const json = <T extends ReturnType<typeof task>>(builder: T) =>
   builder.addFlag({ name: "json", description: "Print one JSON object" });

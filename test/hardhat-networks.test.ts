@@ -84,7 +84,9 @@ describe("Hardhat networks make pairs live (test/fixture-projects/networks, task
     it("refuses --chain or --chain-network that disagree with the network, naming the options", async function () {
       const chain = await run(["balance", "--network", "sepolia", "--chain", "bitcoin", "--address", deployer.address], withSepolia());
       expect(chain.code).to.equal(1);
-      expect(chain.stderr).to.match(/^Error INVALID_ARGUMENT \(--chain\): --chain bitcoin disagrees with --network sepolia/);
+      expect(chain.stderr).to.match(
+        /^Error in community plugin hardhat-token-service: INVALID_ARGUMENT \(--chain\): --chain bitcoin disagrees with --network sepolia/,
+      );
       expect(chain.stderr).to.include("ethereum/sepolia (chain id 11155111)");
 
       const network = await run(
@@ -93,7 +95,7 @@ describe("Hardhat networks make pairs live (test/fixture-projects/networks, task
       );
       expect(network.code).to.equal(1);
       expect(network.stderr).to.match(
-        /^Error INVALID_ARGUMENT \(--chain-network\): --chain-network holesky disagrees with --network sepolia/,
+        /^Error in community plugin hardhat-token-service: INVALID_ARGUMENT \(--chain-network\): --chain-network holesky disagrees with --network sepolia/,
       );
     });
 
@@ -103,7 +105,7 @@ describe("Hardhat networks make pairs live (test/fixture-projects/networks, task
         withSepolia(),
       );
       expect(result.code).to.equal(1);
-      expect(result.stderr).to.match(/^Error CHAIN_ID_MISMATCH/);
+      expect(result.stderr).to.match(/^Error in community plugin hardhat-token-service: CHAIN_ID_MISMATCH/);
       expect(result.stderr).to.include("serves chain id 11155111, expected 97");
     });
 
@@ -132,8 +134,15 @@ describe("Hardhat networks make pairs live (test/fixture-projects/networks, task
     it("fails only when used while its url variable is unset, naming the variable", async function () {
       const unset = await run(["balance", "--network", "sepolia", "--address", deployer.address]);
       expect(unset.code).to.equal(1);
-      expect(unset.stderr).to.match(/^Error BACKEND_NOT_CONFIGURED \(--network\): --network sepolia connects through/);
+      expect(unset.stderr).to.match(
+        /^Error in community plugin hardhat-token-service: BACKEND_NOT_CONFIGURED \(--network\): --network sepolia connects through/,
+      );
       expect(unset.stderr).to.include("NETWORKS_SEPOLIA_RPC_URL");
+      // Typed for --chain-network? The hint names the options that select the service's own pair.
+      expect(unset.stderr).to.include(
+        "Hint: --network selects a Hardhat network (here sepolia, a live node); --chain ethereum --chain-network sepolia without --network selects the service's ethereum/sepolia pair",
+      );
+      expect(unset.stderr).not.to.match(/unexpected error|^\s+at /im);
 
       const named = await run([
         "balance",
@@ -193,7 +202,7 @@ describe("Hardhat networks make pairs live (test/fixture-projects/networks, task
         NETWORKS_BSC_TESTNET_RPC_URL: sepolia.url,
       });
       expect(result.code).to.equal(1);
-      expect(result.stderr).to.match(/^Error CHAIN_ID_MISMATCH/);
+      expect(result.stderr).to.match(/^Error in community plugin hardhat-token-service: CHAIN_ID_MISMATCH/);
       expect(result.stderr).to.include("binance_smart_chain/testnet");
     });
 

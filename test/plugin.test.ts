@@ -7,6 +7,7 @@ import { expect } from "chai";
 import { Wallet as EthersWallet } from "ethers";
 import { configVariable } from "hardhat/config";
 import { createHardhatRuntimeEnvironment } from "hardhat/hre";
+import { HardhatPluginError } from "hardhat/plugins";
 import type { HardhatRuntimeEnvironment } from "hardhat/types/hre";
 
 import { createTokenService, configuredRpcUrls } from "../src/api.js";
@@ -145,17 +146,17 @@ describe("plugin in a consumer project (test/fixture-projects/consumer)", functi
       for (const key of keys) expect(result.stdout).not.to.include(key.slice(2));
     });
 
-    it("prints a typed error naming the option and sets a failing exit code", async function () {
-      const previous = process.exitCode;
-      try {
-        const output = await captureOutput(() =>
-          hre.tasks.getTask("balance").run({ chain: "ethereum", chainNetwork: "goerli", address: wallet.address }),
+    it("throws a typed error as a HardhatPluginError with its code, naming the option", async function () {
+      const error = await hre.tasks
+        .getTask("balance")
+        .run({ chain: "ethereum", chainNetwork: "goerli", address: wallet.address })
+        .then(
+          () => undefined,
+          (caught: unknown) => caught,
         );
-        expect(output.stderr).to.match(/^Error UNSUPPORTED_NETWORK \(--chain-network\): unknown network "goerli"/);
-        expect(process.exitCode).to.equal(1);
-      } finally {
-        process.exitCode = previous;
-      }
+      expect(HardhatPluginError.isHardhatPluginError(error), String(error)).to.equal(true);
+      expect((error as HardhatPluginError).pluginId).to.equal("hardhat-token-service");
+      expect((error as Error).message).to.match(/^UNSUPPORTED_NETWORK \(--chain-network\): unknown network "goerli"/);
     });
 
     it("never compiled anything in the consumer project", function () {

@@ -65,7 +65,8 @@ describe("tasks through Hardhat's CLI (a child process in the consumer project)"
     ]) {
       expect(result.stdout).to.include(option);
     }
-    expect(result.stdout).not.to.match(/--private-key\b(?!-env)/);
+    // --private-key is declared only to be refused with a pointer to --private-key-env, and its help says so.
+    expect(result.stdout).to.match(/^\s+--private-key\s+Not accepted \(shell history would keep the key\).*--private-key-env$/m);
     // Amounts a person types are in whole tokens, and the help says so.
     expect(result.stdout).to.match(/--initial-supply\s+ERC20: supply minted at launch, in whole tokens at --decimals/);
     const faucet = await hardhat("faucet", "--help");
@@ -236,11 +237,13 @@ describe("tasks through Hardhat's CLI (a child process in the consumer project)"
   it("an error exits with code 1 and names the option the user typed", async function () {
     const network = await hardhat("balance", "--chain", "ethereum", "--chain-network", "goerli", "--address", deployer.address);
     expect(network.code).to.equal(1);
-    expect(network.stderr).to.include('Error UNSUPPORTED_NETWORK (--chain-network): unknown network "goerli"');
+    expect(network.stderr).to.include(
+      'Error in community plugin hardhat-token-service: UNSUPPORTED_NETWORK (--chain-network): unknown network "goerli"',
+    );
 
     const address = await hardhat("balance", ...pair, "--address", "0x1234");
     expect(address.code).to.equal(1);
-    expect(address.stderr).to.include("Error INVALID_ADDRESS (--address)");
+    expect(address.stderr).to.include("Error in community plugin hardhat-token-service: INVALID_ADDRESS (--address)");
 
     const supply = await hardhat(
       "token:launch",
@@ -260,7 +263,7 @@ describe("tasks through Hardhat's CLI (a child process in the consumer project)"
     );
     keyedRuns.push(supply);
     expect(supply.code).to.equal(1);
-    expect(supply.stderr).to.include("Error INVALID_ARGUMENT (--initial-supply)");
+    expect(supply.stderr).to.include("Error in community plugin hardhat-token-service: INVALID_ARGUMENT (--initial-supply)");
 
     const places = await hardhat(
       "token:mint",
@@ -275,11 +278,15 @@ describe("tasks through Hardhat's CLI (a child process in the consumer project)"
       "DEPLOYER_KEY",
     );
     expect(places.code).to.equal(1);
-    expect(places.stderr).to.include("Error INVALID_ARGUMENT (--amount): amount has more than 4 decimal places");
+    expect(places.stderr).to.include(
+      "Error in community plugin hardhat-token-service: INVALID_ARGUMENT (--amount): amount has more than 4 decimal places",
+    );
 
     const malformed = await hardhat("faucet", ...pair, "--address", deployer.address, "--amount", "1,5");
     expect(malformed.code).to.equal(1);
-    expect(malformed.stderr).to.include("Error INVALID_ARGUMENT (--amount): amount must be a non-negative decimal amount in whole units");
+    expect(malformed.stderr).to.include(
+      "Error in community plugin hardhat-token-service: INVALID_ARGUMENT (--amount): amount must be a non-negative decimal amount in whole units",
+    );
 
     const json = await hardhat("faucet", "--chain", "ethereum", "--address", deployer.address, "--json");
     expect(json.code).to.equal(1);
@@ -310,7 +317,7 @@ describe("tasks through Hardhat's CLI (a child process in the consumer project)"
     );
     keyedRuns.push(result);
     expect(result.code).to.equal(1);
-    expect(result.stderr).to.include("Error KEY_SENDER_MISMATCH (--private-key-env)");
+    expect(result.stderr).to.include("Error in community plugin hardhat-token-service: KEY_SENDER_MISMATCH (--private-key-env)");
 
     const missing = await hardhat(
       "token:launch",
@@ -326,6 +333,53 @@ describe("tasks through Hardhat's CLI (a child process in the consumer project)"
     );
     expect(missing.code).to.equal(1);
     expect(missing.stderr).to.include("NOT_SET_ANYWHERE is not set");
+  });
+
+  it("reports a user's mistake as a plugin error with its code: no 'unexpected error', no stack trace", async function () {
+    const result = await hardhat("balance", ...pair, "--address", "nope");
+    expect(result.code).to.equal(1);
+    expect(result.stderr).to.match(/^Error in community plugin hardhat-token-service: INVALID_ADDRESS \(--address\): /);
+    expect(result.stdout + result.stderr).not.to.match(/unexpected error/i);
+    expect(result.stdout + result.stderr, "a stack trace").not.to.match(/^\s+at /m);
+
+    // With --json the error object is on stdout as before; the exit code and the one-line report are the same.
+    const json = await hardhat("balance", ...pair, "--address", "nope", "--json");
+    expect(json.code).to.equal(1);
+    expect(JSON.parse(json.stdout).error).to.include({ code: "INVALID_ADDRESS", field: "address" });
+    expect(json.stderr).not.to.match(/^\s+at /m);
+  });
+
+  it("refuses --private-key 0x… pointing to --private-key-env, without printing the key", async function () {
+    for (const task of [
+      ["token:launch", ...pair, "--type", "erc20", "--name", "X", "--symbol", "X"],
+      ["token:mint", ...pair, "--type", "erc20", "--contract", erc20, "--amount", "1"],
+    ]) {
+      const result = await hardhat(...task, "--private-key", deployer.privateKey);
+      keyedRuns.push(result);
+      expect(result.code, result.stderr).to.equal(1);
+      expect(result.stderr).to.match(/^Error in community plugin hardhat-token-service: INVALID_ARGUMENT \(--private-key\): /);
+      expect(result.stderr).to.include("--private-key-env DEPLOYER_KEY");
+      expect(result.stderr).not.to.match(/^\s+at /m);
+    }
+  });
+
+  it("hints at --chain/--chain-network when --network names a Hardhat network whose url is unset, or no network at all", async function () {
+    // The consumer project's sepolia network reads its url from CONSUMER_SEPOLIA_RPC_URL, unset here.
+    const unset = await hardhat("balance", "--network", "sepolia", "--address", deployer.address);
+    expect(unset.code).to.equal(1);
+    expect(unset.stderr).to.match(/^Error in community plugin hardhat-token-service: BACKEND_NOT_CONFIGURED \(--network\): /);
+    expect(unset.stderr).to.include("CONSUMER_SEPOLIA_RPC_URL");
+    expect(unset.stderr).to.include(
+      "--network selects a Hardhat network (here sepolia, a live node); --chain ethereum --chain-network sepolia without --network selects the service's ethereum/sepolia pair",
+    );
+    expect(unset.stderr).not.to.match(/^\s+at /m);
+
+    const unknown = await hardhat("balance", "--network", "holesky", "--address", deployer.address);
+    expect(unknown.code).to.equal(1);
+    expect(unknown.stderr).to.match(
+      /^Error in community plugin hardhat-token-service: UNSUPPORTED_NETWORK \(--network\): --network holesky is no Hardhat network of this project/,
+    );
+    expect(unknown.stderr).to.include("--chain ethereum --chain-network holesky without --network");
   });
 
   it("never prints the private key from token:launch, token:mint, balance or faucet", function () {

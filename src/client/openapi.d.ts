@@ -375,18 +375,27 @@ export interface operations {
                         /** @description Keyed by symbol (ETH, BNB, BTC, token symbols); a token whose symbol is taken is keyed by its contract address */
                         balances: {
                             [key: string]: {
-                                /** @description Smallest units */
+                                /**
+                                 * @description Smallest units
+                                 * @example 1000000000000000000
+                                 */
                                 balance: string;
                                 /** @description Exact decimal in whole units */
                                 uiBalance: string;
                                 confirmed?: {
-                                    /** @description Smallest units */
+                                    /**
+                                     * @description Smallest units
+                                     * @example 1000000000000000000
+                                     */
                                     balance: string;
                                     /** @description Exact decimal in whole units */
                                     uiBalance: string;
                                 };
                                 unconfirmed?: {
-                                    /** @description Smallest units */
+                                    /**
+                                     * @description Smallest units
+                                     * @example 1000000000000000000
+                                     */
                                     balance: string;
                                     /** @description Exact decimal in whole units */
                                     uiBalance: string;
@@ -399,7 +408,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request: the field and the rule it broke */
+            /** @description `INVALID_ARGUMENT`: A field is missing, has the wrong type or breaks a rule; `INVALID_ADDRESS`: Not an address of that chain and network; `INVALID_PRIVATE_KEY`: Not a 32-byte hex private key; `UNSUPPORTED_CHAIN`: Unknown chain; `UNSUPPORTED_NETWORK`: Unknown network of that chain; `UNSUPPORTED_OPERATION`: The chain cannot do that; `MALFORMED_JSON`: The body is not valid JSON; `MALFORMED_REQUEST`: Not valid HTTP/1.1, or a bad percent-encoding in the path */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -407,8 +416,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
-                            code: string;
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "INVALID_ARGUMENT" | "INVALID_ADDRESS" | "INVALID_PRIVATE_KEY" | "UNSUPPORTED_CHAIN" | "UNSUPPORTED_NETWORK" | "UNSUPPORTED_OPERATION" | "MALFORMED_JSON" | "MALFORMED_REQUEST";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -419,7 +431,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing or wrong API key */
+            /** @description `UNAUTHORIZED`: Missing or wrong API key */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -427,8 +439,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
-                            code: string;
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "UNAUTHORIZED";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -439,7 +454,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request was not received in time (headers and body must come without pausing) */
+            /** @description `REQUEST_TIMEOUT`: The request was not received in time */
             408: {
                 headers: {
                     [name: string]: unknown;
@@ -447,8 +462,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
-                            code: string;
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "REQUEST_TIMEOUT";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -459,7 +477,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Without API keys (--no-auth): addressed to a name other than localhost, 127.0.0.1 or [::1] */
+            /** @description `HOST_NOT_ALLOWED`: Without API keys (--no-auth): a Host other than a loopback name */
             421: {
                 headers: {
                     [name: string]: unknown;
@@ -467,8 +485,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
-                            code: string;
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "HOST_NOT_ALLOWED";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -479,7 +500,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Refused by the chain: insufficient funds, not a token contract, key does not derive the sender… */
+            /** @description `KEY_SENDER_MISMATCH`: The key does not derive the sender; `TRANSACTION_MISMATCH`: The signed transaction is not the prepared one; `INSUFFICIENT_FUNDS`: The sender cannot pay the fee; `NOT_A_TOKEN_CONTRACT`: No ERC20/ERC721 contract at that address; `NOT_A_MINTER`: The sender lacks the minter role; `CAP_EXCEEDED`: An ERC20 mint beyond the cap; `TOKEN_ID_TAKEN`: That ERC721 token id exists; `TRANSACTION_REJECTED`: The node would revert it or refused it; `LIVE_NETWORK_FAUCET`: The faucet on a live network */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -487,8 +508,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
-                            code: string;
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "KEY_SENDER_MISMATCH" | "TRANSACTION_MISMATCH" | "INSUFFICIENT_FUNDS" | "NOT_A_TOKEN_CONTRACT" | "NOT_A_MINTER" | "CAP_EXCEEDED" | "TOKEN_ID_TAKEN" | "TRANSACTION_REJECTED" | "LIVE_NETWORK_FAUCET";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -499,7 +523,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Rate limited, or too many wrong API keys from this address (see Retry-After) */
+            /** @description `RATE_LIMITED`: Per-key rate limit reached (see Retry-After); `TOO_MANY_AUTH_FAILURES`: Too many wrong API keys from this address (see Retry-After) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -507,8 +531,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
-                            code: string;
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "RATE_LIMITED" | "TOO_MANY_AUTH_FAILURES";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -519,7 +546,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Request headers over 16 KiB */
+            /** @description `HEADERS_TOO_LARGE`: Request headers over 16 KiB */
             431: {
                 headers: {
                     [name: string]: unknown;
@@ -527,8 +554,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
-                            code: string;
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "HEADERS_TOO_LARGE";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -539,7 +569,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The node failed or serves another chain */
+            /** @description `UPSTREAM_UNAVAILABLE`: The node or Esplora failed to answer; `CHAIN_ID_MISMATCH`: The configured endpoint serves another chain */
             502: {
                 headers: {
                     [name: string]: unknown;
@@ -547,8 +577,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
-                            code: string;
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "UPSTREAM_UNAVAILABLE" | "CHAIN_ID_MISMATCH";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -559,7 +592,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description No backend configured for this network, or the database is unreachable (see Retry-After) */
+            /** @description `BACKEND_NOT_CONFIGURED`: No backend for that network; `SERVICE_UNAVAILABLE`: The database cannot be reached (see Retry-After); `STORAGE_UNAVAILABLE`: The service's own storage is exhausted (see Retry-After); `DATA_DIR_IN_USE`: Another process holds the data directory */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -567,8 +600,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
-                            code: string;
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "BACKEND_NOT_CONFIGURED" | "SERVICE_UNAVAILABLE" | "STORAGE_UNAVAILABLE" | "DATA_DIR_IN_USE";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -579,7 +615,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The node timed out */
+            /** @description `UPSTREAM_TIMEOUT`: The node or Esplora timed out */
             504: {
                 headers: {
                     [name: string]: unknown;
@@ -587,8 +623,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
-                            code: string;
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "UPSTREAM_TIMEOUT";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -637,8 +676,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @example 0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266 */
                         address: string;
-                        /** @description Shown once, stored nowhere. 0x-prefixed hex (EVM) or WIF (Bitcoin) */
+                        /**
+                         * @description Shown once, stored nowhere. 0x-prefixed hex (EVM) or WIF (Bitcoin)
+                         * @example 0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80
+                         */
                         privateKey: string;
                         chain: string;
                         network: string;
@@ -646,7 +689,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request: the field and the rule it broke */
+            /** @description `INVALID_ARGUMENT`: A field is missing, has the wrong type or breaks a rule; `INVALID_ADDRESS`: Not an address of that chain and network; `INVALID_PRIVATE_KEY`: Not a 32-byte hex private key; `UNSUPPORTED_CHAIN`: Unknown chain; `UNSUPPORTED_NETWORK`: Unknown network of that chain; `UNSUPPORTED_OPERATION`: The chain cannot do that; `MALFORMED_JSON`: The body is not valid JSON; `MALFORMED_REQUEST`: Not valid HTTP/1.1, or a bad percent-encoding in the path */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -654,8 +697,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
-                            code: string;
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "INVALID_ARGUMENT" | "INVALID_ADDRESS" | "INVALID_PRIVATE_KEY" | "UNSUPPORTED_CHAIN" | "UNSUPPORTED_NETWORK" | "UNSUPPORTED_OPERATION" | "MALFORMED_JSON" | "MALFORMED_REQUEST";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -666,7 +712,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing or wrong API key */
+            /** @description `UNAUTHORIZED`: Missing or wrong API key */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -674,8 +720,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
-                            code: string;
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "UNAUTHORIZED";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -686,7 +735,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request was not received in time (headers and body must come without pausing) */
+            /** @description `REQUEST_TIMEOUT`: The request was not received in time */
             408: {
                 headers: {
                     [name: string]: unknown;
@@ -694,8 +743,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
-                            code: string;
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "REQUEST_TIMEOUT";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -706,7 +758,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Body over 64 KiB */
+            /** @description `PAYLOAD_TOO_LARGE`: Body over 64 KiB */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -714,8 +766,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
-                            code: string;
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "PAYLOAD_TOO_LARGE";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -726,7 +781,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Body is not application/json */
+            /** @description `UNSUPPORTED_MEDIA_TYPE`: Body not sent as application/json */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -734,8 +789,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
-                            code: string;
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "UNSUPPORTED_MEDIA_TYPE";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -746,7 +804,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Without API keys (--no-auth): addressed to a name other than localhost, 127.0.0.1 or [::1] */
+            /** @description `HOST_NOT_ALLOWED`: Without API keys (--no-auth): a Host other than a loopback name */
             421: {
                 headers: {
                     [name: string]: unknown;
@@ -754,8 +812,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
-                            code: string;
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "HOST_NOT_ALLOWED";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -766,7 +827,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Rate limited, or too many wrong API keys from this address (see Retry-After) */
+            /** @description `RATE_LIMITED`: Per-key rate limit reached (see Retry-After); `TOO_MANY_AUTH_FAILURES`: Too many wrong API keys from this address (see Retry-After) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -774,8 +835,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
-                            code: string;
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "RATE_LIMITED" | "TOO_MANY_AUTH_FAILURES";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -786,7 +850,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Request headers over 16 KiB */
+            /** @description `HEADERS_TOO_LARGE`: Request headers over 16 KiB */
             431: {
                 headers: {
                     [name: string]: unknown;
@@ -794,8 +858,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
-                            code: string;
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "HEADERS_TOO_LARGE";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -806,7 +873,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description No backend configured for this network, or the database is unreachable (see Retry-After) */
+            /** @description `BACKEND_NOT_CONFIGURED`: No backend for that network; `SERVICE_UNAVAILABLE`: The database cannot be reached (see Retry-After); `STORAGE_UNAVAILABLE`: The service's own storage is exhausted (see Retry-After); `DATA_DIR_IN_USE`: Another process holds the data directory */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -814,8 +881,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
-                            code: string;
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "BACKEND_NOT_CONFIGURED" | "SERVICE_UNAVAILABLE" | "STORAGE_UNAVAILABLE" | "DATA_DIR_IN_USE";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -889,7 +959,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request: the field and the rule it broke */
+            /** @description `INVALID_ARGUMENT`: A field is missing, has the wrong type or breaks a rule; `INVALID_ADDRESS`: Not an address of that chain and network; `INVALID_PRIVATE_KEY`: Not a 32-byte hex private key; `UNSUPPORTED_CHAIN`: Unknown chain; `UNSUPPORTED_NETWORK`: Unknown network of that chain; `UNSUPPORTED_OPERATION`: The chain cannot do that; `MALFORMED_JSON`: The body is not valid JSON; `MALFORMED_REQUEST`: Not valid HTTP/1.1, or a bad percent-encoding in the path */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -897,8 +967,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
-                            code: string;
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "INVALID_ARGUMENT" | "INVALID_ADDRESS" | "INVALID_PRIVATE_KEY" | "UNSUPPORTED_CHAIN" | "UNSUPPORTED_NETWORK" | "UNSUPPORTED_OPERATION" | "MALFORMED_JSON" | "MALFORMED_REQUEST";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -909,7 +982,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing or wrong API key */
+            /** @description `UNAUTHORIZED`: Missing or wrong API key */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -917,8 +990,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
-                            code: string;
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "UNAUTHORIZED";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -929,7 +1005,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request was not received in time (headers and body must come without pausing) */
+            /** @description `REQUEST_TIMEOUT`: The request was not received in time */
             408: {
                 headers: {
                     [name: string]: unknown;
@@ -937,8 +1013,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
-                            code: string;
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "REQUEST_TIMEOUT";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -949,7 +1028,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Without API keys (--no-auth): addressed to a name other than localhost, 127.0.0.1 or [::1] */
+            /** @description `HOST_NOT_ALLOWED`: Without API keys (--no-auth): a Host other than a loopback name */
             421: {
                 headers: {
                     [name: string]: unknown;
@@ -957,8 +1036,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
-                            code: string;
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "HOST_NOT_ALLOWED";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -969,7 +1051,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Rate limited, or too many wrong API keys from this address (see Retry-After) */
+            /** @description `RATE_LIMITED`: Per-key rate limit reached (see Retry-After); `TOO_MANY_AUTH_FAILURES`: Too many wrong API keys from this address (see Retry-After) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -977,8 +1059,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
-                            code: string;
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "RATE_LIMITED" | "TOO_MANY_AUTH_FAILURES";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -989,7 +1074,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Request headers over 16 KiB */
+            /** @description `HEADERS_TOO_LARGE`: Request headers over 16 KiB */
             431: {
                 headers: {
                     [name: string]: unknown;
@@ -997,8 +1082,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
-                            code: string;
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "HEADERS_TOO_LARGE";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -1009,7 +1097,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description No backend configured for this network, or the database is unreachable (see Retry-After) */
+            /** @description `BACKEND_NOT_CONFIGURED`: No backend for that network; `SERVICE_UNAVAILABLE`: The database cannot be reached (see Retry-After); `STORAGE_UNAVAILABLE`: The service's own storage is exhausted (see Retry-After); `DATA_DIR_IN_USE`: Another process holds the data directory */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1017,8 +1105,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
-                            code: string;
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "BACKEND_NOT_CONFIGURED" | "SERVICE_UNAVAILABLE" | "STORAGE_UNAVAILABLE" | "DATA_DIR_IN_USE";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -1067,27 +1158,52 @@ export interface operations {
                      */
                     type: string;
                     token: {
+                        /** @example Gold */
                         name: string;
+                        /** @example GLD */
                         symbol: string;
                         /** @description Default 18 */
                         decimals?: number;
-                        /** @description Minted to `minter` at launch; default 0 */
+                        /**
+                         * @description Minted to `minter` at launch; default 0
+                         * @example 1000000000000000000000
+                         */
                         initialSupply?: string;
-                        /** @description Supply cap; omit for no cap */
+                        /**
+                         * @description Supply cap; omit for no cap
+                         * @example 1000000000000000000000000
+                         */
                         totalSupply?: string;
-                        /** @description Receives the initial supply; default sender */
+                        /**
+                         * @description Receives the initial supply; default sender
+                         * @example 0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266
+                         */
                         minter?: string;
-                        /** @description Administers the token and may mint more; default sender */
+                        /**
+                         * @description Administers the token and may mint more; default sender
+                         * @example 0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266
+                         */
                         account?: string;
                     } | {
+                        /** @example Art */
                         name: string;
+                        /** @example ART */
                         symbol: string;
-                        /** @description Base URI: tokenURI = uri + tokenId */
+                        /**
+                         * @description Base URI: tokenURI = uri + tokenId
+                         * @example https://example.com/art/
+                         */
                         uri?: string;
                     };
-                    /** @description Pays for the deployment; for ERC721 it becomes the minter */
+                    /**
+                     * @description Pays for the deployment; for ERC721 it becomes the minter
+                     * @example 0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266
+                     */
                     sender: string;
-                    /** @description The sender's key; used to sign, never stored or logged */
+                    /**
+                     * @description The sender's key; used to sign, never stored or logged. The example is the key of Hardhat's first default account, which is public: use it on simulated chains only
+                     * @example 0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80
+                     */
                     privateKey: string;
                 } | {
                     /**
@@ -1106,25 +1222,47 @@ export interface operations {
                      */
                     type: string;
                     token: {
+                        /** @example Gold */
                         name: string;
+                        /** @example GLD */
                         symbol: string;
                         /** @description Default 18 */
                         decimals?: number;
-                        /** @description Minted to `minter` at launch; default 0 */
+                        /**
+                         * @description Minted to `minter` at launch; default 0
+                         * @example 1000000000000000000000
+                         */
                         initialSupply?: string;
-                        /** @description Supply cap; omit for no cap */
+                        /**
+                         * @description Supply cap; omit for no cap
+                         * @example 1000000000000000000000000
+                         */
                         totalSupply?: string;
-                        /** @description Receives the initial supply; default sender */
+                        /**
+                         * @description Receives the initial supply; default sender
+                         * @example 0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266
+                         */
                         minter?: string;
-                        /** @description Administers the token and may mint more; default sender */
+                        /**
+                         * @description Administers the token and may mint more; default sender
+                         * @example 0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266
+                         */
                         account?: string;
                     } | {
+                        /** @example Art */
                         name: string;
+                        /** @example ART */
                         symbol: string;
-                        /** @description Base URI: tokenURI = uri + tokenId */
+                        /**
+                         * @description Base URI: tokenURI = uri + tokenId
+                         * @example https://example.com/art/
+                         */
                         uri?: string;
                     };
-                    /** @description Pays for the deployment; for ERC721 it becomes the minter */
+                    /**
+                     * @description Pays for the deployment; for ERC721 it becomes the minter
+                     * @example 0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266
+                     */
                     sender: string;
                     /** @description The `unsignedTransaction` a prepare (this body without privateKey) answered, signed by `sender` unchanged: 0x hex, as an ethers Signer's signTransaction returns it */
                     signedTransaction: string;
@@ -1145,25 +1283,47 @@ export interface operations {
                      */
                     type: string;
                     token: {
+                        /** @example Gold */
                         name: string;
+                        /** @example GLD */
                         symbol: string;
                         /** @description Default 18 */
                         decimals?: number;
-                        /** @description Minted to `minter` at launch; default 0 */
+                        /**
+                         * @description Minted to `minter` at launch; default 0
+                         * @example 1000000000000000000000
+                         */
                         initialSupply?: string;
-                        /** @description Supply cap; omit for no cap */
+                        /**
+                         * @description Supply cap; omit for no cap
+                         * @example 1000000000000000000000000
+                         */
                         totalSupply?: string;
-                        /** @description Receives the initial supply; default sender */
+                        /**
+                         * @description Receives the initial supply; default sender
+                         * @example 0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266
+                         */
                         minter?: string;
-                        /** @description Administers the token and may mint more; default sender */
+                        /**
+                         * @description Administers the token and may mint more; default sender
+                         * @example 0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266
+                         */
                         account?: string;
                     } | {
+                        /** @example Art */
                         name: string;
+                        /** @example ART */
                         symbol: string;
-                        /** @description Base URI: tokenURI = uri + tokenId */
+                        /**
+                         * @description Base URI: tokenURI = uri + tokenId
+                         * @example https://example.com/art/
+                         */
                         uri?: string;
                     };
-                    /** @description Pays for the deployment; for ERC721 it becomes the minter */
+                    /**
+                     * @description Pays for the deployment; for ERC721 it becomes the minter
+                     * @example 0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266
+                     */
                     sender: string;
                 };
             };
@@ -1178,7 +1338,9 @@ export interface operations {
                     "application/json": {
                         /** @description This launch's record id */
                         id: string;
+                        /** @example 0x9f8e7d6c5b4a39281706f5e4d3c2b1a09f8e7d6c5b4a39281706f5e4d3c2b1a0 */
                         transactionHash: string;
+                        /** @example 0x5FbDB2315678afecb367f032d93F642f64180aa3 */
                         contractAddress: string;
                         /**
                          * @description pending when answered at once; with wait=mined the state reached: mined, failed, dropped (or pending after the wait timeout)
@@ -1189,6 +1351,7 @@ export interface operations {
                         network: string;
                         /** @enum {string} */
                         type: "ERC20" | "ERC721";
+                        /** @example 0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266 */
                         sender: string;
                         /** @description The sender's nonce this launch used */
                         nonce: number;
@@ -1202,18 +1365,33 @@ export interface operations {
                             type: 2 | 0;
                             /** @description Reserved for the sender until expiresAt */
                             nonce: number;
-                            /** @description The node's estimate plus 20 % */
+                            /**
+                             * @description The node's estimate plus 20 %
+                             * @example 1000000000000000000
+                             */
                             gasLimit: string;
-                            /** @description Type 2 only, wei */
+                            /**
+                             * @description Type 2 only, wei
+                             * @example 1000000000000000000
+                             */
                             maxFeePerGas?: string;
-                            /** @description Type 2 only, wei */
+                            /**
+                             * @description Type 2 only, wei
+                             * @example 1000000000000000000
+                             */
                             maxPriorityFeePerGas?: string;
-                            /** @description Type 0 only, wei */
+                            /**
+                             * @description Type 0 only, wei
+                             * @example 1000000000000000000
+                             */
                             gasPrice?: string;
                             /** @description null for a launch (a contract creation); the token contract for a mint */
                             to: string | null;
                             data: string;
-                            /** @description Always 0 */
+                            /**
+                             * @description Always 0
+                             * @example 1000000000000000000
+                             */
                             value: string;
                         };
                         /** @description Until then the nonce is reserved; a later submit is accepted only while the nonce is still free (nothing took it since) */
@@ -1237,7 +1415,9 @@ export interface operations {
                     "application/json": {
                         /** @description This launch's record id */
                         id: string;
+                        /** @example 0x9f8e7d6c5b4a39281706f5e4d3c2b1a09f8e7d6c5b4a39281706f5e4d3c2b1a0 */
                         transactionHash: string;
+                        /** @example 0x5FbDB2315678afecb367f032d93F642f64180aa3 */
                         contractAddress: string;
                         /**
                          * @description pending when answered at once; with wait=mined the state reached: mined, failed, dropped (or pending after the wait timeout)
@@ -1248,6 +1428,7 @@ export interface operations {
                         network: string;
                         /** @enum {string} */
                         type: "ERC20" | "ERC721";
+                        /** @example 0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266 */
                         sender: string;
                         /** @description The sender's nonce this launch used */
                         nonce: number;
@@ -1256,7 +1437,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request: the field and the rule it broke */
+            /** @description `INVALID_ARGUMENT`: A field is missing, has the wrong type or breaks a rule; `INVALID_ADDRESS`: Not an address of that chain and network; `INVALID_PRIVATE_KEY`: Not a 32-byte hex private key; `UNSUPPORTED_CHAIN`: Unknown chain; `UNSUPPORTED_NETWORK`: Unknown network of that chain; `UNSUPPORTED_OPERATION`: The chain cannot do that; `MALFORMED_JSON`: The body is not valid JSON; `MALFORMED_REQUEST`: Not valid HTTP/1.1, or a bad percent-encoding in the path */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1264,8 +1445,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
-                            code: string;
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "INVALID_ARGUMENT" | "INVALID_ADDRESS" | "INVALID_PRIVATE_KEY" | "UNSUPPORTED_CHAIN" | "UNSUPPORTED_NETWORK" | "UNSUPPORTED_OPERATION" | "MALFORMED_JSON" | "MALFORMED_REQUEST";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -1276,7 +1460,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing or wrong API key */
+            /** @description `UNAUTHORIZED`: Missing or wrong API key */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1284,8 +1468,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
-                            code: string;
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "UNAUTHORIZED";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -1296,7 +1483,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request was not received in time (headers and body must come without pausing) */
+            /** @description `REQUEST_TIMEOUT`: The request was not received in time */
             408: {
                 headers: {
                     [name: string]: unknown;
@@ -1304,8 +1491,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
-                            code: string;
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "REQUEST_TIMEOUT";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -1316,7 +1506,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Idempotency-Key reused with another body, or still in progress; a signed transaction not prepared, already submitted, or whose nonce is taken */
+            /** @description `IDEMPOTENCY_CONFLICT`: Idempotency-Key reused with another body; `IDEMPOTENCY_IN_PROGRESS`: The first request with that Idempotency-Key is still running; `TRANSACTION_NOT_PREPARED`: A signed transaction no prepare reserved; `NONCE_TAKEN`: The prepared transaction's nonce was taken since: prepare again; `ALREADY_SUBMITTED`: That signed transaction was submitted before */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -1324,8 +1514,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
-                            code: string;
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "IDEMPOTENCY_CONFLICT" | "IDEMPOTENCY_IN_PROGRESS" | "TRANSACTION_NOT_PREPARED" | "NONCE_TAKEN" | "ALREADY_SUBMITTED";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -1336,7 +1529,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Body over 64 KiB */
+            /** @description `PAYLOAD_TOO_LARGE`: Body over 64 KiB */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -1344,8 +1537,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
-                            code: string;
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "PAYLOAD_TOO_LARGE";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -1356,7 +1552,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Body is not application/json */
+            /** @description `UNSUPPORTED_MEDIA_TYPE`: Body not sent as application/json */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -1364,8 +1560,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
-                            code: string;
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "UNSUPPORTED_MEDIA_TYPE";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -1376,7 +1575,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Without API keys (--no-auth): addressed to a name other than localhost, 127.0.0.1 or [::1] */
+            /** @description `HOST_NOT_ALLOWED`: Without API keys (--no-auth): a Host other than a loopback name */
             421: {
                 headers: {
                     [name: string]: unknown;
@@ -1384,8 +1583,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
-                            code: string;
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "HOST_NOT_ALLOWED";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -1396,7 +1598,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Refused by the chain: insufficient funds, not a token contract, key does not derive the sender… */
+            /** @description `KEY_SENDER_MISMATCH`: The key does not derive the sender; `TRANSACTION_MISMATCH`: The signed transaction is not the prepared one; `INSUFFICIENT_FUNDS`: The sender cannot pay the fee; `NOT_A_TOKEN_CONTRACT`: No ERC20/ERC721 contract at that address; `NOT_A_MINTER`: The sender lacks the minter role; `CAP_EXCEEDED`: An ERC20 mint beyond the cap; `TOKEN_ID_TAKEN`: That ERC721 token id exists; `TRANSACTION_REJECTED`: The node would revert it or refused it; `LIVE_NETWORK_FAUCET`: The faucet on a live network */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -1404,8 +1606,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
-                            code: string;
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "KEY_SENDER_MISMATCH" | "TRANSACTION_MISMATCH" | "INSUFFICIENT_FUNDS" | "NOT_A_TOKEN_CONTRACT" | "NOT_A_MINTER" | "CAP_EXCEEDED" | "TOKEN_ID_TAKEN" | "TRANSACTION_REJECTED" | "LIVE_NETWORK_FAUCET";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -1416,7 +1621,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Rate limited, or too many wrong API keys from this address (see Retry-After) */
+            /** @description `RATE_LIMITED`: Per-key rate limit reached (see Retry-After); `TOO_MANY_AUTH_FAILURES`: Too many wrong API keys from this address (see Retry-After) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -1424,8 +1629,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
-                            code: string;
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "RATE_LIMITED" | "TOO_MANY_AUTH_FAILURES";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -1436,7 +1644,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Request headers over 16 KiB */
+            /** @description `HEADERS_TOO_LARGE`: Request headers over 16 KiB */
             431: {
                 headers: {
                     [name: string]: unknown;
@@ -1444,8 +1652,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
-                            code: string;
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "HEADERS_TOO_LARGE";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -1456,7 +1667,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The node failed or serves another chain */
+            /** @description `UPSTREAM_UNAVAILABLE`: The node or Esplora failed to answer; `CHAIN_ID_MISMATCH`: The configured endpoint serves another chain */
             502: {
                 headers: {
                     [name: string]: unknown;
@@ -1464,8 +1675,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
-                            code: string;
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "UPSTREAM_UNAVAILABLE" | "CHAIN_ID_MISMATCH";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -1476,7 +1690,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description No backend configured for this network, or the database is unreachable (see Retry-After) */
+            /** @description `BACKEND_NOT_CONFIGURED`: No backend for that network; `SERVICE_UNAVAILABLE`: The database cannot be reached (see Retry-After); `STORAGE_UNAVAILABLE`: The service's own storage is exhausted (see Retry-After); `DATA_DIR_IN_USE`: Another process holds the data directory */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1484,8 +1698,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
-                            code: string;
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "BACKEND_NOT_CONFIGURED" | "SERVICE_UNAVAILABLE" | "STORAGE_UNAVAILABLE" | "DATA_DIR_IN_USE";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -1496,7 +1713,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The node timed out */
+            /** @description `UPSTREAM_TIMEOUT`: The node or Esplora timed out */
             504: {
                 headers: {
                     [name: string]: unknown;
@@ -1504,8 +1721,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
-                            code: string;
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "UPSTREAM_TIMEOUT";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -1548,19 +1768,37 @@ export interface operations {
                      * @example SERVICE_ERC20
                      */
                     type: string;
-                    /** @description An address on the chain and network */
+                    /**
+                     * @description An address on the chain and network
+                     * @example 0x5FbDB2315678afecb367f032d93F642f64180aa3
+                     */
                     contractAddress: string;
-                    /** @description An address on the chain and network */
+                    /**
+                     * @description An address on the chain and network
+                     * @example 0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266
+                     */
                     to: string;
-                    /** @description ERC721: a chosen id; default the next free one */
+                    /**
+                     * @description ERC721: a chosen id; default the next free one
+                     * @example 1
+                     */
                     tokenId?: string;
                     /** @description ERC721: this token's own URI */
                     uri?: string;
-                    /** @description ERC20: smallest units */
+                    /**
+                     * @description ERC20: smallest units
+                     * @example 1000000000000000000
+                     */
                     amount?: string;
-                    /** @description A minter of the contract */
+                    /**
+                     * @description A minter of the contract
+                     * @example 0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266
+                     */
                     sender: string;
-                    /** @description The sender's key; used to sign, never stored or logged */
+                    /**
+                     * @description The sender's key; used to sign, never stored or logged. The example is the key of Hardhat's first default account, which is public: use it on simulated chains only
+                     * @example 0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80
+                     */
                     privateKey: string;
                 } | {
                     /**
@@ -1578,17 +1816,32 @@ export interface operations {
                      * @example SERVICE_ERC20
                      */
                     type: string;
-                    /** @description An address on the chain and network */
+                    /**
+                     * @description An address on the chain and network
+                     * @example 0x5FbDB2315678afecb367f032d93F642f64180aa3
+                     */
                     contractAddress: string;
-                    /** @description An address on the chain and network */
+                    /**
+                     * @description An address on the chain and network
+                     * @example 0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266
+                     */
                     to: string;
-                    /** @description ERC721: a chosen id; default the next free one */
+                    /**
+                     * @description ERC721: a chosen id; default the next free one
+                     * @example 1
+                     */
                     tokenId?: string;
                     /** @description ERC721: this token's own URI */
                     uri?: string;
-                    /** @description ERC20: smallest units */
+                    /**
+                     * @description ERC20: smallest units
+                     * @example 1000000000000000000
+                     */
                     amount?: string;
-                    /** @description A minter of the contract */
+                    /**
+                     * @description A minter of the contract
+                     * @example 0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266
+                     */
                     sender: string;
                     /** @description The `unsignedTransaction` a prepare (this body without privateKey) answered, signed by `sender` unchanged: 0x hex, as an ethers Signer's signTransaction returns it */
                     signedTransaction: string;
@@ -1608,17 +1861,32 @@ export interface operations {
                      * @example SERVICE_ERC20
                      */
                     type: string;
-                    /** @description An address on the chain and network */
+                    /**
+                     * @description An address on the chain and network
+                     * @example 0x5FbDB2315678afecb367f032d93F642f64180aa3
+                     */
                     contractAddress: string;
-                    /** @description An address on the chain and network */
+                    /**
+                     * @description An address on the chain and network
+                     * @example 0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266
+                     */
                     to: string;
-                    /** @description ERC721: a chosen id; default the next free one */
+                    /**
+                     * @description ERC721: a chosen id; default the next free one
+                     * @example 1
+                     */
                     tokenId?: string;
                     /** @description ERC721: this token's own URI */
                     uri?: string;
-                    /** @description ERC20: smallest units */
+                    /**
+                     * @description ERC20: smallest units
+                     * @example 1000000000000000000
+                     */
                     amount?: string;
-                    /** @description A minter of the contract */
+                    /**
+                     * @description A minter of the contract
+                     * @example 0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266
+                     */
                     sender: string;
                 };
             };
@@ -1653,18 +1921,33 @@ export interface operations {
                             type: 2 | 0;
                             /** @description Reserved for the sender until expiresAt */
                             nonce: number;
-                            /** @description The node's estimate plus 20 % */
+                            /**
+                             * @description The node's estimate plus 20 %
+                             * @example 1000000000000000000
+                             */
                             gasLimit: string;
-                            /** @description Type 2 only, wei */
+                            /**
+                             * @description Type 2 only, wei
+                             * @example 1000000000000000000
+                             */
                             maxFeePerGas?: string;
-                            /** @description Type 2 only, wei */
+                            /**
+                             * @description Type 2 only, wei
+                             * @example 1000000000000000000
+                             */
                             maxPriorityFeePerGas?: string;
-                            /** @description Type 0 only, wei */
+                            /**
+                             * @description Type 0 only, wei
+                             * @example 1000000000000000000
+                             */
                             gasPrice?: string;
                             /** @description null for a launch (a contract creation); the token contract for a mint */
                             to: string | null;
                             data: string;
-                            /** @description Always 0 */
+                            /**
+                             * @description Always 0
+                             * @example 1000000000000000000
+                             */
                             value: string;
                         };
                         /** @description Until then the nonce is reserved; a later submit is accepted only while the nonce is still free (nothing took it since) */
@@ -1701,7 +1984,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request: the field and the rule it broke */
+            /** @description `INVALID_ARGUMENT`: A field is missing, has the wrong type or breaks a rule; `INVALID_ADDRESS`: Not an address of that chain and network; `INVALID_PRIVATE_KEY`: Not a 32-byte hex private key; `UNSUPPORTED_CHAIN`: Unknown chain; `UNSUPPORTED_NETWORK`: Unknown network of that chain; `UNSUPPORTED_OPERATION`: The chain cannot do that; `MALFORMED_JSON`: The body is not valid JSON; `MALFORMED_REQUEST`: Not valid HTTP/1.1, or a bad percent-encoding in the path */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1709,8 +1992,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
-                            code: string;
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "INVALID_ARGUMENT" | "INVALID_ADDRESS" | "INVALID_PRIVATE_KEY" | "UNSUPPORTED_CHAIN" | "UNSUPPORTED_NETWORK" | "UNSUPPORTED_OPERATION" | "MALFORMED_JSON" | "MALFORMED_REQUEST";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -1721,7 +2007,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing or wrong API key */
+            /** @description `UNAUTHORIZED`: Missing or wrong API key */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1729,8 +2015,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
-                            code: string;
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "UNAUTHORIZED";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -1741,7 +2030,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request was not received in time (headers and body must come without pausing) */
+            /** @description `REQUEST_TIMEOUT`: The request was not received in time */
             408: {
                 headers: {
                     [name: string]: unknown;
@@ -1749,8 +2038,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
-                            code: string;
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "REQUEST_TIMEOUT";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -1761,7 +2053,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Idempotency-Key reused with another body, or still in progress; a signed transaction not prepared, already submitted, or whose nonce is taken */
+            /** @description `IDEMPOTENCY_CONFLICT`: Idempotency-Key reused with another body; `IDEMPOTENCY_IN_PROGRESS`: The first request with that Idempotency-Key is still running; `TRANSACTION_NOT_PREPARED`: A signed transaction no prepare reserved; `NONCE_TAKEN`: The prepared transaction's nonce was taken since: prepare again; `ALREADY_SUBMITTED`: That signed transaction was submitted before */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -1769,8 +2061,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
-                            code: string;
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "IDEMPOTENCY_CONFLICT" | "IDEMPOTENCY_IN_PROGRESS" | "TRANSACTION_NOT_PREPARED" | "NONCE_TAKEN" | "ALREADY_SUBMITTED";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -1781,7 +2076,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Body over 64 KiB */
+            /** @description `PAYLOAD_TOO_LARGE`: Body over 64 KiB */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -1789,8 +2084,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
-                            code: string;
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "PAYLOAD_TOO_LARGE";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -1801,7 +2099,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Body is not application/json */
+            /** @description `UNSUPPORTED_MEDIA_TYPE`: Body not sent as application/json */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -1809,8 +2107,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
-                            code: string;
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "UNSUPPORTED_MEDIA_TYPE";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -1821,7 +2122,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Without API keys (--no-auth): addressed to a name other than localhost, 127.0.0.1 or [::1] */
+            /** @description `HOST_NOT_ALLOWED`: Without API keys (--no-auth): a Host other than a loopback name */
             421: {
                 headers: {
                     [name: string]: unknown;
@@ -1829,8 +2130,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
-                            code: string;
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "HOST_NOT_ALLOWED";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -1841,7 +2145,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Refused by the chain: insufficient funds, not a token contract, key does not derive the sender… */
+            /** @description `KEY_SENDER_MISMATCH`: The key does not derive the sender; `TRANSACTION_MISMATCH`: The signed transaction is not the prepared one; `INSUFFICIENT_FUNDS`: The sender cannot pay the fee; `NOT_A_TOKEN_CONTRACT`: No ERC20/ERC721 contract at that address; `NOT_A_MINTER`: The sender lacks the minter role; `CAP_EXCEEDED`: An ERC20 mint beyond the cap; `TOKEN_ID_TAKEN`: That ERC721 token id exists; `TRANSACTION_REJECTED`: The node would revert it or refused it; `LIVE_NETWORK_FAUCET`: The faucet on a live network */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -1849,8 +2153,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
-                            code: string;
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "KEY_SENDER_MISMATCH" | "TRANSACTION_MISMATCH" | "INSUFFICIENT_FUNDS" | "NOT_A_TOKEN_CONTRACT" | "NOT_A_MINTER" | "CAP_EXCEEDED" | "TOKEN_ID_TAKEN" | "TRANSACTION_REJECTED" | "LIVE_NETWORK_FAUCET";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -1861,7 +2168,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Rate limited, or too many wrong API keys from this address (see Retry-After) */
+            /** @description `RATE_LIMITED`: Per-key rate limit reached (see Retry-After); `TOO_MANY_AUTH_FAILURES`: Too many wrong API keys from this address (see Retry-After) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -1869,8 +2176,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
-                            code: string;
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "RATE_LIMITED" | "TOO_MANY_AUTH_FAILURES";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -1881,7 +2191,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Request headers over 16 KiB */
+            /** @description `HEADERS_TOO_LARGE`: Request headers over 16 KiB */
             431: {
                 headers: {
                     [name: string]: unknown;
@@ -1889,8 +2199,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
-                            code: string;
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "HEADERS_TOO_LARGE";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -1901,7 +2214,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The node failed or serves another chain */
+            /** @description `UPSTREAM_UNAVAILABLE`: The node or Esplora failed to answer; `CHAIN_ID_MISMATCH`: The configured endpoint serves another chain */
             502: {
                 headers: {
                     [name: string]: unknown;
@@ -1909,8 +2222,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
-                            code: string;
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "UPSTREAM_UNAVAILABLE" | "CHAIN_ID_MISMATCH";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -1921,7 +2237,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description No backend configured for this network, or the database is unreachable (see Retry-After) */
+            /** @description `BACKEND_NOT_CONFIGURED`: No backend for that network; `SERVICE_UNAVAILABLE`: The database cannot be reached (see Retry-After); `STORAGE_UNAVAILABLE`: The service's own storage is exhausted (see Retry-After); `DATA_DIR_IN_USE`: Another process holds the data directory */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1929,8 +2245,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
-                            code: string;
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "BACKEND_NOT_CONFIGURED" | "SERVICE_UNAVAILABLE" | "STORAGE_UNAVAILABLE" | "DATA_DIR_IN_USE";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -1941,7 +2260,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The node timed out */
+            /** @description `UPSTREAM_TIMEOUT`: The node or Esplora timed out */
             504: {
                 headers: {
                     [name: string]: unknown;
@@ -1949,8 +2268,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
-                            code: string;
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "UPSTREAM_TIMEOUT";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -2022,7 +2344,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request: the field and the rule it broke */
+            /** @description `INVALID_ARGUMENT`: A field is missing, has the wrong type or breaks a rule; `INVALID_ADDRESS`: Not an address of that chain and network; `INVALID_PRIVATE_KEY`: Not a 32-byte hex private key; `UNSUPPORTED_CHAIN`: Unknown chain; `UNSUPPORTED_NETWORK`: Unknown network of that chain; `UNSUPPORTED_OPERATION`: The chain cannot do that; `MALFORMED_JSON`: The body is not valid JSON; `MALFORMED_REQUEST`: Not valid HTTP/1.1, or a bad percent-encoding in the path */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2030,8 +2352,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
-                            code: string;
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "INVALID_ARGUMENT" | "INVALID_ADDRESS" | "INVALID_PRIVATE_KEY" | "UNSUPPORTED_CHAIN" | "UNSUPPORTED_NETWORK" | "UNSUPPORTED_OPERATION" | "MALFORMED_JSON" | "MALFORMED_REQUEST";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -2042,7 +2367,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing or wrong API key */
+            /** @description `UNAUTHORIZED`: Missing or wrong API key */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2050,8 +2375,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
-                            code: string;
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "UNAUTHORIZED";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -2062,7 +2390,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not found */
+            /** @description `NOT_FOUND`: No such route, operation or webhook; `TRANSACTION_NOT_FOUND`: The node knows no transaction with that hash */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2070,8 +2398,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
-                            code: string;
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "NOT_FOUND" | "TRANSACTION_NOT_FOUND";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -2082,7 +2413,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request was not received in time (headers and body must come without pausing) */
+            /** @description `REQUEST_TIMEOUT`: The request was not received in time */
             408: {
                 headers: {
                     [name: string]: unknown;
@@ -2090,8 +2421,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
-                            code: string;
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "REQUEST_TIMEOUT";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -2102,7 +2436,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Without API keys (--no-auth): addressed to a name other than localhost, 127.0.0.1 or [::1] */
+            /** @description `HOST_NOT_ALLOWED`: Without API keys (--no-auth): a Host other than a loopback name */
             421: {
                 headers: {
                     [name: string]: unknown;
@@ -2110,8 +2444,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
-                            code: string;
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "HOST_NOT_ALLOWED";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -2122,7 +2459,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Rate limited, or too many wrong API keys from this address (see Retry-After) */
+            /** @description `RATE_LIMITED`: Per-key rate limit reached (see Retry-After); `TOO_MANY_AUTH_FAILURES`: Too many wrong API keys from this address (see Retry-After) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -2130,8 +2467,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
-                            code: string;
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "RATE_LIMITED" | "TOO_MANY_AUTH_FAILURES";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -2142,7 +2482,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Request headers over 16 KiB */
+            /** @description `HEADERS_TOO_LARGE`: Request headers over 16 KiB */
             431: {
                 headers: {
                     [name: string]: unknown;
@@ -2150,8 +2490,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
-                            code: string;
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "HEADERS_TOO_LARGE";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -2162,7 +2505,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description No backend configured for this network, or the database is unreachable (see Retry-After) */
+            /** @description `BACKEND_NOT_CONFIGURED`: No backend for that network; `SERVICE_UNAVAILABLE`: The database cannot be reached (see Retry-After); `STORAGE_UNAVAILABLE`: The service's own storage is exhausted (see Retry-After); `DATA_DIR_IN_USE`: Another process holds the data directory */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2170,8 +2513,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
-                            code: string;
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "BACKEND_NOT_CONFIGURED" | "SERVICE_UNAVAILABLE" | "STORAGE_UNAVAILABLE" | "DATA_DIR_IN_USE";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -2227,7 +2573,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request: the field and the rule it broke */
+            /** @description `INVALID_ARGUMENT`: A field is missing, has the wrong type or breaks a rule; `INVALID_ADDRESS`: Not an address of that chain and network; `INVALID_PRIVATE_KEY`: Not a 32-byte hex private key; `UNSUPPORTED_CHAIN`: Unknown chain; `UNSUPPORTED_NETWORK`: Unknown network of that chain; `UNSUPPORTED_OPERATION`: The chain cannot do that; `MALFORMED_JSON`: The body is not valid JSON; `MALFORMED_REQUEST`: Not valid HTTP/1.1, or a bad percent-encoding in the path */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2235,8 +2581,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
-                            code: string;
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "INVALID_ARGUMENT" | "INVALID_ADDRESS" | "INVALID_PRIVATE_KEY" | "UNSUPPORTED_CHAIN" | "UNSUPPORTED_NETWORK" | "UNSUPPORTED_OPERATION" | "MALFORMED_JSON" | "MALFORMED_REQUEST";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -2247,7 +2596,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing or wrong API key */
+            /** @description `UNAUTHORIZED`: Missing or wrong API key */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2255,8 +2604,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
-                            code: string;
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "UNAUTHORIZED";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -2267,7 +2619,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request was not received in time (headers and body must come without pausing) */
+            /** @description `REQUEST_TIMEOUT`: The request was not received in time */
             408: {
                 headers: {
                     [name: string]: unknown;
@@ -2275,8 +2627,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
-                            code: string;
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "REQUEST_TIMEOUT";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -2287,7 +2642,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Without API keys (--no-auth): addressed to a name other than localhost, 127.0.0.1 or [::1] */
+            /** @description `HOST_NOT_ALLOWED`: Without API keys (--no-auth): a Host other than a loopback name */
             421: {
                 headers: {
                     [name: string]: unknown;
@@ -2295,8 +2650,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
-                            code: string;
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "HOST_NOT_ALLOWED";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -2307,7 +2665,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Refused by the chain: insufficient funds, not a token contract, key does not derive the sender… */
+            /** @description `KEY_SENDER_MISMATCH`: The key does not derive the sender; `TRANSACTION_MISMATCH`: The signed transaction is not the prepared one; `INSUFFICIENT_FUNDS`: The sender cannot pay the fee; `NOT_A_TOKEN_CONTRACT`: No ERC20/ERC721 contract at that address; `NOT_A_MINTER`: The sender lacks the minter role; `CAP_EXCEEDED`: An ERC20 mint beyond the cap; `TOKEN_ID_TAKEN`: That ERC721 token id exists; `TRANSACTION_REJECTED`: The node would revert it or refused it; `LIVE_NETWORK_FAUCET`: The faucet on a live network */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -2315,8 +2673,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
-                            code: string;
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "KEY_SENDER_MISMATCH" | "TRANSACTION_MISMATCH" | "INSUFFICIENT_FUNDS" | "NOT_A_TOKEN_CONTRACT" | "NOT_A_MINTER" | "CAP_EXCEEDED" | "TOKEN_ID_TAKEN" | "TRANSACTION_REJECTED" | "LIVE_NETWORK_FAUCET";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -2327,7 +2688,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Rate limited, or too many wrong API keys from this address (see Retry-After) */
+            /** @description `RATE_LIMITED`: Per-key rate limit reached (see Retry-After); `TOO_MANY_AUTH_FAILURES`: Too many wrong API keys from this address (see Retry-After) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -2335,8 +2696,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
-                            code: string;
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "RATE_LIMITED" | "TOO_MANY_AUTH_FAILURES";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -2347,7 +2711,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Request headers over 16 KiB */
+            /** @description `HEADERS_TOO_LARGE`: Request headers over 16 KiB */
             431: {
                 headers: {
                     [name: string]: unknown;
@@ -2355,8 +2719,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
-                            code: string;
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "HEADERS_TOO_LARGE";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -2367,7 +2734,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The node failed or serves another chain */
+            /** @description `UPSTREAM_UNAVAILABLE`: The node or Esplora failed to answer; `CHAIN_ID_MISMATCH`: The configured endpoint serves another chain */
             502: {
                 headers: {
                     [name: string]: unknown;
@@ -2375,8 +2742,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
-                            code: string;
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "UPSTREAM_UNAVAILABLE" | "CHAIN_ID_MISMATCH";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -2387,7 +2757,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description No backend configured for this network, or the database is unreachable (see Retry-After) */
+            /** @description `BACKEND_NOT_CONFIGURED`: No backend for that network; `SERVICE_UNAVAILABLE`: The database cannot be reached (see Retry-After); `STORAGE_UNAVAILABLE`: The service's own storage is exhausted (see Retry-After); `DATA_DIR_IN_USE`: Another process holds the data directory */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2395,8 +2765,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
-                            code: string;
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "BACKEND_NOT_CONFIGURED" | "SERVICE_UNAVAILABLE" | "STORAGE_UNAVAILABLE" | "DATA_DIR_IN_USE";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -2407,7 +2780,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The node timed out */
+            /** @description `UPSTREAM_TIMEOUT`: The node or Esplora timed out */
             504: {
                 headers: {
                     [name: string]: unknown;
@@ -2415,8 +2788,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
-                            code: string;
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "UPSTREAM_TIMEOUT";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -2453,6 +2829,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @example 0x9f8e7d6c5b4a39281706f5e4d3c2b1a09f8e7d6c5b4a39281706f5e4d3c2b1a0 */
                         transactionHash: string;
                         /** @enum {string} */
                         status: "pending" | "mined" | "failed" | "dropped";
@@ -2463,7 +2840,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request: the field and the rule it broke */
+            /** @description `INVALID_ARGUMENT`: A field is missing, has the wrong type or breaks a rule; `INVALID_ADDRESS`: Not an address of that chain and network; `INVALID_PRIVATE_KEY`: Not a 32-byte hex private key; `UNSUPPORTED_CHAIN`: Unknown chain; `UNSUPPORTED_NETWORK`: Unknown network of that chain; `UNSUPPORTED_OPERATION`: The chain cannot do that; `MALFORMED_JSON`: The body is not valid JSON; `MALFORMED_REQUEST`: Not valid HTTP/1.1, or a bad percent-encoding in the path */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2471,8 +2848,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
-                            code: string;
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "INVALID_ARGUMENT" | "INVALID_ADDRESS" | "INVALID_PRIVATE_KEY" | "UNSUPPORTED_CHAIN" | "UNSUPPORTED_NETWORK" | "UNSUPPORTED_OPERATION" | "MALFORMED_JSON" | "MALFORMED_REQUEST";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -2483,7 +2863,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing or wrong API key */
+            /** @description `UNAUTHORIZED`: Missing or wrong API key */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2491,8 +2871,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
-                            code: string;
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "UNAUTHORIZED";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -2503,7 +2886,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not found */
+            /** @description `NOT_FOUND`: No such route, operation or webhook; `TRANSACTION_NOT_FOUND`: The node knows no transaction with that hash */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2511,8 +2894,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
-                            code: string;
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "NOT_FOUND" | "TRANSACTION_NOT_FOUND";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -2523,7 +2909,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request was not received in time (headers and body must come without pausing) */
+            /** @description `REQUEST_TIMEOUT`: The request was not received in time */
             408: {
                 headers: {
                     [name: string]: unknown;
@@ -2531,8 +2917,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
-                            code: string;
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "REQUEST_TIMEOUT";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -2543,7 +2932,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Without API keys (--no-auth): addressed to a name other than localhost, 127.0.0.1 or [::1] */
+            /** @description `HOST_NOT_ALLOWED`: Without API keys (--no-auth): a Host other than a loopback name */
             421: {
                 headers: {
                     [name: string]: unknown;
@@ -2551,8 +2940,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
-                            code: string;
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "HOST_NOT_ALLOWED";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -2563,7 +2955,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Rate limited, or too many wrong API keys from this address (see Retry-After) */
+            /** @description `RATE_LIMITED`: Per-key rate limit reached (see Retry-After); `TOO_MANY_AUTH_FAILURES`: Too many wrong API keys from this address (see Retry-After) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -2571,8 +2963,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
-                            code: string;
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "RATE_LIMITED" | "TOO_MANY_AUTH_FAILURES";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -2583,7 +2978,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Request headers over 16 KiB */
+            /** @description `HEADERS_TOO_LARGE`: Request headers over 16 KiB */
             431: {
                 headers: {
                     [name: string]: unknown;
@@ -2591,8 +2986,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
-                            code: string;
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "HEADERS_TOO_LARGE";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -2603,7 +3001,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The node failed or serves another chain */
+            /** @description `UPSTREAM_UNAVAILABLE`: The node or Esplora failed to answer; `CHAIN_ID_MISMATCH`: The configured endpoint serves another chain */
             502: {
                 headers: {
                     [name: string]: unknown;
@@ -2611,8 +3009,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
-                            code: string;
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "UPSTREAM_UNAVAILABLE" | "CHAIN_ID_MISMATCH";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -2623,7 +3024,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description No backend configured for this network, or the database is unreachable (see Retry-After) */
+            /** @description `BACKEND_NOT_CONFIGURED`: No backend for that network; `SERVICE_UNAVAILABLE`: The database cannot be reached (see Retry-After); `STORAGE_UNAVAILABLE`: The service's own storage is exhausted (see Retry-After); `DATA_DIR_IN_USE`: Another process holds the data directory */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2631,8 +3032,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
-                            code: string;
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "BACKEND_NOT_CONFIGURED" | "SERVICE_UNAVAILABLE" | "STORAGE_UNAVAILABLE" | "DATA_DIR_IN_USE";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -2643,7 +3047,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The node timed out */
+            /** @description `UPSTREAM_TIMEOUT`: The node or Esplora timed out */
             504: {
                 headers: {
                     [name: string]: unknown;
@@ -2651,8 +3055,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
-                            code: string;
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "UPSTREAM_TIMEOUT";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -2688,9 +3095,15 @@ export interface operations {
                      * @example sepolia
                      */
                     network: string;
-                    /** @description An address on the chain and network */
+                    /**
+                     * @description An address on the chain and network
+                     * @example 0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266
+                     */
                     address: string;
-                    /** @description Smallest units; default 10 of the native currency */
+                    /**
+                     * @description Smallest units; default 10 of the native currency
+                     * @example 1000000000000000000
+                     */
                     amount?: string;
                 };
             };
@@ -2709,25 +3122,37 @@ export interface operations {
                         network: string;
                         address: string;
                         amount: {
-                            /** @description Smallest units */
+                            /**
+                             * @description Smallest units
+                             * @example 1000000000000000000
+                             */
                             balance: string;
                             /** @description Exact decimal in whole units */
                             uiBalance: string;
                         };
                         /** @description The address's balance after the grant */
                         balance: {
-                            /** @description Smallest units */
+                            /**
+                             * @description Smallest units
+                             * @example 1000000000000000000
+                             */
                             balance: string;
                             /** @description Exact decimal in whole units */
                             uiBalance: string;
                             confirmed?: {
-                                /** @description Smallest units */
+                                /**
+                                 * @description Smallest units
+                                 * @example 1000000000000000000
+                                 */
                                 balance: string;
                                 /** @description Exact decimal in whole units */
                                 uiBalance: string;
                             };
                             unconfirmed?: {
-                                /** @description Smallest units */
+                                /**
+                                 * @description Smallest units
+                                 * @example 1000000000000000000
+                                 */
                                 balance: string;
                                 /** @description Exact decimal in whole units */
                                 uiBalance: string;
@@ -2738,7 +3163,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request: the field and the rule it broke */
+            /** @description `INVALID_ARGUMENT`: A field is missing, has the wrong type or breaks a rule; `INVALID_ADDRESS`: Not an address of that chain and network; `INVALID_PRIVATE_KEY`: Not a 32-byte hex private key; `UNSUPPORTED_CHAIN`: Unknown chain; `UNSUPPORTED_NETWORK`: Unknown network of that chain; `UNSUPPORTED_OPERATION`: The chain cannot do that; `MALFORMED_JSON`: The body is not valid JSON; `MALFORMED_REQUEST`: Not valid HTTP/1.1, or a bad percent-encoding in the path */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2746,8 +3171,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
-                            code: string;
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "INVALID_ARGUMENT" | "INVALID_ADDRESS" | "INVALID_PRIVATE_KEY" | "UNSUPPORTED_CHAIN" | "UNSUPPORTED_NETWORK" | "UNSUPPORTED_OPERATION" | "MALFORMED_JSON" | "MALFORMED_REQUEST";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -2758,7 +3186,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing or wrong API key */
+            /** @description `UNAUTHORIZED`: Missing or wrong API key */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2766,8 +3194,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
-                            code: string;
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "UNAUTHORIZED";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -2778,7 +3209,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request was not received in time (headers and body must come without pausing) */
+            /** @description `REQUEST_TIMEOUT`: The request was not received in time */
             408: {
                 headers: {
                     [name: string]: unknown;
@@ -2786,8 +3217,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
-                            code: string;
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "REQUEST_TIMEOUT";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -2798,7 +3232,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Idempotency-Key reused with another body, or still in progress; a signed transaction not prepared, already submitted, or whose nonce is taken */
+            /** @description `IDEMPOTENCY_CONFLICT`: Idempotency-Key reused with another body; `IDEMPOTENCY_IN_PROGRESS`: The first request with that Idempotency-Key is still running; `TRANSACTION_NOT_PREPARED`: A signed transaction no prepare reserved; `NONCE_TAKEN`: The prepared transaction's nonce was taken since: prepare again; `ALREADY_SUBMITTED`: That signed transaction was submitted before */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2806,8 +3240,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
-                            code: string;
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "IDEMPOTENCY_CONFLICT" | "IDEMPOTENCY_IN_PROGRESS" | "TRANSACTION_NOT_PREPARED" | "NONCE_TAKEN" | "ALREADY_SUBMITTED";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -2818,7 +3255,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Body over 64 KiB */
+            /** @description `PAYLOAD_TOO_LARGE`: Body over 64 KiB */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -2826,8 +3263,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
-                            code: string;
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "PAYLOAD_TOO_LARGE";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -2838,7 +3278,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Body is not application/json */
+            /** @description `UNSUPPORTED_MEDIA_TYPE`: Body not sent as application/json */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -2846,8 +3286,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
-                            code: string;
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "UNSUPPORTED_MEDIA_TYPE";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -2858,7 +3301,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Without API keys (--no-auth): addressed to a name other than localhost, 127.0.0.1 or [::1] */
+            /** @description `HOST_NOT_ALLOWED`: Without API keys (--no-auth): a Host other than a loopback name */
             421: {
                 headers: {
                     [name: string]: unknown;
@@ -2866,8 +3309,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
-                            code: string;
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "HOST_NOT_ALLOWED";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -2878,7 +3324,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Refused by the chain: insufficient funds, not a token contract, key does not derive the sender… */
+            /** @description `KEY_SENDER_MISMATCH`: The key does not derive the sender; `TRANSACTION_MISMATCH`: The signed transaction is not the prepared one; `INSUFFICIENT_FUNDS`: The sender cannot pay the fee; `NOT_A_TOKEN_CONTRACT`: No ERC20/ERC721 contract at that address; `NOT_A_MINTER`: The sender lacks the minter role; `CAP_EXCEEDED`: An ERC20 mint beyond the cap; `TOKEN_ID_TAKEN`: That ERC721 token id exists; `TRANSACTION_REJECTED`: The node would revert it or refused it; `LIVE_NETWORK_FAUCET`: The faucet on a live network */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -2886,8 +3332,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
-                            code: string;
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "KEY_SENDER_MISMATCH" | "TRANSACTION_MISMATCH" | "INSUFFICIENT_FUNDS" | "NOT_A_TOKEN_CONTRACT" | "NOT_A_MINTER" | "CAP_EXCEEDED" | "TOKEN_ID_TAKEN" | "TRANSACTION_REJECTED" | "LIVE_NETWORK_FAUCET";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -2898,7 +3347,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Rate limited, or too many wrong API keys from this address (see Retry-After) */
+            /** @description `RATE_LIMITED`: Per-key rate limit reached (see Retry-After); `TOO_MANY_AUTH_FAILURES`: Too many wrong API keys from this address (see Retry-After) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -2906,8 +3355,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
-                            code: string;
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "RATE_LIMITED" | "TOO_MANY_AUTH_FAILURES";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -2918,7 +3370,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Request headers over 16 KiB */
+            /** @description `HEADERS_TOO_LARGE`: Request headers over 16 KiB */
             431: {
                 headers: {
                     [name: string]: unknown;
@@ -2926,8 +3378,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
-                            code: string;
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "HEADERS_TOO_LARGE";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -2938,7 +3393,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The node failed or serves another chain */
+            /** @description `UPSTREAM_UNAVAILABLE`: The node or Esplora failed to answer; `CHAIN_ID_MISMATCH`: The configured endpoint serves another chain */
             502: {
                 headers: {
                     [name: string]: unknown;
@@ -2946,8 +3401,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
-                            code: string;
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "UPSTREAM_UNAVAILABLE" | "CHAIN_ID_MISMATCH";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -2958,7 +3416,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description No backend configured for this network, or the database is unreachable (see Retry-After) */
+            /** @description `BACKEND_NOT_CONFIGURED`: No backend for that network; `SERVICE_UNAVAILABLE`: The database cannot be reached (see Retry-After); `STORAGE_UNAVAILABLE`: The service's own storage is exhausted (see Retry-After); `DATA_DIR_IN_USE`: Another process holds the data directory */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2966,8 +3424,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
-                            code: string;
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "BACKEND_NOT_CONFIGURED" | "SERVICE_UNAVAILABLE" | "STORAGE_UNAVAILABLE" | "DATA_DIR_IN_USE";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -2978,7 +3439,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The node timed out */
+            /** @description `UPSTREAM_TIMEOUT`: The node or Esplora timed out */
             504: {
                 headers: {
                     [name: string]: unknown;
@@ -2986,8 +3447,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
-                            code: string;
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "UPSTREAM_TIMEOUT";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -3033,7 +3497,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request: the field and the rule it broke */
+            /** @description `INVALID_ARGUMENT`: A field is missing, has the wrong type or breaks a rule; `INVALID_ADDRESS`: Not an address of that chain and network; `INVALID_PRIVATE_KEY`: Not a 32-byte hex private key; `UNSUPPORTED_CHAIN`: Unknown chain; `UNSUPPORTED_NETWORK`: Unknown network of that chain; `UNSUPPORTED_OPERATION`: The chain cannot do that; `MALFORMED_JSON`: The body is not valid JSON; `MALFORMED_REQUEST`: Not valid HTTP/1.1, or a bad percent-encoding in the path */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3041,8 +3505,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
-                            code: string;
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "INVALID_ARGUMENT" | "INVALID_ADDRESS" | "INVALID_PRIVATE_KEY" | "UNSUPPORTED_CHAIN" | "UNSUPPORTED_NETWORK" | "UNSUPPORTED_OPERATION" | "MALFORMED_JSON" | "MALFORMED_REQUEST";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -3053,7 +3520,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing or wrong API key */
+            /** @description `UNAUTHORIZED`: Missing or wrong API key */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3061,8 +3528,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
-                            code: string;
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "UNAUTHORIZED";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -3073,7 +3543,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request was not received in time (headers and body must come without pausing) */
+            /** @description `REQUEST_TIMEOUT`: The request was not received in time */
             408: {
                 headers: {
                     [name: string]: unknown;
@@ -3081,8 +3551,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
-                            code: string;
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "REQUEST_TIMEOUT";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -3093,7 +3566,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Without API keys (--no-auth): addressed to a name other than localhost, 127.0.0.1 or [::1] */
+            /** @description `HOST_NOT_ALLOWED`: Without API keys (--no-auth): a Host other than a loopback name */
             421: {
                 headers: {
                     [name: string]: unknown;
@@ -3101,8 +3574,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
-                            code: string;
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "HOST_NOT_ALLOWED";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -3113,7 +3589,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Rate limited, or too many wrong API keys from this address (see Retry-After) */
+            /** @description `RATE_LIMITED`: Per-key rate limit reached (see Retry-After); `TOO_MANY_AUTH_FAILURES`: Too many wrong API keys from this address (see Retry-After) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -3121,8 +3597,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
-                            code: string;
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "RATE_LIMITED" | "TOO_MANY_AUTH_FAILURES";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -3133,7 +3612,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Request headers over 16 KiB */
+            /** @description `HEADERS_TOO_LARGE`: Request headers over 16 KiB */
             431: {
                 headers: {
                     [name: string]: unknown;
@@ -3141,8 +3620,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
-                            code: string;
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "HEADERS_TOO_LARGE";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -3153,7 +3635,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description No backend configured for this network, or the database is unreachable (see Retry-After) */
+            /** @description `BACKEND_NOT_CONFIGURED`: No backend for that network; `SERVICE_UNAVAILABLE`: The database cannot be reached (see Retry-After); `STORAGE_UNAVAILABLE`: The service's own storage is exhausted (see Retry-After); `DATA_DIR_IN_USE`: Another process holds the data directory */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3161,8 +3643,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
-                            code: string;
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "BACKEND_NOT_CONFIGURED" | "SERVICE_UNAVAILABLE" | "STORAGE_UNAVAILABLE" | "DATA_DIR_IN_USE";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -3200,7 +3685,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request: the field and the rule it broke */
+            /** @description `INVALID_ARGUMENT`: A field is missing, has the wrong type or breaks a rule; `INVALID_ADDRESS`: Not an address of that chain and network; `INVALID_PRIVATE_KEY`: Not a 32-byte hex private key; `UNSUPPORTED_CHAIN`: Unknown chain; `UNSUPPORTED_NETWORK`: Unknown network of that chain; `UNSUPPORTED_OPERATION`: The chain cannot do that; `MALFORMED_JSON`: The body is not valid JSON; `MALFORMED_REQUEST`: Not valid HTTP/1.1, or a bad percent-encoding in the path */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3208,8 +3693,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
-                            code: string;
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "INVALID_ARGUMENT" | "INVALID_ADDRESS" | "INVALID_PRIVATE_KEY" | "UNSUPPORTED_CHAIN" | "UNSUPPORTED_NETWORK" | "UNSUPPORTED_OPERATION" | "MALFORMED_JSON" | "MALFORMED_REQUEST";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -3220,7 +3708,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing or wrong API key */
+            /** @description `UNAUTHORIZED`: Missing or wrong API key */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3228,8 +3716,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
-                            code: string;
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "UNAUTHORIZED";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -3240,7 +3731,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request was not received in time (headers and body must come without pausing) */
+            /** @description `REQUEST_TIMEOUT`: The request was not received in time */
             408: {
                 headers: {
                     [name: string]: unknown;
@@ -3248,8 +3739,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
-                            code: string;
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "REQUEST_TIMEOUT";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -3260,7 +3754,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Without API keys (--no-auth): addressed to a name other than localhost, 127.0.0.1 or [::1] */
+            /** @description `HOST_NOT_ALLOWED`: Without API keys (--no-auth): a Host other than a loopback name */
             421: {
                 headers: {
                     [name: string]: unknown;
@@ -3268,8 +3762,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
-                            code: string;
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "HOST_NOT_ALLOWED";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -3280,7 +3777,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Rate limited, or too many wrong API keys from this address (see Retry-After) */
+            /** @description `RATE_LIMITED`: Per-key rate limit reached (see Retry-After); `TOO_MANY_AUTH_FAILURES`: Too many wrong API keys from this address (see Retry-After) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -3288,8 +3785,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
-                            code: string;
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "RATE_LIMITED" | "TOO_MANY_AUTH_FAILURES";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -3300,7 +3800,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Request headers over 16 KiB */
+            /** @description `HEADERS_TOO_LARGE`: Request headers over 16 KiB */
             431: {
                 headers: {
                     [name: string]: unknown;
@@ -3308,8 +3808,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
-                            code: string;
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "HEADERS_TOO_LARGE";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -3320,7 +3823,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description No backend configured for this network, or the database is unreachable (see Retry-After) */
+            /** @description `BACKEND_NOT_CONFIGURED`: No backend for that network; `SERVICE_UNAVAILABLE`: The database cannot be reached (see Retry-After); `STORAGE_UNAVAILABLE`: The service's own storage is exhausted (see Retry-After); `DATA_DIR_IN_USE`: Another process holds the data directory */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3328,8 +3831,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
-                            code: string;
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "BACKEND_NOT_CONFIGURED" | "SERVICE_UNAVAILABLE" | "STORAGE_UNAVAILABLE" | "DATA_DIR_IN_USE";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -3379,7 +3885,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request: the field and the rule it broke */
+            /** @description `INVALID_ARGUMENT`: A field is missing, has the wrong type or breaks a rule; `INVALID_ADDRESS`: Not an address of that chain and network; `INVALID_PRIVATE_KEY`: Not a 32-byte hex private key; `UNSUPPORTED_CHAIN`: Unknown chain; `UNSUPPORTED_NETWORK`: Unknown network of that chain; `UNSUPPORTED_OPERATION`: The chain cannot do that; `MALFORMED_JSON`: The body is not valid JSON; `MALFORMED_REQUEST`: Not valid HTTP/1.1, or a bad percent-encoding in the path */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3387,8 +3893,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
-                            code: string;
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "INVALID_ARGUMENT" | "INVALID_ADDRESS" | "INVALID_PRIVATE_KEY" | "UNSUPPORTED_CHAIN" | "UNSUPPORTED_NETWORK" | "UNSUPPORTED_OPERATION" | "MALFORMED_JSON" | "MALFORMED_REQUEST";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -3399,7 +3908,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing or wrong API key */
+            /** @description `UNAUTHORIZED`: Missing or wrong API key */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3407,8 +3916,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
-                            code: string;
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "UNAUTHORIZED";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -3419,7 +3931,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request was not received in time (headers and body must come without pausing) */
+            /** @description `REQUEST_TIMEOUT`: The request was not received in time */
             408: {
                 headers: {
                     [name: string]: unknown;
@@ -3427,8 +3939,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
-                            code: string;
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "REQUEST_TIMEOUT";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -3439,7 +3954,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Body over 64 KiB */
+            /** @description `PAYLOAD_TOO_LARGE`: Body over 64 KiB */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -3447,8 +3962,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
-                            code: string;
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "PAYLOAD_TOO_LARGE";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -3459,7 +3977,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Body is not application/json */
+            /** @description `UNSUPPORTED_MEDIA_TYPE`: Body not sent as application/json */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -3467,8 +3985,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
-                            code: string;
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "UNSUPPORTED_MEDIA_TYPE";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -3479,7 +4000,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Without API keys (--no-auth): addressed to a name other than localhost, 127.0.0.1 or [::1] */
+            /** @description `HOST_NOT_ALLOWED`: Without API keys (--no-auth): a Host other than a loopback name */
             421: {
                 headers: {
                     [name: string]: unknown;
@@ -3487,8 +4008,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
-                            code: string;
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "HOST_NOT_ALLOWED";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -3499,7 +4023,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Rate limited, or too many wrong API keys from this address (see Retry-After) */
+            /** @description `RATE_LIMITED`: Per-key rate limit reached (see Retry-After); `TOO_MANY_AUTH_FAILURES`: Too many wrong API keys from this address (see Retry-After) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -3507,8 +4031,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
-                            code: string;
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "RATE_LIMITED" | "TOO_MANY_AUTH_FAILURES";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -3519,7 +4046,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Request headers over 16 KiB */
+            /** @description `HEADERS_TOO_LARGE`: Request headers over 16 KiB */
             431: {
                 headers: {
                     [name: string]: unknown;
@@ -3527,8 +4054,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
-                            code: string;
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "HEADERS_TOO_LARGE";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -3539,7 +4069,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description No backend configured for this network, or the database is unreachable (see Retry-After) */
+            /** @description `BACKEND_NOT_CONFIGURED`: No backend for that network; `SERVICE_UNAVAILABLE`: The database cannot be reached (see Retry-After); `STORAGE_UNAVAILABLE`: The service's own storage is exhausted (see Retry-After); `DATA_DIR_IN_USE`: Another process holds the data directory */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3547,8 +4077,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
-                            code: string;
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "BACKEND_NOT_CONFIGURED" | "SERVICE_UNAVAILABLE" | "STORAGE_UNAVAILABLE" | "DATA_DIR_IN_USE";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -3587,7 +4120,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request: the field and the rule it broke */
+            /** @description `INVALID_ARGUMENT`: A field is missing, has the wrong type or breaks a rule; `INVALID_ADDRESS`: Not an address of that chain and network; `INVALID_PRIVATE_KEY`: Not a 32-byte hex private key; `UNSUPPORTED_CHAIN`: Unknown chain; `UNSUPPORTED_NETWORK`: Unknown network of that chain; `UNSUPPORTED_OPERATION`: The chain cannot do that; `MALFORMED_JSON`: The body is not valid JSON; `MALFORMED_REQUEST`: Not valid HTTP/1.1, or a bad percent-encoding in the path */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3595,8 +4128,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
-                            code: string;
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "INVALID_ARGUMENT" | "INVALID_ADDRESS" | "INVALID_PRIVATE_KEY" | "UNSUPPORTED_CHAIN" | "UNSUPPORTED_NETWORK" | "UNSUPPORTED_OPERATION" | "MALFORMED_JSON" | "MALFORMED_REQUEST";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -3607,7 +4143,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing or wrong API key */
+            /** @description `UNAUTHORIZED`: Missing or wrong API key */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3615,8 +4151,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
-                            code: string;
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "UNAUTHORIZED";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -3627,7 +4166,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not found */
+            /** @description `NOT_FOUND`: No such route, operation or webhook; `TRANSACTION_NOT_FOUND`: The node knows no transaction with that hash */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3635,8 +4174,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
-                            code: string;
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "NOT_FOUND" | "TRANSACTION_NOT_FOUND";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -3647,7 +4189,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request was not received in time (headers and body must come without pausing) */
+            /** @description `REQUEST_TIMEOUT`: The request was not received in time */
             408: {
                 headers: {
                     [name: string]: unknown;
@@ -3655,8 +4197,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
-                            code: string;
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "REQUEST_TIMEOUT";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -3667,7 +4212,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Without API keys (--no-auth): addressed to a name other than localhost, 127.0.0.1 or [::1] */
+            /** @description `HOST_NOT_ALLOWED`: Without API keys (--no-auth): a Host other than a loopback name */
             421: {
                 headers: {
                     [name: string]: unknown;
@@ -3675,8 +4220,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
-                            code: string;
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "HOST_NOT_ALLOWED";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -3687,7 +4235,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Rate limited, or too many wrong API keys from this address (see Retry-After) */
+            /** @description `RATE_LIMITED`: Per-key rate limit reached (see Retry-After); `TOO_MANY_AUTH_FAILURES`: Too many wrong API keys from this address (see Retry-After) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -3695,8 +4243,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
-                            code: string;
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "RATE_LIMITED" | "TOO_MANY_AUTH_FAILURES";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -3707,7 +4258,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Request headers over 16 KiB */
+            /** @description `HEADERS_TOO_LARGE`: Request headers over 16 KiB */
             431: {
                 headers: {
                     [name: string]: unknown;
@@ -3715,8 +4266,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
-                            code: string;
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "HEADERS_TOO_LARGE";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -3727,7 +4281,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description No backend configured for this network, or the database is unreachable (see Retry-After) */
+            /** @description `BACKEND_NOT_CONFIGURED`: No backend for that network; `SERVICE_UNAVAILABLE`: The database cannot be reached (see Retry-After); `STORAGE_UNAVAILABLE`: The service's own storage is exhausted (see Retry-After); `DATA_DIR_IN_USE`: Another process holds the data directory */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3735,8 +4289,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
-                            code: string;
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "BACKEND_NOT_CONFIGURED" | "SERVICE_UNAVAILABLE" | "STORAGE_UNAVAILABLE" | "DATA_DIR_IN_USE";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -3768,7 +4325,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Invalid request: the field and the rule it broke */
+            /** @description `INVALID_ARGUMENT`: A field is missing, has the wrong type or breaks a rule; `INVALID_ADDRESS`: Not an address of that chain and network; `INVALID_PRIVATE_KEY`: Not a 32-byte hex private key; `UNSUPPORTED_CHAIN`: Unknown chain; `UNSUPPORTED_NETWORK`: Unknown network of that chain; `UNSUPPORTED_OPERATION`: The chain cannot do that; `MALFORMED_JSON`: The body is not valid JSON; `MALFORMED_REQUEST`: Not valid HTTP/1.1, or a bad percent-encoding in the path */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3776,8 +4333,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
-                            code: string;
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "INVALID_ARGUMENT" | "INVALID_ADDRESS" | "INVALID_PRIVATE_KEY" | "UNSUPPORTED_CHAIN" | "UNSUPPORTED_NETWORK" | "UNSUPPORTED_OPERATION" | "MALFORMED_JSON" | "MALFORMED_REQUEST";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -3788,7 +4348,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing or wrong API key */
+            /** @description `UNAUTHORIZED`: Missing or wrong API key */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3796,8 +4356,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
-                            code: string;
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "UNAUTHORIZED";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -3808,7 +4371,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not found */
+            /** @description `NOT_FOUND`: No such route, operation or webhook; `TRANSACTION_NOT_FOUND`: The node knows no transaction with that hash */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3816,8 +4379,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
-                            code: string;
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "NOT_FOUND" | "TRANSACTION_NOT_FOUND";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -3828,7 +4394,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request was not received in time (headers and body must come without pausing) */
+            /** @description `REQUEST_TIMEOUT`: The request was not received in time */
             408: {
                 headers: {
                     [name: string]: unknown;
@@ -3836,8 +4402,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
-                            code: string;
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "REQUEST_TIMEOUT";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -3848,7 +4417,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Without API keys (--no-auth): addressed to a name other than localhost, 127.0.0.1 or [::1] */
+            /** @description `HOST_NOT_ALLOWED`: Without API keys (--no-auth): a Host other than a loopback name */
             421: {
                 headers: {
                     [name: string]: unknown;
@@ -3856,8 +4425,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
-                            code: string;
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "HOST_NOT_ALLOWED";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -3868,7 +4440,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Rate limited, or too many wrong API keys from this address (see Retry-After) */
+            /** @description `RATE_LIMITED`: Per-key rate limit reached (see Retry-After); `TOO_MANY_AUTH_FAILURES`: Too many wrong API keys from this address (see Retry-After) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -3876,8 +4448,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
-                            code: string;
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "RATE_LIMITED" | "TOO_MANY_AUTH_FAILURES";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -3888,7 +4463,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Request headers over 16 KiB */
+            /** @description `HEADERS_TOO_LARGE`: Request headers over 16 KiB */
             431: {
                 headers: {
                     [name: string]: unknown;
@@ -3896,8 +4471,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
-                            code: string;
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "HEADERS_TOO_LARGE";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -3908,7 +4486,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description No backend configured for this network, or the database is unreachable (see Retry-After) */
+            /** @description `BACKEND_NOT_CONFIGURED`: No backend for that network; `SERVICE_UNAVAILABLE`: The database cannot be reached (see Retry-After); `STORAGE_UNAVAILABLE`: The service's own storage is exhausted (see Retry-After); `DATA_DIR_IN_USE`: Another process holds the data directory */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3916,8 +4494,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
-                            code: string;
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "BACKEND_NOT_CONFIGURED" | "SERVICE_UNAVAILABLE" | "STORAGE_UNAVAILABLE" | "DATA_DIR_IN_USE";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -3975,7 +4556,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request: the field and the rule it broke */
+            /** @description `INVALID_ARGUMENT`: A field is missing, has the wrong type or breaks a rule; `INVALID_ADDRESS`: Not an address of that chain and network; `INVALID_PRIVATE_KEY`: Not a 32-byte hex private key; `UNSUPPORTED_CHAIN`: Unknown chain; `UNSUPPORTED_NETWORK`: Unknown network of that chain; `UNSUPPORTED_OPERATION`: The chain cannot do that; `MALFORMED_JSON`: The body is not valid JSON; `MALFORMED_REQUEST`: Not valid HTTP/1.1, or a bad percent-encoding in the path */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3983,8 +4564,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
-                            code: string;
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "INVALID_ARGUMENT" | "INVALID_ADDRESS" | "INVALID_PRIVATE_KEY" | "UNSUPPORTED_CHAIN" | "UNSUPPORTED_NETWORK" | "UNSUPPORTED_OPERATION" | "MALFORMED_JSON" | "MALFORMED_REQUEST";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -3995,7 +4579,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing or wrong API key */
+            /** @description `UNAUTHORIZED`: Missing or wrong API key */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4003,8 +4587,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
-                            code: string;
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "UNAUTHORIZED";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -4015,7 +4602,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not found */
+            /** @description `NOT_FOUND`: No such route, operation or webhook; `TRANSACTION_NOT_FOUND`: The node knows no transaction with that hash */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4023,8 +4610,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
-                            code: string;
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "NOT_FOUND" | "TRANSACTION_NOT_FOUND";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -4035,7 +4625,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request was not received in time (headers and body must come without pausing) */
+            /** @description `REQUEST_TIMEOUT`: The request was not received in time */
             408: {
                 headers: {
                     [name: string]: unknown;
@@ -4043,8 +4633,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
-                            code: string;
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "REQUEST_TIMEOUT";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -4055,7 +4648,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Without API keys (--no-auth): addressed to a name other than localhost, 127.0.0.1 or [::1] */
+            /** @description `HOST_NOT_ALLOWED`: Without API keys (--no-auth): a Host other than a loopback name */
             421: {
                 headers: {
                     [name: string]: unknown;
@@ -4063,8 +4656,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
-                            code: string;
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "HOST_NOT_ALLOWED";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -4075,7 +4671,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Rate limited, or too many wrong API keys from this address (see Retry-After) */
+            /** @description `RATE_LIMITED`: Per-key rate limit reached (see Retry-After); `TOO_MANY_AUTH_FAILURES`: Too many wrong API keys from this address (see Retry-After) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -4083,8 +4679,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
-                            code: string;
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "RATE_LIMITED" | "TOO_MANY_AUTH_FAILURES";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -4095,7 +4694,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Request headers over 16 KiB */
+            /** @description `HEADERS_TOO_LARGE`: Request headers over 16 KiB */
             431: {
                 headers: {
                     [name: string]: unknown;
@@ -4103,8 +4702,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
-                            code: string;
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "HEADERS_TOO_LARGE";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -4115,7 +4717,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description No backend configured for this network, or the database is unreachable (see Retry-After) */
+            /** @description `BACKEND_NOT_CONFIGURED`: No backend for that network; `SERVICE_UNAVAILABLE`: The database cannot be reached (see Retry-After); `STORAGE_UNAVAILABLE`: The service's own storage is exhausted (see Retry-After); `DATA_DIR_IN_USE`: Another process holds the data directory */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4123,8 +4725,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
-                            code: string;
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "BACKEND_NOT_CONFIGURED" | "SERVICE_UNAVAILABLE" | "STORAGE_UNAVAILABLE" | "DATA_DIR_IN_USE";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -4168,7 +4773,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request: the field and the rule it broke */
+            /** @description `INVALID_ARGUMENT`: A field is missing, has the wrong type or breaks a rule; `INVALID_ADDRESS`: Not an address of that chain and network; `INVALID_PRIVATE_KEY`: Not a 32-byte hex private key; `UNSUPPORTED_CHAIN`: Unknown chain; `UNSUPPORTED_NETWORK`: Unknown network of that chain; `UNSUPPORTED_OPERATION`: The chain cannot do that; `MALFORMED_JSON`: The body is not valid JSON; `MALFORMED_REQUEST`: Not valid HTTP/1.1, or a bad percent-encoding in the path */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4176,8 +4781,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
-                            code: string;
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "INVALID_ARGUMENT" | "INVALID_ADDRESS" | "INVALID_PRIVATE_KEY" | "UNSUPPORTED_CHAIN" | "UNSUPPORTED_NETWORK" | "UNSUPPORTED_OPERATION" | "MALFORMED_JSON" | "MALFORMED_REQUEST";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -4188,7 +4796,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing or wrong API key */
+            /** @description `UNAUTHORIZED`: Missing or wrong API key */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4196,8 +4804,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
-                            code: string;
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "UNAUTHORIZED";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -4208,7 +4819,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request was not received in time (headers and body must come without pausing) */
+            /** @description `REQUEST_TIMEOUT`: The request was not received in time */
             408: {
                 headers: {
                     [name: string]: unknown;
@@ -4216,8 +4827,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
-                            code: string;
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "REQUEST_TIMEOUT";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -4228,7 +4842,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Without API keys (--no-auth): addressed to a name other than localhost, 127.0.0.1 or [::1] */
+            /** @description `HOST_NOT_ALLOWED`: Without API keys (--no-auth): a Host other than a loopback name */
             421: {
                 headers: {
                     [name: string]: unknown;
@@ -4236,8 +4850,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
-                            code: string;
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "HOST_NOT_ALLOWED";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -4248,7 +4865,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Rate limited, or too many wrong API keys from this address (see Retry-After) */
+            /** @description `RATE_LIMITED`: Per-key rate limit reached (see Retry-After); `TOO_MANY_AUTH_FAILURES`: Too many wrong API keys from this address (see Retry-After) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -4256,8 +4873,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
-                            code: string;
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "RATE_LIMITED" | "TOO_MANY_AUTH_FAILURES";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -4268,7 +4888,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Request headers over 16 KiB */
+            /** @description `HEADERS_TOO_LARGE`: Request headers over 16 KiB */
             431: {
                 headers: {
                     [name: string]: unknown;
@@ -4276,8 +4896,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @description Stable machine-readable code (every code: docs/reference/errors.md) */
-                            code: string;
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "HEADERS_TOO_LARGE";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;

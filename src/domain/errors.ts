@@ -1,33 +1,341 @@
-/** Stable error codes: clients may branch on them; messages are for people. */
-export const ErrorCode = {
-  INVALID_ARGUMENT: "INVALID_ARGUMENT",
-  INVALID_ADDRESS: "INVALID_ADDRESS",
-  INVALID_PRIVATE_KEY: "INVALID_PRIVATE_KEY",
-  UNSUPPORTED_CHAIN: "UNSUPPORTED_CHAIN",
-  UNSUPPORTED_NETWORK: "UNSUPPORTED_NETWORK",
-  UNSUPPORTED_OPERATION: "UNSUPPORTED_OPERATION",
-  KEY_SENDER_MISMATCH: "KEY_SENDER_MISMATCH",
-  INSUFFICIENT_FUNDS: "INSUFFICIENT_FUNDS",
-  NOT_A_TOKEN_CONTRACT: "NOT_A_TOKEN_CONTRACT",
-  NOT_A_MINTER: "NOT_A_MINTER",
-  CAP_EXCEEDED: "CAP_EXCEEDED",
-  TOKEN_ID_TAKEN: "TOKEN_ID_TAKEN",
-  TRANSACTION_NOT_FOUND: "TRANSACTION_NOT_FOUND",
-  TRANSACTION_REJECTED: "TRANSACTION_REJECTED",
-  LIVE_NETWORK_FAUCET: "LIVE_NETWORK_FAUCET",
-  CHAIN_ID_MISMATCH: "CHAIN_ID_MISMATCH",
-  BACKEND_NOT_CONFIGURED: "BACKEND_NOT_CONFIGURED",
-  UPSTREAM_UNAVAILABLE: "UPSTREAM_UNAVAILABLE",
-  UPSTREAM_TIMEOUT: "UPSTREAM_TIMEOUT",
-  DATA_DIR_IN_USE: "DATA_DIR_IN_USE",
-  TRANSACTION_MISMATCH: "TRANSACTION_MISMATCH",
-  TRANSACTION_NOT_PREPARED: "TRANSACTION_NOT_PREPARED",
-  NONCE_TAKEN: "NONCE_TAKEN",
-  ALREADY_SUBMITTED: "ALREADY_SUBMITTED",
-  STORAGE_UNAVAILABLE: "STORAGE_UNAVAILABLE",
-} as const;
+/**
+ * Every error code the service, its tasks and its records use, with the HTTP status it is answered with and what it
+ * means: the one source of truth. The HTTP status mapping (src/http/http-errors.ts), the error responses of
+ * /openapi.json and docs/reference/errors.md (`npm run generate:docs`) are generated from it, and a test checks that
+ * every code used in src/ is here. Clients may branch on codes; messages are for people.
+ */
 
-export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
+/** Who raises a code. */
+export type ErrorSource =
+  /** The core: thrown as TokenServiceError by the programmatic API, the tasks and the HTTP service alike. */
+  | "core"
+  /** The HTTP layer only (authentication, limits, malformed requests). */
+  | "http"
+  /** Only found in a stored operation's `error`: the outcome of a transaction after it was accepted. */
+  | "record";
+
+export interface ErrorDescriptor {
+  /** The status of an HTTP answer with this code; null for a code only stored in operation records. */
+  httpStatus: number | null;
+  /** A one-line summary (the OpenAPI error responses list it). */
+  title: string;
+  /** When the code is given, in full (the reference page shows it). */
+  description: string;
+  source: ErrorSource;
+  /** Also stored as an operation's `error` when a launch, mint or grant ends badly. */
+  stored?: boolean;
+}
+
+export const ERROR_CATALOG = {
+  INVALID_ARGUMENT: {
+    httpStatus: 400,
+    source: "core",
+    title: "A field is missing, has the wrong type or breaks a rule",
+    description:
+      "A field is missing, has the wrong type or breaks a rule (uint256 range, `initialSupply` > `totalSupply`, unknown field, more than 50 contracts, a query `chain` that disagrees with the body, a text with NUL or an unpaired surrogate, a faucet grant past the uint256 balance, a `cursor` this service did not return, a webhook `url` that is not http(s), carries credentials or targets a private address, an unknown webhook event, a `signedTransaction` that is not a signed transaction or comes with a `privateKey`). `field` names it.",
+  },
+  INVALID_ADDRESS: {
+    httpStatus: 400,
+    source: "core",
+    title: "Not an address of that chain and network",
+    description: "Not an address of that chain and network (bad checksum, a `tb1` address on regtest or mainnet).",
+  },
+  INVALID_PRIVATE_KEY: {
+    httpStatus: 400,
+    source: "core",
+    title: "Not a 32-byte hex private key",
+    description: "The private key is not a 32-byte hex key. The message never quotes it.",
+  },
+  UNSUPPORTED_CHAIN: {
+    httpStatus: 400,
+    source: "core",
+    title: "Unknown chain",
+    description: "An unknown `chain`; the message lists the allowed ones.",
+  },
+  UNSUPPORTED_NETWORK: {
+    httpStatus: 400,
+    source: "core",
+    title: "Unknown network of that chain",
+    description:
+      "An unknown `network` for that chain; the message lists the allowed ones. From a task, also a Hardhat `--network` whose chain id is none of the service's pairs.",
+  },
+  UNSUPPORTED_OPERATION: {
+    httpStatus: 400,
+    source: "core",
+    title: "The chain cannot do that",
+    description: "The operation does not exist on that chain, e.g. a token launch on `bitcoin`.",
+  },
+  MALFORMED_JSON: {
+    httpStatus: 400,
+    source: "http",
+    title: "The body is not valid JSON",
+    description: "The body is not valid JSON, or could not be read.",
+  },
+  MALFORMED_REQUEST: {
+    httpStatus: 400,
+    source: "http",
+    title: "Not valid HTTP/1.1, or a bad percent-encoding in the path",
+    description: "Not valid HTTP/1.1 (a bad header byte, broken chunked encoding), or a path with an invalid percent-encoding.",
+  },
+  UNAUTHORIZED: {
+    httpStatus: 401,
+    source: "http",
+    title: "Missing or wrong API key",
+    description: "No API key (`?apiKey=` or the `x-api-key` header), or one the service does not know.",
+  },
+  NOT_FOUND: {
+    httpStatus: 404,
+    source: "http",
+    title: "No such route, operation or webhook",
+    description: "No such route, or no operation or webhook with that id for your API key (another key's records do not exist for you).",
+  },
+  TRANSACTION_NOT_FOUND: {
+    httpStatus: 404,
+    source: "core",
+    title: "The node knows no transaction with that hash",
+    description: "The node knows no transaction with that hash.",
+  },
+  REQUEST_TIMEOUT: {
+    httpStatus: 408,
+    source: "http",
+    title: "The request was not received in time",
+    description: "The headers or the body did not arrive within their timeout; the connection is closed.",
+  },
+  IDEMPOTENCY_CONFLICT: {
+    httpStatus: 409,
+    source: "http",
+    title: "Idempotency-Key reused with another body",
+    description: "An `Idempotency-Key` reused with another body (or query).",
+  },
+  IDEMPOTENCY_IN_PROGRESS: {
+    httpStatus: 409,
+    source: "http",
+    title: "The first request with that Idempotency-Key is still running",
+    description:
+      "The first request with that key is still running; `Retry-After` says when to ask again. If its process died, the retry after the claim's lease (or at once after a restart of an embedded store) gets the original outcome.",
+  },
+  TRANSACTION_NOT_PREPARED: {
+    httpStatus: 409,
+    source: "core",
+    title: "A signed transaction no prepare reserved",
+    description:
+      "A `signedTransaction` whose nonce no prepare reserved for that sender on that pair (sign the prepared transaction unchanged).",
+  },
+  NONCE_TAKEN: {
+    httpStatus: 409,
+    source: "core",
+    title: "The prepared transaction's nonce was taken since: prepare again",
+    description:
+      "A `signedTransaction` whose reservation expired and whose nonce was taken since (or the chain already used it): prepare again.",
+  },
+  ALREADY_SUBMITTED: {
+    httpStatus: 409,
+    source: "core",
+    title: "That signed transaction was submitted before",
+    description: "That `signedTransaction` was submitted before; `details.operationId` names its record.",
+  },
+  PAYLOAD_TOO_LARGE: {
+    httpStatus: 413,
+    source: "http",
+    title: "Body over 64 KiB",
+    description: "The body is over 64 KiB (or its chunk extensions are too large).",
+  },
+  UNSUPPORTED_MEDIA_TYPE: {
+    httpStatus: 415,
+    source: "http",
+    title: "Body not sent as application/json",
+    description: "The body is not sent as `application/json`, or not in UTF-8.",
+  },
+  HOST_NOT_ALLOWED: {
+    httpStatus: 421,
+    source: "http",
+    title: "Without API keys (--no-auth): a Host other than a loopback name",
+    description:
+      "With `--no-auth`, a `Host` other than `localhost`, `127.x` or `[::1]`: a web page reaching the service through a rebound DNS name.",
+  },
+  KEY_SENDER_MISMATCH: {
+    httpStatus: 422,
+    source: "core",
+    title: "The key does not derive the sender",
+    description: "`privateKey` does not derive `sender`, or `signedTransaction` is signed by another key (`details.signer`).",
+  },
+  TRANSACTION_MISMATCH: {
+    httpStatus: 422,
+    source: "core",
+    title: "The signed transaction is not the prepared one",
+    description:
+      "`signedTransaction` is not exactly the prepared transaction (or not what the body launches or mints); `details.property` names the field that differs.",
+  },
+  INSUFFICIENT_FUNDS: {
+    httpStatus: 422,
+    source: "core",
+    title: "The sender cannot pay the fee",
+    description:
+      "The sender cannot pay the estimated fee, counting what its sends queued before this one may cost; `details.needed` and `details.available` in smallest units.",
+  },
+  NOT_A_TOKEN_CONTRACT: {
+    httpStatus: 422,
+    source: "core",
+    title: "No ERC20/ERC721 contract at that address",
+    description: "No ERC20/ERC721 contract at that address (or not yet mined).",
+  },
+  NOT_A_MINTER: {
+    httpStatus: 422,
+    source: "core",
+    title: "The sender lacks the minter role",
+    description: "The sender lacks the contract's minter role.",
+  },
+  CAP_EXCEEDED: {
+    httpStatus: 422,
+    source: "core",
+    title: "An ERC20 mint beyond the cap",
+    description: "An ERC20 mint beyond the supply cap; `details.mintable` says how much is left.",
+  },
+  TOKEN_ID_TAKEN: {
+    httpStatus: 422,
+    source: "core",
+    title: "That ERC721 token id exists",
+    description: "An ERC721 `tokenId` that exists.",
+  },
+  TRANSACTION_REJECTED: {
+    httpStatus: 422,
+    source: "core",
+    stored: true,
+    title: "The node would revert it or refused it",
+    description:
+      "The node would revert the transaction or refused it (nonce), or it was not sent because the same sender's transaction before it was refused (send it again). Stored in an operation's record when the node refused the broadcast.",
+  },
+  LIVE_NETWORK_FAUCET: {
+    httpStatus: 422,
+    source: "core",
+    title: "The faucet on a live network",
+    description: "The faucet only funds simulated chains (and bitcoin regtest), not a live network.",
+  },
+  RATE_LIMITED: {
+    httpStatus: 429,
+    source: "http",
+    title: "Per-key rate limit reached (see Retry-After)",
+    description: "The API key's request limit for the window is reached; `Retry-After` says when to try again.",
+  },
+  TOO_MANY_AUTH_FAILURES: {
+    httpStatus: 429,
+    source: "http",
+    title: "Too many wrong API keys from this address (see Retry-After)",
+    description: "Too many wrong API keys from one client address; every key from it is refused until `Retry-After`.",
+  },
+  HEADERS_TOO_LARGE: {
+    httpStatus: 431,
+    source: "http",
+    title: "Request headers over 16 KiB",
+    description: "The request headers are over 16 KiB.",
+  },
+  INTERNAL: {
+    httpStatus: 500,
+    source: "http",
+    stored: true,
+    title: "A bug of the service; it has been logged",
+    description:
+      "An unexpected failure: a bug of the service, logged with its stack (never sent to the client). Stored in an operation's record when a grant or broadcast failed that way.",
+  },
+  UPSTREAM_UNAVAILABLE: {
+    httpStatus: 502,
+    source: "core",
+    title: "The node or Esplora failed to answer",
+    description: "The node, bitcoind or Esplora failed to answer.",
+  },
+  CHAIN_ID_MISMATCH: {
+    httpStatus: 502,
+    source: "core",
+    title: "The configured endpoint serves another chain",
+    description: "The configured endpoint serves another chain than the pair it is configured for.",
+  },
+  BACKEND_NOT_CONFIGURED: {
+    httpStatus: 503,
+    source: "core",
+    title: "No backend for that network",
+    description:
+      "No backend for that network (or simulated chains are off), or its configuration variable has no value or a bad one; the message names the variable to set.",
+  },
+  SERVICE_UNAVAILABLE: {
+    httpStatus: 503,
+    source: "http",
+    title: "The database cannot be reached (see Retry-After)",
+    description: "The database cannot be reached; `Retry-After` says when to retry.",
+  },
+  STORAGE_UNAVAILABLE: {
+    httpStatus: 503,
+    source: "core",
+    stored: true,
+    title: "The service's own storage is exhausted (see Retry-After)",
+    description:
+      "The data directory (a simulated chain's journal, or the embedded database) is full, read-only or out of file descriptors: nothing was done (a launch's record ends `failed` with this code, its nonce free again); `Retry-After` says when to retry, and the service recovers by itself when room comes back. `/health` shows `storage` not ready meanwhile.",
+  },
+  DATA_DIR_IN_USE: {
+    httpStatus: 503,
+    source: "core",
+    title: "Another process holds the data directory",
+    description:
+      "Another process holds the data directory; the message names it (`hardhat serve (pid 4242, http://127.0.0.1:8080)`). Tasks and the programmatic API raise it; the HTTP service refuses to start with it.",
+  },
+  UPSTREAM_TIMEOUT: {
+    httpStatus: 504,
+    source: "core",
+    title: "The node or Esplora timed out",
+    description: "The node, bitcoind or Esplora did not answer in time.",
+  },
+  TRANSACTION_REVERTED: {
+    httpStatus: null,
+    source: "record",
+    stored: true,
+    title: "Mined, but reverted",
+    description: "The operation's transaction was mined but reverted (stored in the operation's record; never an HTTP answer).",
+  },
+  TRANSACTION_DROPPED: {
+    httpStatus: null,
+    source: "record",
+    stored: true,
+    title: "Lost, and not accepted again within the drop window",
+    description:
+      "The node dropped the operation's transaction and it was not accepted again within the drop window, or it could not be broadcast in that window (stored in the operation's record; never an HTTP answer).",
+  },
+} as const satisfies Record<string, ErrorDescriptor>;
+
+type Catalog = typeof ERROR_CATALOG;
+
+/** Every code of the catalog. */
+export type AnyErrorCode = keyof Catalog;
+
+/** The codes a source raises. */
+export type ErrorCodeOf<S extends ErrorSource> = { [C in AnyErrorCode]: Catalog[C]["source"] extends S ? C : never }[AnyErrorCode];
+
+export const ALL_ERROR_CODES = Object.keys(ERROR_CATALOG) as AnyErrorCode[];
+
+/** The codes of one source, as an object of constants (`ErrorCode.INVALID_ADDRESS`). */
+export function errorCodesOf<S extends ErrorSource>(source: S): { readonly [C in ErrorCodeOf<S>]: C } {
+  return Object.fromEntries(
+    ALL_ERROR_CODES.filter((code) => ERROR_CATALOG[code].source === source).map((code) => [code, code]),
+  ) as unknown as { readonly [C in ErrorCodeOf<S>]: C };
+}
+
+export function errorDescriptor(code: AnyErrorCode): ErrorDescriptor {
+  return ERROR_CATALOG[code];
+}
+
+export function isKnownErrorCode(code: string): code is AnyErrorCode {
+  return Object.hasOwn(ERROR_CATALOG, code);
+}
+
+/** Stable error codes the core throws (as TokenServiceError). */
+export const ErrorCode = errorCodesOf("core");
+export type ErrorCode = ErrorCodeOf<"core">;
+
+/** Codes only an operation's record carries: what happened to its transaction after it was accepted, or a bug. */
+export const RecordErrorCode = {
+  TRANSACTION_REVERTED: "TRANSACTION_REVERTED",
+  TRANSACTION_DROPPED: "TRANSACTION_DROPPED",
+  INTERNAL: "INTERNAL",
+} as const satisfies { [C in AnyErrorCode]?: C };
+export type RecordErrorCode = (typeof RecordErrorCode)[keyof typeof RecordErrorCode];
 
 export interface TokenServiceErrorOptions {
   field?: string;

@@ -8,9 +8,14 @@ import { sensitiveUrlSchema, validateUserConfigZodType } from "@nomicfoundation/
 // is the one Hardhat already installed. The HTTP schemas import zod 4 from the same package, as "zod/v4".
 import { z } from "zod";
 
+import { HARDHAT_CONFIG_FIELD_NAMES, type TokenServiceConfigField } from "../config/hardhat-config-fields.js";
 import { EVM_CHAIN_NAMES, networkNames } from "../domain/chains.js";
 
 const CHAINS_WITH_RPC = EVM_CHAIN_NAMES.join(" or ");
+
+/** "rpc, dataDir and blockTime": the fields of src/config/hardhat-config-fields.ts. */
+const fieldList = (last: "and" | "or") =>
+  `${HARDHAT_CONFIG_FIELD_NAMES.slice(0, -1).join(", ")} ${last} ${HARDHAT_CONFIG_FIELD_NAMES.at(-1)}`;
 
 /** Refuses any key of an object the shape does not name, at that key's own path, with `message` (a `never` catchall would strip it). */
 const unknownKey = (message: string) => z.unknown().refine(() => false, { message });
@@ -35,17 +40,17 @@ const secondsSchema = z
   .finite()
   .min(0);
 
+/** One schema per described field (src/config/hardhat-config-fields.ts): a field added here must be described there. */
+const tokenServiceFields = {
+  rpc: rpcSchema.optional(),
+  dataDir: z.string({ errorMap: () => ({ message: "Expected a non-empty path." }) }).min(1),
+  blockTime: secondsSchema,
+} satisfies Record<TokenServiceConfigField, z.ZodTypeAny>;
+
 const tokenServiceSchema = z
-  .object(
-    {
-      rpc: rpcSchema.optional(),
-      dataDir: z.string({ errorMap: () => ({ message: "Expected a non-empty path." }) }).min(1),
-      blockTime: secondsSchema,
-    },
-    { errorMap: () => ({ message: "Expected an object with optional rpc, dataDir and blockTime." }) },
-  )
+  .object(tokenServiceFields, { errorMap: () => ({ message: `Expected an object with optional ${fieldList("and")}.` }) })
   .partial({ dataDir: true, blockTime: true })
-  .catchall(unknownKey("Unknown field: expected rpc, dataDir or blockTime."));
+  .catchall(unknownKey(`Unknown field: expected ${fieldList("or")}.`));
 
 const userConfigSchema = z.object({ tokenService: tokenServiceSchema.optional() });
 

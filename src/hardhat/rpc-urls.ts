@@ -1,6 +1,7 @@
 import type { HttpNetworkConfig } from "hardhat/types/config";
 import type { HardhatRuntimeEnvironment } from "hardhat/types/hre";
 
+import { isVariableSet } from "../config/environment.js";
 import { allNetworks, rpcEnvironmentVariable, type NetworkInfo } from "../domain/chains.js";
 import type { LazyEndpoint } from "../chains/evm/chain.js";
 import { printableHost } from "../chains/evm/live-chain.js";
@@ -67,7 +68,7 @@ export function liveEndpoints(hre: HardhatRuntimeEnvironment, env: NodeJS.Proces
   return Object.fromEntries(
     Object.entries(configured).filter(([pair]) => {
       const [chain = "", network = ""] = pair.split("/");
-      return !env[rpcEnvironmentVariable(chain, network)];
+      return !isVariableSet(env, rpcEnvironmentVariable(chain, network));
     }),
   );
 }

@@ -1,7 +1,7 @@
 import type { HardhatRuntimeEnvironment } from "hardhat/types/hre";
 
-import { allNetworks, resolveNetwork, type NetworkInfo } from "../domain/chains.js";
-import { ErrorCode, TokenServiceError, invalidArgument } from "../domain/errors.js";
+import { CHAIN_NAMES, allNetworks, isChainName, resolveNetwork, type NetworkInfo } from "../domain/chains.js";
+import { ErrorCode, TokenServiceError, invalidArgument, isTokenServiceError } from "../domain/errors.js";
 import type { LazyEndpoint } from "../chains/evm/chain.js";
 import { readEndpoint } from "../chains/evm/chains-registry.js";
 import { askChainId } from "../chains/evm/live-chain.js";
@@ -37,6 +37,39 @@ function unknownChainId(name: string, chainId: number, how: string): TokenServic
     ErrorCode.UNSUPPORTED_NETWORK,
     `Hardhat network ${name} ${how} chain id ${chainId}, which is none of the service's pairs: ${knownChainIds()}`,
     { field: HARDHAT_NETWORK_FIELD, details: { chainId } },
+  );
+}
+
+/** The service's pairs a network name names, e.g. sepolia → ethereum/sepolia (testnet names one per chain). */
+function pairsNamed(network: string, chain: string | undefined): NetworkInfo[] {
+  const chains = chain !== undefined && isChainName(chain) ? [chain] : CHAIN_NAMES;
+  return chains.flatMap((name) => {
+    try {
+      return [resolveNetwork(name, network)];
+    } catch {
+      return [];
+    }
+  });
+}
+
+/**
+ * For `--network sepolia` typed where `--chain-network sepolia` was meant: which options select the service's own
+ * pair, and that `--network` selects a Hardhat network instead.
+ */
+export function chainNetworkHint(name: string, options: PairOptions, what = "a live node"): string {
+  // The pairs the network's name names (sepolia), else those the options name.
+  const [network, pairs] = ((): [string, NetworkInfo[]] => {
+    const named = pairsNamed(name, options.chain);
+    if (named.length > 0 || options.network === undefined) return [name, named];
+    return [options.network, pairsNamed(options.network, options.chain)];
+  })();
+  const [only] = pairs;
+  const chain = pairs.length === 1 ? only!.chain : pairs.length > 1 ? `<${pairs.map((pair) => pair.chain).join("|")}>` : "CHAIN";
+  const pair = pairs.length === 1 ? `the service's ${only!.chain}/${only!.network} pair` : "one of the service's pairs";
+  return (
+    `Hint: --network selects a Hardhat network (here ${name}, ${what}); ` +
+    `--chain ${chain} --chain-network ${pairs.length > 0 ? network : "NETWORK"} without --network selects ${pair}, ` +
+    "simulated in-process unless an endpoint is configured for it."
   );
 }
 
@@ -106,9 +139,26 @@ export async function selectedNetwork(hre: HardhatRuntimeEnvironment, options: P
   const name = hre.globalOptions.network;
   if (name === undefined) return undefined;
   const config = hre.config.networks[name];
-  if (config?.type !== "http") return undefined;
+  if (config === undefined) {
+    throw new TokenServiceError(
+      ErrorCode.UNSUPPORTED_NETWORK,
+      `--network ${name} is no Hardhat network of this project (it has: ${Object.keys(hre.config.networks).join(", ")}). ${chainNetworkHint(name, options, "which this project does not configure")}`,
+      { field: HARDHAT_NETWORK_FIELD },
+    );
+  }
+  if (config.type !== "http") return undefined;
   const configured = hardhatNetworkEndpoint(hre, name, config);
-  const url = await readEndpoint(`--network ${name} connects`, configured, HARDHAT_NETWORK_FIELD);
+  let url: string;
+  try {
+    url = await readEndpoint(`--network ${name} connects`, configured, HARDHAT_NETWORK_FIELD);
+  } catch (error) {
+    // Asked for a variable the user may never have meant to set: say how to reach the pair without that network.
+    if (!isTokenServiceError(error, ErrorCode.BACKEND_NOT_CONFIGURED)) throw error;
+    throw new TokenServiceError(error.code, `${error.message}. ${chainNetworkHint(name, options)}`, {
+      field: HARDHAT_NETWORK_FIELD,
+      ...(error.details ? { details: error.details } : {}),
+    });
+  }
   const pair = await pairOfNetwork(name, config.chainId, configured, url, options);
   const selected = { name, pair, endpoint: { ...configured, get: async () => url } };
   checkAgreement(selected, options);

@@ -3,6 +3,7 @@ import { createRequire } from "node:module";
 import express, { type Express, type NextFunction, type Request, type Response } from "express";
 import type { DestinationStream, Logger } from "pino";
 
+import { readVariable } from "../config/environment.js";
 import { rpcEnvironmentVariable } from "../domain/chains.js";
 import { DataDirectory } from "../store/data-directory.js";
 import type { JournalReplay } from "../chains/evm/simulated-chain.js";
@@ -104,9 +105,7 @@ function hasBody(request: Request): boolean {
 /** Runs after express.json(), which leaves a body of another type unread: its type is checked once, there. */
 function requireJsonBody(request: Request, _response: Response, next: NextFunction): void {
   if (request.body === undefined && hasBody(request)) {
-    return next(
-      new HttpError(415, HttpErrorCode.UNSUPPORTED_MEDIA_TYPE, "send the body as Content-Type: application/json", "Content-Type"),
-    );
+    return next(new HttpError(HttpErrorCode.UNSUPPORTED_MEDIA_TYPE, "send the body as Content-Type: application/json", "Content-Type"));
   }
   next();
 }
@@ -197,8 +196,8 @@ export async function createServer(options: CreateServerOptions): Promise<TokenS
   const env = options.env ?? process.env;
   const settings = options.settings ?? loadSettings(env);
   const dataDir = options.dataDir;
-  const logger = options.logger ?? createLogger(options.logDestination);
-  const databaseUrl = options.databaseUrl ?? env.DATABASE_URL;
+  const logger = options.logger ?? createLogger(options.logDestination, readVariable(env, "LOG_LEVEL"));
+  const databaseUrl = options.databaseUrl ?? readVariable(env, "DATABASE_URL");
   const dataDirectory = new DataDirectory(dataDir, "hardhat serve", "stop it first, or give this one another directory (--data-dir)");
   let store: Store;
   try {
@@ -335,7 +334,7 @@ export async function createServer(options: CreateServerOptions): Promise<TokenS
   app.use("/v1", noStore, api);
 
   app.use((request, _response, next) =>
-    next(new HttpError(404, HttpErrorCode.NOT_FOUND, `no route ${request.method} ${request.path}; see /docs`)),
+    next(new HttpError(HttpErrorCode.NOT_FOUND, `no route ${request.method} ${request.path}; see /docs`)),
   );
   app.use(errorHandler(logger, context.storage));
 

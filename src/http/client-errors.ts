@@ -1,7 +1,7 @@
 import { STATUS_CODES } from "node:http";
 import type { Duplex } from "node:stream";
 
-import { HttpErrorCode, type ErrorBody } from "./http-errors.js";
+import { HttpErrorCode, httpStatusOf, type ErrorBody } from "./http-errors.js";
 
 interface ParserError extends Error {
   code?: string;
@@ -16,12 +16,12 @@ function describe(error: ParserError): { status: number; body: ErrorBody } {
   switch (error.code) {
     case "HPE_HEADER_OVERFLOW":
       return {
-        status: 431,
+        status: httpStatusOf(HttpErrorCode.HEADERS_TOO_LARGE),
         body: { error: { code: HttpErrorCode.HEADERS_TOO_LARGE, message: "the request headers are larger than 16 KiB", field: "headers" } },
       };
     case "ERR_HTTP_REQUEST_TIMEOUT":
       return {
-        status: 408,
+        status: httpStatusOf(HttpErrorCode.REQUEST_TIMEOUT),
         body: {
           error: {
             code: HttpErrorCode.REQUEST_TIMEOUT,
@@ -31,11 +31,14 @@ function describe(error: ParserError): { status: number; body: ErrorBody } {
       };
     case "HPE_CHUNK_EXTENSIONS_OVERFLOW":
       return {
-        status: 413,
+        status: httpStatusOf(HttpErrorCode.PAYLOAD_TOO_LARGE),
         body: { error: { code: HttpErrorCode.PAYLOAD_TOO_LARGE, message: "the chunk extensions are too large", field: "body" } },
       };
     default:
-      return { status: 400, body: { error: { code: HttpErrorCode.MALFORMED_REQUEST, message: "the request is not valid HTTP/1.1" } } };
+      return {
+        status: httpStatusOf(HttpErrorCode.MALFORMED_REQUEST),
+        body: { error: { code: HttpErrorCode.MALFORMED_REQUEST, message: "the request is not valid HTTP/1.1" } },
+      };
   }
 }
 

@@ -1,5 +1,7 @@
 import { pino, type DestinationStream, type Logger } from "pino";
 
+import { readVariable } from "../config/environment.js";
+
 /** Paths whose values never reach a log line, wherever they appear. */
 export const REDACTED_PATHS = [
   "privateKey",
@@ -15,7 +17,7 @@ export const REDACTED_PATHS = [
   '*.headers["x-api-key"]',
 ];
 
-export function createLogger(destination?: DestinationStream, level = process.env.LOG_LEVEL ?? "info"): Logger {
+export function createLogger(destination?: DestinationStream, level: string = readVariable(process.env, "LOG_LEVEL")): Logger {
   const options = { level, base: { service: "hardhat-token-service" }, redact: { paths: REDACTED_PATHS, censor: "[redacted]" } };
   return destination ? pino(options, destination) : pino(options);
 }

@@ -5,6 +5,7 @@ import { errorResponses, middlewareResponses } from "./routes/common.js";
 import { WEBHOOK_EVENTS, type WebhookEvent } from "../webhooks/events.js";
 import { SIGNATURE_HEADER } from "../webhooks/signature.js";
 import { Health, WebhookEventBody } from "./schemas.js";
+import { API_TAGS } from "./tags.js";
 
 const toSchema = (schema: z.ZodType, io: "input" | "output") =>
   z.toJSONSchema(schema, { target: "draft-2020-12", io, unrepresentable: "any" });
@@ -36,6 +37,7 @@ function documentedResponses(responses: RouteDefinition["responses"]) {
 /** /health is served beside the versioned routes (src/http/app.ts); documented so the reference and the tests' response checks know it. */
 const HEALTH_OPERATION = {
   operationId: "health",
+  tags: ["service"],
   summary: "Liveness and per-backend readiness: the database, the data directory's storage, live nodes, bitcoind",
   description:
     "No key needed: without one, each backend's readiness only. With an API key (x-api-key or ?apiKey=), also where each backend is and what its probe found (hosts, the store's location, block heights). 503 while the database, the storage or a live EVM node is down; Bitcoin backends are reported but do not degrade the status. Probes are cached briefly.",
@@ -64,6 +66,7 @@ function webhookOperations() {
       {
         post: {
           operationId: `${event.replace(/\.(\w)/, (_, letter: string) => letter.toUpperCase())}Event`,
+          tags: ["webhook events"],
           summary: EVENT_SUMMARIES[event],
           security: [],
           parameters: [
@@ -80,12 +83,34 @@ function webhookOperations() {
   );
 }
 
+/** The versioned prefix every authenticated route is documented under, and its alias (src/http/app.ts serves both). */
+export const API_PREFIX = "/api/v1";
+export const ALIAS_PREFIX = "/v1";
+
+export interface OpenApiOptions {
+  /** Document the /v1 alias of every /api/v1 path (default true; the typed client leaves them out). */
+  aliases?: boolean;
+}
+
+/** The /v1 twin of a documented /api/v1 operation: the same operation under its own id, saying what it aliases. */
+function aliasOperation(method: string, path: string, operation: Record<string, unknown> & { operationId: string; summary: string }) {
+  const canonical = `${method.toUpperCase()} ${API_PREFIX}${path}`;
+  return {
+    ...operation,
+    operationId: `${operation.operationId}V1Alias`,
+    tags: ["v1 aliases"],
+    summary: `${operation.summary} (alias of ${canonical})`,
+    description: `Alias of \`${canonical}\`: the same operation, parameters and answers under ${ALIAS_PREFIX}.${operation.description ? `\n\n${String(operation.description)}` : ""}`,
+  };
+}
+
 /** OpenAPI 3.1, generated from the route table and the very schemas that validate requests. */
-export function buildOpenApiDocument(routes: RouteDefinition[], version: string) {
+export function buildOpenApiDocument(routes: RouteDefinition[], version: string, options: OpenApiOptions = {}) {
   const paths: Record<string, Record<string, unknown>> = {};
+  const aliases: Record<string, Record<string, unknown>> = {};
   for (const route of routes) {
     const path = route.paths[0]!.replace(/:(\w+)/g, "{$1}");
-    const documentedPath = route.auth ? `/api/v1${path}` : path;
+    const documentedPath = route.auth ? `${API_PREFIX}${path}` : path;
     const parameters = [
       ...Object.entries(route.pathParams ?? {}).map(([name, description]) => ({
         name,
@@ -107,28 +132,48 @@ export function buildOpenApiDocument(routes: RouteDefinition[], version: string)
           ]
         : []),
     ];
-    paths[documentedPath] ??= {};
-    paths[documentedPath][route.method] = {
+    const examples = Object.entries(route.bodyExamples ?? {});
+    const operation = {
       operationId: route.operationId,
+      tags: [route.tag],
       summary: route.summary,
       ...(route.description ? { description: route.description } : {}),
       ...(route.auth ? {} : { security: [] }),
       ...(parameters.length > 0 ? { parameters } : {}),
       ...(route.body
-        ? { requestBody: { required: true, content: { "application/json": { schema: toSchema(route.body, "input") } } } }
+        ? {
+            requestBody: {
+              required: true,
+              content: {
+                "application/json": {
+                  schema: toSchema(route.body, "input"),
+                  // The first example is what /docs' "Try it out" fills in.
+                  ...(examples.length > 0 ? { examples: Object.fromEntries(examples) } : {}),
+                },
+              },
+            },
+          }
         : {}),
       responses: documentedResponses({ ...middlewareResponses(route), ...route.responses }),
     };
+    paths[documentedPath] ??= {};
+    paths[documentedPath][route.method] = operation;
+    if (route.auth && options.aliases !== false) {
+      aliases[`${ALIAS_PREFIX}${path}`] ??= {};
+      aliases[`${ALIAS_PREFIX}${path}`]![route.method] = aliasOperation(route.method, path, operation);
+    }
   }
   paths["/health"] = { get: HEALTH_OPERATION };
+  Object.assign(paths, aliases);
   return {
     openapi: "3.1.0",
     info: {
       title: "hardhat-token-service",
       version,
       description:
-        "Wallets, balances and token launches on Ethereum, BNB Smart Chain and Bitcoin. Every path also answers under /v1 (without /api).",
+        "Wallets, balances and token launches on Ethereum, BNB Smart Chain and Bitcoin. Every /api/v1 path also answers under /v1 (without /api): see the `v1 aliases` group. Errors: docs/reference/errors.md.",
     },
+    tags: API_TAGS.map((tag) => ({ ...tag })),
     servers: [{ url: "/" }],
     security: [{ apiKeyQuery: [] }, { apiKeyHeader: [] }],
     components: {

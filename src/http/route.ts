@@ -2,6 +2,8 @@ import type { Request, Response } from "express";
 import type { z } from "zod/v4";
 
 import type { ServerContext } from "./context.js";
+import type { BodyExample } from "./examples.js";
+import type { ApiTag } from "./tags.js";
 
 export interface RouteRequest<Q, B> {
   query: Q;
@@ -25,6 +27,8 @@ export interface RouteDefinition<Q extends z.ZodType = z.ZodType, B extends z.Zo
   /** Express path under the version prefix (/api/v1 and /v1); the first is documented. */
   paths: string[];
   operationId: string;
+  /** Its group in /openapi.json and /docs. */
+  tag: ApiTag;
   summary: string;
   description?: string;
   /** false for /health, /openapi.json and /docs. */
@@ -35,6 +39,8 @@ export interface RouteDefinition<Q extends z.ZodType = z.ZodType, B extends z.Zo
   pathParams?: Record<string, string>;
   query?: Q;
   body?: B;
+  /** Example bodies for /docs (the first is "Try it out"'s default); each must pass the route's own validation (a test checks). */
+  bodyExamples?: Record<string, BodyExample>;
   /** Replaces plain `body` validation when the shape depends on the body itself (the token fields per type). */
   validateBody?(raw: unknown): z.infer<B>;
   responses: Record<number, { description: string; schema?: z.ZodType }>;

@@ -2,6 +2,7 @@ import { z } from "zod/v4";
 
 import { CHAIN_NAMES } from "../domain/chains.js";
 import { WEBHOOK_EVENTS } from "../webhooks/events.js";
+import { EXAMPLE_ACCOUNT, EXAMPLE_TOKEN_CONTRACT, EXAMPLE_TRANSACTION_HASH, ONE_TOKEN } from "./examples.js";
 
 /**
  * The request and response shapes of the HTTP API. The same schemas validate
@@ -9,8 +10,12 @@ import { WEBHOOK_EVENTS } from "../webhooks/events.js";
  * a valid address on that network, does the key derive the sender) is the core's job.
  */
 
-const integerString = (description: string) =>
-  z.string().regex(/^\d+$/, "must be a decimal string of a non-negative integer (smallest units)").describe(description);
+const integerString = (description: string, example = ONE_TOKEN) =>
+  z
+    .string()
+    .regex(/^\d+$/, "must be a decimal string of a non-negative integer (smallest units)")
+    .describe(description)
+    .meta({ examples: [example] });
 
 const chain = z
   .string()
@@ -22,7 +27,14 @@ const network = z
     "ethereum: mainnet, sepolia, holesky, hoodi, rinkeby, testnet (= sepolia); binance_smart_chain: mainnet, testnet; bitcoin: mainnet, testnet (testnet4), signet, regtest",
   )
   .meta({ examples: ["sepolia"] });
-const address = z.string().describe("An address on the chain and network");
+const address = z
+  .string()
+  .describe("An address on the chain and network")
+  .meta({ examples: [EXAMPLE_ACCOUNT.address] });
+/** An address in an answer. */
+const shownAddress = z.string().meta({ examples: [EXAMPLE_ACCOUNT.address] });
+const transactionHash = z.string().meta({ examples: [EXAMPLE_TRANSACTION_HASH] });
+const contractAddress = z.string().meta({ examples: [EXAMPLE_TOKEN_CONTRACT] });
 const amount = z.object({ balance: integerString("Smallest units"), uiBalance: z.string().describe("Exact decimal in whole units") });
 
 export const CreateWalletBody = z.strictObject({
@@ -32,8 +44,11 @@ export const CreateWalletBody = z.strictObject({
 });
 
 export const Wallet = z.object({
-  address: z.string(),
-  privateKey: z.string().describe("Shown once, stored nowhere. 0x-prefixed hex (EVM) or WIF (Bitcoin)"),
+  address: shownAddress,
+  privateKey: z
+    .string()
+    .describe("Shown once, stored nowhere. 0x-prefixed hex (EVM) or WIF (Bitcoin)")
+    .meta({ examples: [EXAMPLE_ACCOUNT.privateKey] }),
   chain: z.string(),
   network: z.string(),
   addressType: z.string().optional(),
@@ -54,7 +69,7 @@ const nativeAmount = amount.extend({ confirmed: amount.optional(), unconfirmed: 
 
 export const BalanceEntry = nativeAmount.extend({
   contractAddress: z.string().optional(),
-  decimals: z.number().int().optional(),
+  decimals: z.number().int().nonnegative().optional(),
   symbol: z.string().optional(),
 });
 
@@ -69,19 +84,40 @@ export const Balances = z.object({
 });
 
 export const Erc20Token = z.strictObject({
-  name: z.string().min(1).max(100),
-  symbol: z.string().min(1).max(32),
+  name: z
+    .string()
+    .min(1)
+    .max(100)
+    .meta({ examples: ["Gold"] }),
+  symbol: z
+    .string()
+    .min(1)
+    .max(32)
+    .meta({ examples: ["GLD"] }),
   decimals: z.number().int().min(0).max(36).optional().describe("Default 18"),
-  initialSupply: integerString("Minted to `minter` at launch; default 0").optional(),
-  totalSupply: integerString("Supply cap; omit for no cap").optional(),
+  initialSupply: integerString("Minted to `minter` at launch; default 0", "1000000000000000000000").optional(),
+  totalSupply: integerString("Supply cap; omit for no cap", "1000000000000000000000000").optional(),
   minter: address.optional().describe("Receives the initial supply; default sender"),
   account: address.optional().describe("Administers the token and may mint more; default sender"),
 });
 
 export const Erc721Token = z.strictObject({
-  name: z.string().min(1).max(100),
-  symbol: z.string().min(1).max(32),
-  uri: z.string().max(2048).optional().describe("Base URI: tokenURI = uri + tokenId"),
+  name: z
+    .string()
+    .min(1)
+    .max(100)
+    .meta({ examples: ["Art"] }),
+  symbol: z
+    .string()
+    .min(1)
+    .max(32)
+    .meta({ examples: ["ART"] }),
+  uri: z
+    .string()
+    .max(2048)
+    .optional()
+    .describe("Base URI: tokenURI = uri + tokenId")
+    .meta({ examples: ["https://example.com/art/"] }),
 });
 
 export const TokenType = z
@@ -89,7 +125,12 @@ export const TokenType = z
   .describe("SERVICE_ERC20, SERVICE_ERC721, ERC20 or ERC721, case-insensitive")
   .meta({ examples: ["SERVICE_ERC20"] });
 
-const privateKey = z.string().describe("The sender's key; used to sign, never stored or logged");
+const privateKey = z
+  .string()
+  .describe(
+    "The sender's key; used to sign, never stored or logged. The example is the key of Hardhat's first default account, which is public: use it on simulated chains only",
+  )
+  .meta({ examples: [EXAMPLE_ACCOUNT.privateKey] });
 const signedTransaction = z
   .string()
   .regex(/^0x[0-9a-fA-F]+$/, "must be 0x-prefixed hex")
@@ -130,27 +171,27 @@ export const OperationState = z.enum(["signed", "pending", "mined", "failed", "d
 
 export const Launch = z.object({
   id: z.string().describe("This launch's record id"),
-  transactionHash: z.string(),
-  contractAddress: z.string(),
+  transactionHash,
+  contractAddress,
   status: OperationState.describe(
     "pending when answered at once; with wait=mined the state reached: mined, failed, dropped (or pending after the wait timeout)",
   ),
   chain: z.string(),
   network: z.string(),
   type: z.enum(["ERC20", "ERC721"]),
-  sender: z.string(),
-  nonce: z.number().int().describe("The sender's nonce this launch used"),
+  sender: shownAddress,
+  nonce: z.number().int().nonnegative().describe("The sender's nonce this launch used"),
   simulated: z.boolean(),
-  blockNumber: z.number().int().nullable().optional(),
+  blockNumber: z.number().int().nonnegative().nullable().optional(),
 });
 
 const mintFields = {
   chain,
   network,
   type: TokenType,
-  contractAddress: address,
+  contractAddress: address.meta({ examples: [EXAMPLE_TOKEN_CONTRACT] }),
   to: address,
-  tokenId: integerString("ERC721: a chosen id; default the next free one").optional(),
+  tokenId: integerString("ERC721: a chosen id; default the next free one", "1").optional(),
   uri: z.string().max(2048).optional().describe("ERC721: this token's own URI"),
   amount: integerString("ERC20: smallest units").optional(),
   sender: address.describe("A minter of the contract"),
@@ -180,14 +221,14 @@ export const Mint = z.object({
   tokenId: z.string().optional(),
   amount: z.string().optional(),
   simulated: z.boolean(),
-  blockNumber: z.number().int().nullable().optional(),
+  blockNumber: z.number().int().nonnegative().nullable().optional(),
 });
 
 export const UnsignedTransaction = z
   .object({
-    chainId: z.number().int(),
+    chainId: z.number().int().nonnegative(),
     type: z.union([z.literal(2), z.literal(0)]).describe("2 (EIP-1559) where the chain reports base fees, else 0 (legacy, EIP-155)"),
-    nonce: z.number().int().describe("Reserved for the sender until expiresAt"),
+    nonce: z.number().int().nonnegative().describe("Reserved for the sender until expiresAt"),
     gasLimit: integerString("The node's estimate plus 20 %"),
     maxFeePerGas: integerString("Type 2 only, wei").optional(),
     maxPriorityFeePerGas: integerString("Type 2 only, wei").optional(),
@@ -215,8 +256,11 @@ export const PreparedMint = z.object(prepared);
 export const WaitQuery = z.object({ wait: z.enum(["mined"]).optional() });
 
 export const TokenBalanceQuery = z.object({
-  tokenAddress: address,
-  type: z.string().describe("erc721 or erc20"),
+  tokenAddress: address.meta({ examples: [EXAMPLE_TOKEN_CONTRACT] }),
+  type: z
+    .string()
+    .describe("erc721 or erc20")
+    .meta({ examples: ["erc20"] }),
   chain,
   network,
 });
@@ -228,7 +272,7 @@ export const TokenBalance = z.object({
   balance: z.string(),
   tokenIds: z.array(z.string()).optional(),
   uiBalance: z.string().optional(),
-  decimals: z.number().int().optional(),
+  decimals: z.number().int().nonnegative().optional(),
   symbol: z.string().optional(),
   chain: z.string(),
   network: z.string(),
@@ -238,10 +282,10 @@ export const TokenBalance = z.object({
 export const TransactionQuery = z.object({ chain, network });
 
 export const TransactionStatus = z.object({
-  transactionHash: z.string(),
+  transactionHash,
   status: TransactionState,
-  blockNumber: z.number().int().nullable(),
-  confirmations: z.number().int(),
+  blockNumber: z.number().int().nonnegative().nullable(),
+  confirmations: z.number().int().nonnegative(),
   contractAddress: z.string().nullable(),
   simulated: z.boolean(),
 });
@@ -270,9 +314,9 @@ export const NetworkList = z.object({
       chain: z.string(),
       network: z.string(),
       kind: z.enum(["evm", "bitcoin"]),
-      chainId: z.number().int().optional().describe("EVM only"),
+      chainId: z.number().int().nonnegative().optional().describe("EVM only"),
       nativeSymbol: z.string(),
-      nativeDecimals: z.number().int(),
+      nativeDecimals: z.number().int().nonnegative(),
       simulated: z.boolean(),
       backend: z.string(),
       endpoint: z.string(),
@@ -296,10 +340,10 @@ export const Operation = z.object({
   sender: z.string().nullable(),
   transactionHash: z.string().nullable(),
   contractAddress: z.string().nullable(),
-  nonce: z.number().int().nullable(),
+  nonce: z.number().int().nonnegative().nullable(),
   status: OperationState,
   error: z.object({ code: z.string(), message: z.string() }).nullable(),
-  blockNumber: z.number().int().nullable(),
+  blockNumber: z.number().int().nonnegative().nullable(),
   blockHash: z.string().nullable(),
   result: z.record(z.string(), z.unknown()).nullable().describe("What mining revealed, e.g. an ERC721 mint's tokenId"),
   transitions: z
@@ -349,9 +393,13 @@ export const DeliveryList = z.object({
       eventType: WebhookEventName,
       operationId: z.string(),
       status: z.enum(["pending", "delivered", "failed"]),
-      attempts: z.number().int().describe("Attempts started, one a crash cut short included (it may have reached the receiver)"),
+      attempts: z
+        .number()
+        .int()
+        .nonnegative()
+        .describe("Attempts started, one a crash cut short included (it may have reached the receiver)"),
       lastError: z.string().nullable(),
-      lastResponseStatus: z.number().int().nullable(),
+      lastResponseStatus: z.number().int().nonnegative().nullable(),
       nextAttemptAt: z.string().nullable().describe("While pending: when the next attempt is due"),
       createdAt: z.string(),
       deliveredAt: z.string().nullable(),
@@ -392,11 +440,19 @@ export const Health = z.object({
   ),
 });
 
+const errorFields = {
+  message: z.string(),
+  field: z.string().optional().describe("The request field the error concerns"),
+  details: z.record(z.string(), z.unknown()).optional(),
+};
+
+const errorCodeDescription = "Stable machine-readable code (see docs/reference/errors.md)";
+
 export const ErrorResponse = z.object({
-  error: z.object({
-    code: z.string().describe("Stable machine-readable code (every code: docs/reference/errors.md)"),
-    message: z.string(),
-    field: z.string().optional().describe("The request field the error concerns"),
-    details: z.record(z.string(), z.unknown()).optional(),
-  }),
+  error: z.object({ code: z.string().describe(errorCodeDescription), ...errorFields }),
 });
+
+/** The error shape whose `code` is one of these (the codes of one HTTP status). */
+export function errorResponseWithCodes(codes: readonly [string, ...string[]]) {
+  return z.object({ error: z.object({ code: z.enum(codes).describe(errorCodeDescription), ...errorFields }) });
+}

@@ -87,17 +87,18 @@ describe("HTTP service — /docs in a real headless browser", function () {
     expect(shown.map(key).sort()).to.deep.equal(expected.map(key).sort());
   });
 
-  it("creates a wallet with “Try it out”, authorized with an API key typed into the page", async function () {
+  it("creates a wallet with “Try it out” and its default body, authorized with an API key typed into the page", async function () {
     await page.locator("button.authorize").first().click();
     const headerScheme = page.locator(".auth-container").filter({ hasText: "x-api-key" });
     await headerScheme.locator("input").fill(TEST_API_KEY);
     await headerScheme.locator("button.authorize").click();
     await page.locator(".auth-btn-wrapper button.btn-done").first().click();
 
-    const operation = page.locator("#operations-default-createWallet");
+    // Grouped by resource: Swagger UI's element ids name the operation's tag.
+    const operation = page.locator("#operations-wallets-createWallet");
     await operation.locator(".opblock-summary").click();
     await operation.locator("button.try-out__btn").click();
-    await operation.locator("textarea.body-param__text").fill(JSON.stringify({ chain: "ethereum", network: "sepolia" }));
+    // The body "Try it out" fills in is the document's first example, sent as is.
     const answered = page.waitForResponse(
       (response) => response.request().method() === "POST" && new URL(response.url()).pathname === "/api/v1/wallets",
     );
@@ -105,6 +106,7 @@ describe("HTTP service — /docs in a real headless browser", function () {
     const response = await answered;
 
     expect(response.request().headers()["x-api-key"]).to.equal(TEST_API_KEY);
+    expect(JSON.parse(response.request().postData() ?? "null")).to.deep.equal({ chain: "ethereum", network: "sepolia" });
     expect(response.status(), await response.text()).to.equal(200);
     const wallet = (await response.json()) as { address: string; privateKey: string; chain: string; network: string };
     expect(wallet).to.include({ chain: "ethereum", network: "sepolia" });
@@ -114,6 +116,19 @@ describe("HTTP service — /docs in a real headless browser", function () {
     await shownStatus.waitFor();
     expect(await shownStatus.textContent()).to.include("200");
     expect(responses).to.include(response);
+  });
+
+  it("launches a token with “Try it out” and the default body, as documented (no 400)", async function () {
+    const operation = page.locator("#operations-tokens-launchToken");
+    await operation.locator(".opblock-summary").click();
+    await operation.locator("button.try-out__btn").click();
+    const answered = page.waitForResponse(
+      (response) => response.request().method() === "POST" && new URL(response.url()).pathname === "/api/v1/tokens",
+    );
+    await operation.locator("button.execute").click();
+    const response = await answered;
+    expect(response.status(), await response.text()).to.equal(200);
+    expect(await response.json()).to.include({ chain: "ethereum", network: "sepolia", type: "ERC20", status: "pending" });
   });
 
   it("runs under its content security policy, framed by nobody, and the API's answers are never cached", async function () {

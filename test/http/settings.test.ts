@@ -35,7 +35,6 @@ describe("Settings from the environment", function () {
       idempotencyRetentionMs: 86_400_000,
       simulatedChains: true,
       metricsPublic: false,
-      idleMemoryReleaseMs: 5_000,
       webhooks: {
         allowPrivateTargets: false,
         delivery: { timeoutMs: 10_000, retryWindowMs: 86_400_000, firstBackoffMs: 5_000, maxBackoffMs: 3_600_000, pollMs: 1_000 },
@@ -84,8 +83,6 @@ describe("Settings from the environment", function () {
     });
     expect(refusal({ TOKEN_SERVICE_CONFIRMATIONS: "0" })).to.equal('TOKEN_SERVICE_CONFIRMATIONS must be 1 or more (got "0")');
     expect(refusal({ TOKEN_SERVICE_SIMULATED_CHAINS: "no" })).to.equal('TOKEN_SERVICE_SIMULATED_CHAINS must be on or off (got "no")');
-    expect(loadSettings({ TOKEN_SERVICE_IDLE_GC_SECONDS: "0" }).idleMemoryReleaseMs).to.equal(0);
-    expect(refusal({ TOKEN_SERVICE_IDLE_GC_SECONDS: "soon" })).to.match(/^TOKEN_SERVICE_IDLE_GC_SECONDS must be a number of seconds/);
     expect(refusal({ TOKEN_SERVICE_DROP_AFTER_SECONDS: "10m" })).to.match(/^TOKEN_SERVICE_DROP_AFTER_SECONDS must be a number of seconds/);
   });
 

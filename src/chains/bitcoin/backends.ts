@@ -1,18 +1,11 @@
+import { BITCOIN_NETWORKS, EnvironmentError, bitcoindVariable, esploraVariable, readFamilyVariable } from "../../config/environment.js";
 import { ErrorCode, TokenServiceError } from "../../domain/errors.js";
 import type { BitcoinBackend, BitcoinBackends } from "./backend.js";
 import { BitcoindBackend } from "./bitcoind.js";
 import { parseBitcoindUrl } from "./bitcoind-rpc.js";
 import { DEFAULT_ESPLORA_URLS, EsploraBackend } from "./esplora.js";
 
-export const BITCOIN_NETWORKS = ["mainnet", "testnet", "signet", "regtest"] as const;
-
-export function bitcoindVariable(network: string): string {
-  return `TOKEN_SERVICE_BITCOIND_BITCOIN_${network.toUpperCase()}`;
-}
-
-export function esploraVariable(network: string): string {
-  return `TOKEN_SERVICE_ESPLORA_BITCOIN_${network.toUpperCase()}`;
-}
+export { BITCOIN_NETWORKS, bitcoindVariable, esploraVariable };
 
 export interface BitcoinBackendsOptions {
   /** Bound of one request to a backend. */
@@ -37,19 +30,34 @@ function misconfigured(kind: "esplora" | "bitcoind", variable: string, error: To
 export function bitcoinBackendsFromEnv(env: NodeJS.ProcessEnv, options: BitcoinBackendsOptions = {}): BitcoinBackends {
   const built = new Map<string, BitcoinBackend | undefined>();
 
+  /** A family variable through the environment schema; a bad value becomes a backend that names it on every call. */
+  const read = (family: "bitcoind" | "esplora", variable: string): { value?: string; refusal?: BitcoinBackend } => {
+    try {
+      const value = readFamilyVariable(env, family, variable);
+      return value === undefined ? {} : { value };
+    } catch (error) {
+      if (!(error instanceof EnvironmentError)) throw error;
+      const refusal = new TokenServiceError(ErrorCode.BACKEND_NOT_CONFIGURED, error.message, { field: "network", details: { variable } });
+      return { refusal: misconfigured(family, variable, refusal) };
+    }
+  };
+
   const build = (network: string): BitcoinBackend | undefined => {
-    const bitcoindUrl = env[bitcoindVariable(network)]?.trim();
-    if (bitcoindUrl) {
+    const bitcoind = read("bitcoind", bitcoindVariable(network));
+    if (bitcoind.refusal) return bitcoind.refusal;
+    if (bitcoind.value !== undefined) {
       try {
-        const connection = parseBitcoindUrl(bitcoindUrl, bitcoindVariable(network));
+        const connection = parseBitcoindUrl(bitcoind.value, bitcoindVariable(network));
         return new BitcoindBackend({ network, connection, ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}) });
       } catch (error) {
         if (error instanceof TokenServiceError) return misconfigured("bitcoind", bitcoindVariable(network), error);
         throw error;
       }
     }
-    const override = env[esploraVariable(network)]?.trim();
-    const baseUrl = override || DEFAULT_ESPLORA_URLS[network];
+    const esplora = read("esplora", esploraVariable(network));
+    if (esplora.refusal) return esplora.refusal;
+    const override = esplora.value;
+    const baseUrl = override ?? DEFAULT_ESPLORA_URLS[network];
     if (baseUrl === undefined) return undefined;
     try {
       return new EsploraBackend({

@@ -3,6 +3,7 @@ import path from "node:path";
 
 import type { DataDirectory } from "../../store/data-directory.js";
 
+import { EnvironmentError, readFamilyVariable } from "../../config/environment.js";
 import { allNetworks, rpcEnvironmentVariable, type NetworkInfo } from "../../domain/chains.js";
 import { ErrorCode, TokenServiceError } from "../../domain/errors.js";
 import type { EvmChain, EvmNetworkInfo, LazyEndpoint, NodeCallObserver, SimulatedChainFactory } from "./chain.js";
@@ -56,7 +57,15 @@ export class EvmChains {
     const configured = this.options.rpcUrls?.[`${info.chain}/${info.network}`];
     if (configured) return configured;
     const variable = rpcEnvironmentVariable(info.chain, info.network);
-    const url = (this.options.env ?? process.env)[variable];
+    let url: string | undefined;
+    try {
+      url = readFamilyVariable(this.options.env ?? process.env, "rpc", variable);
+    } catch (error) {
+      if (!(error instanceof EnvironmentError)) throw error;
+      // Set but unusable: the pair is not simulated in its stead; each use says which variable to fix.
+      const refusal = new TokenServiceError(ErrorCode.BACKEND_NOT_CONFIGURED, error.message, { field: "network", details: { variable } });
+      return { host: `misconfigured (fix ${variable})`, get: () => Promise.reject(refusal) };
+    }
     return url ? { host: printableHost(url), origin: variable, get: async () => url } : undefined;
   }
 

@@ -1,3 +1,4 @@
+import { RecordErrorCode } from "../../domain/errors.js";
 import type { OperationChange, LeasedOperation } from "./types.js";
 
 // The tracker's judgement, without I/O: given a record, what was just observed of it on the chain and the policy, the
@@ -152,7 +153,7 @@ function decideOnChain(record: LeasedOperation, observation: Extract<Observation
       return change({
         status: "failed",
         reason: `reverted in block ${receipt.blockNumber}`,
-        error: { code: "TRANSACTION_REVERTED", message: `the transaction reverted in block ${receipt.blockNumber}` },
+        error: { code: RecordErrorCode.TRANSACTION_REVERTED, message: `the transaction reverted in block ${receipt.blockNumber}` },
         ...block,
         checkInMs: null,
       });
@@ -231,7 +232,7 @@ function decideBroadcast(
     return {
       status: "dropped",
       reason: `never reached the node: broadcasting failed for ${Math.round(missingFor / 1000)} s (${refusal})`,
-      error: { code: "TRANSACTION_DROPPED", message: "the transaction could not be broadcast within the drop window" },
+      error: { code: RecordErrorCode.TRANSACTION_DROPPED, message: "the transaction could not be broadcast within the drop window" },
       checkInMs: null,
     };
   }
@@ -242,7 +243,7 @@ function decideBroadcast(
     return {
       status: "dropped",
       reason: `the node lost it and refused it again for ${Math.round(missingFor / 1000)} s: ${refusal}`,
-      error: { code: "TRANSACTION_DROPPED", message: `the node dropped the transaction; sent again, ${refusal}` },
+      error: { code: RecordErrorCode.TRANSACTION_DROPPED, message: `the node dropped the transaction; sent again, ${refusal}` },
       checkInMs: null,
     };
   }

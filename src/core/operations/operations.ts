@@ -3,7 +3,7 @@ import { randomUUID } from "node:crypto";
 import type { Transaction } from "ethers";
 
 import { resolveNetwork } from "../../domain/chains.js";
-import { ErrorCode, TokenServiceError } from "../../domain/errors.js";
+import { ErrorCode, RecordErrorCode, TokenServiceError } from "../../domain/errors.js";
 import type { EvmChain } from "../../chains/evm/chain.js";
 import { translateProviderError } from "../../chains/evm/provider-errors.js";
 import type { SignedTransactionInfo } from "../../chains/evm/write/send-transaction.js";
@@ -408,7 +408,7 @@ export class Operations {
 function errorOf(error: unknown): { code: string; message: string } {
   return error instanceof TokenServiceError
     ? { code: error.code, message: error.message }
-    : { code: "INTERNAL", message: "unexpected failure" };
+    : { code: RecordErrorCode.INTERNAL, message: "unexpected failure" };
 }
 
 function presentPrepared(prepared: PreparedTransactionResult): PreparedOutcome {

@@ -1,8 +1,10 @@
 import path from "node:path";
 import type { HardhatRuntimeEnvironment } from "hardhat/types/hre";
 
+import { EnvironmentError, readVariable } from "../../config/environment.js";
 import { openStore } from "../../store/open-store.js";
 import { makePrivate } from "./support/private-files.js";
+import { pluginError } from "./support/plugin-error.js";
 
 interface Args {
   label?: string;
@@ -14,7 +16,13 @@ interface Args {
 export default async function apiKeyCreate(args: Args, hre: HardhatRuntimeEnvironment): Promise<void> {
   const dataDir = args.dataDir ? path.resolve(args.dataDir) : hre.config.tokenService.dataDir;
   // The database it may create holds key hashes: the store creates it readable by this user only.
-  const store = await openStore({ dataDir, ...(process.env.DATABASE_URL ? { databaseUrl: process.env.DATABASE_URL } : {}) });
+  let databaseUrl: string | undefined;
+  try {
+    databaseUrl = readVariable(process.env, "DATABASE_URL");
+  } catch (error) {
+    throw error instanceof EnvironmentError ? pluginError(error.message, error) : error;
+  }
+  const store = await openStore({ dataDir, ...(databaseUrl ? { databaseUrl } : {}) });
   try {
     const created = await store.createApiKey(args.label);
     if (args.json) {

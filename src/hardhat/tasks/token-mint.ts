@@ -19,6 +19,8 @@ interface Args {
   amount?: string;
   sender?: string;
   privateKeyEnv?: string;
+  /** Refused: see refusePrivateKeyOption. */
+  privateKey?: string;
   noWait?: boolean;
   json?: boolean;
 }

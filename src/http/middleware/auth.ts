@@ -12,7 +12,6 @@ declare module "express-serve-static-core" {
 
 function tooManyFailures(retryAfterSeconds: number): HttpError {
   return new HttpError(
-    429,
     HttpErrorCode.TOO_MANY_AUTH_FAILURES,
     `too many requests with a wrong API key from this address; retry in ${retryAfterSeconds} s`,
     "apiKey",
@@ -30,9 +29,7 @@ export function requireApiKey(verifier: ApiKeyVerifier | undefined, failures?: A
     // Express parses the query string at each read of request.query: only when no header came.
     const presented = request.get("x-api-key") || (typeof request.query.apiKey === "string" ? request.query.apiKey : undefined);
     if (!presented) {
-      return next(
-        new HttpError(401, HttpErrorCode.UNAUTHORIZED, "an API key is required: pass ?apiKey=… or the x-api-key header", "apiKey"),
-      );
+      return next(new HttpError(HttpErrorCode.UNAUTHORIZED, "an API key is required: pass ?apiKey=… or the x-api-key header", "apiKey"));
     }
     const client = request.ip ?? "unknown";
     let id: string | undefined;
@@ -47,7 +44,7 @@ export function requireApiKey(verifier: ApiKeyVerifier | undefined, failures?: A
     } catch (error) {
       return next(error);
     }
-    if (id === undefined) return next(new HttpError(401, HttpErrorCode.UNAUTHORIZED, "the API key is not valid", "apiKey"));
+    if (id === undefined) return next(new HttpError(HttpErrorCode.UNAUTHORIZED, "the API key is not valid", "apiKey"));
     request.apiKeyId = id;
     next();
   };

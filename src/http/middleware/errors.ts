@@ -4,7 +4,7 @@ import type { Logger } from "pino";
 import { ErrorCode, TokenServiceError } from "../../domain/errors.js";
 import { isDatabaseUnavailable } from "../database-errors.js";
 import { isStorageExhausted, type StorageHealth } from "../storage-health.js";
-import { HttpError, HttpErrorCode, STATUS_BY_CORE_CODE, type ErrorBody } from "../http-errors.js";
+import { HttpError, HttpErrorCode, httpStatusOf, type ErrorBody } from "../http-errors.js";
 
 /** Seconds a client is told to wait when the database is unreachable. */
 const DATABASE_RETRY_AFTER_SECONDS = 5;
@@ -16,13 +16,18 @@ interface BodyParserError {
   status?: number;
 }
 
+/** An answer with the catalog's status for its code. */
+function answer(code: HttpErrorCode, message: string, field?: string, headers: Record<string, string> = {}) {
+  return { status: httpStatusOf(code), body: { error: { code, message, ...(field !== undefined ? { field } : {}) } }, headers };
+}
+
 /** Every failure becomes the one error shape; a 500 only for our own bugs, never with a stack trace. */
 export function toErrorResponse(error: unknown): { status: number; body: ErrorBody; headers: Record<string, string> } {
   if (error instanceof TokenServiceError) {
     // Storage that ran out (a full disk, no file descriptor) comes back by itself: the client is told when to retry.
     const headers: Record<string, string> =
       error.code === ErrorCode.STORAGE_UNAVAILABLE ? { "Retry-After": String(STORAGE_RETRY_AFTER_SECONDS) } : {};
-    return { status: STATUS_BY_CORE_CODE[error.code] ?? 400, body: { error: error.toJSON() }, headers };
+    return { status: httpStatusOf(error.code), body: { error: error.toJSON() }, headers };
   }
   if (error instanceof HttpError) {
     return {
@@ -44,55 +49,23 @@ export function toErrorResponse(error: unknown): { status: number; body: ErrorBo
     };
   }
   if (isDatabaseUnavailable(error)) {
-    return {
-      status: 503,
-      body: {
-        error: {
-          code: HttpErrorCode.SERVICE_UNAVAILABLE,
-          message: `the database is unavailable; retry in ${DATABASE_RETRY_AFTER_SECONDS} s`,
-        },
-      },
-      headers: { "Retry-After": String(DATABASE_RETRY_AFTER_SECONDS) },
-    };
+    return answer(HttpErrorCode.SERVICE_UNAVAILABLE, `the database is unavailable; retry in ${DATABASE_RETRY_AFTER_SECONDS} s`, undefined, {
+      "Retry-After": String(DATABASE_RETRY_AFTER_SECONDS),
+    });
   }
   // The router could not percent-decode a path segment.
-  if (error instanceof URIError) {
-    return {
-      status: 400,
-      body: { error: { code: HttpErrorCode.MALFORMED_REQUEST, message: "the path holds an invalid percent-encoding", field: "path" } },
-      headers: {},
-    };
-  }
+  if (error instanceof URIError) return answer(HttpErrorCode.MALFORMED_REQUEST, "the path holds an invalid percent-encoding", "path");
   const parserError = error as BodyParserError;
-  if (parserError?.type === "entity.parse.failed") {
-    return {
-      status: 400,
-      body: { error: { code: HttpErrorCode.MALFORMED_JSON, message: "the body is not valid JSON", field: "body" } },
-      headers: {},
-    };
-  }
-  if (parserError?.type === "entity.too.large") {
-    return {
-      status: 413,
-      body: { error: { code: HttpErrorCode.PAYLOAD_TOO_LARGE, message: "the body is larger than 64 KiB", field: "body" } },
-      headers: {},
-    };
-  }
+  if (parserError?.type === "entity.parse.failed") return answer(HttpErrorCode.MALFORMED_JSON, "the body is not valid JSON", "body");
+  if (parserError?.type === "entity.too.large") return answer(HttpErrorCode.PAYLOAD_TOO_LARGE, "the body is larger than 64 KiB", "body");
   if (parserError?.type === "encoding.unsupported" || parserError?.type === "charset.unsupported") {
-    return {
-      status: 415,
-      body: { error: { code: HttpErrorCode.UNSUPPORTED_MEDIA_TYPE, message: "the body must be UTF-8 JSON", field: "body" } },
-      headers: {},
-    };
+    return answer(HttpErrorCode.UNSUPPORTED_MEDIA_TYPE, "the body must be UTF-8 JSON", "body");
   }
+  // Any other refusal of the body parser (an aborted or mis-sized body): the body could not be read.
   if (typeof parserError?.status === "number" && parserError.status >= 400 && parserError.status < 500) {
-    return {
-      status: parserError.status,
-      body: { error: { code: HttpErrorCode.MALFORMED_JSON, message: "the request body could not be read", field: "body" } },
-      headers: {},
-    };
+    return answer(HttpErrorCode.MALFORMED_JSON, "the request body could not be read", "body");
   }
-  return { status: 500, body: { error: { code: HttpErrorCode.INTERNAL, message: "internal error; it has been logged" } }, headers: {} };
+  return answer(HttpErrorCode.INTERNAL, "internal error; it has been logged");
 }
 
 export function errorHandler(logger: Logger, storage?: StorageHealth): ErrorRequestHandler {

@@ -58,12 +58,7 @@ export async function runIdempotent(
   });
   if (claim.state === "replay") return { replayed: true, result: { status: claim.statusCode, body: claim.body } };
   if (claim.state === "conflict") {
-    throw new HttpError(
-      409,
-      HttpErrorCode.IDEMPOTENCY_CONFLICT,
-      "this Idempotency-Key was used with another request body",
-      "Idempotency-Key",
-    );
+    throw new HttpError(HttpErrorCode.IDEMPOTENCY_CONFLICT, "this Idempotency-Key was used with another request body", "Idempotency-Key");
   }
   if (claim.state === "in_progress") {
     // The first request may have answered already and lost the database before it could say so here, or still be
@@ -71,7 +66,6 @@ export async function runIdempotent(
     const recorded = claim.operationId === null ? undefined : await peek(claim.operationId).catch(() => undefined);
     if (recorded !== undefined) return { replayed: true, result: recorded };
     throw new HttpError(
-      409,
       HttpErrorCode.IDEMPOTENCY_IN_PROGRESS,
       "a request with this Idempotency-Key is still in progress; retry later",
       "Idempotency-Key",

@@ -13,7 +13,6 @@ export function requireLoopbackHost(): RequestHandler {
     if (isLoopbackHostHeader(request.headers.host)) return next();
     next(
       new HttpError(
-        421,
         HttpErrorCode.HOST_NOT_ALLOWED,
         "without API keys (--no-auth) the service answers only requests addressed to localhost, 127.0.0.1 or [::1]",
         "Host",

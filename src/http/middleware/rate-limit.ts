@@ -19,7 +19,6 @@ export function rateLimit(limiter: SharedRateLimiter, settings: { limit: number;
     if (result.allowed) return next();
     next(
       new HttpError(
-        429,
         HttpErrorCode.RATE_LIMITED,
         `rate limit of ${settings.limit} requests per ${settings.windowMs / 1000} s reached; retry in ${resetSeconds} s`,
         undefined,

@@ -1,25 +1,34 @@
+import type { z } from "zod/v4";
+
+import { ERROR_CATALOG } from "../../domain/errors.js";
+import { codesWithStatus } from "../http-errors.js";
 import type { RouteDefinition } from "../route.js";
-import { ErrorResponse } from "../schemas.js";
+import { ErrorResponse, errorResponseWithCodes } from "../schemas.js";
 
-const DESCRIPTIONS: Record<number, string> = {
-  400: "Invalid request: the field and the rule it broke",
-  401: "Missing or wrong API key",
-  404: "Not found",
-  408: "The request was not received in time (headers and body must come without pausing)",
-  409: "Idempotency-Key reused with another body, or still in progress; a signed transaction not prepared, already submitted, or whose nonce is taken",
-  413: "Body over 64 KiB",
-  415: "Body is not application/json",
-  421: "Without API keys (--no-auth): addressed to a name other than localhost, 127.0.0.1 or [::1]",
-  422: "Refused by the chain: insufficient funds, not a token contract, key does not derive the sender…",
-  429: "Rate limited, or too many wrong API keys from this address (see Retry-After)",
-  431: "Request headers over 16 KiB",
-  502: "The node failed or serves another chain",
-  503: "No backend configured for this network, or the database is unreachable (see Retry-After)",
-  504: "The node timed out",
-};
+/** "`CODE`: title; `CODE`: title", from the catalog (src/domain/errors.ts). */
+export function errorResponseDescription(status: number): string {
+  const codes = codesWithStatus(status);
+  if (codes.length === 0) return "Error";
+  return codes.map((code) => `\`${code}\`: ${ERROR_CATALOG[code].title}`).join("; ");
+}
 
-export function errorResponses(...statuses: number[]): Record<number, { description: string; schema: typeof ErrorResponse }> {
-  return Object.fromEntries(statuses.map((status) => [status, { description: DESCRIPTIONS[status] ?? "Error", schema: ErrorResponse }]));
+const schemas = new Map<number, z.ZodType>();
+
+/** The error shape with `code` limited to the codes the catalog maps to this status. */
+function errorSchema(status: number): z.ZodType {
+  let schema = schemas.get(status);
+  if (schema === undefined) {
+    const codes = codesWithStatus(status);
+    schema = codes.length === 0 ? ErrorResponse : errorResponseWithCodes(codes as [string, ...string[]]);
+    schemas.set(status, schema);
+  }
+  return schema;
+}
+
+export function errorResponses(...statuses: number[]): Record<number, { description: string; schema: z.ZodType }> {
+  return Object.fromEntries(
+    statuses.map((status) => [status, { description: errorResponseDescription(status), schema: errorSchema(status) }]),
+  );
 }
 
 /** What node's HTTP parser and the middleware in front of a route can answer, whatever the route itself does. */

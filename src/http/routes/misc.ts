@@ -1,11 +1,13 @@
 import { defineRoute } from "../route.js";
 import { FaucetBody, FaucetResult, NetworkList, TransactionQuery, TransactionStatus } from "../schemas.js";
+import { EXAMPLE_ACCOUNT, EXAMPLE_PAIR, ONE_TOKEN } from "../examples.js";
 import { errorResponses } from "./common.js";
 
 export const transactionRoute = defineRoute({
   method: "get",
   paths: ["/transactions/:hash"],
   operationId: "getTransaction",
+  tag: "transactions",
   summary: "Status of a transaction: pending, mined or failed",
   auth: true,
   pathParams: { hash: "0x-prefixed transaction hash" },
@@ -20,11 +22,18 @@ export const faucetRoute = defineRoute({
   method: "post",
   paths: ["/faucet"],
   operationId: "faucet",
+  tag: "faucet",
   summary: "Fund an address on a simulated chain (or bitcoin regtest)",
   description: "Refused with 422 LIVE_NETWORK_FAUCET on live networks.",
   auth: true,
   idempotent: true,
   body: FaucetBody,
+  bodyExamples: {
+    evm: {
+      summary: "1 ETH on the simulated Ethereum Sepolia",
+      value: { ...EXAMPLE_PAIR, address: EXAMPLE_ACCOUNT.address, amount: ONE_TOKEN },
+    },
+  },
   responses: { 200: { description: "Funded", schema: FaucetResult }, ...errorResponses(400, 401, 409, 413, 415, 422, 429, 502, 503, 504) },
   async handle({ body, apiKeyId, operationId }, { service }) {
     return { body: await service.operations.faucet(body, { apiKeyId, id: operationId }) };
@@ -35,6 +44,7 @@ export const networksRoute = defineRoute({
   method: "get",
   paths: ["/networks"],
   operationId: "listNetworks",
+  tag: "networks",
   summary: "Every chain/network pair: chain id, native currency, simulated or live",
   auth: true,
   responses: { 200: { description: "The pairs", schema: NetworkList }, ...errorResponses(401, 429) },

@@ -29,6 +29,7 @@ import {
 import { parseWith } from "../validation.js";
 import type { ServerContext } from "../context.js";
 import { isDataException } from "../database-errors.js";
+import { EXAMPLE_ACCOUNT, EXAMPLE_PAIR, EXAMPLE_RECIPIENT, EXAMPLE_TOKEN_CONTRACT, ONE_TOKEN } from "../examples.js";
 import { errorResponses } from "./common.js";
 import { HttpError, HttpErrorCode } from "../http-errors.js";
 
@@ -59,6 +60,7 @@ export const launchTokenRoute = defineRoute({
   method: "post",
   paths: ["/tokens"],
   operationId: "launchToken",
+  tag: "tokens",
   summary: "Launch an ERC20 or ERC721 token contract",
   description:
     "Signs the deployment with `privateKey` (never stored or logged) and answers once the node accepted it: `status` is `pending` and `contractAddress` follows from sender and nonce. Poll GET /transactions/{hash}, or pass `wait=mined`.\n\n" +
@@ -67,6 +69,33 @@ export const launchTokenRoute = defineRoute({
   idempotent: true,
   query: LaunchQuery,
   body: LaunchBody,
+  bodyExamples: {
+    signedByService: {
+      summary: "ERC20 signed by the service (Hardhat's first account; its key is public: simulated chains only)",
+      value: {
+        ...EXAMPLE_PAIR,
+        type: "SERVICE_ERC20",
+        token: { name: "Gold", symbol: "GLD", initialSupply: "1000000000000000000000" },
+        sender: EXAMPLE_ACCOUNT.address,
+        privateKey: EXAMPLE_ACCOUNT.privateKey,
+      },
+    },
+    erc721: {
+      summary: "ERC721 signed by the service",
+      value: {
+        ...EXAMPLE_PAIR,
+        type: "SERVICE_ERC721",
+        token: { name: "Art", symbol: "ART", uri: "https://example.com/art/" },
+        sender: EXAMPLE_ACCOUNT.address,
+        privateKey: EXAMPLE_ACCOUNT.privateKey,
+      },
+    },
+    prepare: {
+      summary: "Prepare: no key, answers the unsigned transaction to sign",
+      description: "Sign the answer's `unsignedTransaction` unchanged and send this body again with `signedTransaction` instead.",
+      value: { ...EXAMPLE_PAIR, type: "SERVICE_ERC20", token: { name: "Gold", symbol: "GLD" }, sender: EXAMPLE_ACCOUNT.address },
+    },
+  },
   responses: {
     200: {
       description:
@@ -101,6 +130,7 @@ export const mintTokenRoute = defineRoute({
   method: "post",
   paths: ["/tokens/mint"],
   operationId: "mintToken",
+  tag: "tokens",
   summary: "Mint an ERC721 token or more ERC20 supply",
   description:
     "Signed by `sender`, who must hold the contract's minter role. With wait=mined an ERC721 mint reports the new `tokenId`. As with launches, without `privateKey` it answers the `unsignedTransaction` to sign, and takes it back as `signedTransaction`.",
@@ -108,6 +138,31 @@ export const mintTokenRoute = defineRoute({
   idempotent: true,
   query: WaitQuery,
   body: MintBody,
+  bodyExamples: {
+    erc20: {
+      summary: "1 GLD more, to Hardhat's second account (the contract: the example account's first launch)",
+      value: {
+        ...EXAMPLE_PAIR,
+        type: "SERVICE_ERC20",
+        contractAddress: EXAMPLE_TOKEN_CONTRACT,
+        to: EXAMPLE_RECIPIENT,
+        amount: ONE_TOKEN,
+        sender: EXAMPLE_ACCOUNT.address,
+        privateKey: EXAMPLE_ACCOUNT.privateKey,
+      },
+    },
+    prepare: {
+      summary: "Prepare: no key, answers the unsigned transaction to sign",
+      value: {
+        ...EXAMPLE_PAIR,
+        type: "SERVICE_ERC20",
+        contractAddress: EXAMPLE_TOKEN_CONTRACT,
+        to: EXAMPLE_RECIPIENT,
+        amount: ONE_TOKEN,
+        sender: EXAMPLE_ACCOUNT.address,
+      },
+    },
+  },
   responses: {
     200: {
       description:
@@ -133,6 +188,7 @@ export const listTokensRoute = defineRoute({
   method: "get",
   paths: ["/tokens"],
   operationId: "listOperations",
+  tag: "operations",
   summary: "Launches, mints and faucet grants made with your API key",
   description: "Newest first. Pass `nextCursor` as `cursor` for the next page.",
   auth: true,
@@ -155,6 +211,7 @@ export const getOperationRoute = defineRoute({
   method: "get",
   paths: ["/operations/:id"],
   operationId: "getOperation",
+  tag: "operations",
   summary: "One launch, mint or faucet grant made with your API key",
   description: "By its record `id` or its `transactionHash`. With `waitSeconds`, answers once it is final or when that time is up.",
   auth: true,
@@ -164,7 +221,7 @@ export const getOperationRoute = defineRoute({
   async handle({ query, params, apiKeyId }, context) {
     const idOrHash = params.id ?? "";
     const notFound = () =>
-      new HttpError(404, HttpErrorCode.NOT_FOUND, "no operation with this id or transaction hash was made with this API key", "id");
+      new HttpError(HttpErrorCode.NOT_FOUND, "no operation with this id or transaction hash was made with this API key", "id");
     const found = await context.store.findOwnOperation(apiKeyId, idOrHash).catch((error: unknown) => {
       // An id the database cannot even compare (NUL, an unpaired surrogate) names no record.
       throw isDataException(error) ? notFound() : error;
@@ -180,6 +237,7 @@ export const tokenBalanceRoute = defineRoute({
   method: "get",
   paths: ["/tokens/:address/balance"],
   operationId: "readTokenBalance",
+  tag: "balances",
   summary: "Read an address's balance of one token",
   description:
     "The document's form writes the address as the path segment `address=<address>`: `/api/v1/tokens/address=0x…/balance`. `/api/v1/tokens/0x…/balance` answers too. ERC721 results list the owned `tokenIds`.",

@@ -1,5 +1,6 @@
 import { Balances, BalanceQuery, CreateWalletBody, Wallet } from "../schemas.js";
 import { defineRoute } from "../route.js";
+import { EXAMPLE_PAIR } from "../examples.js";
 import { errorResponses } from "./common.js";
 
 /** `erc20TokenContractAddresses` may be repeated and each value may be a comma-separated list. */
@@ -15,10 +16,15 @@ export const createWalletRoute = defineRoute({
   method: "post",
   paths: ["/wallets"],
   operationId: "createWallet",
+  tag: "wallets",
   summary: "Create a wallet",
   description: "A new address and its private key. The key is returned once and stored nowhere.",
   auth: true,
   body: CreateWalletBody,
+  bodyExamples: {
+    evm: { summary: "An Ethereum Sepolia wallet", value: { ...EXAMPLE_PAIR } },
+    bitcoin: { summary: "A Bitcoin testnet wallet, Taproot", value: { chain: "bitcoin", network: "testnet", addressType: "p2tr" } },
+  },
   responses: { 200: { description: "The new wallet", schema: Wallet }, ...errorResponses(400, 401, 429) },
   async handle({ body }, { service }) {
     return { body: service.createWallet(body) };
@@ -29,6 +35,7 @@ export const readBalanceRoute = defineRoute({
   method: "get",
   paths: ["/wallets"],
   operationId: "readBalance",
+  tag: "balances",
   summary: "Read the balances of an address",
   description: "Native balance, plus ERC20 balances for `erc20TokenContractAddresses`, in one batched read.",
   auth: true,

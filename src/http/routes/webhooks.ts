@@ -12,17 +12,24 @@ function webhookId(params: Record<string, string>): string {
   return id;
 }
 
-const notFound = () => new HttpError(404, HttpErrorCode.NOT_FOUND, "no webhook with this id for your API key");
+const notFound = () => new HttpError(HttpErrorCode.NOT_FOUND, "no webhook with this id for your API key");
 
 export const createWebhookRoute = defineRoute({
   method: "post",
   paths: ["/webhooks"],
   operationId: "createWebhook",
+  tag: "webhooks",
   summary: "Subscribe a URL to your operations' state changes",
   description:
     'Each event is POSTed as JSON `{id, type, createdAt, data}` (`data`: the operation as GET /tokens lists it) with headers `Webhook-Id` and `Token-Service-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>`. Retried with backoff until a 2xx or the retry window ends. The `secret` is shown only here.',
   auth: true,
   body: CreateWebhookBody,
+  bodyExamples: {
+    finalStates: {
+      summary: "Mined and failed operations, to a public HTTPS URL",
+      value: { url: "https://example.com/hooks/token-service", events: ["operation.mined", "operation.failed"] },
+    },
+  },
   responses: { 201: { description: "Registered", schema: CreatedWebhook }, ...errorResponses(400, 401, 413, 415, 429) },
   async handle({ body, apiKeyId }, { webhooks }) {
     return { status: 201, body: await webhooks.register(apiKeyId, body) };
@@ -33,6 +40,7 @@ export const listWebhooksRoute = defineRoute({
   method: "get",
   paths: ["/webhooks"],
   operationId: "listWebhooks",
+  tag: "webhooks",
   summary: "Your API key's webhooks (without secrets)",
   auth: true,
   responses: { 200: { description: "The webhooks, oldest first", schema: WebhookList }, ...errorResponses(401, 429) },
@@ -45,6 +53,7 @@ export const getWebhookRoute = defineRoute({
   method: "get",
   paths: ["/webhooks/:id"],
   operationId: "getWebhook",
+  tag: "webhooks",
   summary: "One of your webhooks (without its secret)",
   auth: true,
   pathParams: ID,
@@ -60,6 +69,7 @@ export const deleteWebhookRoute = defineRoute({
   method: "delete",
   paths: ["/webhooks/:id"],
   operationId: "deleteWebhook",
+  tag: "webhooks",
   summary: "Unsubscribe: the webhook and its deliveries are removed, undelivered events included",
   auth: true,
   pathParams: ID,
@@ -74,6 +84,7 @@ export const listDeliveriesRoute = defineRoute({
   method: "get",
   paths: ["/webhooks/:id/deliveries"],
   operationId: "listWebhookDeliveries",
+  tag: "webhooks",
   summary: "A webhook's deliveries, newest first: pending, delivered, or failed after the retry window",
   description: "Pass `nextCursor` as `cursor` for the next page.",
   auth: true,

@@ -1,6 +1,7 @@
 import { computeAddress } from "ethers";
 import type { HardhatRuntimeEnvironment } from "hardhat/types/hre";
 
+import { readPrivateKeyVariable } from "../../../config/environment.js";
 import { invalidArgument } from "../../../domain/errors.js";
 
 interface KeySource {
@@ -36,7 +37,7 @@ async function configuredAccountKeys(hre: HardhatRuntimeEnvironment): Promise<st
  */
 export async function resolveSigner(hre: HardhatRuntimeEnvironment, source: KeySource): Promise<{ sender: string; privateKey: string }> {
   if (source.privateKeyEnv) {
-    const privateKey = process.env[source.privateKeyEnv];
+    const privateKey = readPrivateKeyVariable(process.env, source.privateKeyEnv);
     if (!privateKey) throw invalidArgument("privateKey", `environment variable ${source.privateKeyEnv} is not set`);
     let derived: string;
     try {

@@ -3,9 +3,12 @@ import type { HardhatRuntimeEnvironment } from "hardhat/types/hre";
 import { HARDHAT_NETWORK_FIELD, selectedNetwork } from "../../selected-network.js";
 import { tokenServiceFor } from "../../token-service-for.js";
 import { DataDirectory } from "../../../store/data-directory.js";
+import { EnvironmentError, readVariable } from "../../../config/environment.js";
 import { TokenServiceError } from "../../../domain/errors.js";
 import type { TokenService } from "../../../core/token-service.js";
+import type { Store } from "../../../store/types.js";
 import { DEFAULT_TRACKER_SETTINGS } from "../../../core/operations/tracker.js";
+import { pluginError } from "./plugin-error.js";
 
 /** How long a task waits for mining before it reports the status as it stands. */
 export const TASK_WAIT_MS = 120_000;
@@ -28,6 +31,16 @@ function optionName(field: string): string {
   return `--${(OPTION_NAMES[base] ?? base).replace(/^--/, "").replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`)}`;
 }
 
+/**
+ * A typed error as a Hardhat plugin error (see plugin-error.ts), keeping its code and naming the option the user
+ * typed: `INVALID_ADDRESS (--address): …`. An environment variable's error names the variable.
+ */
+export function taskError(error: TokenServiceError | EnvironmentError): Error {
+  if (error instanceof EnvironmentError) return pluginError(error.message, error);
+  const where = error.field === undefined ? "" : ` (${optionName(error.field)})`;
+  return pluginError(`${error.code}${where}: ${error.message}`, error);
+}
+
 /** The options every chain task shares. */
 export interface TaskOptions {
   chain?: string;
@@ -38,6 +51,18 @@ export interface TaskOptions {
    * embedded store), so what the task leaves unfinished (--no-wait, Ctrl-C, a crash) the service follows to the end.
    */
   recordsOperations?: boolean;
+  /** `--private-key` of the signing tasks: only ever refused, never read. */
+  privateKey?: string;
+}
+
+/** `--private-key 0x…`: refused before anything runs, pointing to `--private-key-env`; the value is never printed. */
+export function refusePrivateKeyOption(options: { privateKey?: string }): void {
+  if (options.privateKey === undefined) return;
+  throw pluginError(
+    "INVALID_ARGUMENT (--private-key): a private key is not taken on the command line, where shell history and the process " +
+      "list would keep it. Put it in an environment variable and pass that variable's name instead: " +
+      "export DEPLOYER_KEY=0x… then --private-key-env DEPLOYER_KEY (or list the key in the --network's accounts).",
+  );
 }
 
 /** The pair a task works on: `--chain` and `--chain-network`, or the pair of the HTTP network chosen with `--network`. */
@@ -49,26 +74,31 @@ export interface TaskPair {
 /**
  * Opens the core on the project's data directory (so simulated chains carry
  * over between task runs), with the pair of an HTTP `--network` live through
- * its url, runs the action, prints typed errors plainly and sets a failing
- * exit code.
+ * its url, and runs the action. A typed error becomes a HardhatPluginError
+ * with its code and the option concerned (with --json, its JSON object is
+ * printed on stdout first); anything else is a bug, which Hardhat shows with
+ * its stack.
  */
 export async function withService(
   hre: HardhatRuntimeEnvironment,
   options: TaskOptions,
   action: (service: TokenService, pair: TaskPair) => Promise<void>,
 ): Promise<void> {
+  refusePrivateKeyOption(options);
   // Claimed only when a simulated chain opens: a wallet, or a live network, needs no data directory.
   const dataDirectory = new DataDirectory(
     hre.config.tokenService.dataDir,
     "a hardhat task",
-    "while `hardhat serve` runs on it, make this call through the service's HTTP API (see the README), or stop the service first",
+    "while `hardhat serve` runs on it, make this call through the service's HTTP API (docs/http-api.md), or stop the service first",
   );
   let service: TokenService | undefined;
-  const store = options.recordsOperations
-    ? // Loaded only by the tasks that record: a wallet or a balance read needs no store.
-      await (await import("../../../store/open-store.js")).openStore({ dataDir: dataDirectory.path, databaseUrl: process.env.DATABASE_URL })
-    : undefined;
+  let store: Store | undefined;
   try {
+    if (options.recordsOperations) {
+      // Loaded only by the tasks that record: a wallet or a balance read needs no store.
+      const { openStore } = await import("../../../store/open-store.js");
+      store = await openStore({ dataDir: dataDirectory.path, databaseUrl: readVariable(process.env, "DATABASE_URL") });
+    }
     const selected = await selectedNetwork(hre, { chain: options.chain, network: options.chainNetwork });
     const pair = selected ? { chain: selected.pair.chain, network: selected.pair.network } : undefined;
     service = await tokenServiceFor(hre, {
@@ -81,14 +111,10 @@ export async function withService(
     });
     await action(service, pair ?? { chain: options.chain ?? "", network: options.chainNetwork ?? "" });
   } catch (error) {
+    if (error instanceof EnvironmentError) throw taskError(error);
     if (!(error instanceof TokenServiceError)) throw error;
-    if (options.json) {
-      console.log(JSON.stringify({ error: error.toJSON() }));
-    } else {
-      const where = error.field === undefined ? "" : ` (${optionName(error.field)})`;
-      console.error(`Error ${error.code}${where}: ${error.message}`);
-    }
-    process.exitCode = 1;
+    if (options.json) console.log(JSON.stringify({ error: error.toJSON() }));
+    throw taskError(error);
   } finally {
     await service?.close();
     await store?.close();

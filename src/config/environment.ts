@@ -1,0 +1,470 @@
+import { z } from "zod/v4";
+
+import { allNetworks, rpcEnvironmentVariable } from "../domain/chains.js";
+
+/**
+ * Every environment variable the package reads, in one schema: its name (or the pattern of a family of names), type,
+ * default, meaning and which doors read it. Everything reads the environment through this module (the Hardhat
+ * project's own configuration variables, such as a network's `configVariable("SEPOLIA_RPC_URL")`, are Hardhat's);
+ * docs/reference/configuration.md is generated from it (`npm run generate:docs`). A bad value is refused with an
+ * EnvironmentError that names the variable and, unless the value may hold a secret, quotes it.
+ *
+ * Pure: no Hardhat, no Express, no store.
+ */
+
+/** The ways into the package that read the environment. */
+export const DOORS = {
+  serve: "`npx hardhat serve`",
+  createServer: "`createServer()` (`hardhat-token-service/server`)",
+  tasks: "the chain tasks (`wallet:create`, `balance`, `faucet`, `token:launch`, `token:mint`)",
+  recordingTasks: "the tasks that record operations (`faucet`, `token:launch`, `token:mint`)",
+  signingTasks: "the signing tasks (`token:launch`, `token:mint`)",
+  apikeyCreate: "`npx hardhat apikey:create`",
+  api: "`createTokenService()` (programmatic API)",
+} as const;
+
+export type Door = keyof typeof DOORS;
+
+/** A setting the environment gives a bad value; the message names the variable. */
+export class EnvironmentError extends Error {
+  constructor(
+    message: string,
+    readonly variable: string,
+  ) {
+    super(message);
+    this.name = "EnvironmentError";
+  }
+}
+
+export interface VariableSpec<T = unknown> {
+  /** The variable's name, or the pattern of a family's names (`TOKEN_SERVICE_RPC_<CHAIN>_<NETWORK>`). */
+  name: string;
+  /** The values it takes, for people. */
+  type: string;
+  /** What applies when it is unset (or empty), for people. */
+  default: string;
+  description: string;
+  readBy: Door[];
+  /** Its value may hold a credential: an error never quotes it. */
+  secret?: boolean;
+  /** Parses the value as set (undefined when unset or empty). */
+  schema: z.ZodType<T, string | undefined>;
+}
+
+const variable = <T>(spec: VariableSpec<T>): VariableSpec<T> => spec;
+
+// ---- value types -------------------------------------------------------------------------------------------------
+
+function wholeNumber(defaultValue: number, minimum = 0) {
+  return z
+    .string()
+    .trim()
+    .regex(/^\d{1,9}$/, "must be a whole number, 0 or more")
+    .transform(Number)
+    .optional()
+    .transform((value) => value ?? defaultValue)
+    .refine((value) => value >= minimum, `must be ${minimum} or more`);
+}
+
+const SECONDS = /^\d{1,9}(\.\d{1,3})?$/;
+const SECONDS_MESSAGE = "must be a number of seconds, like 30 or 0.5";
+
+/** Seconds as typed, in milliseconds. */
+function seconds(defaultSeconds: number, { allowZero }: { allowZero: boolean }) {
+  return z
+    .string()
+    .trim()
+    .regex(SECONDS, SECONDS_MESSAGE)
+    .transform(Number)
+    .refine((value) => allowZero || value > 0, "must be more than 0 seconds")
+    .optional()
+    .transform((value) => Math.round((value ?? defaultSeconds) * 1000));
+}
+
+const optionalSeconds = z
+  .string()
+  .trim()
+  .regex(SECONDS, SECONDS_MESSAGE)
+  .transform(Number)
+  .refine((value) => value > 0, "must be more than 0 seconds")
+  .transform((value) => Math.round(value * 1000))
+  .optional();
+
+const trueOrFalse = z
+  .enum(["true", "false"], { error: "must be true or false" })
+  .optional()
+  .transform((value) => value === "true");
+
+function url(protocols: string[], example: string) {
+  return z
+    .string()
+    .trim()
+    .refine((value) => {
+      try {
+        return protocols.includes(new URL(value).protocol);
+      } catch {
+        return false;
+      }
+    }, `must be a URL like ${example}`)
+    .optional();
+}
+
+const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
+
+// ---- the variables -----------------------------------------------------------------------------------------------
+
+const HTTP_SERVICE: Door[] = ["serve", "createServer"];
+
+/** Variables with one name each. */
+export const VARIABLES = {
+  DATABASE_URL: variable({
+    name: "DATABASE_URL",
+    type: "PostgreSQL URL (`postgres://user:password@host:5432/database`)",
+    default: "unset: an embedded SQLite database in the data directory",
+    description:
+      "A PostgreSQL server for API keys, operation records, idempotency keys, rate limits and webhooks, shared by replicas of the service. The tasks that record operations record them there too, so that `serve` follows what they leave unfinished.",
+    readBy: ["serve", "createServer", "recordingTasks", "apikeyCreate"],
+    secret: true,
+    schema: url(["postgres:", "postgresql:"], "postgres://user:password@host:5432/database"),
+  }),
+  LOG_LEVEL: variable({
+    name: "LOG_LEVEL",
+    type: LOG_LEVELS.join(" | "),
+    default: "info",
+    description: "The level of the service's JSON log lines (pino) on stdout.",
+    readBy: HTTP_SERVICE,
+    schema: z
+      .enum(LOG_LEVELS, { error: `must be one of ${LOG_LEVELS.join(", ")}` })
+      .optional()
+      .transform((value) => value ?? "info"),
+  }),
+  TOKEN_SERVICE_API_KEYS: variable({
+    name: "TOKEN_SERVICE_API_KEYS",
+    type: "comma-separated keys",
+    default: "none (only keys made with `apikey:create`)",
+    description: "API keys accepted besides the stored ones.",
+    readBy: HTTP_SERVICE,
+    secret: true,
+    schema: z.string().optional(),
+  }),
+  TOKEN_SERVICE_RATE_LIMIT: variable({
+    name: "TOKEN_SERVICE_RATE_LIMIT",
+    type: "whole number",
+    default: "600",
+    description: "Requests per window and API key; 0 disables the limit.",
+    readBy: HTTP_SERVICE,
+    schema: wholeNumber(600),
+  }),
+  TOKEN_SERVICE_RATE_WINDOW_SECONDS: variable({
+    name: "TOKEN_SERVICE_RATE_WINDOW_SECONDS",
+    type: "seconds > 0",
+    default: "60",
+    description: "The rate limit's window.",
+    readBy: HTTP_SERVICE,
+    schema: seconds(60, { allowZero: false }),
+  }),
+  TOKEN_SERVICE_AUTH_FAILURE_LIMIT: variable({
+    name: "TOKEN_SERVICE_AUTH_FAILURE_LIMIT",
+    type: "whole number",
+    default: "10",
+    description: "Wrong API keys one client address may send per window before it gets 429; 0 disables the limit.",
+    readBy: HTTP_SERVICE,
+    schema: wholeNumber(10),
+  }),
+  TOKEN_SERVICE_AUTH_FAILURE_WINDOW_SECONDS: variable({
+    name: "TOKEN_SERVICE_AUTH_FAILURE_WINDOW_SECONDS",
+    type: "seconds > 0",
+    default: "300",
+    description: "The window of the wrong-key limit.",
+    readBy: HTTP_SERVICE,
+    schema: seconds(300, { allowZero: false }),
+  }),
+  TOKEN_SERVICE_TRUST_PROXY: variable({
+    name: "TOKEN_SERVICE_TRUST_PROXY",
+    type: "true | false",
+    default: "false",
+    description: "Take the client address from X-Forwarded-For (behind a reverse proxy): the wrong-key limit counts per client address.",
+    readBy: HTTP_SERVICE,
+    schema: trueOrFalse,
+  }),
+  TOKEN_SERVICE_HEADERS_TIMEOUT_SECONDS: variable({
+    name: "TOKEN_SERVICE_HEADERS_TIMEOUT_SECONDS",
+    type: "seconds > 0",
+    default: "10",
+    description: "Time a client has to send its request headers (then 408 and the connection closed).",
+    readBy: HTTP_SERVICE,
+    schema: seconds(10, { allowZero: false }),
+  }),
+  TOKEN_SERVICE_BODY_TIMEOUT_SECONDS: variable({
+    name: "TOKEN_SERVICE_BODY_TIMEOUT_SECONDS",
+    type: "seconds > 0, at least the headers timeout",
+    default: "30",
+    description: "Time a client has to send its whole request, headers and body.",
+    readBy: HTTP_SERVICE,
+    schema: seconds(30, { allowZero: false }),
+  }),
+  TOKEN_SERVICE_SHUTDOWN_GRACE_SECONDS: variable({
+    name: "TOKEN_SERVICE_SHUTDOWN_GRACE_SECONDS",
+    type: "seconds",
+    default: "10",
+    description: "On SIGTERM, how long in-flight requests may finish before their connections are closed.",
+    readBy: HTTP_SERVICE,
+    schema: seconds(10, { allowZero: true }),
+  }),
+  TOKEN_SERVICE_HEALTH_CACHE_SECONDS: variable({
+    name: "TOKEN_SERVICE_HEALTH_CACHE_SECONDS",
+    type: "seconds",
+    default: "5",
+    description: "How long /health reuses a probe of the database and the nodes; 0 probes on every request.",
+    readBy: HTTP_SERVICE,
+    schema: seconds(5, { allowZero: true }),
+  }),
+  TOKEN_SERVICE_CONFIRMATIONS: variable({
+    name: "TOKEN_SERVICE_CONFIRMATIONS",
+    type: "whole number ≥ 1",
+    default: "1",
+    description: "Blocks on top of (and including) an operation's block before it counts as mined.",
+    readBy: HTTP_SERVICE,
+    schema: wholeNumber(1, 1),
+  }),
+  TOKEN_SERVICE_DROP_AFTER_SECONDS: variable({
+    name: "TOKEN_SERVICE_DROP_AFTER_SECONDS",
+    type: "seconds > 0",
+    default: "600",
+    description: "How long a transaction the node lost is sent again before its operation is `dropped`.",
+    readBy: HTTP_SERVICE,
+    schema: seconds(600, { allowZero: false }),
+  }),
+  TOKEN_SERVICE_REORG_WATCH_SECONDS: variable({
+    name: "TOKEN_SERVICE_REORG_WATCH_SECONDS",
+    type: "seconds",
+    default: "3600",
+    description: "How long a mined operation is watched for a reorganization that takes it out of the chain.",
+    readBy: HTTP_SERVICE,
+    schema: seconds(3600, { allowZero: true }),
+  }),
+  TOKEN_SERVICE_LEASE_SECONDS: variable({
+    name: "TOKEN_SERVICE_LEASE_SECONDS",
+    type: "seconds > 0",
+    default: "30",
+    description: "How long a replica holds an operation it follows before another may take it over.",
+    readBy: HTTP_SERVICE,
+    schema: seconds(30, { allowZero: false }),
+  }),
+  TOKEN_SERVICE_PREPARED_TTL_SECONDS: variable({
+    name: "TOKEN_SERVICE_PREPARED_TTL_SECONDS",
+    type: "seconds > 0",
+    default: "120",
+    description: "How long a prepared (unsigned) launch or mint keeps its nonce reserved for the sender to sign it.",
+    readBy: HTTP_SERVICE,
+    schema: seconds(120, { allowZero: false }),
+  }),
+  TOKEN_SERVICE_IDEMPOTENCY_LEASE_SECONDS: variable({
+    name: "TOKEN_SERVICE_IDEMPOTENCY_LEASE_SECONDS",
+    type: "seconds > 0",
+    default: "the wait timeout plus 30",
+    description: "How long a request holds its Idempotency-Key before a retry may settle it (after its process died).",
+    readBy: HTTP_SERVICE,
+    schema: optionalSeconds,
+  }),
+  TOKEN_SERVICE_IDEMPOTENCY_RETENTION_HOURS: variable({
+    name: "TOKEN_SERVICE_IDEMPOTENCY_RETENTION_HOURS",
+    type: "hours > 0",
+    default: "24",
+    description: "How long a finished Idempotency-Key replays its answer.",
+    readBy: HTTP_SERVICE,
+    // Read as seconds are, then scaled: hours in milliseconds.
+    schema: seconds(24, { allowZero: false }).transform((value) => value * 3600),
+  }),
+  TOKEN_SERVICE_METRICS_PUBLIC: variable({
+    name: "TOKEN_SERVICE_METRICS_PUBLIC",
+    type: "true | false",
+    default: "false",
+    description: "`GET /metrics` answers without an API key (for a scraper on a private network).",
+    readBy: HTTP_SERVICE,
+    schema: trueOrFalse,
+  }),
+  TOKEN_SERVICE_WEBHOOK_ALLOW_PRIVATE_TARGETS: variable({
+    name: "TOKEN_SERVICE_WEBHOOK_ALLOW_PRIVATE_TARGETS",
+    type: "true | false",
+    default: "false",
+    description: "Accept webhook URLs on private, loopback and link-local addresses.",
+    readBy: HTTP_SERVICE,
+    schema: trueOrFalse,
+  }),
+  TOKEN_SERVICE_WEBHOOK_TIMEOUT_SECONDS: variable({
+    name: "TOKEN_SERVICE_WEBHOOK_TIMEOUT_SECONDS",
+    type: "seconds > 0",
+    default: "10",
+    description: "How long one webhook delivery may take before it counts as failed.",
+    readBy: HTTP_SERVICE,
+    schema: seconds(10, { allowZero: false }),
+  }),
+  TOKEN_SERVICE_WEBHOOK_RETRY_WINDOW_SECONDS: variable({
+    name: "TOKEN_SERVICE_WEBHOOK_RETRY_WINDOW_SECONDS",
+    type: "seconds",
+    default: "86400",
+    description: "How long a delivery is retried (with backoff) before it is `failed`.",
+    readBy: HTTP_SERVICE,
+    schema: seconds(86_400, { allowZero: true }),
+  }),
+  TOKEN_SERVICE_WEBHOOK_FIRST_RETRY_SECONDS: variable({
+    name: "TOKEN_SERVICE_WEBHOOK_FIRST_RETRY_SECONDS",
+    type: "seconds > 0",
+    default: "5",
+    description: "The first retry's delay; each next one doubles, up to an hour.",
+    readBy: HTTP_SERVICE,
+    schema: seconds(5, { allowZero: false }),
+  }),
+  TOKEN_SERVICE_WEBHOOK_POLL_SECONDS: variable({
+    name: "TOKEN_SERVICE_WEBHOOK_POLL_SECONDS",
+    type: "seconds > 0",
+    default: "1",
+    description: "How often the delivery worker looks for deliveries other replicas queued.",
+    readBy: HTTP_SERVICE,
+    schema: seconds(1, { allowZero: false }),
+  }),
+  TOKEN_SERVICE_SIMULATED_CHAINS: variable({
+    name: "TOKEN_SERVICE_SIMULATED_CHAINS",
+    type: "on | off",
+    default: "on",
+    description: "off: EVM pairs without an endpoint are not served, instead of simulated in this process (for replicas).",
+    readBy: HTTP_SERVICE,
+    schema: z
+      .enum(["on", "off"], { error: "must be on or off" })
+      .optional()
+      .transform((value) => value !== "off"),
+  }),
+} as const;
+
+export type VariableName = keyof typeof VARIABLES;
+type ValueOf<N extends VariableName> = (typeof VARIABLES)[N] extends VariableSpec<infer T> ? T : never;
+export type EnvironmentValues = { [N in VariableName]: ValueOf<N> };
+
+export const BITCOIN_NETWORKS = ["mainnet", "testnet", "signet", "regtest"] as const;
+
+export function bitcoindVariable(network: string): string {
+  return `TOKEN_SERVICE_BITCOIND_BITCOIN_${network.toUpperCase()}`;
+}
+
+export function esploraVariable(network: string): string {
+  return `TOKEN_SERVICE_ESPLORA_BITCOIN_${network.toUpperCase()}`;
+}
+
+/** A family of variables: one per chain/network pair (or Bitcoin network), each read when its pair is first used. */
+export interface VariableFamily extends VariableSpec<string | undefined> {
+  /** Every name of the family. */
+  names(): string[];
+}
+
+const ALL_DOORS_WITH_CHAINS: Door[] = ["serve", "createServer", "tasks", "api"];
+
+export const FAMILIES = {
+  rpc: {
+    name: "TOKEN_SERVICE_RPC_<CHAIN>_<NETWORK>",
+    type: "http(s) URL of a JSON-RPC node",
+    default: "unset: the pair is simulated in-process (unless the Hardhat config gives it an endpoint)",
+    description:
+      "A live endpoint for an EVM pair, e.g. `TOKEN_SERVICE_RPC_ETHEREUM_SEPOLIA`; it wins over `tokenService.rpc` and the Hardhat networks. The node's chain id is checked on first use.",
+    readBy: ALL_DOORS_WITH_CHAINS,
+    secret: true,
+    schema: url(["http:", "https:"], "https://sepolia.example.org/v2/KEY"),
+    names: () => allNetworks().flatMap((info) => (info.kind === "evm" ? [rpcEnvironmentVariable(info.chain, info.network)] : [])),
+  },
+  bitcoind: {
+    name: "TOKEN_SERVICE_BITCOIND_BITCOIN_<NETWORK>",
+    type: "http(s) URL of bitcoind's RPC, with its credentials",
+    default: "unset: Esplora",
+    description:
+      "A bitcoind node (`http://user:password@host:port`) for a Bitcoin network: mainnet, testnet, signet or regtest. Needed for the regtest faucet.",
+    readBy: ALL_DOORS_WITH_CHAINS,
+    secret: true,
+    schema: url(["http:", "https:"], "http://user:password@host:port"),
+    names: () => BITCOIN_NETWORKS.map(bitcoindVariable),
+  },
+  esplora: {
+    name: "TOKEN_SERVICE_ESPLORA_BITCOIN_<NETWORK>",
+    type: "http(s) URL of an Esplora API",
+    default: "mempool.space's public API for mainnet, testnet (testnet4) and signet; none for regtest",
+    description: "The Esplora API a Bitcoin network's balances are read from, when no bitcoind is configured for it.",
+    readBy: ALL_DOORS_WITH_CHAINS,
+    secret: true,
+    schema: url(["http:", "https:"], "https://mempool.space/api"),
+    names: () => BITCOIN_NETWORKS.map(esploraVariable),
+  },
+} as const satisfies Record<string, VariableFamily>;
+
+export type FamilyName = keyof typeof FAMILIES;
+
+/** The variable a signing task's `--private-key-env NAME` names: read by that task alone, never printed. */
+export const PRIVATE_KEY_VARIABLE: VariableSpec<string | undefined> = {
+  name: "the NAME given to `--private-key-env`",
+  type: "32-byte hex private key, 0x optional",
+  default: "unset: the key of `--sender` among the selected Hardhat network's accounts",
+  description: "The sender's signing key, kept off the command line (and out of shell history and process lists).",
+  readBy: ["signingTasks"],
+  secret: true,
+  schema: z.string().trim().optional(),
+};
+
+// ---- reading -----------------------------------------------------------------------------------------------------
+
+type Environment = Readonly<Record<string, string | undefined>>;
+
+// Empty counts as unset, as docker-compose and .env files leave unset variables.
+function rawValue(env: Environment, name: string): string | undefined {
+  const value = env[name];
+  return value === undefined || value.trim() === "" ? undefined : value;
+}
+
+function parse<T>(spec: VariableSpec<T>, name: string, env: Environment): T {
+  const value = rawValue(env, name);
+  const parsed = spec.schema.safeParse(value);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0]!;
+  const quoted = value === undefined || spec.secret ? "" : ` (got ${JSON.stringify(value)})`;
+  throw new EnvironmentError(`${name} ${issue.message}${quoted}`, name);
+}
+
+/** One variable, checked; undefined or its default when unset. */
+export function readVariable<N extends VariableName>(env: Environment, name: N): ValueOf<N> {
+  return parse(VARIABLES[name] as VariableSpec<ValueOf<N>>, name, env);
+}
+
+/** One variable of a family (e.g. `TOKEN_SERVICE_RPC_ETHEREUM_SEPOLIA`), checked; undefined when unset. */
+export function readFamilyVariable(env: Environment, family: FamilyName, name: string): string | undefined {
+  return parse(FAMILIES[family], name, env);
+}
+
+/** Whether a variable has a value (empty counts as unset), good or bad. */
+export function isVariableSet(env: Environment, name: string): boolean {
+  return rawValue(env, name) !== undefined;
+}
+
+/** The variable a task's `--private-key-env` names: undefined when unset. */
+export function readPrivateKeyVariable(env: Environment, name: string): string | undefined {
+  return parse(PRIVATE_KEY_VARIABLE, name, env);
+}
+
+/**
+ * Every variable of the HTTP service, checked at once, families included: the first bad one throws an
+ * EnvironmentError naming it, before anything starts.
+ */
+export function readEnvironment(env: Environment): EnvironmentValues {
+  const values = Object.fromEntries(
+    (Object.keys(VARIABLES) as VariableName[]).map((name) => [name, readVariable(env, name)]),
+  ) as EnvironmentValues;
+  if (values.TOKEN_SERVICE_BODY_TIMEOUT_SECONDS < values.TOKEN_SERVICE_HEADERS_TIMEOUT_SECONDS) {
+    // Node refuses a server whose headers timeout exceeds its request timeout.
+    const name = "TOKEN_SERVICE_BODY_TIMEOUT_SECONDS";
+    const value = rawValue(env, name);
+    throw new EnvironmentError(
+      `${name} must be at least TOKEN_SERVICE_HEADERS_TIMEOUT_SECONDS (the headers are part of the request)${value === undefined ? "" : ` (got ${JSON.stringify(value)})`}`,
+      name,
+    );
+  }
+  for (const family of Object.keys(FAMILIES) as FamilyName[]) {
+    for (const name of FAMILIES[family].names()) readFamilyVariable(env, family, name);
+  }
+  return values;
+}

@@ -1,0 +1,29 @@
+/**
+ * The values /openapi.json shows as examples, so that /docs' "Try it out" sends bodies the service accepts. The account
+ * is Hardhat's first default account, whose key is public (printed by every `npx hardhat node`) and which every
+ * simulated chain funds: never send real funds to it, nor use its key on a live network.
+ */
+export const EXAMPLE_ACCOUNT = {
+  address: "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266",
+  privateKey: "0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80",
+} as const;
+
+/** Hardhat's second default account: a recipient. */
+export const EXAMPLE_RECIPIENT = "0x70997970C51812dc3A010C7d01b50e0d17dc79C8";
+
+/** Where the example account's first launch on a fresh simulated chain lands (its nonce 0). */
+export const EXAMPLE_TOKEN_CONTRACT = "0x5FbDB2315678afecb367f032d93F642f64180aa3";
+
+export const EXAMPLE_TRANSACTION_HASH = "0x9f8e7d6c5b4a39281706f5e4d3c2b1a09f8e7d6c5b4a39281706f5e4d3c2b1a0";
+
+export const EXAMPLE_PAIR = { chain: "ethereum", network: "sepolia" } as const;
+
+/** 1 token at 18 decimals, in smallest units. */
+export const ONE_TOKEN = "1000000000000000000";
+
+/** A named example body of an operation (OpenAPI's media type `examples`); the first is what "Try it out" sends. */
+export interface BodyExample {
+  summary: string;
+  description?: string;
+  value: Record<string, unknown>;
+}

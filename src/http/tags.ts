@@ -1,0 +1,24 @@
+/** The groups of /openapi.json (and of /docs), in the order /docs shows them. */
+export const API_TAGS = [
+  { name: "wallets", description: "New addresses and their private keys (returned once, stored nowhere)" },
+  { name: "balances", description: "Native, ERC20 and ERC721 balances of an address" },
+  {
+    name: "tokens",
+    description:
+      "Launch ERC20 and ERC721 contracts and mint: signed by the service with a `privateKey` in the body, or prepared (no key) and submitted as a `signedTransaction` signed by the caller",
+  },
+  { name: "operations", description: "The records of the launches, mints and faucet grants made with your API key" },
+  { name: "transactions", description: "A transaction's status on a chain" },
+  { name: "faucet", description: "Native currency for an address on a simulated chain or bitcoin regtest" },
+  { name: "networks", description: "The chain/network pairs the service serves, simulated or live" },
+  { name: "webhooks", description: "Subscribe a URL to the state changes of your API key's operations" },
+  { name: "service", description: "Liveness and readiness, without an API key" },
+  {
+    name: "v1 aliases",
+    description:
+      "Every /api/v1 operation also answers under /v1 (without /api): the same operation, the same parameters and answers. Listed here so that clients generated from this document know them; /api/v1 is the canonical form.",
+  },
+  { name: "webhook events", description: "What the service POSTs to a subscribed URL" },
+] as const;
+
+export type ApiTag = (typeof API_TAGS)[number]["name"];
