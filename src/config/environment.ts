@@ -1,3 +1,4 @@
+import ipaddr from "ipaddr.js";
 import { z } from "zod/v4";
 
 import { allNetworks, rpcEnvironmentVariable } from "../domain/chains.js";
@@ -95,6 +96,39 @@ const trueOrFalse = z
   .optional()
   .transform((value) => value === "true");
 
+const NAMED_PROXY_RANGES = new Set(["loopback", "linklocal", "uniquelocal"]);
+
+/**
+ * Express's `trust proxy`, never "trust everything": off, a number of hops, or proxy addresses and ranges (checked by
+ * ipaddr.js, as proxy-addr will read them).
+ */
+const trustProxy = z
+  .string()
+  .trim()
+  .optional()
+  .transform((value, context): false | number | string[] => {
+    if (value === undefined || value === "" || value === "false" || value === "off" || value === "0") return false;
+    if (value === "true") {
+      context.addIssue({
+        code: "custom",
+        message:
+          "must not be true: that would believe any client about its own address; give the number of proxies in front of the service (1) or their addresses",
+      });
+      return z.NEVER;
+    }
+    if (/^\d{1,2}$/.test(value)) return Number(value);
+    const entries = value.split(",").map((entry) => entry.trim());
+    const bad = entries.find((entry) => !NAMED_PROXY_RANGES.has(entry) && !ipaddr.isValid(entry) && !ipaddr.isValidCIDR(entry));
+    if (bad !== undefined) {
+      context.addIssue({
+        code: "custom",
+        message: `must be a number of proxies or proxy addresses and ranges (${bad} is neither an address, a range nor loopback/linklocal/uniquelocal)`,
+      });
+      return z.NEVER;
+    }
+    return entries;
+  });
+
 function url(protocols: string[], example: string) {
   return z
     .string()
@@ -181,11 +215,30 @@ export const VARIABLES = {
   }),
   TOKEN_SERVICE_TRUST_PROXY: variable({
     name: "TOKEN_SERVICE_TRUST_PROXY",
-    type: "true | false",
-    default: "false",
-    description: "Take the client address from X-Forwarded-For (behind a reverse proxy): the wrong-key limit counts per client address.",
+    type: "hops | addresses",
+    default: "off",
+    description:
+      "Behind reverse proxies, which ones to believe about the client's address (X-Forwarded-For), in Express's `trust proxy` forms: the number of proxies in front of the service (`1`), or their addresses and ranges, comma-separated (`10.0.0.5, 10.1.0.0/16`, or `loopback`, `linklocal`, `uniquelocal`). The wrong-key limit and the per-client connection limit count per client address. `true` (trust every hop, so any client could name any address) is refused.",
     readBy: HTTP_SERVICE,
-    schema: trueOrFalse,
+    schema: trustProxy,
+  }),
+  TOKEN_SERVICE_MAX_CONNECTIONS: variable({
+    name: "TOKEN_SERVICE_MAX_CONNECTIONS",
+    type: "whole number",
+    default: "256",
+    description:
+      "Open HTTP connections the service keeps at most; more are closed as they arrive. Keeps file descriptors for the store and the chain journals however many clients connect. 0: no limit.",
+    readBy: HTTP_SERVICE,
+    schema: wholeNumber(256),
+  }),
+  TOKEN_SERVICE_MAX_CONNECTIONS_PER_CLIENT: variable({
+    name: "TOKEN_SERVICE_MAX_CONNECTIONS_PER_CLIENT",
+    type: "whole number",
+    default: "32",
+    description:
+      "Open HTTP connections one client address keeps at most; more are closed as they arrive. Connections from a trusted proxy (`TOKEN_SERVICE_TRUST_PROXY`) are not counted per client. 0: no limit.",
+    readBy: HTTP_SERVICE,
+    schema: wholeNumber(32),
   }),
   TOKEN_SERVICE_HEADERS_TIMEOUT_SECONDS: variable({
     name: "TOKEN_SERVICE_HEADERS_TIMEOUT_SECONDS",

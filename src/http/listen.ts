@@ -1,4 +1,5 @@
 import { createServer, type Server } from "node:http";
+import type { Socket } from "node:net";
 
 import type { TokenServiceServer } from "./app.js";
 import { answerClientError } from "./client-errors.js";
@@ -20,11 +21,41 @@ export function listen(server: TokenServiceServer, host: string, port: number): 
     server.app,
   );
   http.on("clientError", answerClientError);
+  boundConnections(http, server);
   return new Promise((resolve, reject) => {
     http.once("error", reject);
     http.listen(port, host, () => {
       http.off("error", reject);
       resolve(http);
+    });
+  });
+}
+
+/**
+ * Keeps the number of open connections bounded, in all and per client address, so that clients (keyless ones
+ * included: a connection is taken before any key is read) cannot take the file descriptors the store and the chain
+ * journals need. Connections past a limit are closed as they arrive. A trusted proxy's connections carry many
+ * clients and are not counted per address.
+ */
+function boundConnections(http: Server, server: TokenServiceServer): void {
+  const { maxConnections, maxConnectionsPerClient } = server.settings;
+  if (maxConnections > 0) http.maxConnections = maxConnections;
+  if (maxConnectionsPerClient <= 0) return;
+  const trusted = server.app.get("trust proxy fn") as (address: string, hop: number) => boolean;
+  const open = new Map<string, number>();
+  http.on("connection", (socket: Socket) => {
+    const address = socket.remoteAddress ?? "unknown";
+    if (trusted(address, 0)) return;
+    const count = (open.get(address) ?? 0) + 1;
+    if (count > maxConnectionsPerClient) {
+      socket.destroy();
+      return;
+    }
+    open.set(address, count);
+    socket.once("close", () => {
+      const left = (open.get(address) ?? 1) - 1;
+      if (left <= 0) open.delete(address);
+      else open.set(address, left);
     });
   });
 }

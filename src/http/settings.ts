@@ -11,7 +11,11 @@ export interface Settings {
   rateLimit: { limit: number; windowMs: number };
   /** Failed API-key attempts per client address and window before it gets 429; limit 0 disables it. */
   authFailures: { limit: number; windowMs: number };
-  trustProxy: boolean;
+  /** Express's `trust proxy`: false, a number of hops, or proxy addresses and ranges; never "trust everything". */
+  trustProxy: false | number | string[];
+  /** Open connections at most, in all and per client address; 0: no limit. */
+  maxConnections: number;
+  maxConnectionsPerClient: number;
   /** Time a client has to send its request headers. */
   headersTimeoutMs: number;
   /** Time a client has to send its whole request, headers and body. */
@@ -47,6 +51,8 @@ export function loadSettings(env: NodeJS.ProcessEnv): Settings {
     rateLimit: { limit: settings.TOKEN_SERVICE_RATE_LIMIT, windowMs: settings.TOKEN_SERVICE_RATE_WINDOW_SECONDS },
     authFailures: { limit: settings.TOKEN_SERVICE_AUTH_FAILURE_LIMIT, windowMs: settings.TOKEN_SERVICE_AUTH_FAILURE_WINDOW_SECONDS },
     trustProxy: settings.TOKEN_SERVICE_TRUST_PROXY,
+    maxConnections: settings.TOKEN_SERVICE_MAX_CONNECTIONS,
+    maxConnectionsPerClient: settings.TOKEN_SERVICE_MAX_CONNECTIONS_PER_CLIENT,
     headersTimeoutMs: settings.TOKEN_SERVICE_HEADERS_TIMEOUT_SECONDS,
     bodyTimeoutMs: settings.TOKEN_SERVICE_BODY_TIMEOUT_SECONDS,
     shutdownGraceMs: settings.TOKEN_SERVICE_SHUTDOWN_GRACE_SECONDS,

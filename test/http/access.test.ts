@@ -42,8 +42,46 @@ describe("HTTP service — who may call", function () {
       // A guess that happens to be right gets no answer either while the client is blocked.
       const right = await api.call("GET", "/api/v1/networks", undefined, { "x-api-key": TEST_API_KEY });
       expect(right.status).to.equal(429);
-      // Endpoints without keys still answer.
-      expect((await api.call("GET", "/health")).status).to.equal(200);
+      // Endpoints without keys still answer, without one.
+      expect((await fetch(`${api.baseUrl}/health`)).status).to.equal(200);
+    });
+  });
+
+  describe("behind one reverse proxy (TOKEN_SERVICE_TRUST_PROXY=1): the client's address is the one the proxy saw", function () {
+    let api: RunningServer;
+    // This test is the proxy: it connects from 127.0.0.1 and appends the address it saw, as nginx's
+    // $proxy_add_x_forwarded_for does; whatever the client wrote itself comes before.
+    const through = (clientWrote: string | undefined, clientAddress: string) => ({
+      "x-forwarded-for": clientWrote === undefined ? clientAddress : `${clientWrote}, ${clientAddress}`,
+    });
+
+    before(async function () {
+      api = await startServer({
+        env: { TOKEN_SERVICE_AUTH_FAILURE_LIMIT: "3", TOKEN_SERVICE_AUTH_FAILURE_WINDOW_SECONDS: "60", TOKEN_SERVICE_TRUST_PROXY: "1" },
+      });
+    });
+
+    after(async function () {
+      await api?.stop();
+    });
+
+    it("counts wrong keys per real client however it rotates its own X-Forwarded-For, and a forged one locks out nobody", async function () {
+      const attacker = "203.0.113.66";
+      const victim = "198.51.100.7";
+      const statuses: number[] = [];
+      for (let attempt = 0; attempt < 60; attempt++) {
+        const rotated = attempt % 2 === 0 ? `10.9.${attempt}.1` : victim;
+        statuses.push(
+          (await api.call("GET", "/api/v1/networks", undefined, { "x-api-key": `guess-${attempt}`, ...through(rotated, attacker) })).status,
+        );
+      }
+      expect(statuses.slice(0, 3)).to.deep.equal([401, 401, 401]);
+      expect(
+        statuses.slice(3).every((status) => status === 429),
+        "every later guess is refused",
+      ).to.equal(true);
+      const victimCall = await api.call("GET", "/api/v1/networks", undefined, { "x-api-key": TEST_API_KEY, ...through(undefined, victim) });
+      expect(victimCall.status, `the victim the attacker named is not locked out: ${JSON.stringify(victimCall.body)}`).to.equal(200);
     });
   });
 

@@ -25,6 +25,8 @@ describe("Settings from the environment", function () {
       rateLimit: { limit: 600, windowMs: 60_000 },
       authFailures: { limit: 10, windowMs: 300_000 },
       trustProxy: false,
+      maxConnections: 256,
+      maxConnectionsPerClient: 32,
       headersTimeoutMs: 10_000,
       bodyTimeoutMs: 30_000,
       shutdownGraceMs: 10_000,
@@ -92,7 +94,7 @@ describe("Settings from the environment", function () {
       TOKEN_SERVICE_RATE_LIMIT: "0",
       TOKEN_SERVICE_RATE_WINDOW_SECONDS: "1.5",
       TOKEN_SERVICE_AUTH_FAILURE_LIMIT: "",
-      TOKEN_SERVICE_TRUST_PROXY: "true",
+      TOKEN_SERVICE_TRUST_PROXY: "1",
       TOKEN_SERVICE_HEADERS_TIMEOUT_SECONDS: "2",
       TOKEN_SERVICE_BODY_TIMEOUT_SECONDS: "4",
       TOKEN_SERVICE_SHUTDOWN_GRACE_SECONDS: "0",
@@ -100,7 +102,7 @@ describe("Settings from the environment", function () {
     });
     expect(settings.apiKeys).to.deep.equal(["a", "b"]);
     expect(settings.rateLimit).to.deep.equal({ limit: 0, windowMs: 1_500 });
-    expect(settings.trustProxy).to.equal(true);
+    expect(settings.trustProxy).to.equal(1);
     expect(settings.headersTimeoutMs).to.equal(2_000);
     expect(settings.bodyTimeoutMs).to.equal(4_000);
     expect(settings.shutdownGraceMs).to.equal(0);
@@ -117,7 +119,16 @@ describe("Settings from the environment", function () {
       'TOKEN_SERVICE_RATE_WINDOW_SECONDS must be more than 0 seconds (got "0")',
     );
     expect(refusal({ TOKEN_SERVICE_RATE_LIMIT: "-1" })).to.match(/^TOKEN_SERVICE_RATE_LIMIT /);
-    expect(refusal({ TOKEN_SERVICE_TRUST_PROXY: "yes" })).to.equal('TOKEN_SERVICE_TRUST_PROXY must be true or false (got "yes")');
+    expect(refusal({ TOKEN_SERVICE_TRUST_PROXY: "yes" })).to.match(
+      /^TOKEN_SERVICE_TRUST_PROXY must be a number of proxies or proxy addresses and ranges \(yes is neither/,
+    );
+    expect(refusal({ TOKEN_SERVICE_TRUST_PROXY: "true" }), "never trust every hop").to.match(/^TOKEN_SERVICE_TRUST_PROXY must not be true/);
+    expect(loadSettings({ TOKEN_SERVICE_TRUST_PROXY: "10.0.0.5, 10.1.0.0/16, loopback" }).trustProxy).to.deep.equal([
+      "10.0.0.5",
+      "10.1.0.0/16",
+      "loopback",
+    ]);
+    expect(loadSettings({ TOKEN_SERVICE_TRUST_PROXY: "off" }).trustProxy).to.equal(false);
     expect(refusal({ TOKEN_SERVICE_HEADERS_TIMEOUT_SECONDS: "Infinity" })).to.match(/^TOKEN_SERVICE_HEADERS_TIMEOUT_SECONDS /);
     expect(refusal({ TOKEN_SERVICE_HEADERS_TIMEOUT_SECONDS: "40" })).to.match(
       /^TOKEN_SERVICE_BODY_TIMEOUT_SECONDS must be at least TOKEN_SERVICE_HEADERS_TIMEOUT_SECONDS/,
