@@ -333,11 +333,18 @@ async function sendBatch(chain: EvmChain, batch: Job[]): Promise<void> {
       : [];
   // Set once a nonce will never reach the node: the later ones could never be mined, so they are not sent.
   let gap: string | undefined;
+  // Set when that was the service's own storage (a journal that could not be written): retrying is the fix, not the request.
+  let storageGap: TokenServiceError | undefined;
   const notSent = () =>
+    storageGap ??
     new TokenServiceError(
       ErrorCode.TRANSACTION_REJECTED,
       `not sent: the transaction before it from ${sender} ${gap}, so this one could not be mined; send it again`,
     );
+  const refusedBy = (error: TokenServiceError, nonce: number) => {
+    gap = `(nonce ${nonce}) was refused`;
+    if (error.code === ErrorCode.STORAGE_UNAVAILABLE) storageGap = error;
+  };
   for (const [index, { entry, info }] of signed.entries()) {
     const record = recorded[index]!;
     if (record.status === "rejected") {
@@ -359,7 +366,7 @@ async function sendBatch(chain: EvmChain, batch: Job[]): Promise<void> {
       }
       const error = translateProviderError(together.reason, node);
       entry.reject(error);
-      if (!outcomeUnknown(error)) gap = `(nonce ${info.nonce}) was refused`;
+      if (!outcomeUnknown(error)) refusedBy(error, info.nonce);
       continue;
     }
     if (gap !== undefined) {
@@ -374,7 +381,7 @@ async function sendBatch(chain: EvmChain, batch: Job[]): Promise<void> {
       const error = translateProviderError(raw, node);
       entry.reject(error);
       if (outcomeUnknown(error)) continue;
-      gap = `(nonce ${info.nonce}) was refused`;
+      refusedBy(error, info.nonce);
     }
   }
 }
