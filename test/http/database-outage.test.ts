@@ -164,15 +164,21 @@ describe("Database outage — 503 with Retry-After, never 500", function () {
       });
       const keys = [0, 1, 2].map((index) => `outage-wait-${index}-${Date.now()}`);
       const launches = keys.map((key, index) => api.call("POST", "/api/v1/tokens?wait=mined", body(index), { "Idempotency-Key": key }));
+      // Two clients without a key: told 202 with the operation, they have nothing to retry.
+      const keyless = [3, 4].map((index) => api.call("POST", "/api/v1/tokens?wait=mined", body(index)));
       // Once all three are recorded (read past the relay), the database goes away while they wait for their block.
       await eventually(
         async () => (await direct.query("SELECT count(*)::int AS n FROM operations WHERE kind = 'launch'")).rows[0].n as number,
-        (count) => count === 3,
+        (count) => count === 5,
         20_000,
         20,
       );
       await relay.cut();
       const answers = await Promise.all(launches);
+      for (const answer of await Promise.all(keyless)) {
+        expect(answer.status, JSON.stringify(answer.body)).to.equal(202);
+        expect(answer.body.id).to.be.a("string");
+      }
       for (const answer of answers) {
         expect(answer.status, JSON.stringify(answer.body)).to.equal(202);
         expect(answer.body.id).to.be.a("string");
@@ -193,9 +199,9 @@ describe("Database outage — 503 with Retry-After, never 500", function () {
         (rows) => rows.every((row) => row.status === "mined"),
         30_000,
       );
-      expect(settled, "three intents, three launches").to.have.length(3);
+      expect(settled, "five intents, five launches").to.have.length(5);
       const chain = await api.server.service.evmChain(resolveNetwork("ethereum", "sepolia"), "read");
-      expect(await chain.provider.getTransactionCount(wallet.address), "no launch was sent twice").to.equal(3);
+      expect(await chain.provider.getTransactionCount(wallet.address), "no launch was sent twice").to.equal(5);
     });
   });
 
