@@ -14,11 +14,25 @@ export interface CliResult {
  * exports its global options as HARDHAT_* variables (HARDHAT_CONFIG would make the child use this
  * repository's config), and TOKEN_SERVICE_RPC_* would point simulated pairs at live endpoints.
  */
+/** The variables by which Hardhat (`isCi` in hardhat-utils) decides it runs in continuous integration. */
+const CI_VARIABLES = [
+  "CI",
+  "CONTINUOUS_INTEGRATION",
+  "GITHUB_ACTIONS",
+  "NOW",
+  "DEPLOYMENT_ID",
+  "CODEBUILD_BUILD_NUMBER",
+  "BUILD_NUMBER",
+  "RUN_ID",
+];
+
 export function cleanEnvironment(extra: Record<string, string>): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: "1", FORCE_COLOR: "0" };
   for (const name of Object.keys(env)) {
     if (name.startsWith("TOKEN_SERVICE_") || name.startsWith("HARDHAT_") || name === "HH_TEST") delete env[name];
   }
+  // A user's terminal, not a CI job: Hardhat prints every error's stack trace where it finds one of these.
+  for (const name of CI_VARIABLES) delete env[name];
   return { ...env, ...extra };
 }
 
