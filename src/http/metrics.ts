@@ -57,15 +57,30 @@ export class ServiceMetrics {
       help: "Stored operations by kind and state",
       labelNames: ["kind", "status"],
       registers: [this.registry],
-      // Read from the store at scrape time, so every replica reports the shared truth.
+      // Read from the store at scrape time, so every replica reports the shared truth; while the database is down the
+      // scrape still answers (token_service_database_ready 0), without these.
       async collect() {
-        const stats = await store.operationStats();
+        const stats = await store.operationStats().catch(() => undefined);
         this.reset();
+        if (stats === undefined) return;
         for (const { kind, status, count } of stats.counts) this.set({ kind, status }, count);
         lag.set(stats.oldestDueMs === null ? 0 : stats.oldestDueMs / 1000);
       },
     });
     this.registry.registerMetric(lag);
+    new Gauge({
+      name: "token_service_database_ready",
+      help: "1 while the store's database answers; 0 while it is unreachable (requests that need it answer 503)",
+      registers: [this.registry],
+      async collect() {
+        this.set(
+          await store.ping().then(
+            () => 1,
+            () => 0,
+          ),
+        );
+      },
+    });
   }
 
   /** Reports whether the service's own storage is usable, and how many requests met it exhausted. */

@@ -4,7 +4,7 @@ import pg from "pg";
 
 import { resolveNetwork } from "../../src/domain/chains.js";
 import { isDataException, isDatabaseUnavailable } from "../../src/http/database-errors.js";
-import { eventually, startServer, type RunningServer } from "../helpers/http-server.js";
+import { eventually, startServer, TEST_API_KEY, type RunningServer } from "../helpers/http-server.js";
 import { freshPostgresSchema, requirePostgres } from "../helpers/postgres-schema.js";
 import { parseRawResponse, rawConnection, within } from "../helpers/raw-http.js";
 import { closedPort } from "../helpers/service.js";
@@ -114,6 +114,9 @@ describe("Database outage — 503 with Retry-After, never 500", function () {
       const health = await api.call("GET", "/health");
       expect(health.status).to.equal(503);
       expect(health.body.backends.database.ready).to.equal(false);
+      const metrics = await fetch(`${api.baseUrl}/metrics`, { headers: { "x-api-key": TEST_API_KEY } });
+      expect(metrics.status, "the scrape answers while the database is down").to.equal(200);
+      expect(await metrics.text()).to.match(/^token_service_database_ready 0$/m);
 
       await relay.restore();
       await eventually(
