@@ -3,7 +3,15 @@ import path from "node:path";
 
 import { expect } from "chai";
 
-import { EnvironmentError, FAMILIES, VARIABLES, readEnvironment, readFamilyVariable, readVariable } from "../src/config/environment.js";
+import {
+  EnvironmentError,
+  FAMILIES,
+  VARIABLES,
+  endpointList,
+  readEnvironment,
+  readFamilyVariable,
+  readVariable,
+} from "../src/config/environment.js";
 import { TokenService } from "../src/core/token-service.js";
 import { DEFAULT_TRACKER_SETTINGS } from "../src/core/operations/tracker.js";
 import { isTokenServiceError } from "../src/domain/errors.js";
@@ -88,6 +96,32 @@ describe("the environment schema (src/config/environment.ts)", function () {
         "TOKEN_SERVICE_ESPLORA_BITCOIN_SIGNET",
       ),
     ).to.equal("https://e.example/api");
+  });
+
+  it("takes several endpoints in TOKEN_SERVICE_RPC_*, comma-separated; refuses an empty or bad entry or a repeated one by position, quoting none", function () {
+    const name = "TOKEN_SERVICE_RPC_ETHEREUM_SEPOLIA";
+    expect(readFamilyVariable({ [name]: " https://a.example/v2/K1, https://b.example " }, "rpc", name)).to.equal(
+      "https://a.example/v2/K1, https://b.example",
+    );
+    expect(endpointList("https://a.example/v2/K1, https://b.example")).to.deep.equal(["https://a.example/v2/K1", "https://b.example"]);
+    for (const [value, reason] of [
+      ["https://a.example/KEY1,,https://b.example", "(entry 2 of 3 is empty)"],
+      ["https://a.example/KEY1,b.example/KEY2", "(entry 2 of 2 is not one)"],
+      ["https://a.example/KEY1,https://a.example/KEY1", "must list each endpoint once (entry 2 repeats entry 1)"],
+    ] as const) {
+      const error = refusal(() => readFamilyVariable({ [name]: value }, "rpc", name));
+      expect(error.message).to.include(reason);
+      expect(error.message).not.to.match(/KEY\d/);
+    }
+  });
+
+  it("reads the endpoint failover settings, refusing a threshold of 0", function () {
+    expect(readVariable({}, "TOKEN_SERVICE_ENDPOINT_FAILURE_THRESHOLD")).to.equal(3);
+    expect(readVariable({}, "TOKEN_SERVICE_ENDPOINT_COOLDOWN_SECONDS")).to.equal(30_000);
+    expect(readVariable({ TOKEN_SERVICE_ENDPOINT_COOLDOWN_SECONDS: "0.5" }, "TOKEN_SERVICE_ENDPOINT_COOLDOWN_SECONDS")).to.equal(500);
+    expect(
+      refusal(() => readVariable({ TOKEN_SERVICE_ENDPOINT_FAILURE_THRESHOLD: "0" }, "TOKEN_SERVICE_ENDPOINT_FAILURE_THRESHOLD")).message,
+    ).to.equal('TOKEN_SERVICE_ENDPOINT_FAILURE_THRESHOLD must be 1 or more (got "0")');
   });
 
   it("makes a pair whose variable is bad fail alone, with BACKEND_NOT_CONFIGURED naming it", async function () {

@@ -10,7 +10,7 @@ import { createHardhatRuntimeEnvironment } from "hardhat/hre";
 import { HardhatPluginError } from "hardhat/plugins";
 import type { HardhatRuntimeEnvironment } from "hardhat/types/hre";
 
-import { createTokenService, configuredRpcUrls } from "../src/api.js";
+import { createTokenService, configuredRpcUrls, type LazyEndpoint } from "../src/api.js";
 import { validateTokenServiceConfig } from "../src/hardhat/config.js";
 import { ErrorCode } from "../src/domain/errors.js";
 import tokenServicePlugin from "../src/index.js";
@@ -282,6 +282,19 @@ describe("plugin in a consumer project (test/fixture-projects/consumer)", functi
           tokenService: { blockTime: 0, dataDir: "x", rpc: { binance_smart_chain: { testnet: "http://x" } } },
         }),
       ).to.deep.equal([]);
+      // Several endpoints for a pair, tried in order; an empty list or a list of something else is refused at its path.
+      expect(
+        await validateTokenServiceConfig({
+          tokenService: { rpc: { ethereum: { sepolia: ["http://a.example", configVariable("BACKUP_SEPOLIA_RPC")] } } },
+        }),
+      ).to.deep.equal([]);
+      for (const sepolia of [[], [42], "" as unknown]) {
+        const errors = await validateTokenServiceConfig({ tokenService: { rpc: { ethereum: { sepolia: sepolia as string[] } } } });
+        expect(
+          errors.map((error) => error.path.join(".")),
+          JSON.stringify(sepolia),
+        ).to.deep.equal(["tokenService.rpc.ethereum.sepolia"]);
+      }
     });
 
     it("makes Hardhat refuse to start with a bad blockTime", async function () {
@@ -310,8 +323,9 @@ describe("plugin in a consumer project (test/fixture-projects/consumer)", functi
         expect(Object.keys(configured.config.tokenService.rpc)).to.deep.equal(["ethereum/sepolia"]);
         const sources = configuredRpcUrls(configured);
         expect(Object.keys(sources)).to.deep.equal(["ethereum/sepolia"]);
-        expect(sources["ethereum/sepolia"]!.variable).to.equal("CONSUMER_TEST_SEPOLIA_RPC");
-        expect(await sources["ethereum/sepolia"]!.get()).to.equal(process.env.CONSUMER_TEST_SEPOLIA_RPC);
+        const sepolia = sources["ethereum/sepolia"] as LazyEndpoint;
+        expect(sepolia.variable).to.equal("CONSUMER_TEST_SEPOLIA_RPC");
+        expect(await sepolia.get()).to.equal(process.env.CONSUMER_TEST_SEPOLIA_RPC);
         expect(configured.config.tokenService.blockTime, "default").to.equal(2);
         expect(configured.config.tokenService.dataDir, "default").to.equal(path.join(root, ".token-service"));
         const wallet = service.createWallet(SEPOLIA);

@@ -4768,6 +4768,20 @@ export interface operations {
                                 simulated?: boolean;
                                 /** @description With an API key: where the backend is and what the probe found */
                                 detail?: string;
+                                /** @description With an API key, on a live EVM pair: its endpoints in the order requests try them, each probed */
+                                endpoints?: {
+                                    /** @description The endpoint's host (never its credentials or path) */
+                                    endpoint: string;
+                                    /**
+                                     * @description up: it answered; failing: its last request failed; down: skipped for a cool-down after failures in a row; half-open: the cool-down is over, the next request tries it; wrong-chain: it serves another chain, never used; unknown: not asked yet
+                                     * @enum {string}
+                                     */
+                                    state: "unknown" | "up" | "failing" | "down" | "half-open" | "wrong-chain";
+                                    /** @description Why it is not up */
+                                    detail?: string;
+                                    /** @description The latest block it reported */
+                                    block?: number;
+                                }[];
                             };
                         };
                     };
@@ -4928,6 +4942,20 @@ export interface operations {
                                 simulated?: boolean;
                                 /** @description With an API key: where the backend is and what the probe found */
                                 detail?: string;
+                                /** @description With an API key, on a live EVM pair: its endpoints in the order requests try them, each probed */
+                                endpoints?: {
+                                    /** @description The endpoint's host (never its credentials or path) */
+                                    endpoint: string;
+                                    /**
+                                     * @description up: it answered; failing: its last request failed; down: skipped for a cool-down after failures in a row; half-open: the cool-down is over, the next request tries it; wrong-chain: it serves another chain, never used; unknown: not asked yet
+                                     * @enum {string}
+                                     */
+                                    state: "unknown" | "up" | "failing" | "down" | "half-open" | "wrong-chain";
+                                    /** @description Why it is not up */
+                                    detail?: string;
+                                    /** @description The latest block it reported */
+                                    block?: number;
+                                }[];
                             };
                         };
                     };

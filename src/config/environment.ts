@@ -143,6 +143,43 @@ function url(protocols: string[], example: string) {
     .optional();
 }
 
+/** The entries of a comma-separated list of endpoints, trimmed (an empty entry stays, for the schema to refuse). */
+export function endpointList(value: string): string[] {
+  return value.split(",").map((entry) => entry.trim());
+}
+
+/** One URL, or several separated by commas (tried in that order); the value is kept as written, trimmed. */
+function urlList(protocols: string[], example: string) {
+  const single = url(protocols, example);
+  return z
+    .string()
+    .trim()
+    .superRefine((value, context) => {
+      const entries = endpointList(value);
+      const message = `must be a URL like ${example}, or several separated by commas`;
+      if (entries.length === 1) {
+        if (!single.safeParse(value).success) context.addIssue({ code: "custom", message });
+        return;
+      }
+      const bad = entries.findIndex((entry) => entry === "" || !single.safeParse(entry).success);
+      if (bad !== -1) {
+        context.addIssue({
+          code: "custom",
+          message: `${message} (entry ${bad + 1} of ${entries.length} is ${entries[bad] === "" ? "empty" : "not one"})`,
+        });
+        return;
+      }
+      const repeated = entries.findIndex((entry, index) => entries.indexOf(entry) !== index);
+      if (repeated !== -1) {
+        context.addIssue({
+          code: "custom",
+          message: `must list each endpoint once (entry ${repeated + 1} repeats entry ${entries.indexOf(entries[repeated]!) + 1})`,
+        });
+      }
+    })
+    .optional();
+}
+
 const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
 
 // ---- the variables -----------------------------------------------------------------------------------------------
@@ -377,6 +414,24 @@ export const VARIABLES = {
     readBy: HTTP_SERVICE,
     schema: seconds(1, { allowZero: false }),
   }),
+  TOKEN_SERVICE_ENDPOINT_FAILURE_THRESHOLD: variable({
+    name: "TOKEN_SERVICE_ENDPOINT_FAILURE_THRESHOLD",
+    type: "whole number ≥ 1",
+    default: "3",
+    description:
+      "Failures in a row (no connection, a timeout, HTTP 429 or 5xx) after which a live pair's endpoint is skipped for the cool-down, while the pair has others.",
+    readBy: ["serve", "createServer", "tasks", "api"],
+    schema: wholeNumber(3, 1),
+  }),
+  TOKEN_SERVICE_ENDPOINT_COOLDOWN_SECONDS: variable({
+    name: "TOKEN_SERVICE_ENDPOINT_COOLDOWN_SECONDS",
+    type: "seconds > 0",
+    default: "30",
+    description:
+      "How long a failing endpoint is skipped; then one request tries it again (half-open), after its chain id is checked again, and it is back in use if that answers.",
+    readBy: ["serve", "createServer", "tasks", "api"],
+    schema: seconds(30, { allowZero: false }),
+  }),
   TOKEN_SERVICE_SIMULATED_CHAINS: variable({
     name: "TOKEN_SERVICE_SIMULATED_CHAINS",
     type: "on | off",
@@ -415,13 +470,13 @@ const ALL_DOORS_WITH_CHAINS: Door[] = ["serve", "createServer", "tasks", "api"];
 export const FAMILIES = {
   rpc: {
     name: "TOKEN_SERVICE_RPC_<CHAIN>_<NETWORK>",
-    type: "http(s) URL of a JSON-RPC node",
+    type: "http(s) URL of a JSON-RPC node, or several separated by commas",
     default: "unset: the pair is simulated in-process (unless the Hardhat config gives it an endpoint)",
     description:
-      "A live endpoint for an EVM pair, e.g. `TOKEN_SERVICE_RPC_ETHEREUM_SEPOLIA`; it wins over `tokenService.rpc` and the Hardhat networks. The node's chain id is checked on first use.",
+      "A live endpoint for an EVM pair, e.g. `TOKEN_SERVICE_RPC_ETHEREUM_SEPOLIA`; it wins over `tokenService.rpc` and the Hardhat networks. Several, comma-separated, are tried in that order: a connection error, a timeout, HTTP 429 or 5xx moves a request to the next one, and an endpoint that keeps failing is skipped for a cool-down (`TOKEN_SERVICE_ENDPOINT_FAILURE_THRESHOLD`, `TOKEN_SERVICE_ENDPOINT_COOLDOWN_SECONDS`). Each node's chain id is checked before it is used; one that serves another chain is never used.",
     readBy: ALL_DOORS_WITH_CHAINS,
     secret: true,
-    schema: url(["http:", "https:"], "https://sepolia.example.org/v2/KEY"),
+    schema: urlList(["http:", "https:"], "https://sepolia.example.org/v2/KEY"),
     names: () => allNetworks().flatMap((info) => (info.kind === "evm" ? [rpcEnvironmentVariable(info.chain, info.network)] : [])),
   },
   bitcoind: {

@@ -11,10 +11,10 @@ export interface ConfigFieldSpec {
 
 export const HARDHAT_CONFIG_FIELDS = {
   rpc: {
-    type: "`{ [chain]: { [network]: url | configVariable(NAME) } }` (EVM chains: ethereum, binance_smart_chain)",
+    type: "`{ [chain]: { [network]: url | configVariable(NAME) | [url | configVariable(NAME), …] } }` (EVM chains: ethereum, binance_smart_chain)",
     default: "`{}`: every EVM pair simulated, unless a Hardhat HTTP network with its chain id or `TOKEN_SERVICE_RPC_*` gives it a node",
     description:
-      'Live JSON-RPC endpoints, e.g. `{ ethereum: { sepolia: configVariable("SEPOLIA_RPC_URL") } }`. A configuration variable is read only when its pair is first used, so an unset one fails that pair alone, naming it. `TOKEN_SERVICE_RPC_<CHAIN>_<NETWORK>` wins over it.',
+      'Live JSON-RPC endpoints, e.g. `{ ethereum: { sepolia: configVariable("SEPOLIA_RPC_URL") } }`; a list is tried in its order, a request moving to the next endpoint when one fails (see `TOKEN_SERVICE_RPC_<CHAIN>_<NETWORK>`). A configuration variable is read only when its pair is first used, so an unset one fails that pair alone, naming it. `TOKEN_SERVICE_RPC_<CHAIN>_<NETWORK>` wins over it.',
   },
   dataDir: {
     type: "path (relative to the project root)",

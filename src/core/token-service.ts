@@ -4,7 +4,7 @@ import { allNetworks, requireEvm, resolveNetwork, rpcEnvironmentVariable, type N
 import { ErrorCode, invalidArgument, isTokenServiceError } from "../domain/errors.js";
 import { noBitcoinBackends, requireBitcoinBackend, type BitcoinBackends } from "../chains/bitcoin/backend.js";
 import { readBalances, readErc721Balance } from "../chains/evm/read/balances.js";
-import type { EvmChain, LazyEndpoint, NodeCallObserver, SimulatedChainFactory } from "../chains/evm/chain.js";
+import type { EndpointSource, EvmChain, NodeCallObserver, SimulatedChainFactory } from "../chains/evm/chain.js";
 import { EvmChains } from "../chains/evm/chains-registry.js";
 import { SharedChainReads } from "../chains/evm/read/read-memo.js";
 import { mintedTokenId } from "../chains/evm/write/mint.js";
@@ -46,8 +46,11 @@ export { MAX_ERC20_CONTRACTS_PER_READ } from "../domain/requests.js";
 export interface TokenServiceOptions {
   /** Where simulated chains come from (the plugin passes Hardhat's EDR); without one, only configured endpoints are served. */
   simulatedChainFactory?: SimulatedChainFactory;
-  /** Live endpoints keyed "chain/network" (a configuration variable is read on first use); `TOKEN_SERVICE_RPC_<CHAIN>_<NETWORK>` fills the gaps. */
-  rpcUrls?: Record<string, string | LazyEndpoint>;
+  /**
+   * Live endpoints keyed "chain/network" (a configuration variable is read on first use), one or several tried in order;
+   * `TOKEN_SERVICE_RPC_<CHAIN>_<NETWORK>` fills the gaps.
+   */
+  rpcUrls?: Record<string, EndpointSource>;
   env?: NodeJS.ProcessEnv;
   /** Simulated chains: 0 mines on send (default), N mines a block every N seconds. */
   blockTimeSeconds?: number;

@@ -20,13 +20,18 @@ const fieldList = (last: "and" | "or") =>
 /** Refuses any key of an object the shape does not name, at that key's own path, with `message` (a `never` catchall would strip it). */
 const unknownKey = (message: string) => z.unknown().refine(() => false, { message });
 
+/** One endpoint, or several tried in order. */
+const endpointsSchema = z.union([sensitiveUrlSchema, z.array(sensitiveUrlSchema).nonempty()], {
+  errorMap: () => ({ message: "Expected a URL, a configuration variable, or a non-empty list of them (tried in that order)." }),
+});
+
 const rpcSchema = z
   .object(
     Object.fromEntries(
       EVM_CHAIN_NAMES.map((chain) => [
         chain,
         z
-          .object(Object.fromEntries(networkNames(chain).map((network) => [network, sensitiveUrlSchema.optional()])))
+          .object(Object.fromEntries(networkNames(chain).map((network) => [network, endpointsSchema.optional()])))
           .catchall(unknownKey(`Expected one of: ${networkNames(chain).join(", ")}.`))
           .optional(),
       ]),
@@ -65,11 +70,19 @@ export async function resolveTokenServiceConfig(
 ): Promise<HardhatConfig> {
   const user = userConfig.tokenService ?? {};
   const rpc: HardhatConfig["tokenService"]["rpc"] = {};
-  const rpcVariables: Record<string, string> = {};
+  const rpcVariables: HardhatConfig["tokenService"]["rpcVariables"] = {};
+  const variableOf = (url: unknown) => (typeof url === "object" && url !== null && "name" in url ? String(url.name) : undefined);
   for (const [chain, networks] of Object.entries(user.rpc ?? {})) {
     for (const [network, url] of Object.entries(networks)) {
-      rpc[`${chain}/${network}`] = resolveConfigurationVariable(url);
-      if (typeof url === "object" && url !== null && "name" in url) rpcVariables[`${chain}/${network}`] = String(url.name);
+      const pair = `${chain}/${network}`;
+      if (Array.isArray(url)) {
+        rpc[pair] = url.map((entry) => resolveConfigurationVariable(entry));
+        rpcVariables[pair] = url.map(variableOf);
+        continue;
+      }
+      rpc[pair] = resolveConfigurationVariable(url);
+      const variable = variableOf(url);
+      if (variable !== undefined) rpcVariables[pair] = variable;
     }
   }
   return {

@@ -1,4 +1,4 @@
-import type { HttpNetworkConfig } from "hardhat/types/config";
+import type { HttpNetworkConfig, ResolvedConfigurationVariable } from "hardhat/types/config";
 import type { HardhatRuntimeEnvironment } from "hardhat/types/hre";
 
 import { isVariableSet } from "../config/environment.js";
@@ -8,21 +8,27 @@ import { printableHost } from "../chains/evm/live-chain.js";
 
 /**
  * The live endpoints configured in `tokenService.rpc`, read only when their pair is first used: a configuration
- * variable without a value then fails that pair alone, naming the variable, not every task of the project.
+ * variable without a value then fails that pair alone, naming the variable, not every task of the project. A list stays
+ * a list, tried in its order.
  */
-export function configuredRpcUrls(hre: HardhatRuntimeEnvironment): Record<string, LazyEndpoint> {
+export function configuredRpcUrls(hre: HardhatRuntimeEnvironment): Record<string, LazyEndpoint | LazyEndpoint[]> {
   const config = hre.config.tokenService;
+  const lazy = (url: ResolvedConfigurationVariable, variable: string | undefined, written: unknown): LazyEndpoint => ({
+    origin: "tokenService.rpc",
+    ...(variable !== undefined ? { variable } : typeof written === "string" ? { host: printableHost(written) } : {}),
+    get: () => url.get(),
+  });
   return Object.fromEntries(
     Object.entries(config?.rpc ?? {}).map(([pair, url]) => {
       const variable = config.rpcVariables?.[pair];
       const [chain, network] = pair.split("/");
       const written = (hre.userConfig.tokenService?.rpc?.[chain ?? ""] ?? {})[network ?? ""];
-      const endpoint: LazyEndpoint = {
-        origin: "tokenService.rpc",
-        ...(variable !== undefined ? { variable } : typeof written === "string" ? { host: printableHost(written) } : {}),
-        get: () => url.get(),
-      };
-      return [pair, endpoint];
+      if (Array.isArray(url)) {
+        const variables = Array.isArray(variable) ? variable : [];
+        const writtenList: unknown[] = Array.isArray(written) ? written : [];
+        return [pair, url.map((entry, index) => lazy(entry, variables[index], writtenList[index]))];
+      }
+      return [pair, lazy(url, typeof variable === "string" ? variable : undefined, written)];
     }),
   );
 }
@@ -63,7 +69,7 @@ export function hardhatNetworkRpcUrls(hre: HardhatRuntimeEnvironment): Record<st
  * The endpoints of the project's configuration, each pair taking the first of: its `TOKEN_SERVICE_RPC_*` variable
  * (left out here: the core reads it), `tokenService.rpc`, a Hardhat HTTP network with the pair's chain id.
  */
-export function liveEndpoints(hre: HardhatRuntimeEnvironment, env: NodeJS.ProcessEnv): Record<string, LazyEndpoint> {
+export function liveEndpoints(hre: HardhatRuntimeEnvironment, env: NodeJS.ProcessEnv): Record<string, LazyEndpoint | LazyEndpoint[]> {
   const configured = { ...hardhatNetworkRpcUrls(hre), ...configuredRpcUrls(hre) };
   return Object.fromEntries(
     Object.entries(configured).filter(([pair]) => {

@@ -8,7 +8,7 @@ import { rpcEnvironmentVariable } from "../domain/chains.js";
 import { DataDirectory } from "../store/data-directory.js";
 import type { JournalReplay } from "../chains/evm/simulated-chain.js";
 import type { TrackerSettings } from "../core/operations/tracker.js";
-import type { LazyEndpoint, SimulatedChainFactory } from "../chains/evm/chain.js";
+import type { EndpointSource, SimulatedChainFactory } from "../chains/evm/chain.js";
 import type { TokenService } from "../core/token-service.js";
 import { FINAL_STATUSES } from "../domain/lifecycle.js";
 import { composeTokenService } from "../compose.js";
@@ -45,7 +45,7 @@ export interface CreateServerOptions {
   /** Where simulated chains come from; the `serve` task passes the project's Hardhat EDR. Without one, only configured endpoints are served. */
   simulatedChainFactory?: SimulatedChainFactory;
   /** Live endpoints keyed "chain/network" (the project's `tokenService.rpc`); `TOKEN_SERVICE_RPC_<CHAIN>_<NETWORK>` fills the gaps. */
-  rpcUrls?: Record<string, string | LazyEndpoint>;
+  rpcUrls?: Record<string, EndpointSource>;
   /** Simulated chains and the embedded database live here (the `serve` task passes the project's `tokenService.dataDir`). */
   dataDir: string;
   /** A PostgreSQL server shared by replicas; default `DATABASE_URL`, else embedded SQLite in the data directory. */
@@ -227,6 +227,7 @@ export async function createServer(options: CreateServerOptions): Promise<TokenS
       ...(options.requestTimeoutMs !== undefined ? { requestTimeoutMs: options.requestTimeoutMs } : {}),
     });
     const evm = service.evm;
+    metrics.watchEndpoints(() => evm.endpointStatuses());
     const simulated = evm.describe().filter((pair) => evm.simulatesPrivately(pair));
     if (simulated.length > 0) {
       // Simulated chains journal into the data directory: take it now, so a task started beside us is refused at once.

@@ -1,11 +1,24 @@
+import type { EvmChain } from "../chains/evm/chain.js";
+import type { EndpointProbe, EndpointState } from "../chains/evm/endpoint-pool.js";
 import { ErrorCode, isTokenServiceError } from "../domain/errors.js";
 import type { ServerContext } from "./context.js";
+
+/** One endpoint of a live EVM pair, as the probe found it. */
+export interface EndpointHealth {
+  /** Its host, never its credentials or path. */
+  endpoint: string;
+  state: EndpointState;
+  detail?: string;
+  block?: number;
+}
 
 export interface BackendHealth {
   /** null: not probed, so neither known ready nor known down. */
   ready: boolean | null;
   simulated?: boolean;
   detail: string;
+  /** A live EVM pair's endpoints, in the order requests try them. */
+  endpoints?: EndpointHealth[];
 }
 
 export interface HealthReport {
@@ -14,6 +27,8 @@ export interface HealthReport {
 }
 
 const PROBE_TIMEOUT_MS = 2_000;
+/** Each endpoint of a pair gets less, so that the pair's report (which ones answered) comes within the probe's time. */
+const ENDPOINT_PROBE_TIMEOUT_MS = 1_500;
 
 class ProbeTimeout extends Error {}
 
@@ -26,6 +41,25 @@ function failure(endpoint: string, error: unknown): string {
   if (isTokenServiceError(error, ErrorCode.CHAIN_ID_MISMATCH)) return error.message;
   if (error instanceof ProbeTimeout) return `${endpoint} not answering within ${PROBE_TIMEOUT_MS / 1000} s`;
   return `${endpoint} not answering`;
+}
+
+/**
+ * A live pair's latest block and, where it has an endpoint pool, each endpoint as its own probe found it: the pair is
+ * ready when one of them answers (requests move to it), whatever the others do.
+ */
+async function probeEndpoints(chain: EvmChain): Promise<{ block: number | undefined; endpoints?: EndpointHealth[] }> {
+  if (chain.probeEndpoints === undefined) return { block: await chain.provider.getBlockNumber() };
+  const probes: EndpointProbe[] = await chain.probeEndpoints(ENDPOINT_PROBE_TIMEOUT_MS);
+  const blocks = probes.flatMap((probe) => (probe.block === undefined ? [] : [probe.block]));
+  return {
+    block: blocks.length === 0 ? undefined : Math.max(...blocks),
+    endpoints: probes.map(({ endpoint, state, detail, block }) => ({
+      endpoint,
+      state,
+      ...(detail !== undefined ? { detail } : {}),
+      ...(block !== undefined ? { block } : {}),
+    })),
+  };
 }
 
 /**
@@ -67,8 +101,12 @@ export async function checkHealth({ service, store, storage }: ServerContext): P
       continue;
     }
     probes.push(
-      withTimeout(service.evmChain(pair, "health check").then((chain) => chain.provider.getBlockNumber())).then(
-        (block) => void (backends[key] = { ready: true, simulated: false, detail: `${pair.endpoint}, block ${block}` }),
+      withTimeout(service.evmChain(pair, "health check").then(probeEndpoints)).then(
+        ({ block, endpoints }) =>
+          void (backends[key] =
+            block === undefined
+              ? { ready: false, simulated: false, detail: `${pair.endpoint}: no endpoint answering`, ...(endpoints ? { endpoints } : {}) }
+              : { ready: true, simulated: false, detail: `${pair.endpoint}, block ${block}`, ...(endpoints ? { endpoints } : {}) }),
         (error: unknown) => void (backends[key] = { ready: false, simulated: false, detail: failure(pair.endpoint, error) }),
       ),
     );

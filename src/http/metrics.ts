@@ -2,6 +2,7 @@ import type { RequestHandler } from "express";
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
 
 import type { NodeCallObserver } from "../chains/evm/chain.js";
+import type { EndpointStatus } from "../chains/evm/endpoint-pool.js";
 import type { SenderLock } from "../chains/evm/sender-lock.js";
 import type { Store } from "../store/types.js";
 
@@ -100,6 +101,56 @@ export class ServiceMetrics {
       collect() {
         this.reset();
         this.inc(storage.failureCount);
+      },
+    });
+  }
+
+  /**
+   * Reports each live pair's endpoints at scrape time (those of pairs opened so far), labelled by pair and host (never
+   * credentials or paths): whether each is up, its state, the requests it failed and those that moved on from it.
+   */
+  watchEndpoints(read: () => Array<{ pair: string; endpoints: EndpointStatus[] }>): void {
+    const each = (visit: (labels: { pair: string; endpoint: string }, status: EndpointStatus) => void) => {
+      for (const { pair, endpoints } of read()) for (const status of endpoints) visit({ pair, endpoint: status.endpoint }, status);
+    };
+    new Gauge({
+      name: "token_service_rpc_endpoint_up",
+      help: "1 while a live pair's endpoint answers (its last request did), 0 otherwise: failing, down for a cool-down, on another chain, or not asked yet",
+      labelNames: ["pair", "endpoint"],
+      registers: [this.registry],
+      collect() {
+        this.reset();
+        each((labels, status) => this.set(labels, status.state === "up" ? 1 : 0));
+      },
+    });
+    new Gauge({
+      name: "token_service_rpc_endpoint_state",
+      help: "1 for the state each live pair's endpoint is in: up, failing, down (skipped for a cool-down), half-open, wrong-chain or unknown",
+      labelNames: ["pair", "endpoint", "state"],
+      registers: [this.registry],
+      collect() {
+        this.reset();
+        each((labels, status) => this.set({ ...labels, state: status.state }, 1));
+      },
+    });
+    new Counter({
+      name: "token_service_rpc_endpoint_failures_total",
+      help: "Requests to a live pair's endpoint that met no connection, a timeout, HTTP 429 or a 5xx",
+      labelNames: ["pair", "endpoint"],
+      registers: [this.registry],
+      collect() {
+        this.reset();
+        each((labels, status) => this.inc(labels, status.failures));
+      },
+    });
+    new Counter({
+      name: "token_service_rpc_failovers_total",
+      help: "Requests that moved on from a live pair's endpoint to the next one",
+      labelNames: ["pair", "endpoint"],
+      registers: [this.registry],
+      collect() {
+        this.reset();
+        each((labels, status) => this.inc(labels, status.failovers));
       },
     });
   }

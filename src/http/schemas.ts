@@ -1,5 +1,6 @@
 import { z } from "zod/v4";
 
+import { ENDPOINT_STATES, type EndpointState } from "../chains/evm/endpoint-pool.js";
 import { CHAIN_NAMES } from "../domain/chains.js";
 import { WEBHOOK_EVENTS } from "../webhooks/events.js";
 import { EXAMPLE_ACCOUNT, EXAMPLE_TOKEN_CONTRACT, EXAMPLE_TRANSACTION_HASH, ONE_TOKEN } from "./examples.js";
@@ -436,6 +437,21 @@ export const Health = z.object({
       ready: z.boolean().nullable().describe("null when not probed (public Esplora APIs are not sent health-check traffic)"),
       simulated: z.boolean().optional().describe("With an API key"),
       detail: z.string().optional().describe("With an API key: where the backend is and what the probe found"),
+      endpoints: z
+        .array(
+          z.object({
+            endpoint: z.string().describe("The endpoint's host (never its credentials or path)"),
+            state: z
+              .enum(ENDPOINT_STATES as [EndpointState, ...EndpointState[]])
+              .describe(
+                "up: it answered; failing: its last request failed; down: skipped for a cool-down after failures in a row; half-open: the cool-down is over, the next request tries it; wrong-chain: it serves another chain, never used; unknown: not asked yet",
+              ),
+            detail: z.string().optional().describe("Why it is not up"),
+            block: z.number().int().optional().describe("The latest block it reported"),
+          }),
+        )
+        .optional()
+        .describe("With an API key, on a live EVM pair: its endpoints in the order requests try them, each probed"),
     }),
   ),
 });

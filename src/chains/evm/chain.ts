@@ -1,6 +1,7 @@
 import type { AbstractProvider } from "ethers";
 
 import type { NetworkInfo } from "../../domain/chains.js";
+import type { EndpointProbe, EndpointStatus } from "./endpoint-pool.js";
 
 export type EvmNetworkInfo = NetworkInfo & { chainId: number };
 
@@ -35,6 +36,10 @@ export interface EvmChain {
   fund?(address: string, amount: bigint, grantId?: string): Promise<bigint>;
   /** Whether the grant named `grantId` is part of the chain (a process that died mid-grant may not have made it). */
   hasGrant?(grantId: string): boolean;
+  /** A live pair's endpoints, in the order requests try them, each with its state; absent on simulated chains. */
+  endpointStatuses?(): EndpointStatus[];
+  /** Asks each endpoint for its latest block within `timeoutMs` (a health check); absent on simulated chains. */
+  probeEndpoints?(timeoutMs: number): Promise<EndpointProbe[]>;
   close(): Promise<void>;
 }
 
@@ -50,6 +55,12 @@ export interface LazyEndpoint {
   headers?: Record<string, string>;
   get(): Promise<string>;
 }
+
+/**
+ * A pair's live endpoint as configured: a URL, a lazy endpoint, or several of them, tried in that order (see
+ * EndpointPool).
+ */
+export type EndpointSource = string | LazyEndpoint | ReadonlyArray<string | LazyEndpoint>;
 
 /** Told of every call to a node: the pair ("ethereum/sepolia"), the JSON-RPC method, its duration and whether it answered. */
 export type NodeCallObserver = (pair: string, method: string, seconds: number, ok: boolean) => void;

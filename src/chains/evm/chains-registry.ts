@@ -3,10 +3,11 @@ import path from "node:path";
 
 import type { DataDirectory } from "../../store/data-directory.js";
 
-import { EnvironmentError, readFamilyVariable } from "../../config/environment.js";
+import { EnvironmentError, endpointList, readFamilyVariable, readVariable } from "../../config/environment.js";
 import { allNetworks, rpcEnvironmentVariable, type NetworkInfo } from "../../domain/chains.js";
 import { ErrorCode, TokenServiceError } from "../../domain/errors.js";
-import type { EvmChain, EvmNetworkInfo, LazyEndpoint, NodeCallObserver, SimulatedChainFactory } from "./chain.js";
+import type { EndpointSource, EvmChain, EvmNetworkInfo, LazyEndpoint, NodeCallObserver, SimulatedChainFactory } from "./chain.js";
+import type { EndpointStatus, FailoverPolicy } from "./endpoint-pool.js";
 import { LiveChain, printableHost } from "./live-chain.js";
 import { SimulatedChain, type JournalReplay } from "./simulated-chain.js";
 
@@ -14,7 +15,7 @@ export interface EvmChainsOptions {
   /** Where simulated chains come from; without one, pairs with no endpoint are not served. */
   simulatedChainFactory?: SimulatedChainFactory;
   /** Endpoints keyed "chain/network" (from the Hardhat config, read on first use); environment variables fill the gaps. */
-  rpcUrls?: Record<string, string | LazyEndpoint>;
+  rpcUrls?: Record<string, EndpointSource>;
   env?: NodeJS.ProcessEnv;
   blockTimeSeconds?: number;
   /** Simulated chains journal their state under `<dataDirectory>/chains` when set, claiming the directory first. */
@@ -46,16 +47,24 @@ export async function readEndpoint(subject: string, source: LazyEndpoint, field 
   }
 }
 
+/** Where one endpoint of a list is, fit to print: its host, or the variable that will give it. */
+function endpointWhere(source: string | LazyEndpoint): string {
+  if (typeof source === "string") return printableHost(source);
+  return source.variable !== undefined ? `configuration variable ${source.variable}` : (source.host ?? "a configured endpoint");
+}
+
 /** Lazily opens one connection per EVM pair: live when an endpoint is configured, simulated otherwise. */
 export class EvmChains {
   private readonly open = new Map<string, Promise<EvmChain>>();
+  /** The open chains that connected, by pair: what /health and /metrics report on without waiting. */
+  private readonly connected = new Map<string, EvmChain>();
 
   constructor(private readonly options: EvmChainsOptions) {}
 
-  /** The pair's endpoint: as configured (`rpcUrls`), else from its environment variable; undefined when simulated. */
-  private endpointSource(info: NetworkInfo): string | LazyEndpoint | undefined {
+  /** The pair's endpoints: as configured (`rpcUrls`), else from its environment variable; undefined when simulated. */
+  private endpointSource(info: NetworkInfo): EndpointSource | undefined {
     const configured = this.options.rpcUrls?.[`${info.chain}/${info.network}`];
-    if (configured) return configured;
+    if (configured && (!Array.isArray(configured) || configured.length > 0)) return configured;
     const variable = rpcEnvironmentVariable(info.chain, info.network);
     let url: string | undefined;
     try {
@@ -66,25 +75,54 @@ export class EvmChains {
       const refusal = new TokenServiceError(ErrorCode.BACKEND_NOT_CONFIGURED, error.message, { field: "network", details: { variable } });
       return { host: `misconfigured (fix ${variable})`, get: () => Promise.reject(refusal) };
     }
-    return url ? { host: printableHost(url), origin: variable, get: async () => url } : undefined;
+    if (!url) return undefined;
+    // Several, comma-separated: tried in that order.
+    const urls = endpointList(url);
+    if (urls.length === 1) return { host: printableHost(url), origin: variable, get: async () => url };
+    return urls.map((entry) => ({ host: printableHost(entry), origin: variable, get: async () => entry }));
   }
 
-  /** Where a live pair's node is, fit to print (the host, or the variable that will give it, and where it was configured); undefined when simulated. */
+  /**
+   * Where a live pair's nodes are, fit to print (each host, or the variable that will give it, and where they were
+   * configured): "a.example, b.example via TOKEN_SERVICE_RPC_ETHEREUM_SEPOLIA"; undefined when simulated.
+   */
   endpointLabel(info: NetworkInfo): string | undefined {
     const source = this.endpointSource(info);
     if (source === undefined) return undefined;
-    if (typeof source === "string") return printableHost(source);
-    const where = source.variable !== undefined ? `configuration variable ${source.variable}` : (source.host ?? "a configured endpoint");
-    return source.origin === undefined ? where : `${where} via ${source.origin}`;
+    const sources = typeof source === "string" || !Array.isArray(source) ? [source as string | LazyEndpoint] : source;
+    const where = sources.map(endpointWhere).join(", ");
+    const origins = new Set(sources.map((entry) => (typeof entry === "string" ? undefined : entry.origin)));
+    const [origin] = origins;
+    return origins.size === 1 && origin !== undefined ? `${where} via ${origin}` : where;
   }
 
   isSimulated(info: NetworkInfo): boolean {
     return this.endpointSource(info) === undefined;
   }
 
-  /** The endpoint, reading a configuration variable only now: a missing one fails this pair alone, naming it. */
-  private async endpointUrl(info: NetworkInfo, source: string | LazyEndpoint): Promise<string> {
-    return typeof source === "string" ? source : readEndpoint(`${info.chain}/${info.network} is live`, source);
+  /** The endpoints, reading configuration variables only now: a missing one fails this pair alone, naming it. */
+  private async endpointUrls(info: NetworkInfo, source: EndpointSource): Promise<string[]> {
+    const sources = typeof source === "string" || !Array.isArray(source) ? [source as string | LazyEndpoint] : source;
+    return Promise.all(
+      sources.map((entry) => (typeof entry === "string" ? entry : readEndpoint(`${info.chain}/${info.network} is live`, entry))),
+    );
+  }
+
+  /** When an endpoint counts as down and for how long, from the environment; a bad value fails the live pairs, naming it. */
+  private failoverPolicy(): Partial<FailoverPolicy> {
+    const env = this.options.env ?? process.env;
+    try {
+      return {
+        failureThreshold: readVariable(env, "TOKEN_SERVICE_ENDPOINT_FAILURE_THRESHOLD"),
+        cooldownMs: readVariable(env, "TOKEN_SERVICE_ENDPOINT_COOLDOWN_SECONDS"),
+      };
+    } catch (error) {
+      if (!(error instanceof EnvironmentError)) throw error;
+      throw new TokenServiceError(ErrorCode.BACKEND_NOT_CONFIGURED, error.message, {
+        field: "network",
+        details: { variable: error.variable },
+      });
+    }
   }
 
   /** A pair this process would simulate in memory (no endpoint, simulated chains on). */
@@ -98,8 +136,11 @@ export class EvmChains {
     if (chain === undefined) {
       chain = this.connect(info);
       this.open.set(key, chain);
-      // A failed connection is not cached: the next call tries again.
-      chain.catch(() => this.open.delete(key));
+      chain.then(
+        (connected) => this.connected.set(key, connected),
+        // A failed connection is not cached: the next call tries again.
+        () => this.open.delete(key),
+      );
     }
     return chain;
   }
@@ -107,10 +148,13 @@ export class EvmChains {
   private connect(info: EvmNetworkInfo): Promise<EvmChain> {
     const source = this.endpointSource(info);
     if (source !== undefined) {
-      return this.endpointUrl(info, source).then((url) =>
-        LiveChain.connect(info, url, {
+      // Headers come with a Hardhat network's url, which is always one endpoint.
+      const headers = typeof source !== "string" && !Array.isArray(source) ? (source as LazyEndpoint).headers : undefined;
+      return this.endpointUrls(info, source).then((urls) =>
+        LiveChain.connect(info, urls, {
           requestTimeoutMs: this.options.requestTimeoutMs ?? 15_000,
-          ...(typeof source !== "string" && source.headers ? { headers: source.headers } : {}),
+          failover: this.failoverPolicy(),
+          ...(headers ? { headers } : {}),
           ...(this.options.onNodeCall ? { onNodeCall: this.options.onNodeCall } : {}),
         }),
       );
@@ -151,9 +195,17 @@ export class EvmChains {
     return chains.flatMap((chain) => (chain instanceof SimulatedChain && chain.replay ? [chain.replay] : []));
   }
 
+  /** Each connected live pair's endpoints with their states, in the order requests try them. */
+  endpointStatuses(): Array<{ pair: string; endpoints: EndpointStatus[] }> {
+    return [...this.connected].flatMap(([pair, chain]) =>
+      chain.endpointStatuses === undefined ? [] : [{ pair, endpoints: chain.endpointStatuses() }],
+    );
+  }
+
   async close(): Promise<void> {
     const chains = await Promise.allSettled(this.open.values());
     this.open.clear();
+    this.connected.clear();
     await Promise.all(chains.map((result) => (result.status === "fulfilled" ? result.value.close() : undefined)));
   }
 

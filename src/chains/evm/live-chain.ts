@@ -1,65 +1,50 @@
-import { FetchRequest, JsonRpcProvider, Network, type JsonRpcPayload, type JsonRpcResult } from "ethers";
+import { FetchRequest, JsonRpcProvider, Network, type JsonRpcError, type JsonRpcPayload, type JsonRpcResult } from "ethers";
 
-import { ErrorCode, TokenServiceError } from "../../domain/errors.js";
 import type { EvmChain, EvmNetworkInfo, NodeCallObserver } from "./chain.js";
+import { EndpointPool, type EndpointProbe, type EndpointStatus, type FailoverPolicy } from "./endpoint-pool.js";
+import { redactEndpoint } from "./endpoint-names.js";
 import { translateProviderError } from "./provider-errors.js";
+
+export { printableHost, redactEndpoint } from "./endpoint-names.js";
 
 export interface LiveChainOptions {
   requestTimeoutMs: number;
   /** Sent with every request. */
   headers?: Record<string, string>;
   onNodeCall?: NodeCallObserver;
+  /** When an endpoint counts as down, and for how long (see EndpointPool). */
+  failover?: Partial<FailoverPolicy>;
 }
 
-/** A JSON-RPC provider that reports each request (a batch counts once) to an observer. */
-class ObservedJsonRpcProvider extends JsonRpcProvider {
+/**
+ * ethers' JSON-RPC provider (request batching, error typing, everything the service calls) over the pair's endpoint
+ * pool instead of one URL: each request or batch goes out through `EndpointPool.send`, which moves it along the
+ * endpoints as they fail. Each request (a batch counts once) is reported to the observer, failovers included.
+ */
+class FailoverJsonRpcProvider extends JsonRpcProvider {
   constructor(
-    request: FetchRequest,
+    private readonly pool: EndpointPool,
     network: Network,
     options: ConstructorParameters<typeof JsonRpcProvider>[2],
-    private readonly observe: (method: string, seconds: number, ok: boolean) => void,
+    private readonly observe?: (method: string, seconds: number, ok: boolean) => void,
   ) {
-    super(request, network, options);
+    // No URL of its own: every request goes through `_send` below, to the pool.
+    super(undefined, network, options);
   }
 
   override async _send(payload: JsonRpcPayload | JsonRpcPayload[]): Promise<JsonRpcResult[]> {
     const method = Array.isArray(payload) ? (payload.length === 1 ? payload[0]!.method : "batch") : payload.method;
     const started = performance.now();
     try {
-      const result = await super._send(payload);
-      this.observe(method, (performance.now() - started) / 1000, true);
-      return result;
+      // Error answers too: ethers' provider reads each answer's `error` itself.
+      const answers = (await this.pool.send(payload)) as Array<JsonRpcResult | JsonRpcError> as JsonRpcResult[];
+      this.observe?.(method, (performance.now() - started) / 1000, true);
+      return answers;
     } catch (error) {
-      this.observe(method, (performance.now() - started) / 1000, false);
+      this.observe?.(method, (performance.now() - started) / 1000, false);
       throw error;
     }
   }
-}
-
-/** The host of an endpoint URL, fit to print. */
-export function printableHost(url: string): string {
-  try {
-    return new URL(url).host;
-  } catch {
-    return redactEndpoint(url);
-  }
-}
-
-/** Credentials in an endpoint URL (user:pass@ or an API key in the path) are never printed. */
-export function redactEndpoint(url: string): string {
-  try {
-    const parsed = new URL(url);
-    return `${parsed.protocol}//${parsed.host}${parsed.pathname.length > 1 ? "/…" : ""}`;
-  } catch {
-    return "(invalid URL)";
-  }
-}
-
-function nodeRequest(url: string, options: Pick<LiveChainOptions, "requestTimeoutMs" | "headers">): FetchRequest {
-  const request = new FetchRequest(url);
-  request.timeout = options.requestTimeoutMs;
-  for (const [name, value] of Object.entries(options.headers ?? {})) request.setHeader(name, value);
-  return request;
 }
 
 /** The chain id a node reports (`eth_chainId`), asked once. */
@@ -67,7 +52,9 @@ export async function askChainId(
   url: string,
   options: Pick<LiveChainOptions, "requestTimeoutMs" | "headers"> & { upstream: string },
 ): Promise<number> {
-  const request = nodeRequest(url, options);
+  const request = new FetchRequest(url);
+  request.timeout = options.requestTimeoutMs;
+  for (const [name, value] of Object.entries(options.headers ?? {})) request.setHeader(name, value);
   // A static network only stops ethers asking on its own: the one question is ours.
   const network = Network.from(1);
   const provider = new JsonRpcProvider(request, network, { staticNetwork: network });
@@ -80,54 +67,64 @@ export async function askChainId(
   }
 }
 
+/** A pair on a live network, through one JSON-RPC endpoint or several tried in order. */
 export class LiveChain implements EvmChain {
   readonly simulated = false;
   readonly pollingIntervalMs = 1000;
   readonly endpoint: string;
   readonly provider: JsonRpcProvider;
+  private readonly pool: EndpointPool;
 
   private constructor(
     readonly info: EvmNetworkInfo,
-    url: string,
+    urls: readonly string[],
     options: LiveChainOptions,
   ) {
-    this.endpoint = redactEndpoint(url);
-    const request = nodeRequest(url, options);
+    this.endpoint = urls.map(redactEndpoint).join(", ");
+    const pair = `${info.chain}/${info.network}`;
+    this.pool = new EndpointPool(pair, info.chainId, urls, {
+      requestTimeoutMs: options.requestTimeoutMs,
+      ...(options.headers ? { headers: options.headers } : {}),
+      ...(options.failover ? { policy: options.failover } : {}),
+    });
     const network = Network.from(info.chainId);
     // Calls issued in the same tick travel together in one JSON-RPC batch. No response cache (ethers keeps
     // identical reads for 250 ms by default): a cached "pending" nonce would make back-to-back sends collide.
     const providerOptions = { staticNetwork: network, batchMaxCount: 100, batchStallTime: 5, cacheTimeout: -1 };
     const observe = options.onNodeCall;
-    const pair = `${info.chain}/${info.network}`;
-    this.provider =
-      observe === undefined
-        ? new JsonRpcProvider(request, network, providerOptions)
-        : new ObservedJsonRpcProvider(request, network, providerOptions, (method, seconds, ok) => observe(pair, method, seconds, ok));
+    this.provider = new FailoverJsonRpcProvider(
+      this.pool,
+      network,
+      providerOptions,
+      observe === undefined ? undefined : (method, seconds, ok) => observe(pair, method, seconds, ok),
+    );
   }
 
-  /** Connects and refuses an endpoint that serves another chain than the pair's. */
-  static async connect(info: EvmNetworkInfo, url: string, options: LiveChainOptions): Promise<LiveChain> {
-    const chain = new LiveChain(info, url, options);
-    let reported: bigint;
+  /**
+   * Connects once one endpoint serves the pair's chain (the others are checked meanwhile, each before its first use);
+   * refuses with CHAIN_ID_MISMATCH when every one serves another chain, or why none answered.
+   */
+  static async connect(info: EvmNetworkInfo, urls: string | readonly string[], options: LiveChainOptions): Promise<LiveChain> {
+    const chain = new LiveChain(info, typeof urls === "string" ? [urls] : urls, options);
     try {
-      reported = BigInt((await chain.provider.send("eth_chainId", [])) as string);
+      await chain.pool.verify();
     } catch (error) {
       chain.provider.destroy();
-      throw translateProviderError(error, `the ${info.chain}/${info.network} endpoint ${chain.endpoint}`);
-    }
-    if (reported !== BigInt(info.chainId)) {
-      chain.provider.destroy();
-      throw new TokenServiceError(
-        ErrorCode.CHAIN_ID_MISMATCH,
-        `the endpoint configured for ${info.chain}/${info.network} (${chain.endpoint}) serves chain id ${reported}, expected ${info.chainId}`,
-        { field: "network", details: { expectedChainId: info.chainId, reportedChainId: Number(reported) } },
-      );
+      throw error;
     }
     return chain;
   }
 
   async broadcast(signedTransaction: string): Promise<string> {
     return (await this.provider.send("eth_sendRawTransaction", [signedTransaction])) as string;
+  }
+
+  endpointStatuses(): EndpointStatus[] {
+    return this.pool.statuses();
+  }
+
+  probeEndpoints(timeoutMs: number): Promise<EndpointProbe[]> {
+    return this.pool.probe(timeoutMs);
   }
 
   async close(): Promise<void> {

@@ -1,0 +1,93 @@
+import { createServer, type IncomingMessage } from "node:http";
+
+/** What the relay does with one HTTP request, given its JSON-RPC methods and its place among the requests (0, 1, …). */
+export type Fault =
+  /** Forwarded to the node, its answer relayed. */
+  | "forward"
+  /** Answered with that status at once; the node never sees it. */
+  | 429
+  | 503
+  /** Forwarded, so the node acts on it, but the answer is lost: the client gets a 503, as from a proxy that failed after. */
+  | "lose-answer"
+  /** Forwarded, the node's error answers relayed without their `data` (as nodes that give no revert data for eth_estimateGas). */
+  | "strip-error-data";
+
+export interface FaultyRelay {
+  url: string;
+  /** The JSON-RPC methods of each HTTP request that arrived, one array per request. */
+  requests: string[][];
+  /** How many were answered by a fault (429, 503, a lost answer) instead of the node. */
+  faults: number;
+  /** Changes what the relay does from now on. */
+  setFault(decide: (methods: string[], index: number) => Fault): void;
+  close(): Promise<void>;
+}
+
+async function readBody(request: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of request) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString("utf8");
+}
+
+/**
+ * An HTTP relay in front of a real node that misbehaves as public RPC providers do: for the requests `decide` picks, it
+ * answers 429 or 503 without asking the node, or asks the node and loses the answer. The rest go to the node, on
+ * whatever path they came (a provider's `/v2/KEY` included). It is the fault, not a stand-in for the node.
+ */
+export async function startFaultyRelay(
+  target: string,
+  decide: (methods: string[], index: number) => Fault = () => "forward",
+): Promise<FaultyRelay> {
+  let current = decide;
+  const relay: FaultyRelay = {
+    url: "",
+    requests: [],
+    faults: 0,
+    setFault: (next) => void (current = next),
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+  const server = createServer(async (request, response) => {
+    const body = await readBody(request);
+    let methods: string[];
+    try {
+      const parsed = JSON.parse(body) as { method: string } | Array<{ method: string }>;
+      methods = (Array.isArray(parsed) ? parsed : [parsed]).map((call) => call.method);
+    } catch {
+      methods = ["(unparsable)"];
+    }
+    const index = relay.requests.length;
+    relay.requests.push(methods);
+    const fault = current(methods, index);
+    if (fault === 429 || fault === 503) {
+      relay.faults++;
+      response.writeHead(fault, { "content-type": "text/plain" }).end(fault === 429 ? "rate limited" : "unavailable");
+      return;
+    }
+    let upstream: Response;
+    try {
+      upstream = await fetch(target, { method: "POST", headers: { "content-type": "application/json" }, body });
+    } catch {
+      response.writeHead(502, { "content-type": "text/plain" }).end("node unreachable");
+      return;
+    }
+    const answer = Buffer.from(await upstream.arrayBuffer());
+    if (fault === "lose-answer") {
+      relay.faults++;
+      response.writeHead(503, { "content-type": "text/plain" }).end("unavailable");
+      return;
+    }
+    if (fault === "strip-error-data") {
+      const parsed = JSON.parse(answer.toString("utf8")) as { error?: { data?: unknown } } | Array<{ error?: { data?: unknown } }>;
+      for (const reply of Array.isArray(parsed) ? parsed : [parsed]) if (reply.error) delete reply.error.data;
+      response.writeHead(upstream.status, { "content-type": "application/json" }).end(JSON.stringify(parsed));
+      return;
+    }
+    response.writeHead(upstream.status, { "content-type": "application/json" }).end(answer);
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  relay.url = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+  return relay;
+}
