@@ -1,5 +1,5 @@
 import { expect } from "chai";
-import { Contract, Wallet as EthersWallet, getCreateAddress } from "ethers";
+import { Contract, Wallet as EthersWallet, getAddress, getCreateAddress } from "ethers";
 import hre from "hardhat";
 
 import { createTokenService, resolveNetwork, type TokenService } from "../src/api.js";
@@ -814,8 +814,10 @@ describe("core (programmatic API on simulated chains)", function () {
       );
     });
 
-    it("TRANSACTION_REJECTED: a mint the chain would revert (an ERC721 to a contract that cannot receive it)", async function () {
-      await expectServiceError(
+    it("WOULD_REVERT: a mint the chain would revert (an ERC721 to a contract that cannot receive it), named, nothing sent", async function () {
+      const chain = await service.evmChain(resolveNetwork(SEPOLIA.chain, SEPOLIA.network), "read");
+      const nonce = await chain.provider.getTransactionCount(owner.address, "pending");
+      const error = await expectServiceError(
         service.mint({
           ...SEPOLIA,
           type: "erc721",
@@ -824,10 +826,13 @@ describe("core (programmatic API on simulated chains)", function () {
           sender: owner.address,
           privateKey: owner.privateKey,
         }),
-        ErrorCode.TRANSACTION_REJECTED,
+        ErrorCode.WOULD_REVERT,
         undefined,
         secrets,
       );
+      expect(error.details).to.deep.equal({ error: "ERC721InvalidReceiver", args: { receiver: getAddress(erc20) } });
+      expect(error.message).to.include(`ERC721InvalidReceiver(receiver: ${getAddress(erc20)})`);
+      expect(await chain.provider.getTransactionCount(owner.address, "pending"), "nothing was signed or sent").to.equal(nonce);
     });
 
     it("TRANSACTION_NOT_FOUND: a hash the chain does not know", async function () {

@@ -91,7 +91,9 @@ describe("sends from one sender, in batches inside the sender lock", function ()
     const results = await oneBatch(wallet, [DEPLOY, DEPLOY, REVERTS, DEPLOY, DEPLOY]);
     expect(results.map((result) => result.status)).to.deep.equal(["fulfilled", "fulfilled", "rejected", "fulfilled", "fulfilled"]);
     const reverted = (results[2] as PromiseRejectedResult).reason;
-    expect(isTokenServiceError(reverted, ErrorCode.TRANSACTION_REJECTED), String(reverted)).to.equal(true);
+    expect(isTokenServiceError(reverted, ErrorCode.WOULD_REVERT), String(reverted)).to.equal(true);
+    // revert(0, 0): a revert without data, which names nothing.
+    expect(reverted.details).to.deep.equal({ error: null, args: {}, data: "0x" });
     const sent = results.flatMap((result) => (result.status === "fulfilled" ? [result.value] : []));
     expect(sent.map((info) => info.nonce)).to.deep.equal([0, 1, 2, 3]);
     await expectMinedInOrder(sent);

@@ -201,9 +201,16 @@ export const ERROR_CATALOG = {
     httpStatus: 422,
     source: "core",
     stored: true,
-    title: "The node would revert it or refused it",
+    title: "The node refused it",
     description:
-      "The node would revert the transaction or refused it (nonce), or it was not sent because the same sender's transaction before it was refused (send it again). Stored in an operation's record when the node refused the broadcast.",
+      "The node refused the transaction (nonce) or could not estimate its gas though it would not revert, or it was not sent because the same sender's transaction before it was refused (send it again). Stored in an operation's record when the node refused the broadcast.",
+  },
+  WOULD_REVERT: {
+    httpStatus: 422,
+    source: "core",
+    title: "The chain would revert it: nothing was signed",
+    description:
+      "The node's dry run of the transaction (`eth_estimateGas`, then `eth_call` with the same sender, target and data) reverts, so nothing was signed or sent and no record was written. `details.error` names the revert, decoded with the shipped contracts' ABIs and OpenZeppelin's standard errors (`ERC721InvalidReceiver`, `AccessControlUnauthorizedAccount`, `ERC20ExceededCap`, …; `Error` for a require message, in `args.reason`; `Panic` with `args.code`), `details.args` its arguments as strings by name; `error` is null for a revert without data or with an error the service does not know (`details.data` then holds the raw revert data). Where the mint's own checks find the cause first, the more specific `NOT_A_MINTER`, `CAP_EXCEEDED` or `TOKEN_ID_TAKEN` is answered instead.",
   },
   LIVE_NETWORK_FAUCET: {
     httpStatus: 422,

@@ -4,6 +4,7 @@ import { ErrorCode, TokenServiceError } from "../../../domain/errors.js";
 import { amountPair } from "../../../domain/units.js";
 import type { EvmChain } from "../chain.js";
 import { translateProviderError } from "../provider-errors.js";
+import { decodeRevert, describeRevert, revertDataOf } from "../revert-reasons.js";
 import { knownGas, learnGas } from "./gas-shapes.js";
 import { SenderBatches, type Queued } from "./sender-batches.js";
 import { senderLockKey, type SenderLock } from "../sender-lock.js";
@@ -55,9 +56,14 @@ export interface SendRequest extends TransactionIntent {
  * ethers' own estimateGas copies and re-encodes a deployment's 5 KB on every call. Errors keep ethers' typing.
  */
 async function estimateGas(chain: EvmChain, request: TransactionIntent): Promise<bigint> {
-  const call = { from: request.sender, ...(request.to ? { to: request.to } : {}), data: request.data };
+  const call = callOf(request);
   if (!(chain.provider instanceof JsonRpcApiProvider)) return chain.provider.estimateGas(call);
   return BigInt((await chain.provider.send("eth_estimateGas", [call])) as string);
+}
+
+/** The request as a call object: the sender, the target (none for a deployment) and the data. */
+function callOf(request: TransactionIntent): { from: string; to?: string; data: string } {
+  return { from: request.sender, ...(request.to ? { to: request.to } : {}), data: request.data };
 }
 
 /**
@@ -151,7 +157,7 @@ async function buildTransaction(chain: EvmChain, request: TransactionIntent, hoo
     throw translateProviderError(error, node);
   }
   const estimate = estimates[0]!;
-  if (estimate.status === "rejected") throw estimateError(estimate.reason, node);
+  if (estimate.status === "rejected") throw await estimateError(chain, request, estimate.reason);
   const gasLimit = (estimate.value * GAS_HEADROOM_PERCENT) / 100n;
   const needed = gasLimit * pricePerGas(feeData);
   if (available < needed) throw insufficientFunds(chain, request.sender, available, available, needed);
@@ -257,11 +263,44 @@ function nodeName(chain: EvmChain): string {
   return `the ${chain.info.chain}/${chain.info.network} node`;
 }
 
-function estimateError(error: unknown, node: string): TokenServiceError {
-  if ((error as { code?: string }).code === "CALL_EXCEPTION") {
-    return new TokenServiceError(ErrorCode.TRANSACTION_REJECTED, `${node} reports that the transaction would revert`, { cause: error });
+const isCallException = (error: unknown) => (error as { code?: string })?.code === "CALL_EXCEPTION";
+
+/** `eth_call` of the request as it would be sent, at the latest block: resolves if it would not revert. */
+async function dryRun(chain: EvmChain, request: TransactionIntent): Promise<void> {
+  const call = callOf(request);
+  if (chain.provider instanceof JsonRpcApiProvider) await chain.provider.send("eth_call", [call, "latest"]);
+  else await chain.provider.call(call);
+}
+
+/**
+ * Why the node would not estimate a send. A revert is WOULD_REVERT, named: eth_estimateGas carries the revert data on
+ * most nodes; where it does not, eth_call with the same sender, target and data does. Nothing has been signed yet.
+ */
+async function estimateError(chain: EvmChain, request: TransactionIntent, error: unknown): Promise<TokenServiceError> {
+  const node = nodeName(chain);
+  if (!isCallException(error)) return translateProviderError(error, node);
+  let data = revertDataOf(error);
+  if (data === undefined) {
+    try {
+      await dryRun(chain, request);
+      return new TokenServiceError(
+        ErrorCode.TRANSACTION_REJECTED,
+        `${node} could not estimate the transaction's gas, though a dry run does not revert`,
+        {
+          cause: error,
+        },
+      );
+    } catch (callError) {
+      if (!isCallException(callError)) return translateProviderError(callError, node);
+      data = revertDataOf(callError) ?? "0x";
+    }
   }
-  return translateProviderError(error, node);
+  const revert = decodeRevert(data);
+  return new TokenServiceError(
+    ErrorCode.WOULD_REVERT,
+    `${node} reports that the transaction would revert with ${describeRevert(revert)}: nothing was signed or sent`,
+    { details: { error: revert.error, args: revert.args, ...(revert.error === null ? { data: revert.data } : {}) }, cause: error },
+  );
 }
 
 /**
@@ -299,11 +338,18 @@ async function sendBatch(chain: EvmChain, batch: Job[]): Promise<void> {
   let available = balance;
   const price = pricePerGas(feeData);
 
+  // What a refused estimate means, asked of the node for each at once (a dry run where the estimate carried no revert data).
+  const refusals = await Promise.all(
+    estimates.map((estimate, index) =>
+      estimate.status === "rejected" ? estimateError(chain, batch[index]!.job.request, estimate.reason) : undefined,
+    ),
+  );
   const signed: Array<{ entry: Job; info: SignedTransactionInfo }> = [];
   for (const [index, entry] of batch.entries()) {
+    const refusal = refusals[index];
     const estimate = estimates[index]!;
-    if (estimate.status === "rejected") {
-      entry.reject(estimateError(estimate.reason, node));
+    if (refusal !== undefined || estimate.status === "rejected") {
+      entry.reject(refusal!);
       continue;
     }
     const { request } = entry.job;
