@@ -2,12 +2,13 @@
 // markdown ratio table (issue 9), then wallet creation per core and the footprint of `hardhat serve` (issue 7).
 // Speed is printed here, never asserted in a test. Progress goes to stderr, the tables to stdout.
 // `npm run bench -- --no-footprint` leaves out the footprint of `serve` (about two minutes); `--only=balances,wallets`
-// runs only the named sections of the ratio table (launches, balances, wallets, replay) and nothing after it.
+// runs only the named sections of the ratio table (launches, balances, wallets, replay, anvil) and nothing after it.
 import { rm } from "node:fs/promises";
 import os from "node:os";
 
 import hre from "hardhat";
 
+import { anvilRows } from "./anvil.js";
 import { balanceReadRows } from "./balance-reads.js";
 import { launchRows } from "./launches.js";
 import { replayRows } from "./replay.js";
@@ -41,6 +42,12 @@ const NOTES = `Notes on the method:
   and keccak by hardhat-ethers, which makes Wallet.createRandom() several times faster than it is in an application.
   Every anchor parses the JSON body with express.json(). The service checks the x-api-key header, has its rate limit off,
   and formats its request log lines at the default level into a sink instead of a terminal.
+- Anvil: ethereum/sepolia live on a real anvil node (\`--chain-id 11155111\`, mining on send), a fresh node per run. The
+  service's launches go through \`service.operations.launch\` with the SQLite store, fired at once from one sender, counted
+  mined when the tracker recorded them mined; the anchor sends the same deployments, signed beforehand, as concurrent
+  \`eth_sendRawTransaction\` HTTP requests into a fresh node, until every receipt exists. The failover rows launch one
+  after another through two endpoints to one node, the first a TCP relay that is cut (refusing connections) before the
+  timed launches, beside the same with it up.
 - Replay: the journal is written by the simulated chain itself (its faucet grants and the 1,000 signed launches it broadcast,
   the lines \`serve\` journals), not by 1,000 launches through the service, to keep the bench short; the replay time is the
   figure \`serve\` prints at start ("replayed in … s"). Its anchor sends the same raw transactions one by one into a fresh chain.`;
@@ -57,7 +64,7 @@ async function main(): Promise<void> {
     .find((argument) => argument.startsWith("--only="))
     ?.slice("--only=".length)
     .split(",");
-  const sections = { launches: launchRows, balances: balanceReadRows, wallets: walletHttpRows, replay: replayRows };
+  const sections = { launches: launchRows, balances: balanceReadRows, wallets: walletHttpRows, replay: replayRows, anvil: anvilRows };
   const rows = [];
   for (const [name, section] of Object.entries(sections))
     if (only === undefined || only.includes(name)) rows.push(...(await section(hre, log)));

@@ -1,0 +1,231 @@
+// Launches into a live node: the service with ethereum/sepolia configured to an anvil node (mining on send), beside
+// pre-signed raw ingest into a fresh anvil node of the same kind; and what a failover costs a launch (the first of the
+// pair's two endpoints refusing connections, beside both up).
+import { mkdtemp, rm } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+
+import { JsonRpcProvider, Transaction, toQuantity, type Wallet } from "ethers";
+import type { HardhatRuntimeEnvironment } from "hardhat/types/hre";
+
+import { createTokenService, type TokenService } from "../src/api.js";
+import { openStore } from "../src/store/open-store.js";
+import { startAnvil, type AnvilNode } from "../test/helpers/anvil.js";
+import { startTcpRelay } from "../test/helpers/tcp-relay.js";
+import { PAIR, PAIR_INFO, erc20DeploymentData, erc20Token, randomSigner } from "./deployments.js";
+import { REPETITIONS, median, ms, perSecond, percentile, sequentialLatencies, type RatioRow } from "./support.js";
+
+const LAUNCHES = 100;
+const LATENCY_SAMPLES = 40;
+const SETTLE_TIMEOUT_MS = 120_000;
+const FUNDS = 10n ** 24n;
+
+async function fund(node: AnvilNode, address: string): Promise<void> {
+  await node.rpc("anvil_setBalance", [address, toQuantity(FUNDS)]);
+}
+
+/** A token service recording into SQLite in a fresh data directory, as `serve` runs, with the pair live on `endpoints`. */
+async function liveService(
+  hre: HardhatRuntimeEnvironment,
+  endpoints: string[],
+): Promise<{ service: TokenService; close(): Promise<void> }> {
+  const dataDir = await mkdtemp(path.join(os.tmpdir(), "bench-anvil-"));
+  const store = await openStore({ dataDir });
+  const service = await createTokenService({
+    hre,
+    env: {},
+    operationStore: store,
+    rpcUrls: { [`${PAIR.chain}/${PAIR.network}`]: endpoints },
+  });
+  return {
+    service,
+    async close() {
+      await service.close();
+      await store.close();
+      await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+function launch(service: TokenService, sender: { address: string; privateKey: string }, index: number) {
+  return service.operations.launch({
+    ...PAIR,
+    type: "ERC20",
+    token: erc20Token(index),
+    sender: sender.address,
+    privateKey: sender.privateKey,
+  });
+}
+
+async function launchUntilSettled(service: TokenService, sender: { address: string; privateKey: string }, index: number) {
+  return service.operations.settle(await launch(service, sender, index), SETTLE_TIMEOUT_MS);
+}
+
+interface Throughput {
+  minedPerSecond: number;
+  failures: number;
+  firstFailure?: string;
+}
+
+/** `LAUNCHES` launches fired at once from one sender through the service, counted until the tracker recorded them mined. */
+async function serviceThroughput(hre: HardhatRuntimeEnvironment): Promise<Throughput> {
+  const node = await startAnvil({ chainId: PAIR_INFO.chainId });
+  const { service, close } = await liveService(hre, [node.url]);
+  try {
+    const [warmUp, owner] = [service.createWallet(PAIR), service.createWallet(PAIR)];
+    await Promise.all([fund(node, warmUp.address), fund(node, owner.address)]);
+    await launchUntilSettled(service, warmUp, 0);
+    const start = performance.now();
+    const results = await Promise.allSettled(Array.from({ length: LAUNCHES }, (_, index) => launchUntilSettled(service, owner, index)));
+    const elapsed = performance.now() - start;
+    const mined = results.filter((result) => result.status === "fulfilled" && result.value.status === "mined").length;
+    const failure = results.find((result) => result.status === "rejected" || result.value.status !== "mined");
+    return {
+      minedPerSecond: (mined / elapsed) * 1000,
+      failures: LAUNCHES - mined,
+      ...(failure
+        ? {
+            firstFailure:
+              failure.status === "rejected" ? String(failure.reason) : `record ${failure.value.id} ended ${failure.value.status}`,
+          }
+        : {}),
+    };
+  } finally {
+    await close();
+    await node.stop();
+  }
+}
+
+/** The same deployments from one sender, signed beforehand with ethers (gas: the node's estimate + 20 %, its fees). */
+async function presigned(provider: JsonRpcProvider, sender: Wallet, count: number): Promise<string[]> {
+  const estimate = await provider.estimateGas({ from: sender.address, data: erc20DeploymentData(sender.address, 0) });
+  const fees = await provider.getFeeData();
+  const signed: string[] = [];
+  for (let nonce = 0; nonce < count; nonce++) {
+    const transaction = Transaction.from({
+      type: 2,
+      chainId: PAIR_INFO.chainId,
+      nonce,
+      gasLimit: (estimate * 120n) / 100n,
+      maxFeePerGas: fees.maxFeePerGas,
+      maxPriorityFeePerGas: fees.maxPriorityFeePerGas,
+      data: erc20DeploymentData(sender.address, nonce),
+      value: 0n,
+    });
+    signed.push(await sender.signTransaction(transaction));
+  }
+  return signed;
+}
+
+/** Pre-signed `eth_sendRawTransaction`s sent at once over HTTP into a fresh anvil node, until every receipt exists. */
+async function rawIngestThroughput(): Promise<Throughput> {
+  const node = await startAnvil({ chainId: PAIR_INFO.chainId });
+  const provider = new JsonRpcProvider(node.url, PAIR_INFO.chainId, { staticNetwork: true, cacheTimeout: -1 });
+  try {
+    const [warmUp, owner] = [randomSigner(), randomSigner()];
+    await Promise.all([fund(node, warmUp.address), fund(node, owner.address)]);
+    const [warmUpTransaction] = await presigned(provider, warmUp, 1);
+    await node.rpc("eth_sendRawTransaction", [warmUpTransaction]);
+    const signed = await presigned(provider, owner, LAUNCHES);
+    const start = performance.now();
+    const hashes = await Promise.all(signed.map((raw) => node.rpc("eth_sendRawTransaction", [raw]) as Promise<string>));
+    // Requests sent at once arrive in any order: a nonce that came before its predecessor waits in the pool until it
+    // is mined, after its own send answered. Asked again until every receipt is there.
+    const receipts = new Map<string, { status: string }>();
+    const deadline = performance.now() + SETTLE_TIMEOUT_MS;
+    while (receipts.size < hashes.length && performance.now() < deadline) {
+      const missing = hashes.filter((hash) => !receipts.has(hash));
+      const found = await Promise.all(
+        missing.map((hash) => node.rpc("eth_getTransactionReceipt", [hash]) as Promise<{ status: string } | null>),
+      );
+      found.forEach((receipt, index) => receipt !== null && receipts.set(missing[index]!, receipt));
+    }
+    const elapsed = performance.now() - start;
+    const mined = [...receipts.values()].filter((receipt) => receipt.status === "0x1").length;
+    return { minedPerSecond: (mined / elapsed) * 1000, failures: LAUNCHES - mined };
+  } finally {
+    provider.destroy();
+    await node.stop();
+  }
+}
+
+/**
+ * Accepted latency of sequential launches through a pair of two endpoints to one anvil node, the first a TCP relay:
+ * up, or cut (refusing connections) before the first timed launch. The first launch after the cut pays for finding out
+ * (until the endpoint's circuit opens); the p50 is what a launch costs once it is skipped.
+ */
+async function failoverLatencies(hre: HardhatRuntimeEnvironment, firstDown: boolean): Promise<{ p50: number; first: number }> {
+  const node = await startAnvil({ chainId: PAIR_INFO.chainId });
+  const relay = await startTcpRelay({ host: "127.0.0.1", port: node.port });
+  const { service, close } = await liveService(hre, [`http://127.0.0.1:${relay.port}`, node.url]);
+  try {
+    const owner = service.createWallet(PAIR);
+    await fund(node, owner.address);
+    for (let index = 0; index < 5; index++) await launch(service, owner, index);
+    if (firstDown) await relay.cut();
+    const samples = await sequentialLatencies(LATENCY_SAMPLES, (index) => launch(service, owner, index + 5));
+    return { p50: median(samples), first: samples[0]! };
+  } finally {
+    await close();
+    await relay.close();
+    await node.stop();
+  }
+}
+
+export async function anvilRows(hre: HardhatRuntimeEnvironment, log: (line: string) => void): Promise<RatioRow[]> {
+  const services: Throughput[] = [];
+  const anchors: Throughput[] = [];
+  for (let repetition = 1; repetition <= REPETITIONS; repetition++) {
+    log(`anvil: launch throughput ${repetition}/${REPETITIONS}, ${LAUNCHES} from one sender: pre-signed raw ingest, then the service…`);
+    anchors.push(await rawIngestThroughput());
+    services.push(await serviceThroughput(hre));
+  }
+  const ratios = services.map((service, index) => service.minedPerSecond / anchors[index]!.minedPerSecond);
+  const failures = services.reduce((sum, service) => sum + service.failures, 0);
+  const firstFailure = services.find((service) => service.firstFailure)?.firstFailure;
+  const notMined = anchors.reduce((sum, anchor) => sum + anchor.failures, 0);
+  const rows: RatioRow[] = [
+    {
+      measure: `launches mined/s into anvil (automine), ${LAUNCHES} ERC20 fired at once from 1 sender`,
+      service: `${perSecond(median(services.map((service) => service.minedPerSecond)))}; ${failures} of ${LAUNCHES * REPETITIONS} failed${firstFailure ? ` (first: ${firstFailure})` : ""}`,
+      anchor: `pre-signed eth_sendRawTransaction into anvil: ${perSecond(median(anchors.map((anchor) => anchor.minedPerSecond)))}${notMined > 0 ? ` (${notMined} not mined)` : ""}`,
+      ratio: median(ratios),
+      ratios,
+      target: "≥ 0.5, 0 failures",
+      met: median(ratios) >= 0.5 && failures === 0,
+    },
+  ];
+  const up: Array<{ p50: number; first: number }> = [];
+  const down: Array<{ p50: number; first: number }> = [];
+  for (let repetition = 1; repetition <= REPETITIONS; repetition++) {
+    log(`anvil: failover cost ${repetition}/${REPETITIONS}: launches with both endpoints up, then with the first refusing connections…`);
+    up.push(await failoverLatencies(hre, false));
+    down.push(await failoverLatencies(hre, true));
+  }
+  const p50Ratios = down.map((sample, index) => sample.p50 / up[index]!.p50);
+  const firstRatios = down.map((sample, index) => sample.first / up[index]!.p50);
+  rows.push(
+    {
+      measure: `launch latency (accepted) into anvil, p50 of ${LATENCY_SAMPLES} sequential, first of two endpoints refusing connections`,
+      service: ms(median(down.map((sample) => sample.p50))),
+      anchor: `both endpoints up: ${ms(median(up.map((sample) => sample.p50)))}`,
+      ratio: median(p50Ratios),
+      ratios: p50Ratios,
+      target: "report (the dead endpoint is skipped once its circuit opens)",
+    },
+    {
+      measure: "the first launch after the first endpoint went down (its circuit still closed)",
+      service: `${ms(median(down.map((sample) => sample.first)))} (worst ${ms(
+        percentile(
+          down.map((sample) => sample.first),
+          100,
+        ),
+      )})`,
+      anchor: `p50 with both up: ${ms(median(up.map((sample) => sample.p50)))}`,
+      ratio: median(firstRatios),
+      ratios: firstRatios,
+      target: "report",
+    },
+  );
+  return rows;
+}
