@@ -44,8 +44,10 @@ const NOTES = `Notes on the method:
   and formats its request log lines at the default level into a sink instead of a terminal.
 - Anvil: ethereum/sepolia live on a real anvil node (\`--chain-id 11155111\`, mining on send), a fresh node per run. The
   service's launches go through \`service.operations.launch\` with the SQLite store, fired at once from one sender, counted
-  mined when the tracker recorded them mined; the anchor sends the same deployments, signed beforehand, as concurrent
-  \`eth_sendRawTransaction\` HTTP requests into a fresh node, until every receipt exists. The failover rows launch one
+  mined when the tracker recorded them mined; the anchor sends the same deployments, signed beforehand, as
+  \`eth_sendRawTransaction\` HTTP requests into a fresh node, in nonce order, each once the node answered the one before
+  (requests sent at once arrive in any order, and a nonce ahead of its predecessor waits in the pool), until every
+  receipt exists. The failover rows launch one
   after another through two endpoints to one node, the first a TCP relay that is cut (refusing connections) before the
   timed launches, beside the same with it up.
 - Replay: the journal is written by the simulated chain itself (its faucet grants and the 1,000 signed launches it broadcast,

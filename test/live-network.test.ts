@@ -8,7 +8,7 @@ import { ErrorCode } from "../src/domain/errors.js";
 import type { Wallet } from "../src/core/wallets.js";
 import { expectServiceError } from "./helpers/errors.js";
 import { rpc, startCountingProxy, startSilentServer, type CountingProxy } from "./helpers/json-rpc-servers.js";
-import { expectMined, type Pair } from "./helpers/service.js";
+import { expectMined, expectOperationMined, type Pair } from "./helpers/service.js";
 
 const SEPOLIA: Pair = { chain: "ethereum", network: "sepolia" };
 
@@ -88,6 +88,8 @@ describe("live network (a real JSON-RPC node over HTTP)", function () {
       expect(launched.simulated).to.equal(false);
       const status = await expectMined(service, SEPOLIA, launched.transactionHash);
       expect(status.simulated).to.equal(false);
+      // The tracker is done with it too: its looks at the node do not mix into the reads counted below.
+      await expectOperationMined(service, launched);
       contracts.push(launched.contractAddress);
     }
     // The node agrees: the code is there.
@@ -107,7 +109,7 @@ describe("live network (a real JSON-RPC node over HTTP)", function () {
       sender: owner.address,
       privateKey: owner.privateKey,
     });
-    await expectMined(service, SEPOLIA, nft.transactionHash);
+    await expectOperationMined(service, nft);
     const mint = await service.mint({
       ...SEPOLIA,
       type: "erc721",
@@ -116,7 +118,7 @@ describe("live network (a real JSON-RPC node over HTTP)", function () {
       sender: owner.address,
       privateKey: owner.privateKey,
     });
-    await expectMined(service, SEPOLIA, mint.transactionHash);
+    await expectOperationMined(service, mint);
     const nfts = await service.getTokenBalance({ ...SEPOLIA, address: owner.address, tokenAddress: nft.contractAddress, type: "erc721" });
     expect(nfts).to.include({ balance: "1", simulated: false });
     expect(nfts.tokenIds).to.deep.equal(["1"]);

@@ -22,6 +22,11 @@ export interface EvmChain {
    * millisecond, before every request made on its own). Absent for nodes over the network.
    */
   rpc?(method: string, params: unknown[]): Promise<unknown>;
+  /**
+   * Several JSON-RPC calls to a node over the network in one request, each settling as the node answered it (errors
+   * typed as ethers types them). Absent for in-process nodes.
+   */
+  requestAll?(calls: ReadonlyArray<{ method: string; params: unknown[] }>): Promise<Array<PromiseSettledResult<unknown>>>;
   /** How often to poll for receipts. */
   readonly pollingIntervalMs: number;
   /** Sends a signed transaction and resolves with its hash once the node accepted it. */

@@ -285,7 +285,8 @@ export class EndpointPool {
     for (const [name, value] of Object.entries(this.options.headers ?? {})) request.setHeader(name, value);
     // A 429 is ours to handle (the next endpoint), not ethers' (up to 12 tries at the same one).
     request.retryFunc = async () => false;
-    request.body = JSON.stringify(payload);
+    // Encoded and decoded by Node (ethers' own UTF-8 codec walks a deployment's 10 KB of hex character by character).
+    request.body = Buffer.from(JSON.stringify(payload), "utf8");
     request.setHeader("content-type", "application/json");
     let response: FetchResponse;
     try {
@@ -299,7 +300,8 @@ export class EndpointPool {
     response.assertOk();
     let body: unknown;
     try {
-      body = response.bodyJson;
+      const bytes = response.body ?? new Uint8Array();
+      body = JSON.parse(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("utf8"));
     } catch (error) {
       return { ok: false, error, reason: "answered something other than JSON", timedOut: false };
     }

@@ -55,6 +55,13 @@ type Where = { apiKeyId: string | null; chain: string; network: string; sender: 
 
 /** The request waits this long before the tracker takes a `signed` record over: the request may still be broadcasting it. */
 const SIGNED_GRACE_MS = 15_000;
+/**
+ * How soon after the node accepted a launch or mint the tracker first looks (and writes it `pending`), whatever the
+ * chain's polling interval: on a chain that mines at once (a dev node, a fast L2) the receipt is there already, and on
+ * a slow one the look costs one receipt query before the usual cadence. Kicks within it coalesce, so a burst of
+ * broadcasts is taken by a few passes.
+ */
+const FIRST_LOOK_MS = 25;
 /** Likewise for a faucet grant in progress; a grant takes milliseconds. */
 const GRANT_GRACE_MS = 5_000;
 
@@ -372,7 +379,7 @@ export class Operations {
               status: "signed",
               error: null,
               reason: "signed",
-              checkInMs: chain.pollingIntervalMs,
+              checkInMs: Math.min(chain.pollingIntervalMs, FIRST_LOOK_MS),
               // Other processes' trackers keep off while this one may still be broadcasting it; if it dies, they take over.
               lease: { owner: this.tracker.owner, ms: SIGNED_GRACE_MS },
             });
@@ -382,7 +389,7 @@ export class Operations {
           acceptSigned: (transaction) => this.acceptSigned(where, transaction),
         }),
       );
-      this.tracker.kick(signedAs?.chain.pollingIntervalMs ?? 0);
+      this.tracker.kick(Math.min(signedAs?.chain.pollingIntervalMs ?? 0, FIRST_LOOK_MS));
       return { ...result, id, status: "pending" as const, blockNumber: null };
     } catch (error) {
       if (signedAs === undefined) throw error;

@@ -73,7 +73,14 @@ function callOf(request: TransactionIntent): { from: string; to?: string; data: 
  * shape not known yet (the others of that shape follow it, or are estimated on their own if it failed).
  */
 async function estimateAll(chain: EvmChain, requests: TransactionIntent[]): Promise<Array<PromiseSettledResult<bigint>>> {
-  if (!chain.simulated) return Promise.allSettled(requests.map((request) => estimateGas(chain, request)));
+  if (!chain.simulated) {
+    if (chain.requestAll === undefined) return Promise.allSettled(requests.map((request) => estimateGas(chain, request)));
+    // One batch for the whole burst, serialized once.
+    const answers = await chain.requestAll(requests.map((request) => ({ method: "eth_estimateGas", params: [callOf(request)] })));
+    return answers.map((answer) =>
+      answer.status === "fulfilled" ? { status: "fulfilled", value: BigInt(answer.value as string) } : answer,
+    );
+  }
   const firstOfShape = new Map<string, Promise<bigint>>();
   const estimates = requests.map((request) => {
     const shape = request.gasShape;
