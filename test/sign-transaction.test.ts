@@ -60,6 +60,51 @@ describe("transaction signing: the launch path's signer equals ethers' Wallet", 
     }
   });
 
+  it("encodes the edges of RLP as ethers does: one byte under 0x80, empty data and value, long data, r or s with a leading zero byte", async function () {
+    const base = { type: 2, chainId: 1, gasLimit: 21_000n, maxFeePerGas: 1n, maxPriorityFeePerGas: 0n } as const;
+    const edges: TransactionLike[] = [
+      { ...base, nonce: 0, value: 0n, data: "0x", to: "0x000000000000000000000000000000000000dEaD" },
+      { ...base, nonce: 0x7f, value: 0x7fn, data: "0x01" },
+      { ...base, nonce: 0x80, value: 0x80n, data: "0x80" },
+      { ...base, nonce: 1, data: `0x${"00".repeat(55)}` },
+      { ...base, nonce: 1, data: `0x${"00".repeat(56)}` },
+      { ...base, nonce: 1, data: `0x${"ff".repeat(70_000)}` },
+      { type: 0, chainId: 1, nonce: 0, gasLimit: 21_000n, gasPrice: 0n, value: 0n, data: "0x" },
+    ];
+    const wallet = Wallet.createRandom();
+    for (const transaction of edges) {
+      expect(signTransaction(transaction, wallet.privateKey).raw).to.equal(await wallet.signTransaction(transaction));
+    }
+    // About one signature in 128 has an r or an s under 2^248; sign until both kinds were seen and compared.
+    const seen = { r: false, s: false };
+    for (let nonce = 0; nonce < 5_000 && !(seen.r && seen.s); nonce++) {
+      const transaction = { ...base, nonce, data: "0x" };
+      const { raw } = signTransaction(transaction, wallet.privateKey);
+      const { signature } = Transaction.from(raw);
+      const short = { r: BigInt(signature!.r) < 1n << 248n, s: BigInt(signature!.s) < 1n << 248n };
+      if (!short.r && !short.s) continue;
+      expect(raw).to.equal(await wallet.signTransaction(transaction));
+      seen.r ||= short.r;
+      seen.s ||= short.s;
+    }
+    expect(seen).to.deep.equal({ r: true, s: true });
+  });
+
+  it("hands what it does not build itself (an access list) to ethers' Transaction, with the same result", async function () {
+    const wallet = Wallet.createRandom();
+    const transaction: TransactionLike = {
+      type: 2,
+      chainId: 1,
+      nonce: 3,
+      gasLimit: 50_000n,
+      maxFeePerGas: 2n,
+      maxPriorityFeePerGas: 1n,
+      to: "0x000000000000000000000000000000000000dEaD",
+      accessList: [{ address: "0x000000000000000000000000000000000000dEaD", storageKeys: [`0x${"00".repeat(31)}01`] }],
+    };
+    expect(signTransaction(transaction, wallet.privateKey).raw).to.equal(await wallet.signTransaction(transaction));
+  });
+
   for (const [name, transaction] of cases) {
     it(`signs ${name} byte for byte as Wallet.signTransaction, with the hash of the raw form`, async function () {
       for (let round = 0; round < 5; round++) {
