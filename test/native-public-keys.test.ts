@@ -1,5 +1,5 @@
 import { expect } from "chai";
-import { Wallet as EthersWallet, getAddress, hexlify, keccak256 } from "ethers";
+import { Wallet as EthersWallet, computeAddress, getAddress, hexlify, keccak256 } from "ethers";
 import { randomBytes } from "node:crypto";
 import { createRequire } from "node:module";
 import * as tiny from "tiny-secp256k1";
@@ -7,6 +7,7 @@ import hre from "hardhat";
 
 import { createWallet } from "../src/api.js";
 import { bitcoinAddressOfWif } from "../src/chains/bitcoin/wallet-keys.js";
+import { addressOfPrivateKey } from "../src/chains/evm/wallet-keys.js";
 import {
   nativeCrypto,
   offerNativeCrypto,
@@ -59,6 +60,25 @@ describe("native public keys (EDR's libsecp256k1 offered by the plugin)", functi
     keccak256("0x");
     expect(hostCalls, "the host's keccak256 is still the one ethers calls").to.equal(1);
     for (const wallet of wallets) expect(wallet.address).to.equal(referenceAddress(wallet.privateKey));
+  });
+
+  it("check a sender's key as ethers' computeAddress does, natively and without native code, and refuse keys off the curve", function () {
+    const order = "0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141";
+    for (const native of [true, false]) {
+      offerNativeCrypto(
+        native
+          ? hardhatNative
+          : () => {
+              throw new Error("no native code");
+            },
+      );
+      expect(nativeCrypto() !== undefined).to.equal(native);
+      for (let i = 0; i < 100; i++) {
+        const privateKey = hexlify(randomBytes(32));
+        expect(addressOfPrivateKey(privateKey)).to.equal(computeAddress(privateKey)).and.to.equal(referenceAddress(privateKey));
+      }
+      for (const invalid of [`0x${"00".repeat(32)}`, order]) expect(() => addressOfPrivateKey(invalid)).to.throw(RangeError);
+    }
   });
 
   it("give bitcoin keys the points tiny-secp256k1 gives, compressed and not, and refuse out-of-range keys as it does", function () {

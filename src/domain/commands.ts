@@ -1,7 +1,7 @@
 import { parseEvmAddress } from "./addresses.js";
 import { requireEvm, resolveNetwork, type NetworkInfo } from "./chains.js";
 import { invalidArgument } from "./errors.js";
-import { assertKeyDerivesSender } from "./keys.js";
+import { assertKeyDerivesSender, type AddressOfKey } from "./keys.js";
 import type { LaunchRequest, MintRequest, SigningFields, Unsigned } from "./requests.js";
 import { parseErc20Params, parseErc721Params, parseTokenType, type Erc20Params, type Erc721Params } from "./token-params.js";
 import { parseUint256 } from "./units.js";
@@ -73,11 +73,11 @@ export function parseMintCommand(request: Unsigned<MintRequest>): MintCommand {
 }
 
 /** The caller's key (checked to derive the sender), or the transaction the caller signed (checked when sent). */
-export function parseSigning(request: SigningFields, sender: string): Signing {
+export function parseSigning(request: SigningFields, sender: string, addressOf?: AddressOfKey): Signing {
   if (request.signedTransaction !== undefined) {
     if (request.privateKey !== undefined)
       throw invalidArgument("signedTransaction", "give privateKey or signedTransaction, not both (a signed transaction needs no key)");
     return { signedTransaction: request.signedTransaction };
   }
-  return { privateKey: assertKeyDerivesSender(request.privateKey, sender) };
+  return { privateKey: assertKeyDerivesSender(request.privateKey, sender, "privateKey", addressOf) };
 }

@@ -2,11 +2,20 @@ import { computeAddress, isHexString } from "ethers";
 
 import { ErrorCode, TokenServiceError } from "./errors.js";
 
+/** The checksummed address of a 0x-prefixed 32-byte private key; throws when the key is not one of the curve's. */
+export type AddressOfKey = (privateKey: string) => string;
+
 /**
  * Checks that a private key is well formed and derives `sender`. Errors name the
- * field but never repeat the key.
+ * field but never repeat the key. `addressOf` derives the address (default: ethers' pure-JS curve; the core passes a
+ * native one).
  */
-export function assertKeyDerivesSender(privateKey: unknown, sender: string, field = "privateKey"): string {
+export function assertKeyDerivesSender(
+  privateKey: unknown,
+  sender: string,
+  field = "privateKey",
+  addressOf: AddressOfKey = computeAddress,
+): string {
   if (typeof privateKey !== "string" || privateKey === "") {
     throw new TokenServiceError(ErrorCode.INVALID_PRIVATE_KEY, `${field} is required: the sender's 0x-prefixed 32-byte hex private key`, {
       field,
@@ -22,7 +31,7 @@ export function assertKeyDerivesSender(privateKey: unknown, sender: string, fiel
   }
   let derived: string;
   try {
-    derived = computeAddress(normalized);
+    derived = addressOf(normalized);
   } catch {
     throw new TokenServiceError(ErrorCode.INVALID_PRIVATE_KEY, `${field} is not a valid secp256k1 private key`, { field });
   }

@@ -45,3 +45,14 @@ export function createEvmKeyPair(): EvmKeyPair {
     return { address: addressOf(uncompressedPublicKey(key)), privateKey: hexlify(key) };
   }
 }
+
+/**
+ * The checksummed address of a 0x-prefixed 32-byte private key, derived as wallet creation derives it (native code
+ * where the host offers it, else WebAssembly): ethers' `computeAddress` runs the curve in JavaScript, a millisecond and
+ * more per launch or mint whose key is checked against its sender. Throws on a key outside the curve's range.
+ */
+export function addressOfPrivateKey(privateKey: string): string {
+  const key = Buffer.from(privateKey.slice(2), "hex");
+  if (key.length !== 32 || !secp256k1().isPrivate(key)) throw new RangeError("not a secp256k1 private key");
+  return addressOf(uncompressedPublicKey(key));
+}

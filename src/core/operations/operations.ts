@@ -7,6 +7,7 @@ import { ErrorCode, RecordErrorCode, TokenServiceError } from "../../domain/erro
 import type { EvmChain } from "../../chains/evm/chain.js";
 import { translateProviderError } from "../../chains/evm/provider-errors.js";
 import type { SignedTransactionInfo } from "../../chains/evm/write/send-transaction.js";
+import { addressOfPrivateKey } from "../../chains/evm/wallet-keys.js";
 import { assertSameAsPrepared, toPreparedTransaction } from "../../chains/evm/write/signed-transaction.js";
 import type {
   FaucetRequest,
@@ -59,9 +60,10 @@ const SIGNED_GRACE_MS = 15_000;
  * How soon after the node accepted a launch or mint the tracker first looks (and writes it `pending`), whatever the
  * chain's polling interval: on a chain that mines at once (a dev node, a fast L2) the receipt is there already, and on
  * a slow one the look costs one receipt query before the usual cadence. Kicks within it coalesce, so a burst of
- * broadcasts is taken by a few passes.
+ * broadcasts is taken by a few passes: each pass commits to the store, and passes much closer together slowed the
+ * burst's own sends more than they saved.
  */
-const FIRST_LOOK_MS = 25;
+const FIRST_LOOK_MS = 100;
 /** Likewise for a faucet grant in progress; a grant takes milliseconds. */
 const GRANT_GRACE_MS = 5_000;
 
@@ -104,12 +106,12 @@ export class Operations {
 
   async launch(request: LaunchRequest, context: OperationContext = {}): Promise<LaunchOutcome> {
     const command = parseLaunchCommand(request);
-    return this.recorded(context, launchIntent(command, request.token), parseSigning(request, command.sender));
+    return this.recorded(context, launchIntent(command, request.token), parseSigning(request, command.sender, addressOfPrivateKey));
   }
 
   async mint(request: MintRequest, context: OperationContext = {}): Promise<MintOutcome> {
     const command = parseMintCommand(request);
-    const signing = parseSigning(request, command.sender);
+    const signing = parseSigning(request, command.sender, addressOfPrivateKey);
     const {
       privateKey: _secret,
       signedTransaction: _signed,
