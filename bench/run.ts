@@ -49,7 +49,7 @@ const NOTES = `Notes on the method:
   (requests sent at once arrive in any order, and a nonce ahead of its predecessor waits in the pool), until every
   receipt exists. The failover rows launch one
   after another through two endpoints to one node, the first a TCP relay that is cut (refusing connections) before the
-  timed launches, beside the same with it up.
+  timed launches, beside the same with it up. These rows run 5 times, anchor and service alternating.
 - Replay: the journal is written by the simulated chain itself (its faucet grants and the 1,000 signed launches it broadcast,
   the lines \`serve\` journals), not by 1,000 launches through the service, to keep the bench short; the replay time is the
   figure \`serve\` prints at start ("replayed in … s"). Its anchor sends the same raw transactions one by one into a fresh chain.`;
