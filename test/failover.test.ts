@@ -1,3 +1,5 @@
+import { createServer } from "node:http";
+
 import { expect } from "chai";
 import { toQuantity } from "ethers";
 import hre from "hardhat";
@@ -280,6 +282,36 @@ describe("live endpoints with failover (anvil nodes, relays that fail)", functio
         expect(pool.statuses()[0]!.state).to.equal("up");
       } finally {
         await relay.close();
+      }
+    });
+  });
+
+  describe("one endpoint", function () {
+    it("is asked once more after a backoff when it answers 429 (as ethers' own retry did), not after a timeout", async function () {
+      const limited = await startFaultyRelay(node.url, (_methods, index) => (index === 1 ? 429 : "forward"));
+      const pool = new EndpointPool("ethereum/sepolia", 11155111, [limited.url], { requestTimeoutMs: 5_000 });
+      try {
+        await pool.verify();
+        const [answer] = await pool.send({ jsonrpc: "2.0", id: 1, method: "eth_blockNumber", params: [] });
+        expect(answer).to.have.property("result");
+        expect(limited.requests.map((methods) => methods[0])).to.deep.equal(["eth_chainId", "eth_blockNumber", "eth_blockNumber"]);
+        expect(pool.statuses()[0]).to.include({ state: "up", failures: 1, failovers: 0 });
+      } finally {
+        await limited.close();
+      }
+      // A node that never answers: one wait of the request timeout, not two.
+      let asked = 0;
+      const silent = createServer(() => void asked++);
+      await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve));
+      const url = `http://127.0.0.1:${(silent.address() as { port: number }).port}`;
+      try {
+        const stuck = new EndpointPool("ethereum/sepolia", 11155111, [url], { requestTimeoutMs: 200 });
+        const error = await stuck.send({ jsonrpc: "2.0", id: 1, method: "eth_blockNumber", params: [] }).catch((caught: unknown) => caught);
+        expect((error as { code?: string }).code).to.equal("TIMEOUT");
+        expect(asked, "asked once (its chain id), not again after the timeout").to.equal(1);
+      } finally {
+        silent.closeAllConnections();
+        await new Promise<void>((resolve) => silent.close(() => resolve()));
       }
     });
   });

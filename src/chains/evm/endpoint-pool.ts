@@ -6,10 +6,10 @@ import { endpointLabels } from "./endpoint-names.js";
 /**
  * One live pair's JSON-RPC endpoints, tried in the order they were configured: the transport under the pair's ethers
  * provider (see LiveChain). A request that meets no connection, a timeout, HTTP 429 or a 5xx moves to the next endpoint
- * after a short backoff; an endpoint that failed `failureThreshold` times in a row is skipped for `cooldownMs` (its
- * circuit is open), then one request tries it again (half-open) and puts it back in use if it answers. Every endpoint's
- * chain id is checked before it is first used, and again after each cool-down; one that serves another chain is never
- * used. An answer, an error answer included ("execution reverted", "nonce too low"), is the node's word: it is not
+ * at once, and goes round once more after a short backoff when they all failed (those that timed out left out). An
+ * endpoint that failed `failureThreshold` times in a row is skipped for `cooldownMs` (its circuit is open), then one
+ * request tries it again (half-open) and puts it back in use if it answers. Every endpoint's chain id is checked before
+ * it is first used, and again after each cool-down; one that serves another chain is never used. An answer, an error answer included ("execution reverted", "nonce too low"), is the node's word: it is not
  * retried elsewhere.
  *
  * A broadcast that moves is the same signed bytes, so at most one transaction: an endpoint that answers the resent
@@ -56,12 +56,14 @@ export interface FailoverPolicy {
   failureThreshold: number;
   /** How long an open circuit skips the endpoint. */
   cooldownMs: number;
-  /** The pause before the second attempt of a request; doubled at each further one, up to `maxBackoffMs`. */
+  /** The pause (jittered, half of it to all of it) before a request tries the endpoints that failed it once more. */
   backoffMs: number;
-  maxBackoffMs: number;
 }
 
-export const DEFAULT_FAILOVER_POLICY: FailoverPolicy = { failureThreshold: 3, cooldownMs: 30_000, backoffMs: 20, maxBackoffMs: 1_000 };
+export const DEFAULT_FAILOVER_POLICY: FailoverPolicy = { failureThreshold: 3, cooldownMs: 30_000, backoffMs: 50 };
+
+/** A request goes through the endpoints at most this many times. */
+const ROUNDS = 2;
 
 export interface EndpointPoolOptions {
   requestTimeoutMs: number;
@@ -165,35 +167,41 @@ export class EndpointPool {
 
   /** Sends one JSON-RPC request or batch, moving along the endpoints as they fail; throws the last failure when none answered. */
   async send(payload: Payload): Promise<Answer[]> {
-    const order = this.candidates();
-    // One endpoint: a second try after the backoff (a 429 or a dropped keep-alive connection is often gone by then).
-    const attempts = order.length === 1 ? 2 : order.length;
     let last: Failure | undefined;
     let previous: Endpoint | undefined;
-    for (let attempt = 0; attempt < attempts; attempt++) {
-      const endpoint = order[attempt % order.length]!;
-      if (previous !== undefined) {
-        // A timeout spent the request's time already: no second wait on the same endpoint.
-        if (previous === endpoint && last?.timedOut) break;
-        if (previous !== endpoint) previous.failovers++;
-        await wait(this.backoff(attempt));
-      }
-      previous = endpoint;
-      if (!endpoint.verified) {
-        const check = await this.check(endpoint);
-        if (check !== "ok") {
-          // Another chain's node is no failure of the request: the last failure thrown, if every endpoint fails, is a real one.
-          if (check !== "wrong-chain") last = check;
-          continue;
+    // Whether an earlier attempt may have reached a node: a resent broadcast's refusal may then be its own echo.
+    let resent = false;
+    const timedOut = new Set<Endpoint>();
+    for (let round = 0; round < ROUNDS; round++) {
+      // The next endpoint is tried at once; the same ones again only after a backoff, and not one that timed out (the
+      // request's time is spent): a 429 or a dropped keep-alive connection is often gone by then.
+      const order = this.candidates().filter((endpoint) => !timedOut.has(endpoint));
+      if (order.length === 0) break;
+      if (round > 0) await wait(this.backoff());
+      for (const endpoint of order) {
+        if (previous !== undefined && previous !== endpoint) previous.failovers++;
+        previous = endpoint;
+        if (!endpoint.verified) {
+          const check = await this.check(endpoint);
+          if (check !== "ok") {
+            // Another chain's node is no failure of the request: the last failure thrown, if all fail, is a real one.
+            if (check !== "wrong-chain") {
+              last = check;
+              if (check.timedOut) timedOut.add(endpoint);
+            }
+            continue;
+          }
         }
+        const outcome = await this.post(endpoint, payload, this.options.requestTimeoutMs);
+        if (outcome.ok) {
+          this.succeeded(endpoint);
+          return resent ? this.settleResent(endpoint, payload, outcome.answers) : outcome.answers;
+        }
+        resent = true;
+        this.failed(endpoint, outcome.reason);
+        if (outcome.timedOut) timedOut.add(endpoint);
+        last = outcome;
       }
-      const outcome = await this.post(endpoint, payload, this.options.requestTimeoutMs);
-      if (outcome.ok) {
-        this.succeeded(endpoint);
-        return attempt === 0 ? outcome.answers : this.settleResent(endpoint, payload, outcome.answers);
-      }
-      this.failed(endpoint, outcome.reason);
-      last = outcome;
     }
     throw last?.error ?? this.noUsableEndpoint();
   }
@@ -235,10 +243,9 @@ export class EndpointPool {
     return closed.length > 0 ? closed : usable;
   }
 
-  private backoff(attempt: number): number {
-    const ceiling = Math.min(this.policy.maxBackoffMs, this.policy.backoffMs * 2 ** (attempt - 1));
+  private backoff(): number {
     // Jitter: replicas that met the same failure do not all come back at once.
-    return ceiling / 2 + Math.random() * (ceiling / 2);
+    return this.policy.backoffMs / 2 + Math.random() * (this.policy.backoffMs / 2);
   }
 
   /** The endpoint's chain id, asked once at a time; a failure to answer counts as a failed request. */
