@@ -46,8 +46,7 @@ async function settle<T extends { id: string; status: OperationStatus; blockNumb
 }
 
 /** Without a key or a signature, a launch or mint body asks for the transaction to sign. */
-const isPrepare = (body: { privateKey?: string; signedTransaction?: string }) =>
-  body.privateKey === undefined && body.signedTransaction === undefined;
+const isPrepare = (body: object) => !("privateKey" in body) && !("signedTransaction" in body);
 
 function notBoth<T extends { privateKey?: string; signedTransaction?: string }>(body: T): T {
   if (body.privateKey !== undefined && body.signedTransaction !== undefined) {
@@ -114,7 +113,7 @@ export const launchTokenRoute = defineRoute({
     return notBoth(parseWith(LaunchFields.extend({ token: type === "ERC20" ? Erc20Token : Erc721Token }), raw));
   },
   async handle({ query, body, apiKeyId, operationId }, context) {
-    const request = body as z.infer<typeof LaunchFields>;
+    const request = body;
     for (const field of ["chain", "network"] as const) {
       if (query[field] !== undefined && query[field] !== request[field]) {
         throw invalidArgument(field, `query parameter ${field}=${query[field]} disagrees with the body's ${field}=${request[field]}`);
@@ -177,7 +176,7 @@ export const mintTokenRoute = defineRoute({
   },
   validateBody: (raw: unknown) => notBoth(parseWith(MintFields, raw)),
   async handle({ query, body, apiKeyId, operationId }, context) {
-    const request = body as z.infer<typeof MintFields>;
+    const request = body;
     if (isPrepare(request)) return { body: await context.service.operations.prepareMint(request) };
     const minted = await context.service.operations.mint(request, { apiKeyId, id: operationId });
     return settle(context, minted, query.wait);
