@@ -523,7 +523,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `RATE_LIMITED`: Per-key rate limit reached (see Retry-After); `TOO_MANY_AUTH_FAILURES`: Too many wrong API keys from this address (see Retry-After) */
+            /** @description `RATE_LIMITED`: Per-key rate limit reached (see Retry-After); `TOO_MANY_CONNECTIONS`: Too many open connections from this address (see Retry-After); `TOO_MANY_AUTH_FAILURES`: Too many wrong API keys from this address (see Retry-After) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -535,7 +535,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "RATE_LIMITED" | "TOO_MANY_AUTH_FAILURES";
+                            code: "RATE_LIMITED" | "TOO_MANY_CONNECTIONS" | "TOO_MANY_AUTH_FAILURES";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -827,7 +827,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `RATE_LIMITED`: Per-key rate limit reached (see Retry-After); `TOO_MANY_AUTH_FAILURES`: Too many wrong API keys from this address (see Retry-After) */
+            /** @description `RATE_LIMITED`: Per-key rate limit reached (see Retry-After); `TOO_MANY_CONNECTIONS`: Too many open connections from this address (see Retry-After); `TOO_MANY_AUTH_FAILURES`: Too many wrong API keys from this address (see Retry-After) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -839,7 +839,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "RATE_LIMITED" | "TOO_MANY_AUTH_FAILURES";
+                            code: "RATE_LIMITED" | "TOO_MANY_CONNECTIONS" | "TOO_MANY_AUTH_FAILURES";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -1051,7 +1051,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `RATE_LIMITED`: Per-key rate limit reached (see Retry-After); `TOO_MANY_AUTH_FAILURES`: Too many wrong API keys from this address (see Retry-After) */
+            /** @description `RATE_LIMITED`: Per-key rate limit reached (see Retry-After); `TOO_MANY_CONNECTIONS`: Too many open connections from this address (see Retry-After); `TOO_MANY_AUTH_FAILURES`: Too many wrong API keys from this address (see Retry-After) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -1063,7 +1063,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "RATE_LIMITED" | "TOO_MANY_AUTH_FAILURES";
+                            code: "RATE_LIMITED" | "TOO_MANY_CONNECTIONS" | "TOO_MANY_AUTH_FAILURES";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -1621,7 +1621,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `RATE_LIMITED`: Per-key rate limit reached (see Retry-After); `TOO_MANY_AUTH_FAILURES`: Too many wrong API keys from this address (see Retry-After) */
+            /** @description `RATE_LIMITED`: Per-key rate limit reached (see Retry-After); `TOO_MANY_CONNECTIONS`: Too many open connections from this address (see Retry-After); `TOO_MANY_AUTH_FAILURES`: Too many wrong API keys from this address (see Retry-After) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -1633,7 +1633,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "RATE_LIMITED" | "TOO_MANY_AUTH_FAILURES";
+                            code: "RATE_LIMITED" | "TOO_MANY_CONNECTIONS" | "TOO_MANY_AUTH_FAILURES";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -2168,7 +2168,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `RATE_LIMITED`: Per-key rate limit reached (see Retry-After); `TOO_MANY_AUTH_FAILURES`: Too many wrong API keys from this address (see Retry-After) */
+            /** @description `RATE_LIMITED`: Per-key rate limit reached (see Retry-After); `TOO_MANY_CONNECTIONS`: Too many open connections from this address (see Retry-After); `TOO_MANY_AUTH_FAILURES`: Too many wrong API keys from this address (see Retry-After) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -2180,7 +2180,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "RATE_LIMITED" | "TOO_MANY_AUTH_FAILURES";
+                            code: "RATE_LIMITED" | "TOO_MANY_CONNECTIONS" | "TOO_MANY_AUTH_FAILURES";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -2459,7 +2459,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `RATE_LIMITED`: Per-key rate limit reached (see Retry-After); `TOO_MANY_AUTH_FAILURES`: Too many wrong API keys from this address (see Retry-After) */
+            /** @description `RATE_LIMITED`: Per-key rate limit reached (see Retry-After); `TOO_MANY_CONNECTIONS`: Too many open connections from this address (see Retry-After); `TOO_MANY_AUTH_FAILURES`: Too many wrong API keys from this address (see Retry-After) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -2471,7 +2471,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "RATE_LIMITED" | "TOO_MANY_AUTH_FAILURES";
+                            code: "RATE_LIMITED" | "TOO_MANY_CONNECTIONS" | "TOO_MANY_AUTH_FAILURES";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -2688,7 +2688,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `RATE_LIMITED`: Per-key rate limit reached (see Retry-After); `TOO_MANY_AUTH_FAILURES`: Too many wrong API keys from this address (see Retry-After) */
+            /** @description `RATE_LIMITED`: Per-key rate limit reached (see Retry-After); `TOO_MANY_CONNECTIONS`: Too many open connections from this address (see Retry-After); `TOO_MANY_AUTH_FAILURES`: Too many wrong API keys from this address (see Retry-After) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -2700,7 +2700,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "RATE_LIMITED" | "TOO_MANY_AUTH_FAILURES";
+                            code: "RATE_LIMITED" | "TOO_MANY_CONNECTIONS" | "TOO_MANY_AUTH_FAILURES";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -2955,7 +2955,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `RATE_LIMITED`: Per-key rate limit reached (see Retry-After); `TOO_MANY_AUTH_FAILURES`: Too many wrong API keys from this address (see Retry-After) */
+            /** @description `RATE_LIMITED`: Per-key rate limit reached (see Retry-After); `TOO_MANY_CONNECTIONS`: Too many open connections from this address (see Retry-After); `TOO_MANY_AUTH_FAILURES`: Too many wrong API keys from this address (see Retry-After) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -2967,7 +2967,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "RATE_LIMITED" | "TOO_MANY_AUTH_FAILURES";
+                            code: "RATE_LIMITED" | "TOO_MANY_CONNECTIONS" | "TOO_MANY_AUTH_FAILURES";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -3347,7 +3347,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `RATE_LIMITED`: Per-key rate limit reached (see Retry-After); `TOO_MANY_AUTH_FAILURES`: Too many wrong API keys from this address (see Retry-After) */
+            /** @description `RATE_LIMITED`: Per-key rate limit reached (see Retry-After); `TOO_MANY_CONNECTIONS`: Too many open connections from this address (see Retry-After); `TOO_MANY_AUTH_FAILURES`: Too many wrong API keys from this address (see Retry-After) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -3359,7 +3359,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "RATE_LIMITED" | "TOO_MANY_AUTH_FAILURES";
+                            code: "RATE_LIMITED" | "TOO_MANY_CONNECTIONS" | "TOO_MANY_AUTH_FAILURES";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -3589,7 +3589,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `RATE_LIMITED`: Per-key rate limit reached (see Retry-After); `TOO_MANY_AUTH_FAILURES`: Too many wrong API keys from this address (see Retry-After) */
+            /** @description `RATE_LIMITED`: Per-key rate limit reached (see Retry-After); `TOO_MANY_CONNECTIONS`: Too many open connections from this address (see Retry-After); `TOO_MANY_AUTH_FAILURES`: Too many wrong API keys from this address (see Retry-After) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -3601,7 +3601,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "RATE_LIMITED" | "TOO_MANY_AUTH_FAILURES";
+                            code: "RATE_LIMITED" | "TOO_MANY_CONNECTIONS" | "TOO_MANY_AUTH_FAILURES";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -3777,7 +3777,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `RATE_LIMITED`: Per-key rate limit reached (see Retry-After); `TOO_MANY_AUTH_FAILURES`: Too many wrong API keys from this address (see Retry-After) */
+            /** @description `RATE_LIMITED`: Per-key rate limit reached (see Retry-After); `TOO_MANY_CONNECTIONS`: Too many open connections from this address (see Retry-After); `TOO_MANY_AUTH_FAILURES`: Too many wrong API keys from this address (see Retry-After) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -3789,7 +3789,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "RATE_LIMITED" | "TOO_MANY_AUTH_FAILURES";
+                            code: "RATE_LIMITED" | "TOO_MANY_CONNECTIONS" | "TOO_MANY_AUTH_FAILURES";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -4023,7 +4023,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `RATE_LIMITED`: Per-key rate limit reached (see Retry-After); `TOO_MANY_AUTH_FAILURES`: Too many wrong API keys from this address (see Retry-After) */
+            /** @description `RATE_LIMITED`: Per-key rate limit reached (see Retry-After); `TOO_MANY_CONNECTIONS`: Too many open connections from this address (see Retry-After); `TOO_MANY_AUTH_FAILURES`: Too many wrong API keys from this address (see Retry-After) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -4035,7 +4035,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "RATE_LIMITED" | "TOO_MANY_AUTH_FAILURES";
+                            code: "RATE_LIMITED" | "TOO_MANY_CONNECTIONS" | "TOO_MANY_AUTH_FAILURES";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -4235,7 +4235,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `RATE_LIMITED`: Per-key rate limit reached (see Retry-After); `TOO_MANY_AUTH_FAILURES`: Too many wrong API keys from this address (see Retry-After) */
+            /** @description `RATE_LIMITED`: Per-key rate limit reached (see Retry-After); `TOO_MANY_CONNECTIONS`: Too many open connections from this address (see Retry-After); `TOO_MANY_AUTH_FAILURES`: Too many wrong API keys from this address (see Retry-After) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -4247,7 +4247,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "RATE_LIMITED" | "TOO_MANY_AUTH_FAILURES";
+                            code: "RATE_LIMITED" | "TOO_MANY_CONNECTIONS" | "TOO_MANY_AUTH_FAILURES";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -4440,7 +4440,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `RATE_LIMITED`: Per-key rate limit reached (see Retry-After); `TOO_MANY_AUTH_FAILURES`: Too many wrong API keys from this address (see Retry-After) */
+            /** @description `RATE_LIMITED`: Per-key rate limit reached (see Retry-After); `TOO_MANY_CONNECTIONS`: Too many open connections from this address (see Retry-After); `TOO_MANY_AUTH_FAILURES`: Too many wrong API keys from this address (see Retry-After) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -4452,7 +4452,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "RATE_LIMITED" | "TOO_MANY_AUTH_FAILURES";
+                            code: "RATE_LIMITED" | "TOO_MANY_CONNECTIONS" | "TOO_MANY_AUTH_FAILURES";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -4671,7 +4671,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `RATE_LIMITED`: Per-key rate limit reached (see Retry-After); `TOO_MANY_AUTH_FAILURES`: Too many wrong API keys from this address (see Retry-After) */
+            /** @description `RATE_LIMITED`: Per-key rate limit reached (see Retry-After); `TOO_MANY_CONNECTIONS`: Too many open connections from this address (see Retry-After); `TOO_MANY_AUTH_FAILURES`: Too many wrong API keys from this address (see Retry-After) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -4683,7 +4683,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "RATE_LIMITED" | "TOO_MANY_AUTH_FAILURES";
+                            code: "RATE_LIMITED" | "TOO_MANY_CONNECTIONS" | "TOO_MANY_AUTH_FAILURES";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -4865,7 +4865,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `RATE_LIMITED`: Per-key rate limit reached (see Retry-After); `TOO_MANY_AUTH_FAILURES`: Too many wrong API keys from this address (see Retry-After) */
+            /** @description `RATE_LIMITED`: Per-key rate limit reached (see Retry-After); `TOO_MANY_CONNECTIONS`: Too many open connections from this address (see Retry-After); `TOO_MANY_AUTH_FAILURES`: Too many wrong API keys from this address (see Retry-After) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -4877,7 +4877,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "RATE_LIMITED" | "TOO_MANY_AUTH_FAILURES";
+                            code: "RATE_LIMITED" | "TOO_MANY_CONNECTIONS" | "TOO_MANY_AUTH_FAILURES";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;

@@ -225,20 +225,20 @@ export const VARIABLES = {
   TOKEN_SERVICE_MAX_CONNECTIONS: variable({
     name: "TOKEN_SERVICE_MAX_CONNECTIONS",
     type: "whole number",
-    default: "256",
+    default: "512",
     description:
       "Open HTTP connections the service keeps at most; more are closed as they arrive. Keeps file descriptors for the store and the chain journals however many clients connect. 0: no limit.",
     readBy: HTTP_SERVICE,
-    schema: wholeNumber(256),
+    schema: wholeNumber(512),
   }),
   TOKEN_SERVICE_MAX_CONNECTIONS_PER_CLIENT: variable({
     name: "TOKEN_SERVICE_MAX_CONNECTIONS_PER_CLIENT",
     type: "whole number",
-    default: "32",
+    default: "128",
     description:
-      "Open HTTP connections one client address keeps at most; more are closed as they arrive. Connections from a trusted proxy (`TOKEN_SERVICE_TRUST_PROXY`) are not counted per client. 0: no limit.",
+      "Open HTTP connections one client address keeps at most; more are answered 429 TOO_MANY_CONNECTIONS and closed. Connections from a trusted proxy (`TOKEN_SERVICE_TRUST_PROXY`) are not counted per client. 0: no limit.",
     readBy: HTTP_SERVICE,
-    schema: wholeNumber(32),
+    schema: wholeNumber(128),
   }),
   TOKEN_SERVICE_HEADERS_TIMEOUT_SECONDS: variable({
     name: "TOKEN_SERVICE_HEADERS_TIMEOUT_SECONDS",

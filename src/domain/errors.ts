@@ -217,6 +217,13 @@ export const ERROR_CATALOG = {
     title: "Per-key rate limit reached (see Retry-After)",
     description: "The API key's request limit for the window is reached; `Retry-After` says when to try again.",
   },
+  TOO_MANY_CONNECTIONS: {
+    httpStatus: 429,
+    source: "http",
+    title: "Too many open connections from this address (see Retry-After)",
+    description:
+      "This client address already holds `TOKEN_SERVICE_MAX_CONNECTIONS_PER_CLIENT` open connections: the new one is answered this and closed. Reuse connections (keep-alive), or open fewer at once.",
+  },
   TOO_MANY_AUTH_FAILURES: {
     httpStatus: 429,
     source: "http",

@@ -11,6 +11,9 @@ import { startServe, type ServeProcess } from "../helpers/serve-process.js";
 const API_KEY = "flood-test-key-0123456789";
 const PAIR = { chain: "ethereum", network: "sepolia" };
 
+/** What each flooding connection was answered, if anything. */
+const received = new WeakMap<Socket, string>();
+
 /** Opens `count` idle TCP connections from `localAddress`; answers them as they stand once all settled. */
 async function flood(url: string, localAddress: string, count: number): Promise<Socket[]> {
   const { hostname, port } = new URL(url);
@@ -21,6 +24,7 @@ async function flood(url: string, localAddress: string, count: number): Promise<
         new Promise<Socket>((resolve) => {
           const socket = connect({ host: hostname, port: Number(port), localAddress });
           socket.on("error", () => undefined);
+          socket.on("data", (chunk: Buffer) => received.set(socket, (received.get(socket) ?? "") + chunk.toString("utf8")));
           socket.once("connect", () => resolve(socket));
           socket.once("close", () => resolve(socket));
         }),
@@ -57,6 +61,9 @@ describe("serve under a file-descriptor limit (prlimit) and a flood of idle keyl
       10_000,
     );
     expect(open, "connections the flooding address keeps").to.be.at.most(20);
+    const answered = sockets.map((socket) => received.get(socket) ?? "").filter((text) => text.startsWith("HTTP/1.1 429"));
+    expect(answered.length, "the connections past the limit are told why").to.be.greaterThan(0);
+    expect(answered[0]).to.include('"code":"TOO_MANY_CONNECTIONS"').and.to.include("Retry-After: 1");
 
     const wallet = (await serve.call("POST", "/api/v1/wallets", PAIR)).body;
     expect((await serve.call("POST", "/api/v1/faucet", { ...PAIR, address: wallet.address })).status).to.equal(200);
