@@ -10,7 +10,7 @@ import { SharedChainReads } from "../chains/evm/read/read-memo.js";
 import { mintedTokenId } from "../chains/evm/write/mint.js";
 import { InProcessSenderLock, type SenderLock } from "../chains/evm/sender-lock.js";
 import { getReceipt, getTransactionStatus, waitForTransaction, type TransactionStatus } from "../chains/evm/read/transaction-status.js";
-import { DataDirectory } from "../store/data-directory.js";
+import type { DataDirectory } from "../store/data-directory.js";
 import { MemoryOperationStore } from "../store/memory-store.js";
 import { parseTokenType } from "../domain/token-params.js";
 import {
@@ -51,10 +51,10 @@ export interface TokenServiceOptions {
   env?: NodeJS.ProcessEnv;
   /** Simulated chains: 0 mines on send (default), N mines a block every N seconds. */
   blockTimeSeconds?: number;
-  /** Simulated chains keep their state here between runs when set. */
-  dataDir?: string;
-  /** The same, already described by its owner (the caller claims and releases it); wins over `dataDir`. */
+  /** Simulated chains keep their state here between runs when set (the composition root opens it from `dataDir`). */
   dataDirectory?: DataDirectory;
+  /** Release `dataDirectory` when the service closes (the composition root opened it for this service). */
+  releaseDataDirectory?: boolean;
   /** Serializes sends per chain and sender; the HTTP service passes a PostgreSQL-backed one. */
   senderLock?: SenderLock;
   bitcoin?: BitcoinBackends;
@@ -94,17 +94,14 @@ export class TokenService {
   /** Launch, mint and faucet with durable records, followed to a final state. */
   readonly operations: Operations;
   private readonly bitcoin: BitcoinBackends;
-  /** Released on close when this service made it (from `dataDir`). */
+  /** Released on close when the composition root opened it for this service. */
   private readonly ownDataDirectory: DataDirectory | undefined;
   /** By pair ("ethereum/sepolia"), once a read opened a chain that names its state. */
   private readonly sharedBalanceReads = new Map<string, SharedChainReads<BalancesResult>>();
 
   constructor(options: TokenServiceOptions) {
-    this.ownDataDirectory =
-      options.dataDirectory === undefined && options.dataDir !== undefined
-        ? new DataDirectory(options.dataDir, "a token service (programmatic API)")
-        : undefined;
-    const dataDirectory = options.dataDirectory ?? this.ownDataDirectory;
+    this.ownDataDirectory = options.releaseDataDirectory ? options.dataDirectory : undefined;
+    const dataDirectory = options.dataDirectory;
     this.evm = new EvmChains({
       ...options,
       ...(dataDirectory ? { dataDirectory } : {}),

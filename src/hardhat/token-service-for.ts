@@ -1,11 +1,12 @@
 import type { HardhatRuntimeEnvironment } from "hardhat/types/hre";
 
 import { composeTokenService } from "../compose.js";
-import type { TokenService, TokenServiceOptions } from "../core/token-service.js";
+import type { TokenService } from "../core/token-service.js";
+import type { ComposeOptions } from "../compose.js";
 import { liveEndpoints } from "./rpc-urls.js";
 import { hardhatSimulatedChains } from "./simulated-chains.js";
 
-export type CreateTokenServiceOptions = Partial<TokenServiceOptions> & {
+export type CreateTokenServiceOptions = Partial<ComposeOptions> & {
   /** A Hardhat runtime with this plugin; one is created when omitted. */
   hre?: HardhatRuntimeEnvironment;
   /** Keep simulated chains in `hre.config.tokenService.dataDir` (as the tasks and `serve` do). Default false: in memory. */

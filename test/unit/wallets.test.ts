@@ -4,7 +4,7 @@ import { address as bitcoinAddress, initEccLib, networks, payments, type Network
 import { ECPairFactory } from "ecpair";
 import * as ecc from "tiny-secp256k1";
 
-import { createWallet } from "../../src/api.js";
+import { createWallet } from "../../src/core/wallets.js";
 import { ErrorCode } from "../../src/domain/errors.js";
 import { expectServiceError } from "../helpers/errors.js";
 
