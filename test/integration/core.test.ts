@@ -7,6 +7,7 @@ import { ErrorCode } from "../../src/domain/errors.js";
 import type { Wallet } from "../../src/core/wallets.js";
 import { expectNoSecret, expectServiceError } from "../helpers/errors.js";
 import { closedPort, expectMined, fundedWallet, type Pair } from "../helpers/service.js";
+import { until } from "../helpers/until.js";
 
 const SEPOLIA: Pair = { chain: "ethereum", network: "sepolia" };
 const BSC_TESTNET: Pair = { chain: "binance_smart_chain", network: "testnet" };
@@ -404,7 +405,7 @@ describe("core (programmatic API on simulated chains)", function () {
     async function atBlockStart(pair: Pair) {
       const chain = await slow.evmChain(resolveNetwork(pair.chain, pair.network), "read");
       const start = await chain.provider.getBlockNumber();
-      while ((await chain.provider.getBlockNumber()) === start) await new Promise((resolve) => setTimeout(resolve, 20));
+      await until(async () => (await chain.provider.getBlockNumber()) !== start, "the next block (one every 2 s)", 10_000, 20);
     }
 
     it("a launch is pending until the next block: balances read right after it show nothing yet", async function () {

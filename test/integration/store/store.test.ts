@@ -3,6 +3,7 @@ import { randomUUID } from "node:crypto";
 import { mkdtemp, readdir, readFile, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { DatabaseSync } from "node:sqlite";
 import { setTimeout as sleep } from "node:timers/promises";
 import pg from "pg";
 
@@ -21,6 +22,7 @@ import type { Database } from "../../../src/store/schema.js";
 import { expectServiceError } from "../../helpers/errors.js";
 import { modesUnder, notPrivate, underUmask } from "../../helpers/file-modes.js";
 import { freshPostgresSchema } from "../../helpers/postgres-schema.js";
+import { until } from "../../helpers/until.js";
 
 interface Backend {
   name: "sqlite" | "postgres";
@@ -66,7 +68,10 @@ function operation(apiKeyId: string | null, overrides: Partial<NewOperation> = {
   };
 }
 
-/** Runs `count` critical sections under one key and reports the most that ever ran at once. */
+/**
+ * Runs `count` critical sections under one key and reports the most that ever ran at once. Each holds the lock for
+ * `holdMs`, the window in which a broken lock would let another in: no condition to wait for, a correct lock shows none.
+ */
 async function contend(stores: Store[], key: string, count: number, holdMs: number): Promise<{ maxInside: number; completed: number }> {
   let inside = 0;
   let maxInside = 0;
@@ -90,6 +95,30 @@ function rawDatabase(backend: Backend & { databaseUrl?: string }, directory: str
   if (backend.databaseUrl)
     return new Kysely<any>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: backend.databaseUrl, max: 2 }) }) });
   return new Kysely<any>({ dialect: nodeSqliteDialect(openSqliteFile(path.join(directory, "scratch.sqlite"))) });
+}
+
+/** Now on the clock the store stamps and expires by: the database's (SQLite's is the system clock, read the same way). */
+async function databaseNow(backend: { databaseUrl?: string }): Promise<number> {
+  if (backend.databaseUrl === undefined) {
+    const db = new DatabaseSync(":memory:");
+    try {
+      return Number((db.prepare("SELECT cast(unixepoch('subsec') * 1000 AS integer) AS now").get() as { now: number }).now);
+    } finally {
+      db.close();
+    }
+  }
+  const client = new pg.Client({ connectionString: backend.databaseUrl });
+  await client.connect();
+  try {
+    return Number((await client.query("SELECT (extract(epoch from now()) * 1000)::bigint AS now")).rows[0].now);
+  } finally {
+    await client.end();
+  }
+}
+
+/** Waits until the database's clock is past `ms` (a lease or a retention ending then has run out). */
+function untilDatabaseClockPasses(backend: { databaseUrl?: string }, ms: number, what: string): Promise<void> {
+  return until(async () => (await databaseNow(backend)) > ms, `the database's clock passes ${what}`);
 }
 
 const ALL_MIGRATIONS = Object.keys(migrations("sqlite"));
@@ -226,7 +255,7 @@ for (const makeBackend of backends) {
         expect(stored).to.deep.include({ ...record });
         expect(stored!.createdAt).to.equal(stored!.updatedAt);
 
-        await sleep(5);
+        await untilDatabaseClockPasses(backend, Date.parse(stored!.updatedAt), "the record's first stamp");
         await store.changeOperation(record.id, { status: "pending", reason: "accepted by the node", from: ["signed"] });
         // A change from a state the record is not in does nothing.
         expect(await store.changeOperation(record.id, { status: "mined", reason: "late", from: ["signed"] })).to.equal(undefined);
@@ -292,7 +321,8 @@ for (const makeBackend of backends) {
           const record = operation(keyA, { kind: index % 2 ? "mint" : "launch", params: { index } });
           await store.insertOperation(record);
           inserted.push(record.id);
-          await sleep(3); // distinct timestamps, so "newest first" is the reverse of insertion
+          // Distinct timestamps, so "newest first" is the reverse of insertion.
+          await untilDatabaseClockPasses(backend, Date.parse((await store.getOperation(record.id))!.createdAt), "the record's stamp");
         }
         await store.insertOperation(operation(keyB));
         await store.insertOperation(operation(keyB));
@@ -395,15 +425,20 @@ for (const makeBackend of backends) {
       });
 
       it("hands a claim whose lease ran out to exactly one retry, with the operation it named, once", async function () {
+        const held = randomUUID();
+        const long = { operationId: randomUUID(), leaseMs: 60_000, retentionMs: 60_000 };
+        expect(await store.beginIdempotent(null, "POST /tokens", held, "h", long)).to.deep.equal({ state: "new" });
+        expect(await store.beginIdempotent(null, "POST /tokens", held, "h", long), "within its lease").to.deep.equal({
+          state: "in_progress",
+          operationId: long.operationId,
+        });
+
         const key = randomUUID();
         const operationId = randomUUID();
         const claim = { operationId, leaseMs: 50, retentionMs: 60_000 };
         expect(await store.beginIdempotent(null, "POST /tokens", key, "h", claim)).to.deep.equal({ state: "new" });
-        expect(await store.beginIdempotent(null, "POST /tokens", key, "h", { ...claim, leaseMs: 60_000 })).to.deep.equal({
-          state: "in_progress",
-          operationId,
-        });
-        await sleep(80);
+        // The claim was stamped no later than this reading; its lease ends at most 50 ms after it.
+        await untilDatabaseClockPasses(backend, (await databaseNow(backend)) + claim.leaseMs, "the claim's lease");
         // The one retry that takes the claim over holds it for a minute; the others find it in progress.
         const retry = { operationId: randomUUID(), leaseMs: 60_000, retentionMs: 60_000 };
         const retries = await Promise.all(Array.from({ length: 5 }, () => store.beginIdempotent(null, "POST /tokens", key, "h", retry)));
@@ -416,10 +451,11 @@ for (const makeBackend of backends) {
         const short = { leaseMs: 60_000, retentionMs: 50 };
         expect(await store.beginIdempotent(null, "POST /tokens", key, "first", short)).to.deep.equal({ state: "new" });
         await store.completeIdempotent(null, "POST /tokens", key, 200, { ok: true });
-        await sleep(80);
+        // Each key was stamped no later than the reading after it; it is kept at most 50 ms after that.
+        await untilDatabaseClockPasses(backend, (await databaseNow(backend)) + short.retentionMs, "the key's retention");
         expect(await store.beginIdempotent(null, "POST /tokens", key, "second", short)).to.deep.equal({ state: "new" });
         await store.completeIdempotent(null, "POST /tokens", key, 200, { ok: 2 });
-        await sleep(80);
+        await untilDatabaseClockPasses(backend, (await databaseNow(backend)) + short.retentionMs, "the key's retention");
         expect(await store.purgeExpiredIdempotency()).to.be.greaterThan(0);
         expect(await store.beginIdempotent(null, "POST /tokens", key, "third", short)).to.deep.equal({ state: "new" });
       });
@@ -465,14 +501,14 @@ for (const makeBackend of backends) {
       it("allows hits again once the window has passed", async function () {
         const bucket = `key:${randomUUID()}`;
         const windowMs = 400;
-        let result = await store.hitRateLimit(bucket, 1, windowMs);
-        // Start on a fresh window, so the wait below is exactly one window.
-        await sleep(result.resetMs + 20);
-        result = await store.hitRateLimit(bucket, 1, windowMs);
-        expect(result.allowed).to.equal(true);
-        const refused = await store.hitRateLimit(bucket, 1, windowMs);
-        expect(refused.allowed).to.equal(false);
-        await sleep(refused.resetMs + 20);
+        // A probe of no hits reads the count; a count of 0 means a window has begun since the last hit.
+        const nextWindow = () => until(async () => (await store.hitRateLimit(bucket, 1, windowMs, 0)).count === 0, "the next window");
+        await store.hitRateLimit(bucket, 1, windowMs);
+        // Start on a fresh window, so the two hits below fall into one window.
+        await nextWindow();
+        expect((await store.hitRateLimit(bucket, 1, windowMs)).allowed).to.equal(true);
+        expect((await store.hitRateLimit(bucket, 1, windowMs)).allowed).to.equal(false);
+        await nextWindow();
         expect((await store.hitRateLimit(bucket, 1, windowMs)).allowed).to.equal(true);
       });
 
@@ -490,19 +526,17 @@ for (const makeBackend of backends) {
       });
 
       it("lets different keys run at the same time", async function () {
-        let inside = 0;
-        let maxInside = 0;
+        let entered = 0;
+        // Each stays inside until all three are: with one key's lock blocking another, this would time out.
         await Promise.all(
           ["a", "b", "c"].map((suffix) =>
             store.senderLock().withLock(`1:0x${randomUUID()}${suffix}`, async () => {
-              inside++;
-              maxInside = Math.max(maxInside, inside);
-              await sleep(50);
-              inside--;
+              entered++;
+              await until(() => entered === 3, "all three critical sections inside at once");
             }),
           ),
         );
-        expect(maxInside).to.equal(3);
+        expect(entered).to.equal(3);
       });
 
       it("passes the work's result and error through and frees the key after an error", async function () {
@@ -731,19 +765,17 @@ describe("store on a PostgreSQL server shared by two replicas", function () {
   });
 
   it("does not make one sender wait for another across replicas", async function () {
-    let inside = 0;
-    let maxInside = 0;
+    let entered = 0;
+    // Each stays inside until both are: with one replica's lock blocking the other, this would time out.
     await Promise.all(
       [first, second].map((store, index) =>
         store.senderLock().withLock(`31337:0x${randomUUID()}${index}`, async () => {
-          inside++;
-          maxInside = Math.max(maxInside, inside);
-          await sleep(100);
-          inside--;
+          entered++;
+          await until(() => entered === 2, "both critical sections inside at once");
         }),
       ),
     );
-    expect(maxInside).to.equal(2);
+    expect(entered).to.equal(2);
   });
 
   it("leases each due operation to one replica at a time, and hands an expired lease to the other", async function () {
@@ -774,11 +806,13 @@ describe("store on a PostgreSQL server shared by two replicas", function () {
     );
     const changed = await first.changeOperation(kept!, { status: "pending", reason: "the node has it", checkInMs: null }, owner);
     expect(changed?.transitions.map((transition) => transition.status)).to.deep.equal(["signed", "pending"]);
-    await sleep(1_100);
-    const taken = (await second.leaseDueOperations("replica-c", 1_000, 1000))
-      .filter((record) => mine.has(record.id))
-      .map((record) => record.id);
-    expect(new Set(taken)).to.deep.equal(new Set(lapsed));
+    // The lapsed leases go to the next asker once they run out (1 s after they were taken).
+    const taken = new Set<string>();
+    await until(async () => {
+      for (const record of await second.leaseDueOperations("replica-c", 1_000, 1000)) if (mine.has(record.id)) taken.add(record.id);
+      return taken.size >= lapsed.length;
+    }, "the lapsed leases handed to the next asker");
+    expect(taken).to.deep.equal(new Set(lapsed));
   });
 
   it("can write to the store inside many sender locks at once", async function () {
@@ -789,6 +823,7 @@ describe("store on a PostgreSQL server shared by two replicas", function () {
         first.senderLock().withLock(`31337:0x${randomUUID()}`, async () => {
           const record = operation(apiKeyId, { params: { index } });
           await first.insertOperation(record);
+          // Held across a pause, as a send holds it while the node answers: the held locks pile up past the pool sizes.
           await sleep(20);
           await first.changeOperation(record.id, { status: "pending", reason: "accepted by the node" });
         }),
