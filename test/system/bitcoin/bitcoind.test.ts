@@ -1,48 +1,22 @@
-import { spawn } from "node:child_process";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
 
 import { expect } from "chai";
 import hre from "hardhat";
 
 import { createTokenService, type TokenService } from "../../../src/api.js";
 import { ErrorCode } from "../../../src/domain/errors.js";
-import { useRegtestBitcoind, type NodeRpc } from "../../helpers/bitcoind.js";
+import { ownWalletName, useRegtestBitcoind, type NodeRpc } from "../../helpers/bitcoind.js";
+import { cleanEnvironment, runHardhat, type CliResult } from "../../helpers/cli.js";
 import { expectServiceError } from "../../helpers/errors.js";
+import { fixtureProjectRoot } from "../../helpers/fixture-projects.js";
 
-const PROJECT_ROOT = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "..");
-const HARDHAT_CLI = join(PROJECT_ROOT, "node_modules", ".bin", "hardhat");
 const REGTEST = { chain: "bitcoin", network: "regtest" } as const;
-/** The test's own node wallet: funds addresses "from outside" the service. */
-const FUNDER = "test-funder";
 
 const btc = (satoshis: bigint | number) => ({ balance: String(satoshis), uiBalance: (Number(satoshis) / 1e8).toString() });
 
-interface CliRun {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-/** Runs a task through the Hardhat CLI, as a user would, with extra environment variables. */
-function hardhat(args: string[], env: Record<string, string>): Promise<CliRun> {
-  return new Promise((resolve, reject) => {
-    // process.execPath is the Node the tests run on (the project's Node 24), not whatever `node` is first on PATH.
-    const child = spawn(process.execPath, [HARDHAT_CLI, ...args], {
-      cwd: PROJECT_ROOT,
-      env: { ...process.env, ...env },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk) => (stdout += chunk));
-    child.stderr.on("data", (chunk) => (stderr += chunk));
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code, stdout, stderr }));
-  });
-}
-
-function parseJsonOutput(run: CliRun): any {
+function parseJsonOutput(run: CliResult): any {
   const start = run.stdout.indexOf("{");
   expect(start, `no JSON in the task's output:\n${run.stdout}\n${run.stderr}`).to.be.at.least(0);
   return JSON.parse(run.stdout.slice(start));
@@ -57,25 +31,32 @@ async function utxoSetTotal(rpc: NodeRpc, address: string): Promise<bigint> {
 describe("bitcoin regtest against a real bitcoind", function () {
   const regtest = useRegtestBitcoind();
   let service: TokenService;
-  let funderAddress: string;
+  /** The tasks' data directory: of this suite alone, not the project's. */
+  let dataDir: string;
 
-  const mine = (blocks = 1) => regtest.node.rpc("generatetoaddress", [blocks, funderAddress]);
+  const mine = (blocks = 1) => regtest.node.rpc("generatetoaddress", [blocks, regtest.funder.address]);
   const sendFromFunder = (address: string, amountBtc: string) =>
-    regtest.node.rpc<string>("sendtoaddress", { address, amount: amountBtc, fee_rate: 5 }, FUNDER);
+    regtest.node.rpc<string>("sendtoaddress", { address, amount: amountBtc, fee_rate: 5 }, regtest.funder.wallet);
   const balanceOf = async (address: string) => (await service.getBalances({ ...REGTEST, address })).balances.BTC;
 
   before(async function () {
     if (!regtest.available) this.skip();
-    const rpc = regtest.node.rpc;
-    await rpc("createwallet", { wallet_name: FUNDER });
-    funderAddress = await rpc<string>("getnewaddress", [], FUNDER);
-    await rpc("generatetoaddress", [101, funderAddress]);
+    dataDir = await mkdtemp(path.join(tmpdir(), "hts-bitcoind-tasks-"));
     service = await createTokenService({ hre, env: { TOKEN_SERVICE_BITCOIND_BITCOIN_REGTEST: regtest.node.url } });
   });
 
   after(async function () {
     await service?.close();
+    if (dataDir !== undefined) await rm(dataDir, { recursive: true, force: true });
   });
+
+  /** A task through the Hardhat CLI, as a user runs it, in a project of the tests' with this suite's data directory. */
+  const hardhat = (args: string[], env: Record<string, string>) =>
+    runHardhat(args, {
+      cwd: fixtureProjectRoot("consumer"),
+      env: cleanEnvironment({ ...env, CONSUMER_TOKEN_SERVICE_DATA_DIR: dataDir }),
+      timeoutMs: 120_000,
+    });
 
   it("a wallet created through the core, funded over RPC: the amount shows unconfirmed, then confirmed once mined", async function () {
     const wallet = service.createWallet(REGTEST);
@@ -132,15 +113,16 @@ describe("bitcoin regtest against a real bitcoind", function () {
     await service.faucet({ ...REGTEST, address: wallet.address, amount: "300000000" });
     // Spend with the wallet's own key, imported into a node wallet of the test's.
     const rpc = regtest.node.rpc;
-    await rpc("createwallet", { wallet_name: "test-spender", blank: true });
+    const spender = ownWalletName("test-spender");
+    await rpc("createwallet", { wallet_name: spender, blank: true });
     const { checksum } = await rpc<{ checksum: string }>("getdescriptorinfo", [`wpkh(${wallet.privateKey})`]);
     const [imported] = await rpc<Array<{ success: boolean }>>(
       "importdescriptors",
       [[{ desc: `wpkh(${wallet.privateKey})#${checksum}`, timestamp: 0 }]],
-      "test-spender",
+      spender,
     );
     expect(imported?.success).to.equal(true);
-    await rpc("sendall", { recipients: [funderAddress], fee_rate: 5 }, "test-spender");
+    await rpc("sendall", { recipients: [regtest.funder.address], fee_rate: 5 }, spender);
 
     expect(await balanceOf(wallet.address)).to.deep.equal({
       ...btc(0),

@@ -3,18 +3,12 @@ import { expect } from "chai";
 import { useRegtestBitcoind } from "../../helpers/bitcoind.js";
 import { startServer, type RunningServer } from "../../helpers/http-server.js";
 
-const FUNDER = "http-test-funder";
-
 describe("flow 2 over HTTP: a bitcoin regtest wallet against a real bitcoind", function () {
   const regtest = useRegtestBitcoind();
   let api: RunningServer;
-  let funderAddress: string;
 
   before(async function () {
     if (!regtest.available) this.skip();
-    await regtest.node.rpc("createwallet", { wallet_name: FUNDER });
-    funderAddress = await regtest.node.rpc<string>("getnewaddress", [], FUNDER);
-    await regtest.node.rpc("generatetoaddress", [101, funderAddress]);
     api = await startServer({ env: { TOKEN_SERVICE_BITCOIND_BITCOIN_REGTEST: regtest.node.url } });
   });
 
@@ -28,7 +22,7 @@ describe("flow 2 over HTTP: a bitcoin regtest wallet against a real bitcoind", f
     expect(created.body.address).to.match(/^bcrt1q/);
     const url = `/api/v1/wallets?chain=bitcoin&network=regtest&address=${created.body.address}`;
 
-    await regtest.node.rpc("sendtoaddress", { address: created.body.address, amount: "0.5", fee_rate: 5 }, FUNDER);
+    await regtest.node.rpc("sendtoaddress", { address: created.body.address, amount: "0.5", fee_rate: 5 }, regtest.funder.wallet);
     const pending = await api.call("GET", url);
     expect(pending.status).to.equal(200);
     expect(pending.body.balances.BTC).to.deep.equal({
@@ -39,7 +33,7 @@ describe("flow 2 over HTTP: a bitcoin regtest wallet against a real bitcoind", f
     });
     expect(pending.body.balances).not.to.have.property("ETH");
 
-    await regtest.node.rpc("generatetoaddress", [1, funderAddress]);
+    await regtest.node.rpc("generatetoaddress", [1, regtest.funder.address]);
     const mined = await api.call("GET", url);
     expect(mined.body.balances.BTC.confirmed).to.deep.equal({ balance: "50000000", uiBalance: "0.5" });
     expect(mined.body.balances.BTC.unconfirmed.balance).to.equal("0");
