@@ -1,7 +1,7 @@
 import { expect } from "chai";
 
-import { SharedRateLimiter } from "../../src/server/rate-limiter.js";
-import type { SharedRateLimitCount, Store } from "../../src/server/store/types.js";
+import { SharedRateLimiter } from "../../src/http/rate-limiter.js";
+import type { SharedRateLimitCount, Store } from "../../src/store/types.js";
 
 /** A clock the test moves by hand. */
 function manualClock(start: number): { now: () => number; advance: (ms: number) => void } {
