@@ -76,12 +76,17 @@ export function chainNetworkHint(chains: ChainRegistry, name: string, options: P
     if (named.length > 0 || options.network === undefined) return [name, named];
     return [options.network, pairsNamed(chains, options.network, options.chain)];
   })();
-  const [only] = pairs;
-  const chain = pairs.length === 1 ? only!.chain : pairs.length > 1 ? `<${pairs.map((pair) => pair.chain).join("|")}>` : "CHAIN";
-  const pair = pairs.length === 1 ? `the service's ${only!.chain}/${only!.network} pair` : "one of the service's pairs";
+  // Several chains may have a network of that name (sepolia): the first (ethereum's) is named, the others listed.
+  const [first, ...others] = pairs;
+  const chain = first?.chain ?? "CHAIN";
+  const pair = first === undefined ? "one of the service's pairs" : `the service's ${first.chain}/${first.network} pair`;
+  const alsoOn =
+    others.length === 0
+      ? ""
+      : ` (${others.map((other) => other.chain).join(", ")} ${others.length === 1 ? "has" : "have"} one too: --chain ${others[0]!.chain} …)`;
   return (
     `Hint: --network selects a Hardhat network (here ${name}, ${what}); ` +
-    `--chain ${chain} --chain-network ${pairs.length > 0 ? network : "NETWORK"} without --network selects ${pair}, ` +
+    `--chain ${chain} --chain-network ${first !== undefined ? network : "NETWORK"} without --network selects ${pair}${alsoOn}, ` +
     "simulated in-process unless an endpoint is configured for it."
   );
 }
