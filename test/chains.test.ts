@@ -3,8 +3,10 @@ import { createRequire } from "node:module";
 import { expect } from "chai";
 import { Contract, JsonRpcProvider, Wallet as EthersWallet, parseEther, toBeHex, toQuantity } from "ethers";
 import hre from "hardhat";
+import { createHardhatRuntimeEnvironment } from "hardhat/hre";
 
-import { createTokenService, type TokenService } from "../src/api.js";
+import { chainRegistry, createTokenService, type TokenService } from "../src/api.js";
+import tokenServicePlugin from "../src/index.js";
 import { ErrorCode } from "../src/domain/errors.js";
 import { GAS_PRICE_ORACLE } from "../src/chains/evm/write/l1-fee.js";
 import { startAnvil, type AnvilNode } from "./helpers/anvil-node.js";
@@ -263,6 +265,52 @@ describe("chains: Base, Arbitrum, Optimism, Polygon and Avalanche", function () 
       expect(balances.simulated).to.equal(false);
       expect(balances.balances.PLY).to.include({ balance: "7" });
       expect(Object.keys(balances.balances)).to.include("POL");
+    });
+
+    it("is the pair of a Hardhat HTTP network with chain id 137, with or without --network", async function () {
+      const config = {
+        plugins: [tokenServicePlugin],
+        networks: { polygonMainnet: { type: "http" as const, chainId: 137, url: anvil.url } },
+      };
+      for (const options of [{}, { network: "polygonMainnet" }]) {
+        const project = await createHardhatRuntimeEnvironment(config, options);
+        const viaNetwork = await createTokenService({ hre: project, env: {} });
+        try {
+          expect(viaNetwork.networks().find((pair) => pair.chain === "polygon" && pair.network === "mainnet")).to.include({
+            simulated: false,
+            endpoint: `${new URL(anvil.url).host} via Hardhat network polygonMainnet`,
+          });
+          const read = await viaNetwork.getBalances({ chain: "polygon", network: "mainnet", address: EthersWallet.createRandom().address });
+          expect(read).to.include({ simulated: false });
+          expect(read.balances.POL).to.include({ balance: "0" });
+        } finally {
+          await viaNetwork.close();
+        }
+      }
+    });
+  });
+
+  describe("the programmatic API with declared chains", function () {
+    const declared = { acme_api: { nativeSymbol: "ACM", networks: { mainnet: { chainId: 990501 } } } };
+
+    it("serves the chains of TOKEN_SERVICE_CHAINS in its env, and those of a registry it is given", async function () {
+      for (const options of [
+        { env: { TOKEN_SERVICE_CHAINS: JSON.stringify(declared) } },
+        { env: {}, chains: chainRegistry({ env: { TOKEN_SERVICE_CHAINS: JSON.stringify(declared) } }) },
+      ]) {
+        const service = await createTokenService({ hre, ...options });
+        try {
+          const pair: Pair = { chain: "acme_api", network: "mainnet" };
+          expect(service.chains.resolve("acme_api", "mainnet")).to.include({ chainId: 990501, declaredIn: "TOKEN_SERVICE_CHAINS" });
+          const owner = await fundedWallet(service, pair);
+          const chain = await service.evmChain(service.chains.resolve("acme_api", "mainnet"), "test");
+          expect(Number(await chain.rpc!("eth_chainId", []))).to.equal(990501);
+          const balances = await service.getBalances({ ...pair, address: owner.address });
+          expect(balances.balances.ACM).to.include({ balance: (10n * 10n ** 18n).toString(), uiBalance: "10" });
+        } finally {
+          await service.close();
+        }
+      }
     });
   });
 });

@@ -40,8 +40,10 @@ function suggestedChainName(network: string): string {
  * A chain id no pair has: the service does not guess a chain from it (its currency, and the name its records keep),
  * it says how to declare one, in the Hardhat config or in the environment, ready to paste.
  */
-function unknownChainId(name: string, chainId: number, how: string): TokenServiceError {
-  const chain = suggestedChainName(name);
+function unknownChainId(chains: ChainRegistry, name: string, chainId: number, how: string): TokenServiceError {
+  const suggested = suggestedChainName(name);
+  // A network named like a chain the service has (base) but serving another chain id needs a name of its own.
+  const chain = chains.isChain(suggested) ? `${suggested.slice(0, 30)}_${chainId}`.slice(0, 40) : suggested;
   const declaration = { [chain]: { nativeSymbol: "ETH", nativeDecimals: 18, networks: { mainnet: { chainId } } } };
   return new TokenServiceError(
     ErrorCode.UNSUPPORTED_NETWORK,
@@ -128,7 +130,7 @@ async function pairOfNetwork(
 ): Promise<NetworkInfo & { chainId: number }> {
   if (configuredChainId !== undefined) {
     const pair = chains.pairOfChainId(configuredChainId);
-    if (pair === undefined) throw unknownChainId(name, configuredChainId, "is configured with");
+    if (pair === undefined) throw unknownChainId(chains, name, configuredChainId, "is configured with");
     return pair;
   }
   if (options.chain && options.network) {
@@ -145,7 +147,7 @@ async function pairOfNetwork(
     ...(endpoint.headers ? { headers: endpoint.headers } : {}),
   });
   const pair = chains.pairOfChainId(chainId);
-  if (pair === undefined) throw unknownChainId(name, chainId, "serves");
+  if (pair === undefined) throw unknownChainId(chains, name, chainId, "serves");
   return pair;
 }
 
