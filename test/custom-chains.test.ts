@@ -42,6 +42,16 @@ describe("chains declared in configuration (test/fixture-projects/chains, tasks 
 
   let owner: { address: string; privateKey: string };
 
+  it("the new built-in chains work through the tasks too: --chain base --chain-network sepolia, --chain polygon --chain-network amoy", async function () {
+    const address = EthersWallet.createRandom().address;
+    const base = await run(["faucet", "--chain", "base", "--chain-network", "sepolia", "--address", address]);
+    expect(base.code, base.stderr).to.equal(0);
+    expect(base.stdout).to.include(`Funded ${address} with 10 ETH on base/sepolia (simulated in-process chain)`);
+    const polygon = await run(["faucet", "--chain", "polygon", "--chain-network", "testnet", "--address", address, "--amount", "2.5"]);
+    expect(polygon.code, polygon.stderr).to.equal(0);
+    expect(polygon.stdout).to.include(`Funded ${address} with 2.5 POL on polygon/amoy (simulated in-process chain)`);
+  });
+
   describe("tokenService.chains", function () {
     const acme = ["--chain", "acme", "--chain-network", "mainnet"];
 
