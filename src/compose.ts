@@ -1,6 +1,7 @@
 import { bitcoinBackendsFromEnv } from "./chains/bitcoin/backends.js";
 import { TokenService, type TokenServiceOptions } from "./core/token-service.js";
 import { DataDirectory } from "./store/data-directory.js";
+import { chainRegistry } from "./config/chain-registry.js";
 
 export type ComposeOptions = TokenServiceOptions & {
   /** Simulated chains keep their state here between runs when set; `dataDirectory` (already claimed by its owner) wins. */
@@ -9,10 +10,12 @@ export type ComposeOptions = TokenServiceOptions & {
 
 /**
  * The one composition root: every door (the programmatic API, the Hardhat tasks, `serve`) builds its core here, from
- * what that door knows (its simulated-chain factory, endpoints, store and lock) and the environment for the rest.
+ * what that door knows (its chains, simulated-chain factory, endpoints, store and lock) and the environment for the
+ * rest: a door without chains of its own serves the built-in ones and those of `TOKEN_SERVICE_CHAINS`.
  */
 export function composeTokenService(options: ComposeOptions): TokenService {
   const env = options.env ?? process.env;
+  const chains = options.chains ?? chainRegistry({ env });
   const bitcoin =
     options.bitcoin ?? bitcoinBackendsFromEnv(env, options.requestTimeoutMs !== undefined ? { timeoutMs: options.requestTimeoutMs } : {});
   const { dataDir, ...rest } = options;
@@ -25,6 +28,7 @@ export function composeTokenService(options: ComposeOptions): TokenService {
     ...rest,
     env,
     bitcoin,
+    chains,
     ...(opened !== undefined ? { dataDirectory: opened, releaseDataDirectory: true } : {}),
   });
 }

@@ -1,6 +1,6 @@
 import { parseEvmAddress } from "../domain/addresses.js";
 import { parseBitcoinAddress } from "../chains/bitcoin/addresses.js";
-import { allNetworks, requireEvm, resolveNetwork, rpcEnvironmentVariable, type NetworkInfo } from "../domain/chains.js";
+import { BUILT_IN_CHAINS, requireEvm, rpcEnvironmentVariable, type ChainRegistry, type NetworkInfo } from "../domain/chains.js";
 import { ErrorCode, invalidArgument, isTokenServiceError } from "../domain/errors.js";
 import { noBitcoinBackends, requireBitcoinBackend, type BitcoinBackends } from "../chains/bitcoin/backend.js";
 import { readBalances, readErc721Balance } from "../chains/evm/read/balances.js";
@@ -44,6 +44,11 @@ export type * from "../domain/requests.js";
 export { MAX_ERC20_CONTRACTS_PER_READ } from "../domain/requests.js";
 
 export interface TokenServiceOptions {
+  /**
+   * The chains served: the built-in ones and those declared in configuration. Default: the built-in ones (the doors
+   * compose theirs with `tokenService.chains` and `TOKEN_SERVICE_CHAINS`: src/compose.ts).
+   */
+  chains?: ChainRegistry;
   /** Where simulated chains come from (the plugin passes Hardhat's EDR); without one, only configured endpoints are served. */
   simulatedChainFactory?: SimulatedChainFactory;
   /** Live endpoints keyed "chain/network" (a configuration variable is read on first use); `TOKEN_SERVICE_RPC_<CHAIN>_<NETWORK>` fills the gaps. */
@@ -90,6 +95,8 @@ function frozenBalances(result: BalancesResult): BalancesResult {
  * HTTP service only parse input, call one of these methods, and format output.
  */
 export class TokenService {
+  /** Every chain and network this service knows: requests are resolved here. */
+  readonly chains: ChainRegistry;
   readonly evm: EvmChains;
   /** Launch, mint and faucet with durable records, followed to a final state. */
   readonly operations: Operations;
@@ -102,8 +109,10 @@ export class TokenService {
   constructor(options: TokenServiceOptions) {
     this.ownDataDirectory = options.releaseDataDirectory ? options.dataDirectory : undefined;
     const dataDirectory = options.dataDirectory;
+    this.chains = options.chains ?? BUILT_IN_CHAINS;
     this.evm = new EvmChains({
       ...options,
+      chains: this.chains,
       ...(dataDirectory ? { dataDirectory } : {}),
       // A chain that lost journal lines may lack transactions its records say are mined: the tracker checks each.
       onJournalLoss: async (info) => {
@@ -125,7 +134,7 @@ export class TokenService {
   }
 
   networks(): NetworkSummary[] {
-    return allNetworks().map((info) => {
+    return this.chains.all().map((info) => {
       if (info.kind === "evm") {
         const endpoint = this.evm.endpointLabel(info);
         if (endpoint !== undefined) return { ...info, simulated: false, backend: "json-rpc", endpoint };
@@ -149,7 +158,7 @@ export class TokenService {
   }
 
   createWallet(request: CreateWalletRequest): Wallet {
-    return createWallet(request);
+    return createWallet(request, this.chains);
   }
 
   /**
@@ -157,7 +166,7 @@ export class TokenService {
    * flight and after; a transaction, a faucet grant or a block moves the state on. Live nodes are asked every time.
    */
   async getBalances(request: BalancesRequest): Promise<BalancesResult> {
-    const info = resolveNetwork(request.chain, request.network);
+    const info = this.chains.resolve(request.chain, request.network);
     const shared = this.sharedBalanceReads.get(`${info.chain}/${info.network}`);
     const contracts = request.erc20TokenContractAddresses ?? [];
     // Reads compare by their addresses as given (===): equal inputs, equal verdicts, a refusal included. A differently
@@ -210,7 +219,7 @@ export class TokenService {
   }
 
   async getTokenBalance(request: TokenBalanceRequest): Promise<TokenBalanceResult> {
-    const info = requireEvm(resolveNetwork(request.chain, request.network), "token balance read");
+    const info = requireEvm(this.chains.resolve(request.chain, request.network), "token balance read");
     const address = parseEvmAddress(request.address, "address");
     const tokenAddress = parseEvmAddress(request.tokenAddress, "tokenAddress");
     const type = parseTokenType(request.type);
@@ -263,7 +272,7 @@ export class TokenService {
 
   /** The ERC721 token id a mined mint produced. */
   async mintedTokenId(request: TransactionRequest & { contractAddress: string }): Promise<string | undefined> {
-    const info = requireEvm(resolveNetwork(request.chain, request.network), "mint");
+    const info = requireEvm(this.chains.resolve(request.chain, request.network), "mint");
     const receipt = await getReceipt(await this.evmChain(info, "mint"), parseTransactionHash(request.transactionHash));
     return receipt === null ? undefined : mintedTokenId(receipt, request.contractAddress);
   }
@@ -273,7 +282,7 @@ export class TokenService {
    * crash, lost from the pool, undone by a reorg), answers with its record's state instead of TRANSACTION_NOT_FOUND.
    */
   async getTransaction(request: TransactionRequest): Promise<TransactionStatus> {
-    const info = requireEvm(resolveNetwork(request.chain, request.network), "transaction lookup");
+    const info = requireEvm(this.chains.resolve(request.chain, request.network), "transaction lookup");
     const hash = parseTransactionHash(request.transactionHash);
     const chain = await this.evmChain(info, "transaction lookup");
     try {
@@ -289,7 +298,7 @@ export class TokenService {
 
   /** Resolves when mined, or with status "pending" once `timeoutMs` passed or `signal` aborted. */
   async waitForTransaction(request: TransactionRequest & { timeoutMs?: number; signal?: AbortSignal }): Promise<TransactionStatus> {
-    const info = requireEvm(resolveNetwork(request.chain, request.network), "transaction lookup");
+    const info = requireEvm(this.chains.resolve(request.chain, request.network), "transaction lookup");
     const chain = await this.evmChain(info, "transaction lookup");
     return waitForTransaction(chain, parseTransactionHash(request.transactionHash), request.timeoutMs ?? 120_000, request.signal);
   }

@@ -100,6 +100,34 @@ describe("the typed client (hardhat-token-service/client)", function () {
     expect(data).to.include({ balance: "1005" });
   });
 
+  it("launches on avalanche/fuji, signed locally for its chain id, and reads the AVAX balance", async function () {
+    const fuji = { chain: "avalanche", network: "fuji" } as const;
+    const wallet = Wallet.createRandom();
+    const { response } = await client.POST("/api/v1/faucet", { body: { ...fuji, address: wallet.address } });
+    expect(response.status).to.equal(200);
+    const signer = externalSigner(wallet.privateKey);
+    const signed: number[] = [];
+    const launched = await launchToken(
+      client,
+      { ...fuji, type: "ERC20", token: { name: "Snow", symbol: "SNW", initialSupply: "3" } },
+      {
+        getAddress: signer.getAddress,
+        signTransaction: async (request) => {
+          signed.push(Number(request.chainId));
+          return signer.signTransaction(request);
+        },
+      },
+      { wait: "mined" },
+    );
+    expect(signed).to.deep.equal([43113]);
+    expect(launched).to.include({ status: "mined", chain: "avalanche", network: "fuji" });
+    const { data } = await client.GET("/api/v1/wallets", {
+      params: { query: { ...fuji, address: wallet.address, erc20TokenContractAddresses: launched.contractAddress } },
+    });
+    expect(data?.balances.SNW).to.include({ balance: "3" });
+    expect(data?.balances).to.have.property("AVAX");
+  });
+
   it("signs with an external signer that only implements signTransaction, and with a Hardhat network's configured account", async function () {
     const key = Wallet.createRandom().privateKey;
     const external = externalSigner(key);

@@ -619,7 +619,7 @@ describe("core (programmatic API on simulated chains)", function () {
 
     it("UNSUPPORTED_CHAIN and UNSUPPORTED_NETWORK", async function () {
       await expectServiceError(
-        service.getBalances({ chain: "polygon", network: "mainnet", address: owner.address }),
+        service.getBalances({ chain: "solana", network: "mainnet", address: owner.address }),
         ErrorCode.UNSUPPORTED_CHAIN,
         "chain",
       );

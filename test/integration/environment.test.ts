@@ -90,6 +90,20 @@ describe("the environment schema (src/config/environment.ts)", function () {
     ).to.equal("https://e.example/api");
   });
 
+  it("checks TOKEN_SERVICE_CHAINS, and the endpoint variables of the chains it declares, at start-up", function () {
+    const declared = JSON.stringify({ linea: { nativeSymbol: "ETH", networks: { mainnet: { chainId: 59144 } } } });
+    expect(readVariable({ TOKEN_SERVICE_CHAINS: declared }, "TOKEN_SERVICE_CHAINS")).to.deep.equal({
+      linea: { nativeSymbol: "ETH", nativeDecimals: 18, networks: { mainnet: { chainId: 59144 } } },
+    });
+    expect(readVariable({}, "TOKEN_SERVICE_CHAINS")).to.deep.equal({});
+    const endpoint = refusal(() => readEnvironment({ TOKEN_SERVICE_CHAINS: declared, TOKEN_SERVICE_RPC_LINEA_MAINNET: "linea-KEY789" }));
+    expect(endpoint.variable).to.equal("TOKEN_SERVICE_RPC_LINEA_MAINNET");
+    expect(endpoint.message).not.to.include("KEY789");
+    const field = refusal(() => loadSettings({ TOKEN_SERVICE_CHAINS: '{"linea":{"nativeSymbol":"ETH","networks":{"mainnet":{}}}}' }));
+    expect(field.variable).to.equal("TOKEN_SERVICE_CHAINS");
+    expect(field.message).to.equal("TOKEN_SERVICE_CHAINS at linea.networks.mainnet.chainId: chainId must be a whole number, 1 or more");
+  });
+
   it("makes a pair whose variable is bad fail alone, with BACKEND_NOT_CONFIGURED naming it", async function () {
     const env = { TOKEN_SERVICE_RPC_ETHEREUM_HOODI: "not a url KEY123", TOKEN_SERVICE_ESPLORA_BITCOIN_SIGNET: "ftp://KEY456@x" };
     const service = new TokenService({ env, bitcoin: bitcoinBackendsFromEnv(env) });

@@ -140,7 +140,7 @@ describe("Hardhat networks make pairs live (test/fixture-projects/networks, task
       expect(unset.stderr).to.include("NETWORKS_SEPOLIA_RPC_URL");
       // Typed for --chain-network? The hint names the options that select the service's own pair.
       expect(unset.stderr).to.include(
-        "Hint: --network selects a Hardhat network (here sepolia, a live node); --chain ethereum --chain-network sepolia without --network selects the service's ethereum/sepolia pair",
+        "Hint: --network selects a Hardhat network (here sepolia, a live node); --chain ethereum --chain-network sepolia without --network selects the service's ethereum/sepolia pair (base, arbitrum, optimism have one too: --chain base …)",
       );
       expect(unset.stderr).not.to.match(/unexpected error|^\s+at /im);
 

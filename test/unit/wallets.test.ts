@@ -146,8 +146,17 @@ describe("wallets", function () {
         ErrorCode.UNSUPPORTED_CHAIN,
         "chain",
       );
-      expect(error.details?.allowed).to.deep.equal(["ethereum", "binance_smart_chain", "bitcoin"]);
-      expect(error.message).to.include("ethereum, binance_smart_chain, bitcoin");
+      expect(error.details?.allowed).to.deep.equal([
+        "ethereum",
+        "binance_smart_chain",
+        "base",
+        "arbitrum",
+        "optimism",
+        "polygon",
+        "avalanche",
+        "bitcoin",
+      ]);
+      expect(error.message).to.include("ethereum, binance_smart_chain, base, arbitrum, optimism, polygon, avalanche, bitcoin");
     });
 
     it("a missing chain or network is INVALID_ARGUMENT naming it", async function () {

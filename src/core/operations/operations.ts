@@ -2,7 +2,6 @@ import { randomUUID } from "node:crypto";
 
 import type { Transaction } from "ethers";
 
-import { resolveNetwork } from "../../domain/chains.js";
 import { ErrorCode, RecordErrorCode, TokenServiceError } from "../../domain/errors.js";
 import type { EvmChain } from "../../chains/evm/chain.js";
 import { translateProviderError } from "../../chains/evm/provider-errors.js";
@@ -96,12 +95,12 @@ export class Operations {
   }
 
   async launch(request: LaunchRequest, context: OperationContext = {}): Promise<LaunchOutcome> {
-    const command = parseLaunchCommand(request);
+    const command = parseLaunchCommand(request, this.writes.chains);
     return this.recorded(context, launchIntent(command, request.token), parseSigning(request, command.sender));
   }
 
   async mint(request: MintRequest, context: OperationContext = {}): Promise<MintOutcome> {
-    const command = parseMintCommand(request);
+    const command = parseMintCommand(request, this.writes.chains);
     const signing = parseSigning(request, command.sender);
     const {
       privateKey: _secret,
@@ -117,12 +116,12 @@ export class Operations {
 
   /** The launch `launch` would send, unsigned, its nonce reserved for the sender until `expiresAt` (no record yet). */
   async prepareLaunch(request: Unsigned<LaunchRequest>): Promise<PreparedOutcome> {
-    return this.prepared(launchIntent(parseLaunchCommand(request), request.token));
+    return this.prepared(launchIntent(parseLaunchCommand(request, this.writes.chains), request.token));
   }
 
   /** The mint `mint` would send, unsigned, its nonce reserved for the sender until `expiresAt` (no record yet). */
   async prepareMint(request: Unsigned<MintRequest>): Promise<PreparedOutcome> {
-    return this.prepared(mintIntent(parseMintCommand(request), {}));
+    return this.prepared(mintIntent(parseMintCommand(request, this.writes.chains), {}));
   }
 
   private async prepared(intent: WriteIntent<unknown>): Promise<PreparedOutcome> {
@@ -219,7 +218,7 @@ export class Operations {
 
   /** What a launch or mint answered, rebuilt from its record (an idempotent retry after a crash gets it). */
   outcomeOf(record: OperationRecord): Record<string, unknown> {
-    const pair = resolveNetwork(record.chain, record.network);
+    const pair = this.writes.chains.resolve(record.chain, record.network);
     const common = {
       id: record.id,
       transactionHash: record.transactionHash,
@@ -337,7 +336,7 @@ export class Operations {
   }
 
   private chainOf(pair: { chain: string; network: string }): Promise<EvmChain> {
-    return this.writes.evmChain(resolveNetwork(pair.chain, pair.network), "tracking");
+    return this.writes.evmChain(this.writes.chains.resolve(pair.chain, pair.network), "tracking");
   }
 
   /**

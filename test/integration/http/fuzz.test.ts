@@ -55,8 +55,8 @@ const keyOf = (index: number) => `0x${(index + 0x1000).toString(16).padStart(64,
 const SENDERS = [0, 1, 2].map((index) => new Wallet(keyOf(index)));
 const FAUCET_TARGETS = [10, 11, 12].map((index) => new Wallet(keyOf(index)).address);
 
-const CHAINS = ["ethereum", "binance_smart_chain", "bitcoin", "Ethereum", "solana", ""];
-const NETWORKS = ["mainnet", "sepolia", "holesky", "hoodi", "rinkeby", "testnet", "signet", "regtest", "goerli", ""];
+const CHAINS = ["ethereum", "binance_smart_chain", "base", "polygon", "bitcoin", "Ethereum", "solana", ""];
+const NETWORKS = ["mainnet", "sepolia", "holesky", "hoodi", "rinkeby", "testnet", "amoy", "fuji", "signet", "regtest", "goerli", ""];
 const BITCOIN_ADDRESSES = [
   "1111111111111111111114oLvT2",
   "tb1qw508d6qejxtdg4y5r3zarvary0c5xw7kxpjzsx",
