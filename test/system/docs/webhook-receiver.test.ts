@@ -9,7 +9,7 @@ import { eventBody } from "../../../src/webhooks/delivery-worker.js";
 import { newWebhookSecret, signatureHeader, SIGNATURE_HEADER } from "../../../src/webhooks/signature.js";
 import { closedPort } from "../../helpers/service.js";
 
-const ROOT = path.resolve(import.meta.dirname, "../..");
+const ROOT = path.resolve(import.meta.dirname, "../../..");
 
 /** The receiver the webhooks walk-through (docs/webhooks.md) writes with `cat > receiver.mjs <<'EOF'`. */
 async function documentedReceiver(): Promise<string> {
