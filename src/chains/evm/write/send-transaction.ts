@@ -1,4 +1,4 @@
-import { JsonRpcApiProvider, type FeeData, type Transaction, type TransactionLike } from "ethers";
+import { JsonRpcApiProvider, toQuantity, type FeeData, type Transaction, type TransactionLike } from "ethers";
 
 import { ErrorCode, TokenServiceError } from "../../../domain/errors.js";
 import { amountPair } from "../../../domain/units.js";
@@ -36,6 +36,8 @@ export interface TransactionIntent {
   sender: string;
   to?: string;
   data: string;
+  /** Native currency sent with it, in smallest units (a NATIVE transfer's amount); default 0. */
+  value?: bigint;
   /**
    * Sends of one shape need the same gas but for their calldata (deployments of one contract: see gas-shapes.ts); on a
    * simulated chain the node is asked once per shape. Live chains, and sends without a shape, ask the node every time.
@@ -55,9 +57,12 @@ export interface SendRequest extends TransactionIntent {
  * ethers' own estimateGas copies and re-encodes a deployment's 5 KB on every call. Errors keep ethers' typing.
  */
 async function estimateGas(chain: EvmChain, request: TransactionIntent): Promise<bigint> {
+  const value = request.value ?? 0n;
   const call = { from: request.sender, ...(request.to ? { to: request.to } : {}), data: request.data };
-  if (!(chain.provider instanceof JsonRpcApiProvider)) return chain.provider.estimateGas(call);
-  return BigInt((await chain.provider.send("eth_estimateGas", [call])) as string);
+  if (!(chain.provider instanceof JsonRpcApiProvider)) return chain.provider.estimateGas({ ...call, ...(value > 0n ? { value } : {}) });
+  return BigInt(
+    (await chain.provider.send("eth_estimateGas", [{ ...call, ...(value > 0n ? { value: toQuantity(value) } : {}) }])) as string,
+  );
 }
 
 /**
@@ -118,7 +123,7 @@ function unsignedTransaction(
     nonce,
     gasLimit,
     data: request.data,
-    value: 0n,
+    value: request.value ?? 0n,
     to: request.to ?? null,
     ...(usesEip1559(feeData)
       ? { type: 2, maxFeePerGas: feeData.maxFeePerGas, maxPriorityFeePerGas: feeData.maxPriorityFeePerGas }
@@ -153,8 +158,9 @@ async function buildTransaction(chain: EvmChain, request: TransactionIntent, hoo
   const estimate = estimates[0]!;
   if (estimate.status === "rejected") throw estimateError(estimate.reason, node);
   const gasLimit = (estimate.value * GAS_HEADROOM_PERCENT) / 100n;
-  const needed = gasLimit * pricePerGas(feeData);
-  if (available < needed) throw insufficientFunds(chain, request.sender, available, available, needed);
+  // What it sends counts: the node refuses a transaction whose value and fee together exceed the balance.
+  const needed = gasLimit * pricePerGas(feeData) + (request.value ?? 0n);
+  if (available < needed) throw insufficientFunds(chain, request.sender, available, available, needed, request.value);
   return unsignedTransaction(chain, request, lowestFreeNonce(nextNonce, held ?? []), gasLimit, feeData);
 }
 
@@ -189,7 +195,7 @@ function acceptedSigned(chain: EvmChain, request: SendRequest): Transaction {
     chainId: chain.info.chainId,
     to: request.to ?? null,
     data: request.data,
-    value: "0",
+    value: (request.value ?? 0n).toString(),
   };
   const mismatch = (["chainId", "to", "value", "data"] as const).find(
     (field) => String(transaction[field] ?? null).toLowerCase() !== String(expected[field]).toLowerCase(),
@@ -199,7 +205,7 @@ function acceptedSigned(chain: EvmChain, request: SendRequest): Transaction {
       ErrorCode.TRANSACTION_MISMATCH,
       mismatch === "chainId"
         ? `signedTransaction is for chain id ${transaction.chainId}, not ${chain.info.chain}/${chain.info.network} (${chain.info.chainId})`
-        : `signedTransaction's ${mismatch} is not what this request's body ${request.to ? "mints" : "deploys"}: sign the transaction prepared for this body, and submit it with the same body`,
+        : `signedTransaction's ${mismatch} is not what this request's body ${request.to ? "sends" : "deploys"}: sign the transaction prepared for this body, and submit it with the same body`,
       { field: "signedTransaction", details: { property: mismatch } },
     );
   }
@@ -308,9 +314,9 @@ async function sendBatch(chain: EvmChain, batch: Job[]): Promise<void> {
     }
     const { request } = entry.job;
     const gasLimit = (estimate.value * GAS_HEADROOM_PERCENT) / 100n;
-    const needed = gasLimit * price;
+    const needed = gasLimit * price + (request.value ?? 0n);
     if (available < needed) {
-      entry.reject(insufficientFunds(chain, sender, balance, available, needed));
+      entry.reject(insufficientFunds(chain, sender, balance, available, needed, request.value));
       continue;
     }
     // What the sends before it in the batch may cost at most is spoken for: the node checks each against what is left.
@@ -394,14 +400,22 @@ function outcomeUnknown(error: TokenServiceError): boolean {
   return error.code === ErrorCode.UPSTREAM_UNAVAILABLE || error.code === ErrorCode.UPSTREAM_TIMEOUT;
 }
 
-function insufficientFunds(chain: EvmChain, sender: string, balance: bigint, available: bigint, needed: bigint): TokenServiceError {
+function insufficientFunds(
+  chain: EvmChain,
+  sender: string,
+  balance: bigint,
+  available: bigint,
+  needed: bigint,
+  value = 0n,
+): TokenServiceError {
   const decimals = chain.info.nativeDecimals;
   const symbol = chain.info.nativeSymbol;
   const amount = (wei: bigint) => `${amountPair(wei, decimals).uiBalance} ${symbol}`;
   const left = available === balance ? "" : `, ${amount(available)} of it left after the sends queued before this one,`;
+  const sent = value > 0n ? ` (the ${amount(value)} it sends and its fee)` : "";
   return new TokenServiceError(
     ErrorCode.INSUFFICIENT_FUNDS,
-    `sender ${sender} holds ${amount(balance)}${left} but the transaction may cost up to ${amount(needed)}`,
+    `sender ${sender} holds ${amount(balance)}${left} but the transaction may cost up to ${amount(needed)}${sent}`,
     { field: "sender", details: { needed: needed.toString(), available: available.toString(), symbol } },
   );
 }
