@@ -180,6 +180,9 @@ for (const environment of environments) {
       const record = await expectOperationMined(service, sent);
       expect(record).to.include({ kind: "transfer", tokenType: "NATIVE", contractAddress: null, sender: owner.address, nonce: sent.nonce });
       expect(record.params).to.deep.equal({ to: recipient.address, amount: amount.toString() });
+      // What an idempotent retry after a crash is answered, rebuilt from the record: the answer the transfer settled to.
+      const settled = await service.operations.settle(sent, 1_000);
+      expect(service.operations.outcomeOf(record)).to.deep.equal(settled);
 
       const receipt = (await env.node.getTransactionReceipt(sent.transactionHash))!;
       const transaction = (await env.node.getTransaction(sent.transactionHash))!;
