@@ -376,6 +376,14 @@ for (const environment of environments) {
         "amount",
       );
       expect(broke.details).to.include({ needed: parseEther("1000").toString(), symbol: "ETH" });
+      // All of it, with nothing left for the fee: the pipeline's funds check counts the value with the fee.
+      const everything = (await env.node.getBalance(owner.address, "pending")).toString();
+      const feeOnTop = await refusedBeforeSigning(
+        () => service.transfer({ ...SEPOLIA, type: "NATIVE", to: recipient.address, amount: everything, ...as(owner) }),
+        ErrorCode.INSUFFICIENT_FUNDS,
+        "sender",
+      );
+      expect(BigInt(feeOnTop.details!.needed as string) > BigInt(everything)).to.equal(true);
       // An ERC721 contract is not an ERC20, nor a wallet a token.
       await refusedBeforeSigning(
         () => service.transfer({ ...SEPOLIA, type: "ERC20", contractAddress: art, to: recipient.address, amount: "1", ...as(owner) }),
