@@ -1,6 +1,6 @@
 import { parseEvmAddress } from "../domain/addresses.js";
 import { parseBitcoinAddress } from "../chains/bitcoin/addresses.js";
-import { allNetworks, requireEvm, resolveNetwork, rpcEnvironmentVariable, type NetworkInfo } from "../domain/chains.js";
+import { BUILT_IN_CHAINS, requireEvm, rpcEnvironmentVariable, type ChainRegistry, type NetworkInfo } from "../domain/chains.js";
 import { ErrorCode, invalidArgument, isTokenServiceError } from "../domain/errors.js";
 import { noBitcoinBackends, requireBitcoinBackend, type BitcoinBackends } from "../chains/bitcoin/backend.js";
 import { readBalances, readErc721Balance } from "../chains/evm/read/balances.js";
@@ -23,7 +23,7 @@ import { SharedChainReads } from "../chains/evm/read/read-memo.js";
 import { mintedTokenId } from "../chains/evm/write/mint.js";
 import { InProcessSenderLock, type SenderLock } from "../chains/evm/sender-lock.js";
 import { getReceipt, getTransactionStatus, waitForTransaction, type TransactionStatus } from "../chains/evm/read/transaction-status.js";
-import { DataDirectory } from "../store/data-directory.js";
+import type { DataDirectory } from "../store/data-directory.js";
 import { MemoryOperationStore } from "../store/memory-store.js";
 import { parseTokenType } from "../domain/token-params.js";
 import { parseUint256 } from "../domain/units.js";
@@ -61,6 +61,11 @@ export type * from "../domain/transfer-requests.js";
 export { MAX_ERC20_CONTRACTS_PER_READ } from "../domain/requests.js";
 
 export interface TokenServiceOptions {
+  /**
+   * The chains served: the built-in ones and those declared in configuration. Default: the built-in ones (the doors
+   * compose theirs with `tokenService.chains` and `TOKEN_SERVICE_CHAINS`: src/compose.ts).
+   */
+  chains?: ChainRegistry;
   /** Where simulated chains come from (the plugin passes Hardhat's EDR); without one, only configured endpoints are served. */
   simulatedChainFactory?: SimulatedChainFactory;
   /** Live endpoints keyed "chain/network" (a configuration variable is read on first use); `TOKEN_SERVICE_RPC_<CHAIN>_<NETWORK>` fills the gaps. */
@@ -68,10 +73,10 @@ export interface TokenServiceOptions {
   env?: NodeJS.ProcessEnv;
   /** Simulated chains: 0 mines on send (default), N mines a block every N seconds. */
   blockTimeSeconds?: number;
-  /** Simulated chains keep their state here between runs when set. */
-  dataDir?: string;
-  /** The same, already described by its owner (the caller claims and releases it); wins over `dataDir`. */
+  /** Simulated chains keep their state here between runs when set (the composition root opens it from `dataDir`). */
   dataDirectory?: DataDirectory;
+  /** Release `dataDirectory` when the service closes (the composition root opened it for this service). */
+  releaseDataDirectory?: boolean;
   /** Serializes sends per chain and sender; the HTTP service passes a PostgreSQL-backed one. */
   senderLock?: SenderLock;
   bitcoin?: BitcoinBackends;
@@ -110,23 +115,24 @@ function frozenBalances(result: BalancesResult): BalancesResult {
  * HTTP service only parse input, call one of these methods, and format output.
  */
 export class TokenService {
+  /** Every chain and network this service knows: requests are resolved here. */
+  readonly chains: ChainRegistry;
   readonly evm: EvmChains;
   /** Launch, mint and faucet with durable records, followed to a final state. */
   readonly operations: Operations;
   private readonly bitcoin: BitcoinBackends;
-  /** Released on close when this service made it (from `dataDir`). */
+  /** Released on close when the composition root opened it for this service. */
   private readonly ownDataDirectory: DataDirectory | undefined;
   /** By pair ("ethereum/sepolia"), once a read opened a chain that names its state. */
   private readonly sharedBalanceReads = new Map<string, SharedChainReads<BalancesResult>>();
 
   constructor(options: TokenServiceOptions) {
-    this.ownDataDirectory =
-      options.dataDirectory === undefined && options.dataDir !== undefined
-        ? new DataDirectory(options.dataDir, "a token service (programmatic API)")
-        : undefined;
-    const dataDirectory = options.dataDirectory ?? this.ownDataDirectory;
+    this.ownDataDirectory = options.releaseDataDirectory ? options.dataDirectory : undefined;
+    const dataDirectory = options.dataDirectory;
+    this.chains = options.chains ?? BUILT_IN_CHAINS;
     this.evm = new EvmChains({
       ...options,
+      chains: this.chains,
       ...(dataDirectory ? { dataDirectory } : {}),
       // A chain that lost journal lines may lack transactions its records say are mined: the tracker checks each.
       onJournalLoss: async (info) => {
@@ -148,7 +154,7 @@ export class TokenService {
   }
 
   networks(): NetworkSummary[] {
-    return allNetworks().map((info) => {
+    return this.chains.all().map((info) => {
       if (info.kind === "evm") {
         const endpoint = this.evm.endpointLabel(info);
         if (endpoint !== undefined) return { ...info, simulated: false, backend: "json-rpc", endpoint };
@@ -172,7 +178,7 @@ export class TokenService {
   }
 
   createWallet(request: CreateWalletRequest): Wallet {
-    return createWallet(request);
+    return createWallet(request, this.chains);
   }
 
   /**
@@ -180,7 +186,7 @@ export class TokenService {
    * flight and after; a transaction, a faucet grant or a block moves the state on. Live nodes are asked every time.
    */
   async getBalances(request: BalancesRequest): Promise<BalancesResult> {
-    const info = resolveNetwork(request.chain, request.network);
+    const info = this.chains.resolve(request.chain, request.network);
     const shared = this.sharedBalanceReads.get(`${info.chain}/${info.network}`);
     const contracts = request.erc20TokenContractAddresses ?? [];
     // Reads compare by their addresses as given (===): equal inputs, equal verdicts, a refusal included. A differently
@@ -233,7 +239,7 @@ export class TokenService {
   }
 
   async getTokenBalance(request: TokenBalanceRequest): Promise<TokenBalanceResult> {
-    const info = requireEvm(resolveNetwork(request.chain, request.network), "token balance read");
+    const info = requireEvm(this.chains.resolve(request.chain, request.network), "token balance read");
     const address = parseEvmAddress(request.address, "address");
     const tokenAddress = parseEvmAddress(request.tokenAddress, "tokenAddress");
     const type = parseTokenType(request.type);
@@ -304,7 +310,7 @@ export class TokenService {
 
   /** What `owner` lets `spender` do with its tokens: an ERC20 allowance, an ERC721 token's approval, operator approval. */
   async getAllowance(request: AllowanceRequest): Promise<AllowanceResult> {
-    const info = requireEvm(resolveNetwork(request.chain, request.network), "allowance read");
+    const info = requireEvm(this.chains.resolve(request.chain, request.network), "allowance read");
     const type = parseTokenStandard(request.type);
     const contractAddress = parseEvmAddress(request.contractAddress, "contractAddress");
     const owner = parseEvmAddress(request.owner, "owner");
@@ -321,7 +327,7 @@ export class TokenService {
 
   /** A token's name, symbol, decimals, supply, paused state, and the options it was found to have. */
   async getTokenInfo(request: TokenInfoRequest): Promise<TokenInfoResult> {
-    const info = requireEvm(resolveNetwork(request.chain, request.network), "token read");
+    const info = requireEvm(this.chains.resolve(request.chain, request.network), "token read");
     const contractAddress = parseEvmAddress(request.contractAddress, "contractAddress");
     const chain = await this.evmChain(info, "token read");
     const token = await readTokenInfo(chain, contractAddress);
@@ -333,7 +339,7 @@ export class TokenService {
    * of the page before, so it never expires; ids the owner gained below it since are on no later page.
    */
   async listOwnedTokens(request: OwnedTokensRequest): Promise<OwnedTokensResult> {
-    const info = requireEvm(resolveNetwork(request.chain, request.network), "token read");
+    const info = requireEvm(this.chains.resolve(request.chain, request.network), "token read");
     const contractAddress = parseEvmAddress(request.contractAddress, "contractAddress");
     const owner = parseEvmAddress(request.owner, "owner");
     const after = request.cursor === undefined || request.cursor === "" ? undefined : decodeOwnedTokensCursor(request.cursor);
@@ -367,7 +373,7 @@ export class TokenService {
 
   /** The ERC721 token id a mined mint produced. */
   async mintedTokenId(request: TransactionRequest & { contractAddress: string }): Promise<string | undefined> {
-    const info = requireEvm(resolveNetwork(request.chain, request.network), "mint");
+    const info = requireEvm(this.chains.resolve(request.chain, request.network), "mint");
     const receipt = await getReceipt(await this.evmChain(info, "mint"), parseTransactionHash(request.transactionHash));
     return receipt === null ? undefined : mintedTokenId(receipt, request.contractAddress);
   }
@@ -377,7 +383,7 @@ export class TokenService {
    * crash, lost from the pool, undone by a reorg), answers with its record's state instead of TRANSACTION_NOT_FOUND.
    */
   async getTransaction(request: TransactionRequest): Promise<TransactionStatus> {
-    const info = requireEvm(resolveNetwork(request.chain, request.network), "transaction lookup");
+    const info = requireEvm(this.chains.resolve(request.chain, request.network), "transaction lookup");
     const hash = parseTransactionHash(request.transactionHash);
     const chain = await this.evmChain(info, "transaction lookup");
     try {
@@ -393,7 +399,7 @@ export class TokenService {
 
   /** Resolves when mined, or with status "pending" once `timeoutMs` passed or `signal` aborted. */
   async waitForTransaction(request: TransactionRequest & { timeoutMs?: number; signal?: AbortSignal }): Promise<TransactionStatus> {
-    const info = requireEvm(resolveNetwork(request.chain, request.network), "transaction lookup");
+    const info = requireEvm(this.chains.resolve(request.chain, request.network), "transaction lookup");
     const chain = await this.evmChain(info, "transaction lookup");
     return waitForTransaction(chain, parseTransactionHash(request.transactionHash), request.timeoutMs ?? 120_000, request.signal);
   }

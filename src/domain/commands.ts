@@ -1,5 +1,5 @@
 import { parseEvmAddress } from "./addresses.js";
-import { requireEvm, resolveNetwork, type NetworkInfo } from "./chains.js";
+import { requireEvm, type ChainRegistry, type NetworkInfo } from "./chains.js";
 import { invalidArgument } from "./errors.js";
 import { assertKeyDerivesSender } from "./keys.js";
 import type { LaunchRequest, MintRequest, SigningFields, Unsigned } from "./requests.js";
@@ -34,8 +34,8 @@ export interface MintCommand {
   params: MintParams;
 }
 
-export function parseLaunchCommand(request: Unsigned<LaunchRequest>): LaunchCommand {
-  const pair = requireEvm(resolveNetwork(request.chain, request.network), "token launch");
+export function parseLaunchCommand(request: Unsigned<LaunchRequest>, chains: ChainRegistry): LaunchCommand {
+  const pair = requireEvm(chains.resolve(request.chain, request.network), "token launch");
   const type = parseTokenType(request.type);
   const sender = parseEvmAddress(request.sender, "sender");
   const params: LaunchParams =
@@ -43,8 +43,8 @@ export function parseLaunchCommand(request: Unsigned<LaunchRequest>): LaunchComm
   return { pair, sender, params };
 }
 
-export function parseMintCommand(request: Unsigned<MintRequest>): MintCommand {
-  const pair = requireEvm(resolveNetwork(request.chain, request.network), "mint");
+export function parseMintCommand(request: Unsigned<MintRequest>, chains: ChainRegistry): MintCommand {
+  const pair = requireEvm(chains.resolve(request.chain, request.network), "mint");
   const type = parseTokenType(request.type);
   const contractAddress = parseEvmAddress(request.contractAddress, "contractAddress");
   const to = parseEvmAddress(request.to, "to");

@@ -57,7 +57,7 @@ export const ERROR_CATALOG = {
     source: "core",
     title: "Unknown network of that chain",
     description:
-      "An unknown `network` for that chain; the message lists the allowed ones. From a task, also a Hardhat `--network` whose chain id is none of the service's pairs.",
+      "An unknown `network` for that chain; the message lists the allowed ones. From a task, also a Hardhat `--network` whose chain id is none of the service's pairs (the message shows how to declare its chain: docs/chains/custom.md).",
   },
   UNSUPPORTED_OPERATION: {
     httpStatus: 400,

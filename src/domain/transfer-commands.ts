@@ -2,7 +2,7 @@ import { ZeroAddress } from "ethers";
 
 import { parseEvmAddress } from "./addresses.js";
 import { parseAssetType, parseTokenStandard } from "./asset-types.js";
-import { requireEvm, resolveNetwork } from "./chains.js";
+import { requireEvm, type ChainRegistry } from "./chains.js";
 import type { EvmPair } from "./commands.js";
 import { invalidArgument } from "./errors.js";
 import type { Unsigned } from "./requests.js";
@@ -60,8 +60,8 @@ function requiredTokenId(value: unknown, type: string): bigint {
   return parseUint256(value, "tokenId");
 }
 
-export function parseTransferCommand(request: Unsigned<TransferRequest>): TransferCommand {
-  const pair = requireEvm(resolveNetwork(request.chain, request.network), "transfer");
+export function parseTransferCommand(request: Unsigned<TransferRequest>, chains: ChainRegistry): TransferCommand {
+  const pair = requireEvm(chains.resolve(request.chain, request.network), "transfer");
   const type = parseAssetType(request.type);
   const sender = parseEvmAddress(request.sender, "sender");
   if (type === "NATIVE") {
@@ -85,8 +85,8 @@ export function parseTransferCommand(request: Unsigned<TransferRequest>): Transf
   return { pair, sender, params: { type, contractAddress, to, tokenId, amount: positiveAmount(request.amount, type) } };
 }
 
-export function parseApproveCommand(request: Unsigned<ApproveRequest>): ApproveCommand {
-  const pair = requireEvm(resolveNetwork(request.chain, request.network), "approval");
+export function parseApproveCommand(request: Unsigned<ApproveRequest>, chains: ChainRegistry): ApproveCommand {
+  const pair = requireEvm(chains.resolve(request.chain, request.network), "approval");
   const type = parseTokenStandard(request.type);
   const sender = parseEvmAddress(request.sender, "sender");
   const contractAddress = parseEvmAddress(request.contractAddress, "contractAddress");

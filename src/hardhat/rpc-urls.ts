@@ -2,23 +2,25 @@ import type { HttpNetworkConfig } from "hardhat/types/config";
 import type { HardhatRuntimeEnvironment } from "hardhat/types/hre";
 
 import { isVariableSet } from "../config/environment.js";
-import { allNetworks, rpcEnvironmentVariable, type NetworkInfo } from "../domain/chains.js";
+import { rpcEnvironmentVariable, type ChainRegistry } from "../domain/chains.js";
 import type { LazyEndpoint } from "../chains/evm/chain.js";
 import { printableHost } from "../chains/evm/live-chain.js";
 
 /**
- * The live endpoints configured in `tokenService.rpc`, read only when their pair is first used: a configuration
- * variable without a value then fails that pair alone, naming the variable, not every task of the project.
+ * The live endpoints configured in `tokenService.rpc` and `tokenService.chains`, read only when their pair is first
+ * used: a configuration variable without a value then fails that pair alone, naming the variable, not every task of
+ * the project.
  */
 export function configuredRpcUrls(hre: HardhatRuntimeEnvironment): Record<string, LazyEndpoint> {
   const config = hre.config.tokenService;
   return Object.fromEntries(
     Object.entries(config?.rpc ?? {}).map(([pair, url]) => {
       const variable = config.rpcVariables?.[pair];
-      const [chain, network] = pair.split("/");
-      const written = (hre.userConfig.tokenService?.rpc?.[chain ?? ""] ?? {})[network ?? ""];
+      const [chain = "", network = ""] = pair.split("/");
+      const inRpc = hre.userConfig.tokenService?.rpc?.[chain]?.[network];
+      const written = inRpc ?? hre.userConfig.tokenService?.chains?.[chain]?.networks?.[network]?.rpc;
       const endpoint: LazyEndpoint = {
-        origin: "tokenService.rpc",
+        origin: inRpc !== undefined ? "tokenService.rpc" : "tokenService.chains",
         ...(variable !== undefined ? { variable } : typeof written === "string" ? { host: printableHost(written) } : {}),
         get: () => url.get(),
       };
@@ -39,20 +41,15 @@ export function hardhatNetworkEndpoint(hre: HardhatRuntimeEnvironment, name: str
   };
 }
 
-/** The service's EVM pair with this chain id, if any. */
-export function pairOfChainId(chainId: number): NetworkInfo | undefined {
-  return allNetworks().find((info) => info.kind === "evm" && info.chainId === chainId);
-}
-
 /**
  * Every Hardhat HTTP network with a `chainId` of one of the service's pairs makes that pair live through its `url`.
  * Several for one chain id: the first in the config wins.
  */
-export function hardhatNetworkRpcUrls(hre: HardhatRuntimeEnvironment): Record<string, LazyEndpoint> {
+export function hardhatNetworkRpcUrls(hre: HardhatRuntimeEnvironment, chains: ChainRegistry): Record<string, LazyEndpoint> {
   const endpoints: Record<string, LazyEndpoint> = {};
   for (const [name, config] of Object.entries(hre.config.networks)) {
     if (config.type !== "http" || config.chainId === undefined) continue;
-    const pair = pairOfChainId(config.chainId);
+    const pair = chains.pairOfChainId(config.chainId);
     if (pair === undefined) continue;
     endpoints[`${pair.chain}/${pair.network}`] ??= hardhatNetworkEndpoint(hre, name, config);
   }
@@ -63,8 +60,8 @@ export function hardhatNetworkRpcUrls(hre: HardhatRuntimeEnvironment): Record<st
  * The endpoints of the project's configuration, each pair taking the first of: its `TOKEN_SERVICE_RPC_*` variable
  * (left out here: the core reads it), `tokenService.rpc`, a Hardhat HTTP network with the pair's chain id.
  */
-export function liveEndpoints(hre: HardhatRuntimeEnvironment, env: NodeJS.ProcessEnv): Record<string, LazyEndpoint> {
-  const configured = { ...hardhatNetworkRpcUrls(hre), ...configuredRpcUrls(hre) };
+export function liveEndpoints(hre: HardhatRuntimeEnvironment, env: NodeJS.ProcessEnv, chains: ChainRegistry): Record<string, LazyEndpoint> {
+  const configured = { ...hardhatNetworkRpcUrls(hre, chains), ...configuredRpcUrls(hre) };
   return Object.fromEntries(
     Object.entries(configured).filter(([pair]) => {
       const [chain = "", network = ""] = pair.split("/");

@@ -1,7 +1,8 @@
 import { z } from "zod/v4";
 
-import { CHAIN_NAMES } from "../domain/chains.js";
+import { BUILT_IN_CHAINS } from "../domain/chains.js";
 import { OPERATION_KINDS } from "../domain/lifecycle.js";
+import { chainFieldDescription, networkFieldDescription } from "./chain-fields.js";
 import { WEBHOOK_EVENTS } from "../webhooks/events.js";
 import { EXAMPLE_ACCOUNT, EXAMPLE_TOKEN_CONTRACT, EXAMPLE_TRANSACTION_HASH, ONE_TOKEN } from "./examples.js";
 
@@ -18,15 +19,17 @@ export const integerString = (description: string, example = ONE_TOKEN) =>
     .describe(description)
     .meta({ examples: [example] });
 
+// Strings, not enums: a service also serves the chains its configuration declares, and its core says which it knows
+// (UNSUPPORTED_CHAIN lists them). The document a service serves lists its own chains (src/http/openapi.ts).
+export const CHAIN_DESCRIPTION = chainFieldDescription(BUILT_IN_CHAINS, true);
+export const NETWORK_DESCRIPTION = networkFieldDescription(BUILT_IN_CHAINS);
 export const chain = z
   .string()
-  .describe(`One of: ${CHAIN_NAMES.join(", ")}`)
+  .describe(CHAIN_DESCRIPTION)
   .meta({ examples: ["ethereum"] });
 export const network = z
   .string()
-  .describe(
-    "ethereum: mainnet, sepolia, holesky, hoodi, rinkeby, testnet (= sepolia); binance_smart_chain: mainnet, testnet; bitcoin: mainnet, testnet (testnet4), signet, regtest",
-  )
+  .describe(NETWORK_DESCRIPTION)
   .meta({ examples: ["sepolia"] });
 export const address = z
   .string()
@@ -327,6 +330,11 @@ export const NetworkList = z.object({
       backend: z.string(),
       endpoint: z.string(),
       note: z.string().optional(),
+      rollup: z
+        .enum(["op-stack", "arbitrum"])
+        .optional()
+        .describe("op-stack: the L1 data fee counts in the funds check; arbitrum: the node's gas estimate covers L1"),
+      declaredIn: z.string().optional().describe("A chain declared in configuration: tokenService.chains or TOKEN_SERVICE_CHAINS"),
     }),
   ),
 });

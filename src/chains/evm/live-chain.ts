@@ -93,7 +93,9 @@ export class LiveChain implements EvmChain {
   ) {
     this.endpoint = redactEndpoint(url);
     const request = nodeRequest(url, options);
-    const network = Network.from(info.chainId);
+    // A bare network, not ethers' built-in one for this chain id: that one may carry plugins that reach other hosts than
+    // the configured node (for chain id 137, fee data from Polygon's gas station), which the operator did not configure.
+    const network = new Network(`${info.chain}-${info.network}`, info.chainId);
     // Calls issued in the same tick travel together in one JSON-RPC batch. No response cache (ethers keeps
     // identical reads for 250 ms by default): a cached "pending" nonce would make back-to-back sends collide.
     const providerOptions = { staticNetwork: network, batchMaxCount: 100, batchStallTime: 5, cacheTimeout: -1 };

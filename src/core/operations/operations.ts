@@ -2,7 +2,6 @@ import { randomUUID } from "node:crypto";
 
 import type { Transaction } from "ethers";
 
-import { resolveNetwork } from "../../domain/chains.js";
 import { ErrorCode, RecordErrorCode, TokenServiceError } from "../../domain/errors.js";
 import type { EvmChain } from "../../chains/evm/chain.js";
 import { translateProviderError } from "../../chains/evm/provider-errors.js";
@@ -100,12 +99,12 @@ export class Operations {
   }
 
   async launch(request: LaunchRequest, context: OperationContext = {}): Promise<LaunchOutcome> {
-    const command = parseLaunchCommand(request);
+    const command = parseLaunchCommand(request, this.writes.chains);
     return this.recorded(context, launchIntent(command, request.token), parseSigning(request, command.sender));
   }
 
   async mint(request: MintRequest, context: OperationContext = {}): Promise<MintOutcome> {
-    const command = parseMintCommand(request);
+    const command = parseMintCommand(request, this.writes.chains);
     const signing = parseSigning(request, command.sender);
     const {
       privateKey: _secret,
@@ -121,34 +120,34 @@ export class Operations {
 
   /** The launch `launch` would send, unsigned, its nonce reserved for the sender until `expiresAt` (no record yet). */
   async prepareLaunch(request: Unsigned<LaunchRequest>): Promise<PreparedOutcome> {
-    return this.prepared(launchIntent(parseLaunchCommand(request), request.token));
+    return this.prepared(launchIntent(parseLaunchCommand(request, this.writes.chains), request.token));
   }
 
   /** The mint `mint` would send, unsigned, its nonce reserved for the sender until `expiresAt` (no record yet). */
   async prepareMint(request: Unsigned<MintRequest>): Promise<PreparedOutcome> {
-    return this.prepared(mintIntent(parseMintCommand(request), {}));
+    return this.prepared(mintIntent(parseMintCommand(request, this.writes.chains), {}));
   }
 
   /** Moves native currency or a token from the sender, as a recorded operation like `launch`. */
   async transfer(request: TransferRequest, context: OperationContext = {}): Promise<TransferOutcome> {
-    const command = parseTransferCommand(request);
+    const command = parseTransferCommand(request, this.writes.chains);
     return this.recorded(context, transferIntent(command), parseSigning(request, command.sender));
   }
 
   /** Approves a spender of the sender's tokens, as a recorded operation like `launch`. */
   async approve(request: ApproveRequest, context: OperationContext = {}): Promise<ApproveOutcome> {
-    const command = parseApproveCommand(request);
+    const command = parseApproveCommand(request, this.writes.chains);
     return this.recorded(context, approveIntent(command), parseSigning(request, command.sender));
   }
 
   /** The transfer `transfer` would send, unsigned, its nonce reserved for the sender until `expiresAt` (no record yet). */
   async prepareTransfer(request: Unsigned<TransferRequest>): Promise<PreparedOutcome> {
-    return this.prepared(transferIntent(parseTransferCommand(request)));
+    return this.prepared(transferIntent(parseTransferCommand(request, this.writes.chains)));
   }
 
   /** The approval `approve` would send, unsigned, its nonce reserved for the sender until `expiresAt` (no record yet). */
   async prepareApprove(request: Unsigned<ApproveRequest>): Promise<PreparedOutcome> {
-    return this.prepared(approveIntent(parseApproveCommand(request)));
+    return this.prepared(approveIntent(parseApproveCommand(request, this.writes.chains)));
   }
 
   private async prepared(intent: WriteIntent<unknown>): Promise<PreparedOutcome> {
@@ -245,7 +244,7 @@ export class Operations {
 
   /** What a launch, mint, transfer or approval answered, rebuilt from its record (an idempotent retry after a crash gets it). */
   outcomeOf(record: OperationRecord): Record<string, unknown> {
-    const pair = resolveNetwork(record.chain, record.network);
+    const pair = this.writes.chains.resolve(record.chain, record.network);
     const common = {
       id: record.id,
       transactionHash: record.transactionHash,
@@ -374,7 +373,7 @@ export class Operations {
   }
 
   private chainOf(pair: { chain: string; network: string }): Promise<EvmChain> {
-    return this.writes.evmChain(resolveNetwork(pair.chain, pair.network), "tracking");
+    return this.writes.evmChain(this.writes.chains.resolve(pair.chain, pair.network), "tracking");
   }
 
   /**

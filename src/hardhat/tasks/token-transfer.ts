@@ -1,7 +1,6 @@
 import type { HardhatRuntimeEnvironment } from "hardhat/types/hre";
 
 import { parseAssetType, type AssetType } from "../../domain/asset-types.js";
-import { resolveNetwork } from "../../domain/chains.js";
 import type { TokenService } from "../../core/token-service.js";
 import { parseDecimalUnits } from "../../domain/units.js";
 import { resolveSigner } from "./support/private-key.js";
@@ -46,7 +45,7 @@ async function smallestUnits(
 ): Promise<{ amount?: string; unit?: string }> {
   if (args.amount === undefined) return {};
   if (type === "NATIVE") {
-    const info = resolveNetwork(pair.chain, pair.network);
+    const info = service.chains.resolve(pair.chain, pair.network);
     return { amount: parseDecimalUnits(args.amount, info.nativeDecimals, "amount").toString(), unit: info.nativeSymbol };
   }
   if (type === "ERC20") {

@@ -1,6 +1,5 @@
 import { z } from "zod/v4";
 
-import { resolveNetwork } from "../../domain/chains.js";
 import { invalidArgument } from "../../domain/errors.js";
 import { parseTokenType } from "../../domain/token-params.js";
 import { FINAL_STATUSES, type OperationStatus } from "../../core/operations/types.js";
@@ -247,7 +246,7 @@ export const tokenBalanceRoute = defineRoute({
   async handle({ query, params }, { service }) {
     const segment = params.address ?? "";
     const address = segment.startsWith("address=") ? segment.slice("address=".length) : segment;
-    resolveNetwork(query.chain, query.network);
+    service.chains.resolve(query.chain, query.network);
     return { body: await service.getTokenBalance({ ...query, address }) };
   },
 });
