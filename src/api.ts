@@ -43,10 +43,19 @@ export type {
   OperationKind,
   PreparedTransaction,
 } from "./core/operations/types.js";
-export type { LaunchOutcome, MintOutcome, FaucetOutcome, OperationContext, PreparedOutcome } from "./core/operations/operations.js";
+export type {
+  LaunchOutcome,
+  MintOutcome,
+  TransferOutcome,
+  ApproveOutcome,
+  FaucetOutcome,
+  OperationContext,
+  PreparedOutcome,
+} from "./core/operations/operations.js";
 export type { TrackerSettings } from "./core/operations/tracker.js";
 // Every result the programmatic API returns has its type exported.
 export type { LaunchResult, MintResult } from "./domain/requests.js";
+export type { AssetType, TokenStandard } from "./domain/asset-types.js";
 export type { TransactionStatus, TransactionState } from "./chains/evm/read/transaction-status.js";
 export type { Wallet, CreateWalletRequest } from "./core/wallets.js";
 export type { AmountPair } from "./domain/units.js";

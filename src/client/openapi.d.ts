@@ -34,7 +34,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Launches, mints and faucet grants made with your API key
+         * Launches, mints, transfers, approvals and faucet grants made with your API key
          * @description Newest first. Pass `nextCursor` as `cursor` for the next page.
          */
         get: operations["listOperations"];
@@ -80,7 +80,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * One launch, mint or faucet grant made with your API key
+         * One launch, mint, transfer, approval or faucet grant made with your API key
          * @description By its record `id` or its `transactionHash`. With `waitSeconds`, answers once it is final or when that time is up.
          */
         get: operations["getOperation"];
@@ -104,6 +104,106 @@ export interface paths {
          * @description The document's form writes the address as the path segment `address=<address>`: `/api/v1/tokens/address=0x…/balance`. `/api/v1/tokens/0x…/balance` answers too. ERC721 results list the owned `tokenIds`.
          */
         get: operations["readTokenBalance"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/transfers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send native currency, or an ERC20, ERC721 or ERC1155 token
+         * @description NATIVE sends `amount` wei (a value transfer); ERC20 calls `transfer(to, amount)`; ERC721 `safeTransferFrom(sender, to, tokenId)`; ERC1155 `safeTransferFrom(sender, to, tokenId, amount, "")`. Refused before anything is signed when the sender lacks what it would send (`INSUFFICIENT_FUNDS`, `INSUFFICIENT_TOKEN_BALANCE`, `NOT_TOKEN_OWNER`, each naming the field) or the node's estimate says the token would revert. Recorded, broadcast and tracked as launches are: `wait=mined`, `Idempotency-Key`, webhooks, and without `privateKey` the `unsignedTransaction` to sign, taken back as `signedTransaction`.
+         */
+        post: operations["transfer"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/tokens/approve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Let a spender move the sender's tokens: an ERC20 allowance, one ERC721 token, or all of them
+         * @description ERC20 calls `approve(spender, amount)` (0 revokes); ERC721 `approve(spender, tokenId)`, or `setApprovalForAll(spender, all)`; ERC1155 `setApprovalForAll(spender, all)`. An ERC721 token approval is refused before signing unless the sender holds the token or operates for its holder (`NOT_TOKEN_OWNER`). Recorded, signed locally or by the service, and tracked as transfers are. Read the result with GET /tokens/allowance.
+         */
+        post: operations["approve"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/tokens/allowance": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What an owner lets a spender move: an ERC20 allowance, an ERC721 token's approval, operator approval
+         * @description ERC20 answers `allowance` (smallest units); ERC721 `isApprovedForAll`, and with `tokenId` whether spender is that token's approved address (`approved`); ERC1155 `isApprovedForAll`.
+         */
+        get: operations["readAllowance"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/tokens/{contract}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A token's metadata: standard, name, symbol, decimals, supply, paused, and what it supports
+         * @description Read from the contract at once: its standard by ERC-165 (ERC721, ERC1155; an ERC20 declares none and is known by totalSupply() and balanceOf() answering), the views it answers, and `features`: by ERC-165 `enumerable`, `metadata`, `accessControl`, `royalties`; by probing views `capped`, `pausable`, `ownable`.
+         */
+        get: operations["readToken"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/tokens/{contract}/owners/{owner}/tokens": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The ERC721 token ids an address holds on a contract, paged
+         * @description Ascending, `limit` a page (default 100). `nextCursor` names the last id listed and never expires: the next page lists the ids above it the owner holds when it is read (an id gained below it since is on no later page). An ERC721Enumerable contract lists them itself; another is searched through its Transfer logs to the owner from `fromBlock`, each id checked with ownerOf. Either way every id is read to order them, so an owner of more than 10 000 ids on one contract is answered `TOO_MANY_TOKEN_IDS`.
+         */
+        get: operations["listOwnedTokens"];
         put?: never;
         post?: never;
         delete?: never;
@@ -500,7 +600,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `KEY_SENDER_MISMATCH`: The key does not derive the sender; `TRANSACTION_MISMATCH`: The signed transaction is not the prepared one; `INSUFFICIENT_FUNDS`: The sender cannot pay the fee; `NOT_A_TOKEN_CONTRACT`: No ERC20/ERC721 contract at that address; `NOT_A_MINTER`: The sender lacks the minter role; `CAP_EXCEEDED`: An ERC20 mint beyond the cap; `TOKEN_ID_TAKEN`: That ERC721 token id exists; `TRANSACTION_REJECTED`: The node would revert it or refused it; `LIVE_NETWORK_FAUCET`: The faucet on a live network */
+            /** @description `KEY_SENDER_MISMATCH`: The key does not derive the sender; `TRANSACTION_MISMATCH`: The signed transaction is not the prepared one; `INSUFFICIENT_FUNDS`: The sender cannot pay the fee; `NOT_A_TOKEN_CONTRACT`: No ERC20/ERC721 contract at that address; `NOT_A_MINTER`: The sender lacks the minter role; `CAP_EXCEEDED`: An ERC20 mint beyond the cap; `TOKEN_ID_TAKEN`: That ERC721 token id exists; `INSUFFICIENT_TOKEN_BALANCE`: The sender holds less of the token than it would transfer; `NOT_TOKEN_OWNER`: The sender (or the named owner) does not hold that token id; `TOO_MANY_TOKEN_IDS`: The holder has more token ids than one listing reads; `TRANSACTION_REJECTED`: The node would revert it or refused it; `LIVE_NETWORK_FAUCET`: The faucet on a live network */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -512,7 +612,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "KEY_SENDER_MISMATCH" | "TRANSACTION_MISMATCH" | "INSUFFICIENT_FUNDS" | "NOT_A_TOKEN_CONTRACT" | "NOT_A_MINTER" | "CAP_EXCEEDED" | "TOKEN_ID_TAKEN" | "TRANSACTION_REJECTED" | "LIVE_NETWORK_FAUCET";
+                            code: "KEY_SENDER_MISMATCH" | "TRANSACTION_MISMATCH" | "INSUFFICIENT_FUNDS" | "NOT_A_TOKEN_CONTRACT" | "NOT_A_MINTER" | "CAP_EXCEEDED" | "TOKEN_ID_TAKEN" | "INSUFFICIENT_TOKEN_BALANCE" | "NOT_TOKEN_OWNER" | "TOO_MANY_TOKEN_IDS" | "TRANSACTION_REJECTED" | "LIVE_NETWORK_FAUCET";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -922,7 +1022,7 @@ export interface operations {
                         items: {
                             id: string;
                             /** @enum {string} */
-                            kind: "launch" | "mint" | "faucet";
+                            kind: "launch" | "mint" | "faucet" | "transfer" | "approve";
                             chain: string;
                             network: string;
                             type: string | null;
@@ -1385,11 +1485,11 @@ export interface operations {
                              * @example 1000000000000000000
                              */
                             gasPrice?: string;
-                            /** @description null for a launch (a contract creation); the token contract for a mint */
+                            /** @description null for a launch (a contract creation); the token contract for a mint, a token transfer or an approval; the recipient for a NATIVE transfer */
                             to: string | null;
                             data: string;
                             /**
-                             * @description Always 0
+                             * @description Native currency it sends, in wei: 0 but for a NATIVE transfer
                              * @example 1000000000000000000
                              */
                             value: string;
@@ -1598,7 +1698,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `KEY_SENDER_MISMATCH`: The key does not derive the sender; `TRANSACTION_MISMATCH`: The signed transaction is not the prepared one; `INSUFFICIENT_FUNDS`: The sender cannot pay the fee; `NOT_A_TOKEN_CONTRACT`: No ERC20/ERC721 contract at that address; `NOT_A_MINTER`: The sender lacks the minter role; `CAP_EXCEEDED`: An ERC20 mint beyond the cap; `TOKEN_ID_TAKEN`: That ERC721 token id exists; `TRANSACTION_REJECTED`: The node would revert it or refused it; `LIVE_NETWORK_FAUCET`: The faucet on a live network */
+            /** @description `KEY_SENDER_MISMATCH`: The key does not derive the sender; `TRANSACTION_MISMATCH`: The signed transaction is not the prepared one; `INSUFFICIENT_FUNDS`: The sender cannot pay the fee; `NOT_A_TOKEN_CONTRACT`: No ERC20/ERC721 contract at that address; `NOT_A_MINTER`: The sender lacks the minter role; `CAP_EXCEEDED`: An ERC20 mint beyond the cap; `TOKEN_ID_TAKEN`: That ERC721 token id exists; `INSUFFICIENT_TOKEN_BALANCE`: The sender holds less of the token than it would transfer; `NOT_TOKEN_OWNER`: The sender (or the named owner) does not hold that token id; `TOO_MANY_TOKEN_IDS`: The holder has more token ids than one listing reads; `TRANSACTION_REJECTED`: The node would revert it or refused it; `LIVE_NETWORK_FAUCET`: The faucet on a live network */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -1610,7 +1710,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "KEY_SENDER_MISMATCH" | "TRANSACTION_MISMATCH" | "INSUFFICIENT_FUNDS" | "NOT_A_TOKEN_CONTRACT" | "NOT_A_MINTER" | "CAP_EXCEEDED" | "TOKEN_ID_TAKEN" | "TRANSACTION_REJECTED" | "LIVE_NETWORK_FAUCET";
+                            code: "KEY_SENDER_MISMATCH" | "TRANSACTION_MISMATCH" | "INSUFFICIENT_FUNDS" | "NOT_A_TOKEN_CONTRACT" | "NOT_A_MINTER" | "CAP_EXCEEDED" | "TOKEN_ID_TAKEN" | "INSUFFICIENT_TOKEN_BALANCE" | "NOT_TOKEN_OWNER" | "TOO_MANY_TOKEN_IDS" | "TRANSACTION_REJECTED" | "LIVE_NETWORK_FAUCET";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -1941,11 +2041,11 @@ export interface operations {
                              * @example 1000000000000000000
                              */
                             gasPrice?: string;
-                            /** @description null for a launch (a contract creation); the token contract for a mint */
+                            /** @description null for a launch (a contract creation); the token contract for a mint, a token transfer or an approval; the recipient for a NATIVE transfer */
                             to: string | null;
                             data: string;
                             /**
-                             * @description Always 0
+                             * @description Native currency it sends, in wei: 0 but for a NATIVE transfer
                              * @example 1000000000000000000
                              */
                             value: string;
@@ -2145,7 +2245,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `KEY_SENDER_MISMATCH`: The key does not derive the sender; `TRANSACTION_MISMATCH`: The signed transaction is not the prepared one; `INSUFFICIENT_FUNDS`: The sender cannot pay the fee; `NOT_A_TOKEN_CONTRACT`: No ERC20/ERC721 contract at that address; `NOT_A_MINTER`: The sender lacks the minter role; `CAP_EXCEEDED`: An ERC20 mint beyond the cap; `TOKEN_ID_TAKEN`: That ERC721 token id exists; `TRANSACTION_REJECTED`: The node would revert it or refused it; `LIVE_NETWORK_FAUCET`: The faucet on a live network */
+            /** @description `KEY_SENDER_MISMATCH`: The key does not derive the sender; `TRANSACTION_MISMATCH`: The signed transaction is not the prepared one; `INSUFFICIENT_FUNDS`: The sender cannot pay the fee; `NOT_A_TOKEN_CONTRACT`: No ERC20/ERC721 contract at that address; `NOT_A_MINTER`: The sender lacks the minter role; `CAP_EXCEEDED`: An ERC20 mint beyond the cap; `TOKEN_ID_TAKEN`: That ERC721 token id exists; `INSUFFICIENT_TOKEN_BALANCE`: The sender holds less of the token than it would transfer; `NOT_TOKEN_OWNER`: The sender (or the named owner) does not hold that token id; `TOO_MANY_TOKEN_IDS`: The holder has more token ids than one listing reads; `TRANSACTION_REJECTED`: The node would revert it or refused it; `LIVE_NETWORK_FAUCET`: The faucet on a live network */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -2157,7 +2257,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "KEY_SENDER_MISMATCH" | "TRANSACTION_MISMATCH" | "INSUFFICIENT_FUNDS" | "NOT_A_TOKEN_CONTRACT" | "NOT_A_MINTER" | "CAP_EXCEEDED" | "TOKEN_ID_TAKEN" | "TRANSACTION_REJECTED" | "LIVE_NETWORK_FAUCET";
+                            code: "KEY_SENDER_MISMATCH" | "TRANSACTION_MISMATCH" | "INSUFFICIENT_FUNDS" | "NOT_A_TOKEN_CONTRACT" | "NOT_A_MINTER" | "CAP_EXCEEDED" | "TOKEN_ID_TAKEN" | "INSUFFICIENT_TOKEN_BALANCE" | "NOT_TOKEN_OWNER" | "TOO_MANY_TOKEN_IDS" | "TRANSACTION_REJECTED" | "LIVE_NETWORK_FAUCET";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -2293,7 +2393,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description The record id a launch, mint or faucet answered, or its transaction hash */
+                /** @description The record id a launch, mint, transfer, approval or faucet answered, or its transaction hash */
                 id: string;
             };
             cookie?: never;
@@ -2309,7 +2409,7 @@ export interface operations {
                     "application/json": {
                         id: string;
                         /** @enum {string} */
-                        kind: "launch" | "mint" | "faucet";
+                        kind: "launch" | "mint" | "faucet" | "transfer" | "approve";
                         chain: string;
                         network: string;
                         type: string | null;
@@ -2665,7 +2765,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `KEY_SENDER_MISMATCH`: The key does not derive the sender; `TRANSACTION_MISMATCH`: The signed transaction is not the prepared one; `INSUFFICIENT_FUNDS`: The sender cannot pay the fee; `NOT_A_TOKEN_CONTRACT`: No ERC20/ERC721 contract at that address; `NOT_A_MINTER`: The sender lacks the minter role; `CAP_EXCEEDED`: An ERC20 mint beyond the cap; `TOKEN_ID_TAKEN`: That ERC721 token id exists; `TRANSACTION_REJECTED`: The node would revert it or refused it; `LIVE_NETWORK_FAUCET`: The faucet on a live network */
+            /** @description `KEY_SENDER_MISMATCH`: The key does not derive the sender; `TRANSACTION_MISMATCH`: The signed transaction is not the prepared one; `INSUFFICIENT_FUNDS`: The sender cannot pay the fee; `NOT_A_TOKEN_CONTRACT`: No ERC20/ERC721 contract at that address; `NOT_A_MINTER`: The sender lacks the minter role; `CAP_EXCEEDED`: An ERC20 mint beyond the cap; `TOKEN_ID_TAKEN`: That ERC721 token id exists; `INSUFFICIENT_TOKEN_BALANCE`: The sender holds less of the token than it would transfer; `NOT_TOKEN_OWNER`: The sender (or the named owner) does not hold that token id; `TOO_MANY_TOKEN_IDS`: The holder has more token ids than one listing reads; `TRANSACTION_REJECTED`: The node would revert it or refused it; `LIVE_NETWORK_FAUCET`: The faucet on a live network */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -2677,7 +2777,1984 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "KEY_SENDER_MISMATCH" | "TRANSACTION_MISMATCH" | "INSUFFICIENT_FUNDS" | "NOT_A_TOKEN_CONTRACT" | "NOT_A_MINTER" | "CAP_EXCEEDED" | "TOKEN_ID_TAKEN" | "TRANSACTION_REJECTED" | "LIVE_NETWORK_FAUCET";
+                            code: "KEY_SENDER_MISMATCH" | "TRANSACTION_MISMATCH" | "INSUFFICIENT_FUNDS" | "NOT_A_TOKEN_CONTRACT" | "NOT_A_MINTER" | "CAP_EXCEEDED" | "TOKEN_ID_TAKEN" | "INSUFFICIENT_TOKEN_BALANCE" | "NOT_TOKEN_OWNER" | "TOO_MANY_TOKEN_IDS" | "TRANSACTION_REJECTED" | "LIVE_NETWORK_FAUCET";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `RATE_LIMITED`: Per-key rate limit reached (see Retry-After); `TOO_MANY_CONNECTIONS`: Too many open connections from this address (see Retry-After); `TOO_MANY_AUTH_FAILURES`: Too many wrong API keys from this address (see Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "RATE_LIMITED" | "TOO_MANY_CONNECTIONS" | "TOO_MANY_AUTH_FAILURES";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `HEADERS_TOO_LARGE`: Request headers over 16 KiB */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "HEADERS_TOO_LARGE";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `UPSTREAM_UNAVAILABLE`: The node or Esplora failed to answer; `CHAIN_ID_MISMATCH`: The configured endpoint serves another chain */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "UPSTREAM_UNAVAILABLE" | "CHAIN_ID_MISMATCH";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `BACKEND_NOT_CONFIGURED`: No backend for that network; `SERVICE_UNAVAILABLE`: The database cannot be reached (see Retry-After); `STORAGE_UNAVAILABLE`: The service's own storage is exhausted (see Retry-After); `DATA_DIR_IN_USE`: Another process holds the data directory */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "BACKEND_NOT_CONFIGURED" | "SERVICE_UNAVAILABLE" | "STORAGE_UNAVAILABLE" | "DATA_DIR_IN_USE";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `UPSTREAM_TIMEOUT`: The node or Esplora timed out */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "UPSTREAM_TIMEOUT";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+    };
+    transfer: {
+        parameters: {
+            query?: {
+                wait?: "mined";
+            };
+            header?: {
+                /** @description Retry safely: the same key and body return the first response and send nothing */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description One of: ethereum, binance_smart_chain, base, arbitrum, optimism, polygon, avalanche, bitcoin, or an EVM chain the service declares (`GET /api/v1/networks` lists every pair it serves)
+                     * @example ethereum
+                     */
+                    chain: string;
+                    /**
+                     * @description ethereum: mainnet, sepolia, holesky, hoodi, rinkeby, testnet (= sepolia); binance_smart_chain: mainnet, testnet; base: mainnet, sepolia, testnet (= sepolia); arbitrum: mainnet, sepolia, testnet (= sepolia); optimism: mainnet, sepolia, testnet (= sepolia); polygon: mainnet, amoy, testnet (= amoy); avalanche: mainnet, fuji, testnet (= fuji); bitcoin: mainnet, testnet (testnet4), signet, regtest
+                     * @example sepolia
+                     */
+                    network: string;
+                    /**
+                     * @description NATIVE, ERC20, ERC721 or ERC1155, case-insensitive
+                     * @example ERC20
+                     */
+                    type: string;
+                    /**
+                     * @description The token; not for NATIVE
+                     * @example 0x5FbDB2315678afecb367f032d93F642f64180aa3
+                     */
+                    contractAddress?: string;
+                    /**
+                     * @description The recipient; not the zero address
+                     * @example 0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266
+                     */
+                    to: string;
+                    /**
+                     * @description NATIVE, ERC20 and ERC1155: how much, in smallest units (wei for NATIVE); greater than 0
+                     * @example 1000000000000000000
+                     */
+                    amount?: string;
+                    /**
+                     * @description ERC721 and ERC1155: which token
+                     * @example 1
+                     */
+                    tokenId?: string;
+                    /**
+                     * @description Sends it, and pays the fee
+                     * @example 0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266
+                     */
+                    sender: string;
+                    /**
+                     * @description The sender's key; used to sign, never stored or logged. The example is the key of Hardhat's first default account, which is public: use it on simulated chains only
+                     * @example 0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80
+                     */
+                    privateKey: string;
+                } | {
+                    /**
+                     * @description One of: ethereum, binance_smart_chain, base, arbitrum, optimism, polygon, avalanche, bitcoin, or an EVM chain the service declares (`GET /api/v1/networks` lists every pair it serves)
+                     * @example ethereum
+                     */
+                    chain: string;
+                    /**
+                     * @description ethereum: mainnet, sepolia, holesky, hoodi, rinkeby, testnet (= sepolia); binance_smart_chain: mainnet, testnet; base: mainnet, sepolia, testnet (= sepolia); arbitrum: mainnet, sepolia, testnet (= sepolia); optimism: mainnet, sepolia, testnet (= sepolia); polygon: mainnet, amoy, testnet (= amoy); avalanche: mainnet, fuji, testnet (= fuji); bitcoin: mainnet, testnet (testnet4), signet, regtest
+                     * @example sepolia
+                     */
+                    network: string;
+                    /**
+                     * @description NATIVE, ERC20, ERC721 or ERC1155, case-insensitive
+                     * @example ERC20
+                     */
+                    type: string;
+                    /**
+                     * @description The token; not for NATIVE
+                     * @example 0x5FbDB2315678afecb367f032d93F642f64180aa3
+                     */
+                    contractAddress?: string;
+                    /**
+                     * @description The recipient; not the zero address
+                     * @example 0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266
+                     */
+                    to: string;
+                    /**
+                     * @description NATIVE, ERC20 and ERC1155: how much, in smallest units (wei for NATIVE); greater than 0
+                     * @example 1000000000000000000
+                     */
+                    amount?: string;
+                    /**
+                     * @description ERC721 and ERC1155: which token
+                     * @example 1
+                     */
+                    tokenId?: string;
+                    /**
+                     * @description Sends it, and pays the fee
+                     * @example 0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266
+                     */
+                    sender: string;
+                    /** @description The `unsignedTransaction` a prepare (this body without privateKey) answered, signed by `sender` unchanged: 0x hex, as an ethers Signer's signTransaction returns it */
+                    signedTransaction: string;
+                } | {
+                    /**
+                     * @description One of: ethereum, binance_smart_chain, base, arbitrum, optimism, polygon, avalanche, bitcoin, or an EVM chain the service declares (`GET /api/v1/networks` lists every pair it serves)
+                     * @example ethereum
+                     */
+                    chain: string;
+                    /**
+                     * @description ethereum: mainnet, sepolia, holesky, hoodi, rinkeby, testnet (= sepolia); binance_smart_chain: mainnet, testnet; base: mainnet, sepolia, testnet (= sepolia); arbitrum: mainnet, sepolia, testnet (= sepolia); optimism: mainnet, sepolia, testnet (= sepolia); polygon: mainnet, amoy, testnet (= amoy); avalanche: mainnet, fuji, testnet (= fuji); bitcoin: mainnet, testnet (testnet4), signet, regtest
+                     * @example sepolia
+                     */
+                    network: string;
+                    /**
+                     * @description NATIVE, ERC20, ERC721 or ERC1155, case-insensitive
+                     * @example ERC20
+                     */
+                    type: string;
+                    /**
+                     * @description The token; not for NATIVE
+                     * @example 0x5FbDB2315678afecb367f032d93F642f64180aa3
+                     */
+                    contractAddress?: string;
+                    /**
+                     * @description The recipient; not the zero address
+                     * @example 0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266
+                     */
+                    to: string;
+                    /**
+                     * @description NATIVE, ERC20 and ERC1155: how much, in smallest units (wei for NATIVE); greater than 0
+                     * @example 1000000000000000000
+                     */
+                    amount?: string;
+                    /**
+                     * @description ERC721 and ERC1155: which token
+                     * @example 1
+                     */
+                    tokenId?: string;
+                    /**
+                     * @description Sends it, and pays the fee
+                     * @example 0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266
+                     */
+                    sender: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Accepted by the node (or mined, with wait=mined); a prepare (no privateKey, no signedTransaction): the transaction to sign */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description This operation's record id */
+                        id: string;
+                        /** @example 0x9f8e7d6c5b4a39281706f5e4d3c2b1a09f8e7d6c5b4a39281706f5e4d3c2b1a0 */
+                        transactionHash: string;
+                        /**
+                         * @description pending when answered at once; with wait=mined the state reached: mined, failed, dropped (or pending after the wait timeout)
+                         * @enum {string}
+                         */
+                        status: "signed" | "pending" | "mined" | "failed" | "dropped";
+                        chain: string;
+                        network: string;
+                        /** @enum {string} */
+                        type: "NATIVE" | "ERC20" | "ERC721" | "ERC1155";
+                        /** @example 0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266 */
+                        sender: string;
+                        /** @description Absent for NATIVE */
+                        contractAddress?: string;
+                        to: string;
+                        tokenId?: string;
+                        /** @description Smallest units */
+                        amount?: string;
+                        /** @description The sender's nonce this transfer used */
+                        nonce: number;
+                        simulated: boolean;
+                        blockNumber?: number | null;
+                    } | {
+                        /** @description Sign exactly this (e.g. ethers `signer.signTransaction(unsignedTransaction)`); any change is refused */
+                        unsignedTransaction: {
+                            chainId: number;
+                            /** @description 2 (EIP-1559) where the chain reports base fees, else 0 (legacy, EIP-155) */
+                            type: 2 | 0;
+                            /** @description Reserved for the sender until expiresAt */
+                            nonce: number;
+                            /**
+                             * @description The node's estimate plus 20 %
+                             * @example 1000000000000000000
+                             */
+                            gasLimit: string;
+                            /**
+                             * @description Type 2 only, wei
+                             * @example 1000000000000000000
+                             */
+                            maxFeePerGas?: string;
+                            /**
+                             * @description Type 2 only, wei
+                             * @example 1000000000000000000
+                             */
+                            maxPriorityFeePerGas?: string;
+                            /**
+                             * @description Type 0 only, wei
+                             * @example 1000000000000000000
+                             */
+                            gasPrice?: string;
+                            /** @description null for a launch (a contract creation); the token contract for a mint, a token transfer or an approval; the recipient for a NATIVE transfer */
+                            to: string | null;
+                            data: string;
+                            /**
+                             * @description Native currency it sends, in wei: 0 but for a NATIVE transfer
+                             * @example 1000000000000000000
+                             */
+                            value: string;
+                        };
+                        /** @description Until then the nonce is reserved; a later submit is accepted only while the nonce is still free (nothing took it since) */
+                        expiresAt: string;
+                        chain: string;
+                        network: string;
+                        /** @enum {string} */
+                        type: "NATIVE" | "ERC20" | "ERC721" | "ERC1155";
+                        sender: string;
+                    };
+                };
+            };
+            /** @description Signed and recorded, broadcast not confirmed (status signed), or wait=mined timed out (status pending) */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description This operation's record id */
+                        id: string;
+                        /** @example 0x9f8e7d6c5b4a39281706f5e4d3c2b1a09f8e7d6c5b4a39281706f5e4d3c2b1a0 */
+                        transactionHash: string;
+                        /**
+                         * @description pending when answered at once; with wait=mined the state reached: mined, failed, dropped (or pending after the wait timeout)
+                         * @enum {string}
+                         */
+                        status: "signed" | "pending" | "mined" | "failed" | "dropped";
+                        chain: string;
+                        network: string;
+                        /** @enum {string} */
+                        type: "NATIVE" | "ERC20" | "ERC721" | "ERC1155";
+                        /** @example 0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266 */
+                        sender: string;
+                        /** @description Absent for NATIVE */
+                        contractAddress?: string;
+                        to: string;
+                        tokenId?: string;
+                        /** @description Smallest units */
+                        amount?: string;
+                        /** @description The sender's nonce this transfer used */
+                        nonce: number;
+                        simulated: boolean;
+                        blockNumber?: number | null;
+                    };
+                };
+            };
+            /** @description `INVALID_ARGUMENT`: A field is missing, has the wrong type or breaks a rule; `INVALID_ADDRESS`: Not an address of that chain and network; `INVALID_PRIVATE_KEY`: Not a 32-byte hex private key; `UNSUPPORTED_CHAIN`: Unknown chain; `UNSUPPORTED_NETWORK`: Unknown network of that chain; `UNSUPPORTED_OPERATION`: The chain cannot do that; `MALFORMED_JSON`: The body is not valid JSON; `MALFORMED_REQUEST`: Not valid HTTP/1.1, or a bad percent-encoding in the path */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "INVALID_ARGUMENT" | "INVALID_ADDRESS" | "INVALID_PRIVATE_KEY" | "UNSUPPORTED_CHAIN" | "UNSUPPORTED_NETWORK" | "UNSUPPORTED_OPERATION" | "MALFORMED_JSON" | "MALFORMED_REQUEST";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `UNAUTHORIZED`: Missing or wrong API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "UNAUTHORIZED";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `REQUEST_TIMEOUT`: The request was not received in time */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "REQUEST_TIMEOUT";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `IDEMPOTENCY_CONFLICT`: Idempotency-Key reused with another body; `IDEMPOTENCY_IN_PROGRESS`: The first request with that Idempotency-Key is still running; `TRANSACTION_NOT_PREPARED`: A signed transaction no prepare reserved; `NONCE_TAKEN`: The prepared transaction's nonce was taken since: prepare again; `ALREADY_SUBMITTED`: That signed transaction was submitted before */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "IDEMPOTENCY_CONFLICT" | "IDEMPOTENCY_IN_PROGRESS" | "TRANSACTION_NOT_PREPARED" | "NONCE_TAKEN" | "ALREADY_SUBMITTED";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `PAYLOAD_TOO_LARGE`: Body over 64 KiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "PAYLOAD_TOO_LARGE";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `UNSUPPORTED_MEDIA_TYPE`: Body not sent as application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "UNSUPPORTED_MEDIA_TYPE";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `HOST_NOT_ALLOWED`: Without API keys (--no-auth): a Host other than a loopback name */
+            421: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "HOST_NOT_ALLOWED";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `KEY_SENDER_MISMATCH`: The key does not derive the sender; `TRANSACTION_MISMATCH`: The signed transaction is not the prepared one; `INSUFFICIENT_FUNDS`: The sender cannot pay the fee; `NOT_A_TOKEN_CONTRACT`: No ERC20/ERC721 contract at that address; `NOT_A_MINTER`: The sender lacks the minter role; `CAP_EXCEEDED`: An ERC20 mint beyond the cap; `TOKEN_ID_TAKEN`: That ERC721 token id exists; `INSUFFICIENT_TOKEN_BALANCE`: The sender holds less of the token than it would transfer; `NOT_TOKEN_OWNER`: The sender (or the named owner) does not hold that token id; `TOO_MANY_TOKEN_IDS`: The holder has more token ids than one listing reads; `TRANSACTION_REJECTED`: The node would revert it or refused it; `LIVE_NETWORK_FAUCET`: The faucet on a live network */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "KEY_SENDER_MISMATCH" | "TRANSACTION_MISMATCH" | "INSUFFICIENT_FUNDS" | "NOT_A_TOKEN_CONTRACT" | "NOT_A_MINTER" | "CAP_EXCEEDED" | "TOKEN_ID_TAKEN" | "INSUFFICIENT_TOKEN_BALANCE" | "NOT_TOKEN_OWNER" | "TOO_MANY_TOKEN_IDS" | "TRANSACTION_REJECTED" | "LIVE_NETWORK_FAUCET";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `RATE_LIMITED`: Per-key rate limit reached (see Retry-After); `TOO_MANY_CONNECTIONS`: Too many open connections from this address (see Retry-After); `TOO_MANY_AUTH_FAILURES`: Too many wrong API keys from this address (see Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "RATE_LIMITED" | "TOO_MANY_CONNECTIONS" | "TOO_MANY_AUTH_FAILURES";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `HEADERS_TOO_LARGE`: Request headers over 16 KiB */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "HEADERS_TOO_LARGE";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `UPSTREAM_UNAVAILABLE`: The node or Esplora failed to answer; `CHAIN_ID_MISMATCH`: The configured endpoint serves another chain */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "UPSTREAM_UNAVAILABLE" | "CHAIN_ID_MISMATCH";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `BACKEND_NOT_CONFIGURED`: No backend for that network; `SERVICE_UNAVAILABLE`: The database cannot be reached (see Retry-After); `STORAGE_UNAVAILABLE`: The service's own storage is exhausted (see Retry-After); `DATA_DIR_IN_USE`: Another process holds the data directory */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "BACKEND_NOT_CONFIGURED" | "SERVICE_UNAVAILABLE" | "STORAGE_UNAVAILABLE" | "DATA_DIR_IN_USE";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `UPSTREAM_TIMEOUT`: The node or Esplora timed out */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "UPSTREAM_TIMEOUT";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+    };
+    approve: {
+        parameters: {
+            query?: {
+                wait?: "mined";
+            };
+            header?: {
+                /** @description Retry safely: the same key and body return the first response and send nothing */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description One of: ethereum, binance_smart_chain, base, arbitrum, optimism, polygon, avalanche, bitcoin, or an EVM chain the service declares (`GET /api/v1/networks` lists every pair it serves)
+                     * @example ethereum
+                     */
+                    chain: string;
+                    /**
+                     * @description ethereum: mainnet, sepolia, holesky, hoodi, rinkeby, testnet (= sepolia); binance_smart_chain: mainnet, testnet; base: mainnet, sepolia, testnet (= sepolia); arbitrum: mainnet, sepolia, testnet (= sepolia); optimism: mainnet, sepolia, testnet (= sepolia); polygon: mainnet, amoy, testnet (= amoy); avalanche: mainnet, fuji, testnet (= fuji); bitcoin: mainnet, testnet (testnet4), signet, regtest
+                     * @example sepolia
+                     */
+                    network: string;
+                    /**
+                     * @description ERC20, ERC721 or ERC1155, case-insensitive
+                     * @example ERC20
+                     */
+                    type: string;
+                    /**
+                     * @description The token contract
+                     * @example 0x5FbDB2315678afecb367f032d93F642f64180aa3
+                     */
+                    contractAddress: string;
+                    /**
+                     * @description Who may then move the sender's tokens; not the zero address
+                     * @example 0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266
+                     */
+                    spender: string;
+                    /**
+                     * @description ERC20: the allowance, in smallest units (0 revokes it)
+                     * @example 1000000000000000000
+                     */
+                    amount?: string;
+                    /**
+                     * @description ERC721: approve spender for this one token
+                     * @example 1
+                     */
+                    tokenId?: string;
+                    /** @description ERC721 and ERC1155: spender may move every token of the sender (true), or no more (false) */
+                    all?: boolean;
+                    /**
+                     * @description The holder; pays the fee
+                     * @example 0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266
+                     */
+                    sender: string;
+                    /**
+                     * @description The sender's key; used to sign, never stored or logged. The example is the key of Hardhat's first default account, which is public: use it on simulated chains only
+                     * @example 0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80
+                     */
+                    privateKey: string;
+                } | {
+                    /**
+                     * @description One of: ethereum, binance_smart_chain, base, arbitrum, optimism, polygon, avalanche, bitcoin, or an EVM chain the service declares (`GET /api/v1/networks` lists every pair it serves)
+                     * @example ethereum
+                     */
+                    chain: string;
+                    /**
+                     * @description ethereum: mainnet, sepolia, holesky, hoodi, rinkeby, testnet (= sepolia); binance_smart_chain: mainnet, testnet; base: mainnet, sepolia, testnet (= sepolia); arbitrum: mainnet, sepolia, testnet (= sepolia); optimism: mainnet, sepolia, testnet (= sepolia); polygon: mainnet, amoy, testnet (= amoy); avalanche: mainnet, fuji, testnet (= fuji); bitcoin: mainnet, testnet (testnet4), signet, regtest
+                     * @example sepolia
+                     */
+                    network: string;
+                    /**
+                     * @description ERC20, ERC721 or ERC1155, case-insensitive
+                     * @example ERC20
+                     */
+                    type: string;
+                    /**
+                     * @description The token contract
+                     * @example 0x5FbDB2315678afecb367f032d93F642f64180aa3
+                     */
+                    contractAddress: string;
+                    /**
+                     * @description Who may then move the sender's tokens; not the zero address
+                     * @example 0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266
+                     */
+                    spender: string;
+                    /**
+                     * @description ERC20: the allowance, in smallest units (0 revokes it)
+                     * @example 1000000000000000000
+                     */
+                    amount?: string;
+                    /**
+                     * @description ERC721: approve spender for this one token
+                     * @example 1
+                     */
+                    tokenId?: string;
+                    /** @description ERC721 and ERC1155: spender may move every token of the sender (true), or no more (false) */
+                    all?: boolean;
+                    /**
+                     * @description The holder; pays the fee
+                     * @example 0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266
+                     */
+                    sender: string;
+                    /** @description The `unsignedTransaction` a prepare (this body without privateKey) answered, signed by `sender` unchanged: 0x hex, as an ethers Signer's signTransaction returns it */
+                    signedTransaction: string;
+                } | {
+                    /**
+                     * @description One of: ethereum, binance_smart_chain, base, arbitrum, optimism, polygon, avalanche, bitcoin, or an EVM chain the service declares (`GET /api/v1/networks` lists every pair it serves)
+                     * @example ethereum
+                     */
+                    chain: string;
+                    /**
+                     * @description ethereum: mainnet, sepolia, holesky, hoodi, rinkeby, testnet (= sepolia); binance_smart_chain: mainnet, testnet; base: mainnet, sepolia, testnet (= sepolia); arbitrum: mainnet, sepolia, testnet (= sepolia); optimism: mainnet, sepolia, testnet (= sepolia); polygon: mainnet, amoy, testnet (= amoy); avalanche: mainnet, fuji, testnet (= fuji); bitcoin: mainnet, testnet (testnet4), signet, regtest
+                     * @example sepolia
+                     */
+                    network: string;
+                    /**
+                     * @description ERC20, ERC721 or ERC1155, case-insensitive
+                     * @example ERC20
+                     */
+                    type: string;
+                    /**
+                     * @description The token contract
+                     * @example 0x5FbDB2315678afecb367f032d93F642f64180aa3
+                     */
+                    contractAddress: string;
+                    /**
+                     * @description Who may then move the sender's tokens; not the zero address
+                     * @example 0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266
+                     */
+                    spender: string;
+                    /**
+                     * @description ERC20: the allowance, in smallest units (0 revokes it)
+                     * @example 1000000000000000000
+                     */
+                    amount?: string;
+                    /**
+                     * @description ERC721: approve spender for this one token
+                     * @example 1
+                     */
+                    tokenId?: string;
+                    /** @description ERC721 and ERC1155: spender may move every token of the sender (true), or no more (false) */
+                    all?: boolean;
+                    /**
+                     * @description The holder; pays the fee
+                     * @example 0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266
+                     */
+                    sender: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Accepted by the node (or mined, with wait=mined); a prepare (no privateKey, no signedTransaction): the transaction to sign */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description This operation's record id */
+                        id: string;
+                        /** @example 0x9f8e7d6c5b4a39281706f5e4d3c2b1a09f8e7d6c5b4a39281706f5e4d3c2b1a0 */
+                        transactionHash: string;
+                        /**
+                         * @description pending when answered at once; with wait=mined the state reached: mined, failed, dropped (or pending after the wait timeout)
+                         * @enum {string}
+                         */
+                        status: "signed" | "pending" | "mined" | "failed" | "dropped";
+                        chain: string;
+                        network: string;
+                        /** @enum {string} */
+                        type: "ERC20" | "ERC721" | "ERC1155";
+                        contractAddress: string;
+                        /** @example 0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266 */
+                        sender: string;
+                        spender: string;
+                        amount?: string;
+                        tokenId?: string;
+                        all?: boolean;
+                        /** @description The sender's nonce this approval used */
+                        nonce: number;
+                        simulated: boolean;
+                        blockNumber?: number | null;
+                    } | {
+                        /** @description Sign exactly this (e.g. ethers `signer.signTransaction(unsignedTransaction)`); any change is refused */
+                        unsignedTransaction: {
+                            chainId: number;
+                            /** @description 2 (EIP-1559) where the chain reports base fees, else 0 (legacy, EIP-155) */
+                            type: 2 | 0;
+                            /** @description Reserved for the sender until expiresAt */
+                            nonce: number;
+                            /**
+                             * @description The node's estimate plus 20 %
+                             * @example 1000000000000000000
+                             */
+                            gasLimit: string;
+                            /**
+                             * @description Type 2 only, wei
+                             * @example 1000000000000000000
+                             */
+                            maxFeePerGas?: string;
+                            /**
+                             * @description Type 2 only, wei
+                             * @example 1000000000000000000
+                             */
+                            maxPriorityFeePerGas?: string;
+                            /**
+                             * @description Type 0 only, wei
+                             * @example 1000000000000000000
+                             */
+                            gasPrice?: string;
+                            /** @description null for a launch (a contract creation); the token contract for a mint, a token transfer or an approval; the recipient for a NATIVE transfer */
+                            to: string | null;
+                            data: string;
+                            /**
+                             * @description Native currency it sends, in wei: 0 but for a NATIVE transfer
+                             * @example 1000000000000000000
+                             */
+                            value: string;
+                        };
+                        /** @description Until then the nonce is reserved; a later submit is accepted only while the nonce is still free (nothing took it since) */
+                        expiresAt: string;
+                        chain: string;
+                        network: string;
+                        /** @enum {string} */
+                        type: "ERC20" | "ERC721" | "ERC1155";
+                        sender: string;
+                    };
+                };
+            };
+            /** @description Signed and recorded, broadcast not confirmed (status signed), or wait=mined timed out (status pending) */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description This operation's record id */
+                        id: string;
+                        /** @example 0x9f8e7d6c5b4a39281706f5e4d3c2b1a09f8e7d6c5b4a39281706f5e4d3c2b1a0 */
+                        transactionHash: string;
+                        /**
+                         * @description pending when answered at once; with wait=mined the state reached: mined, failed, dropped (or pending after the wait timeout)
+                         * @enum {string}
+                         */
+                        status: "signed" | "pending" | "mined" | "failed" | "dropped";
+                        chain: string;
+                        network: string;
+                        /** @enum {string} */
+                        type: "ERC20" | "ERC721" | "ERC1155";
+                        contractAddress: string;
+                        /** @example 0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266 */
+                        sender: string;
+                        spender: string;
+                        amount?: string;
+                        tokenId?: string;
+                        all?: boolean;
+                        /** @description The sender's nonce this approval used */
+                        nonce: number;
+                        simulated: boolean;
+                        blockNumber?: number | null;
+                    };
+                };
+            };
+            /** @description `INVALID_ARGUMENT`: A field is missing, has the wrong type or breaks a rule; `INVALID_ADDRESS`: Not an address of that chain and network; `INVALID_PRIVATE_KEY`: Not a 32-byte hex private key; `UNSUPPORTED_CHAIN`: Unknown chain; `UNSUPPORTED_NETWORK`: Unknown network of that chain; `UNSUPPORTED_OPERATION`: The chain cannot do that; `MALFORMED_JSON`: The body is not valid JSON; `MALFORMED_REQUEST`: Not valid HTTP/1.1, or a bad percent-encoding in the path */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "INVALID_ARGUMENT" | "INVALID_ADDRESS" | "INVALID_PRIVATE_KEY" | "UNSUPPORTED_CHAIN" | "UNSUPPORTED_NETWORK" | "UNSUPPORTED_OPERATION" | "MALFORMED_JSON" | "MALFORMED_REQUEST";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `UNAUTHORIZED`: Missing or wrong API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "UNAUTHORIZED";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `REQUEST_TIMEOUT`: The request was not received in time */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "REQUEST_TIMEOUT";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `IDEMPOTENCY_CONFLICT`: Idempotency-Key reused with another body; `IDEMPOTENCY_IN_PROGRESS`: The first request with that Idempotency-Key is still running; `TRANSACTION_NOT_PREPARED`: A signed transaction no prepare reserved; `NONCE_TAKEN`: The prepared transaction's nonce was taken since: prepare again; `ALREADY_SUBMITTED`: That signed transaction was submitted before */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "IDEMPOTENCY_CONFLICT" | "IDEMPOTENCY_IN_PROGRESS" | "TRANSACTION_NOT_PREPARED" | "NONCE_TAKEN" | "ALREADY_SUBMITTED";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `PAYLOAD_TOO_LARGE`: Body over 64 KiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "PAYLOAD_TOO_LARGE";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `UNSUPPORTED_MEDIA_TYPE`: Body not sent as application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "UNSUPPORTED_MEDIA_TYPE";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `HOST_NOT_ALLOWED`: Without API keys (--no-auth): a Host other than a loopback name */
+            421: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "HOST_NOT_ALLOWED";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `KEY_SENDER_MISMATCH`: The key does not derive the sender; `TRANSACTION_MISMATCH`: The signed transaction is not the prepared one; `INSUFFICIENT_FUNDS`: The sender cannot pay the fee; `NOT_A_TOKEN_CONTRACT`: No ERC20/ERC721 contract at that address; `NOT_A_MINTER`: The sender lacks the minter role; `CAP_EXCEEDED`: An ERC20 mint beyond the cap; `TOKEN_ID_TAKEN`: That ERC721 token id exists; `INSUFFICIENT_TOKEN_BALANCE`: The sender holds less of the token than it would transfer; `NOT_TOKEN_OWNER`: The sender (or the named owner) does not hold that token id; `TOO_MANY_TOKEN_IDS`: The holder has more token ids than one listing reads; `TRANSACTION_REJECTED`: The node would revert it or refused it; `LIVE_NETWORK_FAUCET`: The faucet on a live network */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "KEY_SENDER_MISMATCH" | "TRANSACTION_MISMATCH" | "INSUFFICIENT_FUNDS" | "NOT_A_TOKEN_CONTRACT" | "NOT_A_MINTER" | "CAP_EXCEEDED" | "TOKEN_ID_TAKEN" | "INSUFFICIENT_TOKEN_BALANCE" | "NOT_TOKEN_OWNER" | "TOO_MANY_TOKEN_IDS" | "TRANSACTION_REJECTED" | "LIVE_NETWORK_FAUCET";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `RATE_LIMITED`: Per-key rate limit reached (see Retry-After); `TOO_MANY_CONNECTIONS`: Too many open connections from this address (see Retry-After); `TOO_MANY_AUTH_FAILURES`: Too many wrong API keys from this address (see Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "RATE_LIMITED" | "TOO_MANY_CONNECTIONS" | "TOO_MANY_AUTH_FAILURES";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `HEADERS_TOO_LARGE`: Request headers over 16 KiB */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "HEADERS_TOO_LARGE";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `UPSTREAM_UNAVAILABLE`: The node or Esplora failed to answer; `CHAIN_ID_MISMATCH`: The configured endpoint serves another chain */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "UPSTREAM_UNAVAILABLE" | "CHAIN_ID_MISMATCH";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `BACKEND_NOT_CONFIGURED`: No backend for that network; `SERVICE_UNAVAILABLE`: The database cannot be reached (see Retry-After); `STORAGE_UNAVAILABLE`: The service's own storage is exhausted (see Retry-After); `DATA_DIR_IN_USE`: Another process holds the data directory */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "BACKEND_NOT_CONFIGURED" | "SERVICE_UNAVAILABLE" | "STORAGE_UNAVAILABLE" | "DATA_DIR_IN_USE";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `UPSTREAM_TIMEOUT`: The node or Esplora timed out */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "UPSTREAM_TIMEOUT";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+    };
+    readAllowance: {
+        parameters: {
+            query: {
+                /** @description One of: ethereum, binance_smart_chain, base, arbitrum, optimism, polygon, avalanche, bitcoin, or an EVM chain the service declares (`GET /api/v1/networks` lists every pair it serves) */
+                chain: string;
+                /** @description ethereum: mainnet, sepolia, holesky, hoodi, rinkeby, testnet (= sepolia); binance_smart_chain: mainnet, testnet; base: mainnet, sepolia, testnet (= sepolia); arbitrum: mainnet, sepolia, testnet (= sepolia); optimism: mainnet, sepolia, testnet (= sepolia); polygon: mainnet, amoy, testnet (= amoy); avalanche: mainnet, fuji, testnet (= fuji); bitcoin: mainnet, testnet (testnet4), signet, regtest */
+                network: string;
+                /** @description ERC20, ERC721 or ERC1155, case-insensitive */
+                type: string;
+                /** @description The token contract */
+                contractAddress: string;
+                /** @description The holder */
+                owner: string;
+                /** @description An address on the chain and network */
+                spender: string;
+                /** @description ERC721: also whether spender is approved for this token */
+                tokenId?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The approvals */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        chain: string;
+                        network: string;
+                        /** @enum {string} */
+                        type: "ERC20" | "ERC721" | "ERC1155";
+                        contractAddress: string;
+                        owner: string;
+                        spender: string;
+                        /** @description ERC20: what spender may still move from owner, in smallest units */
+                        allowance?: string;
+                        tokenId?: string;
+                        /** @description ERC721 with tokenId: spender is that token's approved address */
+                        approved?: boolean;
+                        /** @description ERC721 and ERC1155: spender may move every token of owner */
+                        isApprovedForAll?: boolean;
+                        simulated: boolean;
+                    };
+                };
+            };
+            /** @description `INVALID_ARGUMENT`: A field is missing, has the wrong type or breaks a rule; `INVALID_ADDRESS`: Not an address of that chain and network; `INVALID_PRIVATE_KEY`: Not a 32-byte hex private key; `UNSUPPORTED_CHAIN`: Unknown chain; `UNSUPPORTED_NETWORK`: Unknown network of that chain; `UNSUPPORTED_OPERATION`: The chain cannot do that; `MALFORMED_JSON`: The body is not valid JSON; `MALFORMED_REQUEST`: Not valid HTTP/1.1, or a bad percent-encoding in the path */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "INVALID_ARGUMENT" | "INVALID_ADDRESS" | "INVALID_PRIVATE_KEY" | "UNSUPPORTED_CHAIN" | "UNSUPPORTED_NETWORK" | "UNSUPPORTED_OPERATION" | "MALFORMED_JSON" | "MALFORMED_REQUEST";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `UNAUTHORIZED`: Missing or wrong API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "UNAUTHORIZED";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `REQUEST_TIMEOUT`: The request was not received in time */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "REQUEST_TIMEOUT";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `HOST_NOT_ALLOWED`: Without API keys (--no-auth): a Host other than a loopback name */
+            421: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "HOST_NOT_ALLOWED";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `KEY_SENDER_MISMATCH`: The key does not derive the sender; `TRANSACTION_MISMATCH`: The signed transaction is not the prepared one; `INSUFFICIENT_FUNDS`: The sender cannot pay the fee; `NOT_A_TOKEN_CONTRACT`: No ERC20/ERC721 contract at that address; `NOT_A_MINTER`: The sender lacks the minter role; `CAP_EXCEEDED`: An ERC20 mint beyond the cap; `TOKEN_ID_TAKEN`: That ERC721 token id exists; `INSUFFICIENT_TOKEN_BALANCE`: The sender holds less of the token than it would transfer; `NOT_TOKEN_OWNER`: The sender (or the named owner) does not hold that token id; `TOO_MANY_TOKEN_IDS`: The holder has more token ids than one listing reads; `TRANSACTION_REJECTED`: The node would revert it or refused it; `LIVE_NETWORK_FAUCET`: The faucet on a live network */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "KEY_SENDER_MISMATCH" | "TRANSACTION_MISMATCH" | "INSUFFICIENT_FUNDS" | "NOT_A_TOKEN_CONTRACT" | "NOT_A_MINTER" | "CAP_EXCEEDED" | "TOKEN_ID_TAKEN" | "INSUFFICIENT_TOKEN_BALANCE" | "NOT_TOKEN_OWNER" | "TOO_MANY_TOKEN_IDS" | "TRANSACTION_REJECTED" | "LIVE_NETWORK_FAUCET";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `RATE_LIMITED`: Per-key rate limit reached (see Retry-After); `TOO_MANY_CONNECTIONS`: Too many open connections from this address (see Retry-After); `TOO_MANY_AUTH_FAILURES`: Too many wrong API keys from this address (see Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "RATE_LIMITED" | "TOO_MANY_CONNECTIONS" | "TOO_MANY_AUTH_FAILURES";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `HEADERS_TOO_LARGE`: Request headers over 16 KiB */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "HEADERS_TOO_LARGE";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `UPSTREAM_UNAVAILABLE`: The node or Esplora failed to answer; `CHAIN_ID_MISMATCH`: The configured endpoint serves another chain */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "UPSTREAM_UNAVAILABLE" | "CHAIN_ID_MISMATCH";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `BACKEND_NOT_CONFIGURED`: No backend for that network; `SERVICE_UNAVAILABLE`: The database cannot be reached (see Retry-After); `STORAGE_UNAVAILABLE`: The service's own storage is exhausted (see Retry-After); `DATA_DIR_IN_USE`: Another process holds the data directory */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "BACKEND_NOT_CONFIGURED" | "SERVICE_UNAVAILABLE" | "STORAGE_UNAVAILABLE" | "DATA_DIR_IN_USE";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `UPSTREAM_TIMEOUT`: The node or Esplora timed out */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "UPSTREAM_TIMEOUT";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+    };
+    readToken: {
+        parameters: {
+            query: {
+                /** @description One of: ethereum, binance_smart_chain, base, arbitrum, optimism, polygon, avalanche, bitcoin, or an EVM chain the service declares (`GET /api/v1/networks` lists every pair it serves) */
+                chain: string;
+                /** @description ethereum: mainnet, sepolia, holesky, hoodi, rinkeby, testnet (= sepolia); binance_smart_chain: mainnet, testnet; base: mainnet, sepolia, testnet (= sepolia); arbitrum: mainnet, sepolia, testnet (= sepolia); optimism: mainnet, sepolia, testnet (= sepolia); polygon: mainnet, amoy, testnet (= amoy); avalanche: mainnet, fuji, testnet (= fuji); bitcoin: mainnet, testnet (testnet4), signet, regtest */
+                network: string;
+            };
+            header?: never;
+            path: {
+                /** @description The token contract */
+                contract: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The token */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        chain: string;
+                        network: string;
+                        contractAddress: string;
+                        /**
+                         * @description By ERC-165 (ERC721, ERC1155), else ERC20 when totalSupply() and balanceOf() answer
+                         * @enum {string}
+                         */
+                        type: "ERC20" | "ERC721" | "ERC1155";
+                        name?: string;
+                        symbol?: string;
+                        /** @description ERC20 only */
+                        decimals?: number;
+                        /** @description ERC20, and ERC721 contracts that have totalSupply() (enumerable ones) */
+                        totalSupply?: string;
+                        /** @description When the contract has cap() */
+                        cap?: string;
+                        /** @description When the contract has paused() */
+                        paused?: boolean;
+                        /** @description When the contract has owner() (Ownable) */
+                        owner?: string;
+                        /** @description Sorted. By ERC-165: enumerable, metadata, accessControl, royalties (ERC-2981); by probing views: capped (cap()), pausable (paused()), ownable (owner()) */
+                        features: string[];
+                        simulated: boolean;
+                    };
+                };
+            };
+            /** @description `INVALID_ARGUMENT`: A field is missing, has the wrong type or breaks a rule; `INVALID_ADDRESS`: Not an address of that chain and network; `INVALID_PRIVATE_KEY`: Not a 32-byte hex private key; `UNSUPPORTED_CHAIN`: Unknown chain; `UNSUPPORTED_NETWORK`: Unknown network of that chain; `UNSUPPORTED_OPERATION`: The chain cannot do that; `MALFORMED_JSON`: The body is not valid JSON; `MALFORMED_REQUEST`: Not valid HTTP/1.1, or a bad percent-encoding in the path */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "INVALID_ARGUMENT" | "INVALID_ADDRESS" | "INVALID_PRIVATE_KEY" | "UNSUPPORTED_CHAIN" | "UNSUPPORTED_NETWORK" | "UNSUPPORTED_OPERATION" | "MALFORMED_JSON" | "MALFORMED_REQUEST";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `UNAUTHORIZED`: Missing or wrong API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "UNAUTHORIZED";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `REQUEST_TIMEOUT`: The request was not received in time */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "REQUEST_TIMEOUT";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `HOST_NOT_ALLOWED`: Without API keys (--no-auth): a Host other than a loopback name */
+            421: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "HOST_NOT_ALLOWED";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `KEY_SENDER_MISMATCH`: The key does not derive the sender; `TRANSACTION_MISMATCH`: The signed transaction is not the prepared one; `INSUFFICIENT_FUNDS`: The sender cannot pay the fee; `NOT_A_TOKEN_CONTRACT`: No ERC20/ERC721 contract at that address; `NOT_A_MINTER`: The sender lacks the minter role; `CAP_EXCEEDED`: An ERC20 mint beyond the cap; `TOKEN_ID_TAKEN`: That ERC721 token id exists; `INSUFFICIENT_TOKEN_BALANCE`: The sender holds less of the token than it would transfer; `NOT_TOKEN_OWNER`: The sender (or the named owner) does not hold that token id; `TOO_MANY_TOKEN_IDS`: The holder has more token ids than one listing reads; `TRANSACTION_REJECTED`: The node would revert it or refused it; `LIVE_NETWORK_FAUCET`: The faucet on a live network */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "KEY_SENDER_MISMATCH" | "TRANSACTION_MISMATCH" | "INSUFFICIENT_FUNDS" | "NOT_A_TOKEN_CONTRACT" | "NOT_A_MINTER" | "CAP_EXCEEDED" | "TOKEN_ID_TAKEN" | "INSUFFICIENT_TOKEN_BALANCE" | "NOT_TOKEN_OWNER" | "TOO_MANY_TOKEN_IDS" | "TRANSACTION_REJECTED" | "LIVE_NETWORK_FAUCET";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `RATE_LIMITED`: Per-key rate limit reached (see Retry-After); `TOO_MANY_CONNECTIONS`: Too many open connections from this address (see Retry-After); `TOO_MANY_AUTH_FAILURES`: Too many wrong API keys from this address (see Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "RATE_LIMITED" | "TOO_MANY_CONNECTIONS" | "TOO_MANY_AUTH_FAILURES";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `HEADERS_TOO_LARGE`: Request headers over 16 KiB */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "HEADERS_TOO_LARGE";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `UPSTREAM_UNAVAILABLE`: The node or Esplora failed to answer; `CHAIN_ID_MISMATCH`: The configured endpoint serves another chain */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "UPSTREAM_UNAVAILABLE" | "CHAIN_ID_MISMATCH";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `BACKEND_NOT_CONFIGURED`: No backend for that network; `SERVICE_UNAVAILABLE`: The database cannot be reached (see Retry-After); `STORAGE_UNAVAILABLE`: The service's own storage is exhausted (see Retry-After); `DATA_DIR_IN_USE`: Another process holds the data directory */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "BACKEND_NOT_CONFIGURED" | "SERVICE_UNAVAILABLE" | "STORAGE_UNAVAILABLE" | "DATA_DIR_IN_USE";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `UPSTREAM_TIMEOUT`: The node or Esplora timed out */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "UPSTREAM_TIMEOUT";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+    };
+    listOwnedTokens: {
+        parameters: {
+            query: {
+                /** @description One of: ethereum, binance_smart_chain, base, arbitrum, optimism, polygon, avalanche, bitcoin, or an EVM chain the service declares (`GET /api/v1/networks` lists every pair it serves) */
+                chain: string;
+                /** @description ethereum: mainnet, sepolia, holesky, hoodi, rinkeby, testnet (= sepolia); binance_smart_chain: mainnet, testnet; base: mainnet, sepolia, testnet (= sepolia); arbitrum: mainnet, sepolia, testnet (= sepolia); optimism: mainnet, sepolia, testnet (= sepolia); polygon: mainnet, amoy, testnet (= amoy); avalanche: mainnet, fuji, testnet (= fuji); bitcoin: mainnet, testnet (testnet4), signet, regtest */
+                network: string;
+                /** @description nextCursor of the previous page */
+                cursor?: string;
+                /** @description Ids per page; default 100 */
+                limit?: number;
+                /** @description Non-enumerable contracts: the block their Transfer log search starts at (default 0); a live provider may refuse a long range */
+                fromBlock?: number;
+            };
+            header?: never;
+            path: {
+                /** @description The ERC721 contract */
+                contract: string;
+                /** @description The holder */
+                owner: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of token ids */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        chain: string;
+                        network: string;
+                        /** @example 0xe7f1725E7734CE288F8367e1Bb143E90bb3F0512 */
+                        contractAddress: string;
+                        owner: string;
+                        /** @description How many ids owner holds on the contract (balanceOf) */
+                        balance: string;
+                        /** @description Ascending, after the cursor's id */
+                        tokenIds: string[];
+                        /** @description Pass as cursor for the next page; null on the last. It names the last id listed, so it never expires */
+                        nextCursor: string | null;
+                        /**
+                         * @description ERC721Enumerable's index, or the contract's Transfer logs to owner, each id checked with ownerOf
+                         * @enum {string}
+                         */
+                        source: "enumerable" | "transfer-logs";
+                        simulated: boolean;
+                    };
+                };
+            };
+            /** @description `INVALID_ARGUMENT`: A field is missing, has the wrong type or breaks a rule; `INVALID_ADDRESS`: Not an address of that chain and network; `INVALID_PRIVATE_KEY`: Not a 32-byte hex private key; `UNSUPPORTED_CHAIN`: Unknown chain; `UNSUPPORTED_NETWORK`: Unknown network of that chain; `UNSUPPORTED_OPERATION`: The chain cannot do that; `MALFORMED_JSON`: The body is not valid JSON; `MALFORMED_REQUEST`: Not valid HTTP/1.1, or a bad percent-encoding in the path */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "INVALID_ARGUMENT" | "INVALID_ADDRESS" | "INVALID_PRIVATE_KEY" | "UNSUPPORTED_CHAIN" | "UNSUPPORTED_NETWORK" | "UNSUPPORTED_OPERATION" | "MALFORMED_JSON" | "MALFORMED_REQUEST";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `UNAUTHORIZED`: Missing or wrong API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "UNAUTHORIZED";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `REQUEST_TIMEOUT`: The request was not received in time */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "REQUEST_TIMEOUT";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `HOST_NOT_ALLOWED`: Without API keys (--no-auth): a Host other than a loopback name */
+            421: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "HOST_NOT_ALLOWED";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `KEY_SENDER_MISMATCH`: The key does not derive the sender; `TRANSACTION_MISMATCH`: The signed transaction is not the prepared one; `INSUFFICIENT_FUNDS`: The sender cannot pay the fee; `NOT_A_TOKEN_CONTRACT`: No ERC20/ERC721 contract at that address; `NOT_A_MINTER`: The sender lacks the minter role; `CAP_EXCEEDED`: An ERC20 mint beyond the cap; `TOKEN_ID_TAKEN`: That ERC721 token id exists; `INSUFFICIENT_TOKEN_BALANCE`: The sender holds less of the token than it would transfer; `NOT_TOKEN_OWNER`: The sender (or the named owner) does not hold that token id; `TOO_MANY_TOKEN_IDS`: The holder has more token ids than one listing reads; `TRANSACTION_REJECTED`: The node would revert it or refused it; `LIVE_NETWORK_FAUCET`: The faucet on a live network */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "KEY_SENDER_MISMATCH" | "TRANSACTION_MISMATCH" | "INSUFFICIENT_FUNDS" | "NOT_A_TOKEN_CONTRACT" | "NOT_A_MINTER" | "CAP_EXCEEDED" | "TOKEN_ID_TAKEN" | "INSUFFICIENT_TOKEN_BALANCE" | "NOT_TOKEN_OWNER" | "TOO_MANY_TOKEN_IDS" | "TRANSACTION_REJECTED" | "LIVE_NETWORK_FAUCET";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -3324,7 +5401,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `KEY_SENDER_MISMATCH`: The key does not derive the sender; `TRANSACTION_MISMATCH`: The signed transaction is not the prepared one; `INSUFFICIENT_FUNDS`: The sender cannot pay the fee; `NOT_A_TOKEN_CONTRACT`: No ERC20/ERC721 contract at that address; `NOT_A_MINTER`: The sender lacks the minter role; `CAP_EXCEEDED`: An ERC20 mint beyond the cap; `TOKEN_ID_TAKEN`: That ERC721 token id exists; `TRANSACTION_REJECTED`: The node would revert it or refused it; `LIVE_NETWORK_FAUCET`: The faucet on a live network */
+            /** @description `KEY_SENDER_MISMATCH`: The key does not derive the sender; `TRANSACTION_MISMATCH`: The signed transaction is not the prepared one; `INSUFFICIENT_FUNDS`: The sender cannot pay the fee; `NOT_A_TOKEN_CONTRACT`: No ERC20/ERC721 contract at that address; `NOT_A_MINTER`: The sender lacks the minter role; `CAP_EXCEEDED`: An ERC20 mint beyond the cap; `TOKEN_ID_TAKEN`: That ERC721 token id exists; `INSUFFICIENT_TOKEN_BALANCE`: The sender holds less of the token than it would transfer; `NOT_TOKEN_OWNER`: The sender (or the named owner) does not hold that token id; `TOO_MANY_TOKEN_IDS`: The holder has more token ids than one listing reads; `TRANSACTION_REJECTED`: The node would revert it or refused it; `LIVE_NETWORK_FAUCET`: The faucet on a live network */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -3336,7 +5413,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "KEY_SENDER_MISMATCH" | "TRANSACTION_MISMATCH" | "INSUFFICIENT_FUNDS" | "NOT_A_TOKEN_CONTRACT" | "NOT_A_MINTER" | "CAP_EXCEEDED" | "TOKEN_ID_TAKEN" | "TRANSACTION_REJECTED" | "LIVE_NETWORK_FAUCET";
+                            code: "KEY_SENDER_MISMATCH" | "TRANSACTION_MISMATCH" | "INSUFFICIENT_FUNDS" | "NOT_A_TOKEN_CONTRACT" | "NOT_A_MINTER" | "CAP_EXCEEDED" | "TOKEN_ID_TAKEN" | "INSUFFICIENT_TOKEN_BALANCE" | "NOT_TOKEN_OWNER" | "TOO_MANY_TOKEN_IDS" | "TRANSACTION_REJECTED" | "LIVE_NETWORK_FAUCET";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -4967,7 +7044,7 @@ export interface operations {
                     data: {
                         id: string;
                         /** @enum {string} */
-                        kind: "launch" | "mint" | "faucet";
+                        kind: "launch" | "mint" | "faucet" | "transfer" | "approve";
                         chain: string;
                         network: string;
                         type: string | null;
@@ -5038,7 +7115,7 @@ export interface operations {
                     data: {
                         id: string;
                         /** @enum {string} */
-                        kind: "launch" | "mint" | "faucet";
+                        kind: "launch" | "mint" | "faucet" | "transfer" | "approve";
                         chain: string;
                         network: string;
                         type: string | null;
@@ -5109,7 +7186,7 @@ export interface operations {
                     data: {
                         id: string;
                         /** @enum {string} */
-                        kind: "launch" | "mint" | "faucet";
+                        kind: "launch" | "mint" | "faucet" | "transfer" | "approve";
                         chain: string;
                         network: string;
                         type: string | null;
@@ -5180,7 +7257,7 @@ export interface operations {
                     data: {
                         id: string;
                         /** @enum {string} */
-                        kind: "launch" | "mint" | "faucet";
+                        kind: "launch" | "mint" | "faucet" | "transfer" | "approve";
                         chain: string;
                         network: string;
                         type: string | null;
@@ -5251,7 +7328,7 @@ export interface operations {
                     data: {
                         id: string;
                         /** @enum {string} */
-                        kind: "launch" | "mint" | "faucet";
+                        kind: "launch" | "mint" | "faucet" | "transfer" | "approve";
                         chain: string;
                         network: string;
                         type: string | null;

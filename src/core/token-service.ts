@@ -4,6 +4,19 @@ import { BUILT_IN_CHAINS, requireEvm, rpcEnvironmentVariable, type ChainRegistry
 import { ErrorCode, invalidArgument, isTokenServiceError } from "../domain/errors.js";
 import { noBitcoinBackends, requireBitcoinBackend, type BitcoinBackends } from "../chains/bitcoin/backend.js";
 import { readBalances, readErc721Balance } from "../chains/evm/read/balances.js";
+import { readAllowance, readOwnedTokenIds, readTokenInfo } from "../chains/evm/read/token-info.js";
+import { parseTokenStandard } from "../domain/asset-types.js";
+import { decodeOwnedTokensCursor, encodeOwnedTokensCursor } from "../domain/owned-tokens-cursor.js";
+import type {
+  AllowanceRequest,
+  AllowanceResult,
+  ApproveRequest,
+  OwnedTokensRequest,
+  OwnedTokensResult,
+  TokenInfoRequest,
+  TokenInfoResult,
+  TransferRequest,
+} from "../domain/transfer-requests.js";
 import type { EvmChain, LazyEndpoint, NodeCallObserver, SimulatedChainFactory } from "../chains/evm/chain.js";
 import { EvmChains } from "../chains/evm/chains-registry.js";
 import { SharedChainReads } from "../chains/evm/read/read-memo.js";
@@ -13,6 +26,7 @@ import { getReceipt, getTransactionStatus, waitForTransaction, type TransactionS
 import type { DataDirectory } from "../store/data-directory.js";
 import { MemoryOperationStore } from "../store/memory-store.js";
 import { parseTokenType } from "../domain/token-params.js";
+import { parseUint256 } from "../domain/units.js";
 import {
   MAX_ERC20_CONTRACTS_PER_READ,
   type BalanceEntry,
@@ -30,6 +44,8 @@ import {
 import { ChainWrites } from "./operations/chain-writes.js";
 import {
   Operations,
+  type ApproveOutcome,
+  type TransferOutcome,
   type FaucetOutcome,
   type LaunchOutcome,
   type MintOutcome,
@@ -41,6 +57,7 @@ import type { OperationStore } from "./operations/types.js";
 import { createWallet, type CreateWalletRequest, type Wallet } from "./wallets.js";
 
 export type * from "../domain/requests.js";
+export type * from "../domain/transfer-requests.js";
 export { MAX_ERC20_CONTRACTS_PER_READ } from "../domain/requests.js";
 
 export interface TokenServiceOptions {
@@ -75,6 +92,9 @@ export interface TokenServiceOptions {
   /** How long a prepared (unsigned) launch or mint keeps its nonce reserved for the sender; default 120 s. */
   nonceReservationMs?: number;
 }
+
+const DEFAULT_OWNED_TOKENS_PAGE = 100;
+const MAX_OWNED_TOKENS_PAGE = 1000;
 
 function parseTransactionHash(value: unknown): string {
   if (typeof value !== "string" || !/^0x[0-9a-fA-F]{64}$/.test(value)) {
@@ -263,6 +283,87 @@ export class TokenService {
   /** The mint `mint` would send, unsigned, for the sender to sign; its nonce is reserved until `expiresAt`. */
   prepareMint(request: Unsigned<MintRequest>): Promise<PreparedOutcome> {
     return this.operations.prepareMint(request);
+  }
+
+  /**
+   * Moves native currency (NATIVE) or a token (ERC20 `transfer`, ERC721 and ERC1155 `safeTransferFrom`) from the sender,
+   * as a recorded operation like `launch`; refused before signing when the sender lacks what it would move.
+   */
+  transfer(request: TransferRequest, context?: OperationContext): Promise<TransferOutcome> {
+    return this.operations.transfer(request, context);
+  }
+
+  /** Approves a spender: an ERC20 allowance, one ERC721 token, or every token of the sender (`all`), like `launch`. */
+  approve(request: ApproveRequest, context?: OperationContext): Promise<ApproveOutcome> {
+    return this.operations.approve(request, context);
+  }
+
+  /** The transfer `transfer` would send, unsigned, for the sender to sign; its nonce is reserved until `expiresAt`. */
+  prepareTransfer(request: Unsigned<TransferRequest>): Promise<PreparedOutcome> {
+    return this.operations.prepareTransfer(request);
+  }
+
+  /** The approval `approve` would send, unsigned, for the sender to sign; its nonce is reserved until `expiresAt`. */
+  prepareApprove(request: Unsigned<ApproveRequest>): Promise<PreparedOutcome> {
+    return this.operations.prepareApprove(request);
+  }
+
+  /** What `owner` lets `spender` do with its tokens: an ERC20 allowance, an ERC721 token's approval, operator approval. */
+  async getAllowance(request: AllowanceRequest): Promise<AllowanceResult> {
+    const info = requireEvm(this.chains.resolve(request.chain, request.network), "allowance read");
+    const type = parseTokenStandard(request.type);
+    const contractAddress = parseEvmAddress(request.contractAddress, "contractAddress");
+    const owner = parseEvmAddress(request.owner, "owner");
+    const spender = parseEvmAddress(request.spender, "spender");
+    let tokenId: bigint | undefined;
+    if (request.tokenId !== undefined) {
+      if (type !== "ERC721") throw invalidArgument("tokenId", "tokenId applies to ERC721 allowances only");
+      tokenId = parseUint256(request.tokenId, "tokenId");
+    }
+    const chain = await this.evmChain(info, "allowance read");
+    const allowance = await readAllowance(chain, { type, contractAddress, owner, spender, ...(tokenId !== undefined ? { tokenId } : {}) });
+    return { chain: info.chain, network: info.network, type, contractAddress, owner, spender, ...allowance, simulated: chain.simulated };
+  }
+
+  /** A token's name, symbol, decimals, supply, paused state, and the options it was found to have. */
+  async getTokenInfo(request: TokenInfoRequest): Promise<TokenInfoResult> {
+    const info = requireEvm(this.chains.resolve(request.chain, request.network), "token read");
+    const contractAddress = parseEvmAddress(request.contractAddress, "contractAddress");
+    const chain = await this.evmChain(info, "token read");
+    const token = await readTokenInfo(chain, contractAddress);
+    return { chain: info.chain, network: info.network, contractAddress, ...token, simulated: chain.simulated };
+  }
+
+  /**
+   * A page of the ERC721 ids `owner` holds on a contract, ascending, after the cursor's id. The cursor names the last id
+   * of the page before, so it never expires; ids the owner gained below it since are on no later page.
+   */
+  async listOwnedTokens(request: OwnedTokensRequest): Promise<OwnedTokensResult> {
+    const info = requireEvm(this.chains.resolve(request.chain, request.network), "token read");
+    const contractAddress = parseEvmAddress(request.contractAddress, "contractAddress");
+    const owner = parseEvmAddress(request.owner, "owner");
+    const after = request.cursor === undefined || request.cursor === "" ? undefined : decodeOwnedTokensCursor(request.cursor);
+    const limit = request.limit ?? DEFAULT_OWNED_TOKENS_PAGE;
+    if (!Number.isSafeInteger(limit) || limit < 1 || limit > MAX_OWNED_TOKENS_PAGE)
+      throw invalidArgument("limit", `limit must be an integer from 1 to ${MAX_OWNED_TOKENS_PAGE}`);
+    const fromBlock = request.fromBlock ?? 0;
+    if (!Number.isSafeInteger(fromBlock) || fromBlock < 0)
+      throw invalidArgument("fromBlock", "fromBlock must be a block number (0 or more)");
+    const chain = await this.evmChain(info, "token read");
+    const owned = await readOwnedTokenIds(chain, contractAddress, owner, fromBlock);
+    const rest = after === undefined ? owned.tokenIds : owned.tokenIds.filter((id) => id > after);
+    const page = rest.slice(0, limit);
+    return {
+      chain: info.chain,
+      network: info.network,
+      contractAddress,
+      owner,
+      balance: owned.balance.toString(),
+      tokenIds: page.map(String),
+      nextCursor: rest.length > limit ? encodeOwnedTokensCursor(page[page.length - 1]!) : null,
+      source: owned.source,
+      simulated: chain.simulated,
+    };
   }
 
   /** Funds an address on a simulated chain or bitcoin regtest, as a recorded operation. */

@@ -171,7 +171,7 @@ export const ERROR_CATALOG = {
     source: "core",
     title: "The sender cannot pay the fee",
     description:
-      "The sender cannot pay the estimated fee, counting what its sends queued before this one may cost; `details.needed` and `details.available` in smallest units.",
+      "The sender cannot pay the estimated fee (and the amount, for a NATIVE transfer), counting what its sends queued before this one may cost; `details.needed` and `details.available` in smallest units. A NATIVE transfer of more than the balance names the field `amount`.",
   },
   NOT_A_TOKEN_CONTRACT: {
     httpStatus: 422,
@@ -196,6 +196,27 @@ export const ERROR_CATALOG = {
     source: "core",
     title: "That ERC721 token id exists",
     description: "An ERC721 `tokenId` that exists.",
+  },
+  INSUFFICIENT_TOKEN_BALANCE: {
+    httpStatus: 422,
+    source: "core",
+    title: "The sender holds less of the token than it would transfer",
+    description:
+      "A transfer of more than the sender holds of an ERC20 token (or of one ERC1155 id), refused before signing: the token would revert with `details.reason` (`ERC20InsufficientBalance`, `ERC1155InsufficientBalance`); `details.balance` and `details.needed` in smallest units. A native transfer of more than the balance is `INSUFFICIENT_FUNDS`.",
+  },
+  NOT_TOKEN_OWNER: {
+    httpStatus: 422,
+    source: "core",
+    title: "The sender (or the named owner) does not hold that token id",
+    description:
+      "An ERC721 or ERC1155 `tokenId` the sender does not hold (or that does not exist), refused before signing a transfer or approval: `details.reason` names the error the token would revert with (`ERC721IncorrectOwner`, `ERC721NonexistentToken`, `ERC721InvalidApprover`, `ERC1155InsufficientBalance`), `details.owner` the holder where there is one. An allowance read of a token id that does not exist answers it too.",
+  },
+  TOO_MANY_TOKEN_IDS: {
+    httpStatus: 422,
+    source: "core",
+    title: "The holder has more token ids than one listing reads",
+    description:
+      "Listing an owner's ERC721 token ids reads every id it holds (or every id a Transfer log shows it received) to page them in order; past `details.limit` (10 000) the listing is refused rather than read in part.",
   },
   TRANSACTION_REJECTED: {
     httpStatus: 422,

@@ -1,5 +1,6 @@
 import type { TransactionLike } from "ethers";
 
+import type { AssetType } from "./asset-types.js";
 import type { NetworkInfo } from "./chains.js";
 import type { TokenType } from "./token-params.js";
 import type { AmountPair } from "./units.js";
@@ -89,7 +90,8 @@ export interface PrepareHooks {
 export interface PreparedTransactionResult {
   chain: string;
   network: string;
-  type: TokenType;
+  /** A launch's or mint's token type; a transfer's or approval's asset type. */
+  type: TokenType | AssetType;
   sender: string;
   transaction: TransactionLike;
   expiresAt: string;

@@ -27,3 +27,6 @@ export interface BodyExample {
   description?: string;
   value: Record<string, unknown>;
 }
+
+/** Where the example account's second launch on a fresh simulated chain lands (its nonce 1): an ERC721 in the examples. */
+export const EXAMPLE_NFT_CONTRACT = "0xe7f1725E7734CE288F8367e1Bb143E90bb3F0512";

@@ -1,6 +1,7 @@
 import { z } from "zod/v4";
 
 import { BUILT_IN_CHAINS } from "../domain/chains.js";
+import { OPERATION_KINDS } from "../domain/lifecycle.js";
 import { chainFieldDescription, networkFieldDescription } from "./chain-fields.js";
 import { WEBHOOK_EVENTS } from "../webhooks/events.js";
 import { EXAMPLE_ACCOUNT, EXAMPLE_TOKEN_CONTRACT, EXAMPLE_TRANSACTION_HASH, ONE_TOKEN } from "./examples.js";
@@ -11,7 +12,7 @@ import { EXAMPLE_ACCOUNT, EXAMPLE_TOKEN_CONTRACT, EXAMPLE_TRANSACTION_HASH, ONE_
  * a valid address on that network, does the key derive the sender) is the core's job.
  */
 
-const integerString = (description: string, example = ONE_TOKEN) =>
+export const integerString = (description: string, example = ONE_TOKEN) =>
   z
     .string()
     .regex(/^\d+$/, "must be a decimal string of a non-negative integer (smallest units)")
@@ -22,21 +23,21 @@ const integerString = (description: string, example = ONE_TOKEN) =>
 // (UNSUPPORTED_CHAIN lists them). The document a service serves lists its own chains (src/http/openapi.ts).
 export const CHAIN_DESCRIPTION = chainFieldDescription(BUILT_IN_CHAINS, true);
 export const NETWORK_DESCRIPTION = networkFieldDescription(BUILT_IN_CHAINS);
-const chain = z
+export const chain = z
   .string()
   .describe(CHAIN_DESCRIPTION)
   .meta({ examples: ["ethereum"] });
-const network = z
+export const network = z
   .string()
   .describe(NETWORK_DESCRIPTION)
   .meta({ examples: ["sepolia"] });
-const address = z
+export const address = z
   .string()
   .describe("An address on the chain and network")
   .meta({ examples: [EXAMPLE_ACCOUNT.address] });
 /** An address in an answer. */
-const shownAddress = z.string().meta({ examples: [EXAMPLE_ACCOUNT.address] });
-const transactionHash = z.string().meta({ examples: [EXAMPLE_TRANSACTION_HASH] });
+export const shownAddress = z.string().meta({ examples: [EXAMPLE_ACCOUNT.address] });
+export const transactionHash = z.string().meta({ examples: [EXAMPLE_TRANSACTION_HASH] });
 const contractAddress = z.string().meta({ examples: [EXAMPLE_TOKEN_CONTRACT] });
 const amount = z.object({ balance: integerString("Smallest units"), uiBalance: z.string().describe("Exact decimal in whole units") });
 
@@ -128,13 +129,13 @@ export const TokenType = z
   .describe("SERVICE_ERC20, SERVICE_ERC721, ERC20 or ERC721, case-insensitive")
   .meta({ examples: ["SERVICE_ERC20"] });
 
-const privateKey = z
+export const privateKey = z
   .string()
   .describe(
     "The sender's key; used to sign, never stored or logged. The example is the key of Hardhat's first default account, which is public: use it on simulated chains only",
   )
   .meta({ examples: [EXAMPLE_ACCOUNT.privateKey] });
-const signedTransaction = z
+export const signedTransaction = z
   .string()
   .regex(/^0x[0-9a-fA-F]+$/, "must be 0x-prefixed hex")
   .describe(
@@ -236,9 +237,14 @@ export const UnsignedTransaction = z
     maxFeePerGas: integerString("Type 2 only, wei").optional(),
     maxPriorityFeePerGas: integerString("Type 2 only, wei").optional(),
     gasPrice: integerString("Type 0 only, wei").optional(),
-    to: z.string().nullable().describe("null for a launch (a contract creation); the token contract for a mint"),
+    to: z
+      .string()
+      .nullable()
+      .describe(
+        "null for a launch (a contract creation); the token contract for a mint, a token transfer or an approval; the recipient for a NATIVE transfer",
+      ),
     data: z.string(),
-    value: integerString("Always 0"),
+    value: integerString("Native currency it sends, in wei: 0 but for a NATIVE transfer"),
   })
   .describe("Sign exactly this (e.g. ethers `signer.signTransaction(unsignedTransaction)`); any change is refused");
 
@@ -340,7 +346,7 @@ export const OperationListQuery = z.object({
 
 export const Operation = z.object({
   id: z.string(),
-  kind: z.enum(["launch", "mint", "faucet"]),
+  kind: z.enum(OPERATION_KINDS),
   chain: z.string(),
   network: z.string(),
   type: z.string().nullable(),

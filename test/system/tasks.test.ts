@@ -14,6 +14,7 @@ const TASK_DESCRIPTIONS: Record<string, string> = {
   faucet: "Give an address native currency on a simulated chain",
   "token:launch": "Launch an OpenZeppelin-based ERC20 or ERC721 token contract",
   "token:mint": "Mint an ERC721 token, or more ERC20 supply within the cap",
+  "token:transfer": "Send native currency, or an ERC20, ERC721 or ERC1155 token",
   balance: "Read the native, ERC20 and ERC721 balances of an address",
 };
 
@@ -226,6 +227,74 @@ describe("tasks through Hardhat's CLI (a child process in the consumer project)"
     expect(human.stdout).to.include(`Balances of ${deployer.address} on ethereum/sepolia (simulated in-process chain)`);
     expect(human.stdout).to.match(/CLI\s+100\.5 {2}\[0x/);
     expect(human.stdout).to.match(/CART\s+1 token\(s\): #2/);
+  });
+
+  it("token:transfer sends ETH and ERC20 in whole units and an NFT; the recipient's balances show them", async function () {
+    const friend = EthersWallet.createRandom().address;
+    const signer = ["--private-key-env", "DEPLOYER_KEY"];
+    const eth = await hardhatJson("token:transfer", ...pair, "--to", friend, "--amount", "0.25", ...signer);
+    keyedRuns.push(eth);
+    expect(eth.json).to.include({ status: "mined", type: "NATIVE", to: friend, amount: "250000000000000000", sender: deployer.address });
+
+    // Whole tokens at the token's 4 decimals: 1.5 CLI is 15000 smallest units.
+    const coins = await hardhat(
+      "token:transfer",
+      ...pair,
+      "--type",
+      "erc20",
+      "--contract",
+      erc20,
+      "--to",
+      friend,
+      "--amount",
+      "1.5",
+      ...signer,
+    );
+    keyedRuns.push(coins);
+    expect(coins.code, coins.stderr).to.equal(0);
+    expect(coins.stdout).to.include(
+      `Sent 1.5 CLI (${erc20}) from ${deployer.address} to ${friend} on ethereum/sepolia (simulated in-process chain)`,
+    );
+    expect(coins.stdout).to.match(/status\s+mined \(block \d+\)/);
+
+    const nft = await hardhatJson(
+      "token:transfer",
+      ...pair,
+      "--type",
+      "erc721",
+      "--contract",
+      erc721,
+      "--to",
+      friend,
+      "--token-id",
+      "2",
+      ...signer,
+    );
+    keyedRuns.push(nft);
+    expect(nft.json).to.include({ status: "mined", type: "ERC721", tokenId: "2", contractAddress: erc721 });
+
+    const balances = await hardhatJson("balance", ...pair, "--address", friend, "--erc20", erc20, "--erc721", erc721);
+    expect(balances.json.balances.ETH).to.deep.equal({ balance: "250000000000000000", uiBalance: "0.25" });
+    expect(balances.json.balances.CLI).to.include({ balance: "15000", uiBalance: "1.5" });
+    expect(balances.json.erc721[0]).to.deep.include({ balance: "1", tokenIds: ["2"] });
+
+    const tooMuch = await hardhat(
+      "token:transfer",
+      ...pair,
+      "--type",
+      "erc20",
+      "--contract",
+      erc20,
+      "--to",
+      friend,
+      "--amount",
+      "1000",
+      ...signer,
+    );
+    keyedRuns.push(tooMuch);
+    expect(tooMuch.code).to.equal(1);
+    expect(tooMuch.stderr).to.include("Error in community plugin hardhat-token-service: INSUFFICIENT_TOKEN_BALANCE (--amount)");
+    expect(tooMuch.stderr).to.include("ERC20InsufficientBalance");
   });
 
   it("keeps the simulated chain in the configured data directory between runs", async function () {

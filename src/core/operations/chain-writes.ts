@@ -59,7 +59,7 @@ export class ChainWrites {
       sender,
       transaction,
       expiresAt,
-      ...(intent.kind === "launch" ? { contractAddress } : {}),
+      ...(intent.kind === "launch" && contractAddress !== null ? { contractAddress } : {}),
     };
   }
 

@@ -21,7 +21,9 @@ import type {
 import type { ChainWrites } from "./chain-writes.js";
 import { amountPair } from "../../domain/units.js";
 import { parseLaunchCommand, parseMintCommand, parseSigning, type EvmPair, type Signing } from "../../domain/commands.js";
-import { launchIntent, mintIntent, type WriteIntent } from "./intents.js";
+import { approveIntent, launchIntent, mintIntent, transferIntent, type WriteIntent } from "./intents.js";
+import { parseApproveCommand, parseTransferCommand } from "../../domain/transfer-commands.js";
+import type { ApproveRequest, ApproveResult, TransferRequest, TransferResult } from "../../domain/transfer-requests.js";
 import { decideGrant, decideSent } from "./decide.js";
 import { OperationTracker, isTransient, type TrackerSettings } from "./tracker.js";
 import {
@@ -43,8 +45,10 @@ export interface OperationContext {
 type Settled = { status: OperationStatus; blockNumber: number | null };
 export type LaunchOutcome = Omit<LaunchResult, "status"> & Settled & { id: string };
 export type MintOutcome = Omit<MintResult, "status"> & Settled & { id: string };
+export type TransferOutcome = Omit<TransferResult, "status"> & Settled & { id: string };
+export type ApproveOutcome = Omit<ApproveResult, "status"> & Settled & { id: string };
 export type FaucetOutcome = FaucetResult & { id: string };
-/** A launch or mint prepared for the caller to sign: submit it signed, with the same body, before `expiresAt`. */
+/** A launch, mint, transfer or approval prepared for the caller to sign: submit it signed, with the same body, before `expiresAt`. */
 export type PreparedOutcome = Omit<PreparedTransactionResult, "transaction"> & { unsignedTransaction: PreparedTransaction };
 
 /** How long a prepared transaction's nonce stays reserved by default: time to sign, a hardware wallet's confirmation included. */
@@ -122,6 +126,28 @@ export class Operations {
   /** The mint `mint` would send, unsigned, its nonce reserved for the sender until `expiresAt` (no record yet). */
   async prepareMint(request: Unsigned<MintRequest>): Promise<PreparedOutcome> {
     return this.prepared(mintIntent(parseMintCommand(request, this.writes.chains), {}));
+  }
+
+  /** Moves native currency or a token from the sender, as a recorded operation like `launch`. */
+  async transfer(request: TransferRequest, context: OperationContext = {}): Promise<TransferOutcome> {
+    const command = parseTransferCommand(request, this.writes.chains);
+    return this.recorded(context, transferIntent(command), parseSigning(request, command.sender));
+  }
+
+  /** Approves a spender of the sender's tokens, as a recorded operation like `launch`. */
+  async approve(request: ApproveRequest, context: OperationContext = {}): Promise<ApproveOutcome> {
+    const command = parseApproveCommand(request, this.writes.chains);
+    return this.recorded(context, approveIntent(command), parseSigning(request, command.sender));
+  }
+
+  /** The transfer `transfer` would send, unsigned, its nonce reserved for the sender until `expiresAt` (no record yet). */
+  async prepareTransfer(request: Unsigned<TransferRequest>): Promise<PreparedOutcome> {
+    return this.prepared(transferIntent(parseTransferCommand(request, this.writes.chains)));
+  }
+
+  /** The approval `approve` would send, unsigned, its nonce reserved for the sender until `expiresAt` (no record yet). */
+  async prepareApprove(request: Unsigned<ApproveRequest>): Promise<PreparedOutcome> {
+    return this.prepared(approveIntent(parseApproveCommand(request, this.writes.chains)));
   }
 
   private async prepared(intent: WriteIntent<unknown>): Promise<PreparedOutcome> {
@@ -216,7 +242,7 @@ export class Operations {
     };
   }
 
-  /** What a launch or mint answered, rebuilt from its record (an idempotent retry after a crash gets it). */
+  /** What a launch, mint, transfer or approval answered, rebuilt from its record (an idempotent retry after a crash gets it). */
   outcomeOf(record: OperationRecord): Record<string, unknown> {
     const pair = this.writes.chains.resolve(record.chain, record.network);
     const common = {
@@ -248,6 +274,17 @@ export class Operations {
         ...common,
         contractAddress: record.contractAddress,
         sender: record.sender,
+        nonce: record.nonce,
+        simulated,
+        blockNumber: record.blockNumber,
+      };
+    }
+    if (record.kind === "transfer" || record.kind === "approve") {
+      // The record's params are the answer's own fields (transferIntent and approveIntent write them so).
+      return {
+        ...common,
+        sender: record.sender,
+        ...record.params,
         nonce: record.nonce,
         simulated,
         blockNumber: record.blockNumber,

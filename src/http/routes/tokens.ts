@@ -33,7 +33,7 @@ import { errorResponses } from "./common.js";
 import { HttpError, HttpErrorCode } from "../http-errors.js";
 
 /** With `wait=mined`, answers once the operation is final; after the wait timeout, 202 with its status then. */
-async function settle<T extends { id: string; status: OperationStatus; blockNumber: number | null }>(
+export async function settle<T extends { id: string; status: OperationStatus; blockNumber: number | null }>(
   context: ServerContext,
   result: T,
   wait: string | undefined,
@@ -44,10 +44,10 @@ async function settle<T extends { id: string; status: OperationStatus; blockNumb
   return { status: FINAL_STATUSES.includes(settled.status) ? 200 : 202, body: settled };
 }
 
-/** Without a key or a signature, a launch or mint body asks for the transaction to sign. */
-const isPrepare = (body: object) => !("privateKey" in body) && !("signedTransaction" in body);
+/** Without a key or a signature, a launch, mint, transfer or approval body asks for the transaction to sign. */
+export const isPrepare = (body: object) => !("privateKey" in body) && !("signedTransaction" in body);
 
-function notBoth<T extends { privateKey?: string; signedTransaction?: string }>(body: T): T {
+export function notBoth<T extends { privateKey?: string; signedTransaction?: string }>(body: T): T {
   if (body.privateKey !== undefined && body.signedTransaction !== undefined) {
     throw invalidArgument("signedTransaction", "give privateKey or signedTransaction, not both (a signed transaction needs no key)");
   }
@@ -187,7 +187,7 @@ export const listTokensRoute = defineRoute({
   paths: ["/tokens"],
   operationId: "listOperations",
   tag: "operations",
-  summary: "Launches, mints and faucet grants made with your API key",
+  summary: "Launches, mints, transfers, approvals and faucet grants made with your API key",
   description: "Newest first. Pass `nextCursor` as `cursor` for the next page.",
   auth: true,
   query: OperationListQuery,
@@ -210,10 +210,10 @@ export const getOperationRoute = defineRoute({
   paths: ["/operations/:id"],
   operationId: "getOperation",
   tag: "operations",
-  summary: "One launch, mint or faucet grant made with your API key",
+  summary: "One launch, mint, transfer, approval or faucet grant made with your API key",
   description: "By its record `id` or its `transactionHash`. With `waitSeconds`, answers once it is final or when that time is up.",
   auth: true,
-  pathParams: { id: "The record id a launch, mint or faucet answered, or its transaction hash" },
+  pathParams: { id: "The record id a launch, mint, transfer, approval or faucet answered, or its transaction hash" },
   query: OperationQuery,
   responses: { 200: { description: "The record as it stands", schema: Operation }, ...errorResponses(400, 401, 404, 429) },
   async handle({ query, params, apiKeyId }, context) {

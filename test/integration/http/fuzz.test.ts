@@ -83,7 +83,7 @@ const INTEGER_STRINGS = [
   "0x10",
   "9".repeat(200),
 ];
-const TOKEN_TYPES = ["ERC20", "ERC721", "SERVICE_ERC20", "service_erc721", "ERC1155", ""];
+const TOKEN_TYPES = ["ERC20", "ERC721", "SERVICE_ERC20", "service_erc721", "ERC1155", "NATIVE", "native", ""];
 
 const HOSTILE_STRINGS = [
   "",
@@ -166,7 +166,7 @@ const VALID_PAIRS = [
 interface Coherence {
   pair: (typeof VALID_PAIRS)[number];
   sender: Wallet;
-  tokenType: "ERC20" | "ERC721";
+  tokenType: "ERC20" | "ERC721" | "ERC1155" | "NATIVE";
 }
 
 /** A value the field accepts, in agreement with the request's other fields. */
@@ -185,8 +185,16 @@ function validValue(field: string, dice: Dice, coherent: Coherence): unknown {
     case "initialSupply":
       return dice.pick(["1", "1000", "1000000000000000000"]);
     case "tokenId":
+      return coherent.tokenType === "ERC721" || coherent.tokenType === "ERC1155" ? dice.pick(["1", "7"]) : undefined;
+    // A coherent body is signed by the service with the sender's key: no signature beside it.
+    case "signedTransaction":
     case "totalSupply":
+    case "fromBlock":
       return undefined;
+    case "all":
+      return dice.chance(0.3) ? dice.chance(0.5) : undefined;
+    case "contractAddress":
+      return coherent.tokenType === "NATIVE" ? undefined : plausibleValue(field, dice, coherent);
     case "uri":
       return dice.chance(0.5) ? "ipfs://x/1" : undefined;
     case "erc20TokenContractAddresses":
@@ -216,6 +224,8 @@ function plausibleValue(field: string, dice: Dice, coherent?: Coherence): unknow
     case "to":
     case "contractAddress":
     case "tokenAddress":
+    case "spender":
+    case "owner":
     case "minter":
     case "account":
       return dice.pick([...EVM_ADDRESSES, ...SENDERS.map((wallet) => wallet.address)]);
@@ -241,6 +251,10 @@ function plausibleValue(field: string, dice: Dice, coherent?: Coherence): unknow
     case "initialSupply":
     case "totalSupply":
       return dice.pick(INTEGER_STRINGS);
+    case "all":
+      return dice.pick([true, false, "true", 1, null, "false"]);
+    case "fromBlock":
+      return dice.pick(["0", "1", "-1", "1.5", "abc", "99999999999999999999", "1e3"]);
     case "limit":
       return dice.pick(["1", "20", "100", "101", "0", "-5", "1e3", "abc", "99999999999999999999"]);
     case "cursor":
@@ -261,9 +275,12 @@ function plausibleValue(field: string, dice: Dice, coherent?: Coherence): unknow
   }
 }
 
+/** The fields of an object schema, or of every option of a union (a launch, mint, transfer or approval body). */
 function fieldsOf(schema: unknown): string[] {
   const shape = (schema as { shape?: Record<string, unknown> } | undefined)?.shape;
-  return shape ? Object.keys(shape) : [];
+  if (shape) return Object.keys(shape);
+  const options = (schema as { options?: unknown[] } | undefined)?.options;
+  return options ? [...new Set(options.flatMap(fieldsOf))] : [];
 }
 
 /**
@@ -273,7 +290,11 @@ function fieldsOf(schema: unknown): string[] {
 function fuzzedObject(fields: string[], dice: Dice): Record<string, unknown> {
   const object: Record<string, unknown> = {};
   const coherent = dice.chance(0.5)
-    ? { pair: dice.pick(VALID_PAIRS), sender: dice.pick(SENDERS), tokenType: dice.pick(["ERC20", "ERC721"] as const) }
+    ? {
+        pair: dice.pick(VALID_PAIRS),
+        sender: dice.pick(SENDERS),
+        tokenType: dice.pick(["ERC20", "ERC721", "ERC20", "ERC721", "ERC1155", "NATIVE"] as const),
+      }
     : undefined;
   const target = coherent && fields.length > 0 && dice.chance(0.8) ? dice.pick(fields) : undefined;
   for (const field of fields) {

@@ -119,6 +119,189 @@ for (const store of storeVariants("hts_hostile")) {
       expect(body.body.error.message).to.equal("body: must be an object, not an array");
     });
 
+    it("refuses bad transfer, approval and token-read input with a 4xx naming the field, and records nothing", async function () {
+      this.timeout(60_000);
+      const other = "0x70997970C51812dc3A010C7d01b50e0d17dc79C8";
+      const zero = "0x0000000000000000000000000000000000000000";
+      const signer = { sender: funded.address, privateKey: funded.privateKey };
+      const launched = await api.call("POST", "/api/v1/tokens?wait=mined", {
+        ...pair,
+        type: "ERC721",
+        token: { name: "Bad", symbol: "BAD" },
+        ...signer,
+      });
+      expect(launched.body.status, JSON.stringify(launched.body)).to.equal("mined");
+      const nft = launched.body.contractAddress as string;
+      // Token 1 is another's: the sender holds none of it.
+      const minted = await api.call("POST", "/api/v1/tokens/mint?wait=mined", {
+        ...pair,
+        type: "ERC721",
+        contractAddress: nft,
+        to: other,
+        ...signer,
+      });
+      expect(minted.body.status).to.equal("mined");
+      const recordsBefore = (await api.call("GET", "/api/v1/tokens?limit=100")).body.items.length;
+
+      const native = { ...pair, type: "NATIVE", to: other, amount: "1", ...signer };
+      const erc721 = { ...pair, type: "ERC721", contractAddress: nft, to: other, tokenId: "1", ...signer };
+      const approval = { ...pair, type: "ERC20", contractAddress: nft, spender: other, amount: "1", ...signer };
+      const cases: Array<[string, string, unknown, number, string, string]> = [
+        ["POST", "/api/v1/transfers", { ...native, amount: "0" }, 400, "INVALID_ARGUMENT", "amount"],
+        ["POST", "/api/v1/transfers", { ...native, amount: "-5" }, 400, "INVALID_ARGUMENT", "amount"],
+        ["POST", "/api/v1/transfers", { ...native, amount: 5 }, 400, "INVALID_ARGUMENT", "amount"],
+        ["POST", "/api/v1/transfers", { ...native, amount: MAX_UINT256.toString() + "0" }, 400, "INVALID_ARGUMENT", "amount"],
+        ["POST", "/api/v1/transfers", { ...native, amount: undefined }, 400, "INVALID_ARGUMENT", "amount"],
+        ["POST", "/api/v1/transfers", { ...native, to: "0x1234" }, 400, "INVALID_ADDRESS", "to"],
+        ["POST", "/api/v1/transfers", { ...native, to: zero }, 400, "INVALID_ARGUMENT", "to"],
+        ["POST", "/api/v1/transfers", { ...native, to: other.toLowerCase().replace("a", "A") }, 400, "INVALID_ADDRESS", "to"],
+        ["POST", "/api/v1/transfers", { ...native, contractAddress: nft }, 400, "INVALID_ARGUMENT", "contractAddress"],
+        ["POST", "/api/v1/transfers", { ...native, tokenId: "1" }, 400, "INVALID_ARGUMENT", "tokenId"],
+        ["POST", "/api/v1/transfers", { ...native, type: "ERC777" }, 400, "INVALID_ARGUMENT", "type"],
+        ["POST", "/api/v1/transfers", { ...native, chain: "bitcoin", network: "regtest" }, 400, "UNSUPPORTED_OPERATION", "chain"],
+        ["POST", "/api/v1/transfers", { ...native, sender: other }, 422, "KEY_SENDER_MISMATCH", "privateKey"],
+        ["POST", "/api/v1/transfers", { ...native, signedTransaction: "0x01" }, 400, "INVALID_ARGUMENT", "signedTransaction"],
+        ["POST", "/api/v1/transfers", { ...native, memo: "hi" }, 400, "INVALID_ARGUMENT", "memo"],
+        ["POST", "/api/v1/transfers", { ...erc721, amount: "1" }, 400, "INVALID_ARGUMENT", "amount"],
+        ["POST", "/api/v1/transfers", { ...erc721, tokenId: undefined }, 400, "INVALID_ARGUMENT", "tokenId"],
+        ["POST", "/api/v1/transfers", { ...erc721, contractAddress: undefined }, 400, "INVALID_ADDRESS", "contractAddress"],
+        ["POST", "/api/v1/transfers", { ...erc721, tokenId: "1" }, 422, "NOT_TOKEN_OWNER", "tokenId"],
+        ["POST", "/api/v1/transfers", { ...erc721, tokenId: "2" }, 422, "NOT_TOKEN_OWNER", "tokenId"],
+        ["POST", "/api/v1/transfers", { ...erc721, type: "ERC1155", amount: "1" }, 422, "NOT_A_TOKEN_CONTRACT", "contractAddress"],
+        [
+          "POST",
+          "/api/v1/transfers",
+          { ...erc721, type: "ERC20", tokenId: undefined, amount: "1" },
+          422,
+          "NOT_A_TOKEN_CONTRACT",
+          "contractAddress",
+        ],
+        ["POST", "/api/v1/tokens/approve", { ...approval, spender: zero }, 400, "INVALID_ARGUMENT", "spender"],
+        ["POST", "/api/v1/tokens/approve", { ...approval, spender: "nobody" }, 400, "INVALID_ADDRESS", "spender"],
+        ["POST", "/api/v1/tokens/approve", { ...approval, type: "NATIVE" }, 400, "INVALID_ARGUMENT", "type"],
+        ["POST", "/api/v1/tokens/approve", { ...approval, amount: undefined }, 400, "INVALID_ARGUMENT", "amount"],
+        ["POST", "/api/v1/tokens/approve", { ...approval, all: true }, 400, "INVALID_ARGUMENT", "all"],
+        ["POST", "/api/v1/tokens/approve", { ...approval, all: "yes" }, 400, "INVALID_ARGUMENT", "all"],
+        [
+          "POST",
+          "/api/v1/tokens/approve",
+          { ...approval, type: "ERC721", amount: undefined, tokenId: "1", all: true },
+          400,
+          "INVALID_ARGUMENT",
+          "all",
+        ],
+        ["POST", "/api/v1/tokens/approve", { ...approval, type: "ERC721", amount: undefined }, 400, "INVALID_ARGUMENT", "tokenId"],
+        ["POST", "/api/v1/tokens/approve", { ...approval, type: "ERC721" }, 400, "INVALID_ARGUMENT", "amount"],
+        [
+          "POST",
+          "/api/v1/tokens/approve",
+          { ...approval, type: "ERC1155", amount: undefined, tokenId: "1" },
+          400,
+          "INVALID_ARGUMENT",
+          "tokenId",
+        ],
+        [
+          "POST",
+          "/api/v1/tokens/approve",
+          { ...approval, type: "ERC721", amount: undefined, tokenId: "1" },
+          422,
+          "NOT_TOKEN_OWNER",
+          "tokenId",
+        ],
+        [
+          "GET",
+          `/api/v1/tokens/allowance?chain=ethereum&network=sepolia&type=erc20&contractAddress=${nft}&owner=0x12&spender=${other}`,
+          undefined,
+          400,
+          "INVALID_ADDRESS",
+          "owner",
+        ],
+        [
+          "GET",
+          `/api/v1/tokens/allowance?chain=ethereum&network=sepolia&type=erc20&contractAddress=${nft}&owner=${other}&spender=${other}&tokenId=1`,
+          undefined,
+          400,
+          "INVALID_ARGUMENT",
+          "tokenId",
+        ],
+        [
+          "GET",
+          `/api/v1/tokens/allowance?chain=ethereum&network=sepolia&type=native&contractAddress=${nft}&owner=${other}&spender=${other}`,
+          undefined,
+          400,
+          "INVALID_ARGUMENT",
+          "type",
+        ],
+        [
+          "GET",
+          `/api/v1/tokens/allowance?chain=ethereum&network=sepolia&type=erc721&contractAddress=${nft}&owner=${other}&spender=${other}&tokenId=99`,
+          undefined,
+          422,
+          "NOT_TOKEN_OWNER",
+          "tokenId",
+        ],
+        ["GET", "/api/v1/tokens/0x12?chain=ethereum&network=sepolia", undefined, 400, "INVALID_ADDRESS", "contractAddress"],
+        ["GET", `/api/v1/tokens/${other}?chain=ethereum&network=sepolia`, undefined, 422, "NOT_A_TOKEN_CONTRACT", "contractAddress"],
+        ["GET", `/api/v1/tokens/${nft}?chain=bitcoin&network=mainnet`, undefined, 400, "UNSUPPORTED_OPERATION", "chain"],
+        ["GET", `/api/v1/tokens/${nft}/owners/0x12/tokens?chain=ethereum&network=sepolia`, undefined, 400, "INVALID_ADDRESS", "owner"],
+        [
+          "GET",
+          `/api/v1/tokens/${nft}/owners/${other}/tokens?chain=ethereum&network=sepolia&limit=0`,
+          undefined,
+          400,
+          "INVALID_ARGUMENT",
+          "limit",
+        ],
+        [
+          "GET",
+          `/api/v1/tokens/${nft}/owners/${other}/tokens?chain=ethereum&network=sepolia&limit=1001`,
+          undefined,
+          400,
+          "INVALID_ARGUMENT",
+          "limit",
+        ],
+        [
+          "GET",
+          `/api/v1/tokens/${nft}/owners/${other}/tokens?chain=ethereum&network=sepolia&fromBlock=-1`,
+          undefined,
+          400,
+          "INVALID_ARGUMENT",
+          "fromBlock",
+        ],
+        [
+          "GET",
+          `/api/v1/tokens/${nft}/owners/${other}/tokens?chain=ethereum&network=sepolia&cursor=${cursorOf(["1", "x"])}`,
+          undefined,
+          400,
+          "INVALID_ARGUMENT",
+          "cursor",
+        ],
+        [
+          "GET",
+          `/api/v1/tokens/${nft}/owners/${other}/tokens?chain=ethereum&network=sepolia&cursor=%00`,
+          undefined,
+          400,
+          "INVALID_ARGUMENT",
+          "cursor",
+        ],
+        [
+          "GET",
+          `/api/v1/tokens/${nft}/owners/${other}/tokens?chain=ethereum&network=sepolia&cursor=${Buffer.from(`after:${1n << 256n}`).toString("base64url")}`,
+          undefined,
+          400,
+          "INVALID_ARGUMENT",
+          "cursor",
+        ],
+      ];
+      for (const [method, path, body, status, code, field] of cases) {
+        const response = await api.call(method, path, body);
+        const label = `${method} ${path} ${JSON.stringify(body)} → ${JSON.stringify(response.body)}`;
+        expect(response.status, label).to.equal(status);
+        expect(response.body.error, label).to.include({ code, field });
+      }
+      expect((await api.call("GET", "/api/v1/tokens?limit=100")).body.items.length).to.equal(recordsBefore);
+    });
+
     it("answers a path with a broken percent-encoding with a 400", async function () {
       const response = await api.call("GET", "/api/v1/tokens/%E0%A4%A/balance?chain=ethereum&network=sepolia&tokenAddress=x&type=erc20");
       expect(response.status).to.equal(400);

@@ -1,4 +1,4 @@
-import { JsonRpcApiProvider, type FeeData, type Transaction, type TransactionLike } from "ethers";
+import { JsonRpcApiProvider, toQuantity, type FeeData, type Transaction, type TransactionLike } from "ethers";
 
 import { ErrorCode, TokenServiceError } from "../../../domain/errors.js";
 import { amountPair } from "../../../domain/units.js";
@@ -37,6 +37,8 @@ export interface TransactionIntent {
   sender: string;
   to?: string;
   data: string;
+  /** Native currency sent with it, in smallest units (a NATIVE transfer's amount); default 0. */
+  value?: bigint;
   /**
    * Sends of one shape need the same gas but for their calldata (deployments of one contract: see gas-shapes.ts); on a
    * simulated chain the node is asked once per shape. Live chains, and sends without a shape, ask the node every time.
@@ -56,9 +58,12 @@ export interface SendRequest extends TransactionIntent {
  * ethers' own estimateGas copies and re-encodes a deployment's 5 KB on every call. Errors keep ethers' typing.
  */
 async function estimateGas(chain: EvmChain, request: TransactionIntent): Promise<bigint> {
+  const value = request.value ?? 0n;
   const call = { from: request.sender, ...(request.to ? { to: request.to } : {}), data: request.data };
-  if (!(chain.provider instanceof JsonRpcApiProvider)) return chain.provider.estimateGas(call);
-  return BigInt((await chain.provider.send("eth_estimateGas", [call])) as string);
+  if (!(chain.provider instanceof JsonRpcApiProvider)) return chain.provider.estimateGas({ ...call, ...(value > 0n ? { value } : {}) });
+  return BigInt(
+    (await chain.provider.send("eth_estimateGas", [{ ...call, ...(value > 0n ? { value: toQuantity(value) } : {}) }])) as string,
+  );
 }
 
 /**
@@ -119,7 +124,7 @@ function unsignedTransaction(
     nonce,
     gasLimit,
     data: request.data,
-    value: 0n,
+    value: request.value ?? 0n,
     to: request.to ?? null,
     ...(usesEip1559(feeData)
       ? { type: 2, maxFeePerGas: feeData.maxFeePerGas, maxPriorityFeePerGas: feeData.maxPriorityFeePerGas }
@@ -162,7 +167,9 @@ async function buildTransaction(chain: EvmChain, request: TransactionIntent, hoo
     throw translateProviderError(error, node);
   }
   const gasCost = gasLimit * pricePerGas(feeData);
-  if (available < gasCost + l1Fee) throw insufficientFunds(chain, request.sender, available, available, gasCost, l1Fee);
+  // What it sends counts: the node refuses a transaction whose value and fees together exceed the balance.
+  const value = request.value ?? 0n;
+  if (available < gasCost + l1Fee + value) throw insufficientFunds(chain, request.sender, available, available, gasCost, l1Fee, value);
   return transaction;
 }
 
@@ -197,7 +204,7 @@ function acceptedSigned(chain: EvmChain, request: SendRequest): Transaction {
     chainId: chain.info.chainId,
     to: request.to ?? null,
     data: request.data,
-    value: "0",
+    value: (request.value ?? 0n).toString(),
   };
   const mismatch = (["chainId", "to", "value", "data"] as const).find(
     (field) => String(transaction[field] ?? null).toLowerCase() !== String(expected[field]).toLowerCase(),
@@ -207,7 +214,7 @@ function acceptedSigned(chain: EvmChain, request: SendRequest): Transaction {
       ErrorCode.TRANSACTION_MISMATCH,
       mismatch === "chainId"
         ? `signedTransaction is for chain id ${transaction.chainId}, not ${chain.info.chain}/${chain.info.network} (${chain.info.chainId})`
-        : `signedTransaction's ${mismatch} is not what this request's body ${request.to ? "mints" : "deploys"}: sign the transaction prepared for this body, and submit it with the same body`,
+        : `signedTransaction's ${mismatch} is not what this request's body ${request.to ? "sends" : "deploys"}: sign the transaction prepared for this body, and submit it with the same body`,
       { field: "signedTransaction", details: { property: mismatch } },
     );
   }
@@ -330,12 +337,13 @@ async function sendBatch(chain: EvmChain, batch: Job[]): Promise<void> {
       }
     }
     const gasCost = gasLimit * price;
-    if (available < gasCost + l1Fee) {
-      entry.reject(insufficientFunds(chain, sender, balance, available, gasCost, l1Fee));
+    const value = request.value ?? 0n;
+    if (available < gasCost + l1Fee + value) {
+      entry.reject(insufficientFunds(chain, sender, balance, available, gasCost, l1Fee, value));
       continue;
     }
     // What the sends before it in the batch may cost at most is spoken for: the node checks each against what is left.
-    available -= gasCost + l1Fee;
+    available -= gasCost + l1Fee + value;
     const { raw, hash } = signTransaction(transaction, request.privateKey!);
     signed.push({ entry, info: { transactionHash: hash, nonce, rawTransaction: raw } });
     nonce = lowestFreeNonce(nonce + 1, held);
@@ -440,7 +448,10 @@ function outcomeUnknown(error: TokenServiceError): boolean {
   return error.code === ErrorCode.UPSTREAM_UNAVAILABLE || error.code === ErrorCode.UPSTREAM_TIMEOUT;
 }
 
-/** `gasCost`: what its gas may cost at most; `l1Fee`: an OP Stack chain's L1 data fee, paid besides (0 elsewhere). */
+/**
+ * `gasCost`: what its gas may cost at most; `l1Fee`: an OP Stack chain's L1 data fee, paid besides (0 elsewhere);
+ * `value`: the native currency it sends (a NATIVE transfer's amount).
+ */
 function insufficientFunds(
   chain: EvmChain,
   sender: string,
@@ -448,13 +459,19 @@ function insufficientFunds(
   available: bigint,
   gasCost: bigint,
   l1Fee = 0n,
+  value = 0n,
 ): TokenServiceError {
   const decimals = chain.info.nativeDecimals;
   const symbol = chain.info.nativeSymbol;
   const amount = (wei: bigint) => `${amountPair(wei, decimals).uiBalance} ${symbol}`;
   const left = available === balance ? "" : `, ${amount(available)} of it left after the sends queued before this one,`;
-  const needed = gasCost + l1Fee;
-  const split = l1Fee === 0n ? "" : ` (gas up to ${amount(gasCost)} plus an L1 data fee of ${amount(l1Fee)})`;
+  const needed = gasCost + l1Fee + value;
+  const parts = [
+    ...(value > 0n ? [`the ${amount(value)} it sends`] : []),
+    ...(l1Fee > 0n || value > 0n ? [`gas up to ${amount(gasCost)}`] : []),
+    ...(l1Fee > 0n ? [`an L1 data fee of ${amount(l1Fee)}`] : []),
+  ];
+  const split = parts.length === 0 ? "" : ` (${parts.join(" plus ")})`;
   return new TokenServiceError(
     ErrorCode.INSUFFICIENT_FUNDS,
     `sender ${sender} holds ${amount(balance)}${left} but the transaction may cost up to ${amount(needed)}${split}`,
