@@ -40,8 +40,10 @@ export interface paths {
         get: operations["listOperations"];
         put?: never;
         /**
-         * Launch an ERC20 or ERC721 token contract
+         * Launch an ERC20, ERC721 or ERC1155 token contract
          * @description Signs the deployment with `privateKey` (never stored or logged) and answers once the node accepted it: `status` is `pending` and `contractAddress` follows from sender and nonce. Poll GET /transactions/{hash}, or pass `wait=mined`.
+         *
+         *     `token.options` composes OpenZeppelin's extensions (burnable, pausable, permit, votes, royalty…): see docs/tokens.md. With `salt`, the token is deployed through the CREATE2 factory at an address known before sending and equal on every chain; a second launch of the same salt and parameters is refused with 409 ALREADY_DEPLOYED before anything is signed.
          *
          *     Keys that never leave the caller: the same body without `privateKey` answers the `unsignedTransaction` to sign (its nonce reserved for the sender until `expiresAt`); the same body with `signedTransaction` (that transaction, signed by `sender`) is checked to be exactly the prepared one, then recorded and broadcast as a key-in-body launch is.
          */
@@ -500,7 +502,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `KEY_SENDER_MISMATCH`: The key does not derive the sender; `TRANSACTION_MISMATCH`: The signed transaction is not the prepared one; `INSUFFICIENT_FUNDS`: The sender cannot pay the fee; `NOT_A_TOKEN_CONTRACT`: No ERC20/ERC721 contract at that address; `NOT_A_MINTER`: The sender lacks the minter role; `CAP_EXCEEDED`: An ERC20 mint beyond the cap; `TOKEN_ID_TAKEN`: That ERC721 token id exists; `TRANSACTION_REJECTED`: The node would revert it or refused it; `LIVE_NETWORK_FAUCET`: The faucet on a live network */
+            /** @description `KEY_SENDER_MISMATCH`: The key does not derive the sender; `TRANSACTION_MISMATCH`: The signed transaction is not the prepared one; `INSUFFICIENT_FUNDS`: The sender cannot pay the fee; `NOT_A_TOKEN_CONTRACT`: No ERC20/ERC721/ERC1155 contract at that address; `NOT_A_MINTER`: The sender lacks the minter role; `CAP_EXCEEDED`: An ERC20 mint beyond the cap; `TOKEN_ID_TAKEN`: That ERC721 token id exists; `CREATE2_FACTORY_MISSING`: A launch with salt on a live chain without the CREATE2 factory; `TRANSACTION_REJECTED`: The node would revert it or refused it; `LIVE_NETWORK_FAUCET`: The faucet on a live network */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -512,7 +514,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "KEY_SENDER_MISMATCH" | "TRANSACTION_MISMATCH" | "INSUFFICIENT_FUNDS" | "NOT_A_TOKEN_CONTRACT" | "NOT_A_MINTER" | "CAP_EXCEEDED" | "TOKEN_ID_TAKEN" | "TRANSACTION_REJECTED" | "LIVE_NETWORK_FAUCET";
+                            code: "KEY_SENDER_MISMATCH" | "TRANSACTION_MISMATCH" | "INSUFFICIENT_FUNDS" | "NOT_A_TOKEN_CONTRACT" | "NOT_A_MINTER" | "CAP_EXCEEDED" | "TOKEN_ID_TAKEN" | "CREATE2_FACTORY_MISSING" | "TRANSACTION_REJECTED" | "LIVE_NETWORK_FAUCET";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -1153,7 +1155,7 @@ export interface operations {
                      */
                     network: string;
                     /**
-                     * @description SERVICE_ERC20, SERVICE_ERC721, ERC20 or ERC721, case-insensitive
+                     * @description SERVICE_ERC20, SERVICE_ERC721, SERVICE_ERC1155, ERC20, ERC721 or ERC1155, case-insensitive
                      * @example SERVICE_ERC20
                      */
                     type: string;
@@ -1184,6 +1186,34 @@ export interface operations {
                          * @example 0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266
                          */
                         account?: string;
+                        /**
+                         * @description Each option adds one OpenZeppelin extension; without it the token does not have it. Without `options` at all, the launch deploys the historic ServiceERC20 (capped at totalSupply or uncapped, mintable, roles), as before options existed
+                         * @example {
+                         *       "burnable": true,
+                         *       "permit": true,
+                         *       "mintable": true,
+                         *       "access": "ownable"
+                         *     }
+                         */
+                        options?: {
+                            /** @description ERC20Burnable: holders can burn (and burnFrom with an allowance) */
+                            burnable?: boolean;
+                            /** @description ERC20Pausable: pause()/unpause() stop and restart every transfer, mint and burn */
+                            pausable?: boolean;
+                            /** @description ERC20Permit (EIP-2612): approvals by signature (permit, nonces, DOMAIN_SEPARATOR) */
+                            permit?: boolean;
+                            /** @description ERC20Capped: no mint past `token.totalSupply`, which it requires */
+                            capped?: boolean;
+                            /** @description mint(to, amount) for the minter (MINTER_ROLE or the owner) */
+                            mintable?: boolean;
+                            /** @description ERC20Votes: delegation and vote checkpoints (delegate, getVotes, getPastVotes) */
+                            votes?: boolean;
+                            /**
+                             * @description Who may call the restricted functions (mint, pause): `ownable`, one owner (OpenZeppelin's Ownable); `roles`, role holders (AccessControl: MINTER_ROLE, PAUSER_ROLE, and DEFAULT_ADMIN_ROLE who grants them). Default roles
+                             * @enum {string}
+                             */
+                            access?: "ownable" | "roles";
+                        };
                     } | {
                         /** @example Art */
                         name: string;
@@ -1194,12 +1224,93 @@ export interface operations {
                          * @example https://example.com/art/
                          */
                         uri?: string;
+                        /**
+                         * @description Each option adds one OpenZeppelin extension; without it the token does not have it. Without `options` at all, the launch deploys the historic ServiceERC721 (enumerable, own URIs, roles)
+                         * @example {
+                         *       "enumerable": true,
+                         *       "royalty": {
+                         *         "receiver": "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266",
+                         *         "basisPoints": 250
+                         *       }
+                         *     }
+                         */
+                        options?: {
+                            /** @description ERC721Burnable: owners and approved operators can burn */
+                            burnable?: boolean;
+                            /** @description ERC721Pausable: pause()/unpause() stop and restart every transfer, mint and burn */
+                            pausable?: boolean;
+                            /** @description ERC721Enumerable: totalSupply, tokenByIndex, tokenOfOwnerByIndex (balance reads then list token ids) */
+                            enumerable?: boolean;
+                            /** @description ERC721URIStorage: a URI per token, given at mint (appended to the base `uri` when there is one) */
+                            uriStorage?: boolean;
+                            /** @description ERC-2981 royalty info (OpenZeppelin's ERC2981) for every token of the collection, set at launch */
+                            royalty?: {
+                                /**
+                                 * @description Who receives the royalty
+                                 * @example 0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266
+                                 */
+                                receiver: string;
+                                /** @description Out of 10 000: 250 = 2.5 % of the sale price */
+                                basisPoints: number;
+                            };
+                            /**
+                             * @description Who may call the restricted functions (mint, pause): `ownable`, one owner (OpenZeppelin's Ownable); `roles`, role holders (AccessControl: MINTER_ROLE, PAUSER_ROLE, and DEFAULT_ADMIN_ROLE who grants them). Default roles
+                             * @enum {string}
+                             */
+                            access?: "ownable" | "roles";
+                        };
+                    } | {
+                        /**
+                         * @description The collection's name (ERC-1155 has none; the contract answers it as name())
+                         * @example Items
+                         */
+                        name: string;
+                        /**
+                         * @description Every id's metadata URI: clients replace `{id}` with the id as 64 lowercase hex digits (ERC-1155)
+                         * @example https://example.com/items/{id}.json
+                         */
+                        uri?: string;
+                        /**
+                         * @description Each option adds one OpenZeppelin extension; without it the collection does not have it
+                         * @example {
+                         *       "supply": true,
+                         *       "burnable": true
+                         *     }
+                         */
+                        options?: {
+                            /** @description ERC1155Burnable: holders and approved operators can burn */
+                            burnable?: boolean;
+                            /** @description ERC1155Pausable: pause()/unpause() stop and restart every transfer, mint and burn */
+                            pausable?: boolean;
+                            /** @description ERC1155Supply: totalSupply(id), totalSupply() and exists(id) */
+                            supply?: boolean;
+                            /** @description ERC-2981 royalty info (OpenZeppelin's ERC2981) for every token of the collection, set at launch */
+                            royalty?: {
+                                /**
+                                 * @description Who receives the royalty
+                                 * @example 0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266
+                                 */
+                                receiver: string;
+                                /** @description Out of 10 000: 250 = 2.5 % of the sale price */
+                                basisPoints: number;
+                            };
+                            /**
+                             * @description Who may call the restricted functions (mint, pause): `ownable`, one owner (OpenZeppelin's Ownable); `roles`, role holders (AccessControl: MINTER_ROLE, PAUSER_ROLE, and DEFAULT_ADMIN_ROLE who grants them). Default roles
+                             * @enum {string}
+                             */
+                            access?: "ownable" | "roles";
+                        };
                     };
                     /**
-                     * @description Pays for the deployment; for ERC721 it becomes the minter
+                     * @description Pays for the deployment; for ERC721 and ERC1155 it becomes the minter (and the owner or admin)
                      * @example 0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266
                      */
                     sender: string;
+                    /**
+                     * @description Deploys through the CREATE2 factory 0x4e59b44847b379578588920cA78FbF26c0B4956C: the address then depends only on the salt and the contract with its constructor arguments (type, token fields, options, and the sender where it is the default minter or owner), and is the same on every chain. A second launch at an address that holds a contract is refused (409 ALREADY_DEPLOYED)
+                     * @example 0x5ce501994fda98529c915bb2ee99729b7456a4892913cc3fa28674d1de2e328d
+                     */
+                    salt?: string;
                     /**
                      * @description The sender's key; used to sign, never stored or logged. The example is the key of Hardhat's first default account, which is public: use it on simulated chains only
                      * @example 0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80
@@ -1217,7 +1328,7 @@ export interface operations {
                      */
                     network: string;
                     /**
-                     * @description SERVICE_ERC20, SERVICE_ERC721, ERC20 or ERC721, case-insensitive
+                     * @description SERVICE_ERC20, SERVICE_ERC721, SERVICE_ERC1155, ERC20, ERC721 or ERC1155, case-insensitive
                      * @example SERVICE_ERC20
                      */
                     type: string;
@@ -1248,6 +1359,34 @@ export interface operations {
                          * @example 0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266
                          */
                         account?: string;
+                        /**
+                         * @description Each option adds one OpenZeppelin extension; without it the token does not have it. Without `options` at all, the launch deploys the historic ServiceERC20 (capped at totalSupply or uncapped, mintable, roles), as before options existed
+                         * @example {
+                         *       "burnable": true,
+                         *       "permit": true,
+                         *       "mintable": true,
+                         *       "access": "ownable"
+                         *     }
+                         */
+                        options?: {
+                            /** @description ERC20Burnable: holders can burn (and burnFrom with an allowance) */
+                            burnable?: boolean;
+                            /** @description ERC20Pausable: pause()/unpause() stop and restart every transfer, mint and burn */
+                            pausable?: boolean;
+                            /** @description ERC20Permit (EIP-2612): approvals by signature (permit, nonces, DOMAIN_SEPARATOR) */
+                            permit?: boolean;
+                            /** @description ERC20Capped: no mint past `token.totalSupply`, which it requires */
+                            capped?: boolean;
+                            /** @description mint(to, amount) for the minter (MINTER_ROLE or the owner) */
+                            mintable?: boolean;
+                            /** @description ERC20Votes: delegation and vote checkpoints (delegate, getVotes, getPastVotes) */
+                            votes?: boolean;
+                            /**
+                             * @description Who may call the restricted functions (mint, pause): `ownable`, one owner (OpenZeppelin's Ownable); `roles`, role holders (AccessControl: MINTER_ROLE, PAUSER_ROLE, and DEFAULT_ADMIN_ROLE who grants them). Default roles
+                             * @enum {string}
+                             */
+                            access?: "ownable" | "roles";
+                        };
                     } | {
                         /** @example Art */
                         name: string;
@@ -1258,12 +1397,93 @@ export interface operations {
                          * @example https://example.com/art/
                          */
                         uri?: string;
+                        /**
+                         * @description Each option adds one OpenZeppelin extension; without it the token does not have it. Without `options` at all, the launch deploys the historic ServiceERC721 (enumerable, own URIs, roles)
+                         * @example {
+                         *       "enumerable": true,
+                         *       "royalty": {
+                         *         "receiver": "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266",
+                         *         "basisPoints": 250
+                         *       }
+                         *     }
+                         */
+                        options?: {
+                            /** @description ERC721Burnable: owners and approved operators can burn */
+                            burnable?: boolean;
+                            /** @description ERC721Pausable: pause()/unpause() stop and restart every transfer, mint and burn */
+                            pausable?: boolean;
+                            /** @description ERC721Enumerable: totalSupply, tokenByIndex, tokenOfOwnerByIndex (balance reads then list token ids) */
+                            enumerable?: boolean;
+                            /** @description ERC721URIStorage: a URI per token, given at mint (appended to the base `uri` when there is one) */
+                            uriStorage?: boolean;
+                            /** @description ERC-2981 royalty info (OpenZeppelin's ERC2981) for every token of the collection, set at launch */
+                            royalty?: {
+                                /**
+                                 * @description Who receives the royalty
+                                 * @example 0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266
+                                 */
+                                receiver: string;
+                                /** @description Out of 10 000: 250 = 2.5 % of the sale price */
+                                basisPoints: number;
+                            };
+                            /**
+                             * @description Who may call the restricted functions (mint, pause): `ownable`, one owner (OpenZeppelin's Ownable); `roles`, role holders (AccessControl: MINTER_ROLE, PAUSER_ROLE, and DEFAULT_ADMIN_ROLE who grants them). Default roles
+                             * @enum {string}
+                             */
+                            access?: "ownable" | "roles";
+                        };
+                    } | {
+                        /**
+                         * @description The collection's name (ERC-1155 has none; the contract answers it as name())
+                         * @example Items
+                         */
+                        name: string;
+                        /**
+                         * @description Every id's metadata URI: clients replace `{id}` with the id as 64 lowercase hex digits (ERC-1155)
+                         * @example https://example.com/items/{id}.json
+                         */
+                        uri?: string;
+                        /**
+                         * @description Each option adds one OpenZeppelin extension; without it the collection does not have it
+                         * @example {
+                         *       "supply": true,
+                         *       "burnable": true
+                         *     }
+                         */
+                        options?: {
+                            /** @description ERC1155Burnable: holders and approved operators can burn */
+                            burnable?: boolean;
+                            /** @description ERC1155Pausable: pause()/unpause() stop and restart every transfer, mint and burn */
+                            pausable?: boolean;
+                            /** @description ERC1155Supply: totalSupply(id), totalSupply() and exists(id) */
+                            supply?: boolean;
+                            /** @description ERC-2981 royalty info (OpenZeppelin's ERC2981) for every token of the collection, set at launch */
+                            royalty?: {
+                                /**
+                                 * @description Who receives the royalty
+                                 * @example 0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266
+                                 */
+                                receiver: string;
+                                /** @description Out of 10 000: 250 = 2.5 % of the sale price */
+                                basisPoints: number;
+                            };
+                            /**
+                             * @description Who may call the restricted functions (mint, pause): `ownable`, one owner (OpenZeppelin's Ownable); `roles`, role holders (AccessControl: MINTER_ROLE, PAUSER_ROLE, and DEFAULT_ADMIN_ROLE who grants them). Default roles
+                             * @enum {string}
+                             */
+                            access?: "ownable" | "roles";
+                        };
                     };
                     /**
-                     * @description Pays for the deployment; for ERC721 it becomes the minter
+                     * @description Pays for the deployment; for ERC721 and ERC1155 it becomes the minter (and the owner or admin)
                      * @example 0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266
                      */
                     sender: string;
+                    /**
+                     * @description Deploys through the CREATE2 factory 0x4e59b44847b379578588920cA78FbF26c0B4956C: the address then depends only on the salt and the contract with its constructor arguments (type, token fields, options, and the sender where it is the default minter or owner), and is the same on every chain. A second launch at an address that holds a contract is refused (409 ALREADY_DEPLOYED)
+                     * @example 0x5ce501994fda98529c915bb2ee99729b7456a4892913cc3fa28674d1de2e328d
+                     */
+                    salt?: string;
                     /** @description The `unsignedTransaction` a prepare (this body without privateKey) answered, signed by `sender` unchanged: 0x hex, as an ethers Signer's signTransaction returns it */
                     signedTransaction: string;
                 } | {
@@ -1278,7 +1498,7 @@ export interface operations {
                      */
                     network: string;
                     /**
-                     * @description SERVICE_ERC20, SERVICE_ERC721, ERC20 or ERC721, case-insensitive
+                     * @description SERVICE_ERC20, SERVICE_ERC721, SERVICE_ERC1155, ERC20, ERC721 or ERC1155, case-insensitive
                      * @example SERVICE_ERC20
                      */
                     type: string;
@@ -1309,6 +1529,34 @@ export interface operations {
                          * @example 0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266
                          */
                         account?: string;
+                        /**
+                         * @description Each option adds one OpenZeppelin extension; without it the token does not have it. Without `options` at all, the launch deploys the historic ServiceERC20 (capped at totalSupply or uncapped, mintable, roles), as before options existed
+                         * @example {
+                         *       "burnable": true,
+                         *       "permit": true,
+                         *       "mintable": true,
+                         *       "access": "ownable"
+                         *     }
+                         */
+                        options?: {
+                            /** @description ERC20Burnable: holders can burn (and burnFrom with an allowance) */
+                            burnable?: boolean;
+                            /** @description ERC20Pausable: pause()/unpause() stop and restart every transfer, mint and burn */
+                            pausable?: boolean;
+                            /** @description ERC20Permit (EIP-2612): approvals by signature (permit, nonces, DOMAIN_SEPARATOR) */
+                            permit?: boolean;
+                            /** @description ERC20Capped: no mint past `token.totalSupply`, which it requires */
+                            capped?: boolean;
+                            /** @description mint(to, amount) for the minter (MINTER_ROLE or the owner) */
+                            mintable?: boolean;
+                            /** @description ERC20Votes: delegation and vote checkpoints (delegate, getVotes, getPastVotes) */
+                            votes?: boolean;
+                            /**
+                             * @description Who may call the restricted functions (mint, pause): `ownable`, one owner (OpenZeppelin's Ownable); `roles`, role holders (AccessControl: MINTER_ROLE, PAUSER_ROLE, and DEFAULT_ADMIN_ROLE who grants them). Default roles
+                             * @enum {string}
+                             */
+                            access?: "ownable" | "roles";
+                        };
                     } | {
                         /** @example Art */
                         name: string;
@@ -1319,12 +1567,93 @@ export interface operations {
                          * @example https://example.com/art/
                          */
                         uri?: string;
+                        /**
+                         * @description Each option adds one OpenZeppelin extension; without it the token does not have it. Without `options` at all, the launch deploys the historic ServiceERC721 (enumerable, own URIs, roles)
+                         * @example {
+                         *       "enumerable": true,
+                         *       "royalty": {
+                         *         "receiver": "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266",
+                         *         "basisPoints": 250
+                         *       }
+                         *     }
+                         */
+                        options?: {
+                            /** @description ERC721Burnable: owners and approved operators can burn */
+                            burnable?: boolean;
+                            /** @description ERC721Pausable: pause()/unpause() stop and restart every transfer, mint and burn */
+                            pausable?: boolean;
+                            /** @description ERC721Enumerable: totalSupply, tokenByIndex, tokenOfOwnerByIndex (balance reads then list token ids) */
+                            enumerable?: boolean;
+                            /** @description ERC721URIStorage: a URI per token, given at mint (appended to the base `uri` when there is one) */
+                            uriStorage?: boolean;
+                            /** @description ERC-2981 royalty info (OpenZeppelin's ERC2981) for every token of the collection, set at launch */
+                            royalty?: {
+                                /**
+                                 * @description Who receives the royalty
+                                 * @example 0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266
+                                 */
+                                receiver: string;
+                                /** @description Out of 10 000: 250 = 2.5 % of the sale price */
+                                basisPoints: number;
+                            };
+                            /**
+                             * @description Who may call the restricted functions (mint, pause): `ownable`, one owner (OpenZeppelin's Ownable); `roles`, role holders (AccessControl: MINTER_ROLE, PAUSER_ROLE, and DEFAULT_ADMIN_ROLE who grants them). Default roles
+                             * @enum {string}
+                             */
+                            access?: "ownable" | "roles";
+                        };
+                    } | {
+                        /**
+                         * @description The collection's name (ERC-1155 has none; the contract answers it as name())
+                         * @example Items
+                         */
+                        name: string;
+                        /**
+                         * @description Every id's metadata URI: clients replace `{id}` with the id as 64 lowercase hex digits (ERC-1155)
+                         * @example https://example.com/items/{id}.json
+                         */
+                        uri?: string;
+                        /**
+                         * @description Each option adds one OpenZeppelin extension; without it the collection does not have it
+                         * @example {
+                         *       "supply": true,
+                         *       "burnable": true
+                         *     }
+                         */
+                        options?: {
+                            /** @description ERC1155Burnable: holders and approved operators can burn */
+                            burnable?: boolean;
+                            /** @description ERC1155Pausable: pause()/unpause() stop and restart every transfer, mint and burn */
+                            pausable?: boolean;
+                            /** @description ERC1155Supply: totalSupply(id), totalSupply() and exists(id) */
+                            supply?: boolean;
+                            /** @description ERC-2981 royalty info (OpenZeppelin's ERC2981) for every token of the collection, set at launch */
+                            royalty?: {
+                                /**
+                                 * @description Who receives the royalty
+                                 * @example 0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266
+                                 */
+                                receiver: string;
+                                /** @description Out of 10 000: 250 = 2.5 % of the sale price */
+                                basisPoints: number;
+                            };
+                            /**
+                             * @description Who may call the restricted functions (mint, pause): `ownable`, one owner (OpenZeppelin's Ownable); `roles`, role holders (AccessControl: MINTER_ROLE, PAUSER_ROLE, and DEFAULT_ADMIN_ROLE who grants them). Default roles
+                             * @enum {string}
+                             */
+                            access?: "ownable" | "roles";
+                        };
                     };
                     /**
-                     * @description Pays for the deployment; for ERC721 it becomes the minter
+                     * @description Pays for the deployment; for ERC721 and ERC1155 it becomes the minter (and the owner or admin)
                      * @example 0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266
                      */
                     sender: string;
+                    /**
+                     * @description Deploys through the CREATE2 factory 0x4e59b44847b379578588920cA78FbF26c0B4956C: the address then depends only on the salt and the contract with its constructor arguments (type, token fields, options, and the sender where it is the default minter or owner), and is the same on every chain. A second launch at an address that holds a contract is refused (409 ALREADY_DEPLOYED)
+                     * @example 0x5ce501994fda98529c915bb2ee99729b7456a4892913cc3fa28674d1de2e328d
+                     */
+                    salt?: string;
                 };
             };
         };
@@ -1350,7 +1679,7 @@ export interface operations {
                         chain: string;
                         network: string;
                         /** @enum {string} */
-                        type: "ERC20" | "ERC721";
+                        type: "ERC20" | "ERC721" | "ERC1155";
                         /** @example 0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266 */
                         sender: string;
                         /** @description The sender's nonce this launch used */
@@ -1399,9 +1728,9 @@ export interface operations {
                         chain: string;
                         network: string;
                         /** @enum {string} */
-                        type: "ERC20" | "ERC721";
+                        type: "ERC20" | "ERC721" | "ERC1155";
                         sender: string;
-                        /** @description Where the token will be, given the nonce */
+                        /** @description Where the token will be, given the nonce (or, with a salt, given the salt) */
                         contractAddress: string;
                     };
                 };
@@ -1427,7 +1756,7 @@ export interface operations {
                         chain: string;
                         network: string;
                         /** @enum {string} */
-                        type: "ERC20" | "ERC721";
+                        type: "ERC20" | "ERC721" | "ERC1155";
                         /** @example 0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266 */
                         sender: string;
                         /** @description The sender's nonce this launch used */
@@ -1506,7 +1835,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `IDEMPOTENCY_CONFLICT`: Idempotency-Key reused with another body; `IDEMPOTENCY_IN_PROGRESS`: The first request with that Idempotency-Key is still running; `TRANSACTION_NOT_PREPARED`: A signed transaction no prepare reserved; `NONCE_TAKEN`: The prepared transaction's nonce was taken since: prepare again; `ALREADY_SUBMITTED`: That signed transaction was submitted before */
+            /** @description `IDEMPOTENCY_CONFLICT`: Idempotency-Key reused with another body; `IDEMPOTENCY_IN_PROGRESS`: The first request with that Idempotency-Key is still running; `TRANSACTION_NOT_PREPARED`: A signed transaction no prepare reserved; `NONCE_TAKEN`: The prepared transaction's nonce was taken since: prepare again; `ALREADY_SUBMITTED`: That signed transaction was submitted before; `ALREADY_DEPLOYED`: A contract is already at the launch's CREATE2 address */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -1518,7 +1847,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "IDEMPOTENCY_CONFLICT" | "IDEMPOTENCY_IN_PROGRESS" | "TRANSACTION_NOT_PREPARED" | "NONCE_TAKEN" | "ALREADY_SUBMITTED";
+                            code: "IDEMPOTENCY_CONFLICT" | "IDEMPOTENCY_IN_PROGRESS" | "TRANSACTION_NOT_PREPARED" | "NONCE_TAKEN" | "ALREADY_SUBMITTED" | "ALREADY_DEPLOYED";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -1598,7 +1927,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `KEY_SENDER_MISMATCH`: The key does not derive the sender; `TRANSACTION_MISMATCH`: The signed transaction is not the prepared one; `INSUFFICIENT_FUNDS`: The sender cannot pay the fee; `NOT_A_TOKEN_CONTRACT`: No ERC20/ERC721 contract at that address; `NOT_A_MINTER`: The sender lacks the minter role; `CAP_EXCEEDED`: An ERC20 mint beyond the cap; `TOKEN_ID_TAKEN`: That ERC721 token id exists; `TRANSACTION_REJECTED`: The node would revert it or refused it; `LIVE_NETWORK_FAUCET`: The faucet on a live network */
+            /** @description `KEY_SENDER_MISMATCH`: The key does not derive the sender; `TRANSACTION_MISMATCH`: The signed transaction is not the prepared one; `INSUFFICIENT_FUNDS`: The sender cannot pay the fee; `NOT_A_TOKEN_CONTRACT`: No ERC20/ERC721/ERC1155 contract at that address; `NOT_A_MINTER`: The sender lacks the minter role; `CAP_EXCEEDED`: An ERC20 mint beyond the cap; `TOKEN_ID_TAKEN`: That ERC721 token id exists; `CREATE2_FACTORY_MISSING`: A launch with salt on a live chain without the CREATE2 factory; `TRANSACTION_REJECTED`: The node would revert it or refused it; `LIVE_NETWORK_FAUCET`: The faucet on a live network */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -1610,7 +1939,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "KEY_SENDER_MISMATCH" | "TRANSACTION_MISMATCH" | "INSUFFICIENT_FUNDS" | "NOT_A_TOKEN_CONTRACT" | "NOT_A_MINTER" | "CAP_EXCEEDED" | "TOKEN_ID_TAKEN" | "TRANSACTION_REJECTED" | "LIVE_NETWORK_FAUCET";
+                            code: "KEY_SENDER_MISMATCH" | "TRANSACTION_MISMATCH" | "INSUFFICIENT_FUNDS" | "NOT_A_TOKEN_CONTRACT" | "NOT_A_MINTER" | "CAP_EXCEEDED" | "TOKEN_ID_TAKEN" | "CREATE2_FACTORY_MISSING" | "TRANSACTION_REJECTED" | "LIVE_NETWORK_FAUCET";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -1764,7 +2093,7 @@ export interface operations {
                      */
                     network: string;
                     /**
-                     * @description SERVICE_ERC20, SERVICE_ERC721, ERC20 or ERC721, case-insensitive
+                     * @description SERVICE_ERC20, SERVICE_ERC721, SERVICE_ERC1155, ERC20, ERC721 or ERC1155, case-insensitive
                      * @example SERVICE_ERC20
                      */
                     type: string;
@@ -1812,7 +2141,7 @@ export interface operations {
                      */
                     network: string;
                     /**
-                     * @description SERVICE_ERC20, SERVICE_ERC721, ERC20 or ERC721, case-insensitive
+                     * @description SERVICE_ERC20, SERVICE_ERC721, SERVICE_ERC1155, ERC20, ERC721 or ERC1155, case-insensitive
                      * @example SERVICE_ERC20
                      */
                     type: string;
@@ -1857,7 +2186,7 @@ export interface operations {
                      */
                     network: string;
                     /**
-                     * @description SERVICE_ERC20, SERVICE_ERC721, ERC20 or ERC721, case-insensitive
+                     * @description SERVICE_ERC20, SERVICE_ERC721, SERVICE_ERC1155, ERC20, ERC721 or ERC1155, case-insensitive
                      * @example SERVICE_ERC20
                      */
                     type: string;
@@ -1955,7 +2284,7 @@ export interface operations {
                         chain: string;
                         network: string;
                         /** @enum {string} */
-                        type: "ERC20" | "ERC721";
+                        type: "ERC20" | "ERC721" | "ERC1155";
                         sender: string;
                     };
                 };
@@ -2053,7 +2382,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `IDEMPOTENCY_CONFLICT`: Idempotency-Key reused with another body; `IDEMPOTENCY_IN_PROGRESS`: The first request with that Idempotency-Key is still running; `TRANSACTION_NOT_PREPARED`: A signed transaction no prepare reserved; `NONCE_TAKEN`: The prepared transaction's nonce was taken since: prepare again; `ALREADY_SUBMITTED`: That signed transaction was submitted before */
+            /** @description `IDEMPOTENCY_CONFLICT`: Idempotency-Key reused with another body; `IDEMPOTENCY_IN_PROGRESS`: The first request with that Idempotency-Key is still running; `TRANSACTION_NOT_PREPARED`: A signed transaction no prepare reserved; `NONCE_TAKEN`: The prepared transaction's nonce was taken since: prepare again; `ALREADY_SUBMITTED`: That signed transaction was submitted before; `ALREADY_DEPLOYED`: A contract is already at the launch's CREATE2 address */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2065,7 +2394,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "IDEMPOTENCY_CONFLICT" | "IDEMPOTENCY_IN_PROGRESS" | "TRANSACTION_NOT_PREPARED" | "NONCE_TAKEN" | "ALREADY_SUBMITTED";
+                            code: "IDEMPOTENCY_CONFLICT" | "IDEMPOTENCY_IN_PROGRESS" | "TRANSACTION_NOT_PREPARED" | "NONCE_TAKEN" | "ALREADY_SUBMITTED" | "ALREADY_DEPLOYED";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -2145,7 +2474,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `KEY_SENDER_MISMATCH`: The key does not derive the sender; `TRANSACTION_MISMATCH`: The signed transaction is not the prepared one; `INSUFFICIENT_FUNDS`: The sender cannot pay the fee; `NOT_A_TOKEN_CONTRACT`: No ERC20/ERC721 contract at that address; `NOT_A_MINTER`: The sender lacks the minter role; `CAP_EXCEEDED`: An ERC20 mint beyond the cap; `TOKEN_ID_TAKEN`: That ERC721 token id exists; `TRANSACTION_REJECTED`: The node would revert it or refused it; `LIVE_NETWORK_FAUCET`: The faucet on a live network */
+            /** @description `KEY_SENDER_MISMATCH`: The key does not derive the sender; `TRANSACTION_MISMATCH`: The signed transaction is not the prepared one; `INSUFFICIENT_FUNDS`: The sender cannot pay the fee; `NOT_A_TOKEN_CONTRACT`: No ERC20/ERC721/ERC1155 contract at that address; `NOT_A_MINTER`: The sender lacks the minter role; `CAP_EXCEEDED`: An ERC20 mint beyond the cap; `TOKEN_ID_TAKEN`: That ERC721 token id exists; `CREATE2_FACTORY_MISSING`: A launch with salt on a live chain without the CREATE2 factory; `TRANSACTION_REJECTED`: The node would revert it or refused it; `LIVE_NETWORK_FAUCET`: The faucet on a live network */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -2157,7 +2486,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "KEY_SENDER_MISMATCH" | "TRANSACTION_MISMATCH" | "INSUFFICIENT_FUNDS" | "NOT_A_TOKEN_CONTRACT" | "NOT_A_MINTER" | "CAP_EXCEEDED" | "TOKEN_ID_TAKEN" | "TRANSACTION_REJECTED" | "LIVE_NETWORK_FAUCET";
+                            code: "KEY_SENDER_MISMATCH" | "TRANSACTION_MISMATCH" | "INSUFFICIENT_FUNDS" | "NOT_A_TOKEN_CONTRACT" | "NOT_A_MINTER" | "CAP_EXCEEDED" | "TOKEN_ID_TAKEN" | "CREATE2_FACTORY_MISSING" | "TRANSACTION_REJECTED" | "LIVE_NETWORK_FAUCET";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -2535,8 +2864,10 @@ export interface operations {
             query: {
                 /** @description An address on the chain and network */
                 tokenAddress: string;
-                /** @description erc721 or erc20 */
+                /** @description erc20, erc721 or erc1155 */
                 type: string;
+                /** @description erc1155 only, and required there: the ids to read, comma-separated and/or repeated, at most 50 */
+                tokenId?: string | string[];
                 /** @description One of: ethereum, binance_smart_chain, bitcoin */
                 chain: string;
                 /** @description ethereum: mainnet, sepolia, holesky, hoodi, rinkeby, testnet (= sepolia); binance_smart_chain: mainnet, testnet; bitcoin: mainnet, testnet (testnet4), signet, regtest */
@@ -2561,9 +2892,15 @@ export interface operations {
                         address: string;
                         tokenAddress: string;
                         /** @enum {string} */
-                        type: "erc20" | "erc721";
+                        type: "erc20" | "erc721" | "erc1155";
+                        /** @description erc1155: the sum over the ids read */
                         balance: string;
                         tokenIds?: string[];
+                        /** @description erc1155: each id read, in the order asked */
+                        tokenBalances?: {
+                            tokenId: string;
+                            balance: string;
+                        }[];
                         uiBalance?: string;
                         decimals?: number;
                         symbol?: string;
@@ -2665,7 +3002,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `KEY_SENDER_MISMATCH`: The key does not derive the sender; `TRANSACTION_MISMATCH`: The signed transaction is not the prepared one; `INSUFFICIENT_FUNDS`: The sender cannot pay the fee; `NOT_A_TOKEN_CONTRACT`: No ERC20/ERC721 contract at that address; `NOT_A_MINTER`: The sender lacks the minter role; `CAP_EXCEEDED`: An ERC20 mint beyond the cap; `TOKEN_ID_TAKEN`: That ERC721 token id exists; `TRANSACTION_REJECTED`: The node would revert it or refused it; `LIVE_NETWORK_FAUCET`: The faucet on a live network */
+            /** @description `KEY_SENDER_MISMATCH`: The key does not derive the sender; `TRANSACTION_MISMATCH`: The signed transaction is not the prepared one; `INSUFFICIENT_FUNDS`: The sender cannot pay the fee; `NOT_A_TOKEN_CONTRACT`: No ERC20/ERC721/ERC1155 contract at that address; `NOT_A_MINTER`: The sender lacks the minter role; `CAP_EXCEEDED`: An ERC20 mint beyond the cap; `TOKEN_ID_TAKEN`: That ERC721 token id exists; `CREATE2_FACTORY_MISSING`: A launch with salt on a live chain without the CREATE2 factory; `TRANSACTION_REJECTED`: The node would revert it or refused it; `LIVE_NETWORK_FAUCET`: The faucet on a live network */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -2677,7 +3014,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "KEY_SENDER_MISMATCH" | "TRANSACTION_MISMATCH" | "INSUFFICIENT_FUNDS" | "NOT_A_TOKEN_CONTRACT" | "NOT_A_MINTER" | "CAP_EXCEEDED" | "TOKEN_ID_TAKEN" | "TRANSACTION_REJECTED" | "LIVE_NETWORK_FAUCET";
+                            code: "KEY_SENDER_MISMATCH" | "TRANSACTION_MISMATCH" | "INSUFFICIENT_FUNDS" | "NOT_A_TOKEN_CONTRACT" | "NOT_A_MINTER" | "CAP_EXCEEDED" | "TOKEN_ID_TAKEN" | "CREATE2_FACTORY_MISSING" | "TRANSACTION_REJECTED" | "LIVE_NETWORK_FAUCET";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -3232,7 +3569,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `IDEMPOTENCY_CONFLICT`: Idempotency-Key reused with another body; `IDEMPOTENCY_IN_PROGRESS`: The first request with that Idempotency-Key is still running; `TRANSACTION_NOT_PREPARED`: A signed transaction no prepare reserved; `NONCE_TAKEN`: The prepared transaction's nonce was taken since: prepare again; `ALREADY_SUBMITTED`: That signed transaction was submitted before */
+            /** @description `IDEMPOTENCY_CONFLICT`: Idempotency-Key reused with another body; `IDEMPOTENCY_IN_PROGRESS`: The first request with that Idempotency-Key is still running; `TRANSACTION_NOT_PREPARED`: A signed transaction no prepare reserved; `NONCE_TAKEN`: The prepared transaction's nonce was taken since: prepare again; `ALREADY_SUBMITTED`: That signed transaction was submitted before; `ALREADY_DEPLOYED`: A contract is already at the launch's CREATE2 address */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3244,7 +3581,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "IDEMPOTENCY_CONFLICT" | "IDEMPOTENCY_IN_PROGRESS" | "TRANSACTION_NOT_PREPARED" | "NONCE_TAKEN" | "ALREADY_SUBMITTED";
+                            code: "IDEMPOTENCY_CONFLICT" | "IDEMPOTENCY_IN_PROGRESS" | "TRANSACTION_NOT_PREPARED" | "NONCE_TAKEN" | "ALREADY_SUBMITTED" | "ALREADY_DEPLOYED";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -3324,7 +3661,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `KEY_SENDER_MISMATCH`: The key does not derive the sender; `TRANSACTION_MISMATCH`: The signed transaction is not the prepared one; `INSUFFICIENT_FUNDS`: The sender cannot pay the fee; `NOT_A_TOKEN_CONTRACT`: No ERC20/ERC721 contract at that address; `NOT_A_MINTER`: The sender lacks the minter role; `CAP_EXCEEDED`: An ERC20 mint beyond the cap; `TOKEN_ID_TAKEN`: That ERC721 token id exists; `TRANSACTION_REJECTED`: The node would revert it or refused it; `LIVE_NETWORK_FAUCET`: The faucet on a live network */
+            /** @description `KEY_SENDER_MISMATCH`: The key does not derive the sender; `TRANSACTION_MISMATCH`: The signed transaction is not the prepared one; `INSUFFICIENT_FUNDS`: The sender cannot pay the fee; `NOT_A_TOKEN_CONTRACT`: No ERC20/ERC721/ERC1155 contract at that address; `NOT_A_MINTER`: The sender lacks the minter role; `CAP_EXCEEDED`: An ERC20 mint beyond the cap; `TOKEN_ID_TAKEN`: That ERC721 token id exists; `CREATE2_FACTORY_MISSING`: A launch with salt on a live chain without the CREATE2 factory; `TRANSACTION_REJECTED`: The node would revert it or refused it; `LIVE_NETWORK_FAUCET`: The faucet on a live network */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -3336,7 +3673,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "KEY_SENDER_MISMATCH" | "TRANSACTION_MISMATCH" | "INSUFFICIENT_FUNDS" | "NOT_A_TOKEN_CONTRACT" | "NOT_A_MINTER" | "CAP_EXCEEDED" | "TOKEN_ID_TAKEN" | "TRANSACTION_REJECTED" | "LIVE_NETWORK_FAUCET";
+                            code: "KEY_SENDER_MISMATCH" | "TRANSACTION_MISMATCH" | "INSUFFICIENT_FUNDS" | "NOT_A_TOKEN_CONTRACT" | "NOT_A_MINTER" | "CAP_EXCEEDED" | "TOKEN_ID_TAKEN" | "CREATE2_FACTORY_MISSING" | "TRANSACTION_REJECTED" | "LIVE_NETWORK_FAUCET";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;

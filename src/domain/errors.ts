@@ -134,6 +134,13 @@ export const ERROR_CATALOG = {
     title: "That signed transaction was submitted before",
     description: "That `signedTransaction` was submitted before; `details.operationId` names its record.",
   },
+  ALREADY_DEPLOYED: {
+    httpStatus: 409,
+    source: "core",
+    title: "A contract is already at the launch's CREATE2 address",
+    description:
+      "A launch with `salt` whose address (it follows from the salt, the token's parameters and its options) already holds a contract: the same launch was made before. `details.contractAddress` names it; nothing was signed. Change the salt to deploy another.",
+  },
   PAYLOAD_TOO_LARGE: {
     httpStatus: 413,
     source: "http",
@@ -176,8 +183,8 @@ export const ERROR_CATALOG = {
   NOT_A_TOKEN_CONTRACT: {
     httpStatus: 422,
     source: "core",
-    title: "No ERC20/ERC721 contract at that address",
-    description: "No ERC20/ERC721 contract at that address (or not yet mined).",
+    title: "No ERC20/ERC721/ERC1155 contract at that address",
+    description: "No ERC20/ERC721/ERC1155 contract at that address (or not yet mined).",
   },
   NOT_A_MINTER: {
     httpStatus: 422,
@@ -196,6 +203,13 @@ export const ERROR_CATALOG = {
     source: "core",
     title: "That ERC721 token id exists",
     description: "An ERC721 `tokenId` that exists.",
+  },
+  CREATE2_FACTORY_MISSING: {
+    httpStatus: 422,
+    source: "core",
+    title: "A launch with salt on a live chain without the CREATE2 factory",
+    description:
+      "A launch with `salt` on a live chain where the deterministic deployment proxy (0x4e59b44847b379578588920cA78FbF26c0B4956C) is not deployed. `details` names its deployer, the funding it needs and its pre-signed `deploymentTransaction`: fund the deployer, broadcast it, and launch again (simulated chains deploy it themselves).",
   },
   TRANSACTION_REJECTED: {
     httpStatus: 422,
