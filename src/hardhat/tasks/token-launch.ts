@@ -101,7 +101,7 @@ export default async function tokenLaunch(args: Args, hre: HardhatRuntimeEnviron
       : await withSpinner(`waiting for ${launched.transactionHash} to be mined`, () => service.operations.settle(launched, TASK_WAIT_MS));
     if (args.json) return printJson(result);
     console.log(
-      `${result.type} ${args.symbol ?? ""} ${args.noWait ? "launch sent" : result.status === "mined" ? "launched" : `launch ${result.status}`} on ${chainLabel(result, service)}`,
+      `${result.type} ${args.symbol ?? args.name ?? ""} ${args.noWait ? "launch sent" : result.status === "mined" ? "launched" : `launch ${result.status}`} on ${chainLabel(result, service)}`,
     );
     console.log(`  contractAddress  ${result.contractAddress}`);
     console.log(`  transactionHash  ${result.transactionHash}`);
