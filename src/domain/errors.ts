@@ -32,7 +32,7 @@ export const ERROR_CATALOG = {
     source: "core",
     title: "A field is missing, has the wrong type or breaks a rule",
     description:
-      "A field is missing, has the wrong type or breaks a rule (uint256 range, `initialSupply` > `totalSupply`, unknown field, more than 50 contracts, a query `chain` that disagrees with the body, a text with NUL or an unpaired surrogate, a faucet grant past the uint256 balance, a `cursor` this service did not return, a webhook `url` that is not http(s), carries credentials or targets a private address, an unknown webhook event, a `signedTransaction` that is not a signed transaction or comes with a `privateKey`). `field` names it.",
+      "A field is missing, has the wrong type or breaks a rule (uint256 range, `initialSupply` > `totalSupply`, unknown field, more than 50 contracts, a query `chain` that disagrees with the body, a text with NUL or an unpaired surrogate, a faucet grant past the uint256 balance, a `cursor` this service did not return, a webhook `url` that is not http(s), carries credentials or targets a private address, an unknown webhook event, a `signedTransaction` that is not a signed transaction or comes with a `privateKey`, an unknown token option, a royalty over 10000 basis points, a `salt` that is not 32-byte hex). `field` names it.",
   },
   INVALID_ADDRESS: {
     httpStatus: 400,
