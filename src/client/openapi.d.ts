@@ -103,7 +103,7 @@ export interface paths {
         };
         /**
          * Read an address's balance of one token
-         * @description The document's form writes the address as the path segment `address=<address>`: `/api/v1/tokens/address=0x…/balance`. `/api/v1/tokens/0x…/balance` answers too. ERC721 results list the owned `tokenIds`.
+         * @description The document's form writes the address as the path segment `address=<address>`: `/api/v1/tokens/address=0x…/balance`. `/api/v1/tokens/0x…/balance` answers too. ERC721 results list the owned `tokenIds`. An ERC1155 read (`type=erc1155`) names the ids to read in `tokenId` (`tokenId=1,2,3`, or repeated) and answers each in `tokenBalances`, their sum in `balance`.
          */
         get: operations["readTokenBalance"];
         put?: never;
