@@ -40,8 +40,10 @@ export interface paths {
         get: operations["listOperations"];
         put?: never;
         /**
-         * Launch an ERC20 or ERC721 token contract
+         * Launch an ERC20, ERC721 or ERC1155 token contract
          * @description Signs the deployment with `privateKey` (never stored or logged) and answers once the node accepted it: `status` is `pending` and `contractAddress` follows from sender and nonce. Poll GET /transactions/{hash}, or pass `wait=mined`.
+         *
+         *     `token.options` composes OpenZeppelin's extensions (burnable, pausable, permit, votes, royalty…): see docs/tokens.md. With `salt`, the token is deployed through the CREATE2 factory at an address known before sending and equal on every chain; a second launch of the same salt and parameters is refused with 409 ALREADY_DEPLOYED before anything is signed.
          *
          *     Keys that never leave the caller: the same body without `privateKey` answers the `unsignedTransaction` to sign (its nonce reserved for the sender until `expiresAt`); the same body with `signedTransaction` (that transaction, signed by `sender`) is checked to be exactly the prepared one, then recorded and broadcast as a key-in-body launch is.
          */
@@ -101,7 +103,7 @@ export interface paths {
         };
         /**
          * Read an address's balance of one token
-         * @description The document's form writes the address as the path segment `address=<address>`: `/api/v1/tokens/address=0x…/balance`. `/api/v1/tokens/0x…/balance` answers too. ERC721 results list the owned `tokenIds`.
+         * @description The document's form writes the address as the path segment `address=<address>`: `/api/v1/tokens/address=0x…/balance`. `/api/v1/tokens/0x…/balance` answers too. ERC721 results list the owned `tokenIds`. An ERC1155 read (`type=erc1155`) names the ids to read in `tokenId` (`tokenId=1,2,3`, or repeated) and answers each in `tokenBalances`, their sum in `balance`.
          */
         get: operations["readTokenBalance"];
         put?: never;
@@ -600,7 +602,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `KEY_SENDER_MISMATCH`: The key does not derive the sender; `TRANSACTION_MISMATCH`: The signed transaction is not the prepared one; `INSUFFICIENT_FUNDS`: The sender cannot pay the fee; `NOT_A_TOKEN_CONTRACT`: No ERC20/ERC721 contract at that address; `NOT_A_MINTER`: The sender lacks the minter role; `CAP_EXCEEDED`: An ERC20 mint beyond the cap; `TOKEN_ID_TAKEN`: That ERC721 token id exists; `INSUFFICIENT_TOKEN_BALANCE`: The sender holds less of the token than it would transfer; `NOT_TOKEN_OWNER`: The sender (or the named owner) does not hold that token id; `TOO_MANY_TOKEN_IDS`: The holder has more token ids than one listing reads; `TRANSACTION_REJECTED`: The node would revert it or refused it; `LIVE_NETWORK_FAUCET`: The faucet on a live network */
+            /** @description `KEY_SENDER_MISMATCH`: The key does not derive the sender; `TRANSACTION_MISMATCH`: The signed transaction is not the prepared one; `INSUFFICIENT_FUNDS`: The sender cannot pay the fee; `NOT_A_TOKEN_CONTRACT`: No ERC20/ERC721/ERC1155 contract at that address; `NOT_A_MINTER`: The sender lacks the minter role; `CAP_EXCEEDED`: An ERC20 mint beyond the cap; `TOKEN_ID_TAKEN`: That ERC721 token id exists; `INSUFFICIENT_TOKEN_BALANCE`: The sender holds less of the token than it would transfer; `NOT_TOKEN_OWNER`: The sender (or the named owner) does not hold that token id; `TOO_MANY_TOKEN_IDS`: The holder has more token ids than one listing reads; `CREATE2_FACTORY_MISSING`: A launch with salt on a live chain without the CREATE2 factory; `TRANSACTION_REJECTED`: The node would revert it or refused it; `LIVE_NETWORK_FAUCET`: The faucet on a live network */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -612,7 +614,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "KEY_SENDER_MISMATCH" | "TRANSACTION_MISMATCH" | "INSUFFICIENT_FUNDS" | "NOT_A_TOKEN_CONTRACT" | "NOT_A_MINTER" | "CAP_EXCEEDED" | "TOKEN_ID_TAKEN" | "INSUFFICIENT_TOKEN_BALANCE" | "NOT_TOKEN_OWNER" | "TOO_MANY_TOKEN_IDS" | "TRANSACTION_REJECTED" | "LIVE_NETWORK_FAUCET";
+                            code: "KEY_SENDER_MISMATCH" | "TRANSACTION_MISMATCH" | "INSUFFICIENT_FUNDS" | "NOT_A_TOKEN_CONTRACT" | "NOT_A_MINTER" | "CAP_EXCEEDED" | "TOKEN_ID_TAKEN" | "INSUFFICIENT_TOKEN_BALANCE" | "NOT_TOKEN_OWNER" | "TOO_MANY_TOKEN_IDS" | "CREATE2_FACTORY_MISSING" | "TRANSACTION_REJECTED" | "LIVE_NETWORK_FAUCET";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -1253,7 +1255,7 @@ export interface operations {
                      */
                     network: string;
                     /**
-                     * @description SERVICE_ERC20, SERVICE_ERC721, ERC20 or ERC721, case-insensitive
+                     * @description SERVICE_ERC20, SERVICE_ERC721, SERVICE_ERC1155, ERC20, ERC721 or ERC1155, case-insensitive
                      * @example SERVICE_ERC20
                      */
                     type: string;
@@ -1284,6 +1286,34 @@ export interface operations {
                          * @example 0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266
                          */
                         account?: string;
+                        /**
+                         * @description Each option adds one OpenZeppelin extension; without it the token does not have it. Without `options` at all, the launch deploys the historic ServiceERC20 (capped at totalSupply or uncapped, mintable, roles), as before options existed
+                         * @example {
+                         *       "burnable": true,
+                         *       "permit": true,
+                         *       "mintable": true,
+                         *       "access": "ownable"
+                         *     }
+                         */
+                        options?: {
+                            /** @description ERC20Burnable: holders can burn (and burnFrom with an allowance) */
+                            burnable?: boolean;
+                            /** @description ERC20Pausable: pause()/unpause() stop and restart every transfer, mint and burn */
+                            pausable?: boolean;
+                            /** @description ERC20Permit (EIP-2612): approvals by signature (permit, nonces, DOMAIN_SEPARATOR) */
+                            permit?: boolean;
+                            /** @description ERC20Capped: no mint past `token.totalSupply`, which it requires */
+                            capped?: boolean;
+                            /** @description mint(to, amount) for the minter (MINTER_ROLE or the owner) */
+                            mintable?: boolean;
+                            /** @description ERC20Votes: delegation and vote checkpoints (delegate, getVotes, getPastVotes) */
+                            votes?: boolean;
+                            /**
+                             * @description Who may call the restricted functions (mint, pause): `ownable`, one owner (OpenZeppelin's Ownable); `roles`, role holders (AccessControl: MINTER_ROLE, PAUSER_ROLE, and DEFAULT_ADMIN_ROLE who grants them). Default roles
+                             * @enum {string}
+                             */
+                            access?: "ownable" | "roles";
+                        };
                     } | {
                         /** @example Art */
                         name: string;
@@ -1294,12 +1324,93 @@ export interface operations {
                          * @example https://example.com/art/
                          */
                         uri?: string;
+                        /**
+                         * @description Each option adds one OpenZeppelin extension; without it the token does not have it. Without `options` at all, the launch deploys the historic ServiceERC721 (enumerable, own URIs, roles)
+                         * @example {
+                         *       "enumerable": true,
+                         *       "royalty": {
+                         *         "receiver": "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266",
+                         *         "basisPoints": 250
+                         *       }
+                         *     }
+                         */
+                        options?: {
+                            /** @description ERC721Burnable: owners and approved operators can burn */
+                            burnable?: boolean;
+                            /** @description ERC721Pausable: pause()/unpause() stop and restart every transfer, mint and burn */
+                            pausable?: boolean;
+                            /** @description ERC721Enumerable: totalSupply, tokenByIndex, tokenOfOwnerByIndex (balance reads then list token ids) */
+                            enumerable?: boolean;
+                            /** @description ERC721URIStorage: a URI per token, given at mint (appended to the base `uri` when there is one) */
+                            uriStorage?: boolean;
+                            /** @description ERC-2981 royalty info (OpenZeppelin's ERC2981) for every token of the collection, set at launch */
+                            royalty?: {
+                                /**
+                                 * @description Who receives the royalty
+                                 * @example 0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266
+                                 */
+                                receiver: string;
+                                /** @description Out of 10 000: 250 = 2.5 % of the sale price */
+                                basisPoints: number;
+                            };
+                            /**
+                             * @description Who may call the restricted functions (mint, pause): `ownable`, one owner (OpenZeppelin's Ownable); `roles`, role holders (AccessControl: MINTER_ROLE, PAUSER_ROLE, and DEFAULT_ADMIN_ROLE who grants them). Default roles
+                             * @enum {string}
+                             */
+                            access?: "ownable" | "roles";
+                        };
+                    } | {
+                        /**
+                         * @description The collection's name (ERC-1155 has none; the contract answers it as name())
+                         * @example Items
+                         */
+                        name: string;
+                        /**
+                         * @description Every id's metadata URI: clients replace `{id}` with the id as 64 lowercase hex digits (ERC-1155)
+                         * @example https://example.com/items/{id}.json
+                         */
+                        uri?: string;
+                        /**
+                         * @description Each option adds one OpenZeppelin extension; without it the collection does not have it
+                         * @example {
+                         *       "supply": true,
+                         *       "burnable": true
+                         *     }
+                         */
+                        options?: {
+                            /** @description ERC1155Burnable: holders and approved operators can burn */
+                            burnable?: boolean;
+                            /** @description ERC1155Pausable: pause()/unpause() stop and restart every transfer, mint and burn */
+                            pausable?: boolean;
+                            /** @description ERC1155Supply: totalSupply(id), totalSupply() and exists(id) */
+                            supply?: boolean;
+                            /** @description ERC-2981 royalty info (OpenZeppelin's ERC2981) for every token of the collection, set at launch */
+                            royalty?: {
+                                /**
+                                 * @description Who receives the royalty
+                                 * @example 0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266
+                                 */
+                                receiver: string;
+                                /** @description Out of 10 000: 250 = 2.5 % of the sale price */
+                                basisPoints: number;
+                            };
+                            /**
+                             * @description Who may call the restricted functions (mint, pause): `ownable`, one owner (OpenZeppelin's Ownable); `roles`, role holders (AccessControl: MINTER_ROLE, PAUSER_ROLE, and DEFAULT_ADMIN_ROLE who grants them). Default roles
+                             * @enum {string}
+                             */
+                            access?: "ownable" | "roles";
+                        };
                     };
                     /**
-                     * @description Pays for the deployment; for ERC721 it becomes the minter
+                     * @description Pays for the deployment; for ERC721 and ERC1155 it becomes the minter (and the owner or admin)
                      * @example 0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266
                      */
                     sender: string;
+                    /**
+                     * @description Deploys through the CREATE2 factory 0x4e59b44847b379578588920cA78FbF26c0B4956C: the address then depends only on the salt and the contract with its constructor arguments (type, token fields, options, and the sender where it is the default minter or owner), and is the same on every chain. A second launch at an address that holds a contract is refused (409 ALREADY_DEPLOYED)
+                     * @example 0x5ce501994fda98529c915bb2ee99729b7456a4892913cc3fa28674d1de2e328d
+                     */
+                    salt?: string;
                     /**
                      * @description The sender's key; used to sign, never stored or logged. The example is the key of Hardhat's first default account, which is public: use it on simulated chains only
                      * @example 0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80
@@ -1317,7 +1428,7 @@ export interface operations {
                      */
                     network: string;
                     /**
-                     * @description SERVICE_ERC20, SERVICE_ERC721, ERC20 or ERC721, case-insensitive
+                     * @description SERVICE_ERC20, SERVICE_ERC721, SERVICE_ERC1155, ERC20, ERC721 or ERC1155, case-insensitive
                      * @example SERVICE_ERC20
                      */
                     type: string;
@@ -1348,6 +1459,34 @@ export interface operations {
                          * @example 0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266
                          */
                         account?: string;
+                        /**
+                         * @description Each option adds one OpenZeppelin extension; without it the token does not have it. Without `options` at all, the launch deploys the historic ServiceERC20 (capped at totalSupply or uncapped, mintable, roles), as before options existed
+                         * @example {
+                         *       "burnable": true,
+                         *       "permit": true,
+                         *       "mintable": true,
+                         *       "access": "ownable"
+                         *     }
+                         */
+                        options?: {
+                            /** @description ERC20Burnable: holders can burn (and burnFrom with an allowance) */
+                            burnable?: boolean;
+                            /** @description ERC20Pausable: pause()/unpause() stop and restart every transfer, mint and burn */
+                            pausable?: boolean;
+                            /** @description ERC20Permit (EIP-2612): approvals by signature (permit, nonces, DOMAIN_SEPARATOR) */
+                            permit?: boolean;
+                            /** @description ERC20Capped: no mint past `token.totalSupply`, which it requires */
+                            capped?: boolean;
+                            /** @description mint(to, amount) for the minter (MINTER_ROLE or the owner) */
+                            mintable?: boolean;
+                            /** @description ERC20Votes: delegation and vote checkpoints (delegate, getVotes, getPastVotes) */
+                            votes?: boolean;
+                            /**
+                             * @description Who may call the restricted functions (mint, pause): `ownable`, one owner (OpenZeppelin's Ownable); `roles`, role holders (AccessControl: MINTER_ROLE, PAUSER_ROLE, and DEFAULT_ADMIN_ROLE who grants them). Default roles
+                             * @enum {string}
+                             */
+                            access?: "ownable" | "roles";
+                        };
                     } | {
                         /** @example Art */
                         name: string;
@@ -1358,12 +1497,93 @@ export interface operations {
                          * @example https://example.com/art/
                          */
                         uri?: string;
+                        /**
+                         * @description Each option adds one OpenZeppelin extension; without it the token does not have it. Without `options` at all, the launch deploys the historic ServiceERC721 (enumerable, own URIs, roles)
+                         * @example {
+                         *       "enumerable": true,
+                         *       "royalty": {
+                         *         "receiver": "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266",
+                         *         "basisPoints": 250
+                         *       }
+                         *     }
+                         */
+                        options?: {
+                            /** @description ERC721Burnable: owners and approved operators can burn */
+                            burnable?: boolean;
+                            /** @description ERC721Pausable: pause()/unpause() stop and restart every transfer, mint and burn */
+                            pausable?: boolean;
+                            /** @description ERC721Enumerable: totalSupply, tokenByIndex, tokenOfOwnerByIndex (balance reads then list token ids) */
+                            enumerable?: boolean;
+                            /** @description ERC721URIStorage: a URI per token, given at mint (appended to the base `uri` when there is one) */
+                            uriStorage?: boolean;
+                            /** @description ERC-2981 royalty info (OpenZeppelin's ERC2981) for every token of the collection, set at launch */
+                            royalty?: {
+                                /**
+                                 * @description Who receives the royalty
+                                 * @example 0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266
+                                 */
+                                receiver: string;
+                                /** @description Out of 10 000: 250 = 2.5 % of the sale price */
+                                basisPoints: number;
+                            };
+                            /**
+                             * @description Who may call the restricted functions (mint, pause): `ownable`, one owner (OpenZeppelin's Ownable); `roles`, role holders (AccessControl: MINTER_ROLE, PAUSER_ROLE, and DEFAULT_ADMIN_ROLE who grants them). Default roles
+                             * @enum {string}
+                             */
+                            access?: "ownable" | "roles";
+                        };
+                    } | {
+                        /**
+                         * @description The collection's name (ERC-1155 has none; the contract answers it as name())
+                         * @example Items
+                         */
+                        name: string;
+                        /**
+                         * @description Every id's metadata URI: clients replace `{id}` with the id as 64 lowercase hex digits (ERC-1155)
+                         * @example https://example.com/items/{id}.json
+                         */
+                        uri?: string;
+                        /**
+                         * @description Each option adds one OpenZeppelin extension; without it the collection does not have it
+                         * @example {
+                         *       "supply": true,
+                         *       "burnable": true
+                         *     }
+                         */
+                        options?: {
+                            /** @description ERC1155Burnable: holders and approved operators can burn */
+                            burnable?: boolean;
+                            /** @description ERC1155Pausable: pause()/unpause() stop and restart every transfer, mint and burn */
+                            pausable?: boolean;
+                            /** @description ERC1155Supply: totalSupply(id), totalSupply() and exists(id) */
+                            supply?: boolean;
+                            /** @description ERC-2981 royalty info (OpenZeppelin's ERC2981) for every token of the collection, set at launch */
+                            royalty?: {
+                                /**
+                                 * @description Who receives the royalty
+                                 * @example 0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266
+                                 */
+                                receiver: string;
+                                /** @description Out of 10 000: 250 = 2.5 % of the sale price */
+                                basisPoints: number;
+                            };
+                            /**
+                             * @description Who may call the restricted functions (mint, pause): `ownable`, one owner (OpenZeppelin's Ownable); `roles`, role holders (AccessControl: MINTER_ROLE, PAUSER_ROLE, and DEFAULT_ADMIN_ROLE who grants them). Default roles
+                             * @enum {string}
+                             */
+                            access?: "ownable" | "roles";
+                        };
                     };
                     /**
-                     * @description Pays for the deployment; for ERC721 it becomes the minter
+                     * @description Pays for the deployment; for ERC721 and ERC1155 it becomes the minter (and the owner or admin)
                      * @example 0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266
                      */
                     sender: string;
+                    /**
+                     * @description Deploys through the CREATE2 factory 0x4e59b44847b379578588920cA78FbF26c0B4956C: the address then depends only on the salt and the contract with its constructor arguments (type, token fields, options, and the sender where it is the default minter or owner), and is the same on every chain. A second launch at an address that holds a contract is refused (409 ALREADY_DEPLOYED)
+                     * @example 0x5ce501994fda98529c915bb2ee99729b7456a4892913cc3fa28674d1de2e328d
+                     */
+                    salt?: string;
                     /** @description The `unsignedTransaction` a prepare (this body without privateKey) answered, signed by `sender` unchanged: 0x hex, as an ethers Signer's signTransaction returns it */
                     signedTransaction: string;
                 } | {
@@ -1378,7 +1598,7 @@ export interface operations {
                      */
                     network: string;
                     /**
-                     * @description SERVICE_ERC20, SERVICE_ERC721, ERC20 or ERC721, case-insensitive
+                     * @description SERVICE_ERC20, SERVICE_ERC721, SERVICE_ERC1155, ERC20, ERC721 or ERC1155, case-insensitive
                      * @example SERVICE_ERC20
                      */
                     type: string;
@@ -1409,6 +1629,34 @@ export interface operations {
                          * @example 0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266
                          */
                         account?: string;
+                        /**
+                         * @description Each option adds one OpenZeppelin extension; without it the token does not have it. Without `options` at all, the launch deploys the historic ServiceERC20 (capped at totalSupply or uncapped, mintable, roles), as before options existed
+                         * @example {
+                         *       "burnable": true,
+                         *       "permit": true,
+                         *       "mintable": true,
+                         *       "access": "ownable"
+                         *     }
+                         */
+                        options?: {
+                            /** @description ERC20Burnable: holders can burn (and burnFrom with an allowance) */
+                            burnable?: boolean;
+                            /** @description ERC20Pausable: pause()/unpause() stop and restart every transfer, mint and burn */
+                            pausable?: boolean;
+                            /** @description ERC20Permit (EIP-2612): approvals by signature (permit, nonces, DOMAIN_SEPARATOR) */
+                            permit?: boolean;
+                            /** @description ERC20Capped: no mint past `token.totalSupply`, which it requires */
+                            capped?: boolean;
+                            /** @description mint(to, amount) for the minter (MINTER_ROLE or the owner) */
+                            mintable?: boolean;
+                            /** @description ERC20Votes: delegation and vote checkpoints (delegate, getVotes, getPastVotes) */
+                            votes?: boolean;
+                            /**
+                             * @description Who may call the restricted functions (mint, pause): `ownable`, one owner (OpenZeppelin's Ownable); `roles`, role holders (AccessControl: MINTER_ROLE, PAUSER_ROLE, and DEFAULT_ADMIN_ROLE who grants them). Default roles
+                             * @enum {string}
+                             */
+                            access?: "ownable" | "roles";
+                        };
                     } | {
                         /** @example Art */
                         name: string;
@@ -1419,12 +1667,93 @@ export interface operations {
                          * @example https://example.com/art/
                          */
                         uri?: string;
+                        /**
+                         * @description Each option adds one OpenZeppelin extension; without it the token does not have it. Without `options` at all, the launch deploys the historic ServiceERC721 (enumerable, own URIs, roles)
+                         * @example {
+                         *       "enumerable": true,
+                         *       "royalty": {
+                         *         "receiver": "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266",
+                         *         "basisPoints": 250
+                         *       }
+                         *     }
+                         */
+                        options?: {
+                            /** @description ERC721Burnable: owners and approved operators can burn */
+                            burnable?: boolean;
+                            /** @description ERC721Pausable: pause()/unpause() stop and restart every transfer, mint and burn */
+                            pausable?: boolean;
+                            /** @description ERC721Enumerable: totalSupply, tokenByIndex, tokenOfOwnerByIndex (balance reads then list token ids) */
+                            enumerable?: boolean;
+                            /** @description ERC721URIStorage: a URI per token, given at mint (appended to the base `uri` when there is one) */
+                            uriStorage?: boolean;
+                            /** @description ERC-2981 royalty info (OpenZeppelin's ERC2981) for every token of the collection, set at launch */
+                            royalty?: {
+                                /**
+                                 * @description Who receives the royalty
+                                 * @example 0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266
+                                 */
+                                receiver: string;
+                                /** @description Out of 10 000: 250 = 2.5 % of the sale price */
+                                basisPoints: number;
+                            };
+                            /**
+                             * @description Who may call the restricted functions (mint, pause): `ownable`, one owner (OpenZeppelin's Ownable); `roles`, role holders (AccessControl: MINTER_ROLE, PAUSER_ROLE, and DEFAULT_ADMIN_ROLE who grants them). Default roles
+                             * @enum {string}
+                             */
+                            access?: "ownable" | "roles";
+                        };
+                    } | {
+                        /**
+                         * @description The collection's name (ERC-1155 has none; the contract answers it as name())
+                         * @example Items
+                         */
+                        name: string;
+                        /**
+                         * @description Every id's metadata URI: clients replace `{id}` with the id as 64 lowercase hex digits (ERC-1155)
+                         * @example https://example.com/items/{id}.json
+                         */
+                        uri?: string;
+                        /**
+                         * @description Each option adds one OpenZeppelin extension; without it the collection does not have it
+                         * @example {
+                         *       "supply": true,
+                         *       "burnable": true
+                         *     }
+                         */
+                        options?: {
+                            /** @description ERC1155Burnable: holders and approved operators can burn */
+                            burnable?: boolean;
+                            /** @description ERC1155Pausable: pause()/unpause() stop and restart every transfer, mint and burn */
+                            pausable?: boolean;
+                            /** @description ERC1155Supply: totalSupply(id), totalSupply() and exists(id) */
+                            supply?: boolean;
+                            /** @description ERC-2981 royalty info (OpenZeppelin's ERC2981) for every token of the collection, set at launch */
+                            royalty?: {
+                                /**
+                                 * @description Who receives the royalty
+                                 * @example 0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266
+                                 */
+                                receiver: string;
+                                /** @description Out of 10 000: 250 = 2.5 % of the sale price */
+                                basisPoints: number;
+                            };
+                            /**
+                             * @description Who may call the restricted functions (mint, pause): `ownable`, one owner (OpenZeppelin's Ownable); `roles`, role holders (AccessControl: MINTER_ROLE, PAUSER_ROLE, and DEFAULT_ADMIN_ROLE who grants them). Default roles
+                             * @enum {string}
+                             */
+                            access?: "ownable" | "roles";
+                        };
                     };
                     /**
-                     * @description Pays for the deployment; for ERC721 it becomes the minter
+                     * @description Pays for the deployment; for ERC721 and ERC1155 it becomes the minter (and the owner or admin)
                      * @example 0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266
                      */
                     sender: string;
+                    /**
+                     * @description Deploys through the CREATE2 factory 0x4e59b44847b379578588920cA78FbF26c0B4956C: the address then depends only on the salt and the contract with its constructor arguments (type, token fields, options, and the sender where it is the default minter or owner), and is the same on every chain. A second launch at an address that holds a contract is refused (409 ALREADY_DEPLOYED)
+                     * @example 0x5ce501994fda98529c915bb2ee99729b7456a4892913cc3fa28674d1de2e328d
+                     */
+                    salt?: string;
                 };
             };
         };
@@ -1450,7 +1779,7 @@ export interface operations {
                         chain: string;
                         network: string;
                         /** @enum {string} */
-                        type: "ERC20" | "ERC721";
+                        type: "ERC20" | "ERC721" | "ERC1155";
                         /** @example 0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266 */
                         sender: string;
                         /** @description The sender's nonce this launch used */
@@ -1499,9 +1828,9 @@ export interface operations {
                         chain: string;
                         network: string;
                         /** @enum {string} */
-                        type: "ERC20" | "ERC721";
+                        type: "ERC20" | "ERC721" | "ERC1155";
                         sender: string;
-                        /** @description Where the token will be, given the nonce */
+                        /** @description Where the token will be, given the nonce (or, with a salt, given the salt) */
                         contractAddress: string;
                     };
                 };
@@ -1527,7 +1856,7 @@ export interface operations {
                         chain: string;
                         network: string;
                         /** @enum {string} */
-                        type: "ERC20" | "ERC721";
+                        type: "ERC20" | "ERC721" | "ERC1155";
                         /** @example 0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266 */
                         sender: string;
                         /** @description The sender's nonce this launch used */
@@ -1606,7 +1935,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `IDEMPOTENCY_CONFLICT`: Idempotency-Key reused with another body; `IDEMPOTENCY_IN_PROGRESS`: The first request with that Idempotency-Key is still running; `TRANSACTION_NOT_PREPARED`: A signed transaction no prepare reserved; `NONCE_TAKEN`: The prepared transaction's nonce was taken since: prepare again; `ALREADY_SUBMITTED`: That signed transaction was submitted before */
+            /** @description `IDEMPOTENCY_CONFLICT`: Idempotency-Key reused with another body; `IDEMPOTENCY_IN_PROGRESS`: The first request with that Idempotency-Key is still running; `TRANSACTION_NOT_PREPARED`: A signed transaction no prepare reserved; `NONCE_TAKEN`: The prepared transaction's nonce was taken since: prepare again; `ALREADY_SUBMITTED`: That signed transaction was submitted before; `ALREADY_DEPLOYED`: A contract is already at the launch's CREATE2 address */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -1618,7 +1947,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "IDEMPOTENCY_CONFLICT" | "IDEMPOTENCY_IN_PROGRESS" | "TRANSACTION_NOT_PREPARED" | "NONCE_TAKEN" | "ALREADY_SUBMITTED";
+                            code: "IDEMPOTENCY_CONFLICT" | "IDEMPOTENCY_IN_PROGRESS" | "TRANSACTION_NOT_PREPARED" | "NONCE_TAKEN" | "ALREADY_SUBMITTED" | "ALREADY_DEPLOYED";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -1698,7 +2027,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `KEY_SENDER_MISMATCH`: The key does not derive the sender; `TRANSACTION_MISMATCH`: The signed transaction is not the prepared one; `INSUFFICIENT_FUNDS`: The sender cannot pay the fee; `NOT_A_TOKEN_CONTRACT`: No ERC20/ERC721 contract at that address; `NOT_A_MINTER`: The sender lacks the minter role; `CAP_EXCEEDED`: An ERC20 mint beyond the cap; `TOKEN_ID_TAKEN`: That ERC721 token id exists; `INSUFFICIENT_TOKEN_BALANCE`: The sender holds less of the token than it would transfer; `NOT_TOKEN_OWNER`: The sender (or the named owner) does not hold that token id; `TOO_MANY_TOKEN_IDS`: The holder has more token ids than one listing reads; `TRANSACTION_REJECTED`: The node would revert it or refused it; `LIVE_NETWORK_FAUCET`: The faucet on a live network */
+            /** @description `KEY_SENDER_MISMATCH`: The key does not derive the sender; `TRANSACTION_MISMATCH`: The signed transaction is not the prepared one; `INSUFFICIENT_FUNDS`: The sender cannot pay the fee; `NOT_A_TOKEN_CONTRACT`: No ERC20/ERC721/ERC1155 contract at that address; `NOT_A_MINTER`: The sender lacks the minter role; `CAP_EXCEEDED`: An ERC20 mint beyond the cap; `TOKEN_ID_TAKEN`: That ERC721 token id exists; `INSUFFICIENT_TOKEN_BALANCE`: The sender holds less of the token than it would transfer; `NOT_TOKEN_OWNER`: The sender (or the named owner) does not hold that token id; `TOO_MANY_TOKEN_IDS`: The holder has more token ids than one listing reads; `CREATE2_FACTORY_MISSING`: A launch with salt on a live chain without the CREATE2 factory; `TRANSACTION_REJECTED`: The node would revert it or refused it; `LIVE_NETWORK_FAUCET`: The faucet on a live network */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -1710,7 +2039,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "KEY_SENDER_MISMATCH" | "TRANSACTION_MISMATCH" | "INSUFFICIENT_FUNDS" | "NOT_A_TOKEN_CONTRACT" | "NOT_A_MINTER" | "CAP_EXCEEDED" | "TOKEN_ID_TAKEN" | "INSUFFICIENT_TOKEN_BALANCE" | "NOT_TOKEN_OWNER" | "TOO_MANY_TOKEN_IDS" | "TRANSACTION_REJECTED" | "LIVE_NETWORK_FAUCET";
+                            code: "KEY_SENDER_MISMATCH" | "TRANSACTION_MISMATCH" | "INSUFFICIENT_FUNDS" | "NOT_A_TOKEN_CONTRACT" | "NOT_A_MINTER" | "CAP_EXCEEDED" | "TOKEN_ID_TAKEN" | "INSUFFICIENT_TOKEN_BALANCE" | "NOT_TOKEN_OWNER" | "TOO_MANY_TOKEN_IDS" | "CREATE2_FACTORY_MISSING" | "TRANSACTION_REJECTED" | "LIVE_NETWORK_FAUCET";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -1864,7 +2193,7 @@ export interface operations {
                      */
                     network: string;
                     /**
-                     * @description SERVICE_ERC20, SERVICE_ERC721, ERC20 or ERC721, case-insensitive
+                     * @description SERVICE_ERC20, SERVICE_ERC721, SERVICE_ERC1155, ERC20, ERC721 or ERC1155, case-insensitive
                      * @example SERVICE_ERC20
                      */
                     type: string;
@@ -1912,7 +2241,7 @@ export interface operations {
                      */
                     network: string;
                     /**
-                     * @description SERVICE_ERC20, SERVICE_ERC721, ERC20 or ERC721, case-insensitive
+                     * @description SERVICE_ERC20, SERVICE_ERC721, SERVICE_ERC1155, ERC20, ERC721 or ERC1155, case-insensitive
                      * @example SERVICE_ERC20
                      */
                     type: string;
@@ -1957,7 +2286,7 @@ export interface operations {
                      */
                     network: string;
                     /**
-                     * @description SERVICE_ERC20, SERVICE_ERC721, ERC20 or ERC721, case-insensitive
+                     * @description SERVICE_ERC20, SERVICE_ERC721, SERVICE_ERC1155, ERC20, ERC721 or ERC1155, case-insensitive
                      * @example SERVICE_ERC20
                      */
                     type: string;
@@ -2055,7 +2384,7 @@ export interface operations {
                         chain: string;
                         network: string;
                         /** @enum {string} */
-                        type: "ERC20" | "ERC721";
+                        type: "ERC20" | "ERC721" | "ERC1155";
                         sender: string;
                     };
                 };
@@ -2153,7 +2482,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `IDEMPOTENCY_CONFLICT`: Idempotency-Key reused with another body; `IDEMPOTENCY_IN_PROGRESS`: The first request with that Idempotency-Key is still running; `TRANSACTION_NOT_PREPARED`: A signed transaction no prepare reserved; `NONCE_TAKEN`: The prepared transaction's nonce was taken since: prepare again; `ALREADY_SUBMITTED`: That signed transaction was submitted before */
+            /** @description `IDEMPOTENCY_CONFLICT`: Idempotency-Key reused with another body; `IDEMPOTENCY_IN_PROGRESS`: The first request with that Idempotency-Key is still running; `TRANSACTION_NOT_PREPARED`: A signed transaction no prepare reserved; `NONCE_TAKEN`: The prepared transaction's nonce was taken since: prepare again; `ALREADY_SUBMITTED`: That signed transaction was submitted before; `ALREADY_DEPLOYED`: A contract is already at the launch's CREATE2 address */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2165,7 +2494,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "IDEMPOTENCY_CONFLICT" | "IDEMPOTENCY_IN_PROGRESS" | "TRANSACTION_NOT_PREPARED" | "NONCE_TAKEN" | "ALREADY_SUBMITTED";
+                            code: "IDEMPOTENCY_CONFLICT" | "IDEMPOTENCY_IN_PROGRESS" | "TRANSACTION_NOT_PREPARED" | "NONCE_TAKEN" | "ALREADY_SUBMITTED" | "ALREADY_DEPLOYED";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -2245,7 +2574,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `KEY_SENDER_MISMATCH`: The key does not derive the sender; `TRANSACTION_MISMATCH`: The signed transaction is not the prepared one; `INSUFFICIENT_FUNDS`: The sender cannot pay the fee; `NOT_A_TOKEN_CONTRACT`: No ERC20/ERC721 contract at that address; `NOT_A_MINTER`: The sender lacks the minter role; `CAP_EXCEEDED`: An ERC20 mint beyond the cap; `TOKEN_ID_TAKEN`: That ERC721 token id exists; `INSUFFICIENT_TOKEN_BALANCE`: The sender holds less of the token than it would transfer; `NOT_TOKEN_OWNER`: The sender (or the named owner) does not hold that token id; `TOO_MANY_TOKEN_IDS`: The holder has more token ids than one listing reads; `TRANSACTION_REJECTED`: The node would revert it or refused it; `LIVE_NETWORK_FAUCET`: The faucet on a live network */
+            /** @description `KEY_SENDER_MISMATCH`: The key does not derive the sender; `TRANSACTION_MISMATCH`: The signed transaction is not the prepared one; `INSUFFICIENT_FUNDS`: The sender cannot pay the fee; `NOT_A_TOKEN_CONTRACT`: No ERC20/ERC721/ERC1155 contract at that address; `NOT_A_MINTER`: The sender lacks the minter role; `CAP_EXCEEDED`: An ERC20 mint beyond the cap; `TOKEN_ID_TAKEN`: That ERC721 token id exists; `INSUFFICIENT_TOKEN_BALANCE`: The sender holds less of the token than it would transfer; `NOT_TOKEN_OWNER`: The sender (or the named owner) does not hold that token id; `TOO_MANY_TOKEN_IDS`: The holder has more token ids than one listing reads; `CREATE2_FACTORY_MISSING`: A launch with salt on a live chain without the CREATE2 factory; `TRANSACTION_REJECTED`: The node would revert it or refused it; `LIVE_NETWORK_FAUCET`: The faucet on a live network */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -2257,7 +2586,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "KEY_SENDER_MISMATCH" | "TRANSACTION_MISMATCH" | "INSUFFICIENT_FUNDS" | "NOT_A_TOKEN_CONTRACT" | "NOT_A_MINTER" | "CAP_EXCEEDED" | "TOKEN_ID_TAKEN" | "INSUFFICIENT_TOKEN_BALANCE" | "NOT_TOKEN_OWNER" | "TOO_MANY_TOKEN_IDS" | "TRANSACTION_REJECTED" | "LIVE_NETWORK_FAUCET";
+                            code: "KEY_SENDER_MISMATCH" | "TRANSACTION_MISMATCH" | "INSUFFICIENT_FUNDS" | "NOT_A_TOKEN_CONTRACT" | "NOT_A_MINTER" | "CAP_EXCEEDED" | "TOKEN_ID_TAKEN" | "INSUFFICIENT_TOKEN_BALANCE" | "NOT_TOKEN_OWNER" | "TOO_MANY_TOKEN_IDS" | "CREATE2_FACTORY_MISSING" | "TRANSACTION_REJECTED" | "LIVE_NETWORK_FAUCET";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -2635,8 +2964,10 @@ export interface operations {
             query: {
                 /** @description An address on the chain and network */
                 tokenAddress: string;
-                /** @description erc721 or erc20 */
+                /** @description erc20, erc721 or erc1155 */
                 type: string;
+                /** @description erc1155 only, and required there: the ids to read, comma-separated and/or repeated, at most 50 */
+                tokenId?: string | string[];
                 /** @description One of: ethereum, binance_smart_chain, base, arbitrum, optimism, polygon, avalanche, bitcoin, or an EVM chain the service declares (`GET /api/v1/networks` lists every pair it serves) */
                 chain: string;
                 /** @description ethereum: mainnet, sepolia, holesky, hoodi, rinkeby, testnet (= sepolia); binance_smart_chain: mainnet, testnet; base: mainnet, sepolia, testnet (= sepolia); arbitrum: mainnet, sepolia, testnet (= sepolia); optimism: mainnet, sepolia, testnet (= sepolia); polygon: mainnet, amoy, testnet (= amoy); avalanche: mainnet, fuji, testnet (= fuji); bitcoin: mainnet, testnet (testnet4), signet, regtest */
@@ -2661,9 +2992,15 @@ export interface operations {
                         address: string;
                         tokenAddress: string;
                         /** @enum {string} */
-                        type: "erc20" | "erc721";
+                        type: "erc20" | "erc721" | "erc1155";
+                        /** @description erc1155: the sum over the ids read */
                         balance: string;
                         tokenIds?: string[];
+                        /** @description erc1155: each id read, in the order asked */
+                        tokenBalances?: {
+                            tokenId: string;
+                            balance: string;
+                        }[];
                         uiBalance?: string;
                         decimals?: number;
                         symbol?: string;
@@ -2765,7 +3102,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `KEY_SENDER_MISMATCH`: The key does not derive the sender; `TRANSACTION_MISMATCH`: The signed transaction is not the prepared one; `INSUFFICIENT_FUNDS`: The sender cannot pay the fee; `NOT_A_TOKEN_CONTRACT`: No ERC20/ERC721 contract at that address; `NOT_A_MINTER`: The sender lacks the minter role; `CAP_EXCEEDED`: An ERC20 mint beyond the cap; `TOKEN_ID_TAKEN`: That ERC721 token id exists; `INSUFFICIENT_TOKEN_BALANCE`: The sender holds less of the token than it would transfer; `NOT_TOKEN_OWNER`: The sender (or the named owner) does not hold that token id; `TOO_MANY_TOKEN_IDS`: The holder has more token ids than one listing reads; `TRANSACTION_REJECTED`: The node would revert it or refused it; `LIVE_NETWORK_FAUCET`: The faucet on a live network */
+            /** @description `KEY_SENDER_MISMATCH`: The key does not derive the sender; `TRANSACTION_MISMATCH`: The signed transaction is not the prepared one; `INSUFFICIENT_FUNDS`: The sender cannot pay the fee; `NOT_A_TOKEN_CONTRACT`: No ERC20/ERC721/ERC1155 contract at that address; `NOT_A_MINTER`: The sender lacks the minter role; `CAP_EXCEEDED`: An ERC20 mint beyond the cap; `TOKEN_ID_TAKEN`: That ERC721 token id exists; `INSUFFICIENT_TOKEN_BALANCE`: The sender holds less of the token than it would transfer; `NOT_TOKEN_OWNER`: The sender (or the named owner) does not hold that token id; `TOO_MANY_TOKEN_IDS`: The holder has more token ids than one listing reads; `CREATE2_FACTORY_MISSING`: A launch with salt on a live chain without the CREATE2 factory; `TRANSACTION_REJECTED`: The node would revert it or refused it; `LIVE_NETWORK_FAUCET`: The faucet on a live network */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -2777,7 +3114,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "KEY_SENDER_MISMATCH" | "TRANSACTION_MISMATCH" | "INSUFFICIENT_FUNDS" | "NOT_A_TOKEN_CONTRACT" | "NOT_A_MINTER" | "CAP_EXCEEDED" | "TOKEN_ID_TAKEN" | "INSUFFICIENT_TOKEN_BALANCE" | "NOT_TOKEN_OWNER" | "TOO_MANY_TOKEN_IDS" | "TRANSACTION_REJECTED" | "LIVE_NETWORK_FAUCET";
+                            code: "KEY_SENDER_MISMATCH" | "TRANSACTION_MISMATCH" | "INSUFFICIENT_FUNDS" | "NOT_A_TOKEN_CONTRACT" | "NOT_A_MINTER" | "CAP_EXCEEDED" | "TOKEN_ID_TAKEN" | "INSUFFICIENT_TOKEN_BALANCE" | "NOT_TOKEN_OWNER" | "TOO_MANY_TOKEN_IDS" | "CREATE2_FACTORY_MISSING" | "TRANSACTION_REJECTED" | "LIVE_NETWORK_FAUCET";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -3236,7 +3573,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `IDEMPOTENCY_CONFLICT`: Idempotency-Key reused with another body; `IDEMPOTENCY_IN_PROGRESS`: The first request with that Idempotency-Key is still running; `TRANSACTION_NOT_PREPARED`: A signed transaction no prepare reserved; `NONCE_TAKEN`: The prepared transaction's nonce was taken since: prepare again; `ALREADY_SUBMITTED`: That signed transaction was submitted before */
+            /** @description `IDEMPOTENCY_CONFLICT`: Idempotency-Key reused with another body; `IDEMPOTENCY_IN_PROGRESS`: The first request with that Idempotency-Key is still running; `TRANSACTION_NOT_PREPARED`: A signed transaction no prepare reserved; `NONCE_TAKEN`: The prepared transaction's nonce was taken since: prepare again; `ALREADY_SUBMITTED`: That signed transaction was submitted before; `ALREADY_DEPLOYED`: A contract is already at the launch's CREATE2 address */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3248,7 +3585,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "IDEMPOTENCY_CONFLICT" | "IDEMPOTENCY_IN_PROGRESS" | "TRANSACTION_NOT_PREPARED" | "NONCE_TAKEN" | "ALREADY_SUBMITTED";
+                            code: "IDEMPOTENCY_CONFLICT" | "IDEMPOTENCY_IN_PROGRESS" | "TRANSACTION_NOT_PREPARED" | "NONCE_TAKEN" | "ALREADY_SUBMITTED" | "ALREADY_DEPLOYED";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -3328,7 +3665,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `KEY_SENDER_MISMATCH`: The key does not derive the sender; `TRANSACTION_MISMATCH`: The signed transaction is not the prepared one; `INSUFFICIENT_FUNDS`: The sender cannot pay the fee; `NOT_A_TOKEN_CONTRACT`: No ERC20/ERC721 contract at that address; `NOT_A_MINTER`: The sender lacks the minter role; `CAP_EXCEEDED`: An ERC20 mint beyond the cap; `TOKEN_ID_TAKEN`: That ERC721 token id exists; `INSUFFICIENT_TOKEN_BALANCE`: The sender holds less of the token than it would transfer; `NOT_TOKEN_OWNER`: The sender (or the named owner) does not hold that token id; `TOO_MANY_TOKEN_IDS`: The holder has more token ids than one listing reads; `TRANSACTION_REJECTED`: The node would revert it or refused it; `LIVE_NETWORK_FAUCET`: The faucet on a live network */
+            /** @description `KEY_SENDER_MISMATCH`: The key does not derive the sender; `TRANSACTION_MISMATCH`: The signed transaction is not the prepared one; `INSUFFICIENT_FUNDS`: The sender cannot pay the fee; `NOT_A_TOKEN_CONTRACT`: No ERC20/ERC721/ERC1155 contract at that address; `NOT_A_MINTER`: The sender lacks the minter role; `CAP_EXCEEDED`: An ERC20 mint beyond the cap; `TOKEN_ID_TAKEN`: That ERC721 token id exists; `INSUFFICIENT_TOKEN_BALANCE`: The sender holds less of the token than it would transfer; `NOT_TOKEN_OWNER`: The sender (or the named owner) does not hold that token id; `TOO_MANY_TOKEN_IDS`: The holder has more token ids than one listing reads; `CREATE2_FACTORY_MISSING`: A launch with salt on a live chain without the CREATE2 factory; `TRANSACTION_REJECTED`: The node would revert it or refused it; `LIVE_NETWORK_FAUCET`: The faucet on a live network */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -3340,7 +3677,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "KEY_SENDER_MISMATCH" | "TRANSACTION_MISMATCH" | "INSUFFICIENT_FUNDS" | "NOT_A_TOKEN_CONTRACT" | "NOT_A_MINTER" | "CAP_EXCEEDED" | "TOKEN_ID_TAKEN" | "INSUFFICIENT_TOKEN_BALANCE" | "NOT_TOKEN_OWNER" | "TOO_MANY_TOKEN_IDS" | "TRANSACTION_REJECTED" | "LIVE_NETWORK_FAUCET";
+                            code: "KEY_SENDER_MISMATCH" | "TRANSACTION_MISMATCH" | "INSUFFICIENT_FUNDS" | "NOT_A_TOKEN_CONTRACT" | "NOT_A_MINTER" | "CAP_EXCEEDED" | "TOKEN_ID_TAKEN" | "INSUFFICIENT_TOKEN_BALANCE" | "NOT_TOKEN_OWNER" | "TOO_MANY_TOKEN_IDS" | "CREATE2_FACTORY_MISSING" | "TRANSACTION_REJECTED" | "LIVE_NETWORK_FAUCET";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -3803,7 +4140,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `IDEMPOTENCY_CONFLICT`: Idempotency-Key reused with another body; `IDEMPOTENCY_IN_PROGRESS`: The first request with that Idempotency-Key is still running; `TRANSACTION_NOT_PREPARED`: A signed transaction no prepare reserved; `NONCE_TAKEN`: The prepared transaction's nonce was taken since: prepare again; `ALREADY_SUBMITTED`: That signed transaction was submitted before */
+            /** @description `IDEMPOTENCY_CONFLICT`: Idempotency-Key reused with another body; `IDEMPOTENCY_IN_PROGRESS`: The first request with that Idempotency-Key is still running; `TRANSACTION_NOT_PREPARED`: A signed transaction no prepare reserved; `NONCE_TAKEN`: The prepared transaction's nonce was taken since: prepare again; `ALREADY_SUBMITTED`: That signed transaction was submitted before; `ALREADY_DEPLOYED`: A contract is already at the launch's CREATE2 address */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3815,7 +4152,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "IDEMPOTENCY_CONFLICT" | "IDEMPOTENCY_IN_PROGRESS" | "TRANSACTION_NOT_PREPARED" | "NONCE_TAKEN" | "ALREADY_SUBMITTED";
+                            code: "IDEMPOTENCY_CONFLICT" | "IDEMPOTENCY_IN_PROGRESS" | "TRANSACTION_NOT_PREPARED" | "NONCE_TAKEN" | "ALREADY_SUBMITTED" | "ALREADY_DEPLOYED";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -3895,7 +4232,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `KEY_SENDER_MISMATCH`: The key does not derive the sender; `TRANSACTION_MISMATCH`: The signed transaction is not the prepared one; `INSUFFICIENT_FUNDS`: The sender cannot pay the fee; `NOT_A_TOKEN_CONTRACT`: No ERC20/ERC721 contract at that address; `NOT_A_MINTER`: The sender lacks the minter role; `CAP_EXCEEDED`: An ERC20 mint beyond the cap; `TOKEN_ID_TAKEN`: That ERC721 token id exists; `INSUFFICIENT_TOKEN_BALANCE`: The sender holds less of the token than it would transfer; `NOT_TOKEN_OWNER`: The sender (or the named owner) does not hold that token id; `TOO_MANY_TOKEN_IDS`: The holder has more token ids than one listing reads; `TRANSACTION_REJECTED`: The node would revert it or refused it; `LIVE_NETWORK_FAUCET`: The faucet on a live network */
+            /** @description `KEY_SENDER_MISMATCH`: The key does not derive the sender; `TRANSACTION_MISMATCH`: The signed transaction is not the prepared one; `INSUFFICIENT_FUNDS`: The sender cannot pay the fee; `NOT_A_TOKEN_CONTRACT`: No ERC20/ERC721/ERC1155 contract at that address; `NOT_A_MINTER`: The sender lacks the minter role; `CAP_EXCEEDED`: An ERC20 mint beyond the cap; `TOKEN_ID_TAKEN`: That ERC721 token id exists; `INSUFFICIENT_TOKEN_BALANCE`: The sender holds less of the token than it would transfer; `NOT_TOKEN_OWNER`: The sender (or the named owner) does not hold that token id; `TOO_MANY_TOKEN_IDS`: The holder has more token ids than one listing reads; `CREATE2_FACTORY_MISSING`: A launch with salt on a live chain without the CREATE2 factory; `TRANSACTION_REJECTED`: The node would revert it or refused it; `LIVE_NETWORK_FAUCET`: The faucet on a live network */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -3907,7 +4244,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "KEY_SENDER_MISMATCH" | "TRANSACTION_MISMATCH" | "INSUFFICIENT_FUNDS" | "NOT_A_TOKEN_CONTRACT" | "NOT_A_MINTER" | "CAP_EXCEEDED" | "TOKEN_ID_TAKEN" | "INSUFFICIENT_TOKEN_BALANCE" | "NOT_TOKEN_OWNER" | "TOO_MANY_TOKEN_IDS" | "TRANSACTION_REJECTED" | "LIVE_NETWORK_FAUCET";
+                            code: "KEY_SENDER_MISMATCH" | "TRANSACTION_MISMATCH" | "INSUFFICIENT_FUNDS" | "NOT_A_TOKEN_CONTRACT" | "NOT_A_MINTER" | "CAP_EXCEEDED" | "TOKEN_ID_TAKEN" | "INSUFFICIENT_TOKEN_BALANCE" | "NOT_TOKEN_OWNER" | "TOO_MANY_TOKEN_IDS" | "CREATE2_FACTORY_MISSING" | "TRANSACTION_REJECTED" | "LIVE_NETWORK_FAUCET";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -4176,7 +4513,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `KEY_SENDER_MISMATCH`: The key does not derive the sender; `TRANSACTION_MISMATCH`: The signed transaction is not the prepared one; `INSUFFICIENT_FUNDS`: The sender cannot pay the fee; `NOT_A_TOKEN_CONTRACT`: No ERC20/ERC721 contract at that address; `NOT_A_MINTER`: The sender lacks the minter role; `CAP_EXCEEDED`: An ERC20 mint beyond the cap; `TOKEN_ID_TAKEN`: That ERC721 token id exists; `INSUFFICIENT_TOKEN_BALANCE`: The sender holds less of the token than it would transfer; `NOT_TOKEN_OWNER`: The sender (or the named owner) does not hold that token id; `TOO_MANY_TOKEN_IDS`: The holder has more token ids than one listing reads; `TRANSACTION_REJECTED`: The node would revert it or refused it; `LIVE_NETWORK_FAUCET`: The faucet on a live network */
+            /** @description `KEY_SENDER_MISMATCH`: The key does not derive the sender; `TRANSACTION_MISMATCH`: The signed transaction is not the prepared one; `INSUFFICIENT_FUNDS`: The sender cannot pay the fee; `NOT_A_TOKEN_CONTRACT`: No ERC20/ERC721/ERC1155 contract at that address; `NOT_A_MINTER`: The sender lacks the minter role; `CAP_EXCEEDED`: An ERC20 mint beyond the cap; `TOKEN_ID_TAKEN`: That ERC721 token id exists; `INSUFFICIENT_TOKEN_BALANCE`: The sender holds less of the token than it would transfer; `NOT_TOKEN_OWNER`: The sender (or the named owner) does not hold that token id; `TOO_MANY_TOKEN_IDS`: The holder has more token ids than one listing reads; `CREATE2_FACTORY_MISSING`: A launch with salt on a live chain without the CREATE2 factory; `TRANSACTION_REJECTED`: The node would revert it or refused it; `LIVE_NETWORK_FAUCET`: The faucet on a live network */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -4188,7 +4525,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "KEY_SENDER_MISMATCH" | "TRANSACTION_MISMATCH" | "INSUFFICIENT_FUNDS" | "NOT_A_TOKEN_CONTRACT" | "NOT_A_MINTER" | "CAP_EXCEEDED" | "TOKEN_ID_TAKEN" | "INSUFFICIENT_TOKEN_BALANCE" | "NOT_TOKEN_OWNER" | "TOO_MANY_TOKEN_IDS" | "TRANSACTION_REJECTED" | "LIVE_NETWORK_FAUCET";
+                            code: "KEY_SENDER_MISMATCH" | "TRANSACTION_MISMATCH" | "INSUFFICIENT_FUNDS" | "NOT_A_TOKEN_CONTRACT" | "NOT_A_MINTER" | "CAP_EXCEEDED" | "TOKEN_ID_TAKEN" | "INSUFFICIENT_TOKEN_BALANCE" | "NOT_TOKEN_OWNER" | "TOO_MANY_TOKEN_IDS" | "CREATE2_FACTORY_MISSING" | "TRANSACTION_REJECTED" | "LIVE_NETWORK_FAUCET";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -4458,7 +4795,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `KEY_SENDER_MISMATCH`: The key does not derive the sender; `TRANSACTION_MISMATCH`: The signed transaction is not the prepared one; `INSUFFICIENT_FUNDS`: The sender cannot pay the fee; `NOT_A_TOKEN_CONTRACT`: No ERC20/ERC721 contract at that address; `NOT_A_MINTER`: The sender lacks the minter role; `CAP_EXCEEDED`: An ERC20 mint beyond the cap; `TOKEN_ID_TAKEN`: That ERC721 token id exists; `INSUFFICIENT_TOKEN_BALANCE`: The sender holds less of the token than it would transfer; `NOT_TOKEN_OWNER`: The sender (or the named owner) does not hold that token id; `TOO_MANY_TOKEN_IDS`: The holder has more token ids than one listing reads; `TRANSACTION_REJECTED`: The node would revert it or refused it; `LIVE_NETWORK_FAUCET`: The faucet on a live network */
+            /** @description `KEY_SENDER_MISMATCH`: The key does not derive the sender; `TRANSACTION_MISMATCH`: The signed transaction is not the prepared one; `INSUFFICIENT_FUNDS`: The sender cannot pay the fee; `NOT_A_TOKEN_CONTRACT`: No ERC20/ERC721/ERC1155 contract at that address; `NOT_A_MINTER`: The sender lacks the minter role; `CAP_EXCEEDED`: An ERC20 mint beyond the cap; `TOKEN_ID_TAKEN`: That ERC721 token id exists; `INSUFFICIENT_TOKEN_BALANCE`: The sender holds less of the token than it would transfer; `NOT_TOKEN_OWNER`: The sender (or the named owner) does not hold that token id; `TOO_MANY_TOKEN_IDS`: The holder has more token ids than one listing reads; `CREATE2_FACTORY_MISSING`: A launch with salt on a live chain without the CREATE2 factory; `TRANSACTION_REJECTED`: The node would revert it or refused it; `LIVE_NETWORK_FAUCET`: The faucet on a live network */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -4470,7 +4807,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "KEY_SENDER_MISMATCH" | "TRANSACTION_MISMATCH" | "INSUFFICIENT_FUNDS" | "NOT_A_TOKEN_CONTRACT" | "NOT_A_MINTER" | "CAP_EXCEEDED" | "TOKEN_ID_TAKEN" | "INSUFFICIENT_TOKEN_BALANCE" | "NOT_TOKEN_OWNER" | "TOO_MANY_TOKEN_IDS" | "TRANSACTION_REJECTED" | "LIVE_NETWORK_FAUCET";
+                            code: "KEY_SENDER_MISMATCH" | "TRANSACTION_MISMATCH" | "INSUFFICIENT_FUNDS" | "NOT_A_TOKEN_CONTRACT" | "NOT_A_MINTER" | "CAP_EXCEEDED" | "TOKEN_ID_TAKEN" | "INSUFFICIENT_TOKEN_BALANCE" | "NOT_TOKEN_OWNER" | "TOO_MANY_TOKEN_IDS" | "CREATE2_FACTORY_MISSING" | "TRANSACTION_REJECTED" | "LIVE_NETWORK_FAUCET";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -4742,7 +5079,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `KEY_SENDER_MISMATCH`: The key does not derive the sender; `TRANSACTION_MISMATCH`: The signed transaction is not the prepared one; `INSUFFICIENT_FUNDS`: The sender cannot pay the fee; `NOT_A_TOKEN_CONTRACT`: No ERC20/ERC721 contract at that address; `NOT_A_MINTER`: The sender lacks the minter role; `CAP_EXCEEDED`: An ERC20 mint beyond the cap; `TOKEN_ID_TAKEN`: That ERC721 token id exists; `INSUFFICIENT_TOKEN_BALANCE`: The sender holds less of the token than it would transfer; `NOT_TOKEN_OWNER`: The sender (or the named owner) does not hold that token id; `TOO_MANY_TOKEN_IDS`: The holder has more token ids than one listing reads; `TRANSACTION_REJECTED`: The node would revert it or refused it; `LIVE_NETWORK_FAUCET`: The faucet on a live network */
+            /** @description `KEY_SENDER_MISMATCH`: The key does not derive the sender; `TRANSACTION_MISMATCH`: The signed transaction is not the prepared one; `INSUFFICIENT_FUNDS`: The sender cannot pay the fee; `NOT_A_TOKEN_CONTRACT`: No ERC20/ERC721/ERC1155 contract at that address; `NOT_A_MINTER`: The sender lacks the minter role; `CAP_EXCEEDED`: An ERC20 mint beyond the cap; `TOKEN_ID_TAKEN`: That ERC721 token id exists; `INSUFFICIENT_TOKEN_BALANCE`: The sender holds less of the token than it would transfer; `NOT_TOKEN_OWNER`: The sender (or the named owner) does not hold that token id; `TOO_MANY_TOKEN_IDS`: The holder has more token ids than one listing reads; `CREATE2_FACTORY_MISSING`: A launch with salt on a live chain without the CREATE2 factory; `TRANSACTION_REJECTED`: The node would revert it or refused it; `LIVE_NETWORK_FAUCET`: The faucet on a live network */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -4754,7 +5091,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "KEY_SENDER_MISMATCH" | "TRANSACTION_MISMATCH" | "INSUFFICIENT_FUNDS" | "NOT_A_TOKEN_CONTRACT" | "NOT_A_MINTER" | "CAP_EXCEEDED" | "TOKEN_ID_TAKEN" | "INSUFFICIENT_TOKEN_BALANCE" | "NOT_TOKEN_OWNER" | "TOO_MANY_TOKEN_IDS" | "TRANSACTION_REJECTED" | "LIVE_NETWORK_FAUCET";
+                            code: "KEY_SENDER_MISMATCH" | "TRANSACTION_MISMATCH" | "INSUFFICIENT_FUNDS" | "NOT_A_TOKEN_CONTRACT" | "NOT_A_MINTER" | "CAP_EXCEEDED" | "TOKEN_ID_TAKEN" | "INSUFFICIENT_TOKEN_BALANCE" | "NOT_TOKEN_OWNER" | "TOO_MANY_TOKEN_IDS" | "CREATE2_FACTORY_MISSING" | "TRANSACTION_REJECTED" | "LIVE_NETWORK_FAUCET";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -5309,7 +5646,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `IDEMPOTENCY_CONFLICT`: Idempotency-Key reused with another body; `IDEMPOTENCY_IN_PROGRESS`: The first request with that Idempotency-Key is still running; `TRANSACTION_NOT_PREPARED`: A signed transaction no prepare reserved; `NONCE_TAKEN`: The prepared transaction's nonce was taken since: prepare again; `ALREADY_SUBMITTED`: That signed transaction was submitted before */
+            /** @description `IDEMPOTENCY_CONFLICT`: Idempotency-Key reused with another body; `IDEMPOTENCY_IN_PROGRESS`: The first request with that Idempotency-Key is still running; `TRANSACTION_NOT_PREPARED`: A signed transaction no prepare reserved; `NONCE_TAKEN`: The prepared transaction's nonce was taken since: prepare again; `ALREADY_SUBMITTED`: That signed transaction was submitted before; `ALREADY_DEPLOYED`: A contract is already at the launch's CREATE2 address */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5321,7 +5658,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "IDEMPOTENCY_CONFLICT" | "IDEMPOTENCY_IN_PROGRESS" | "TRANSACTION_NOT_PREPARED" | "NONCE_TAKEN" | "ALREADY_SUBMITTED";
+                            code: "IDEMPOTENCY_CONFLICT" | "IDEMPOTENCY_IN_PROGRESS" | "TRANSACTION_NOT_PREPARED" | "NONCE_TAKEN" | "ALREADY_SUBMITTED" | "ALREADY_DEPLOYED";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -5401,7 +5738,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `KEY_SENDER_MISMATCH`: The key does not derive the sender; `TRANSACTION_MISMATCH`: The signed transaction is not the prepared one; `INSUFFICIENT_FUNDS`: The sender cannot pay the fee; `NOT_A_TOKEN_CONTRACT`: No ERC20/ERC721 contract at that address; `NOT_A_MINTER`: The sender lacks the minter role; `CAP_EXCEEDED`: An ERC20 mint beyond the cap; `TOKEN_ID_TAKEN`: That ERC721 token id exists; `INSUFFICIENT_TOKEN_BALANCE`: The sender holds less of the token than it would transfer; `NOT_TOKEN_OWNER`: The sender (or the named owner) does not hold that token id; `TOO_MANY_TOKEN_IDS`: The holder has more token ids than one listing reads; `TRANSACTION_REJECTED`: The node would revert it or refused it; `LIVE_NETWORK_FAUCET`: The faucet on a live network */
+            /** @description `KEY_SENDER_MISMATCH`: The key does not derive the sender; `TRANSACTION_MISMATCH`: The signed transaction is not the prepared one; `INSUFFICIENT_FUNDS`: The sender cannot pay the fee; `NOT_A_TOKEN_CONTRACT`: No ERC20/ERC721/ERC1155 contract at that address; `NOT_A_MINTER`: The sender lacks the minter role; `CAP_EXCEEDED`: An ERC20 mint beyond the cap; `TOKEN_ID_TAKEN`: That ERC721 token id exists; `INSUFFICIENT_TOKEN_BALANCE`: The sender holds less of the token than it would transfer; `NOT_TOKEN_OWNER`: The sender (or the named owner) does not hold that token id; `TOO_MANY_TOKEN_IDS`: The holder has more token ids than one listing reads; `CREATE2_FACTORY_MISSING`: A launch with salt on a live chain without the CREATE2 factory; `TRANSACTION_REJECTED`: The node would revert it or refused it; `LIVE_NETWORK_FAUCET`: The faucet on a live network */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -5413,7 +5750,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "KEY_SENDER_MISMATCH" | "TRANSACTION_MISMATCH" | "INSUFFICIENT_FUNDS" | "NOT_A_TOKEN_CONTRACT" | "NOT_A_MINTER" | "CAP_EXCEEDED" | "TOKEN_ID_TAKEN" | "INSUFFICIENT_TOKEN_BALANCE" | "NOT_TOKEN_OWNER" | "TOO_MANY_TOKEN_IDS" | "TRANSACTION_REJECTED" | "LIVE_NETWORK_FAUCET";
+                            code: "KEY_SENDER_MISMATCH" | "TRANSACTION_MISMATCH" | "INSUFFICIENT_FUNDS" | "NOT_A_TOKEN_CONTRACT" | "NOT_A_MINTER" | "CAP_EXCEEDED" | "TOKEN_ID_TAKEN" | "INSUFFICIENT_TOKEN_BALANCE" | "NOT_TOKEN_OWNER" | "TOO_MANY_TOKEN_IDS" | "CREATE2_FACTORY_MISSING" | "TRANSACTION_REJECTED" | "LIVE_NETWORK_FAUCET";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;

@@ -3,7 +3,7 @@ import { parseBitcoinAddress } from "../chains/bitcoin/addresses.js";
 import { BUILT_IN_CHAINS, requireEvm, rpcEnvironmentVariable, type ChainRegistry, type NetworkInfo } from "../domain/chains.js";
 import { ErrorCode, invalidArgument, isTokenServiceError } from "../domain/errors.js";
 import { noBitcoinBackends, requireBitcoinBackend, type BitcoinBackends } from "../chains/bitcoin/backend.js";
-import { readBalances, readErc721Balance } from "../chains/evm/read/balances.js";
+import { readBalances, readErc1155Balances, readErc721Balance } from "../chains/evm/read/balances.js";
 import { readAllowance, readOwnedTokenIds, readTokenInfo } from "../chains/evm/read/token-info.js";
 import { parseTokenStandard } from "../domain/asset-types.js";
 import { decodeOwnedTokensCursor, encodeOwnedTokensCursor } from "../domain/owned-tokens-cursor.js";
@@ -28,6 +28,7 @@ import { MemoryOperationStore } from "../store/memory-store.js";
 import { parseTokenType } from "../domain/token-params.js";
 import { parseUint256 } from "../domain/units.js";
 import {
+  MAX_ERC1155_IDS_PER_READ,
   MAX_ERC20_CONTRACTS_PER_READ,
   type BalanceEntry,
   type BalancesRequest,
@@ -58,7 +59,7 @@ import { createWallet, type CreateWalletRequest, type Wallet } from "./wallets.j
 
 export type * from "../domain/requests.js";
 export type * from "../domain/transfer-requests.js";
-export { MAX_ERC20_CONTRACTS_PER_READ } from "../domain/requests.js";
+export { MAX_ERC1155_IDS_PER_READ, MAX_ERC20_CONTRACTS_PER_READ } from "../domain/requests.js";
 
 export interface TokenServiceOptions {
   /**
@@ -95,6 +96,20 @@ export interface TokenServiceOptions {
 
 const DEFAULT_OWNED_TOKENS_PAGE = 100;
 const MAX_OWNED_TOKENS_PAGE = 1000;
+
+/** An ERC1155 read's ids: a list, comma-separated strings, or both; each id once, in the order first asked. */
+function parseTokenIds(value: TokenBalanceRequest["tokenId"]): bigint[] {
+  const given: Array<string | number> = Array.isArray(value) ? value : value === undefined ? [] : [value];
+  const parts = given.flatMap((part): Array<string | number> =>
+    typeof part === "string" ? part.split(",").map((text) => text.trim()) : [part],
+  );
+  const ids = [...new Set(parts.filter((part) => part !== "").map((part) => parseUint256(part, "tokenId")))];
+  if (ids.length === 0) throw invalidArgument("tokenId", "tokenId is required for an erc1155 read: one id or several (1,2,3)");
+  if (ids.length > MAX_ERC1155_IDS_PER_READ) {
+    throw invalidArgument("tokenId", `at most ${MAX_ERC1155_IDS_PER_READ} ids per read (got ${ids.length})`);
+  }
+  return ids;
+}
 
 function parseTransactionHash(value: unknown): string {
   if (typeof value !== "string" || !/^0x[0-9a-fA-F]{64}$/.test(value)) {
@@ -243,8 +258,11 @@ export class TokenService {
     const address = parseEvmAddress(request.address, "address");
     const tokenAddress = parseEvmAddress(request.tokenAddress, "tokenAddress");
     const type = parseTokenType(request.type);
+    if (type !== "ERC1155" && request.tokenId !== undefined) throw invalidArgument("tokenId", "tokenId applies to erc1155 reads only");
+    const tokenIds = type === "ERC1155" ? parseTokenIds(request.tokenId) : [];
     const chain = await this.evmChain(info, "token balance read");
     const base = { chain: info.chain, network: info.network, address, tokenAddress, simulated: chain.simulated };
+    if (type === "ERC1155") return { ...base, type: "erc1155", ...(await readErc1155Balances(chain, address, tokenAddress, tokenIds)) };
     if (type === "ERC721") {
       const balance = await readErc721Balance(chain, address, tokenAddress);
       return { ...base, type: "erc721", ...balance };

@@ -32,7 +32,7 @@ export const ERROR_CATALOG = {
     source: "core",
     title: "A field is missing, has the wrong type or breaks a rule",
     description:
-      "A field is missing, has the wrong type or breaks a rule (uint256 range, `initialSupply` > `totalSupply`, unknown field, more than 50 contracts, a query `chain` that disagrees with the body, a text with NUL or an unpaired surrogate, a faucet grant past the uint256 balance, a `cursor` this service did not return, a webhook `url` that is not http(s), carries credentials or targets a private address, an unknown webhook event, a `signedTransaction` that is not a signed transaction or comes with a `privateKey`). `field` names it.",
+      "A field is missing, has the wrong type or breaks a rule (uint256 range, `initialSupply` > `totalSupply`, unknown field, more than 50 contracts, a query `chain` that disagrees with the body, a text with NUL or an unpaired surrogate, a faucet grant past the uint256 balance, a `cursor` this service did not return, a webhook `url` that is not http(s), carries credentials or targets a private address, an unknown webhook event, a `signedTransaction` that is not a signed transaction or comes with a `privateKey`, an unknown token option, a royalty over 10000 basis points, a `salt` that is not 32-byte hex). `field` names it.",
   },
   INVALID_ADDRESS: {
     httpStatus: 400,
@@ -134,6 +134,13 @@ export const ERROR_CATALOG = {
     title: "That signed transaction was submitted before",
     description: "That `signedTransaction` was submitted before; `details.operationId` names its record.",
   },
+  ALREADY_DEPLOYED: {
+    httpStatus: 409,
+    source: "core",
+    title: "A contract is already at the launch's CREATE2 address",
+    description:
+      "A launch with `salt` whose address (it follows from the salt, the token's parameters and its options) already holds a contract: the same launch was made before. `details.contractAddress` names it; nothing was signed. Change the salt to deploy another.",
+  },
   PAYLOAD_TOO_LARGE: {
     httpStatus: 413,
     source: "http",
@@ -176,8 +183,8 @@ export const ERROR_CATALOG = {
   NOT_A_TOKEN_CONTRACT: {
     httpStatus: 422,
     source: "core",
-    title: "No ERC20/ERC721 contract at that address",
-    description: "No ERC20/ERC721 contract at that address (or not yet mined).",
+    title: "No ERC20/ERC721/ERC1155 contract at that address",
+    description: "No ERC20/ERC721/ERC1155 contract at that address (or not yet mined).",
   },
   NOT_A_MINTER: {
     httpStatus: 422,
@@ -217,6 +224,13 @@ export const ERROR_CATALOG = {
     title: "The holder has more token ids than one listing reads",
     description:
       "Listing an owner's ERC721 token ids reads every id it holds (or every id a Transfer log shows it received) to page them in order; past `details.limit` (10 000) the listing is refused rather than read in part.",
+  },
+  CREATE2_FACTORY_MISSING: {
+    httpStatus: 422,
+    source: "core",
+    title: "A launch with salt on a live chain without the CREATE2 factory",
+    description:
+      "A launch with `salt` on a live chain where the deterministic deployment proxy (0x4e59b44847b379578588920cA78FbF26c0B4956C) is not deployed. `details` names its deployer, the funding it needs and its pre-signed `deploymentTransaction`: fund the deployer, broadcast it, and launch again (simulated chains deploy it themselves).",
   },
   TRANSACTION_REJECTED: {
     httpStatus: 422,

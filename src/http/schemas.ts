@@ -4,7 +4,7 @@ import { BUILT_IN_CHAINS } from "../domain/chains.js";
 import { OPERATION_KINDS } from "../domain/lifecycle.js";
 import { chainFieldDescription, networkFieldDescription } from "./chain-fields.js";
 import { WEBHOOK_EVENTS } from "../webhooks/events.js";
-import { EXAMPLE_ACCOUNT, EXAMPLE_TOKEN_CONTRACT, EXAMPLE_TRANSACTION_HASH, ONE_TOKEN } from "./examples.js";
+import { EXAMPLE_ACCOUNT, EXAMPLE_SALT, EXAMPLE_TOKEN_CONTRACT, EXAMPLE_TRANSACTION_HASH, ONE_TOKEN } from "./examples.js";
 
 /**
  * The request and response shapes of the HTTP API. The same schemas validate
@@ -87,6 +87,61 @@ export const Balances = z.object({
     .describe("Keyed by symbol (ETH, BNB, BTC, token symbols); a token whose symbol is taken is keyed by its contract address"),
 });
 
+const option = (description: string) => z.boolean().optional().describe(description);
+const access = z
+  .enum(["ownable", "roles"])
+  .optional()
+  .describe(
+    "Who may call the restricted functions (mint, pause): `ownable`, one owner (OpenZeppelin's Ownable); `roles`, role holders (AccessControl: MINTER_ROLE, PAUSER_ROLE, and DEFAULT_ADMIN_ROLE who grants them). Default roles",
+  );
+const royalty = z
+  .strictObject({
+    receiver: address.describe("Who receives the royalty"),
+    basisPoints: z.number().int().min(0).max(10_000).describe("Out of 10 000: 250 = 2.5 % of the sale price"),
+  })
+  .optional()
+  .describe("ERC-2981 royalty info (OpenZeppelin's ERC2981) for every token of the collection, set at launch");
+
+export const Erc20Options = z
+  .strictObject({
+    burnable: option("ERC20Burnable: holders can burn (and burnFrom with an allowance)"),
+    pausable: option("ERC20Pausable: pause()/unpause() stop and restart every transfer, mint and burn"),
+    permit: option("ERC20Permit (EIP-2612): approvals by signature (permit, nonces, DOMAIN_SEPARATOR)"),
+    capped: option("ERC20Capped: no mint past `token.totalSupply`, which it requires"),
+    mintable: option("mint(to, amount) for the minter (MINTER_ROLE or the owner)"),
+    votes: option("ERC20Votes: delegation and vote checkpoints (delegate, getVotes, getPastVotes)"),
+    access,
+  })
+  .describe(
+    "Each option adds one OpenZeppelin extension; without it the token does not have it. Without `options` at all, the launch deploys the historic ServiceERC20 (capped at totalSupply or uncapped, mintable, roles), as before options existed",
+  )
+  .meta({ examples: [{ burnable: true, permit: true, mintable: true, access: "ownable" }] });
+
+export const Erc721Options = z
+  .strictObject({
+    burnable: option("ERC721Burnable: owners and approved operators can burn"),
+    pausable: option("ERC721Pausable: pause()/unpause() stop and restart every transfer, mint and burn"),
+    enumerable: option("ERC721Enumerable: totalSupply, tokenByIndex, tokenOfOwnerByIndex (balance reads then list token ids)"),
+    uriStorage: option("ERC721URIStorage: a URI per token, given at mint (appended to the base `uri` when there is one)"),
+    royalty,
+    access,
+  })
+  .describe(
+    "Each option adds one OpenZeppelin extension; without it the token does not have it. Without `options` at all, the launch deploys the historic ServiceERC721 (enumerable, own URIs, roles)",
+  )
+  .meta({ examples: [{ enumerable: true, royalty: { receiver: EXAMPLE_ACCOUNT.address, basisPoints: 250 } }] });
+
+export const Erc1155Options = z
+  .strictObject({
+    burnable: option("ERC1155Burnable: holders and approved operators can burn"),
+    pausable: option("ERC1155Pausable: pause()/unpause() stop and restart every transfer, mint and burn"),
+    supply: option("ERC1155Supply: totalSupply(id), totalSupply() and exists(id)"),
+    royalty,
+    access,
+  })
+  .describe("Each option adds one OpenZeppelin extension; without it the collection does not have it")
+  .meta({ examples: [{ supply: true, burnable: true }] });
+
 export const Erc20Token = z.strictObject({
   name: z
     .string()
@@ -103,6 +158,7 @@ export const Erc20Token = z.strictObject({
   totalSupply: integerString("Supply cap; omit for no cap", "1000000000000000000000000").optional(),
   minter: address.optional().describe("Receives the initial supply; default sender"),
   account: address.optional().describe("Administers the token and may mint more; default sender"),
+  options: Erc20Options.optional(),
 });
 
 export const Erc721Token = z.strictObject({
@@ -122,12 +178,37 @@ export const Erc721Token = z.strictObject({
     .optional()
     .describe("Base URI: tokenURI = uri + tokenId")
     .meta({ examples: ["https://example.com/art/"] }),
+  options: Erc721Options.optional(),
+});
+
+export const Erc1155Token = z.strictObject({
+  name: z
+    .string()
+    .min(1)
+    .max(100)
+    .describe("The collection's name (ERC-1155 has none; the contract answers it as name())")
+    .meta({ examples: ["Items"] }),
+  uri: z
+    .string()
+    .max(2048)
+    .optional()
+    .describe("Every id's metadata URI: clients replace `{id}` with the id as 64 lowercase hex digits (ERC-1155)")
+    .meta({ examples: ["https://example.com/items/{id}.json"] }),
+  options: Erc1155Options.optional(),
 });
 
 export const TokenType = z
   .string()
-  .describe("SERVICE_ERC20, SERVICE_ERC721, ERC20 or ERC721, case-insensitive")
+  .describe("SERVICE_ERC20, SERVICE_ERC721, SERVICE_ERC1155, ERC20, ERC721 or ERC1155, case-insensitive")
   .meta({ examples: ["SERVICE_ERC20"] });
+
+const salt = z
+  .string()
+  .regex(/^0x[0-9a-fA-F]{64}$/, "must be 32 bytes as 0x-prefixed hex (66 characters)")
+  .describe(
+    "Deploys through the CREATE2 factory 0x4e59b44847b379578588920cA78FbF26c0B4956C: the address then depends only on the salt and the contract with its constructor arguments (type, token fields, options, and the sender where it is the default minter or owner), and is the same on every chain. A second launch at an address that holds a contract is refused (409 ALREADY_DEPLOYED)",
+  )
+  .meta({ examples: [EXAMPLE_SALT] });
 
 export const privateKey = z
   .string()
@@ -146,8 +227,9 @@ const launchFields = {
   chain,
   network,
   type: TokenType,
-  token: z.union([Erc20Token, Erc721Token]),
-  sender: address.describe("Pays for the deployment; for ERC721 it becomes the minter"),
+  token: z.union([Erc20Token, Erc721Token, Erc1155Token]),
+  sender: address.describe("Pays for the deployment; for ERC721 and ERC1155 it becomes the minter (and the owner or admin)"),
+  salt: salt.optional(),
 };
 
 /** What a launch body may hold, checked at once (the documented union below says which combinations mean what). */
@@ -182,7 +264,7 @@ export const Launch = z.object({
   ),
   chain: z.string(),
   network: z.string(),
-  type: z.enum(["ERC20", "ERC721"]),
+  type: z.enum(["ERC20", "ERC721", "ERC1155"]),
   sender: shownAddress,
   nonce: z.number().int().nonnegative().describe("The sender's nonce this launch used"),
   simulated: z.boolean(),
@@ -255,11 +337,14 @@ const prepared = {
     .describe("Until then the nonce is reserved; a later submit is accepted only while the nonce is still free (nothing took it since)"),
   chain: z.string(),
   network: z.string(),
-  type: z.enum(["ERC20", "ERC721"]),
+  type: z.enum(["ERC20", "ERC721", "ERC1155"]),
   sender: z.string(),
 };
 
-export const PreparedLaunch = z.object({ ...prepared, contractAddress: z.string().describe("Where the token will be, given the nonce") });
+export const PreparedLaunch = z.object({
+  ...prepared,
+  contractAddress: z.string().describe("Where the token will be, given the nonce (or, with a salt, given the salt)"),
+});
 export const PreparedMint = z.object(prepared);
 
 export const WaitQuery = z.object({ wait: z.enum(["mined"]).optional() });
@@ -268,8 +353,12 @@ export const TokenBalanceQuery = z.object({
   tokenAddress: address.meta({ examples: [EXAMPLE_TOKEN_CONTRACT] }),
   type: z
     .string()
-    .describe("erc721 or erc20")
+    .describe("erc20, erc721 or erc1155")
     .meta({ examples: ["erc20"] }),
+  tokenId: z
+    .union([z.string(), z.array(z.string())])
+    .optional()
+    .describe("erc1155 only, and required there: the ids to read, comma-separated and/or repeated, at most 50"),
   chain,
   network,
 });
@@ -277,9 +366,13 @@ export const TokenBalanceQuery = z.object({
 export const TokenBalance = z.object({
   address: z.string(),
   tokenAddress: z.string(),
-  type: z.enum(["erc20", "erc721"]),
-  balance: z.string(),
+  type: z.enum(["erc20", "erc721", "erc1155"]),
+  balance: z.string().describe("erc1155: the sum over the ids read"),
   tokenIds: z.array(z.string()).optional(),
+  tokenBalances: z
+    .array(z.object({ tokenId: z.string(), balance: z.string() }))
+    .optional()
+    .describe("erc1155: each id read, in the order asked"),
   uiBalance: z.string().optional(),
   decimals: z.number().int().nonnegative().optional(),
   symbol: z.string().optional(),

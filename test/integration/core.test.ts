@@ -564,7 +564,7 @@ describe("core (programmatic API on simulated chains)", function () {
 
     it("INVALID_ARGUMENT: missing name, bad token type, missing chain", async function () {
       await expectServiceError(launch({ symbol: "A" }), ErrorCode.INVALID_ARGUMENT, "token.name", secrets);
-      await expectServiceError(launch({ name: "A", symbol: "A" }, { type: "ERC1155" }), ErrorCode.INVALID_ARGUMENT, "type", secrets);
+      await expectServiceError(launch({ name: "A", symbol: "A" }, { type: "ERC777" }), ErrorCode.INVALID_ARGUMENT, "type", secrets);
       await expectServiceError(launch("not an object"), ErrorCode.INVALID_ARGUMENT, "token", secrets);
       await expectServiceError(
         service.getBalances({ chain: "", network: "sepolia", address: owner.address }),

@@ -197,6 +197,11 @@ describe("the package as users get it: docs/plugin.md's install commands and plu
     expect(existsSync(path.join(installed, "dist/src/index.js"))).to.equal(true);
     expect(existsSync(path.join(installed, "dist/src/artifacts"))).to.equal(true);
     expect(existsSync(path.join(installed, "contracts/ServiceERC20.sol"))).to.equal(true);
+    // The token variants: compiled bundles, and the sources a block explorer verifies them with.
+    for (const kind of ["erc20", "erc721", "erc1155"]) {
+      expect(existsSync(path.join(installed, `dist/src/artifacts/variants/${kind}.json.br`)), kind).to.equal(true);
+    }
+    expect(existsSync(path.join(installed, "token-variants/erc20/ServiceERC20BurnablePermitRoles.sol"))).to.equal(true);
     const files = await readdir(path.join(installed, "dist"), { recursive: true });
     expect(files.filter((file) => String(file).endsWith(".map"))).to.deep.equal([]);
     expect(existsSync(path.join(installed, "src")), "no TypeScript sources").to.equal(false);
@@ -243,6 +248,28 @@ describe("the package as users get it: docs/plugin.md's install commands and plu
         signer,
       ),
     );
+    // A variant, read from the installed package's compressed bundle, at its CREATE2 address.
+    const collection = json(
+      await hardhat(
+        [
+          "token:launch",
+          ...bsc,
+          "--type",
+          "erc1155",
+          "--name",
+          "Items",
+          "--options",
+          "supply,burnable",
+          "--salt",
+          `0x${"42".repeat(32)}`,
+          "--private-key-env",
+          "DEPLOYER_KEY",
+          "--json",
+        ],
+        signer,
+      ),
+    );
+    expect(collection).to.include({ status: "mined", type: "ERC1155", simulated: true });
     expect(minted).to.include({ status: "mined", tokenId: "1" });
     const balance = json(
       await hardhat([

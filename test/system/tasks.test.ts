@@ -12,7 +12,7 @@ import { fixtureProjectRoot } from "../helpers/fixture-projects.js";
 const TASK_DESCRIPTIONS: Record<string, string> = {
   "wallet:create": "Create a wallet (address and private key) on a chain and network",
   faucet: "Give an address native currency on a simulated chain",
-  "token:launch": "Launch an OpenZeppelin-based ERC20 or ERC721 token contract",
+  "token:launch": "Launch an OpenZeppelin-based ERC20, ERC721 or ERC1155 token contract",
   "token:mint": "Mint an ERC721 token, or more ERC20 supply within the cap",
   "token:transfer": "Send native currency, or an ERC20, ERC721 or ERC1155 token",
   balance: "Read the native, ERC20 and ERC721 balances of an address",

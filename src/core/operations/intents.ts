@@ -1,6 +1,7 @@
 import { getCreateAddress, isAddress, getAddress } from "ethers";
 
 import type { EvmChain } from "../../chains/evm/chain.js";
+import { CREATE2_FACTORY, create2Address, create2Calldata, preflightCreate2 } from "../../chains/evm/write/create2.js";
 import { deploymentData, gasShape } from "../../chains/evm/write/launch.js";
 import { mintData, preflightMint } from "../../chains/evm/write/mint.js";
 import { approveData, preflightApprove, preflightTransfer, transferData } from "../../chains/evm/write/transfer.js";
@@ -45,20 +46,30 @@ function checksummed(params: Record<string, unknown>, fields: readonly string[])
   return normalized;
 }
 
-/** A token deployment: the shipped contract's bytecode and constructor arguments; its address follows from the nonce. */
+/**
+ * A token deployment: the shipped contract's bytecode and constructor arguments. Its address follows from the nonce, or,
+ * with a salt, from the salt and the creation code alone (sent through the CREATE2 factory, checked free before signing).
+ */
 export function launchIntent(command: LaunchCommand, requestedToken: unknown): WriteIntent<LaunchResult> {
-  const { pair, sender, params } = command;
-  const contractAddress = (nonce: number) => getCreateAddress({ from: sender, nonce });
+  const { pair, sender, params, salt } = command;
+  const initCode = deploymentData(params, sender);
+  const deterministic = salt === undefined ? undefined : create2Address(salt, initCode);
+  const contractAddress = (nonce: number) => deterministic ?? getCreateAddress({ from: sender, nonce });
+  // The token fields as the caller gave them (amounts as strings), addresses checksummed; the salt beside them.
+  const recorded = checksummed((requestedToken ?? {}) as Record<string, unknown>, ["minter", "account"]);
   return {
     kind: "launch",
     command,
-    transaction: { data: deploymentData(params, sender), gasShape: gasShape(params) },
+    transaction:
+      salt === undefined
+        ? { data: initCode, gasShape: gasShape(params) }
+        : { to: CREATE2_FACTORY, data: create2Calldata(salt, initCode), gasShape: `CREATE2 ${gasShape(params)}` },
     record: (nonce) => ({
       tokenType: params.type,
-      // The token fields as the caller gave them (amounts as strings), addresses checksummed.
-      params: checksummed((requestedToken ?? {}) as Record<string, unknown>, ["minter", "account"]),
+      params: salt === undefined ? recorded : { ...recorded, salt },
       contractAddress: contractAddress(nonce),
     }),
+    ...(deterministic !== undefined ? { preflight: (chain: EvmChain) => preflightCreate2(chain, deterministic) } : {}),
     answer: (sent, chain) => ({
       transactionHash: sent.transactionHash,
       contractAddress: contractAddress(sent.nonce),

@@ -6,6 +6,7 @@ import { FINAL_STATUSES, type OperationStatus } from "../../core/operations/type
 import { presentOperation } from "../present-operation.js";
 import { defineRoute } from "../route.js";
 import {
+  Erc1155Token,
   Erc20Token,
   Erc721Token,
   Launch,
@@ -28,7 +29,7 @@ import {
 import { parseWith } from "../validation.js";
 import type { ServerContext } from "../context.js";
 import { isDataException } from "../database-errors.js";
-import { EXAMPLE_ACCOUNT, EXAMPLE_PAIR, EXAMPLE_RECIPIENT, EXAMPLE_TOKEN_CONTRACT, ONE_TOKEN } from "../examples.js";
+import { EXAMPLE_ACCOUNT, EXAMPLE_PAIR, EXAMPLE_RECIPIENT, EXAMPLE_SALT, EXAMPLE_TOKEN_CONTRACT, ONE_TOKEN } from "../examples.js";
 import { errorResponses } from "./common.js";
 import { HttpError, HttpErrorCode } from "../http-errors.js";
 
@@ -59,9 +60,10 @@ export const launchTokenRoute = defineRoute({
   paths: ["/tokens"],
   operationId: "launchToken",
   tag: "tokens",
-  summary: "Launch an ERC20 or ERC721 token contract",
+  summary: "Launch an ERC20, ERC721 or ERC1155 token contract",
   description:
     "Signs the deployment with `privateKey` (never stored or logged) and answers once the node accepted it: `status` is `pending` and `contractAddress` follows from sender and nonce. Poll GET /transactions/{hash}, or pass `wait=mined`.\n\n" +
+    "`token.options` composes OpenZeppelin's extensions (burnable, pausable, permit, votes, royalty…): see docs/tokens.md. With `salt`, the token is deployed through the CREATE2 factory at an address known before sending and equal on every chain; a second launch of the same salt and parameters is refused with 409 ALREADY_DEPLOYED before anything is signed.\n\n" +
     "Keys that never leave the caller: the same body without `privateKey` answers the `unsignedTransaction` to sign (its nonce reserved for the sender until `expiresAt`); the same body with `signedTransaction` (that transaction, signed by `sender`) is checked to be exactly the prepared one, then recorded and broadcast as a key-in-body launch is.",
   auth: true,
   idempotent: true,
@@ -88,6 +90,59 @@ export const launchTokenRoute = defineRoute({
         privateKey: EXAMPLE_ACCOUNT.privateKey,
       },
     },
+    erc20WithOptions: {
+      summary: "ERC20 with options: burnable, EIP-2612 permit, mintable by one owner",
+      value: {
+        ...EXAMPLE_PAIR,
+        type: "ERC20",
+        token: {
+          name: "Gold",
+          symbol: "GLD",
+          initialSupply: ONE_TOKEN,
+          options: { burnable: true, permit: true, mintable: true, access: "ownable" },
+        },
+        sender: EXAMPLE_ACCOUNT.address,
+        privateKey: EXAMPLE_ACCOUNT.privateKey,
+      },
+    },
+    erc721WithRoyalty: {
+      summary: "ERC721 with options: enumerable, 2.5 % ERC-2981 royalty",
+      value: {
+        ...EXAMPLE_PAIR,
+        type: "ERC721",
+        token: {
+          name: "Art",
+          symbol: "ART",
+          uri: "https://example.com/art/",
+          options: { enumerable: true, royalty: { receiver: EXAMPLE_ACCOUNT.address, basisPoints: 250 } },
+        },
+        sender: EXAMPLE_ACCOUNT.address,
+        privateKey: EXAMPLE_ACCOUNT.privateKey,
+      },
+    },
+    erc1155: {
+      summary: "ERC1155 collection: one URI for every id ({id} replaced by clients), with per-id supply",
+      value: {
+        ...EXAMPLE_PAIR,
+        type: "ERC1155",
+        token: { name: "Items", uri: "https://example.com/items/{id}.json", options: { supply: true } },
+        sender: EXAMPLE_ACCOUNT.address,
+        privateKey: EXAMPLE_ACCOUNT.privateKey,
+      },
+    },
+    sameAddressEverywhere: {
+      summary: "CREATE2 with a salt: the same address on every chain",
+      description:
+        "The answer's `contractAddress` depends on the salt and the token's contract and arguments only: the same body on another chain lands at the same address. The same launch again answers 409 ALREADY_DEPLOYED.",
+      value: {
+        ...EXAMPLE_PAIR,
+        type: "ERC20",
+        token: { name: "Gold", symbol: "GLD", initialSupply: ONE_TOKEN, minter: EXAMPLE_ACCOUNT.address, account: EXAMPLE_ACCOUNT.address },
+        salt: EXAMPLE_SALT,
+        sender: EXAMPLE_ACCOUNT.address,
+        privateKey: EXAMPLE_ACCOUNT.privateKey,
+      },
+    },
     prepare: {
       summary: "Prepare: no key, answers the unsigned transaction to sign",
       description: "Sign the answer's `unsignedTransaction` unchanged and send this body again with `signedTransaction` instead.",
@@ -109,7 +164,8 @@ export const launchTokenRoute = defineRoute({
   },
   validateBody(raw: unknown) {
     const type = parseTokenType((raw as { type?: unknown } | null)?.type);
-    return notBoth(parseWith(LaunchFields.extend({ token: type === "ERC20" ? Erc20Token : Erc721Token }), raw));
+    const token = type === "ERC20" ? Erc20Token : type === "ERC721" ? Erc721Token : Erc1155Token;
+    return notBoth(parseWith(LaunchFields.extend({ token }), raw));
   },
   async handle({ query, body, apiKeyId, operationId }, context) {
     const request = body;
@@ -238,7 +294,7 @@ export const tokenBalanceRoute = defineRoute({
   tag: "balances",
   summary: "Read an address's balance of one token",
   description:
-    "The document's form writes the address as the path segment `address=<address>`: `/api/v1/tokens/address=0x…/balance`. `/api/v1/tokens/0x…/balance` answers too. ERC721 results list the owned `tokenIds`.",
+    "The document's form writes the address as the path segment `address=<address>`: `/api/v1/tokens/address=0x…/balance`. `/api/v1/tokens/0x…/balance` answers too. ERC721 results list the owned `tokenIds`. An ERC1155 read (`type=erc1155`) names the ids to read in `tokenId` (`tokenId=1,2,3`, or repeated) and answers each in `tokenBalances`, their sum in `balance`.",
   auth: true,
   pathParams: { address: "The holder, as `address=<address>` or plain" },
   query: TokenBalanceQuery,

@@ -96,7 +96,7 @@ for (const store of STORES) {
         "token.initialSupply",
       );
       expectError(
-        await api.call("POST", "/api/v1/tokens", { ...base, type: "ERC1155", token: { name: "A", symbol: "A" } }),
+        await api.call("POST", "/api/v1/tokens", { ...base, type: "ERC777", token: { name: "A", symbol: "A" } }),
         400,
         "INVALID_ARGUMENT",
         "type",

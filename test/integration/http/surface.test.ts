@@ -130,6 +130,7 @@ describe("HTTP service — endpoints, aliases, auth, OpenAPI, health", function 
       "type",
       "token",
       "sender",
+      "salt",
       "privateKey",
     );
     // Structural validation: every operation has responses, every $ref resolves, every path parameter is declared.
