@@ -2,7 +2,8 @@
 // markdown ratio table (issue 9), then wallet creation per core and the footprint of `hardhat serve` (issue 7).
 // Speed is printed here, never asserted in a test. Progress goes to stderr, the tables to stdout.
 // `npm run bench -- --no-footprint` leaves out the footprint of `serve` (about two minutes); `--only=balances,wallets`
-// runs only the named sections of the ratio table (launches, balances, wallets, replay, anvil) and nothing after it.
+// runs only the named sections of the ratio table (launches, balances, wallets, replay, anvil) and nothing after it;
+// `--only=token-gas` only the deployment gas of each token option (docs/tokens.md; half a minute).
 import { rm } from "node:fs/promises";
 import os from "node:os";
 
@@ -12,6 +13,7 @@ import { anvilRows } from "./anvil.js";
 import { balanceReadRows } from "./balance-reads.js";
 import { launchRows } from "./launches.js";
 import { replayRows } from "./replay.js";
+import { formatTokenGasTable, tokenGasRows } from "./token-gas.js";
 import { formatServeFootprint, measureServeFootprints, packedPackageProject } from "./serve-footprint.js";
 import { REPETITIONS, formatRatioTable, machine } from "./support.js";
 import { walletCreationTable } from "./wallet-creation.js";
@@ -71,8 +73,15 @@ async function main(): Promise<void> {
   for (const [name, section] of Object.entries(sections))
     if (only === undefined || only.includes(name)) rows.push(...(await section(hre, log)));
   console.log(`hardhat-token-service benchmark, ${new Date().toISOString().slice(0, 10)} — ${where}\n`);
-  console.log(formatRatioTable(rows));
-  console.log(`\n${NOTES}\n`);
+  if (rows.length > 0) {
+    console.log(formatRatioTable(rows));
+    console.log(`\n${NOTES}\n`);
+  }
+  if (only === undefined || only.includes("token-gas")) {
+    log("deployment gas per token option…");
+    console.log("Deployment gas per token option (ethereum/sepolia simulated, each option alone):\n");
+    console.log(`${formatTokenGasTable(await tokenGasRows(hre, log))}\n`);
+  }
   if (only !== undefined) return;
   log("wallet creation per core…");
   console.log("Wallet creation in one thread (per core):\n");

@@ -1,6 +1,7 @@
 import { tokenServiceFor, type CreateTokenServiceOptions } from "./hardhat/token-service-for.js";
 import type { TokenService } from "./core/token-service.js";
 import { selectedNetwork } from "./hardhat/selected-network.js";
+import { projectChains } from "./hardhat/project-chains.js";
 
 export type { CreateTokenServiceOptions } from "./hardhat/token-service-for.js";
 export { configuredRpcUrls } from "./hardhat/rpc-urls.js";
@@ -15,10 +16,11 @@ export async function createTokenService(options: CreateTokenServiceOptions = {}
     const [{ createHardhatRuntimeEnvironment }, { default: plugin }] = await Promise.all([import("hardhat/hre"), import("./index.js")]);
     hre = await createHardhatRuntimeEnvironment({ plugins: [plugin] });
   }
-  const selected = await selectedNetwork(hre, {});
-  if (selected === undefined) return tokenServiceFor(hre, options);
+  const chains = options.chains ?? projectChains(hre, options.env ?? process.env);
+  const selected = await selectedNetwork(hre, {}, chains);
+  if (selected === undefined) return tokenServiceFor(hre, { ...options, chains });
   const pair = `${selected.pair.chain}/${selected.pair.network}`;
-  return tokenServiceFor(hre, { ...options, rpcUrls: { [pair]: selected.endpoint, ...options.rpcUrls } });
+  return tokenServiceFor(hre, { ...options, chains, rpcUrls: { [pair]: selected.endpoint, ...options.rpcUrls } });
 }
 
 export { TokenService } from "./core/token-service.js";
@@ -41,18 +43,28 @@ export type {
   OperationKind,
   PreparedTransaction,
 } from "./core/operations/types.js";
-export type { LaunchOutcome, MintOutcome, FaucetOutcome, OperationContext, PreparedOutcome } from "./core/operations/operations.js";
+export type {
+  LaunchOutcome,
+  MintOutcome,
+  TransferOutcome,
+  ApproveOutcome,
+  FaucetOutcome,
+  OperationContext,
+  PreparedOutcome,
+} from "./core/operations/operations.js";
 export type { TrackerSettings } from "./core/operations/tracker.js";
 // Every result the programmatic API returns has its type exported.
 export type { LaunchResult, MintResult } from "./domain/requests.js";
+export type { AssetType, TokenStandard } from "./domain/asset-types.js";
 export type { TransactionStatus, TransactionState } from "./chains/evm/read/transaction-status.js";
 export type { Wallet, CreateWalletRequest } from "./core/wallets.js";
 export type { AmountPair } from "./domain/units.js";
-export type { NetworkInfo } from "./domain/chains.js";
+export type { NetworkInfo, ChainDefinition, NetworkDefinition, Rollup } from "./domain/chains.js";
 export type * from "./core/token-service.js";
 export { TokenServiceError, ErrorCode, RecordErrorCode, ERROR_CATALOG, isTokenServiceError } from "./domain/errors.js";
 export type { AnyErrorCode, ErrorDescriptor } from "./domain/errors.js";
-export { allNetworks, resolveNetwork, CHAIN_NAMES, rpcEnvironmentVariable } from "./domain/chains.js";
+export { allNetworks, resolveNetwork, CHAIN_NAMES, rpcEnvironmentVariable, ChainRegistry, BUILT_IN_CHAINS } from "./domain/chains.js";
+export { chainRegistry, type ChainRegistryOptions } from "./config/chain-registry.js";
 export { createWallet } from "./core/wallets.js";
 export { formatUnits } from "./domain/units.js";
 export type { SenderLock } from "./chains/evm/sender-lock.js";

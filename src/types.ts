@@ -1,11 +1,33 @@
 import type { ConfigurationVariable, ResolvedConfigurationVariable } from "hardhat/types/config";
 
+import type { ChainDefinition, Rollup } from "./domain/chains.js";
+
+/** A network of a chain declared in `tokenService.chains`. */
+export interface TokenServiceNetworkUserConfig {
+  chainId: number;
+  /** Its live JSON-RPC endpoint; left out, the pair is simulated (unless `TOKEN_SERVICE_RPC_*` or a Hardhat network gives one). */
+  rpc?: string | ConfigurationVariable;
+  note?: string;
+}
+
+/** An EVM chain the service does not build in, e.g. `linea: { nativeSymbol: "ETH", networks: { mainnet: { chainId: 59144 } } }`. */
+export interface TokenServiceChainUserConfig {
+  nativeSymbol: string;
+  /** Default 18. */
+  nativeDecimals?: number;
+  /** `op-stack`: the L1 data fee counts in the funds check; `arbitrum`: informative (its node's gas estimate covers L1). */
+  rollup?: Rollup;
+  networks: Record<string, TokenServiceNetworkUserConfig>;
+}
+
 export interface TokenServiceUserConfig {
   /**
    * Live JSON-RPC endpoints per chain and network, e.g. `{ ethereum: { sepolia: configVariable("SEPOLIA_RPC_URL") } }`;
    * a list (`[configVariable("SEPOLIA_RPC_URL"), "https://backup.example"]`) is tried in that order, failing over.
    */
   rpc?: Record<string, Record<string, string | ConfigurationVariable | Array<string | ConfigurationVariable>>>;
+  /** EVM chains besides the built-in ones, by name. */
+  chains?: Record<string, TokenServiceChainUserConfig>;
   /** Where simulated chains and the service database live; default `.token-service` in the project. */
   dataDir?: string;
   /** Seconds between blocks on the simulated chains of `serve`; 0 mines on send. Default 2. */
@@ -20,6 +42,8 @@ export interface TokenServiceConfig {
    * entries: the variable of each, undefined for a URL written out.
    */
   rpcVariables: Record<string, string | Array<string | undefined>>;
+  /** The chains of `tokenService.chains`, checked. */
+  chains: Record<string, ChainDefinition>;
   dataDir: string;
   blockTime: number;
 }

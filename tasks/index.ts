@@ -3,8 +3,18 @@ import { balanceTask } from "./balance.js";
 import { faucetTask } from "./faucet.js";
 import { tokenLaunchTask } from "./token-launch.js";
 import { tokenMintTask } from "./token-mint.js";
+import { tokenTransferTask } from "./token-transfer.js";
 import { serveTask } from "./serve.js";
 import { apikeyCreateTask } from "./apikey-create.js";
 
 /** Every task the plugin declares; each action loads only when its task runs. */
-export const tokenServiceTasks = [walletCreateTask, balanceTask, faucetTask, tokenLaunchTask, tokenMintTask, serveTask, apikeyCreateTask];
+export const tokenServiceTasks = [
+  walletCreateTask,
+  balanceTask,
+  faucetTask,
+  tokenLaunchTask,
+  tokenMintTask,
+  tokenTransferTask,
+  serveTask,
+  apikeyCreateTask,
+];

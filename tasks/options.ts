@@ -1,6 +1,11 @@
 import type { task } from "hardhat/config";
 import { ArgumentType } from "hardhat/types/arguments";
 
+import { BUILT_IN_CHAINS, CHAIN_NAMES } from "../src/domain/chains.js";
+
+/** Every built-in network name, once (sepolia is ethereum's, base's, arbitrum's and optimism's). */
+const NETWORK_NAMES = [...new Set(CHAIN_NAMES.flatMap((chain) => BUILT_IN_CHAINS.networkNames(chain)))];
+
 // Hardhat owns --network (which Hardhat network to connect to), so the token
 // service's own network option is --chain-network. An HTTP --network makes its
 // pair live and may stand for both options.
@@ -8,14 +13,13 @@ export const chainOptions = <T extends ReturnType<typeof task>>(builder: T) =>
   builder
     .addOption({
       name: "chain",
-      description: "ethereum, binance_smart_chain or bitcoin (with an HTTP --network: its pair's, may be omitted)",
+      description: `${CHAIN_NAMES.join(", ")}, or a chain of tokenService.chains or TOKEN_SERVICE_CHAINS (with an HTTP --network: its pair's, may be omitted)`,
       type: ArgumentType.STRING_WITHOUT_DEFAULT,
       defaultValue: undefined,
     })
     .addOption({
       name: "chainNetwork",
-      description:
-        "mainnet, sepolia, holesky, hoodi, rinkeby, testnet (ethereum: sepolia), signet, regtest (with an HTTP --network: its pair's)",
+      description: `The chain's network: ${NETWORK_NAMES.join(", ")}; testnet is each chain's test network (ethereum: sepolia, polygon: amoy, avalanche: fuji) (with an HTTP --network: its pair's)`,
       type: ArgumentType.STRING_WITHOUT_DEFAULT,
       defaultValue: undefined,
     });

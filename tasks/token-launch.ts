@@ -4,11 +4,11 @@ import { ArgumentType } from "hardhat/types/arguments";
 import { chainOptions, json, signerOptions } from "./options.js";
 
 export const tokenLaunchTask = json(
-  signerOptions(chainOptions(task("token:launch", "Launch an OpenZeppelin-based ERC20 or ERC721 token contract"))),
+  signerOptions(chainOptions(task("token:launch", "Launch an OpenZeppelin-based ERC20, ERC721 or ERC1155 token contract"))),
 )
   .addOption({
     name: "type",
-    description: "erc20 or erc721 (SERVICE_ERC20 / SERVICE_ERC721 also accepted)",
+    description: "erc20, erc721 or erc1155 (SERVICE_ERC20 / SERVICE_ERC721 / SERVICE_ERC1155 also accepted)",
     type: ArgumentType.STRING_WITHOUT_DEFAULT,
     defaultValue: undefined,
   })
@@ -16,7 +16,7 @@ export const tokenLaunchTask = json(
   .addOption({ name: "symbol", description: "Token symbol", type: ArgumentType.STRING_WITHOUT_DEFAULT, defaultValue: undefined })
   .addOption({
     name: "uri",
-    description: "ERC721: base URI (tokenURI = uri + id)",
+    description: "ERC721: base URI (tokenURI = uri + id); ERC1155: every id's URI, {id} replaced by clients",
     type: ArgumentType.STRING_WITHOUT_DEFAULT,
     defaultValue: undefined,
   })
@@ -47,6 +47,19 @@ export const tokenLaunchTask = json(
   .addOption({
     name: "account",
     description: "ERC20: administers the token and may mint more (default: sender)",
+    type: ArgumentType.STRING_WITHOUT_DEFAULT,
+    defaultValue: undefined,
+  })
+  .addOption({
+    name: "options",
+    description:
+      "OpenZeppelin extensions, comma-separated: ERC20 burnable,pausable,permit,capped,mintable,votes; ERC721 burnable,pausable,enumerable,uriStorage; ERC1155 burnable,pausable,supply; royalty=<receiver>:<basisPoints> (ERC721, ERC1155); access=ownable|roles. Or a JSON object (docs/tokens.md)",
+    type: ArgumentType.STRING_WITHOUT_DEFAULT,
+    defaultValue: undefined,
+  })
+  .addOption({
+    name: "salt",
+    description: "32-byte hex: deploy through the CREATE2 factory, at an address the same on every chain",
     type: ArgumentType.STRING_WITHOUT_DEFAULT,
     defaultValue: undefined,
   })

@@ -20,11 +20,17 @@ type Prepared = { unsignedTransaction: unknown };
 /** A launch body as prepared: no key, no signature; `sender` defaults to the signer's address. */
 export type LaunchTokenBody = Omit<WithoutSigning<JsonBody<operations["launchToken"]>>, "sender"> & { sender?: string };
 export type MintTokenBody = Omit<WithoutSigning<JsonBody<operations["mintToken"]>>, "sender"> & { sender?: string };
+export type TransferBody = Omit<WithoutSigning<JsonBody<operations["transfer"]>>, "sender"> & { sender?: string };
+export type ApproveBody = Omit<WithoutSigning<JsonBody<operations["approve"]>>, "sender"> & { sender?: string };
 export type PreparedLaunch = Extract<Answer<operations["launchToken"], 200>, Prepared>;
 export type PreparedMint = Extract<Answer<operations["mintToken"], 200>, Prepared>;
 export type UnsignedTransaction = PreparedLaunch["unsignedTransaction"];
 export type Launch = Exclude<Answer<operations["launchToken"], 200>, Prepared>;
 export type Mint = Exclude<Answer<operations["mintToken"], 200>, Prepared>;
+export type PreparedTransfer = Extract<Answer<operations["transfer"], 200>, Prepared>;
+export type PreparedApproval = Extract<Answer<operations["approve"], 200>, Prepared>;
+export type Transfer = Exclude<Answer<operations["transfer"], 200>, Prepared>;
+export type Approval = Exclude<Answer<operations["approve"], 200>, Prepared>;
 export type Operation = Answer<operations["getOperation"], 200>;
 export type ErrorBody = Answer<operations["getOperation"], 404>["error"];
 
@@ -154,6 +160,55 @@ export async function mintToken(
     ),
   );
   return minted as Mint;
+}
+
+/**
+ * Sends native currency or a token with a key that never leaves the caller: prepare (the service answers the unsigned
+ * transfer, its nonce reserved), sign with `signer` here, submit the signed transaction with the same body.
+ */
+export async function transfer(
+  client: TokenServiceClient,
+  body: TransferBody,
+  signer: TransactionSigner,
+  options: SubmitOptions = {},
+): Promise<Transfer> {
+  const sender = await signerAddress(signer, body.sender);
+  const request = { ...body, sender };
+  const prepared = unwrap(await client.POST("/api/v1/transfers", { body: request })) as PreparedTransfer;
+  const signedTransaction = await signer.signTransaction(toTransactionRequest(prepared.unsignedTransaction, sender));
+  const idempotencyKey = options.idempotencyKey ?? globalThis.crypto.randomUUID();
+  const sent = await withNetworkRetries(async () =>
+    unwrap(
+      await client.POST("/api/v1/transfers", {
+        params: { query: options.wait ? { wait: options.wait } : {}, header: { "Idempotency-Key": idempotencyKey } },
+        body: { ...request, signedTransaction },
+      }),
+    ),
+  );
+  return sent as Transfer;
+}
+
+/** As `transfer`, for an approval: prepare, sign locally, submit. */
+export async function approve(
+  client: TokenServiceClient,
+  body: ApproveBody,
+  signer: TransactionSigner,
+  options: SubmitOptions = {},
+): Promise<Approval> {
+  const sender = await signerAddress(signer, body.sender);
+  const request = { ...body, sender };
+  const prepared = unwrap(await client.POST("/api/v1/tokens/approve", { body: request })) as PreparedApproval;
+  const signedTransaction = await signer.signTransaction(toTransactionRequest(prepared.unsignedTransaction, sender));
+  const idempotencyKey = options.idempotencyKey ?? globalThis.crypto.randomUUID();
+  const approved = await withNetworkRetries(async () =>
+    unwrap(
+      await client.POST("/api/v1/tokens/approve", {
+        params: { query: options.wait ? { wait: options.wait } : {}, header: { "Idempotency-Key": idempotencyKey } },
+        body: { ...request, signedTransaction },
+      }),
+    ),
+  );
+  return approved as Approval;
 }
 
 const FINAL = new Set(["mined", "failed", "dropped"]);

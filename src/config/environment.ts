@@ -1,7 +1,15 @@
 import ipaddr from "ipaddr.js";
 import { z } from "zod/v4";
 
-import { allNetworks, rpcEnvironmentVariable } from "../domain/chains.js";
+import { BUILT_IN_CHAINS, rpcEnvironmentVariable, type ChainRegistry } from "../domain/chains.js";
+import {
+  chainDefinitions,
+  declaredChainsSchema,
+  describeIssue,
+  issuePath,
+  REPORT_INPUT,
+  type DeclaredChains,
+} from "./chain-declarations.js";
 
 /**
  * Every environment variable the package reads, in one schema: its name (or the pattern of a family of names), type,
@@ -48,6 +56,8 @@ export interface VariableSpec<T = unknown> {
   readBy: Door[];
   /** Its value may hold a credential: an error never quotes it. */
   secret?: boolean;
+  /** A document (JSON): an error names the part at fault and quotes that, not the whole value. */
+  structured?: boolean;
   /** Parses the value as set (undefined when unset or empty). */
   schema: z.ZodType<T, string | undefined>;
 }
@@ -180,11 +190,33 @@ function urlList(protocols: string[], example: string) {
     .optional();
 }
 
+/** Chains declared as JSON (`{"linea": {"nativeSymbol": "ETH", "networks": {"mainnet": {"chainId": 59144}}}}`). */
+const declaredChains = z
+  .string()
+  .optional()
+  .transform((value, context): DeclaredChains => {
+    if (value === undefined) return {};
+    let json: unknown;
+    try {
+      json = JSON.parse(value);
+    } catch (error) {
+      context.addIssue({ code: "custom", message: `must be JSON (${(error as Error).message})` });
+      return z.NEVER;
+    }
+    const parsed = declaredChainsSchema(BUILT_IN_CHAINS).safeParse(json, REPORT_INPUT);
+    if (parsed.success) return parsed.data;
+    const { path, message } = describeIssue(parsed.error.issues[0]!);
+    context.addIssue({ code: "custom", message: path.length === 0 ? message : `at ${issuePath("", path)}: ${message}` });
+    return z.NEVER;
+  });
+
 const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
 
 // ---- the variables -----------------------------------------------------------------------------------------------
 
 const HTTP_SERVICE: Door[] = ["serve", "createServer"];
+/** The doors that serve chains: the HTTP service, the chain tasks and the programmatic API. */
+const ALL_DOORS_WITH_CHAINS: Door[] = ["serve", "createServer", "tasks", "api"];
 
 /** Variables with one name each. */
 export const VARIABLES = {
@@ -262,20 +294,20 @@ export const VARIABLES = {
   TOKEN_SERVICE_MAX_CONNECTIONS: variable({
     name: "TOKEN_SERVICE_MAX_CONNECTIONS",
     type: "whole number",
-    default: "256",
+    default: "512",
     description:
       "Open HTTP connections the service keeps at most; more are closed as they arrive. Keeps file descriptors for the store and the chain journals however many clients connect. 0: no limit.",
     readBy: HTTP_SERVICE,
-    schema: wholeNumber(256),
+    schema: wholeNumber(512),
   }),
   TOKEN_SERVICE_MAX_CONNECTIONS_PER_CLIENT: variable({
     name: "TOKEN_SERVICE_MAX_CONNECTIONS_PER_CLIENT",
     type: "whole number",
-    default: "32",
+    default: "128",
     description:
-      "Open HTTP connections one client address keeps at most; more are closed as they arrive. Connections from a trusted proxy (`TOKEN_SERVICE_TRUST_PROXY`) are not counted per client. 0: no limit.",
+      "Open HTTP connections one client address keeps at most; more are answered 429 TOO_MANY_CONNECTIONS and closed. Connections from a trusted proxy (`TOKEN_SERVICE_TRUST_PROXY`) are not counted per client. 0: no limit.",
     readBy: HTTP_SERVICE,
-    schema: wholeNumber(32),
+    schema: wholeNumber(128),
   }),
   TOKEN_SERVICE_HEADERS_TIMEOUT_SECONDS: variable({
     name: "TOKEN_SERVICE_HEADERS_TIMEOUT_SECONDS",
@@ -420,7 +452,7 @@ export const VARIABLES = {
     default: "3",
     description:
       "Failures in a row (no connection, a timeout, HTTP 429 or 5xx) after which a live pair's endpoint is skipped for the cool-down, while the pair has others.",
-    readBy: ["serve", "createServer", "tasks", "api"],
+    readBy: ALL_DOORS_WITH_CHAINS,
     schema: wholeNumber(3, 1),
   }),
   TOKEN_SERVICE_ENDPOINT_COOLDOWN_SECONDS: variable({
@@ -429,8 +461,18 @@ export const VARIABLES = {
     default: "30",
     description:
       "How long a failing endpoint is skipped; then one request tries it again (half-open), after its chain id is checked again, and it is back in use if that answers.",
-    readBy: ["serve", "createServer", "tasks", "api"],
+    readBy: ALL_DOORS_WITH_CHAINS,
     schema: seconds(30, { allowZero: false }),
+  }),
+  TOKEN_SERVICE_CHAINS: variable({
+    name: "TOKEN_SERVICE_CHAINS",
+    type: 'JSON: `{"<chain>": {"nativeSymbol": "ETH", "nativeDecimals": 18, "rollup": "op-stack", "networks": {"<network>": {"chainId": 59144}}}}`',
+    default: "none: the built-in chains only",
+    description:
+      "EVM chains besides the built-in ones, for a deployment without a Hardhat config change (docs/chains/custom.md). `nativeDecimals` defaults to 18; `rollup` (`op-stack` or `arbitrum`) is optional: `op-stack` counts the L1 data fee in the funds check. Each pair is simulated unless `TOKEN_SERVICE_RPC_<CHAIN>_<NETWORK>` gives its endpoint. A chain declared here replaces one of the same name in `tokenService.chains`; a built-in name, a chain id another pair has, or a bad field is refused, naming it.",
+    readBy: ALL_DOORS_WITH_CHAINS,
+    structured: true,
+    schema: declaredChains,
   }),
   TOKEN_SERVICE_SIMULATED_CHAINS: variable({
     name: "TOKEN_SERVICE_SIMULATED_CHAINS",
@@ -461,11 +503,9 @@ export function esploraVariable(network: string): string {
 
 /** A family of variables: one per chain/network pair (or Bitcoin network), each read when its pair is first used. */
 export interface VariableFamily extends VariableSpec<string | undefined> {
-  /** Every name of the family. */
-  names(): string[];
+  /** Every name of the family, for the built-in chains or those of `chains`. */
+  names(chains?: ChainRegistry): string[];
 }
-
-const ALL_DOORS_WITH_CHAINS: Door[] = ["serve", "createServer", "tasks", "api"];
 
 export const FAMILIES = {
   rpc: {
@@ -477,7 +517,8 @@ export const FAMILIES = {
     readBy: ALL_DOORS_WITH_CHAINS,
     secret: true,
     schema: urlList(["http:", "https:"], "https://sepolia.example.org/v2/KEY"),
-    names: () => allNetworks().flatMap((info) => (info.kind === "evm" ? [rpcEnvironmentVariable(info.chain, info.network)] : [])),
+    names: (chains = BUILT_IN_CHAINS) =>
+      chains.all().flatMap((info) => (info.kind === "evm" ? [rpcEnvironmentVariable(info.chain, info.network)] : [])),
   },
   bitcoind: {
     name: "TOKEN_SERVICE_BITCOIND_BITCOIN_<NETWORK>",
@@ -530,7 +571,7 @@ function parse<T>(spec: VariableSpec<T>, name: string, env: Environment): T {
   const parsed = spec.schema.safeParse(value);
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0]!;
-  const quoted = value === undefined || spec.secret ? "" : ` (got ${JSON.stringify(value)})`;
+  const quoted = value === undefined || spec.secret || spec.structured ? "" : ` (got ${JSON.stringify(value)})`;
   throw new EnvironmentError(`${name} ${issue.message}${quoted}`, name);
 }
 
@@ -571,8 +612,10 @@ export function readEnvironment(env: Environment): EnvironmentValues {
       name,
     );
   }
+  // The endpoints of the chains TOKEN_SERVICE_CHAINS declares are checked with the built-in ones'.
+  const chains = BUILT_IN_CHAINS.withDeclared(chainDefinitions(values.TOKEN_SERVICE_CHAINS, "TOKEN_SERVICE_CHAINS"));
   for (const family of Object.keys(FAMILIES) as FamilyName[]) {
-    for (const name of FAMILIES[family].names()) readFamilyVariable(env, family, name);
+    for (const name of FAMILIES[family].names(chains)) readFamilyVariable(env, family, name);
   }
   return values;
 }

@@ -1,19 +1,34 @@
 import { parseEvmAddress } from "../domain/addresses.js";
 import { parseBitcoinAddress } from "../chains/bitcoin/addresses.js";
-import { allNetworks, requireEvm, resolveNetwork, rpcEnvironmentVariable, type NetworkInfo } from "../domain/chains.js";
+import { BUILT_IN_CHAINS, requireEvm, rpcEnvironmentVariable, type ChainRegistry, type NetworkInfo } from "../domain/chains.js";
 import { ErrorCode, invalidArgument, isTokenServiceError } from "../domain/errors.js";
 import { noBitcoinBackends, requireBitcoinBackend, type BitcoinBackends } from "../chains/bitcoin/backend.js";
-import { readBalances, readErc721Balance } from "../chains/evm/read/balances.js";
+import { readBalances, readErc1155Balances, readErc721Balance } from "../chains/evm/read/balances.js";
+import { readAllowance, readOwnedTokenIds, readTokenInfo } from "../chains/evm/read/token-info.js";
+import { parseTokenStandard } from "../domain/asset-types.js";
+import { decodeOwnedTokensCursor, encodeOwnedTokensCursor } from "../domain/owned-tokens-cursor.js";
+import type {
+  AllowanceRequest,
+  AllowanceResult,
+  ApproveRequest,
+  OwnedTokensRequest,
+  OwnedTokensResult,
+  TokenInfoRequest,
+  TokenInfoResult,
+  TransferRequest,
+} from "../domain/transfer-requests.js";
 import type { EndpointSource, EvmChain, NodeCallObserver, SimulatedChainFactory } from "../chains/evm/chain.js";
 import { EvmChains } from "../chains/evm/chains-registry.js";
 import { SharedChainReads } from "../chains/evm/read/read-memo.js";
 import { mintedTokenId } from "../chains/evm/write/mint.js";
 import { InProcessSenderLock, type SenderLock } from "../chains/evm/sender-lock.js";
 import { getReceipt, getTransactionStatus, waitForTransaction, type TransactionStatus } from "../chains/evm/read/transaction-status.js";
-import { DataDirectory } from "../store/data-directory.js";
+import type { DataDirectory } from "../store/data-directory.js";
 import { MemoryOperationStore } from "../store/memory-store.js";
 import { parseTokenType } from "../domain/token-params.js";
+import { parseUint256 } from "../domain/units.js";
 import {
+  MAX_ERC1155_IDS_PER_READ,
   MAX_ERC20_CONTRACTS_PER_READ,
   type BalanceEntry,
   type BalancesRequest,
@@ -30,6 +45,8 @@ import {
 import { ChainWrites } from "./operations/chain-writes.js";
 import {
   Operations,
+  type ApproveOutcome,
+  type TransferOutcome,
   type FaucetOutcome,
   type LaunchOutcome,
   type MintOutcome,
@@ -41,9 +58,15 @@ import type { OperationStore } from "./operations/types.js";
 import { createWallet, type CreateWalletRequest, type Wallet } from "./wallets.js";
 
 export type * from "../domain/requests.js";
-export { MAX_ERC20_CONTRACTS_PER_READ } from "../domain/requests.js";
+export type * from "../domain/transfer-requests.js";
+export { MAX_ERC1155_IDS_PER_READ, MAX_ERC20_CONTRACTS_PER_READ } from "../domain/requests.js";
 
 export interface TokenServiceOptions {
+  /**
+   * The chains served: the built-in ones and those declared in configuration. Default: the built-in ones (the doors
+   * compose theirs with `tokenService.chains` and `TOKEN_SERVICE_CHAINS`: src/compose.ts).
+   */
+  chains?: ChainRegistry;
   /** Where simulated chains come from (the plugin passes Hardhat's EDR); without one, only configured endpoints are served. */
   simulatedChainFactory?: SimulatedChainFactory;
   /**
@@ -54,10 +77,10 @@ export interface TokenServiceOptions {
   env?: NodeJS.ProcessEnv;
   /** Simulated chains: 0 mines on send (default), N mines a block every N seconds. */
   blockTimeSeconds?: number;
-  /** Simulated chains keep their state here between runs when set. */
-  dataDir?: string;
-  /** The same, already described by its owner (the caller claims and releases it); wins over `dataDir`. */
+  /** Simulated chains keep their state here between runs when set (the composition root opens it from `dataDir`). */
   dataDirectory?: DataDirectory;
+  /** Release `dataDirectory` when the service closes (the composition root opened it for this service). */
+  releaseDataDirectory?: boolean;
   /** Serializes sends per chain and sender; the HTTP service passes a PostgreSQL-backed one. */
   senderLock?: SenderLock;
   bitcoin?: BitcoinBackends;
@@ -72,6 +95,23 @@ export interface TokenServiceOptions {
   tracker?: Partial<TrackerSettings>;
   /** How long a prepared (unsigned) launch or mint keeps its nonce reserved for the sender; default 120 s. */
   nonceReservationMs?: number;
+}
+
+const DEFAULT_OWNED_TOKENS_PAGE = 100;
+const MAX_OWNED_TOKENS_PAGE = 1000;
+
+/** An ERC1155 read's ids: a list, comma-separated strings, or both; each id once, in the order first asked. */
+function parseTokenIds(value: TokenBalanceRequest["tokenId"]): bigint[] {
+  const given: Array<string | number> = Array.isArray(value) ? value : value === undefined ? [] : [value];
+  const parts = given.flatMap((part): Array<string | number> =>
+    typeof part === "string" ? part.split(",").map((text) => text.trim()) : [part],
+  );
+  const ids = [...new Set(parts.filter((part) => part !== "").map((part) => parseUint256(part, "tokenId")))];
+  if (ids.length === 0) throw invalidArgument("tokenId", "tokenId is required for an erc1155 read: one id or several (1,2,3)");
+  if (ids.length > MAX_ERC1155_IDS_PER_READ) {
+    throw invalidArgument("tokenId", `at most ${MAX_ERC1155_IDS_PER_READ} ids per read (got ${ids.length})`);
+  }
+  return ids;
 }
 
 function parseTransactionHash(value: unknown): string {
@@ -93,23 +133,24 @@ function frozenBalances(result: BalancesResult): BalancesResult {
  * HTTP service only parse input, call one of these methods, and format output.
  */
 export class TokenService {
+  /** Every chain and network this service knows: requests are resolved here. */
+  readonly chains: ChainRegistry;
   readonly evm: EvmChains;
   /** Launch, mint and faucet with durable records, followed to a final state. */
   readonly operations: Operations;
   private readonly bitcoin: BitcoinBackends;
-  /** Released on close when this service made it (from `dataDir`). */
+  /** Released on close when the composition root opened it for this service. */
   private readonly ownDataDirectory: DataDirectory | undefined;
   /** By pair ("ethereum/sepolia"), once a read opened a chain that names its state. */
   private readonly sharedBalanceReads = new Map<string, SharedChainReads<BalancesResult>>();
 
   constructor(options: TokenServiceOptions) {
-    this.ownDataDirectory =
-      options.dataDirectory === undefined && options.dataDir !== undefined
-        ? new DataDirectory(options.dataDir, "a token service (programmatic API)")
-        : undefined;
-    const dataDirectory = options.dataDirectory ?? this.ownDataDirectory;
+    this.ownDataDirectory = options.releaseDataDirectory ? options.dataDirectory : undefined;
+    const dataDirectory = options.dataDirectory;
+    this.chains = options.chains ?? BUILT_IN_CHAINS;
     this.evm = new EvmChains({
       ...options,
+      chains: this.chains,
       ...(dataDirectory ? { dataDirectory } : {}),
       // A chain that lost journal lines may lack transactions its records say are mined: the tracker checks each.
       onJournalLoss: async (info) => {
@@ -131,7 +172,7 @@ export class TokenService {
   }
 
   networks(): NetworkSummary[] {
-    return allNetworks().map((info) => {
+    return this.chains.all().map((info) => {
       if (info.kind === "evm") {
         const endpoint = this.evm.endpointLabel(info);
         if (endpoint !== undefined) return { ...info, simulated: false, backend: "json-rpc", endpoint };
@@ -155,7 +196,7 @@ export class TokenService {
   }
 
   createWallet(request: CreateWalletRequest): Wallet {
-    return createWallet(request);
+    return createWallet(request, this.chains);
   }
 
   /**
@@ -163,7 +204,7 @@ export class TokenService {
    * flight and after; a transaction, a faucet grant or a block moves the state on. Live nodes are asked every time.
    */
   async getBalances(request: BalancesRequest): Promise<BalancesResult> {
-    const info = resolveNetwork(request.chain, request.network);
+    const info = this.chains.resolve(request.chain, request.network);
     const shared = this.sharedBalanceReads.get(`${info.chain}/${info.network}`);
     const contracts = request.erc20TokenContractAddresses ?? [];
     // Reads compare by their addresses as given (===): equal inputs, equal verdicts, a refusal included. A differently
@@ -216,12 +257,15 @@ export class TokenService {
   }
 
   async getTokenBalance(request: TokenBalanceRequest): Promise<TokenBalanceResult> {
-    const info = requireEvm(resolveNetwork(request.chain, request.network), "token balance read");
+    const info = requireEvm(this.chains.resolve(request.chain, request.network), "token balance read");
     const address = parseEvmAddress(request.address, "address");
     const tokenAddress = parseEvmAddress(request.tokenAddress, "tokenAddress");
     const type = parseTokenType(request.type);
+    if (type !== "ERC1155" && request.tokenId !== undefined) throw invalidArgument("tokenId", "tokenId applies to erc1155 reads only");
+    const tokenIds = type === "ERC1155" ? parseTokenIds(request.tokenId) : [];
     const chain = await this.evmChain(info, "token balance read");
     const base = { chain: info.chain, network: info.network, address, tokenAddress, simulated: chain.simulated };
+    if (type === "ERC1155") return { ...base, type: "erc1155", ...(await readErc1155Balances(chain, address, tokenAddress, tokenIds)) };
     if (type === "ERC721") {
       const balance = await readErc721Balance(chain, address, tokenAddress);
       return { ...base, type: "erc721", ...balance };
@@ -262,6 +306,87 @@ export class TokenService {
     return this.operations.prepareMint(request);
   }
 
+  /**
+   * Moves native currency (NATIVE) or a token (ERC20 `transfer`, ERC721 and ERC1155 `safeTransferFrom`) from the sender,
+   * as a recorded operation like `launch`; refused before signing when the sender lacks what it would move.
+   */
+  transfer(request: TransferRequest, context?: OperationContext): Promise<TransferOutcome> {
+    return this.operations.transfer(request, context);
+  }
+
+  /** Approves a spender: an ERC20 allowance, one ERC721 token, or every token of the sender (`all`), like `launch`. */
+  approve(request: ApproveRequest, context?: OperationContext): Promise<ApproveOutcome> {
+    return this.operations.approve(request, context);
+  }
+
+  /** The transfer `transfer` would send, unsigned, for the sender to sign; its nonce is reserved until `expiresAt`. */
+  prepareTransfer(request: Unsigned<TransferRequest>): Promise<PreparedOutcome> {
+    return this.operations.prepareTransfer(request);
+  }
+
+  /** The approval `approve` would send, unsigned, for the sender to sign; its nonce is reserved until `expiresAt`. */
+  prepareApprove(request: Unsigned<ApproveRequest>): Promise<PreparedOutcome> {
+    return this.operations.prepareApprove(request);
+  }
+
+  /** What `owner` lets `spender` do with its tokens: an ERC20 allowance, an ERC721 token's approval, operator approval. */
+  async getAllowance(request: AllowanceRequest): Promise<AllowanceResult> {
+    const info = requireEvm(this.chains.resolve(request.chain, request.network), "allowance read");
+    const type = parseTokenStandard(request.type);
+    const contractAddress = parseEvmAddress(request.contractAddress, "contractAddress");
+    const owner = parseEvmAddress(request.owner, "owner");
+    const spender = parseEvmAddress(request.spender, "spender");
+    let tokenId: bigint | undefined;
+    if (request.tokenId !== undefined) {
+      if (type !== "ERC721") throw invalidArgument("tokenId", "tokenId applies to ERC721 allowances only");
+      tokenId = parseUint256(request.tokenId, "tokenId");
+    }
+    const chain = await this.evmChain(info, "allowance read");
+    const allowance = await readAllowance(chain, { type, contractAddress, owner, spender, ...(tokenId !== undefined ? { tokenId } : {}) });
+    return { chain: info.chain, network: info.network, type, contractAddress, owner, spender, ...allowance, simulated: chain.simulated };
+  }
+
+  /** A token's name, symbol, decimals, supply, paused state, and the options it was found to have. */
+  async getTokenInfo(request: TokenInfoRequest): Promise<TokenInfoResult> {
+    const info = requireEvm(this.chains.resolve(request.chain, request.network), "token read");
+    const contractAddress = parseEvmAddress(request.contractAddress, "contractAddress");
+    const chain = await this.evmChain(info, "token read");
+    const token = await readTokenInfo(chain, contractAddress);
+    return { chain: info.chain, network: info.network, contractAddress, ...token, simulated: chain.simulated };
+  }
+
+  /**
+   * A page of the ERC721 ids `owner` holds on a contract, ascending, after the cursor's id. The cursor names the last id
+   * of the page before, so it never expires; ids the owner gained below it since are on no later page.
+   */
+  async listOwnedTokens(request: OwnedTokensRequest): Promise<OwnedTokensResult> {
+    const info = requireEvm(this.chains.resolve(request.chain, request.network), "token read");
+    const contractAddress = parseEvmAddress(request.contractAddress, "contractAddress");
+    const owner = parseEvmAddress(request.owner, "owner");
+    const after = request.cursor === undefined || request.cursor === "" ? undefined : decodeOwnedTokensCursor(request.cursor);
+    const limit = request.limit ?? DEFAULT_OWNED_TOKENS_PAGE;
+    if (!Number.isSafeInteger(limit) || limit < 1 || limit > MAX_OWNED_TOKENS_PAGE)
+      throw invalidArgument("limit", `limit must be an integer from 1 to ${MAX_OWNED_TOKENS_PAGE}`);
+    const fromBlock = request.fromBlock ?? 0;
+    if (!Number.isSafeInteger(fromBlock) || fromBlock < 0)
+      throw invalidArgument("fromBlock", "fromBlock must be a block number (0 or more)");
+    const chain = await this.evmChain(info, "token read");
+    const owned = await readOwnedTokenIds(chain, contractAddress, owner, fromBlock);
+    const rest = after === undefined ? owned.tokenIds : owned.tokenIds.filter((id) => id > after);
+    const page = rest.slice(0, limit);
+    return {
+      chain: info.chain,
+      network: info.network,
+      contractAddress,
+      owner,
+      balance: owned.balance.toString(),
+      tokenIds: page.map(String),
+      nextCursor: rest.length > limit ? encodeOwnedTokensCursor(page[page.length - 1]!) : null,
+      source: owned.source,
+      simulated: chain.simulated,
+    };
+  }
+
   /** Funds an address on a simulated chain or bitcoin regtest, as a recorded operation. */
   faucet(request: FaucetRequest, context?: OperationContext): Promise<FaucetOutcome> {
     return this.operations.faucet(request, context);
@@ -269,7 +394,7 @@ export class TokenService {
 
   /** The ERC721 token id a mined mint produced. */
   async mintedTokenId(request: TransactionRequest & { contractAddress: string }): Promise<string | undefined> {
-    const info = requireEvm(resolveNetwork(request.chain, request.network), "mint");
+    const info = requireEvm(this.chains.resolve(request.chain, request.network), "mint");
     const receipt = await getReceipt(await this.evmChain(info, "mint"), parseTransactionHash(request.transactionHash));
     return receipt === null ? undefined : mintedTokenId(receipt, request.contractAddress);
   }
@@ -279,7 +404,7 @@ export class TokenService {
    * crash, lost from the pool, undone by a reorg), answers with its record's state instead of TRANSACTION_NOT_FOUND.
    */
   async getTransaction(request: TransactionRequest): Promise<TransactionStatus> {
-    const info = requireEvm(resolveNetwork(request.chain, request.network), "transaction lookup");
+    const info = requireEvm(this.chains.resolve(request.chain, request.network), "transaction lookup");
     const hash = parseTransactionHash(request.transactionHash);
     const chain = await this.evmChain(info, "transaction lookup");
     try {
@@ -295,7 +420,7 @@ export class TokenService {
 
   /** Resolves when mined, or with status "pending" once `timeoutMs` passed or `signal` aborted. */
   async waitForTransaction(request: TransactionRequest & { timeoutMs?: number; signal?: AbortSignal }): Promise<TransactionStatus> {
-    const info = requireEvm(resolveNetwork(request.chain, request.network), "transaction lookup");
+    const info = requireEvm(this.chains.resolve(request.chain, request.network), "transaction lookup");
     const chain = await this.evmChain(info, "transaction lookup");
     return waitForTransaction(chain, parseTransactionHash(request.transactionHash), request.timeoutMs ?? 120_000, request.signal);
   }

@@ -1,4 +1,4 @@
-import { resolveNetwork } from "../domain/chains.js";
+import { BUILT_IN_CHAINS, type ChainRegistry } from "../domain/chains.js";
 import { invalidArgument } from "../domain/errors.js";
 import { createEvmKeyPair } from "../chains/evm/wallet-keys.js";
 import { createBitcoinKeyPair, parseBitcoinAddressType, type BitcoinAddressType } from "../chains/bitcoin/wallet-keys.js";
@@ -18,8 +18,9 @@ export interface Wallet {
   addressType?: BitcoinAddressType;
 }
 
-export function createWallet(request: CreateWalletRequest): Wallet {
-  const info = resolveNetwork(request.chain, request.network);
+/** A new key pair for the pair's chain; `chains` is the service's (default: the built-in chains). */
+export function createWallet(request: CreateWalletRequest, chains: ChainRegistry = BUILT_IN_CHAINS): Wallet {
+  const info = chains.resolve(request.chain, request.network);
   if (info.kind === "bitcoin") {
     const pair = createBitcoinKeyPair(info.network, parseBitcoinAddressType(request.addressType));
     return { address: pair.address, privateKey: pair.privateKey, chain: info.chain, network: info.network, addressType: pair.addressType };

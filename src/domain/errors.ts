@@ -32,7 +32,7 @@ export const ERROR_CATALOG = {
     source: "core",
     title: "A field is missing, has the wrong type or breaks a rule",
     description:
-      "A field is missing, has the wrong type or breaks a rule (uint256 range, `initialSupply` > `totalSupply`, unknown field, more than 50 contracts, a query `chain` that disagrees with the body, a text with NUL or an unpaired surrogate, a faucet grant past the uint256 balance, a `cursor` this service did not return, a webhook `url` that is not http(s), carries credentials or targets a private address, an unknown webhook event, a `signedTransaction` that is not a signed transaction or comes with a `privateKey`). `field` names it.",
+      "A field is missing, has the wrong type or breaks a rule (uint256 range, `initialSupply` > `totalSupply`, unknown field, more than 50 contracts, a query `chain` that disagrees with the body, a text with NUL or an unpaired surrogate, a faucet grant past the uint256 balance, a `cursor` this service did not return, a webhook `url` that is not http(s), carries credentials or targets a private address, an unknown webhook event, a `signedTransaction` that is not a signed transaction or comes with a `privateKey`, an unknown token option, a royalty over 10000 basis points, a `salt` that is not 32-byte hex). `field` names it.",
   },
   INVALID_ADDRESS: {
     httpStatus: 400,
@@ -57,7 +57,7 @@ export const ERROR_CATALOG = {
     source: "core",
     title: "Unknown network of that chain",
     description:
-      "An unknown `network` for that chain; the message lists the allowed ones. From a task, also a Hardhat `--network` whose chain id is none of the service's pairs.",
+      "An unknown `network` for that chain; the message lists the allowed ones. From a task, also a Hardhat `--network` whose chain id is none of the service's pairs (the message shows how to declare its chain: docs/chains/custom.md).",
   },
   UNSUPPORTED_OPERATION: {
     httpStatus: 400,
@@ -134,6 +134,13 @@ export const ERROR_CATALOG = {
     title: "That signed transaction was submitted before",
     description: "That `signedTransaction` was submitted before; `details.operationId` names its record.",
   },
+  ALREADY_DEPLOYED: {
+    httpStatus: 409,
+    source: "core",
+    title: "A contract is already at the launch's CREATE2 address",
+    description:
+      "A launch with `salt` whose address (it follows from the salt, the token's parameters and its options) already holds a contract: the same launch was made before. `details.contractAddress` names it; nothing was signed. Change the salt to deploy another.",
+  },
   PAYLOAD_TOO_LARGE: {
     httpStatus: 413,
     source: "http",
@@ -171,13 +178,13 @@ export const ERROR_CATALOG = {
     source: "core",
     title: "The sender cannot pay the fee",
     description:
-      "The sender cannot pay the estimated fee, counting what its sends queued before this one may cost; `details.needed` and `details.available` in smallest units.",
+      "The sender cannot pay the estimated fee (and the amount, for a NATIVE transfer), counting what its sends queued before this one may cost; `details.needed` and `details.available` in smallest units. A NATIVE transfer of more than the balance names the field `amount`.",
   },
   NOT_A_TOKEN_CONTRACT: {
     httpStatus: 422,
     source: "core",
-    title: "No ERC20/ERC721 contract at that address",
-    description: "No ERC20/ERC721 contract at that address (or not yet mined).",
+    title: "No ERC20/ERC721/ERC1155 contract at that address",
+    description: "No ERC20/ERC721/ERC1155 contract at that address (or not yet mined).",
   },
   NOT_A_MINTER: {
     httpStatus: 422,
@@ -196,6 +203,34 @@ export const ERROR_CATALOG = {
     source: "core",
     title: "That ERC721 token id exists",
     description: "An ERC721 `tokenId` that exists.",
+  },
+  INSUFFICIENT_TOKEN_BALANCE: {
+    httpStatus: 422,
+    source: "core",
+    title: "The sender holds less of the token than it would transfer",
+    description:
+      "A transfer of more than the sender holds of an ERC20 token (or of one ERC1155 id), refused before signing: the token would revert with `details.reason` (`ERC20InsufficientBalance`, `ERC1155InsufficientBalance`); `details.balance` and `details.needed` in smallest units. A native transfer of more than the balance is `INSUFFICIENT_FUNDS`.",
+  },
+  NOT_TOKEN_OWNER: {
+    httpStatus: 422,
+    source: "core",
+    title: "The sender (or the named owner) does not hold that token id",
+    description:
+      "An ERC721 or ERC1155 `tokenId` the sender does not hold (or that does not exist), refused before signing a transfer or approval: `details.reason` names the error the token would revert with (`ERC721IncorrectOwner`, `ERC721NonexistentToken`, `ERC721InvalidApprover`, `ERC1155InsufficientBalance`), `details.owner` the holder where there is one. An allowance read of a token id that does not exist answers it too.",
+  },
+  TOO_MANY_TOKEN_IDS: {
+    httpStatus: 422,
+    source: "core",
+    title: "The holder has more token ids than one listing reads",
+    description:
+      "Listing an owner's ERC721 token ids reads every id it holds (or every id a Transfer log shows it received) to page them in order; past `details.limit` (10 000) the listing is refused rather than read in part.",
+  },
+  CREATE2_FACTORY_MISSING: {
+    httpStatus: 422,
+    source: "core",
+    title: "A launch with salt on a live chain without the CREATE2 factory",
+    description:
+      "A launch with `salt` on a live chain where the deterministic deployment proxy (0x4e59b44847b379578588920cA78FbF26c0B4956C) is not deployed. `details` names its deployer, the funding it needs and its pre-signed `deploymentTransaction`: fund the deployer, broadcast it, and launch again (simulated chains deploy it themselves).",
   },
   TRANSACTION_REJECTED: {
     httpStatus: 422,
@@ -223,6 +258,13 @@ export const ERROR_CATALOG = {
     source: "http",
     title: "Per-key rate limit reached (see Retry-After)",
     description: "The API key's request limit for the window is reached; `Retry-After` says when to try again.",
+  },
+  TOO_MANY_CONNECTIONS: {
+    httpStatus: 429,
+    source: "http",
+    title: "Too many open connections from this address (see Retry-After)",
+    description:
+      "This client address already holds `TOKEN_SERVICE_MAX_CONNECTIONS_PER_CLIENT` open connections: the new one is answered this and closed. Reuse connections (keep-alive), or open fewer at once.",
   },
   TOO_MANY_AUTH_FAILURES: {
     httpStatus: 429,

@@ -1,5 +1,6 @@
 import type { TransactionLike } from "ethers";
 
+import type { AssetType } from "./asset-types.js";
 import type { NetworkInfo } from "./chains.js";
 import type { TokenType } from "./token-params.js";
 import type { AmountPair } from "./units.js";
@@ -36,6 +37,14 @@ export interface TokenBalanceRequest extends PairRequest {
   address: string;
   tokenAddress: string;
   type: string;
+  /** ERC1155 only, and required there: the ids to read (a list, or one string of comma-separated ids). */
+  tokenId?: string | number | Array<string | number>;
+}
+
+/** One id's balance of an ERC1155 collection. */
+export interface TokenIdBalance {
+  tokenId: string;
+  balance: string;
 }
 
 export interface TokenBalanceResult {
@@ -43,10 +52,13 @@ export interface TokenBalanceResult {
   network: string;
   address: string;
   tokenAddress: string;
-  type: "erc20" | "erc721";
+  type: "erc20" | "erc721" | "erc1155";
+  /** ERC1155: the sum over the ids read (each id's in `tokenBalances`). */
   balance: string;
   simulated: boolean;
   tokenIds?: string[];
+  /** ERC1155: each id read, in the order asked. */
+  tokenBalances?: TokenIdBalance[];
   tokenIdsTruncated?: boolean;
   uiBalance?: string;
   decimals?: number;
@@ -65,6 +77,8 @@ export interface LaunchRequest extends PairRequest, SigningFields {
   type: string;
   token: unknown;
   sender: string;
+  /** 32 bytes as 0x hex: deploys through the CREATE2 factory, at an address that depends on the salt and the contract only. */
+  salt?: string;
 }
 
 export interface MintRequest extends PairRequest, SigningFields {
@@ -89,7 +103,8 @@ export interface PrepareHooks {
 export interface PreparedTransactionResult {
   chain: string;
   network: string;
-  type: TokenType;
+  /** A launch's or mint's token type; a transfer's or approval's asset type. */
+  type: TokenType | AssetType;
   sender: string;
   transaction: TransactionLike;
   expiresAt: string;
@@ -131,6 +146,9 @@ export interface NetworkSummary extends NetworkInfo {
 
 /** How many ERC20 contracts one balance read may name. */
 export const MAX_ERC20_CONTRACTS_PER_READ = 50;
+
+/** How many ERC1155 ids one token balance read may name. */
+export const MAX_ERC1155_IDS_PER_READ = 50;
 
 /** A launch as the node accepted it, before its record says more. */
 export interface LaunchResult {

@@ -1,16 +1,32 @@
 import { parseEvmAddress } from "./addresses.js";
 import { ErrorCode, TokenServiceError, invalidArgument } from "./errors.js";
+import {
+  parseErc1155Options,
+  parseErc20Options,
+  parseErc721Options,
+  type Erc1155Options,
+  type Erc20Options,
+  type Erc721Options,
+  type TokenKind,
+} from "./token-options.js";
 import { MAX_UINT256, parseUint256 } from "./units.js";
 
-export type TokenType = "ERC20" | "ERC721";
+export type TokenType = TokenKind;
 
-/** Accepts the document's SERVICE_ERC20 / SERVICE_ERC721 and plain ERC20 / ERC721, in any case. */
+/** Accepts the document's SERVICE_ERC20 / SERVICE_ERC721 / SERVICE_ERC1155 and plain ERC20 / ERC721 / ERC1155, in any case. */
 export function parseTokenType(value: unknown, field = "type"): TokenType {
   const text = typeof value === "string" ? value.trim().toUpperCase() : "";
   if (text === "ERC20" || text === "SERVICE_ERC20") return "ERC20";
   if (text === "ERC721" || text === "SERVICE_ERC721") return "ERC721";
-  throw invalidArgument(field, `${field} must be one of SERVICE_ERC20, SERVICE_ERC721, ERC20, ERC721 (case-insensitive)`);
+  if (text === "ERC1155" || text === "SERVICE_ERC1155") return "ERC1155";
+  throw invalidArgument(
+    field,
+    `${field} must be one of SERVICE_ERC20, SERVICE_ERC721, SERVICE_ERC1155, ERC20, ERC721, ERC1155 (case-insensitive)`,
+  );
 }
+
+/** ERC20Votes keeps checkpoints in 208 bits: a supply beyond this cannot be minted to a token with votes. */
+export const MAX_VOTES_SUPPLY = (1n << 208n) - 1n;
 
 export interface Erc20Params {
   name: string;
@@ -21,16 +37,28 @@ export interface Erc20Params {
   cap: bigint;
   minter: string;
   account: string;
+  /** Absent: the launch gave no `options` and deploys the historic ServiceERC20 (capped at `cap`, mintable, roles). */
+  options?: Erc20Options;
 }
 
 export interface Erc721Params {
   name: string;
   symbol: string;
   uri: string;
+  /** Absent: the launch gave no `options` and deploys the historic ServiceERC721 (enumerable, own URIs, roles). */
+  options?: Erc721Options;
 }
 
-const ERC20_FIELDS = ["name", "symbol", "decimals", "initialSupply", "totalSupply", "minter", "account"];
-const ERC721_FIELDS = ["name", "symbol", "uri"];
+export interface Erc1155Params {
+  name: string;
+  /** The URI of every id's metadata; clients replace `{id}` with the id (ERC-1155's metadata rule). */
+  uri: string;
+  options: Erc1155Options;
+}
+
+const ERC20_FIELDS = ["name", "symbol", "decimals", "initialSupply", "totalSupply", "minter", "account", "options"];
+const ERC721_FIELDS = ["name", "symbol", "uri", "options"];
+const ERC1155_FIELDS = ["name", "uri", "options"];
 
 function requireObject(value: unknown, field: string): Record<string, unknown> {
   if (typeof value !== "object" || value === null || Array.isArray(value)) {
@@ -80,8 +108,24 @@ export function parseErc20Params(value: unknown, sender: string): Erc20Params {
     decimals = parsed;
   }
   const initialSupply = token.initialSupply === undefined ? 0n : parseUint256(token.initialSupply, "token.initialSupply");
+  const options = token.options === undefined ? undefined : parseErc20Options(token.options);
+  const capGiven = token.totalSupply !== undefined && token.totalSupply !== null && token.totalSupply !== "";
+  if (options !== undefined && options.capped !== capGiven) {
+    throw options.capped
+      ? invalidArgument("token.totalSupply", "token.totalSupply (the supply cap) is required with token.options.capped")
+      : invalidArgument(
+          "token.options.capped",
+          "token.totalSupply is a supply cap: set token.options.capped to true, or leave token.totalSupply out for no cap",
+        );
+  }
+  if (options?.votes && initialSupply > MAX_VOTES_SUPPLY) {
+    throw invalidArgument(
+      "token.initialSupply",
+      `token.initialSupply must not exceed 2^208 - 1 with token.options.votes (ERC20Votes' limit)`,
+    );
+  }
   let cap = MAX_UINT256;
-  if (token.totalSupply !== undefined && token.totalSupply !== null && token.totalSupply !== "") {
+  if (capGiven) {
     cap = parseUint256(token.totalSupply, "token.totalSupply");
     if (cap === 0n)
       throw invalidArgument("token.totalSupply", "token.totalSupply (the supply cap) must be greater than 0; omit it for no cap");
@@ -100,14 +144,29 @@ export function parseErc20Params(value: unknown, sender: string): Erc20Params {
     cap,
     minter: optionalAddress(token, "minter", sender),
     account: optionalAddress(token, "account", sender),
+    ...(options !== undefined ? { options } : {}),
   };
+}
+
+function optionalUri(token: Record<string, unknown>): string {
+  const uri = token.uri;
+  if (uri !== undefined && typeof uri !== "string") throw invalidArgument("token.uri", "token.uri must be a string");
+  if (typeof uri === "string" && uri.length > 2048) throw invalidArgument("token.uri", "token.uri must be at most 2048 characters");
+  return uri ?? "";
 }
 
 export function parseErc721Params(value: unknown): Erc721Params {
   const token = requireObject(value, "token");
   rejectUnknownFields(token, ERC721_FIELDS, "ERC721");
-  const uri = token.uri;
-  if (uri !== undefined && typeof uri !== "string") throw invalidArgument("token.uri", "token.uri must be a string");
-  if (typeof uri === "string" && uri.length > 2048) throw invalidArgument("token.uri", "token.uri must be at most 2048 characters");
-  return { name: requireText(token, "name", 100), symbol: requireText(token, "symbol", 32), uri: uri ?? "" };
+  const uri = optionalUri(token);
+  const name = requireText(token, "name", 100);
+  const symbol = requireText(token, "symbol", 32);
+  return { name, symbol, uri, ...(token.options !== undefined ? { options: parseErc721Options(token.options) } : {}) };
+}
+
+export function parseErc1155Params(value: unknown): Erc1155Params {
+  const token = requireObject(value, "token");
+  rejectUnknownFields(token, ERC1155_FIELDS, "ERC1155");
+  const uri = optionalUri(token);
+  return { name: requireText(token, "name", 100), uri, options: parseErc1155Options(token.options) };
 }

@@ -1,11 +1,11 @@
 import type { HardhatRuntimeEnvironment } from "hardhat/types/hre";
 
-import { CHAIN_NAMES, allNetworks, isChainName, resolveNetwork, type NetworkInfo } from "../domain/chains.js";
+import type { ChainRegistry, NetworkInfo } from "../domain/chains.js";
 import { ErrorCode, TokenServiceError, invalidArgument, isTokenServiceError } from "../domain/errors.js";
 import type { LazyEndpoint } from "../chains/evm/chain.js";
 import { readEndpoint } from "../chains/evm/chains-registry.js";
 import { askChainId } from "../chains/evm/live-chain.js";
-import { hardhatNetworkEndpoint, pairOfChainId } from "./rpc-urls.js";
+import { hardhatNetworkEndpoint } from "./rpc-urls.js";
 
 /** What a task was told: `--chain` and `--chain-network`, either may be missing. */
 export interface PairOptions {
@@ -25,27 +25,42 @@ export const HARDHAT_NETWORK_FIELD = "hardhatNetwork";
 
 const REQUEST_TIMEOUT_MS = 15_000;
 
-function knownChainIds(): string {
-  return allNetworks()
-    .filter((info) => info.kind === "evm")
-    .map((info) => `${info.chainId} (${info.chain}/${info.network})`)
-    .join(", ");
+/** A chain name (lowercase, digits, underscores) made from a Hardhat network's name: lineaSepolia → linea_sepolia. */
+function suggestedChainName(network: string): string {
+  const name = network
+    .replace(/([a-z0-9])([A-Z])/g, "$1_$2")
+    .toLowerCase()
+    .replace(/[^a-z0-9_]+/g, "_")
+    .replace(/^_+|_+$/g, "")
+    .slice(0, 40);
+  return /^[a-z]/.test(name) ? name : `chain_${name}`.slice(0, 40);
 }
 
-function unknownChainId(name: string, chainId: number, how: string): TokenServiceError {
+/**
+ * A chain id no pair has: the service does not guess a chain from it (its currency, and the name its records keep),
+ * it says how to declare one, in the Hardhat config or in the environment, ready to paste.
+ */
+function unknownChainId(chains: ChainRegistry, name: string, chainId: number, how: string): TokenServiceError {
+  const suggested = suggestedChainName(name);
+  // A network named like a chain the service has (base) but serving another chain id needs a name of its own.
+  const chain = chains.isChain(suggested) ? `${suggested.slice(0, 30)}_${chainId}`.slice(0, 40) : suggested;
+  const declaration = { [chain]: { nativeSymbol: "ETH", nativeDecimals: 18, networks: { mainnet: { chainId } } } };
   return new TokenServiceError(
     ErrorCode.UNSUPPORTED_NETWORK,
-    `Hardhat network ${name} ${how} chain id ${chainId}, which is none of the service's pairs: ${knownChainIds()}`,
+    `Hardhat network ${name} ${how} chain id ${chainId}, which no chain of the service has. Declare the chain, with its ` +
+      `currency's symbol and decimals and names of your choice, in hardhat.config.ts: tokenService: { chains: { ${chain}: ` +
+      `{ nativeSymbol: "ETH", nativeDecimals: 18, networks: { mainnet: { chainId: ${chainId} } } } } }, or in the environment: ` +
+      `TOKEN_SERVICE_CHAINS='${JSON.stringify(declaration)}'; then --network ${name} serves ${chain}/mainnet (docs/chains/custom.md)`,
     { field: HARDHAT_NETWORK_FIELD, details: { chainId } },
   );
 }
 
-/** The service's pairs a network name names, e.g. sepolia → ethereum/sepolia (testnet names one per chain). */
-function pairsNamed(network: string, chain: string | undefined): NetworkInfo[] {
-  const chains = chain !== undefined && isChainName(chain) ? [chain] : CHAIN_NAMES;
-  return chains.flatMap((name) => {
+/** The service's pairs a network name names, e.g. sepolia → ethereum/sepolia, base/sepolia, … (testnet names one per chain). */
+function pairsNamed(chains: ChainRegistry, network: string, chain: string | undefined): NetworkInfo[] {
+  const names = chain !== undefined && chains.isChain(chain) ? [chain] : chains.names;
+  return names.flatMap((name) => {
     try {
-      return [resolveNetwork(name, network)];
+      return [chains.resolve(name, network)];
     } catch {
       return [];
     }
@@ -56,25 +71,30 @@ function pairsNamed(network: string, chain: string | undefined): NetworkInfo[] {
  * For `--network sepolia` typed where `--chain-network sepolia` was meant: which options select the service's own
  * pair, and that `--network` selects a Hardhat network instead.
  */
-export function chainNetworkHint(name: string, options: PairOptions, what = "a live node"): string {
+export function chainNetworkHint(chains: ChainRegistry, name: string, options: PairOptions, what = "a live node"): string {
   // The pairs the network's name names (sepolia), else those the options name.
   const [network, pairs] = ((): [string, NetworkInfo[]] => {
-    const named = pairsNamed(name, options.chain);
+    const named = pairsNamed(chains, name, options.chain);
     if (named.length > 0 || options.network === undefined) return [name, named];
-    return [options.network, pairsNamed(options.network, options.chain)];
+    return [options.network, pairsNamed(chains, options.network, options.chain)];
   })();
-  const [only] = pairs;
-  const chain = pairs.length === 1 ? only!.chain : pairs.length > 1 ? `<${pairs.map((pair) => pair.chain).join("|")}>` : "CHAIN";
-  const pair = pairs.length === 1 ? `the service's ${only!.chain}/${only!.network} pair` : "one of the service's pairs";
+  // Several chains may have a network of that name (sepolia): the first (ethereum's) is named, the others listed.
+  const [first, ...others] = pairs;
+  const chain = first?.chain ?? "CHAIN";
+  const pair = first === undefined ? "one of the service's pairs" : `the service's ${first.chain}/${first.network} pair`;
+  const alsoOn =
+    others.length === 0
+      ? ""
+      : ` (${others.map((other) => other.chain).join(", ")} ${others.length === 1 ? "has" : "have"} one too: --chain ${others[0]!.chain} …)`;
   return (
     `Hint: --network selects a Hardhat network (here ${name}, ${what}); ` +
-    `--chain ${chain} --chain-network ${pairs.length > 0 ? network : "NETWORK"} without --network selects ${pair}, ` +
+    `--chain ${chain} --chain-network ${first !== undefined ? network : "NETWORK"} without --network selects ${pair}${alsoOn}, ` +
     "simulated in-process unless an endpoint is configured for it."
   );
 }
 
 /** `--chain` and `--chain-network` may be left out after `--network`; given, they must name its pair. */
-function checkAgreement(selected: SelectedNetwork, options: PairOptions): void {
+function checkAgreement(chains: ChainRegistry, selected: SelectedNetwork, options: PairOptions): void {
   const { chain, network, chainId } = selected.pair;
   const is = `--network ${selected.name} is ${chain}/${network} (chain id ${chainId})`;
   if (options.chain && options.chain !== chain) {
@@ -86,7 +106,7 @@ function checkAgreement(selected: SelectedNetwork, options: PairOptions): void {
   if (options.network) {
     let named: string | undefined;
     try {
-      named = resolveNetwork(chain, options.network).network;
+      named = chains.resolve(chain, options.network).network;
     } catch {
       named = undefined;
     }
@@ -101,6 +121,7 @@ function checkAgreement(selected: SelectedNetwork, options: PairOptions): void {
 
 /** The pair a Hardhat network serves: its configured `chainId`, else the pair options, else the node's answer to `eth_chainId`. */
 async function pairOfNetwork(
+  chains: ChainRegistry,
   name: string,
   configuredChainId: number | undefined,
   endpoint: LazyEndpoint,
@@ -108,13 +129,13 @@ async function pairOfNetwork(
   options: PairOptions,
 ): Promise<NetworkInfo & { chainId: number }> {
   if (configuredChainId !== undefined) {
-    const pair = pairOfChainId(configuredChainId);
-    if (pair === undefined) throw unknownChainId(name, configuredChainId, "is configured with");
-    return pair as NetworkInfo & { chainId: number };
+    const pair = chains.pairOfChainId(configuredChainId);
+    if (pair === undefined) throw unknownChainId(chains, name, configuredChainId, "is configured with");
+    return pair;
   }
   if (options.chain && options.network) {
     // The node's chain id is checked when the pair connects: a node of another chain is refused (CHAIN_ID_MISMATCH).
-    const pair = resolveNetwork(options.chain, options.network);
+    const pair = chains.resolve(options.chain, options.network);
     if (pair.kind !== "evm" || pair.chainId === undefined) {
       throw invalidArgument("chain", `--network ${name} is a Hardhat HTTP network, an EVM node: it cannot serve ${pair.chain}`);
     }
@@ -125,9 +146,9 @@ async function pairOfNetwork(
     upstream: `the node of Hardhat network ${name}`,
     ...(endpoint.headers ? { headers: endpoint.headers } : {}),
   });
-  const pair = pairOfChainId(chainId);
-  if (pair === undefined) throw unknownChainId(name, chainId, "serves");
-  return pair as NetworkInfo & { chainId: number };
+  const pair = chains.pairOfChainId(chainId);
+  if (pair === undefined) throw unknownChainId(chains, name, chainId, "serves");
+  return pair;
 }
 
 /**
@@ -135,14 +156,18 @@ async function pairOfNetwork(
  * ahead of every other configuration of that pair. Undefined for a simulated (`edr-simulated`) network. Choosing it
  * uses it: its url is read now, and a configuration variable without a value is an error naming it.
  */
-export async function selectedNetwork(hre: HardhatRuntimeEnvironment, options: PairOptions): Promise<SelectedNetwork | undefined> {
+export async function selectedNetwork(
+  hre: HardhatRuntimeEnvironment,
+  options: PairOptions,
+  chains: ChainRegistry,
+): Promise<SelectedNetwork | undefined> {
   const name = hre.globalOptions.network;
   if (name === undefined) return undefined;
   const config = hre.config.networks[name];
   if (config === undefined) {
     throw new TokenServiceError(
       ErrorCode.UNSUPPORTED_NETWORK,
-      `--network ${name} is no Hardhat network of this project (it has: ${Object.keys(hre.config.networks).join(", ")}). ${chainNetworkHint(name, options, "which this project does not configure")}`,
+      `--network ${name} is no Hardhat network of this project (it has: ${Object.keys(hre.config.networks).join(", ")}). ${chainNetworkHint(chains, name, options, "which this project does not configure")}`,
       { field: HARDHAT_NETWORK_FIELD },
     );
   }
@@ -154,13 +179,13 @@ export async function selectedNetwork(hre: HardhatRuntimeEnvironment, options: P
   } catch (error) {
     // Asked for a variable the user may never have meant to set: say how to reach the pair without that network.
     if (!isTokenServiceError(error, ErrorCode.BACKEND_NOT_CONFIGURED)) throw error;
-    throw new TokenServiceError(error.code, `${error.message}. ${chainNetworkHint(name, options)}`, {
+    throw new TokenServiceError(error.code, `${error.message}. ${chainNetworkHint(chains, name, options)}`, {
       field: HARDHAT_NETWORK_FIELD,
       ...(error.details ? { details: error.details } : {}),
     });
   }
-  const pair = await pairOfNetwork(name, config.chainId, configured, url, options);
+  const pair = await pairOfNetwork(chains, name, config.chainId, configured, url, options);
   const selected = { name, pair, endpoint: { ...configured, get: async () => url } };
-  checkAgreement(selected, options);
+  checkAgreement(chains, selected, options);
   return selected;
 }

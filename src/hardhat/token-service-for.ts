@@ -1,11 +1,13 @@
 import type { HardhatRuntimeEnvironment } from "hardhat/types/hre";
 
 import { composeTokenService } from "../compose.js";
-import type { TokenService, TokenServiceOptions } from "../core/token-service.js";
+import type { TokenService } from "../core/token-service.js";
+import type { ComposeOptions } from "../compose.js";
+import { projectChains } from "./project-chains.js";
 import { liveEndpoints } from "./rpc-urls.js";
 import { hardhatSimulatedChains } from "./simulated-chains.js";
 
-export type CreateTokenServiceOptions = Partial<TokenServiceOptions> & {
+export type CreateTokenServiceOptions = Partial<ComposeOptions> & {
   /** A Hardhat runtime with this plugin; one is created when omitted. */
   hre?: HardhatRuntimeEnvironment;
   /** Keep simulated chains in `hre.config.tokenService.dataDir` (as the tasks and `serve` do). Default false: in memory. */
@@ -13,16 +15,20 @@ export type CreateTokenServiceOptions = Partial<TokenServiceOptions> & {
 };
 
 /**
- * The core, composed from a Hardhat project: its EDR for simulated chains; live endpoints from `options.rpcUrls`,
- * `TOKEN_SERVICE_RPC_*`, `tokenService.rpc` and the Hardhat HTTP networks, in that order; the environment's Bitcoin backends.
+ * The core, composed from a Hardhat project: its chains (built in, `tokenService.chains`, `TOKEN_SERVICE_CHAINS`); its
+ * EDR for simulated chains; live endpoints from `options.rpcUrls`, `TOKEN_SERVICE_RPC_*`, `tokenService.rpc` and the
+ * Hardhat HTTP networks, in that order; the environment's Bitcoin backends.
  */
 export async function tokenServiceFor(hre: HardhatRuntimeEnvironment, options: CreateTokenServiceOptions = {}): Promise<TokenService> {
-  const rpcUrls = { ...liveEndpoints(hre, options.env ?? process.env), ...options.rpcUrls };
+  const env = options.env ?? process.env;
+  const chains = options.chains ?? projectChains(hre, env);
+  const rpcUrls = { ...liveEndpoints(hre, env, chains), ...options.rpcUrls };
   const dataDir = options.dataDirectory
     ? undefined
     : (options.dataDir ?? (options.persistSimulatedChains ? hre.config.tokenService.dataDir : undefined));
   return composeTokenService({
     ...options,
+    chains,
     simulatedChainFactory: options.simulatedChainFactory ?? hardhatSimulatedChains(hre),
     rpcUrls,
     ...(dataDir !== undefined ? { dataDir } : {}),

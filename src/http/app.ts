@@ -4,7 +4,7 @@ import express, { type Express, type NextFunction, type Request, type Response }
 import type { DestinationStream, Logger } from "pino";
 
 import { readVariable } from "../config/environment.js";
-import { rpcEnvironmentVariable } from "../domain/chains.js";
+import { rpcEnvironmentVariable, type ChainRegistry } from "../domain/chains.js";
 import { DataDirectory } from "../store/data-directory.js";
 import type { JournalReplay } from "../chains/evm/simulated-chain.js";
 import type { TrackerSettings } from "../core/operations/tracker.js";
@@ -42,6 +42,8 @@ import { TargetGuard } from "../webhooks/target-guard.js";
 import { Webhooks } from "../webhooks/webhooks.js";
 
 export interface CreateServerOptions {
+  /** The chains served; default the built-in ones and those of `TOKEN_SERVICE_CHAINS` (the `serve` task adds `tokenService.chains`). */
+  chains?: ChainRegistry;
   /** Where simulated chains come from; the `serve` task passes the project's Hardhat EDR. Without one, only configured endpoints are served. */
   simulatedChainFactory?: SimulatedChainFactory;
   /** Live endpoints keyed "chain/network" (the project's `tokenService.rpc`); `TOKEN_SERVICE_RPC_<CHAIN>_<NETWORK>` fills the gaps. */
@@ -213,6 +215,7 @@ export async function createServer(options: CreateServerOptions): Promise<TokenS
   let journals: JournalReplay[];
   try {
     service = composeTokenService({
+      ...(options.chains ? { chains: options.chains } : {}),
       ...(options.simulatedChainFactory ? { simulatedChainFactory: options.simulatedChainFactory } : {}),
       ...(options.rpcUrls ? { rpcUrls: options.rpcUrls } : {}),
       dataDirectory,
@@ -309,7 +312,10 @@ export async function createServer(options: CreateServerOptions): Promise<TokenS
   });
   // Built on first request: nothing at start-up needs it.
   let openApiDocument: ReturnType<typeof buildOpenApiDocument> | undefined;
-  app.get("/openapi.json", (_request, response) => void response.json((openApiDocument ??= buildOpenApiDocument(API_ROUTES, VERSION))));
+  app.get(
+    "/openapi.json",
+    (_request, response) => void response.json((openApiDocument ??= buildOpenApiDocument(API_ROUTES, VERSION, { chains: service.chains }))),
+  );
   app.use(apiReference());
 
   // Protected like the API (a scraper passes ?apiKey=), unless TOKEN_SERVICE_METRICS_PUBLIC=true.

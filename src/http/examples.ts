@@ -16,6 +16,9 @@ export const EXAMPLE_TOKEN_CONTRACT = "0x5FbDB2315678afecb367f032d93F642f64180aa
 
 export const EXAMPLE_TRANSACTION_HASH = "0x9f8e7d6c5b4a39281706f5e4d3c2b1a09f8e7d6c5b4a39281706f5e4d3c2b1a0";
 
+/** A CREATE2 salt: ethers' id("gold-v1"), the keccak-256 of a name. */
+export const EXAMPLE_SALT = "0x5ce501994fda98529c915bb2ee99729b7456a4892913cc3fa28674d1de2e328d";
+
 export const EXAMPLE_PAIR = { chain: "ethereum", network: "sepolia" } as const;
 
 /** 1 token at 18 decimals, in smallest units. */
@@ -27,3 +30,6 @@ export interface BodyExample {
   description?: string;
   value: Record<string, unknown>;
 }
+
+/** Where the example account's second launch on a fresh simulated chain lands (its nonce 1): an ERC721 in the examples. */
+export const EXAMPLE_NFT_CONTRACT = "0xe7f1725E7734CE288F8367e1Bb143E90bb3F0512";

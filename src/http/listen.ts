@@ -3,6 +3,7 @@ import type { Socket } from "node:net";
 
 import type { TokenServiceServer } from "./app.js";
 import { answerClientError } from "./client-errors.js";
+import { HttpErrorCode } from "./http-errors.js";
 
 export { isLoopbackHost } from "./loopback.js";
 
@@ -37,6 +38,16 @@ export function listen(server: TokenServiceServer, host: string, port: number): 
  * journals need. Connections past a limit are closed as they arrive. A trusted proxy's connections carry many
  * clients and are not counted per address.
  */
+const TOO_MANY_CONNECTIONS_BODY = JSON.stringify({
+  error: {
+    code: HttpErrorCode.TOO_MANY_CONNECTIONS,
+    message: "too many open connections from this address; reuse connections (keep-alive) or open fewer at once",
+  },
+});
+const TOO_MANY_CONNECTIONS =
+  "HTTP/1.1 429 Too Many Requests\r\nContent-Type: application/json; charset=utf-8\r\nRetry-After: 1\r\nConnection: close\r\n" +
+  `Content-Length: ${Buffer.byteLength(TOO_MANY_CONNECTIONS_BODY)}\r\n\r\n${TOO_MANY_CONNECTIONS_BODY}`;
+
 function boundConnections(http: Server, server: TokenServiceServer): void {
   const { maxConnections, maxConnectionsPerClient } = server.settings;
   if (maxConnections > 0) http.maxConnections = maxConnections;
@@ -48,7 +59,9 @@ function boundConnections(http: Server, server: TokenServiceServer): void {
     if (trusted(address, 0)) return;
     const count = (open.get(address) ?? 0) + 1;
     if (count > maxConnectionsPerClient) {
-      socket.destroy();
+      // Answered, not reset: a client that opens too many at once learns why and when to come back.
+      socket.end(TOO_MANY_CONNECTIONS);
+      socket.setTimeout(1_000, () => socket.destroy());
       return;
     }
     open.set(address, count);

@@ -1,10 +1,12 @@
 import { z } from "zod/v4";
 
+import type { ChainRegistry } from "../domain/chains.js";
+import { chainFieldDescription, networkFieldDescription, networkFieldValues } from "./chain-fields.js";
 import type { RouteDefinition } from "./route.js";
 import { errorResponses, middlewareResponses } from "./routes/common.js";
 import { WEBHOOK_EVENTS, type WebhookEvent } from "../webhooks/events.js";
 import { SIGNATURE_HEADER } from "../webhooks/signature.js";
-import { Health, WebhookEventBody } from "./schemas.js";
+import { CHAIN_DESCRIPTION, Health, NETWORK_DESCRIPTION, WebhookEventBody } from "./schemas.js";
 import { API_TAGS } from "./tags.js";
 
 const toSchema = (schema: z.ZodType, io: "input" | "output") =>
@@ -90,6 +92,46 @@ export const ALIAS_PREFIX = "/v1";
 export interface OpenApiOptions {
   /** Document the /v1 alias of every /api/v1 path (default true; the typed client leaves them out). */
   aliases?: boolean;
+  /**
+   * The chains of the service serving the document: its requests' `chain` and `network` list them (enums, which /docs
+   * offers to pick from). Without it (the typed client's document), they are strings described with the built-in chains.
+   */
+  chains?: ChainRegistry;
+}
+
+type JsonObject = Record<string, unknown>;
+const isObject = (value: unknown): value is JsonObject => typeof value === "object" && value !== null && !Array.isArray(value);
+
+/** The `chain` and `network` of every request (query parameters, body fields) as the service's chains make them. */
+function withServiceChains(paths: Record<string, Record<string, unknown>>, chains: ChainRegistry): void {
+  const fields: Record<string, { values: string[]; generic: string; description: string }> = {
+    chain: { values: [...chains.names], generic: CHAIN_DESCRIPTION, description: chainFieldDescription(chains, false) },
+    network: { values: networkFieldValues(chains), generic: NETWORK_DESCRIPTION, description: networkFieldDescription(chains) },
+  };
+  const patch = (schema: unknown, field: keyof typeof fields) => {
+    if (!isObject(schema) || schema.type !== "string") return;
+    const { values, generic, description } = fields[field]!;
+    schema.enum = values;
+    if (schema.description === generic) schema.description = description;
+  };
+  /** Every object schema in a request body, through unions, with the chain fields patched. */
+  const walk = (schema: unknown): void => {
+    if (Array.isArray(schema)) return schema.forEach(walk);
+    if (!isObject(schema)) return;
+    if (isObject(schema.properties)) for (const field of ["chain", "network"] as const) patch(schema.properties[field], field);
+    for (const key of ["anyOf", "oneOf", "allOf"]) walk(schema[key]);
+  };
+  for (const operation of Object.values(paths).flatMap((methods) => Object.values(methods))) {
+    if (!isObject(operation)) continue;
+    for (const parameter of Array.isArray(operation.parameters) ? operation.parameters : []) {
+      if (isObject(parameter) && parameter.in === "query" && (parameter.name === "chain" || parameter.name === "network")) {
+        patch(parameter.schema, parameter.name);
+        if (parameter.description === fields[parameter.name]!.generic) parameter.description = fields[parameter.name]!.description;
+      }
+    }
+    const body = (operation.requestBody as { content?: Record<string, { schema?: unknown }> } | undefined)?.content?.["application/json"];
+    walk(body?.schema);
+  }
 }
 
 /** The /v1 twin of a documented /api/v1 operation: the same operation under its own id, saying what it aliases. */
@@ -165,13 +207,14 @@ export function buildOpenApiDocument(routes: RouteDefinition[], version: string,
   }
   paths["/health"] = { get: HEALTH_OPERATION };
   Object.assign(paths, aliases);
+  if (options.chains !== undefined) withServiceChains(paths, options.chains);
   return {
     openapi: "3.1.0",
     info: {
       title: "hardhat-token-service",
       version,
       description:
-        "Wallets, balances and token launches on Ethereum, BNB Smart Chain and Bitcoin. Every /api/v1 path also answers under /v1 (without /api): see the `v1 aliases` group. Errors: docs/reference/errors.md.",
+        "Wallets, balances and token launches on EVM chains (Ethereum, BNB Smart Chain, Base, Arbitrum, Optimism, Polygon, Avalanche, and any the service declares) and wallets and balances on Bitcoin. Every /api/v1 path also answers under /v1 (without /api): see the `v1 aliases` group. Errors: docs/reference/errors.md.",
     },
     tags: API_TAGS.map((tag) => ({ ...tag })),
     servers: [{ url: "/" }],

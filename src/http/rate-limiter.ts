@@ -33,9 +33,11 @@ export class SharedRateLimiter {
     private readonly store: Pick<Store, "hitRateLimit">,
     private readonly settings: RateLimitSettings,
     private readonly syncMs = RATE_LIMIT_SYNC_MS,
+    /** The clock windows are counted by (tests pass their own). */
+    private readonly now: () => number = Date.now,
   ) {}
 
-  hit(key: string, now = Date.now()): RateLimitResult {
+  hit(key: string, now = this.now()): RateLimitResult {
     const { limit, windowMs } = this.settings;
     const windowStart = now - (now % windowMs);
     let bucket = this.buckets.get(key);
@@ -75,7 +77,7 @@ export class SharedRateLimiter {
   }
 
   private async syncBuckets(): Promise<void> {
-    const now = Date.now();
+    const now = this.now();
     for (const [key, bucket] of this.buckets) {
       if (bucket.windowStart + this.settings.windowMs <= now) {
         this.buckets.delete(key);

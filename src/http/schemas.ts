@@ -1,9 +1,11 @@
 import { z } from "zod/v4";
 
 import { ENDPOINT_STATES, type EndpointState } from "../chains/evm/endpoint-pool.js";
-import { CHAIN_NAMES } from "../domain/chains.js";
+import { BUILT_IN_CHAINS } from "../domain/chains.js";
+import { OPERATION_KINDS } from "../domain/lifecycle.js";
+import { chainFieldDescription, networkFieldDescription } from "./chain-fields.js";
 import { WEBHOOK_EVENTS } from "../webhooks/events.js";
-import { EXAMPLE_ACCOUNT, EXAMPLE_TOKEN_CONTRACT, EXAMPLE_TRANSACTION_HASH, ONE_TOKEN } from "./examples.js";
+import { EXAMPLE_ACCOUNT, EXAMPLE_SALT, EXAMPLE_TOKEN_CONTRACT, EXAMPLE_TRANSACTION_HASH, ONE_TOKEN } from "./examples.js";
 
 /**
  * The request and response shapes of the HTTP API. The same schemas validate
@@ -11,30 +13,32 @@ import { EXAMPLE_ACCOUNT, EXAMPLE_TOKEN_CONTRACT, EXAMPLE_TRANSACTION_HASH, ONE_
  * a valid address on that network, does the key derive the sender) is the core's job.
  */
 
-const integerString = (description: string, example = ONE_TOKEN) =>
+export const integerString = (description: string, example = ONE_TOKEN) =>
   z
     .string()
     .regex(/^\d+$/, "must be a decimal string of a non-negative integer (smallest units)")
     .describe(description)
     .meta({ examples: [example] });
 
-const chain = z
+// Strings, not enums: a service also serves the chains its configuration declares, and its core says which it knows
+// (UNSUPPORTED_CHAIN lists them). The document a service serves lists its own chains (src/http/openapi.ts).
+export const CHAIN_DESCRIPTION = chainFieldDescription(BUILT_IN_CHAINS, true);
+export const NETWORK_DESCRIPTION = networkFieldDescription(BUILT_IN_CHAINS);
+export const chain = z
   .string()
-  .describe(`One of: ${CHAIN_NAMES.join(", ")}`)
+  .describe(CHAIN_DESCRIPTION)
   .meta({ examples: ["ethereum"] });
-const network = z
+export const network = z
   .string()
-  .describe(
-    "ethereum: mainnet, sepolia, holesky, hoodi, rinkeby, testnet (= sepolia); binance_smart_chain: mainnet, testnet; bitcoin: mainnet, testnet (testnet4), signet, regtest",
-  )
+  .describe(NETWORK_DESCRIPTION)
   .meta({ examples: ["sepolia"] });
-const address = z
+export const address = z
   .string()
   .describe("An address on the chain and network")
   .meta({ examples: [EXAMPLE_ACCOUNT.address] });
 /** An address in an answer. */
-const shownAddress = z.string().meta({ examples: [EXAMPLE_ACCOUNT.address] });
-const transactionHash = z.string().meta({ examples: [EXAMPLE_TRANSACTION_HASH] });
+export const shownAddress = z.string().meta({ examples: [EXAMPLE_ACCOUNT.address] });
+export const transactionHash = z.string().meta({ examples: [EXAMPLE_TRANSACTION_HASH] });
 const contractAddress = z.string().meta({ examples: [EXAMPLE_TOKEN_CONTRACT] });
 const amount = z.object({ balance: integerString("Smallest units"), uiBalance: z.string().describe("Exact decimal in whole units") });
 
@@ -84,6 +88,61 @@ export const Balances = z.object({
     .describe("Keyed by symbol (ETH, BNB, BTC, token symbols); a token whose symbol is taken is keyed by its contract address"),
 });
 
+const option = (description: string) => z.boolean().optional().describe(description);
+const access = z
+  .enum(["ownable", "roles"])
+  .optional()
+  .describe(
+    "Who may call the restricted functions (mint, pause): `ownable`, one owner (OpenZeppelin's Ownable); `roles`, role holders (AccessControl: MINTER_ROLE, PAUSER_ROLE, and DEFAULT_ADMIN_ROLE who grants them). Default roles",
+  );
+const royalty = z
+  .strictObject({
+    receiver: address.describe("Who receives the royalty"),
+    basisPoints: z.number().int().min(0).max(10_000).describe("Out of 10 000: 250 = 2.5 % of the sale price"),
+  })
+  .optional()
+  .describe("ERC-2981 royalty info (OpenZeppelin's ERC2981) for every token of the collection, set at launch");
+
+export const Erc20Options = z
+  .strictObject({
+    burnable: option("ERC20Burnable: holders can burn (and burnFrom with an allowance)"),
+    pausable: option("ERC20Pausable: pause()/unpause() stop and restart every transfer, mint and burn"),
+    permit: option("ERC20Permit (EIP-2612): approvals by signature (permit, nonces, DOMAIN_SEPARATOR)"),
+    capped: option("ERC20Capped: no mint past `token.totalSupply`, which it requires"),
+    mintable: option("mint(to, amount) for the minter (MINTER_ROLE or the owner)"),
+    votes: option("ERC20Votes: delegation and vote checkpoints (delegate, getVotes, getPastVotes)"),
+    access,
+  })
+  .describe(
+    "Each option adds one OpenZeppelin extension; without it the token does not have it. Without `options` at all, the launch deploys the historic ServiceERC20 (capped at totalSupply or uncapped, mintable, roles), as before options existed",
+  )
+  .meta({ examples: [{ burnable: true, permit: true, mintable: true, access: "ownable" }] });
+
+export const Erc721Options = z
+  .strictObject({
+    burnable: option("ERC721Burnable: owners and approved operators can burn"),
+    pausable: option("ERC721Pausable: pause()/unpause() stop and restart every transfer, mint and burn"),
+    enumerable: option("ERC721Enumerable: totalSupply, tokenByIndex, tokenOfOwnerByIndex (balance reads then list token ids)"),
+    uriStorage: option("ERC721URIStorage: a URI per token, given at mint (appended to the base `uri` when there is one)"),
+    royalty,
+    access,
+  })
+  .describe(
+    "Each option adds one OpenZeppelin extension; without it the token does not have it. Without `options` at all, the launch deploys the historic ServiceERC721 (enumerable, own URIs, roles)",
+  )
+  .meta({ examples: [{ enumerable: true, royalty: { receiver: EXAMPLE_ACCOUNT.address, basisPoints: 250 } }] });
+
+export const Erc1155Options = z
+  .strictObject({
+    burnable: option("ERC1155Burnable: holders and approved operators can burn"),
+    pausable: option("ERC1155Pausable: pause()/unpause() stop and restart every transfer, mint and burn"),
+    supply: option("ERC1155Supply: totalSupply(id), totalSupply() and exists(id)"),
+    royalty,
+    access,
+  })
+  .describe("Each option adds one OpenZeppelin extension; without it the collection does not have it")
+  .meta({ examples: [{ supply: true, burnable: true }] });
+
 export const Erc20Token = z.strictObject({
   name: z
     .string()
@@ -100,6 +159,7 @@ export const Erc20Token = z.strictObject({
   totalSupply: integerString("Supply cap; omit for no cap", "1000000000000000000000000").optional(),
   minter: address.optional().describe("Receives the initial supply; default sender"),
   account: address.optional().describe("Administers the token and may mint more; default sender"),
+  options: Erc20Options.optional(),
 });
 
 export const Erc721Token = z.strictObject({
@@ -119,20 +179,45 @@ export const Erc721Token = z.strictObject({
     .optional()
     .describe("Base URI: tokenURI = uri + tokenId")
     .meta({ examples: ["https://example.com/art/"] }),
+  options: Erc721Options.optional(),
+});
+
+export const Erc1155Token = z.strictObject({
+  name: z
+    .string()
+    .min(1)
+    .max(100)
+    .describe("The collection's name (ERC-1155 has none; the contract answers it as name())")
+    .meta({ examples: ["Items"] }),
+  uri: z
+    .string()
+    .max(2048)
+    .optional()
+    .describe("Every id's metadata URI: clients replace `{id}` with the id as 64 lowercase hex digits (ERC-1155)")
+    .meta({ examples: ["https://example.com/items/{id}.json"] }),
+  options: Erc1155Options.optional(),
 });
 
 export const TokenType = z
   .string()
-  .describe("SERVICE_ERC20, SERVICE_ERC721, ERC20 or ERC721, case-insensitive")
+  .describe("SERVICE_ERC20, SERVICE_ERC721, SERVICE_ERC1155, ERC20, ERC721 or ERC1155, case-insensitive")
   .meta({ examples: ["SERVICE_ERC20"] });
 
-const privateKey = z
+const salt = z
+  .string()
+  .regex(/^0x[0-9a-fA-F]{64}$/, "must be 32 bytes as 0x-prefixed hex (66 characters)")
+  .describe(
+    "Deploys through the CREATE2 factory 0x4e59b44847b379578588920cA78FbF26c0B4956C: the address then depends only on the salt and the contract with its constructor arguments (type, token fields, options, and the sender where it is the default minter or owner), and is the same on every chain. A second launch at an address that holds a contract is refused (409 ALREADY_DEPLOYED)",
+  )
+  .meta({ examples: [EXAMPLE_SALT] });
+
+export const privateKey = z
   .string()
   .describe(
     "The sender's key; used to sign, never stored or logged. The example is the key of Hardhat's first default account, which is public: use it on simulated chains only",
   )
   .meta({ examples: [EXAMPLE_ACCOUNT.privateKey] });
-const signedTransaction = z
+export const signedTransaction = z
   .string()
   .regex(/^0x[0-9a-fA-F]+$/, "must be 0x-prefixed hex")
   .describe(
@@ -143,8 +228,9 @@ const launchFields = {
   chain,
   network,
   type: TokenType,
-  token: z.union([Erc20Token, Erc721Token]),
-  sender: address.describe("Pays for the deployment; for ERC721 it becomes the minter"),
+  token: z.union([Erc20Token, Erc721Token, Erc1155Token]),
+  sender: address.describe("Pays for the deployment; for ERC721 and ERC1155 it becomes the minter (and the owner or admin)"),
+  salt: salt.optional(),
 };
 
 /** What a launch body may hold, checked at once (the documented union below says which combinations mean what). */
@@ -179,7 +265,7 @@ export const Launch = z.object({
   ),
   chain: z.string(),
   network: z.string(),
-  type: z.enum(["ERC20", "ERC721"]),
+  type: z.enum(["ERC20", "ERC721", "ERC1155"]),
   sender: shownAddress,
   nonce: z.number().int().nonnegative().describe("The sender's nonce this launch used"),
   simulated: z.boolean(),
@@ -234,9 +320,14 @@ export const UnsignedTransaction = z
     maxFeePerGas: integerString("Type 2 only, wei").optional(),
     maxPriorityFeePerGas: integerString("Type 2 only, wei").optional(),
     gasPrice: integerString("Type 0 only, wei").optional(),
-    to: z.string().nullable().describe("null for a launch (a contract creation); the token contract for a mint"),
+    to: z
+      .string()
+      .nullable()
+      .describe(
+        "null for a launch (a contract creation); the token contract for a mint, a token transfer or an approval; the recipient for a NATIVE transfer",
+      ),
     data: z.string(),
-    value: integerString("Always 0"),
+    value: integerString("Native currency it sends, in wei: 0 but for a NATIVE transfer"),
   })
   .describe("Sign exactly this (e.g. ethers `signer.signTransaction(unsignedTransaction)`); any change is refused");
 
@@ -247,11 +338,14 @@ const prepared = {
     .describe("Until then the nonce is reserved; a later submit is accepted only while the nonce is still free (nothing took it since)"),
   chain: z.string(),
   network: z.string(),
-  type: z.enum(["ERC20", "ERC721"]),
+  type: z.enum(["ERC20", "ERC721", "ERC1155"]),
   sender: z.string(),
 };
 
-export const PreparedLaunch = z.object({ ...prepared, contractAddress: z.string().describe("Where the token will be, given the nonce") });
+export const PreparedLaunch = z.object({
+  ...prepared,
+  contractAddress: z.string().describe("Where the token will be, given the nonce (or, with a salt, given the salt)"),
+});
 export const PreparedMint = z.object(prepared);
 
 export const WaitQuery = z.object({ wait: z.enum(["mined"]).optional() });
@@ -260,8 +354,12 @@ export const TokenBalanceQuery = z.object({
   tokenAddress: address.meta({ examples: [EXAMPLE_TOKEN_CONTRACT] }),
   type: z
     .string()
-    .describe("erc721 or erc20")
+    .describe("erc20, erc721 or erc1155")
     .meta({ examples: ["erc20"] }),
+  tokenId: z
+    .union([z.string(), z.array(z.string())])
+    .optional()
+    .describe("erc1155 only, and required there: the ids to read, comma-separated and/or repeated, at most 50"),
   chain,
   network,
 });
@@ -269,9 +367,13 @@ export const TokenBalanceQuery = z.object({
 export const TokenBalance = z.object({
   address: z.string(),
   tokenAddress: z.string(),
-  type: z.enum(["erc20", "erc721"]),
-  balance: z.string(),
+  type: z.enum(["erc20", "erc721", "erc1155"]),
+  balance: z.string().describe("erc1155: the sum over the ids read"),
   tokenIds: z.array(z.string()).optional(),
+  tokenBalances: z
+    .array(z.object({ tokenId: z.string(), balance: z.string() }))
+    .optional()
+    .describe("erc1155: each id read, in the order asked"),
   uiBalance: z.string().optional(),
   decimals: z.number().int().nonnegative().optional(),
   symbol: z.string().optional(),
@@ -322,6 +424,11 @@ export const NetworkList = z.object({
       backend: z.string(),
       endpoint: z.string(),
       note: z.string().optional(),
+      rollup: z
+        .enum(["op-stack", "arbitrum"])
+        .optional()
+        .describe("op-stack: the L1 data fee counts in the funds check; arbitrum: the node's gas estimate covers L1"),
+      declaredIn: z.string().optional().describe("A chain declared in configuration: tokenService.chains or TOKEN_SERVICE_CHAINS"),
     }),
   ),
 });
@@ -333,7 +440,7 @@ export const OperationListQuery = z.object({
 
 export const Operation = z.object({
   id: z.string(),
-  kind: z.enum(["launch", "mint", "faucet"]),
+  kind: z.enum(OPERATION_KINDS),
   chain: z.string(),
   network: z.string(),
   type: z.string().nullable(),

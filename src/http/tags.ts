@@ -1,13 +1,18 @@
 /** The groups of /openapi.json (and of /docs), in the order /docs shows them. */
 export const API_TAGS = [
   { name: "wallets", description: "New addresses and their private keys (returned once, stored nowhere)" },
-  { name: "balances", description: "Native, ERC20 and ERC721 balances of an address" },
+  { name: "balances", description: "Native, ERC20 and ERC721 balances of an address, the token ids it holds, and a token's metadata" },
   {
     name: "tokens",
     description:
       "Launch ERC20 and ERC721 contracts and mint: signed by the service with a `privateKey` in the body, or prepared (no key) and submitted as a `signedTransaction` signed by the caller",
   },
-  { name: "operations", description: "The records of the launches, mints and faucet grants made with your API key" },
+  {
+    name: "transfers",
+    description:
+      "Send native currency and ERC20, ERC721 and ERC1155 tokens, approve spenders and read allowances: signed by the service or by the caller, recorded and tracked as launches are",
+  },
+  { name: "operations", description: "The records of the launches, mints, transfers, approvals and faucet grants made with your API key" },
   { name: "transactions", description: "A transaction's status on a chain" },
   { name: "faucet", description: "Native currency for an address on a simulated chain or bitcoin regtest" },
   { name: "networks", description: "The chain/network pairs the service serves, simulated or live" },

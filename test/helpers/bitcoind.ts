@@ -159,13 +159,23 @@ export async function startRegtestNode(binary: string): Promise<RegtestNode> {
   return { url: `http://${user}:${password}@127.0.0.1:${port}`, host: `127.0.0.1:${port}`, port, user, password, rpc, stop };
 }
 
+/** A node wallet of the suite's own, with spendable coins: it funds addresses "from outside" the service. */
+export interface Funder {
+  wallet: string;
+  address: string;
+}
+
+/** A wallet name no other suite or test uses, so that nothing depends on which ran before on a node. */
+export const ownWalletName = (purpose: string) => `${purpose}-${randomBytes(4).toString("hex")}`;
+
 /**
- * Registers before/after hooks giving the suite a fresh regtest node. Without
- * a bitcoind (none provisioned, none on PATH) the suite is skipped with the
+ * Registers before/after hooks giving the suite a fresh regtest node and a funder wallet of its own (101 blocks mined
+ * to it: one coinbase spendable). Without a bitcoind (none provisioned, none on PATH) the suite is skipped with the
  * reason, except under CI=true, where that is a failure.
  */
-export function useRegtestBitcoind(): { readonly node: RegtestNode; readonly available: boolean } {
+export function useRegtestBitcoind(): { readonly node: RegtestNode; readonly funder: Funder; readonly available: boolean } {
   let node: RegtestNode | undefined;
+  let funder: Funder | undefined;
   before(async function () {
     this.timeout(PROVISION_TIMEOUT_MS + 120_000);
     const found = await findBitcoind();
@@ -175,6 +185,11 @@ export function useRegtestBitcoind(): { readonly node: RegtestNode; readonly ava
       this.skip();
     }
     node = await startRegtestNode(found.path);
+    const wallet = ownWalletName("test-funder");
+    await node.rpc("createwallet", { wallet_name: wallet });
+    const address = await node.rpc<string>("getnewaddress", [], wallet);
+    await node.rpc("generatetoaddress", [101, address]);
+    funder = { wallet, address };
   });
   after(async function () {
     this.timeout(60_000);
@@ -184,6 +199,10 @@ export function useRegtestBitcoind(): { readonly node: RegtestNode; readonly ava
     get node() {
       if (node === undefined) throw new Error("the regtest node is not running");
       return node;
+    },
+    get funder() {
+      if (funder === undefined) throw new Error("the regtest node is not running");
+      return funder;
     },
     get available() {
       return node !== undefined;

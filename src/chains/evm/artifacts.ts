@@ -1,5 +1,9 @@
+import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
+import { brotliDecompressSync } from "node:zlib";
 import type { InterfaceAbi } from "ethers";
+
+import type { TokenKind } from "../../domain/token-options.js";
 
 export interface ShippedArtifact {
   contractName: string;
@@ -12,3 +16,19 @@ const require = createRequire(import.meta.url);
 export const serviceErc20Artifact: ShippedArtifact = require("../../artifacts/ServiceERC20.json");
 export const serviceErc721Artifact: ShippedArtifact = require("../../artifacts/ServiceERC721.json");
 export const balanceReaderArtifact: ShippedArtifact = require("../../artifacts/BalanceReader.json");
+
+/** A kind's variants (scripts/build-token-variants.ts), read on the first launch of one: a process that never launches one never reads them. */
+const variantBundles = new Map<TokenKind, Record<string, Omit<ShippedArtifact, "contractName">>>();
+
+/** The compiled contract of a token variant (see src/domain/token-options.ts for its name). */
+export function variantArtifact(kind: TokenKind, contractName: string): ShippedArtifact {
+  let bundle = variantBundles.get(kind);
+  if (bundle === undefined) {
+    const packed = readFileSync(new URL(`../../artifacts/variants/${kind.toLowerCase()}.json.br`, import.meta.url));
+    bundle = (JSON.parse(brotliDecompressSync(packed).toString("utf8")) as { contracts: typeof bundle }).contracts!;
+    variantBundles.set(kind, bundle);
+  }
+  const artifact = bundle[contractName];
+  if (artifact === undefined) throw new Error(`no variant ${contractName} is shipped: run npm run build:contracts`);
+  return { contractName, ...artifact };
+}

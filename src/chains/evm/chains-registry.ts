@@ -4,7 +4,7 @@ import path from "node:path";
 import type { DataDirectory } from "../../store/data-directory.js";
 
 import { EnvironmentError, endpointList, readFamilyVariable, readVariable } from "../../config/environment.js";
-import { allNetworks, rpcEnvironmentVariable, type NetworkInfo } from "../../domain/chains.js";
+import { BUILT_IN_CHAINS, rpcEnvironmentVariable, type ChainRegistry, type NetworkInfo } from "../../domain/chains.js";
 import { ErrorCode, TokenServiceError } from "../../domain/errors.js";
 import type { EndpointSource, EvmChain, EvmNetworkInfo, LazyEndpoint, NodeCallObserver, SimulatedChainFactory } from "./chain.js";
 import type { EndpointStatus, FailoverPolicy } from "./endpoint-pool.js";
@@ -12,6 +12,8 @@ import { LiveChain, printableHost } from "./live-chain.js";
 import { SimulatedChain, type JournalReplay } from "./simulated-chain.js";
 
 export interface EvmChainsOptions {
+  /** The chains served; default the built-in ones. */
+  chains?: ChainRegistry;
   /** Where simulated chains come from; without one, pairs with no endpoint are not served. */
   simulatedChainFactory?: SimulatedChainFactory;
   /** Endpoints keyed "chain/network" (from the Hardhat config, read on first use); environment variables fill the gaps. */
@@ -59,7 +61,11 @@ export class EvmChains {
   /** The open chains that connected, by pair: what /health and /metrics report on without waiting. */
   private readonly connected = new Map<string, EvmChain>();
 
-  constructor(private readonly options: EvmChainsOptions) {}
+  readonly chains: ChainRegistry;
+
+  constructor(private readonly options: EvmChainsOptions) {
+    this.chains = options.chains ?? BUILT_IN_CHAINS;
+  }
 
   /** The pair's endpoints: as configured (`rpcUrls`), else from its environment variable; undefined when simulated. */
   private endpointSource(info: NetworkInfo): EndpointSource | undefined {
@@ -211,7 +217,8 @@ export class EvmChains {
 
   /** Every EVM pair with whether it is simulated, without opening any connection. */
   describe(): Array<EvmNetworkInfo & { simulated: boolean }> {
-    return allNetworks()
+    return this.chains
+      .all()
       .filter((info): info is EvmNetworkInfo => info.kind === "evm")
       .map((info) => ({ ...info, simulated: this.isSimulated(info) }));
   }

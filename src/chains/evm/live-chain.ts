@@ -56,7 +56,7 @@ export async function askChainId(
   request.timeout = options.requestTimeoutMs;
   for (const [name, value] of Object.entries(options.headers ?? {})) request.setHeader(name, value);
   // A static network only stops ethers asking on its own: the one question is ours.
-  const network = Network.from(1);
+  const network = new Network("chain-id-check", 1);
   const provider = new JsonRpcProvider(request, network, { staticNetwork: network });
   try {
     return Number(BigInt((await provider.send("eth_chainId", [])) as string));
@@ -94,7 +94,9 @@ export class LiveChain implements EvmChain {
       ...(options.headers ? { headers: options.headers } : {}),
       ...(options.failover ? { policy: options.failover } : {}),
     });
-    const network = Network.from(info.chainId);
+    // A bare network, not ethers' built-in one for this chain id: that one may carry plugins that reach other hosts than
+    // the configured node (for chain id 137, fee data from Polygon's gas station), which the operator did not configure.
+    const network = new Network(`${info.chain}-${info.network}`, info.chainId);
     // Calls issued in the same tick travel together in one JSON-RPC batch. No response cache (ethers keeps
     // identical reads for 250 ms by default): a cached "pending" nonce would make back-to-back sends collide.
     const providerOptions = { staticNetwork: network, batchMaxCount: BATCH_LIMIT, batchStallTime: 5, cacheTimeout: -1 };

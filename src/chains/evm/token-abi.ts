@@ -24,6 +24,19 @@ export const erc721Interface = new Interface([
   "event Transfer(address indexed from, address indexed to, uint256 indexed tokenId)",
 ]);
 
+export const erc1155Interface = new Interface([
+  "function balanceOfBatch(address[] accounts, uint256[] ids) view returns (uint256[])",
+  "function supportsInterface(bytes4) view returns (bool)",
+  "function uri(uint256 id) view returns (string)",
+  "function mint(address to, uint256 id, uint256 amount, bytes data)",
+  "function mintBatch(address to, uint256[] ids, uint256[] amounts, bytes data)",
+  "function hasRole(bytes32 role, address account) view returns (bool)",
+  "function owner() view returns (address)",
+  "event TransferSingle(address indexed operator, address indexed from, address indexed to, uint256 id, uint256 value)",
+  "event TransferBatch(address indexed operator, address indexed from, address indexed to, uint256[] ids, uint256[] values)",
+]);
+
 export const ERC721_INTERFACE_ID = "0x80ac58cd";
+export const ERC1155_INTERFACE_ID = "0xd9b67a26";
 export const ERC721_ENUMERABLE_INTERFACE_ID = "0x780e9d63";
 export const MINTER_ROLE = "0x9f2df0fed2c77648de5860a4cc508cd0818c85b8b8a1ab4ceeef8d981c8956a6";

@@ -1,6 +1,6 @@
 import { parseEvmAddress } from "../../domain/addresses.js";
 import { parseBitcoinAddress } from "../../chains/bitcoin/addresses.js";
-import { requireEvm, resolveNetwork, type NetworkInfo } from "../../domain/chains.js";
+import { requireEvm, type ChainRegistry, type NetworkInfo } from "../../domain/chains.js";
 import { ErrorCode, TokenServiceError, invalidArgument } from "../../domain/errors.js";
 import { requireBitcoinBackend, type BitcoinBackends } from "../../chains/bitcoin/backend.js";
 import type { EvmChain } from "../../chains/evm/chain.js";
@@ -31,6 +31,11 @@ export class ChainWrites {
     private readonly bitcoin: BitcoinBackends,
   ) {}
 
+  /** The service's chains, where requests and records name their pair. */
+  get chains(): ChainRegistry {
+    return this.evm.chains;
+  }
+
   /** Checks, signs (or takes the caller's signature) and sends an intent; resolves once the node accepted it. */
   async send<Answer>(intent: WriteIntent<Answer>, signing: Signing, hooks: BroadcastHooks): Promise<Answer> {
     const { pair, sender } = intent.command;
@@ -54,7 +59,7 @@ export class ChainWrites {
       sender,
       transaction,
       expiresAt,
-      ...(intent.kind === "launch" ? { contractAddress } : {}),
+      ...(intent.kind === "launch" && contractAddress !== null ? { contractAddress } : {}),
     };
   }
 
@@ -63,7 +68,7 @@ export class ChainWrites {
    * write a durable record); `hooks.grantId` names the grant in the chain's journal, so a record can be settled later.
    */
   async faucet(request: FaucetRequest, hooks: FaucetHooks = {}): Promise<FaucetResult> {
-    const info = resolveNetwork(request.chain, request.network);
+    const info = this.chains.resolve(request.chain, request.network);
     const defaultAmount = 10n * 10n ** BigInt(info.nativeDecimals);
     const amount = request.amount === undefined || request.amount === "" ? defaultAmount : parseUint256(request.amount, "amount");
     if (amount === 0n) throw invalidArgument("amount", "amount must be greater than 0");

@@ -1,29 +1,35 @@
 import { getCreateAddress, isAddress, getAddress } from "ethers";
 
 import type { EvmChain } from "../../chains/evm/chain.js";
+import { CREATE2_FACTORY, create2Address, create2Calldata, preflightCreate2 } from "../../chains/evm/write/create2.js";
 import { deploymentData, gasShape } from "../../chains/evm/write/launch.js";
 import { mintData, preflightMint } from "../../chains/evm/write/mint.js";
+import { approveData, preflightApprove, preflightTransfer, transferData } from "../../chains/evm/write/transfer.js";
 import type { LaunchCommand, MintCommand } from "../../domain/commands.js";
 import type { OperationKind } from "../../domain/lifecycle.js";
 import type { LaunchResult, MintResult } from "../../domain/requests.js";
+import type { ApproveCommand, TransferCommand } from "../../domain/transfer-commands.js";
+import type { ApproveResult, TransferResult } from "../../domain/transfer-requests.js";
 
 /**
- * One write as data: what is sent (to, data, value 0), from whom on which pair, what its record holds, what would make
+ * One write as data: what is sent (to, data, value), from whom on which pair, what its record holds, what would make
  * the chain refuse it (checked before anything is signed) and what the caller is answered once the node accepted it.
  * The pipeline (Operations with ChainWrites) records, signs, sends and tracks every intent the same way.
  */
 export interface WriteIntent<Answer> {
   kind: Exclude<OperationKind, "faucet">;
-  command: LaunchCommand | MintCommand;
+  command: LaunchCommand | MintCommand | TransferCommand | ApproveCommand;
   transaction: {
     /** Absent: a deployment. */
     to?: string;
     data: string;
+    /** Native currency sent with the call, in smallest units (a NATIVE transfer); absent: 0. */
+    value?: bigint;
     /** Sends of one shape need the same gas but for their calldata (see gas-shapes.ts). */
     gasShape?: string;
   };
   /** The record's fields besides those of the pipeline, given the nonce the transaction was signed with. */
-  record(nonce: number): { tokenType: string; params: Record<string, unknown>; contractAddress: string };
+  record(nonce: number): { tokenType: string; params: Record<string, unknown>; contractAddress: string | null };
   /** Refuses, with a typed error, what the chain would revert; runs before signing. */
   preflight?(chain: EvmChain): Promise<void>;
   /** The answer once the node accepted the transaction. */
@@ -40,20 +46,30 @@ function checksummed(params: Record<string, unknown>, fields: readonly string[])
   return normalized;
 }
 
-/** A token deployment: the shipped contract's bytecode and constructor arguments; its address follows from the nonce. */
+/**
+ * A token deployment: the shipped contract's bytecode and constructor arguments. Its address follows from the nonce, or,
+ * with a salt, from the salt and the creation code alone (sent through the CREATE2 factory, checked free before signing).
+ */
 export function launchIntent(command: LaunchCommand, requestedToken: unknown): WriteIntent<LaunchResult> {
-  const { pair, sender, params } = command;
-  const contractAddress = (nonce: number) => getCreateAddress({ from: sender, nonce });
+  const { pair, sender, params, salt } = command;
+  const initCode = deploymentData(params, sender);
+  const deterministic = salt === undefined ? undefined : create2Address(salt, initCode);
+  const contractAddress = (nonce: number) => deterministic ?? getCreateAddress({ from: sender, nonce });
+  // The token fields as the caller gave them (amounts as strings), addresses checksummed; the salt beside them.
+  const recorded = checksummed((requestedToken ?? {}) as Record<string, unknown>, ["minter", "account"]);
   return {
     kind: "launch",
     command,
-    transaction: { data: deploymentData(params, sender), gasShape: gasShape(params) },
+    transaction:
+      salt === undefined
+        ? { data: initCode, gasShape: gasShape(params) }
+        : { to: CREATE2_FACTORY, data: create2Calldata(salt, initCode), gasShape: `CREATE2 ${gasShape(params)}` },
     record: (nonce) => ({
       tokenType: params.type,
-      // The token fields as the caller gave them (amounts as strings), addresses checksummed.
-      params: checksummed((requestedToken ?? {}) as Record<string, unknown>, ["minter", "account"]),
+      params: salt === undefined ? recorded : { ...recorded, salt },
       contractAddress: contractAddress(nonce),
     }),
+    ...(deterministic !== undefined ? { preflight: (chain: EvmChain) => preflightCreate2(chain, deterministic) } : {}),
     answer: (sent, chain) => ({
       transactionHash: sent.transactionHash,
       contractAddress: contractAddress(sent.nonce),
@@ -91,6 +107,81 @@ export function mintIntent(command: MintCommand, requestedFields: Record<string,
       to: params.to,
       ...(params.type === "ERC721" && params.tokenId !== undefined ? { tokenId: params.tokenId.toString() } : {}),
       ...(params.type === "ERC20" ? { amount: params.amount.toString() } : {}),
+      simulated: chain.simulated,
+    }),
+  };
+}
+
+/** A transfer's parameters as its record keeps them (and an idempotent retry after a crash answers them): amounts as strings. */
+function transferFields(params: TransferCommand["params"]): { contractAddress?: string; to: string; tokenId?: string; amount?: string } {
+  return {
+    ...(params.type !== "NATIVE" ? { contractAddress: params.contractAddress } : {}),
+    to: params.to,
+    ...(params.type === "ERC721" || params.type === "ERC1155" ? { tokenId: params.tokenId.toString() } : {}),
+    ...(params.type !== "ERC721" ? { amount: params.amount.toString() } : {}),
+  };
+}
+
+/**
+ * Moves native currency (a value transfer to `to`, no data) or a token: ERC20 `transfer`, ERC721 and ERC1155
+ * `safeTransferFrom` from the sender; refused before signing when the sender lacks what it would move.
+ */
+export function transferIntent(command: TransferCommand): WriteIntent<TransferResult> {
+  const { pair, sender, params } = command;
+  const fields = transferFields(params);
+  const native = params.type === "NATIVE";
+  return {
+    kind: "transfer",
+    command,
+    transaction: native
+      ? { to: params.to, data: transferData(sender, params), value: params.amount }
+      : { to: params.contractAddress, data: transferData(sender, params) },
+    record: () => ({ tokenType: params.type, params: fields, contractAddress: native ? null : params.contractAddress }),
+    preflight: (chain) => preflightTransfer(chain, sender, params),
+    answer: (sent, chain) => ({
+      transactionHash: sent.transactionHash,
+      status: "pending",
+      chain: pair.chain,
+      network: pair.network,
+      type: params.type,
+      sender,
+      ...fields,
+      nonce: sent.nonce,
+      simulated: chain.simulated,
+    }),
+  };
+}
+
+function approveFields(params: ApproveCommand["params"]): { spender: string; amount?: string; tokenId?: string; all?: boolean } {
+  if ("all" in params) return { spender: params.spender, all: params.all };
+  if (params.type === "ERC20") return { spender: params.spender, amount: params.amount.toString() };
+  return { spender: params.spender, tokenId: params.tokenId.toString() };
+}
+
+/** ERC20 `approve(spender, amount)`, ERC721 `approve(spender, tokenId)`, or `setApprovalForAll(spender, all)`. */
+export function approveIntent(command: ApproveCommand): WriteIntent<ApproveResult> {
+  const { pair, sender, params } = command;
+  const fields = approveFields(params);
+  return {
+    kind: "approve",
+    command,
+    transaction: { to: params.contractAddress, data: approveData(params) },
+    record: () => ({
+      tokenType: params.type,
+      params: { contractAddress: params.contractAddress, ...fields },
+      contractAddress: params.contractAddress,
+    }),
+    preflight: (chain) => preflightApprove(chain, sender, params),
+    answer: (sent, chain) => ({
+      transactionHash: sent.transactionHash,
+      status: "pending",
+      chain: pair.chain,
+      network: pair.network,
+      type: params.type,
+      contractAddress: params.contractAddress,
+      sender,
+      ...fields,
+      nonce: sent.nonce,
       simulated: chain.simulated,
     }),
   };

@@ -2,7 +2,6 @@ import { randomUUID } from "node:crypto";
 
 import type { Transaction } from "ethers";
 
-import { resolveNetwork } from "../../domain/chains.js";
 import { ErrorCode, RecordErrorCode, TokenServiceError } from "../../domain/errors.js";
 import type { EvmChain } from "../../chains/evm/chain.js";
 import { translateProviderError } from "../../chains/evm/provider-errors.js";
@@ -23,7 +22,9 @@ import type {
 import type { ChainWrites } from "./chain-writes.js";
 import { amountPair } from "../../domain/units.js";
 import { parseLaunchCommand, parseMintCommand, parseSigning, type EvmPair, type Signing } from "../../domain/commands.js";
-import { launchIntent, mintIntent, type WriteIntent } from "./intents.js";
+import { approveIntent, launchIntent, mintIntent, transferIntent, type WriteIntent } from "./intents.js";
+import { parseApproveCommand, parseTransferCommand } from "../../domain/transfer-commands.js";
+import type { ApproveRequest, ApproveResult, TransferRequest, TransferResult } from "../../domain/transfer-requests.js";
 import { decideGrant, decideSent } from "./decide.js";
 import { OperationTracker, isTransient, type TrackerSettings } from "./tracker.js";
 import {
@@ -45,8 +46,10 @@ export interface OperationContext {
 type Settled = { status: OperationStatus; blockNumber: number | null };
 export type LaunchOutcome = Omit<LaunchResult, "status"> & Settled & { id: string };
 export type MintOutcome = Omit<MintResult, "status"> & Settled & { id: string };
+export type TransferOutcome = Omit<TransferResult, "status"> & Settled & { id: string };
+export type ApproveOutcome = Omit<ApproveResult, "status"> & Settled & { id: string };
 export type FaucetOutcome = FaucetResult & { id: string };
-/** A launch or mint prepared for the caller to sign: submit it signed, with the same body, before `expiresAt`. */
+/** A launch, mint, transfer or approval prepared for the caller to sign: submit it signed, with the same body, before `expiresAt`. */
 export type PreparedOutcome = Omit<PreparedTransactionResult, "transaction"> & { unsignedTransaction: PreparedTransaction };
 
 /** How long a prepared transaction's nonce stays reserved by default: time to sign, a hardware wallet's confirmation included. */
@@ -105,12 +108,12 @@ export class Operations {
   }
 
   async launch(request: LaunchRequest, context: OperationContext = {}): Promise<LaunchOutcome> {
-    const command = parseLaunchCommand(request);
+    const command = parseLaunchCommand(request, this.writes.chains);
     return this.recorded(context, launchIntent(command, request.token), parseSigning(request, command.sender, addressOfPrivateKey));
   }
 
   async mint(request: MintRequest, context: OperationContext = {}): Promise<MintOutcome> {
-    const command = parseMintCommand(request);
+    const command = parseMintCommand(request, this.writes.chains);
     const signing = parseSigning(request, command.sender, addressOfPrivateKey);
     const {
       privateKey: _secret,
@@ -126,12 +129,34 @@ export class Operations {
 
   /** The launch `launch` would send, unsigned, its nonce reserved for the sender until `expiresAt` (no record yet). */
   async prepareLaunch(request: Unsigned<LaunchRequest>): Promise<PreparedOutcome> {
-    return this.prepared(launchIntent(parseLaunchCommand(request), request.token));
+    return this.prepared(launchIntent(parseLaunchCommand(request, this.writes.chains), request.token));
   }
 
   /** The mint `mint` would send, unsigned, its nonce reserved for the sender until `expiresAt` (no record yet). */
   async prepareMint(request: Unsigned<MintRequest>): Promise<PreparedOutcome> {
-    return this.prepared(mintIntent(parseMintCommand(request), {}));
+    return this.prepared(mintIntent(parseMintCommand(request, this.writes.chains), {}));
+  }
+
+  /** Moves native currency or a token from the sender, as a recorded operation like `launch`. */
+  async transfer(request: TransferRequest, context: OperationContext = {}): Promise<TransferOutcome> {
+    const command = parseTransferCommand(request, this.writes.chains);
+    return this.recorded(context, transferIntent(command), parseSigning(request, command.sender, addressOfPrivateKey));
+  }
+
+  /** Approves a spender of the sender's tokens, as a recorded operation like `launch`. */
+  async approve(request: ApproveRequest, context: OperationContext = {}): Promise<ApproveOutcome> {
+    const command = parseApproveCommand(request, this.writes.chains);
+    return this.recorded(context, approveIntent(command), parseSigning(request, command.sender, addressOfPrivateKey));
+  }
+
+  /** The transfer `transfer` would send, unsigned, its nonce reserved for the sender until `expiresAt` (no record yet). */
+  async prepareTransfer(request: Unsigned<TransferRequest>): Promise<PreparedOutcome> {
+    return this.prepared(transferIntent(parseTransferCommand(request, this.writes.chains)));
+  }
+
+  /** The approval `approve` would send, unsigned, its nonce reserved for the sender until `expiresAt` (no record yet). */
+  async prepareApprove(request: Unsigned<ApproveRequest>): Promise<PreparedOutcome> {
+    return this.prepared(approveIntent(parseApproveCommand(request, this.writes.chains)));
   }
 
   private async prepared(intent: WriteIntent<unknown>): Promise<PreparedOutcome> {
@@ -226,9 +251,9 @@ export class Operations {
     };
   }
 
-  /** What a launch or mint answered, rebuilt from its record (an idempotent retry after a crash gets it). */
+  /** What a launch, mint, transfer or approval answered, rebuilt from its record (an idempotent retry after a crash gets it). */
   outcomeOf(record: OperationRecord): Record<string, unknown> {
-    const pair = resolveNetwork(record.chain, record.network);
+    const pair = this.writes.chains.resolve(record.chain, record.network);
     const common = {
       id: record.id,
       transactionHash: record.transactionHash,
@@ -258,6 +283,17 @@ export class Operations {
         ...common,
         contractAddress: record.contractAddress,
         sender: record.sender,
+        nonce: record.nonce,
+        simulated,
+        blockNumber: record.blockNumber,
+      };
+    }
+    if (record.kind === "transfer" || record.kind === "approve") {
+      // The record's params are the answer's own fields (transferIntent and approveIntent write them so).
+      return {
+        ...common,
+        sender: record.sender,
+        ...record.params,
         nonce: record.nonce,
         simulated,
         blockNumber: record.blockNumber,
@@ -346,7 +382,7 @@ export class Operations {
   }
 
   private chainOf(pair: { chain: string; network: string }): Promise<EvmChain> {
-    return this.writes.evmChain(resolveNetwork(pair.chain, pair.network), "tracking");
+    return this.writes.evmChain(this.writes.chains.resolve(pair.chain, pair.network), "tracking");
   }
 
   /**

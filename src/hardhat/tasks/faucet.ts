@@ -1,6 +1,5 @@
 import type { HardhatRuntimeEnvironment } from "hardhat/types/hre";
 
-import { resolveNetwork } from "../../domain/chains.js";
 import { parseDecimalUnits } from "../../domain/units.js";
 import { chainLabel, printJson, withService } from "./support/run.js";
 
@@ -18,7 +17,7 @@ export default async function faucet(args: Args, hre: HardhatRuntimeEnvironment)
     const amount =
       args.amount === undefined
         ? undefined
-        : parseDecimalUnits(args.amount, resolveNetwork(pair.chain, pair.network).nativeDecimals, "amount");
+        : parseDecimalUnits(args.amount, service.chains.resolve(pair.chain, pair.network).nativeDecimals, "amount");
     const result = await service.operations.faucet({
       ...pair,
       address: args.address ?? "",

@@ -3,7 +3,10 @@ import { globalAgent as httpsAgent } from "node:https";
 import path from "node:path";
 import type { HardhatRuntimeEnvironment } from "hardhat/types/hre";
 
+import { EnvironmentError } from "../../config/environment.js";
+import type { ChainRegistry } from "../../domain/chains.js";
 import { isTokenServiceError } from "../../domain/errors.js";
+import { projectChains } from "../project-chains.js";
 import { liveEndpoints } from "../rpc-urls.js";
 import { selectedNetwork } from "../selected-network.js";
 import { hardhatSimulatedChains } from "../simulated-chains.js";
@@ -74,10 +77,16 @@ async function run(args: Args, hre: HardhatRuntimeEnvironment): Promise<void> {
   const blockTimeSeconds = args.blockTime === undefined ? undefined : parseNonNegative(args.blockTime, "--block-time");
   const waitTimeoutMs = args.waitTimeout === undefined ? undefined : parseNonNegative(args.waitTimeout, "--wait-timeout") * 1000;
   const dataDir = args.dataDir ? path.resolve(args.dataDir) : hre.config.tokenService.dataDir;
-  const rpcUrls = liveEndpoints(hre, process.env);
+  let chains: ChainRegistry;
+  try {
+    chains = projectChains(hre, process.env);
+  } catch (error) {
+    throw error instanceof EnvironmentError ? new StartError(error.message) : error;
+  }
+  const rpcUrls = liveEndpoints(hre, process.env, chains);
   try {
     // `--network` names one HTTP network to serve its pair, ahead of every other configuration of that pair.
-    const selected = await selectedNetwork(hre, {});
+    const selected = await selectedNetwork(hre, {}, chains);
     if (selected !== undefined) rpcUrls[`${selected.pair.chain}/${selected.pair.network}`] = selected.endpoint;
   } catch (error) {
     if (isTokenServiceError(error)) throw new StartError(error.message);
@@ -86,6 +95,7 @@ async function run(args: Args, hre: HardhatRuntimeEnvironment): Promise<void> {
   let server: Awaited<ReturnType<typeof createServer>>;
   try {
     server = await createServer({
+      chains,
       simulatedChainFactory: hardhatSimulatedChains(hre),
       rpcUrls,
       dataDir,

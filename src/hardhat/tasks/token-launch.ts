@@ -1,5 +1,6 @@
 import type { HardhatRuntimeEnvironment } from "hardhat/types/hre";
 
+import { invalidArgument } from "../../domain/errors.js";
 import { parseDecimalUnits } from "../../domain/units.js";
 import { resolveSigner } from "./support/private-key.js";
 import { TASK_WAIT_MS, chainLabel, printJson, withService } from "./support/run.js";
@@ -17,6 +18,8 @@ interface Args {
   totalSupply?: string;
   minter?: string;
   account?: string;
+  options?: string;
+  salt?: string;
   sender?: string;
   privateKeyEnv?: string;
   /** Refused: see refusePrivateKeyOption. */
@@ -34,7 +37,37 @@ function smallestUnits(value: string | undefined, decimals: string | undefined, 
   return parseDecimalUnits(value, places, field).toString();
 }
 
-function tokenFields(args: Args): Record<string, string> {
+/**
+ * `--options`: a JSON object as the HTTP body takes it, or the shell-friendly "burnable,permit,access=ownable,
+ * royalty=0x…:250". The core checks the result like any request's options.
+ */
+export function parseOptionsArgument(text: string): Record<string, unknown> {
+  if (text.trim().startsWith("{")) {
+    try {
+      return JSON.parse(text) as Record<string, unknown>;
+    } catch {
+      throw invalidArgument("options", "--options is not valid JSON");
+    }
+  }
+  const options: Record<string, unknown> = {};
+  for (const item of text
+    .split(",")
+    .map((part) => part.trim())
+    .filter(Boolean)) {
+    const [key, value] = item.split("=", 2) as [string, string | undefined];
+    if (value === undefined) options[key] = true;
+    else if (key === "royalty") {
+      const [receiver, basisPoints] = value.split(":", 2);
+      options.royalty = {
+        receiver,
+        basisPoints: basisPoints !== undefined && /^\d+$/.test(basisPoints) ? Number(basisPoints) : basisPoints,
+      };
+    } else options[key] = value;
+  }
+  return options;
+}
+
+function tokenFields(args: Args): Record<string, unknown> {
   const fields: Record<string, string | undefined> = {
     name: args.name,
     symbol: args.symbol,
@@ -45,7 +78,8 @@ function tokenFields(args: Args): Record<string, string> {
     minter: args.minter,
     account: args.account,
   };
-  return Object.fromEntries(Object.entries(fields).filter((entry): entry is [string, string] => entry[1] !== undefined));
+  const given = Object.fromEntries(Object.entries(fields).filter((entry): entry is [string, string] => entry[1] !== undefined));
+  return args.options === undefined ? given : { ...given, options: parseOptionsArgument(args.options) };
 }
 
 export default async function tokenLaunch(args: Args, hre: HardhatRuntimeEnvironment): Promise<void> {
@@ -54,13 +88,20 @@ export default async function tokenLaunch(args: Args, hre: HardhatRuntimeEnviron
       ...(args.privateKeyEnv ? { privateKeyEnv: args.privateKeyEnv } : {}),
       ...(args.sender ? { sender: args.sender } : {}),
     });
-    const launched = await service.operations.launch({ ...pair, type: args.type ?? "", token: tokenFields(args), sender, privateKey });
+    const launched = await service.operations.launch({
+      ...pair,
+      type: args.type ?? "",
+      token: tokenFields(args),
+      ...(args.salt !== undefined ? { salt: args.salt } : {}),
+      sender,
+      privateKey,
+    });
     const result = args.noWait
       ? launched
       : await withSpinner(`waiting for ${launched.transactionHash} to be mined`, () => service.operations.settle(launched, TASK_WAIT_MS));
     if (args.json) return printJson(result);
     console.log(
-      `${result.type} ${args.symbol ?? ""} ${args.noWait ? "launch sent" : result.status === "mined" ? "launched" : `launch ${result.status}`} on ${chainLabel(result, service)}`,
+      `${result.type} ${args.symbol ?? args.name ?? ""} ${args.noWait ? "launch sent" : result.status === "mined" ? "launched" : `launch ${result.status}`} on ${chainLabel(result, service)}`,
     );
     console.log(`  contractAddress  ${result.contractAddress}`);
     console.log(`  transactionHash  ${result.transactionHash}`);

@@ -1,6 +1,7 @@
 import type { RouteDefinition } from "../route.js";
 import { faucetRoute, networksRoute, transactionRoute } from "./misc.js";
 import { getOperationRoute, launchTokenRoute, listTokensRoute, mintTokenRoute, tokenBalanceRoute } from "./tokens.js";
+import { allowanceRoute, approveRoute, ownedTokensRoute, tokenInfoRoute, transferRoute } from "./transfers.js";
 import { createWalletRoute, readBalanceRoute } from "./wallets.js";
 import { createWebhookRoute, deleteWebhookRoute, getWebhookRoute, listDeliveriesRoute, listWebhooksRoute } from "./webhooks.js";
 
@@ -13,6 +14,12 @@ export const API_ROUTES: RouteDefinition[] = [
   mintTokenRoute,
   getOperationRoute,
   tokenBalanceRoute,
+  transferRoute,
+  approveRoute,
+  // Before GET /tokens/{contract}, which would take "allowance" for a contract.
+  allowanceRoute,
+  tokenInfoRoute,
+  ownedTokensRoute,
   transactionRoute,
   faucetRoute,
   networksRoute,

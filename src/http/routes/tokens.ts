@@ -1,12 +1,12 @@
 import { z } from "zod/v4";
 
-import { resolveNetwork } from "../../domain/chains.js";
 import { invalidArgument } from "../../domain/errors.js";
 import { parseTokenType } from "../../domain/token-params.js";
 import { FINAL_STATUSES, type OperationStatus } from "../../core/operations/types.js";
 import { presentOperation } from "../present-operation.js";
 import { defineRoute } from "../route.js";
 import {
+  Erc1155Token,
   Erc20Token,
   Erc721Token,
   Launch,
@@ -29,12 +29,12 @@ import {
 import { parseWith } from "../validation.js";
 import type { ServerContext } from "../context.js";
 import { isDataException } from "../database-errors.js";
-import { EXAMPLE_ACCOUNT, EXAMPLE_PAIR, EXAMPLE_RECIPIENT, EXAMPLE_TOKEN_CONTRACT, ONE_TOKEN } from "../examples.js";
+import { EXAMPLE_ACCOUNT, EXAMPLE_PAIR, EXAMPLE_RECIPIENT, EXAMPLE_SALT, EXAMPLE_TOKEN_CONTRACT, ONE_TOKEN } from "../examples.js";
 import { errorResponses } from "./common.js";
 import { HttpError, HttpErrorCode } from "../http-errors.js";
 
 /** With `wait=mined`, answers once the operation is final; after the wait timeout, 202 with its status then. */
-async function settle<T extends { id: string; status: OperationStatus; blockNumber: number | null }>(
+export async function settle<T extends { id: string; status: OperationStatus; blockNumber: number | null }>(
   context: ServerContext,
   result: T,
   wait: string | undefined,
@@ -45,11 +45,10 @@ async function settle<T extends { id: string; status: OperationStatus; blockNumb
   return { status: FINAL_STATUSES.includes(settled.status) ? 200 : 202, body: settled };
 }
 
-/** Without a key or a signature, a launch or mint body asks for the transaction to sign. */
-const isPrepare = (body: { privateKey?: string; signedTransaction?: string }) =>
-  body.privateKey === undefined && body.signedTransaction === undefined;
+/** Without a key or a signature, a launch, mint, transfer or approval body asks for the transaction to sign. */
+export const isPrepare = (body: object) => !("privateKey" in body) && !("signedTransaction" in body);
 
-function notBoth<T extends { privateKey?: string; signedTransaction?: string }>(body: T): T {
+export function notBoth<T extends { privateKey?: string; signedTransaction?: string }>(body: T): T {
   if (body.privateKey !== undefined && body.signedTransaction !== undefined) {
     throw invalidArgument("signedTransaction", "give privateKey or signedTransaction, not both (a signed transaction needs no key)");
   }
@@ -61,9 +60,10 @@ export const launchTokenRoute = defineRoute({
   paths: ["/tokens"],
   operationId: "launchToken",
   tag: "tokens",
-  summary: "Launch an ERC20 or ERC721 token contract",
+  summary: "Launch an ERC20, ERC721 or ERC1155 token contract",
   description:
     "Signs the deployment with `privateKey` (never stored or logged) and answers once the node accepted it: `status` is `pending` and `contractAddress` follows from sender and nonce. Poll GET /transactions/{hash}, or pass `wait=mined`.\n\n" +
+    "`token.options` composes OpenZeppelin's extensions (burnable, pausable, permit, votes, royalty…): see docs/tokens.md. With `salt`, the token is deployed through the CREATE2 factory at an address known before sending and equal on every chain; a second launch of the same salt and parameters is refused with 409 ALREADY_DEPLOYED before anything is signed.\n\n" +
     "Keys that never leave the caller: the same body without `privateKey` answers the `unsignedTransaction` to sign (its nonce reserved for the sender until `expiresAt`); the same body with `signedTransaction` (that transaction, signed by `sender`) is checked to be exactly the prepared one, then recorded and broadcast as a key-in-body launch is.",
   auth: true,
   idempotent: true,
@@ -90,6 +90,59 @@ export const launchTokenRoute = defineRoute({
         privateKey: EXAMPLE_ACCOUNT.privateKey,
       },
     },
+    erc20WithOptions: {
+      summary: "ERC20 with options: burnable, EIP-2612 permit, mintable by one owner",
+      value: {
+        ...EXAMPLE_PAIR,
+        type: "ERC20",
+        token: {
+          name: "Gold",
+          symbol: "GLD",
+          initialSupply: ONE_TOKEN,
+          options: { burnable: true, permit: true, mintable: true, access: "ownable" },
+        },
+        sender: EXAMPLE_ACCOUNT.address,
+        privateKey: EXAMPLE_ACCOUNT.privateKey,
+      },
+    },
+    erc721WithRoyalty: {
+      summary: "ERC721 with options: enumerable, 2.5 % ERC-2981 royalty",
+      value: {
+        ...EXAMPLE_PAIR,
+        type: "ERC721",
+        token: {
+          name: "Art",
+          symbol: "ART",
+          uri: "https://example.com/art/",
+          options: { enumerable: true, royalty: { receiver: EXAMPLE_ACCOUNT.address, basisPoints: 250 } },
+        },
+        sender: EXAMPLE_ACCOUNT.address,
+        privateKey: EXAMPLE_ACCOUNT.privateKey,
+      },
+    },
+    erc1155: {
+      summary: "ERC1155 collection: one URI for every id ({id} replaced by clients), with per-id supply",
+      value: {
+        ...EXAMPLE_PAIR,
+        type: "ERC1155",
+        token: { name: "Items", uri: "https://example.com/items/{id}.json", options: { supply: true } },
+        sender: EXAMPLE_ACCOUNT.address,
+        privateKey: EXAMPLE_ACCOUNT.privateKey,
+      },
+    },
+    sameAddressEverywhere: {
+      summary: "CREATE2 with a salt: the same address on every chain",
+      description:
+        "The answer's `contractAddress` depends on the salt and the token's contract and arguments only: the same body on another chain lands at the same address. The same launch again answers 409 ALREADY_DEPLOYED.",
+      value: {
+        ...EXAMPLE_PAIR,
+        type: "ERC20",
+        token: { name: "Gold", symbol: "GLD", initialSupply: ONE_TOKEN, minter: EXAMPLE_ACCOUNT.address, account: EXAMPLE_ACCOUNT.address },
+        salt: EXAMPLE_SALT,
+        sender: EXAMPLE_ACCOUNT.address,
+        privateKey: EXAMPLE_ACCOUNT.privateKey,
+      },
+    },
     prepare: {
       summary: "Prepare: no key, answers the unsigned transaction to sign",
       description: "Sign the answer's `unsignedTransaction` unchanged and send this body again with `signedTransaction` instead.",
@@ -111,10 +164,11 @@ export const launchTokenRoute = defineRoute({
   },
   validateBody(raw: unknown) {
     const type = parseTokenType((raw as { type?: unknown } | null)?.type);
-    return notBoth(parseWith(LaunchFields.extend({ token: type === "ERC20" ? Erc20Token : Erc721Token }), raw));
+    const token = type === "ERC20" ? Erc20Token : type === "ERC721" ? Erc721Token : Erc1155Token;
+    return notBoth(parseWith(LaunchFields.extend({ token }), raw));
   },
   async handle({ query, body, apiKeyId, operationId }, context) {
-    const request = body as z.infer<typeof LaunchFields>;
+    const request = body;
     for (const field of ["chain", "network"] as const) {
       if (query[field] !== undefined && query[field] !== request[field]) {
         throw invalidArgument(field, `query parameter ${field}=${query[field]} disagrees with the body's ${field}=${request[field]}`);
@@ -177,7 +231,7 @@ export const mintTokenRoute = defineRoute({
   },
   validateBody: (raw: unknown) => notBoth(parseWith(MintFields, raw)),
   async handle({ query, body, apiKeyId, operationId }, context) {
-    const request = body as z.infer<typeof MintFields>;
+    const request = body;
     if (isPrepare(request)) return { body: await context.service.operations.prepareMint(request) };
     const minted = await context.service.operations.mint(request, { apiKeyId, id: operationId });
     return settle(context, minted, query.wait);
@@ -189,7 +243,7 @@ export const listTokensRoute = defineRoute({
   paths: ["/tokens"],
   operationId: "listOperations",
   tag: "operations",
-  summary: "Launches, mints and faucet grants made with your API key",
+  summary: "Launches, mints, transfers, approvals and faucet grants made with your API key",
   description: "Newest first. Pass `nextCursor` as `cursor` for the next page.",
   auth: true,
   query: OperationListQuery,
@@ -212,10 +266,10 @@ export const getOperationRoute = defineRoute({
   paths: ["/operations/:id"],
   operationId: "getOperation",
   tag: "operations",
-  summary: "One launch, mint or faucet grant made with your API key",
+  summary: "One launch, mint, transfer, approval or faucet grant made with your API key",
   description: "By its record `id` or its `transactionHash`. With `waitSeconds`, answers once it is final or when that time is up.",
   auth: true,
-  pathParams: { id: "The record id a launch, mint or faucet answered, or its transaction hash" },
+  pathParams: { id: "The record id a launch, mint, transfer, approval or faucet answered, or its transaction hash" },
   query: OperationQuery,
   responses: { 200: { description: "The record as it stands", schema: Operation }, ...errorResponses(400, 401, 404, 429) },
   async handle({ query, params, apiKeyId }, context) {
@@ -240,7 +294,7 @@ export const tokenBalanceRoute = defineRoute({
   tag: "balances",
   summary: "Read an address's balance of one token",
   description:
-    "The document's form writes the address as the path segment `address=<address>`: `/api/v1/tokens/address=0x…/balance`. `/api/v1/tokens/0x…/balance` answers too. ERC721 results list the owned `tokenIds`.",
+    "The document's form writes the address as the path segment `address=<address>`: `/api/v1/tokens/address=0x…/balance`. `/api/v1/tokens/0x…/balance` answers too. ERC721 results list the owned `tokenIds`. An ERC1155 read (`type=erc1155`) names the ids to read in `tokenId` (`tokenId=1,2,3`, or repeated) and answers each in `tokenBalances`, their sum in `balance`.",
   auth: true,
   pathParams: { address: "The holder, as `address=<address>` or plain" },
   query: TokenBalanceQuery,
@@ -248,7 +302,7 @@ export const tokenBalanceRoute = defineRoute({
   async handle({ query, params }, { service }) {
     const segment = params.address ?? "";
     const address = segment.startsWith("address=") ? segment.slice("address=".length) : segment;
-    resolveNetwork(query.chain, query.network);
+    service.chains.resolve(query.chain, query.network);
     return { body: await service.getTokenBalance({ ...query, address }) };
   },
 });

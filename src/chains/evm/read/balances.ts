@@ -5,7 +5,14 @@ import { amountPair, type AmountPair } from "../../../domain/units.js";
 import { balanceReaderArtifact } from "../artifacts.js";
 import type { EvmChain } from "../chain.js";
 import { translateProviderError } from "../provider-errors.js";
-import { ERC721_ENUMERABLE_INTERFACE_ID, ERC721_INTERFACE_ID, erc20Interface, erc721Interface } from "../token-abi.js";
+import {
+  ERC1155_INTERFACE_ID,
+  ERC721_ENUMERABLE_INTERFACE_ID,
+  ERC721_INTERFACE_ID,
+  erc1155Interface,
+  erc20Interface,
+  erc721Interface,
+} from "../token-abi.js";
 
 export interface Erc20Balance extends AmountPair {
   contractAddress: string;
@@ -281,4 +288,38 @@ export async function readErc721Balance(chain: EvmChain, owner: string, contract
   result.tokenIds = ids.map((data) => (decodeUint(erc721Interface, "tokenOfOwnerByIndex", data) ?? 0n).toString());
   if (listed < balance) result.tokenIdsTruncated = true;
   return result;
+}
+
+export interface Erc1155Balances {
+  /** The sum over the ids read. */
+  balance: string;
+  tokenBalances: Array<{ tokenId: string; balance: string }>;
+}
+
+/** An ERC1155 holder's balance of each id, in one balanceOfBatch call. */
+export async function readErc1155Balances(
+  chain: EvmChain,
+  owner: string,
+  contract: string,
+  tokenIds: readonly bigint[],
+  field = "tokenAddress",
+): Promise<Erc1155Balances> {
+  const [code, isErc1155Data, balancesData] = await Promise.all([
+    chain.provider.getCode(contract).catch((error) => Promise.reject(translateProviderError(error, upstream(chain)))),
+    call(chain, contract, erc1155Interface, "supportsInterface", [ERC1155_INTERFACE_ID]),
+    call(chain, contract, erc1155Interface, "balanceOfBatch", [tokenIds.map(() => owner), tokenIds]),
+  ]);
+  if (code === "0x") throw notAToken(contract, "ERC1155", field, true);
+  let balances: bigint[] | undefined;
+  try {
+    balances = [...(erc1155Interface.decodeFunctionResult("balanceOfBatch", balancesData)[0] as bigint[])];
+  } catch {
+    balances = undefined;
+  }
+  const supports = isErc1155Data !== "0x" && isErc1155Data.length >= 66 && BigInt(isErc1155Data.slice(0, 66)) === 1n;
+  if (!supports || balances === undefined || balances.length !== tokenIds.length) throw notAToken(contract, "ERC1155", field);
+  return {
+    balance: balances.reduce((sum, value) => sum + value, 0n).toString(),
+    tokenBalances: tokenIds.map((tokenId, index) => ({ tokenId: tokenId.toString(), balance: balances[index]!.toString() })),
+  };
 }

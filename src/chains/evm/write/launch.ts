@@ -1,34 +1,81 @@
 import { Interface } from "ethers";
 
 import type { LaunchParams } from "../../../domain/commands.js";
-import { serviceErc20Artifact, serviceErc721Artifact } from "../artifacts.js";
+import { variantName, variantOf } from "../../../domain/token-options.js";
+import { serviceErc20Artifact, serviceErc721Artifact, variantArtifact, type ShippedArtifact } from "../artifacts.js";
 import { stringShape } from "./gas-shapes.js";
 
 export type { LaunchParams } from "../../../domain/commands.js";
 
-// Parsed once: a launch only encodes its constructor arguments after the shipped bytecode.
-const erc20Constructor = new Interface(serviceErc20Artifact.abi);
-const erc721Constructor = new Interface(serviceErc721Artifact.abi);
+interface Deployable {
+  artifact: ShippedArtifact;
+  iface: Interface;
+}
+
+// Parsed once each: a launch only encodes its constructor arguments after the shipped bytecode.
+const deployables = new Map<string, Deployable>();
+
+function deployable(artifact: () => ShippedArtifact, name: string): Deployable {
+  let known = deployables.get(name);
+  if (known === undefined) {
+    const loaded = artifact();
+    deployables.set(name, (known = { artifact: loaded, iface: new Interface(loaded.abi) }));
+  }
+  return known;
+}
 
 const isZero = (value: bigint | number | string) => BigInt(value) === 0n;
 
+/** The contract a launch deploys: the historic template without `options`, else the variant its options select. */
+export function contractName(params: LaunchParams): string {
+  const options = params.token.options;
+  if (options === undefined) return params.type === "ERC20" ? "ServiceERC20" : "ServiceERC721";
+  return variantName(variantOf(params.type, options));
+}
+
+function contractOf(params: LaunchParams): Deployable {
+  const name = contractName(params);
+  if (params.token.options === undefined)
+    return deployable(() => (params.type === "ERC20" ? serviceErc20Artifact : serviceErc721Artifact), name);
+  return deployable(() => variantArtifact(params.type, name), name);
+}
+
+/** The constructor's arguments, in the order of the contract (historic or variant: scripts/token-variants.ts). */
+function constructorArguments(params: LaunchParams, sender: string): unknown[] {
+  if (params.type === "ERC20") {
+    const { name, symbol, decimals, cap, minter, initialSupply, account, options } = params.token;
+    const capArgument = options === undefined || options.capped ? [cap] : [];
+    return [name, symbol, decimals, ...capArgument, minter, initialSupply, account];
+  }
+  const royalty = params.token.options?.royalty;
+  const royaltyArguments = royalty === undefined ? [] : [royalty.receiver, royalty.basisPoints];
+  if (params.type === "ERC721") {
+    const { name, symbol, uri } = params.token;
+    return [name, symbol, uri, sender, ...royaltyArguments];
+  }
+  return [params.token.name, params.token.uri, sender, ...royaltyArguments];
+}
+
 /** What the gas of a deployment depends on besides its calldata's bytes (see gas-shapes.ts). */
 export function gasShape(params: LaunchParams): string {
+  // The historic templates keep their shapes' names; a variant's shape starts with its contract.
+  const variant = params.token.options === undefined ? "" : ` ${contractName(params)}`;
   if (params.type === "ERC20") {
     const { name, symbol, decimals, cap, minter, initialSupply, account } = params.token;
     const zeros = [decimals, cap, minter, initialSupply, account].map((value) => (isZero(value) ? "0" : "x")).join("");
-    return `ERC20 ${stringShape(name)} ${stringShape(symbol)} ${zeros}`;
+    return `ERC20${variant} ${stringShape(name)} ${stringShape(symbol)} ${zeros}`;
   }
-  const { name, symbol, uri } = params.token;
-  return `ERC721 ${stringShape(name)} ${stringShape(symbol)} ${stringShape(uri)}`;
+  const royalty = params.token.options?.royalty;
+  const royaltyShape = royalty === undefined ? "" : ` ${isZero(royalty.basisPoints) ? "0" : "x"}`;
+  if (params.type === "ERC721") {
+    const { name, symbol, uri } = params.token;
+    return `ERC721${variant} ${stringShape(name)} ${stringShape(symbol)} ${stringShape(uri)}${royaltyShape}`;
+  }
+  return `ERC1155${variant} ${stringShape(params.token.name)} ${stringShape(params.token.uri)}${royaltyShape}`;
 }
 
+/** The creation code: the contract's bytecode followed by its encoded constructor arguments. */
 export function deploymentData(params: LaunchParams, sender: string): string {
-  if (params.type === "ERC20") {
-    const { name, symbol, decimals, cap, minter, initialSupply, account } = params.token;
-    const encoded = erc20Constructor.encodeDeploy([name, symbol, decimals, cap, minter, initialSupply, account]);
-    return serviceErc20Artifact.bytecode + encoded.slice(2);
-  }
-  const { name, symbol, uri } = params.token;
-  return serviceErc721Artifact.bytecode + erc721Constructor.encodeDeploy([name, symbol, uri, sender]).slice(2);
+  const { artifact, iface } = contractOf(params);
+  return artifact.bytecode + iface.encodeDeploy(constructorArguments(params, sender)).slice(2);
 }

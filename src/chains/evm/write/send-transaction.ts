@@ -1,4 +1,4 @@
-import { JsonRpcApiProvider, type FeeData, type Transaction, type TransactionLike } from "ethers";
+import { JsonRpcApiProvider, toQuantity, type FeeData, type Transaction, type TransactionLike } from "ethers";
 
 import { ErrorCode, TokenServiceError } from "../../../domain/errors.js";
 import { amountPair } from "../../../domain/units.js";
@@ -6,6 +6,7 @@ import type { EvmChain } from "../chain.js";
 import { translateProviderError } from "../provider-errors.js";
 import { decodeRevert, describeRevert, revertDataOf } from "../revert-reasons.js";
 import { knownGas, learnGas } from "./gas-shapes.js";
+import { chargesL1DataFee, l1DataFee } from "./l1-fee.js";
 import { SenderBatches, type Queued } from "./sender-batches.js";
 import { senderLockKey, type SenderLock } from "../sender-lock.js";
 import { signTransaction } from "./sign-transaction.js";
@@ -37,6 +38,8 @@ export interface TransactionIntent {
   sender: string;
   to?: string;
   data: string;
+  /** Native currency sent with it, in smallest units (a NATIVE transfer's amount); default 0. */
+  value?: bigint;
   /**
    * Sends of one shape need the same gas but for their calldata (deployments of one contract: see gas-shapes.ts); on a
    * simulated chain the node is asked once per shape. Live chains, and sends without a shape, ask the node every time.
@@ -61,9 +64,18 @@ async function estimateGas(chain: EvmChain, request: TransactionIntent): Promise
   return BigInt((await chain.provider.send("eth_estimateGas", [call])) as string);
 }
 
-/** The request as a call object: the sender, the target (none for a deployment) and the data. */
-function callOf(request: TransactionIntent): { from: string; to?: string; data: string } {
-  return { from: request.sender, ...(request.to ? { to: request.to } : {}), data: request.data };
+/**
+ * The request as a JSON-RPC call object: the sender, the target (none for a deployment), the data, and the native
+ * currency it sends (a NATIVE transfer's amount) as a quantity, left out when none.
+ */
+function callOf(request: TransactionIntent): { from: string; to?: string; data: string; value?: string } {
+  const value = request.value ?? 0n;
+  return {
+    from: request.sender,
+    ...(request.to ? { to: request.to } : {}),
+    data: request.data,
+    ...(value > 0n ? { value: toQuantity(value) } : {}),
+  };
 }
 
 /**
@@ -131,7 +143,7 @@ function unsignedTransaction(
     nonce,
     gasLimit,
     data: request.data,
-    value: 0n,
+    value: request.value ?? 0n,
     to: request.to ?? null,
     ...(usesEip1559(feeData)
       ? { type: 2, maxFeePerGas: feeData.maxFeePerGas, maxPriorityFeePerGas: feeData.maxPriorityFeePerGas }
@@ -166,9 +178,18 @@ async function buildTransaction(chain: EvmChain, request: TransactionIntent, hoo
   const estimate = estimates[0]!;
   if (estimate.status === "rejected") throw await estimateError(chain, request, estimate.reason);
   const gasLimit = (estimate.value * GAS_HEADROOM_PERCENT) / 100n;
-  const needed = gasLimit * pricePerGas(feeData);
-  if (available < needed) throw insufficientFunds(chain, request.sender, available, available, needed);
-  return unsignedTransaction(chain, request, lowestFreeNonce(nextNonce, held ?? []), gasLimit, feeData);
+  const transaction = unsignedTransaction(chain, request, lowestFreeNonce(nextNonce, held ?? []), gasLimit, feeData);
+  let l1Fee: bigint;
+  try {
+    l1Fee = await l1DataFee(chain, transaction);
+  } catch (error) {
+    throw translateProviderError(error, node);
+  }
+  const gasCost = gasLimit * pricePerGas(feeData);
+  // What it sends counts: the node refuses a transaction whose value and fees together exceed the balance.
+  const value = request.value ?? 0n;
+  if (available < gasCost + l1Fee + value) throw insufficientFunds(chain, request.sender, available, available, gasCost, l1Fee, value);
+  return transaction;
 }
 
 /** The transaction as the caller should sign it, with its nonce reserved by `reserve` (which answers when that expires). */
@@ -202,7 +223,7 @@ function acceptedSigned(chain: EvmChain, request: SendRequest): Transaction {
     chainId: chain.info.chainId,
     to: request.to ?? null,
     data: request.data,
-    value: "0",
+    value: (request.value ?? 0n).toString(),
   };
   const mismatch = (["chainId", "to", "value", "data"] as const).find(
     (field) => String(transaction[field] ?? null).toLowerCase() !== String(expected[field]).toLowerCase(),
@@ -212,7 +233,7 @@ function acceptedSigned(chain: EvmChain, request: SendRequest): Transaction {
       ErrorCode.TRANSACTION_MISMATCH,
       mismatch === "chainId"
         ? `signedTransaction is for chain id ${transaction.chainId}, not ${chain.info.chain}/${chain.info.network} (${chain.info.chainId})`
-        : `signedTransaction's ${mismatch} is not what this request's body ${request.to ? "mints" : "deploys"}: sign the transaction prepared for this body, and submit it with the same body`,
+        : `signedTransaction's ${mismatch} is not what this request's body ${request.to ? "sends" : "deploys"}: sign the transaction prepared for this body, and submit it with the same body`,
       { field: "signedTransaction", details: { property: mismatch } },
     );
   }
@@ -344,6 +365,7 @@ async function sendBatch(chain: EvmChain, batch: Job[]): Promise<void> {
   let nonce = lowestFreeNonce(pendingNonce, held);
   let available = balance;
   const price = pricePerGas(feeData);
+  const l1Fees = chargesL1DataFee(chain) ? askL1Fees(chain, batch, estimates, nonce, held, feeData) : undefined;
 
   // What a refused estimate means, asked of the node for each at once (a dry run where the estimate carried no revert data).
   const refusals = await Promise.all(
@@ -361,14 +383,26 @@ async function sendBatch(chain: EvmChain, batch: Job[]): Promise<void> {
     }
     const { request } = entry.job;
     const gasLimit = (estimate.value * GAS_HEADROOM_PERCENT) / 100n;
-    const needed = gasLimit * price;
-    if (available < needed) {
-      entry.reject(insufficientFunds(chain, sender, balance, available, needed));
+    const transaction = unsignedTransaction(chain, request, nonce, gasLimit, feeData);
+    let l1Fee = 0n;
+    if (l1Fees !== undefined) {
+      try {
+        // Asked with the nonce it was expected to take; asked again if a send before it was refused and it took another.
+        const asked = l1Fees[index]!;
+        l1Fee = asked.nonce === nonce ? await asked.fee : await l1DataFee(chain, transaction);
+      } catch (error) {
+        entry.reject(translateProviderError(error, node));
+        continue;
+      }
+    }
+    const gasCost = gasLimit * price;
+    const value = request.value ?? 0n;
+    if (available < gasCost + l1Fee + value) {
+      entry.reject(insufficientFunds(chain, sender, balance, available, gasCost, l1Fee, value));
       continue;
     }
     // What the sends before it in the batch may cost at most is spoken for: the node checks each against what is left.
-    available -= needed;
-    const transaction = unsignedTransaction(chain, request, nonce, gasLimit, feeData);
+    available -= gasCost + l1Fee + value;
     const { raw, hash } = signTransaction(transaction, request.privateKey!);
     signed.push({ entry, info: { transactionHash: hash, nonce, rawTransaction: raw } });
     nonce = lowestFreeNonce(nonce + 1, held);
@@ -440,6 +474,32 @@ async function sendBatch(chain: EvmChain, batch: Job[]): Promise<void> {
 }
 
 /**
+ * Each job's L1 data fee, asked all at once (one round trip, not one per job), for the transaction it will sign if every
+ * send before it goes through: the same nonce, gas limit and fees.
+ */
+function askL1Fees(
+  chain: EvmChain,
+  batch: Job[],
+  estimates: Array<PromiseSettledResult<bigint>>,
+  firstNonce: number,
+  held: readonly number[],
+  feeData: FeeData,
+): Array<{ nonce: number; fee: Promise<bigint> }> {
+  let nonce = firstNonce;
+  return batch.map((entry, index) => {
+    const estimate = estimates[index]!;
+    if (estimate.status === "rejected") return { nonce: -1, fee: Promise.resolve(0n) };
+    const gasLimit = (estimate.value * GAS_HEADROOM_PERCENT) / 100n;
+    const fee = l1DataFee(chain, unsignedTransaction(chain, entry.job.request, nonce, gasLimit, feeData));
+    // Read in order by the batch's loop; a job that fails first must not leave its answer unhandled.
+    fee.catch(() => undefined);
+    const asked = { nonce, fee };
+    nonce = lowestFreeNonce(nonce + 1, held);
+    return asked;
+  });
+}
+
+/**
  * The node may or may not have it (down, slow, or a failure after it answered): the record stays signed and the tracker
  * finds out and sends it if needed; a node that has the later nonces holds them until then.
  */
@@ -447,14 +507,41 @@ function outcomeUnknown(error: TokenServiceError): boolean {
   return error.code === ErrorCode.UPSTREAM_UNAVAILABLE || error.code === ErrorCode.UPSTREAM_TIMEOUT;
 }
 
-function insufficientFunds(chain: EvmChain, sender: string, balance: bigint, available: bigint, needed: bigint): TokenServiceError {
+/**
+ * `gasCost`: what its gas may cost at most; `l1Fee`: an OP Stack chain's L1 data fee, paid besides (0 elsewhere);
+ * `value`: the native currency it sends (a NATIVE transfer's amount).
+ */
+function insufficientFunds(
+  chain: EvmChain,
+  sender: string,
+  balance: bigint,
+  available: bigint,
+  gasCost: bigint,
+  l1Fee = 0n,
+  value = 0n,
+): TokenServiceError {
   const decimals = chain.info.nativeDecimals;
   const symbol = chain.info.nativeSymbol;
   const amount = (wei: bigint) => `${amountPair(wei, decimals).uiBalance} ${symbol}`;
   const left = available === balance ? "" : `, ${amount(available)} of it left after the sends queued before this one,`;
+  const needed = gasCost + l1Fee + value;
+  const parts = [
+    ...(value > 0n ? [`the ${amount(value)} it sends`] : []),
+    ...(l1Fee > 0n || value > 0n ? [`gas up to ${amount(gasCost)}`] : []),
+    ...(l1Fee > 0n ? [`an L1 data fee of ${amount(l1Fee)}`] : []),
+  ];
+  const split = parts.length === 0 ? "" : ` (${parts.join(" plus ")})`;
   return new TokenServiceError(
     ErrorCode.INSUFFICIENT_FUNDS,
-    `sender ${sender} holds ${amount(balance)}${left} but the transaction may cost up to ${amount(needed)}`,
-    { field: "sender", details: { needed: needed.toString(), available: available.toString(), symbol } },
+    `sender ${sender} holds ${amount(balance)}${left} but the transaction may cost up to ${amount(needed)}${split}`,
+    {
+      field: "sender",
+      details: {
+        needed: needed.toString(),
+        available: available.toString(),
+        symbol,
+        ...(l1Fee === 0n ? {} : { l1DataFee: l1Fee.toString() }),
+      },
+    },
   );
 }

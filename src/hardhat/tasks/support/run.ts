@@ -2,6 +2,7 @@ import type { HardhatRuntimeEnvironment } from "hardhat/types/hre";
 
 import { HARDHAT_NETWORK_FIELD, selectedNetwork } from "../../selected-network.js";
 import { tokenServiceFor } from "../../token-service-for.js";
+import { projectChains } from "../../project-chains.js";
 import { DataDirectory } from "../../../store/data-directory.js";
 import { EnvironmentError, readVariable } from "../../../config/environment.js";
 import { TokenServiceError } from "../../../domain/errors.js";
@@ -99,9 +100,11 @@ export async function withService(
       const { openStore } = await import("../../../store/open-store.js");
       store = await openStore({ dataDir: dataDirectory.path, databaseUrl: readVariable(process.env, "DATABASE_URL") });
     }
-    const selected = await selectedNetwork(hre, { chain: options.chain, network: options.chainNetwork });
+    const chains = projectChains(hre, process.env);
+    const selected = await selectedNetwork(hre, { chain: options.chain, network: options.chainNetwork }, chains);
     const pair = selected ? { chain: selected.pair.chain, network: selected.pair.network } : undefined;
     service = await tokenServiceFor(hre, {
+      chains,
       dataDirectory,
       blockTimeSeconds: 0,
       ...(store

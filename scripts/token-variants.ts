@@ -1,0 +1,367 @@
+// The Solidity of every token variant, from one template per kind: OpenZeppelin's extensions composed as its Contracts
+// Wizard composes them (the same bases, the same overrides Solidity requires), plus the service's constructor
+// arguments and mint functions. Nothing here implements token logic: each option is one audited extension.
+// `npm run build:contracts` writes token-variants/ from it and compiles them (scripts/build-token-variants.ts); a test
+// checks that the committed files are its output and that the shipped bytecode is theirs.
+import { createHash } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import path from "node:path";
+
+import { FEATURES, allVariants, variantName, type TokenKind, type Variant } from "../src/domain/token-options.js";
+
+const OZ = "@openzeppelin/contracts";
+
+/** Where each base contract comes from. */
+const IMPORTS: Record<string, string> = {
+  ERC20: `${OZ}/token/ERC20/ERC20.sol`,
+  ERC20Burnable: `${OZ}/token/ERC20/extensions/ERC20Burnable.sol`,
+  ERC20Pausable: `${OZ}/token/ERC20/extensions/ERC20Pausable.sol`,
+  ERC20Permit: `${OZ}/token/ERC20/extensions/ERC20Permit.sol`,
+  ERC20Capped: `${OZ}/token/ERC20/extensions/ERC20Capped.sol`,
+  ERC20Votes: `${OZ}/token/ERC20/extensions/ERC20Votes.sol`,
+  ERC721: `${OZ}/token/ERC721/ERC721.sol`,
+  ERC721Burnable: `${OZ}/token/ERC721/extensions/ERC721Burnable.sol`,
+  ERC721Pausable: `${OZ}/token/ERC721/extensions/ERC721Pausable.sol`,
+  ERC721Enumerable: `${OZ}/token/ERC721/extensions/ERC721Enumerable.sol`,
+  ERC721URIStorage: `${OZ}/token/ERC721/extensions/ERC721URIStorage.sol`,
+  ERC1155: `${OZ}/token/ERC1155/ERC1155.sol`,
+  ERC1155Burnable: `${OZ}/token/ERC1155/extensions/ERC1155Burnable.sol`,
+  ERC1155Pausable: `${OZ}/token/ERC1155/extensions/ERC1155Pausable.sol`,
+  ERC1155Supply: `${OZ}/token/ERC1155/extensions/ERC1155Supply.sol`,
+  ERC2981: `${OZ}/token/common/ERC2981.sol`,
+  EIP712: `${OZ}/utils/cryptography/EIP712.sol`,
+  Nonces: `${OZ}/utils/Nonces.sol`,
+  Ownable: `${OZ}/access/Ownable.sol`,
+  AccessControl: `${OZ}/access/AccessControl.sol`,
+};
+
+/** The extension each option adds, per kind. */
+const EXTENSION: Record<TokenKind, Record<string, string>> = {
+  ERC20: {
+    burnable: "ERC20Burnable",
+    pausable: "ERC20Pausable",
+    permit: "ERC20Permit",
+    capped: "ERC20Capped",
+    votes: "ERC20Votes",
+  },
+  ERC721: {
+    enumerable: "ERC721Enumerable",
+    uriStorage: "ERC721URIStorage",
+    pausable: "ERC721Pausable",
+    burnable: "ERC721Burnable",
+    royalty: "ERC2981",
+  },
+  ERC1155: { pausable: "ERC1155Pausable", burnable: "ERC1155Burnable", supply: "ERC1155Supply", royalty: "ERC2981" },
+};
+
+/** The functions several bases define, and which bases define them: a contract inheriting two of them must override. */
+const OVERRIDABLE: Record<TokenKind, Array<{ signature: string; definedBy: string[]; body: string }>> = {
+  ERC20: [
+    {
+      signature: "function _update(address from, address to, uint256 value) internal",
+      definedBy: ["ERC20", "ERC20Pausable", "ERC20Capped", "ERC20Votes"],
+      body: "super._update(from, to, value);",
+    },
+    {
+      signature: "function nonces(address owner) public view",
+      definedBy: ["ERC20Permit", "Nonces"],
+      body: "return super.nonces(owner);",
+    },
+  ],
+  ERC721: [
+    {
+      signature: "function _update(address to, uint256 tokenId, address auth) internal",
+      definedBy: ["ERC721", "ERC721Enumerable", "ERC721Pausable"],
+      body: "return super._update(to, tokenId, auth);",
+    },
+    {
+      signature: "function _increaseBalance(address account, uint128 value) internal",
+      definedBy: ["ERC721", "ERC721Enumerable"],
+      body: "super._increaseBalance(account, value);",
+    },
+    {
+      signature: "function tokenURI(uint256 tokenId) public view",
+      definedBy: ["ERC721", "ERC721URIStorage"],
+      body: "return super.tokenURI(tokenId);",
+    },
+    {
+      signature: "function supportsInterface(bytes4 interfaceId) public view",
+      definedBy: ["ERC721", "ERC721Enumerable", "ERC721URIStorage", "ERC2981", "AccessControl"],
+      body: "return super.supportsInterface(interfaceId);",
+    },
+  ],
+  ERC1155: [
+    {
+      signature: "function _update(address from, address to, uint256[] memory ids, uint256[] memory values) internal",
+      definedBy: ["ERC1155", "ERC1155Pausable", "ERC1155Supply"],
+      body: "super._update(from, to, ids, values);",
+    },
+    {
+      signature: "function supportsInterface(bytes4 interfaceId) public view",
+      definedBy: ["ERC1155", "ERC2981", "AccessControl"],
+      body: "return super.supportsInterface(interfaceId);",
+    },
+  ],
+};
+
+const RETURNS: Record<string, string> = {
+  "function _update(address to, uint256 tokenId, address auth) internal": " returns (address)",
+  "function nonces(address owner) public view": " returns (uint256)",
+  "function tokenURI(uint256 tokenId) public view": " returns (string memory)",
+  "function supportsInterface(bytes4 interfaceId) public view": " returns (bool)",
+};
+
+interface Parts {
+  bases: string[];
+  /** Imported without being a direct base (named in an override list). */
+  alsoImported: string[];
+  constructorParameters: string[];
+  baseConstructors: string[];
+  constructorBody: string[];
+  members: string[];
+  functions: string[];
+}
+
+function restricted(variant: Variant, role: string): string {
+  return variant.access === "ownable" ? "onlyOwner" : `onlyRole(${role})`;
+}
+
+function accessParts(variant: Variant, parts: Parts, admin: string, roles: string[]): void {
+  if (variant.access === "ownable") {
+    parts.bases.push("Ownable");
+    parts.baseConstructors.push(`Ownable(${admin})`);
+    return;
+  }
+  parts.bases.push("AccessControl");
+  for (const role of roles) parts.members.push(`bytes32 public constant ${role} = keccak256("${role}");`);
+  parts.constructorBody.push(`_grantRole(DEFAULT_ADMIN_ROLE, ${admin});`, ...roles.map((role) => `_grantRole(${role}, ${admin});`));
+}
+
+function pauseFunctions(variant: Variant): string[] {
+  return [
+    `function pause() public ${restricted(variant, "PAUSER_ROLE")} {\n        _pause();\n    }`,
+    `function unpause() public ${restricted(variant, "PAUSER_ROLE")} {\n        _unpause();\n    }`,
+  ];
+}
+
+function erc20Parts(variant: Variant, parts: Parts): void {
+  const has = (feature: string) => variant.features.includes(feature);
+  parts.bases.push("ERC20");
+  parts.baseConstructors.push("ERC20(name_, symbol_)");
+  parts.constructorParameters.push("string memory name_", "string memory symbol_", "uint8 decimals_");
+  if (has("capped")) {
+    parts.constructorParameters.push("uint256 cap_");
+    parts.baseConstructors.push("ERC20Capped(cap_)");
+  }
+  parts.constructorParameters.push("address initialHolder", "uint256 initialSupply", "address admin");
+  for (const feature of ["burnable", "pausable", "capped"]) if (has(feature)) parts.bases.push(EXTENSION.ERC20[feature]!);
+  const roles = [...(has("mintable") ? ["MINTER_ROLE"] : []), ...(has("pausable") ? ["PAUSER_ROLE"] : [])];
+  accessParts(variant, parts, "admin", roles);
+  if (has("permit")) {
+    parts.bases.push("ERC20Permit");
+    parts.baseConstructors.push("ERC20Permit(name_)");
+  }
+  if (has("votes")) {
+    // Votes signs delegations with EIP-712: ERC20Permit's domain when present, its own otherwise (as the Wizard does).
+    if (!has("permit")) {
+      parts.bases.push("EIP712");
+      parts.baseConstructors.push('EIP712(name_, "1")');
+    }
+    parts.bases.push("ERC20Votes");
+  }
+  if (has("permit") && has("votes")) parts.alsoImported.push("Nonces");
+  parts.members.push("uint8 private immutable _decimals;");
+  parts.constructorBody.unshift("_decimals = decimals_;");
+  parts.constructorBody.push("_mint(initialHolder, initialSupply);");
+  parts.functions.push("function decimals() public view override returns (uint8) {\n        return _decimals;\n    }");
+  if (has("pausable")) parts.functions.push(...pauseFunctions(variant));
+  if (has("mintable")) {
+    parts.functions.push(
+      `function mint(address to, uint256 amount) public ${restricted(variant, "MINTER_ROLE")} {\n        _mint(to, amount);\n    }`,
+    );
+  }
+}
+
+function royaltyParts(variant: Variant, parts: Parts): void {
+  if (!variant.features.includes("royalty")) return;
+  parts.bases.push("ERC2981");
+  parts.constructorParameters.push("address royaltyReceiver", "uint96 royaltyBasisPoints");
+  parts.constructorBody.push("_setDefaultRoyalty(royaltyReceiver, royaltyBasisPoints);");
+}
+
+function erc721Parts(variant: Variant, parts: Parts): void {
+  const has = (feature: string) => variant.features.includes(feature);
+  const minter = restricted(variant, "MINTER_ROLE");
+  parts.bases.push("ERC721");
+  for (const feature of ["enumerable", "uriStorage", "pausable", "burnable"])
+    if (has(feature)) parts.bases.push(EXTENSION.ERC721[feature]!);
+  parts.baseConstructors.push("ERC721(name_, symbol_)");
+  parts.constructorParameters.push("string memory name_", "string memory symbol_", "string memory baseURI_", "address admin");
+  royaltyParts(variant, parts);
+  accessParts(variant, parts, "admin", ["MINTER_ROLE", ...(has("pausable") ? ["PAUSER_ROLE"] : [])]);
+  parts.members.push("string private _base;", "uint256 private _lastTokenId;");
+  parts.constructorBody.unshift("_base = baseURI_;");
+  parts.functions.push(
+    `/// @notice Mints the next free id (from 1, skipping ids minted with mintWithId).\n    function mint(address to) public ${minter} returns (uint256 tokenId) {\n        tokenId = _nextFreeId();\n        _safeMint(to, tokenId);\n    }`,
+    `function mintWithId(address to, uint256 tokenId) public ${minter} {\n        _safeMint(to, tokenId);\n    }`,
+  );
+  if (has("uriStorage")) {
+    parts.functions.push(
+      `/// @notice Mints the next free id with a URI of its own (ERC721URIStorage: appended to the base URI when there is one).\n    function mint(address to, string calldata uri) public ${minter} returns (uint256 tokenId) {\n        tokenId = _nextFreeId();\n        _safeMint(to, tokenId);\n        _setTokenURI(tokenId, uri);\n    }`,
+      `function mintWithId(address to, uint256 tokenId, string calldata uri) public ${minter} {\n        _safeMint(to, tokenId);\n        if (bytes(uri).length > 0) _setTokenURI(tokenId, uri);\n    }`,
+    );
+  }
+  if (has("pausable")) parts.functions.push(...pauseFunctions(variant));
+  parts.functions.push(
+    "function _nextFreeId() private returns (uint256 tokenId) {\n        do {\n            tokenId = ++_lastTokenId;\n        } while (_ownerOf(tokenId) != address(0));\n    }",
+    "function _baseURI() internal view override returns (string memory) {\n        return _base;\n    }",
+  );
+}
+
+function erc1155Parts(variant: Variant, parts: Parts): void {
+  const has = (feature: string) => variant.features.includes(feature);
+  const minter = restricted(variant, "MINTER_ROLE");
+  parts.bases.push("ERC1155");
+  for (const feature of ["pausable", "burnable", "supply"]) if (has(feature)) parts.bases.push(EXTENSION.ERC1155[feature]!);
+  parts.baseConstructors.push("ERC1155(uri_)");
+  parts.constructorParameters.push("string memory name_", "string memory uri_", "address admin");
+  royaltyParts(variant, parts);
+  accessParts(variant, parts, "admin", ["MINTER_ROLE", ...(has("pausable") ? ["PAUSER_ROLE"] : [])]);
+  // ERC-1155 has no name; marketplaces and wallets read one where the collection offers it.
+  parts.members.push("string public name;");
+  parts.constructorBody.unshift("name = name_;");
+  parts.functions.push(
+    `function mint(address to, uint256 id, uint256 amount, bytes memory data) public ${minter} {\n        _mint(to, id, amount, data);\n    }`,
+    `function mintBatch(address to, uint256[] memory ids, uint256[] memory amounts, bytes memory data) public ${minter} {\n        _mintBatch(to, ids, amounts, data);\n    }`,
+  );
+  if (has("pausable")) parts.functions.push(...pauseFunctions(variant));
+}
+
+/** The overrides Solidity requires: every function that two or more of the contract's bases define. */
+function overrides(variant: Variant, parts: Parts): string[] {
+  const inherited = new Set([...parts.bases, ...parts.alsoImported]);
+  const result: string[] = [];
+  for (const { signature, definedBy, body } of OVERRIDABLE[variant.kind]) {
+    const bases = definedBy.filter((base) => inherited.has(base));
+    if (bases.length < 2) continue;
+    result.push(`${signature} override(${bases.join(", ")})${RETURNS[signature] ?? ""} {\n        ${body}\n    }`);
+  }
+  return result;
+}
+
+function describe(variant: Variant): string {
+  const features: readonly string[] = FEATURES[variant.kind];
+  const on = features.filter((feature) => variant.features.includes(feature));
+  return `${on.length > 0 ? on.join(", ") : "no options"}; access: ${variant.access}`;
+}
+
+/** The source of one variant's contract. */
+export function variantSource(variant: Variant): string {
+  const parts: Parts = {
+    bases: [],
+    alsoImported: [],
+    constructorParameters: [],
+    baseConstructors: [],
+    constructorBody: [],
+    members: [],
+    functions: [],
+  };
+  if (variant.kind === "ERC20") erc20Parts(variant, parts);
+  else if (variant.kind === "ERC721") erc721Parts(variant, parts);
+  else erc1155Parts(variant, parts);
+  const name = variantName(variant);
+  const imports = [...parts.bases, ...parts.alsoImported].map((base) => `import {${base}} from "${IMPORTS[base]}";`);
+  const lines = [
+    "// SPDX-License-Identifier: MIT",
+    "// Generated by scripts/token-variants.ts (npm run build:contracts): do not edit.",
+    "pragma solidity ^0.8.24;",
+    "",
+    ...imports,
+    "",
+    `/// @notice ${variant.kind} launched by hardhat-token-service (${describe(variant)}).`,
+    `contract ${name} is ${parts.bases.join(", ")} {`,
+    ...parts.members.map((member) => `    ${member}`),
+    "",
+    `    constructor(${parts.constructorParameters.join(", ")})`,
+    `        ${parts.baseConstructors.join(" ")}`,
+    "    {",
+    ...parts.constructorBody.map((statement) => `        ${statement}`),
+    "    }",
+    ...[...parts.functions, ...overrides(variant, parts)].flatMap((fn) => ["", `    ${fn}`]),
+    "}",
+    "",
+  ];
+  return lines.join("\n");
+}
+
+export interface VariantFile {
+  kind: TokenKind;
+  /** Relative to the repository's root, and the source's name for the compiler: token-variants/<kind>/<Name>.sol. */
+  path: string;
+  name: string;
+  source: string;
+}
+
+/** Every variant's file. */
+export function variantFiles(): VariantFile[] {
+  return allVariants().map((variant) => {
+    const name = variantName(variant);
+    return { kind: variant.kind, path: `token-variants/${variant.kind.toLowerCase()}/${name}.sol`, name, source: variantSource(variant) };
+  });
+}
+
+const require = createRequire(import.meta.url);
+const openZeppelinRoot = path.dirname(require.resolve("@openzeppelin/contracts/package.json"));
+
+/** The compiler and settings of hardhat.config.ts (a test checks they agree): the same solc, the same EVM target. */
+export const COMPILER = {
+  solc: (require("solc/package.json") as { version: string }).version,
+  openZeppelin: (require("@openzeppelin/contracts/package.json") as { version: string }).version,
+  settings: { evmVersion: "shanghai", optimizer: { enabled: true, runs: 200 } },
+};
+
+/** The compiler's standard JSON input for these files (OpenZeppelin's sources are read through the import callback). */
+export function compilerInput(files: readonly VariantFile[]): object {
+  return {
+    language: "Solidity",
+    sources: Object.fromEntries(files.map((file) => [file.path, { content: file.source }])),
+    settings: { ...COMPILER.settings, outputSelection: { "*": { "*": ["abi", "evm.bytecode.object"] } } },
+  };
+}
+
+/** Names what the shipped bytecode was compiled from: the sources, OpenZeppelin's and solc's versions, the settings. */
+export function inputHash(files: readonly VariantFile[]): string {
+  const input = JSON.stringify({ compiler: COMPILER, input: compilerInput(files) });
+  return createHash("sha256").update(input).digest("hex");
+}
+
+export interface CompiledVariant {
+  abi: unknown[];
+  bytecode: string;
+}
+
+interface SolcOutput {
+  errors?: Array<{ severity: string; formattedMessage: string }>;
+  contracts: Record<string, Record<string, { abi: unknown[]; evm: { bytecode: { object: string } } }>>;
+}
+
+/** Compiles the files with the solc npm package (offline), by contract name; throws on any compiler error. */
+export function compileVariants(files: readonly VariantFile[]): Record<string, CompiledVariant> {
+  const solc = require("solc") as { compile(input: string, callbacks: object): string };
+  const findImports = (importPath: string) => {
+    const prefix = "@openzeppelin/contracts/";
+    if (!importPath.startsWith(prefix)) return { error: `not found: ${importPath}` };
+    return { contents: readFileSync(path.join(openZeppelinRoot, importPath.slice(prefix.length)), "utf8") };
+  };
+  const output = JSON.parse(solc.compile(JSON.stringify(compilerInput(files)), { import: findImports })) as SolcOutput;
+  const errors = (output.errors ?? []).filter((error) => error.severity === "error");
+  if (errors.length > 0) throw new Error(errors.map((error) => error.formattedMessage).join("\n"));
+  const compiled: Record<string, CompiledVariant> = {};
+  for (const file of files) {
+    const contract = output.contracts[file.path]?.[file.name];
+    if (contract === undefined) throw new Error(`solc returned no ${file.name}`);
+    compiled[file.name] = { abi: contract.abi, bytecode: `0x${contract.evm.bytecode.object}` };
+  }
+  return compiled;
+}

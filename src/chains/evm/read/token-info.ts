@@ -1,0 +1,239 @@
+import { ZeroAddress, decodeBytes32String, getAddress, zeroPadValue } from "ethers";
+
+import type { TokenStandard } from "../../../domain/asset-types.js";
+import { ErrorCode, TokenServiceError } from "../../../domain/errors.js";
+import type { EvmChain } from "../chain.js";
+import { translateProviderError } from "../provider-errors.js";
+import { INTERFACE_IDS, erc1155Standard, erc20Standard, erc721Standard, probes } from "../standard-abi.js";
+import { codeAt, nodeOf, supportedInterfaces, view, viewCall } from "./view-call.js";
+
+function notAToken(contract: string, what: string, noCode: boolean): TokenServiceError {
+  return new TokenServiceError(
+    ErrorCode.NOT_A_TOKEN_CONTRACT,
+    noCode
+      ? `no contract is deployed at ${contract} (if it was just launched, wait for the launch transaction to be mined)`
+      : `${contract} is not ${what} token contract`,
+    { field: "contractAddress", details: { contractAddress: contract } },
+  );
+}
+
+/** A string view's answer: ABI-encoded, or the bytes32 some early tokens (MKR) return. */
+function decodeText(data: string): string | undefined {
+  if (data === "0x") return undefined;
+  try {
+    return erc20Standard.decodeFunctionResult("name", data)[0] as string;
+  } catch {
+    try {
+      return decodeBytes32String(data.slice(0, 66));
+    } catch {
+      return undefined;
+    }
+  }
+}
+
+const TOKEN_INTERFACES = {
+  erc721: INTERFACE_IDS.erc721,
+  erc721Metadata: INTERFACE_IDS.erc721Metadata,
+  erc721Enumerable: INTERFACE_IDS.erc721Enumerable,
+  erc1155: INTERFACE_IDS.erc1155,
+  erc1155MetadataUri: INTERFACE_IDS.erc1155MetadataUri,
+  accessControl: INTERFACE_IDS.accessControl,
+  erc2981: INTERFACE_IDS.erc2981,
+};
+
+export interface TokenInfo {
+  type: TokenStandard;
+  name?: string;
+  symbol?: string;
+  decimals?: number;
+  totalSupply?: string;
+  cap?: string;
+  paused?: boolean;
+  owner?: string;
+  features: string[];
+}
+
+/**
+ * What a token contract says of itself, every question asked at once (a live node gets them as one batch): its standard
+ * by ERC-165 (ERC721, ERC1155) or, for an ERC20, which declares none, by totalSupply() and balanceOf() answering; its
+ * name, symbol, decimals and supply; and the options found by ERC-165 and by probing views that only some tokens have.
+ */
+export async function readTokenInfo(chain: EvmChain, contract: string): Promise<TokenInfo> {
+  const [code, declared, name, symbol, decimals, totalSupply, zeroBalance, cap, paused, owner] = await Promise.all([
+    codeAt(chain, contract),
+    supportedInterfaces(chain, contract, TOKEN_INTERFACES),
+    viewCall(chain, contract, erc20Standard.encodeFunctionData("name")).then(decodeText),
+    viewCall(chain, contract, erc20Standard.encodeFunctionData("symbol")).then(decodeText),
+    view<bigint>(chain, contract, erc20Standard, "decimals"),
+    view<bigint>(chain, contract, erc20Standard, "totalSupply"),
+    view<bigint>(chain, contract, erc20Standard, "balanceOf", [ZeroAddress]),
+    view<bigint>(chain, contract, probes, "cap"),
+    view<boolean>(chain, contract, probes, "paused"),
+    view<string>(chain, contract, probes, "owner"),
+  ]);
+  if (code === "0x") throw notAToken(contract, "a", true);
+  const type: TokenStandard | undefined = declared.erc1155
+    ? "ERC1155"
+    : declared.erc721
+      ? "ERC721"
+      : totalSupply !== undefined && zeroBalance !== undefined
+        ? "ERC20"
+        : undefined;
+  if (type === undefined) throw notAToken(contract, "an ERC20, ERC721 or ERC1155", false);
+  const features = [
+    ...(declared.erc721Enumerable ? ["enumerable"] : []),
+    ...(declared.erc721Metadata || declared.erc1155MetadataUri ? ["metadata"] : []),
+    ...(declared.accessControl ? ["accessControl"] : []),
+    ...(declared.erc2981 ? ["royalties"] : []),
+    ...(cap !== undefined ? ["capped"] : []),
+    ...(paused !== undefined ? ["pausable"] : []),
+    ...(owner !== undefined ? ["ownable"] : []),
+  ].sort();
+  return {
+    type,
+    ...(name !== undefined ? { name } : {}),
+    ...(symbol !== undefined ? { symbol } : {}),
+    ...(type === "ERC20" && decimals !== undefined && decimals <= 255n ? { decimals: Number(decimals) } : {}),
+    ...(type !== "ERC1155" && totalSupply !== undefined ? { totalSupply: totalSupply.toString() } : {}),
+    ...(cap !== undefined ? { cap: cap.toString() } : {}),
+    ...(paused !== undefined ? { paused } : {}),
+    ...(owner !== undefined ? { owner: getAddress(owner) } : {}),
+    features,
+  };
+}
+
+/**
+ * Refuses an address that is not a token of `type`: ERC721 and ERC1155 by ERC-165; an ERC20 (which has no ERC-165 id)
+ * by its totalSupply() and balanceOf() answering, and by declaring neither of the others.
+ */
+export async function requireTokenStandard(chain: EvmChain, contract: string, type: TokenStandard): Promise<void> {
+  const [code, declared, supply, balance] = await Promise.all([
+    codeAt(chain, contract),
+    supportedInterfaces(chain, contract, { erc721: INTERFACE_IDS.erc721, erc1155: INTERFACE_IDS.erc1155 }),
+    type === "ERC20" ? view<bigint>(chain, contract, erc20Standard, "totalSupply") : Promise.resolve(0n),
+    type === "ERC20" ? view<bigint>(chain, contract, erc20Standard, "balanceOf", [ZeroAddress]) : Promise.resolve(0n),
+  ]);
+  if (code === "0x") throw notAToken(contract, "a", true);
+  const is =
+    type === "ERC721"
+      ? declared.erc721
+      : type === "ERC1155"
+        ? declared.erc1155
+        : supply !== undefined && balance !== undefined && !declared.erc721 && !declared.erc1155;
+  if (!is) throw notAToken(contract, `an ${type}`, false);
+}
+
+export interface Allowance {
+  allowance?: string;
+  tokenId?: string;
+  approved?: boolean;
+  isApprovedForAll?: boolean;
+}
+
+/** What `owner` lets `spender` do with its tokens: an ERC20 allowance, an ERC721 token's approval, operator approval. */
+export async function readAllowance(
+  chain: EvmChain,
+  query: { type: TokenStandard; contractAddress: string; owner: string; spender: string; tokenId?: bigint },
+): Promise<Allowance> {
+  const { type, contractAddress: contract, owner, spender, tokenId } = query;
+  await requireTokenStandard(chain, contract, type);
+  if (type === "ERC20") {
+    const allowance = await view<bigint>(chain, contract, erc20Standard, "allowance", [owner, spender]);
+    if (allowance === undefined) throw notAToken(contract, "an ERC20", false);
+    return { allowance: allowance.toString() };
+  }
+  const iface = type === "ERC721" ? erc721Standard : erc1155Standard;
+  const [forAll, approved] = await Promise.all([
+    view<boolean>(chain, contract, iface, "isApprovedForAll", [owner, spender]),
+    type === "ERC721" && tokenId !== undefined ? view<string>(chain, contract, erc721Standard, "getApproved", [tokenId]) : undefined,
+  ]);
+  const result: Allowance = { isApprovedForAll: forAll === true };
+  if (type === "ERC721" && tokenId !== undefined) {
+    if (approved === undefined) {
+      throw new TokenServiceError(ErrorCode.NOT_TOKEN_OWNER, `token id ${tokenId} does not exist on ${contract}`, {
+        field: "tokenId",
+        details: { reason: "ERC721NonexistentToken" },
+      });
+    }
+    result.tokenId = tokenId.toString();
+    result.approved = approved.toLowerCase() === spender.toLowerCase();
+  }
+  return result;
+}
+
+/** An owner's ids are read in full, then paged: past this many, the listing is refused rather than read in part. */
+export const MAX_OWNED_TOKEN_IDS = 10_000;
+/** Calls in flight at once while reading ids (a live node gets them in batches). */
+const CALLS_AT_ONCE = 200;
+
+async function inChunks<T, R>(items: T[], map: (item: T) => Promise<R>): Promise<R[]> {
+  const results: R[] = [];
+  for (let start = 0; start < items.length; start += CALLS_AT_ONCE) {
+    results.push(...(await Promise.all(items.slice(start, start + CALLS_AT_ONCE).map(map))));
+  }
+  return results;
+}
+
+function tooMany(owner: string, contract: string, count: bigint): TokenServiceError {
+  return new TokenServiceError(
+    ErrorCode.TOO_MANY_TOKEN_IDS,
+    `${owner} has ${count} token ids of ${contract} to read, more than the ${MAX_OWNED_TOKEN_IDS} one listing reads`,
+    { field: "owner", details: { count: count.toString(), limit: MAX_OWNED_TOKEN_IDS } },
+  );
+}
+
+export interface OwnedTokenIds {
+  balance: bigint;
+  /** Every id the owner holds, ascending. */
+  tokenIds: bigint[];
+  source: "enumerable" | "transfer-logs";
+}
+
+/**
+ * Every ERC721 id `owner` holds on `contract`, ascending, all read at one block. An ERC721Enumerable contract lists
+ * them (`tokenOfOwnerByIndex`, one call an id); another is searched through its Transfer logs to the owner from
+ * `fromBlock`, each id found checked with `ownerOf` (one log query from `fromBlock` to the block read, which a live
+ * provider may refuse for a long range: pass a later `fromBlock`).
+ */
+export async function readOwnedTokenIds(chain: EvmChain, contract: string, owner: string, fromBlock = 0): Promise<OwnedTokenIds> {
+  let block: number;
+  try {
+    block = await chain.provider.getBlockNumber();
+  } catch (error) {
+    throw translateProviderError(error, nodeOf(chain));
+  }
+  await requireTokenStandard(chain, contract, "ERC721");
+  const [balance, enumerable] = await Promise.all([
+    view<bigint>(chain, contract, erc721Standard, "balanceOf", [owner], block),
+    supportedInterfaces(chain, contract, { enumerable: INTERFACE_IDS.erc721Enumerable }).then((declared) => declared.enumerable),
+  ]);
+  const held = balance ?? 0n;
+  let ids: Array<bigint | undefined>;
+  if (enumerable) {
+    if (held > BigInt(MAX_OWNED_TOKEN_IDS)) throw tooMany(owner, contract, held);
+    const indexes = Array.from({ length: Number(held) }, (_, index) => index);
+    ids = await inChunks(indexes, (index) => view<bigint>(chain, contract, erc721Standard, "tokenOfOwnerByIndex", [owner, index], block));
+  } else {
+    let logs;
+    try {
+      logs =
+        fromBlock > block
+          ? []
+          : await chain.provider.getLogs({
+              address: contract,
+              topics: [erc721Standard.getEvent("Transfer")!.topicHash, null, zeroPadValue(owner, 32)],
+              fromBlock,
+              toBlock: block,
+            });
+    } catch (error) {
+      throw translateProviderError(error, nodeOf(chain));
+    }
+    // An ERC721 Transfer indexes the token id: four topics (an ERC20 Transfer, with the same signature, has three).
+    const candidates = [...new Set(logs.filter((log) => log.topics.length === 4).map((log) => BigInt(log.topics[3]!)))];
+    if (candidates.length > MAX_OWNED_TOKEN_IDS) throw tooMany(owner, contract, BigInt(candidates.length));
+    const owners = await inChunks(candidates, (id) => view<string>(chain, contract, erc721Standard, "ownerOf", [id], block));
+    ids = candidates.filter((_, index) => owners[index]?.toLowerCase() === owner.toLowerCase());
+  }
+  const tokenIds = [...new Set(ids.filter((id): id is bigint => id !== undefined))].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  return { balance: held, tokenIds, source: enumerable ? "enumerable" : "transfer-logs" };
+}

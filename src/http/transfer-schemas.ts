@@ -1,0 +1,209 @@
+import { z } from "zod/v4";
+
+import { ASSET_TYPES } from "../domain/asset-types.js";
+import { EXAMPLE_NFT_CONTRACT, EXAMPLE_TOKEN_CONTRACT } from "./examples.js";
+import {
+  OperationState,
+  UnsignedTransaction,
+  address,
+  chain,
+  integerString,
+  network,
+  privateKey,
+  shownAddress,
+  signedTransaction,
+  transactionHash,
+} from "./schemas.js";
+
+// The shapes of transfers, approvals and the token reads that follow them (routes/transfers.ts). As in schemas.ts they
+// check shape only; the core checks meaning (an address of that network, a token the sender holds).
+
+const AssetType = z
+  .string()
+  .describe("NATIVE, ERC20, ERC721 or ERC1155, case-insensitive")
+  .meta({ examples: ["ERC20"] });
+const TokenStandard = z
+  .string()
+  .describe("ERC20, ERC721 or ERC1155, case-insensitive")
+  .meta({ examples: ["ERC20"] });
+const tokenContract = address.describe("The token contract").meta({ examples: [EXAMPLE_TOKEN_CONTRACT] });
+const shownType = z.enum(ASSET_TYPES);
+const shownStandard = z.enum(["ERC20", "ERC721", "ERC1155"]);
+
+const transferFields = {
+  chain,
+  network,
+  type: AssetType,
+  contractAddress: tokenContract.optional().describe("The token; not for NATIVE"),
+  to: address.describe("The recipient; not the zero address"),
+  amount: integerString("NATIVE, ERC20 and ERC1155: how much, in smallest units (wei for NATIVE); greater than 0").optional(),
+  tokenId: integerString("ERC721 and ERC1155: which token", "1").optional(),
+  sender: address.describe("Sends it, and pays the fee"),
+};
+
+/** What a transfer body may hold, checked at once (the documented union below says which combinations mean what). */
+export const TransferFields = z.strictObject({
+  ...transferFields,
+  privateKey: privateKey.optional(),
+  signedTransaction: signedTransaction.optional(),
+});
+
+export const TransferBody = z.union([
+  z.strictObject({ ...transferFields, privateKey }).meta({ title: "Signed by the service with privateKey" }),
+  z.strictObject({ ...transferFields, signedTransaction }).meta({ title: "Submit: the prepared transaction, signed by the caller" }),
+  z.strictObject(transferFields).meta({ title: "Prepare: answers the unsigned transaction to sign, its nonce reserved" }),
+]);
+
+const settled = {
+  id: z.string().describe("This operation's record id"),
+  transactionHash,
+  status: OperationState.describe(
+    "pending when answered at once; with wait=mined the state reached: mined, failed, dropped (or pending after the wait timeout)",
+  ),
+  chain: z.string(),
+  network: z.string(),
+};
+
+export const Transfer = z.object({
+  ...settled,
+  type: shownType,
+  sender: shownAddress,
+  contractAddress: z.string().optional().describe("Absent for NATIVE"),
+  to: z.string(),
+  tokenId: z.string().optional(),
+  amount: z.string().optional().describe("Smallest units"),
+  nonce: z.number().int().nonnegative().describe("The sender's nonce this transfer used"),
+  simulated: z.boolean(),
+  blockNumber: z.number().int().nonnegative().nullable().optional(),
+});
+
+const approveFields = {
+  chain,
+  network,
+  type: TokenStandard,
+  contractAddress: tokenContract,
+  spender: address.describe("Who may then move the sender's tokens; not the zero address"),
+  amount: integerString("ERC20: the allowance, in smallest units (0 revokes it)").optional(),
+  tokenId: integerString("ERC721: approve spender for this one token", "1").optional(),
+  all: z.boolean().optional().describe("ERC721 and ERC1155: spender may move every token of the sender (true), or no more (false)"),
+  sender: address.describe("The holder; pays the fee"),
+};
+
+export const ApproveFields = z.strictObject({
+  ...approveFields,
+  privateKey: privateKey.optional(),
+  signedTransaction: signedTransaction.optional(),
+});
+
+export const ApproveBody = z.union([
+  z.strictObject({ ...approveFields, privateKey }).meta({ title: "Signed by the service with privateKey" }),
+  z.strictObject({ ...approveFields, signedTransaction }).meta({ title: "Submit: the prepared transaction, signed by the caller" }),
+  z.strictObject(approveFields).meta({ title: "Prepare: answers the unsigned transaction to sign, its nonce reserved" }),
+]);
+
+export const Approval = z.object({
+  ...settled,
+  type: shownStandard,
+  contractAddress: z.string(),
+  sender: shownAddress,
+  spender: z.string(),
+  amount: z.string().optional(),
+  tokenId: z.string().optional(),
+  all: z.boolean().optional(),
+  nonce: z.number().int().nonnegative().describe("The sender's nonce this approval used"),
+  simulated: z.boolean(),
+  blockNumber: z.number().int().nonnegative().nullable().optional(),
+});
+
+const prepared = (type: z.ZodType) =>
+  z.object({
+    unsignedTransaction: UnsignedTransaction,
+    expiresAt: z
+      .string()
+      .describe("Until then the nonce is reserved; a later submit is accepted only while the nonce is still free (nothing took it since)"),
+    chain: z.string(),
+    network: z.string(),
+    type,
+    sender: z.string(),
+  });
+
+export const PreparedTransfer = prepared(shownType);
+export const PreparedApproval = prepared(shownStandard);
+
+export const AllowanceQuery = z.object({
+  chain,
+  network,
+  type: TokenStandard,
+  contractAddress: tokenContract,
+  owner: address.describe("The holder"),
+  spender: address,
+  tokenId: integerString("ERC721: also whether spender is approved for this token", "1").optional(),
+});
+
+export const Allowance = z.object({
+  chain: z.string(),
+  network: z.string(),
+  type: shownStandard,
+  contractAddress: z.string(),
+  owner: z.string(),
+  spender: z.string(),
+  allowance: z.string().optional().describe("ERC20: what spender may still move from owner, in smallest units"),
+  tokenId: z.string().optional(),
+  approved: z.boolean().optional().describe("ERC721 with tokenId: spender is that token's approved address"),
+  isApprovedForAll: z.boolean().optional().describe("ERC721 and ERC1155: spender may move every token of owner"),
+  simulated: z.boolean(),
+});
+
+export const PairQuery = z.object({ chain, network });
+
+export const TokenInfo = z.object({
+  chain: z.string(),
+  network: z.string(),
+  contractAddress: z.string(),
+  type: shownStandard.describe("By ERC-165 (ERC721, ERC1155), else ERC20 when totalSupply() and balanceOf() answer"),
+  name: z.string().optional(),
+  symbol: z.string().optional(),
+  decimals: z.number().int().nonnegative().optional().describe("ERC20 only"),
+  totalSupply: z.string().optional().describe("ERC20, and ERC721 contracts that have totalSupply() (enumerable ones)"),
+  cap: z.string().optional().describe("When the contract has cap()"),
+  paused: z.boolean().optional().describe("When the contract has paused()"),
+  owner: z.string().optional().describe("When the contract has owner() (Ownable)"),
+  features: z
+    .array(z.string())
+    .describe(
+      "Sorted. By ERC-165: enumerable, metadata, accessControl, royalties (ERC-2981); by probing views: capped (cap()), pausable (paused()), ownable (owner())",
+    ),
+  simulated: z.boolean(),
+});
+
+export const OwnedTokensQuery = z.object({
+  chain,
+  network,
+  cursor: z.string().optional().describe("nextCursor of the previous page"),
+  limit: z.coerce.number().int().min(1).max(1000).optional().describe("Ids per page; default 100"),
+  fromBlock: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .optional()
+    .describe(
+      "Non-enumerable contracts: the block their Transfer log search starts at (default 0); a live provider may refuse a long range",
+    ),
+});
+
+export const OwnedTokens = z.object({
+  chain: z.string(),
+  network: z.string(),
+  contractAddress: z.string().meta({ examples: [EXAMPLE_NFT_CONTRACT] }),
+  owner: z.string(),
+  balance: z.string().describe("How many ids owner holds on the contract (balanceOf)"),
+  tokenIds: z.array(z.string()).describe("Ascending, after the cursor's id"),
+  nextCursor: z
+    .string()
+    .nullable()
+    .describe("Pass as cursor for the next page; null on the last. It names the last id listed, so it never expires"),
+  source: z
+    .enum(["enumerable", "transfer-logs"])
+    .describe("ERC721Enumerable's index, or the contract's Transfer logs to owner, each id checked with ownerOf"),
+  simulated: z.boolean(),
+});

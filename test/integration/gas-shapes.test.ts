@@ -1,0 +1,91 @@
+import { expect } from "chai";
+import { type JsonRpcApiProvider, Wallet, hexlify, randomBytes } from "ethers";
+import hre from "hardhat";
+
+import { createTokenService, resolveNetwork, type TokenService } from "../../src/api.js";
+import type { EvmChain } from "../../src/chains/evm/chain.js";
+import { calldataGas, knownGas, learnGas } from "../../src/chains/evm/write/gas-shapes.js";
+import { deploymentData, gasShape, type LaunchParams } from "../../src/chains/evm/write/launch.js";
+import { parseErc20Params, parseErc721Params } from "../../src/domain/token-params.js";
+import { fundedWallet } from "../helpers/service.js";
+
+const SEPOLIA = { chain: "ethereum", network: "sepolia" };
+
+describe("deployment gas learnt once per shape equals the node's estimate", function () {
+  let service: TokenService;
+  let chain: EvmChain;
+  let sender: string;
+
+  before(async function () {
+    service = await createTokenService({ hre, env: {} });
+    chain = await service.evmChain(resolveNetwork(SEPOLIA.chain, SEPOLIA.network), "read");
+    sender = (await fundedWallet(service, SEPOLIA)).address;
+  });
+
+  after(async function () {
+    await service.close();
+  });
+
+  const nodeEstimate = async (data: string) =>
+    BigInt((await (chain.provider as JsonRpcApiProvider).send("eth_estimateGas", [{ from: sender, data }])) as string);
+  const letters = (length: number) => Array.from({ length }, () => String.fromCharCode(65 + Math.floor(Math.random() * 58))).join("");
+  const address = () => new Wallet(hexlify(randomBytes(32))).address;
+
+  /** Learns from `first`, then checks every other launch of the same shape against the node. */
+  async function expectLearnt(first: LaunchParams, others: LaunchParams[]): Promise<void> {
+    const shape = gasShape(first);
+    const firstData = deploymentData(first, sender);
+    learnGas(chain, shape, firstData, await nodeEstimate(firstData));
+    for (const params of others) {
+      expect(
+        gasShape(params),
+        JSON.stringify(params, (_k, v) => (typeof v === "bigint" ? v.toString() : v)),
+      ).to.equal(shape);
+      const data = deploymentData(params, sender);
+      expect(knownGas(chain, shape, data), `calldata gas ${calldataGas(data)}`).to.equal(await nodeEstimate(data));
+    }
+  }
+
+  it("ERC20: other names and symbols of the same lengths, other supplies, caps, decimals and accounts", async function () {
+    const erc20 = (token: Record<string, unknown>): LaunchParams => ({ type: "ERC20", token: parseErc20Params(token, sender) });
+    for (const [nameLength, symbolLength] of [
+      [5, 3],
+      [31, 11],
+      [32, 4],
+      [90, 20],
+    ] as const) {
+      const params = () =>
+        erc20({
+          name: letters(nameLength),
+          symbol: letters(symbolLength),
+          decimals: 1 + Math.floor(Math.random() * 30),
+          initialSupply: String(1n + BigInt(`0x${Buffer.from(randomBytes(8)).toString("hex")}`)),
+          totalSupply: (10n ** 40n + BigInt(Math.floor(Math.random() * 1e9))).toString(),
+          minter: address(),
+          account: address(),
+        });
+      await expectLearnt(
+        params(),
+        Array.from({ length: 6 }, () => params()),
+      );
+    }
+    const noSupply = () => erc20({ name: letters(8), symbol: letters(3), initialSupply: "0" });
+    expect(gasShape(noSupply()), "no initial supply is a shape of its own").to.not.equal(
+      gasShape(erc20({ name: letters(8), symbol: letters(3), initialSupply: "1" })),
+    );
+    await expectLearnt(noSupply(), [noSupply(), noSupply()]);
+  });
+
+  it("ERC721: other names, symbols and base URIs of the same lengths", async function () {
+    const erc721 = (uriLength: number): LaunchParams => ({
+      type: "ERC721",
+      token: parseErc721Params({ name: letters(12), symbol: letters(4), uri: `ipfs://${letters(uriLength)}/` }),
+    });
+    for (const uriLength of [0, 40, 100]) await expectLearnt(erc721(uriLength), [erc721(uriLength), erc721(uriLength), erc721(uriLength)]);
+  });
+
+  it("counts calldata as EIP-2028 does: 4 gas a zero byte, 16 any other", function () {
+    expect(calldataGas("0x")).to.equal(0n);
+    expect(calldataGas("0x00ff0001")).to.equal(4n + 16n + 4n + 16n);
+  });
+});
