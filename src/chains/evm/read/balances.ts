@@ -4,7 +4,7 @@ import { ErrorCode, TokenServiceError } from "../../../domain/errors.js";
 import { amountPair, type AmountPair } from "../../../domain/units.js";
 import { balanceReaderArtifact } from "../artifacts.js";
 import type { EvmChain } from "../chain.js";
-import { translateProviderError } from "../provider-errors.js";
+import { SimulatedNodeFailure, translateProviderError } from "../provider-errors.js";
 import { ERC721_ENUMERABLE_INTERFACE_ID, ERC721_INTERFACE_ID, erc20Interface, erc721Interface } from "../token-abi.js";
 
 export interface Erc20Balance extends AmountPair {
@@ -133,7 +133,9 @@ async function readAtOnce(
         ? ((await chain.provider.send("eth_call", [{ data }, "latest"])) as string)
         : await chain.provider.call({ data });
   } catch (error) {
-    // An in-process node cannot be unreachable: whatever it answers with an error is a refusal of the reader.
+    // An in-process node is never unreachable (but when its rpc-errors fault says so): whatever else it answers with
+    // an error is a refusal of the reader.
+    if (error instanceof SimulatedNodeFailure) throw translateProviderError(error, upstream(chain));
     if (chain.rpc === undefined && (error as { code?: string }).code !== "CALL_EXCEPTION") {
       const translated = translateProviderError(error, upstream(chain));
       if (translated.code === ErrorCode.UPSTREAM_UNAVAILABLE || translated.code === ErrorCode.UPSTREAM_TIMEOUT) throw translated;
