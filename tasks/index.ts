@@ -5,6 +5,16 @@ import { tokenLaunchTask } from "./token-launch.js";
 import { tokenMintTask } from "./token-mint.js";
 import { serveTask } from "./serve.js";
 import { apikeyCreateTask } from "./apikey-create.js";
+import { chainFaultTask } from "./chain-fault.js";
 
 /** Every task the plugin declares; each action loads only when its task runs. */
-export const tokenServiceTasks = [walletCreateTask, balanceTask, faucetTask, tokenLaunchTask, tokenMintTask, serveTask, apikeyCreateTask];
+export const tokenServiceTasks = [
+  walletCreateTask,
+  balanceTask,
+  faucetTask,
+  tokenLaunchTask,
+  tokenMintTask,
+  serveTask,
+  apikeyCreateTask,
+  chainFaultTask,
+];

@@ -1,4 +1,5 @@
 import type { RouteDefinition } from "../route.js";
+import { clearChainFaultRoute, clearChainFaultsRoute, injectChainFaultRoute, listChainFaultsRoute } from "./faults.js";
 import { faucetRoute, networksRoute, transactionRoute } from "./misc.js";
 import { getOperationRoute, launchTokenRoute, listTokensRoute, mintTokenRoute, tokenBalanceRoute } from "./tokens.js";
 import { createWalletRoute, readBalanceRoute } from "./wallets.js";
@@ -21,4 +22,8 @@ export const API_ROUTES: RouteDefinition[] = [
   getWebhookRoute,
   deleteWebhookRoute,
   listDeliveriesRoute,
+  injectChainFaultRoute,
+  listChainFaultsRoute,
+  clearChainFaultsRoute,
+  clearChainFaultRoute,
 ];
