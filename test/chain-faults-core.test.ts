@@ -11,6 +11,8 @@ import type { EvmNetworkInfo } from "../src/chains/evm/chain.js";
 import { hardhatSimulatedChains } from "../src/hardhat/simulated-chains.js";
 import { tokenServiceFor } from "../src/hardhat/token-service-for.js";
 import { isTokenServiceError } from "../src/domain/errors.js";
+import { parseChainFault } from "../src/domain/faults.js";
+import { isUnansweredCall, translateProviderError } from "../src/chains/evm/provider-errors.js";
 
 const SEPOLIA_INFO: EvmNetworkInfo = {
   chain: "ethereum",
@@ -83,6 +85,37 @@ describe("chain faults in the journal: what a restart leaves out", function () {
       expect((await chain.provider.getBlock(1))?.baseFeePerGas).to.equal(10n ** 9n);
       // The empty block a fee spike mined comes back, at its base fee.
       expect((await chain.provider.getBlock(2))?.baseFeePerGas).to.equal(50n * 10n ** 9n);
+    } finally {
+      await chain.close();
+    }
+  });
+});
+
+describe("a call the node never judged is no revert (ethers calls both CALL_EXCEPTION)", function () {
+  it("tells an estimate the rpc-errors fault refused or timed out from one that reverted", async function () {
+    const chain = await SimulatedChain.start(hardhatSimulatedChains(hre), SEPOLIA_INFO, {
+      blockTimeSeconds: 0,
+      faults: { requestTimeoutMs: 50 },
+    });
+    const estimate = (data: string) =>
+      chain.provider.send("eth_estimateGas", [{ data }]).then(
+        () => expect.fail("the estimate should fail"),
+        (error: unknown) => error,
+      );
+    try {
+      // Creation code that reverts at once: PUSH1 0, PUSH1 0, REVERT.
+      const reverted = await estimate("0x60006000fd");
+      expect((reverted as { code?: string }).code).to.equal("CALL_EXCEPTION");
+      expect(isUnansweredCall(reverted)).to.equal(false);
+      await chain.faults!.inject(parseChainFault({ fault: "rpc-errors", rate: 1, errors: ["503"] }));
+      const refused = await estimate("0x00");
+      expect((refused as { code?: string }).code, "ethers' name for it").to.equal("CALL_EXCEPTION");
+      expect(isUnansweredCall(refused)).to.equal(true);
+      expect(translateProviderError(refused, "the node").code).to.equal("UPSTREAM_UNAVAILABLE");
+      await chain.faults!.inject(parseChainFault({ fault: "rpc-errors", rate: 1, errors: ["timeout"] }));
+      const late = await estimate("0x00");
+      expect(isUnansweredCall(late)).to.equal(true);
+      expect(translateProviderError(late, "the node").code).to.equal("UPSTREAM_TIMEOUT");
     } finally {
       await chain.close();
     }

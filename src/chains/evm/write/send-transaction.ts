@@ -3,7 +3,7 @@ import { JsonRpcApiProvider, type FeeData, type Transaction, type TransactionLik
 import { ErrorCode, TokenServiceError } from "../../../domain/errors.js";
 import { amountPair } from "../../../domain/units.js";
 import type { EvmChain } from "../chain.js";
-import { translateProviderError } from "../provider-errors.js";
+import { isUnansweredCall, translateProviderError } from "../provider-errors.js";
 import { knownGas, learnGas } from "./gas-shapes.js";
 import { SenderBatches, type Queued } from "./sender-batches.js";
 import { senderLockKey, type SenderLock } from "../sender-lock.js";
@@ -258,7 +258,7 @@ function nodeName(chain: EvmChain): string {
 }
 
 function estimateError(error: unknown, node: string): TokenServiceError {
-  if ((error as { code?: string }).code === "CALL_EXCEPTION") {
+  if ((error as { code?: string }).code === "CALL_EXCEPTION" && !isUnansweredCall(error)) {
     return new TokenServiceError(ErrorCode.TRANSACTION_REJECTED, `${node} reports that the transaction would revert`, { cause: error });
   }
   return translateProviderError(error, node);
