@@ -1,6 +1,7 @@
 import type { AbstractProvider } from "ethers";
 
 import type { NetworkInfo } from "../../domain/chains.js";
+import type { ChainFaults } from "./faults.js";
 
 export type EvmNetworkInfo = NetworkInfo & { chainId: number };
 
@@ -35,6 +36,8 @@ export interface EvmChain {
   fund?(address: string, amount: bigint, grantId?: string): Promise<bigint>;
   /** Whether the grant named `grantId` is part of the chain (a process that died mid-grant may not have made it). */
   hasGrant?(grantId: string): boolean;
+  /** A simulated chain started with faults on: what makes it misbehave on purpose. */
+  readonly faults?: ChainFaults | undefined;
   close(): Promise<void>;
 }
 

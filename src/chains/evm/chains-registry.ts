@@ -28,6 +28,10 @@ export interface EvmChainsOptions {
   simulatedChains?: boolean;
   /** Told when a simulated chain started from a journal that had lines it could not trust (set aside, not replayed). */
   onJournalLoss?(info: EvmNetworkInfo, replay: JournalReplay): Promise<void>;
+  /** Simulated chains can be told to misbehave (src/chains/evm/faults.ts). Default false; live pairs never. */
+  chainFaults?: boolean;
+  /** Told after a reorg fault replaced a simulated chain's blocks from `fromBlock` on. */
+  onReorg?(info: EvmNetworkInfo, fromBlock: number): Promise<void>;
 }
 
 /**
@@ -84,6 +88,11 @@ export class EvmChains {
     return source.origin === undefined ? where : `${where} via ${source.origin}`;
   }
 
+  /** Whether simulated chains are started with faults on. */
+  get faultsEnabled(): boolean {
+    return this.options.chainFaults === true;
+  }
+
   isSimulated(info: NetworkInfo): boolean {
     return this.endpointSource(info) === undefined;
   }
@@ -134,10 +143,19 @@ export class EvmChains {
     // A journal has one writer: two processes appending to it would reuse each other's nonces.
     this.options.dataDirectory?.claim();
     const journalPath = this.journalPath(info);
+    const onReorg = this.options.onReorg;
     return SimulatedChain.start(factory, info, {
       ...(this.options.onNodeCall ? { onNodeCall: this.options.onNodeCall } : {}),
       blockTimeSeconds: this.options.blockTimeSeconds ?? 0,
       ...(journalPath !== undefined ? { journalPath } : {}),
+      ...(this.options.chainFaults
+        ? {
+            faults: {
+              requestTimeoutMs: this.options.requestTimeoutMs ?? 15_000,
+              ...(onReorg ? { onReorg: (fromBlock: number) => onReorg(info, fromBlock) } : {}),
+            },
+          }
+        : {}),
     }).then(async (chain) => {
       const replay = chain.replay;
       if (replay !== undefined && (replay.tornBytes > 0 || replay.rejectedLines > 0)) await this.options.onJournalLoss?.(info, replay);

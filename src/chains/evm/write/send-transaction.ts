@@ -3,7 +3,7 @@ import { JsonRpcApiProvider, toQuantity, type FeeData, type Transaction, type Tr
 import { ErrorCode, TokenServiceError } from "../../../domain/errors.js";
 import { amountPair } from "../../../domain/units.js";
 import type { EvmChain } from "../chain.js";
-import { translateProviderError } from "../provider-errors.js";
+import { isUnansweredCall, translateProviderError } from "../provider-errors.js";
 import { knownGas, learnGas } from "./gas-shapes.js";
 import { chargesL1DataFee, l1DataFee } from "./l1-fee.js";
 import { SenderBatches, type Queued } from "./sender-batches.js";
@@ -273,7 +273,7 @@ function nodeName(chain: EvmChain): string {
 }
 
 function estimateError(error: unknown, node: string): TokenServiceError {
-  if ((error as { code?: string }).code === "CALL_EXCEPTION") {
+  if ((error as { code?: string }).code === "CALL_EXCEPTION" && !isUnansweredCall(error)) {
     return new TokenServiceError(ErrorCode.TRANSACTION_REJECTED, `${node} reports that the transaction would revert`, { cause: error });
   }
   return translateProviderError(error, node);
