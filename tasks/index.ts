@@ -6,6 +6,7 @@ import { tokenMintTask } from "./token-mint.js";
 import { tokenTransferTask } from "./token-transfer.js";
 import { serveTask } from "./serve.js";
 import { apikeyCreateTask } from "./apikey-create.js";
+import { chainFaultTask } from "./chain-fault.js";
 
 /** Every task the plugin declares; each action loads only when its task runs. */
 export const tokenServiceTasks = [
@@ -17,4 +18,5 @@ export const tokenServiceTasks = [
   tokenTransferTask,
   serveTask,
   apikeyCreateTask,
+  chainFaultTask,
 ];

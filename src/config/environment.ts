@@ -29,6 +29,7 @@ export const DOORS = {
   recordingTasks: "the tasks that record operations (`faucet`, `token:launch`, `token:mint`)",
   signingTasks: "the signing tasks (`token:launch`, `token:mint`)",
   apikeyCreate: "`npx hardhat apikey:create`",
+  faultTask: "`npx hardhat chain:fault`",
   api: "`createTokenService()` (programmatic API)",
 } as const;
 
@@ -485,6 +486,18 @@ export const VARIABLES = {
       .optional()
       .transform((value) => value !== "off"),
   }),
+  TOKEN_SERVICE_CHAIN_FAULTS: variable({
+    name: "TOKEN_SERVICE_CHAIN_FAULTS",
+    type: "on | off",
+    default: "off",
+    description:
+      "on: simulated chains can be told to misbehave (fee spikes, stalls, dropped transactions, reorgs, failing calls) through `/api/v1/chains/{chain}/{network}/faults` and `npx hardhat chain:fault`, to test a client's handling (see docs/faults.md). Any API key may then disturb every client's chain: for a service of your own, never a shared one. Live pairs are never affected.",
+    readBy: HTTP_SERVICE,
+    schema: z
+      .enum(["on", "off"], { error: "must be on or off" })
+      .optional()
+      .transform((value) => value === "on"),
+  }),
 } as const;
 
 export type VariableName = keyof typeof VARIABLES;
@@ -556,6 +569,17 @@ export const PRIVATE_KEY_VARIABLE: VariableSpec<string | undefined> = {
   schema: z.string().trim().optional(),
 };
 
+/** The variable `chain:fault --api-key-env NAME` names: the API key it calls `serve` with, never printed. */
+export const API_KEY_VARIABLE: VariableSpec<string | undefined> = {
+  name: "the NAME given to `--api-key-env`",
+  type: "an API key of the running service",
+  default: "unset: no key (a `serve --no-auth`)",
+  description: "The key `chain:fault` sends to the `serve` whose chain it disturbs, kept off the command line.",
+  readBy: ["faultTask"],
+  secret: true,
+  schema: z.string().trim().optional(),
+};
+
 // ---- reading -----------------------------------------------------------------------------------------------------
 
 type Environment = Readonly<Record<string, string | undefined>>;
@@ -588,6 +612,11 @@ export function readFamilyVariable(env: Environment, family: FamilyName, name: s
 /** Whether a variable has a value (empty counts as unset), good or bad. */
 export function isVariableSet(env: Environment, name: string): boolean {
   return rawValue(env, name) !== undefined;
+}
+
+/** The variable `chain:fault --api-key-env` names: undefined when unset. */
+export function readApiKeyVariable(env: Environment, name: string): string | undefined {
+  return parse(API_KEY_VARIABLE, name, env);
 }
 
 /** The variable a task's `--private-key-env` names: undefined when unset. */

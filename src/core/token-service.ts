@@ -1,7 +1,8 @@
 import { parseEvmAddress } from "../domain/addresses.js";
 import { parseBitcoinAddress } from "../chains/bitcoin/addresses.js";
 import { BUILT_IN_CHAINS, requireEvm, rpcEnvironmentVariable, type ChainRegistry, type NetworkInfo } from "../domain/chains.js";
-import { ErrorCode, invalidArgument, isTokenServiceError } from "../domain/errors.js";
+import { ErrorCode, invalidArgument, isTokenServiceError, TokenServiceError } from "../domain/errors.js";
+import { parseChainFault, type ChainFaultRequest, type ChainFaultView } from "../domain/faults.js";
 import { noBitcoinBackends, requireBitcoinBackend, type BitcoinBackends } from "../chains/bitcoin/backend.js";
 import { readBalances, readErc1155Balances, readErc721Balance } from "../chains/evm/read/balances.js";
 import { readAllowance, readOwnedTokenIds, readTokenInfo } from "../chains/evm/read/token-info.js";
@@ -60,6 +61,7 @@ import { createWallet, type CreateWalletRequest, type Wallet } from "./wallets.j
 export type * from "../domain/requests.js";
 export type * from "../domain/transfer-requests.js";
 export { MAX_ERC1155_IDS_PER_READ, MAX_ERC20_CONTRACTS_PER_READ } from "../domain/requests.js";
+export type { ChainFaultKind, ChainFaultRequest, ChainFaultView, RpcErrorKind } from "../domain/faults.js";
 
 export interface TokenServiceOptions {
   /**
@@ -95,6 +97,21 @@ export interface TokenServiceOptions {
   tracker?: Partial<TrackerSettings>;
   /** How long a prepared (unsigned) launch or mint keeps its nonce reserved for the sender; default 120 s. */
   nonceReservationMs?: number;
+  /**
+   * Simulated chains can be told to misbehave (`chainFaults(pair)`): fee spikes, stalls, drops, reorgs, failing
+   * calls. For testing a client's handling; default false (`serve`: TOKEN_SERVICE_CHAIN_FAULTS=on). Live pairs never.
+   */
+  chainFaults?: boolean;
+}
+
+/** The faults of one simulated pair: start one, list the active ones, clear them. */
+export interface ChainFaultControl {
+  /** Starts a fault (or makes it at once: a reorg, a drop without a length); `fault` is checked, a bad field named. */
+  inject(fault: ChainFaultRequest): Promise<ChainFaultView>;
+  /** The active faults, oldest first. */
+  list(): ChainFaultView[];
+  /** Ends every active fault, or the one with this id (CHAIN_FAULT_NOT_FOUND when none is active). */
+  clear(id?: string): Promise<ChainFaultView[]>;
 }
 
 const DEFAULT_OWNED_TOKENS_PAGE = 100;
@@ -155,6 +172,14 @@ export class TokenService {
       // A chain that lost journal lines may lack transactions its records say are mined: the tracker checks each.
       onJournalLoss: async (info) => {
         const count = await this.operations.store.recheckMined(info.chain, info.network);
+        if (count > 0) {
+          this.operations.start();
+          this.operations.tracker.kick();
+        }
+      },
+      // A reorg fault replaced blocks: the records mined in them are checked against the new chain, as after a live reorg.
+      onReorg: async (info, fromBlock) => {
+        const count = await this.operations.store.recheckMined(info.chain, info.network, fromBlock);
         if (count > 0) {
           this.operations.start();
           this.operations.tracker.kick();
@@ -434,6 +459,36 @@ export class TokenService {
     if (backend.kind !== "bitcoind" || backend.ping === undefined) return "not probed";
     await backend.ping();
     return "ready";
+  }
+
+  /**
+   * The faults of a simulated pair, to make it misbehave on purpose. Refused with CHAIN_FAULTS_OFF unless the service
+   * was made with `chainFaults: true`, and with LIVE_NETWORK_FAULTS on a pair served by a live node. Starts the pair's
+   * chain if it is not running yet.
+   */
+  async chainFaults(pair: { chain: string; network: string }): Promise<ChainFaultControl> {
+    if (!this.evm.faultsEnabled) {
+      throw new TokenServiceError(
+        ErrorCode.CHAIN_FAULTS_OFF,
+        "chain faults are off: start the service with TOKEN_SERVICE_CHAIN_FAULTS=on (the programmatic API: chainFaults: true), on a service of your own",
+      );
+    }
+    const info = requireEvm(this.chains.resolve(pair.chain, pair.network), "chain faults");
+    const endpoint = this.evm.endpointLabel(info);
+    if (endpoint !== undefined) {
+      throw new TokenServiceError(
+        ErrorCode.LIVE_NETWORK_FAULTS,
+        `${info.chain}/${info.network} is live (${endpoint}): faults are made only on simulated chains`,
+        { field: "network", details: { endpoint } },
+      );
+    }
+    const faults = (await this.evm.get(info)).faults;
+    if (faults === undefined) throw new Error(`${info.chain}/${info.network} was started without its faults`);
+    return {
+      inject: async (fault) => faults.inject(parseChainFault(fault)),
+      list: () => faults.list(),
+      clear: (id) => faults.clear(id),
+    };
   }
 
   /** Opens (or reuses) the chain connection for a pair. */

@@ -95,6 +95,19 @@ export const ERROR_CATALOG = {
     title: "The node knows no transaction with that hash",
     description: "The node knows no transaction with that hash.",
   },
+  CHAIN_FAULTS_OFF: {
+    httpStatus: 404,
+    source: "core",
+    title: "Chain faults are off",
+    description:
+      "A chain fault was asked for (`/api/v1/chains/{chain}/{network}/faults`, `chain:fault`, `service.chainFaults`) while faults are off: start `serve` with `TOKEN_SERVICE_CHAIN_FAULTS=on` (the programmatic API: `chainFaults: true`). Off by default; never on a shared service.",
+  },
+  CHAIN_FAULT_NOT_FOUND: {
+    httpStatus: 404,
+    source: "core",
+    title: "No fault with that id on that pair",
+    description: "No fault with that id on that chain and network (a restart clears every fault).",
+  },
   REQUEST_TIMEOUT: {
     httpStatus: 408,
     source: "http",
@@ -140,6 +153,18 @@ export const ERROR_CATALOG = {
     title: "A contract is already at the launch's CREATE2 address",
     description:
       "A launch with `salt` whose address (it follows from the salt, the token's parameters and its options) already holds a contract: the same launch was made before. `details.contractAddress` names it; nothing was signed. Change the salt to deploy another.",
+  },
+  LIVE_NETWORK_FAULTS: {
+    httpStatus: 409,
+    source: "core",
+    title: "Faults on a live network",
+    description: "Faults are made only on simulated chains: the pair is served by a live node (`details.endpoint` says which).",
+  },
+  CHAIN_FAULT_CONFLICT: {
+    httpStatus: 409,
+    source: "core",
+    title: "The fault cannot be made while another one runs",
+    description: "The fault cannot be made now: a reorg while a stall or drop holds the chain (clear it first).",
   },
   PAYLOAD_TOO_LARGE: {
     httpStatus: 413,

@@ -224,6 +224,7 @@ export async function createServer(options: CreateServerOptions): Promise<TokenS
       senderLock: metrics.timedSenderLock(store.senderLock()),
       onNodeCall: metrics.nodeCallObserver(),
       simulatedChains: settings.simulatedChains,
+      chainFaults: settings.chainFaults,
       operationStore: store,
       tracker: { ...settings.tracker, ...options.tracker },
       nonceReservationMs: options.nonceReservationMs ?? settings.nonceReservationMs,

@@ -34,6 +34,8 @@ export interface Settings {
   idempotencyRetentionMs: number;
   /** false: EVM pairs without an endpoint are not served instead of simulated in this process. */
   simulatedChains: boolean;
+  /** true: simulated chains can be told to misbehave (/api/v1/chains/{chain}/{network}/faults). */
+  chainFaults: boolean;
   /** true: GET /metrics answers without an API key (for a scraper on a private network). */
   metricsPublic: boolean;
   /** Webhook targets and deliveries. */
@@ -67,6 +69,7 @@ export function loadSettings(env: NodeJS.ProcessEnv): Settings {
     idempotencyLeaseMs: settings.TOKEN_SERVICE_IDEMPOTENCY_LEASE_SECONDS,
     idempotencyRetentionMs: settings.TOKEN_SERVICE_IDEMPOTENCY_RETENTION_HOURS,
     simulatedChains: settings.TOKEN_SERVICE_SIMULATED_CHAINS,
+    chainFaults: settings.TOKEN_SERVICE_CHAIN_FAULTS,
     metricsPublic: settings.TOKEN_SERVICE_METRICS_PUBLIC,
     webhooks: {
       allowPrivateTargets: settings.TOKEN_SERVICE_WEBHOOK_ALLOW_PRIVATE_TARGETS,

@@ -17,6 +17,11 @@ export const API_TAGS = [
   { name: "faucet", description: "Native currency for an address on a simulated chain or bitcoin regtest" },
   { name: "networks", description: "The chain/network pairs the service serves, simulated or live" },
   { name: "webhooks", description: "Subscribe a URL to the state changes of your API key's operations" },
+  {
+    name: "faults",
+    description:
+      "Make a simulated chain misbehave on purpose (fee spikes, stalls, dropped transactions, reorgs, failing node calls), to test how a client copes. Only with TOKEN_SERVICE_CHAIN_FAULTS=on, never on live networks",
+  },
   { name: "service", description: "Liveness and readiness, without an API key" },
   {
     name: "v1 aliases",

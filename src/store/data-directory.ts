@@ -20,6 +20,15 @@ export interface DataDirectoryHolder {
 const LOCK_FILE = "owner.lock";
 const HOLDER_FILE = "owner.json";
 
+/** Who holds the data directory `directory`, as it wrote beside its lock (it may have died since); undefined when none wrote. */
+export function dataDirectoryHolder(directory: string): DataDirectoryHolder | undefined {
+  try {
+    return JSON.parse(readFileSync(path.join(path.resolve(directory), HOLDER_FILE), "utf8")) as DataDirectoryHolder;
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * One writing process per data directory (the embedded database and the
  * simulated chains' journals). The lock is an exclusive SQLite transaction on

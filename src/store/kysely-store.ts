@@ -338,14 +338,15 @@ export class KyselyStore implements Store {
     return row === undefined ? undefined : this.toRecord(row);
   }
 
-  async recheckMined(chain: string, network: string): Promise<number> {
-    const result = await this.db
+  async recheckMined(chain: string, network: string, fromBlock?: number): Promise<number> {
+    let query = this.db
       .updateTable("operations")
       .set({ next_check_at: this.d.nowMs })
       .where("chain", "=", chain)
       .where("network", "=", network)
-      .where("status", "=", "mined")
-      .executeTakeFirst();
+      .where("status", "=", "mined");
+    if (fromBlock !== undefined) query = query.where("block_number", ">=", fromBlock);
+    const result = await query.executeTakeFirst();
     return Number(result.numUpdatedRows);
   }
 

@@ -90,10 +90,11 @@ export class MemoryOperationStore implements OperationStore {
     for (const entry of this.entries.values()) if (entry.leaseOwner === owner) entry.leaseOwner = null;
   }
 
-  async recheckMined(chain: string, network: string): Promise<number> {
+  async recheckMined(chain: string, network: string, fromBlock?: number): Promise<number> {
     let count = 0;
     for (const entry of this.entries.values()) {
       if (entry.record.chain !== chain || entry.record.network !== network || entry.record.status !== "mined") continue;
+      if (fromBlock !== undefined && (entry.record.blockNumber === null || entry.record.blockNumber < fromBlock)) continue;
       entry.nextCheckAt = Date.now();
       count++;
     }

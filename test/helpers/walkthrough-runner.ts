@@ -4,6 +4,7 @@ import { createServer } from "node:net";
 import path from "node:path";
 import { expect } from "chai";
 
+import { ERROR_CATALOG, type AnyErrorCode } from "../../src/domain/errors.js";
 import { findBitcoind, startRegtestNode, type RegtestNode } from "./bitcoind.js";
 import { cleanEnvironment } from "./cli.js";
 import { jsonShapeDifferences, ROOT, textShape, walkthrough, withRecordedOutputs, type ShownOutput, type Step } from "./doc-walkthrough.js";
@@ -207,8 +208,11 @@ export function describeWalkthrough(options: WalkthroughOptions): void {
         if (RECORD) return void recorded.push({ shown: step.shown, text: result.stdout });
         expect(differences, `${context}\nshown in ${options.file}:\n${step.shown.text}`).to.deep.equal([]);
         if (requests === 0) return;
-        // The status class the shown answer implies: an error body comes with a 4xx, any other with a 2xx.
-        const expectedClass = "error" in JSON.parse(step.shown.text) ? 4 : 2;
+        // The status class the shown answer implies: an error body comes with its code's status (a 4xx for a code the
+        // catalog does not know), any other with a 2xx.
+        const shownError = (JSON.parse(step.shown.text) as { error?: { code?: string } }).error;
+        const expectedClass =
+          shownError === undefined ? 2 : Math.floor((ERROR_CATALOG[shownError.code as AnyErrorCode]?.httpStatus ?? 400) / 100);
         const statusDeadline = Date.now() + 10_000;
         while ((service?.loggedStatuses().length ?? 0) < before + requests && Date.now() < statusDeadline)
           await new Promise((resolve) => setTimeout(resolve, 20));

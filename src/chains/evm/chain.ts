@@ -2,6 +2,7 @@ import type { AbstractProvider } from "ethers";
 
 import type { NetworkInfo } from "../../domain/chains.js";
 import type { EndpointProbe, EndpointStatus } from "./endpoint-pool.js";
+import type { ChainFaults } from "./faults.js";
 
 export type EvmNetworkInfo = NetworkInfo & { chainId: number };
 
@@ -45,6 +46,8 @@ export interface EvmChain {
   endpointStatuses?(): EndpointStatus[];
   /** Asks each endpoint for its latest block within `timeoutMs` (a health check); absent on simulated chains. */
   probeEndpoints?(timeoutMs: number): Promise<EndpointProbe[]>;
+  /** A simulated chain started with faults on: what makes it misbehave on purpose. */
+  readonly faults?: ChainFaults | undefined;
   close(): Promise<void>;
 }
 

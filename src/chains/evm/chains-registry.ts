@@ -29,6 +29,10 @@ export interface EvmChainsOptions {
   simulatedChains?: boolean;
   /** Told when a simulated chain started from a journal that had lines it could not trust (set aside, not replayed). */
   onJournalLoss?(info: EvmNetworkInfo, replay: JournalReplay): Promise<void>;
+  /** Simulated chains can be told to misbehave (src/chains/evm/faults.ts). Default false; live pairs never. */
+  chainFaults?: boolean;
+  /** Told after a reorg fault replaced a simulated chain's blocks from `fromBlock` on. */
+  onReorg?(info: EvmNetworkInfo, fromBlock: number): Promise<void>;
 }
 
 /**
@@ -100,6 +104,11 @@ export class EvmChains {
     const origins = new Set(sources.map((entry) => (typeof entry === "string" ? undefined : entry.origin)));
     const [origin] = origins;
     return origins.size === 1 && origin !== undefined ? `${where} via ${origin}` : where;
+  }
+
+  /** Whether simulated chains are started with faults on. */
+  get faultsEnabled(): boolean {
+    return this.options.chainFaults === true;
   }
 
   isSimulated(info: NetworkInfo): boolean {
@@ -178,10 +187,19 @@ export class EvmChains {
     // A journal has one writer: two processes appending to it would reuse each other's nonces.
     this.options.dataDirectory?.claim();
     const journalPath = this.journalPath(info);
+    const onReorg = this.options.onReorg;
     return SimulatedChain.start(factory, info, {
       ...(this.options.onNodeCall ? { onNodeCall: this.options.onNodeCall } : {}),
       blockTimeSeconds: this.options.blockTimeSeconds ?? 0,
       ...(journalPath !== undefined ? { journalPath } : {}),
+      ...(this.options.chainFaults
+        ? {
+            faults: {
+              requestTimeoutMs: this.options.requestTimeoutMs ?? 15_000,
+              ...(onReorg ? { onReorg: (fromBlock: number) => onReorg(info, fromBlock) } : {}),
+            },
+          }
+        : {}),
     }).then(async (chain) => {
       const replay = chain.replay;
       if (replay !== undefined && (replay.tornBytes > 0 || replay.rejectedLines > 0)) await this.options.onJournalLoss?.(info, replay);

@@ -4,8 +4,17 @@ import path from "node:path";
 
 import { ErrorCode, TokenServiceError } from "../../domain/errors.js";
 
-/** One change to a simulated chain: a signed transaction it was sent, or a faucet grant. */
-export type JournalEntry = { op: "rawTransaction"; raw: string } | { op: "fund"; address: string; amount: string; grant?: string };
+/**
+ * One change to a simulated chain: a signed transaction it was sent (with the base fee a fee-spike fault gave its
+ * block, as a hex quantity), a faucet grant, an empty block a fault mined, or transactions it forgot (a drop or reorg
+ * fault): each cancels the latest earlier entry of that transaction, which a restart then leaves out.
+ */
+export type JournalEntry =
+  | { op: "rawTransaction"; raw: string; baseFee?: string }
+  /** An empty block a fault mined (on a chain mining on send), at that base fee. */
+  | { op: "mine"; baseFee?: string }
+  | { op: "fund"; address: string; amount: string; grant?: string }
+  | { op: "forget"; transactions: string[] };
 
 /** What reading a journal back found. */
 export interface JournalRead {
@@ -23,7 +32,20 @@ export interface JournalRead {
 const isEntry = (value: unknown): value is JournalEntry => {
   const entry = value as Partial<Record<string, unknown>> | null;
   if (entry === null || typeof entry !== "object") return false;
-  if (entry.op === "rawTransaction") return typeof entry.raw === "string" && /^0x[0-9a-fA-F]+$/.test(entry.raw);
+  if (entry.op === "rawTransaction") {
+    return (
+      typeof entry.raw === "string" &&
+      /^0x[0-9a-fA-F]+$/.test(entry.raw) &&
+      (entry.baseFee === undefined || (typeof entry.baseFee === "string" && /^0x[0-9a-fA-F]{1,64}$/.test(entry.baseFee)))
+    );
+  }
+  if (entry.op === "mine")
+    return entry.baseFee === undefined || (typeof entry.baseFee === "string" && /^0x[0-9a-fA-F]{1,64}$/.test(entry.baseFee));
+  if (entry.op === "forget") {
+    return (
+      Array.isArray(entry.transactions) && entry.transactions.every((hash) => typeof hash === "string" && /^0x[0-9a-fA-F]{64}$/.test(hash))
+    );
+  }
   return entry.op === "fund" && typeof entry.address === "string" && typeof entry.amount === "string" && /^\d+$/.test(entry.amount);
 };
 

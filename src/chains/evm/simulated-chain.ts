@@ -1,5 +1,7 @@
-import { BrowserProvider, toQuantity, type Eip1193Provider } from "ethers";
+import { BrowserProvider, keccak256, toQuantity, type Eip1193Provider } from "ethers";
 import type { EvmChain, EvmNetworkInfo, NodeCallObserver, SimulatedChainConnection, SimulatedChainFactory } from "./chain.js";
+import type { RpcErrorKind } from "../../domain/faults.js";
+import { ChainFaults } from "./faults.js";
 import { ChainJournal, type JournalEntry } from "./journal.js";
 
 /** What a start-up replay found, for the operator. */
@@ -23,6 +25,13 @@ export interface SimulatedChainOptions {
   onNodeCall?: NodeCallObserver;
   /** When set, every state change is journaled there and replayed on the next start, so tasks run in separate processes share one chain. */
   journalPath?: string;
+  /** When set, the chain can be told to misbehave (src/chains/evm/faults.ts); never by default. */
+  faults?: {
+    /** How long a call an rpc-errors fault times out is held before it fails. */
+    requestTimeoutMs: number;
+    /** Told after a reorg fault replaced the blocks from `fromBlock` on. */
+    onReorg?(fromBlock: number): Promise<void>;
+  };
 }
 
 /** The connection, reporting each request to `observe` when given. */
@@ -77,6 +86,8 @@ export class SimulatedChain implements EvmChain {
   readonly endpoint = "in-process EDR (simulated)";
   readonly pollingIntervalMs = 50;
   readonly provider: BrowserProvider;
+  /** Set when the chain was started with faults on: what the doors tell it to do. */
+  readonly faults: ChainFaults | undefined;
   /** Set when the chain was rebuilt from a journal. */
   replay: JournalReplay | undefined;
   /** The named faucet grants this chain holds, replayed ones included. */
@@ -84,34 +95,53 @@ export class SimulatedChain implements EvmChain {
   private granting: Promise<unknown> = Promise.resolve();
   /** Moves before and after every request that may change state, so no read started across a change is taken as current. */
   private changes = 0;
-  /** Set when blocks are mined by EDR's timer, which no request of ours shows: the head is then part of the version. */
+  /** Set when blocks are mined by a timer, which no request of ours shows: the head is then part of the version. */
   private intervalMining = false;
-  private readonly connection: SimulatedChainConnection;
+  /** The node as this chain and its faults use it: every request that may change state is counted. */
+  private readonly node: (method: string, params: unknown[]) => Promise<unknown>;
+  /** The node as the chain's clients (ethers, `rpc`) reach it: through the rpc-errors fault, when faults are on. */
+  private readonly clients: SimulatedChainConnection["provider"];
+  private readonly close_: () => Promise<void>;
   private readonly journal: ChainJournal | undefined;
   broadcastAll: ((signedTransactions: string[]) => Promise<Array<PromiseSettledResult<string>>>) | undefined;
 
   private constructor(
     readonly info: EvmNetworkInfo,
     connection: SimulatedChainConnection,
-    journalPath: string | undefined,
+    options: SimulatedChainOptions,
   ) {
+    const journalPath = options.journalPath;
     this.journal = journalPath === undefined ? undefined : new ChainJournal(journalPath);
-    this.connection = {
-      close: () => connection.close(),
-      provider: {
-        request: async (args) => {
-          if (READ_ONLY_METHODS.has(args.method)) return connection.provider.request(args);
-          this.changes++;
-          try {
-            return await connection.provider.request(args);
-          } finally {
-            this.changes++;
-          }
-        },
-      },
+    this.close_ = () => connection.close();
+    const counted = async (method: string, params: unknown[]) => {
+      if (READ_ONLY_METHODS.has(method)) return connection.provider.request({ method, params });
+      this.changes++;
+      try {
+        return await connection.provider.request({ method, params });
+      } finally {
+        this.changes++;
+      }
+    };
+    const journal = this.journal;
+    this.faults =
+      options.faults === undefined
+        ? undefined
+        : new ChainFaults(counted, {
+            pair: `${info.chain}/${info.network}`,
+            blockTimeMs: Math.round(options.blockTimeSeconds * 1000),
+            requestTimeoutMs: options.faults.requestTimeoutMs,
+            isRead: (method) => READ_ONLY_METHODS.has(method),
+            ...(journal ? { journal: (...entries: JournalEntry[]) => journal.append(...entries) } : {}),
+            ...(options.faults.onReorg ? { onReorg: options.faults.onReorg } : {}),
+          });
+    const faults = this.faults;
+    this.node = faults === undefined ? counted : (method, params) => faults.request(method, params);
+    this.clients = {
+      request: (args) =>
+        faults === undefined ? this.node(args.method, args.params ?? []) : faults.gate(() => this.node(args.method, args.params ?? [])),
     };
     // The chain id is the pair's and never changes: ethers need not ask for it before every call.
-    this.provider = new BrowserProvider(this.connection.provider as unknown as Eip1193Provider, info.chainId, {
+    this.provider = new BrowserProvider(this.clients as unknown as Eip1193Provider, info.chainId, {
       cacheTimeout: -1,
       staticNetwork: true,
     });
@@ -119,14 +149,16 @@ export class SimulatedChain implements EvmChain {
 
   static async start(factory: SimulatedChainFactory, info: EvmNetworkInfo, options: SimulatedChainOptions): Promise<SimulatedChain> {
     const connection = observed(await factory(info), `${info.chain}/${info.network}`, options.onNodeCall);
-    const chain = new SimulatedChain(info, connection, options.journalPath);
+    const chain = new SimulatedChain(info, connection, options);
     await chain.replayJournal();
     // Mining on send, EDR takes requests in order and mines or refuses each: a burst can be sent at once.
     chain.broadcastAll = options.blockTimeSeconds > 0 ? undefined : (signed) => chain.sendAll(signed);
-    if (options.blockTimeSeconds > 0) {
+    chain.intervalMining = options.blockTimeSeconds > 0;
+    // With faults on, blocks are mined through them (on a timed chain, by them): see faults.ts.
+    if (chain.faults !== undefined) await chain.faults.start();
+    else if (options.blockTimeSeconds > 0) {
       await chain.request("evm_setAutomine", [false]);
       await chain.request("evm_setIntervalMining", [Math.round(options.blockTimeSeconds * 1000)]);
-      chain.intervalMining = true;
     }
     return chain;
   }
@@ -139,13 +171,23 @@ export class SimulatedChain implements EvmChain {
   }
 
   rpc(method: string, params: unknown[]): Promise<unknown> {
-    return this.connection.provider.request({ method, params });
+    return this.clients.request({ method, params });
   }
 
   /** Journals the transaction (written and synced), then sends it: nothing is executed that a restart would not bring back. */
   async broadcast(signedTransaction: string): Promise<string> {
-    await this.journal?.append({ op: "rawTransaction", raw: signedTransaction });
-    return (await this.request("eth_sendRawTransaction", [signedTransaction])) as string;
+    const faults = this.faults;
+    if (faults === undefined) {
+      await this.journal?.append({ op: "rawTransaction", raw: signedTransaction });
+      return (await this.request("eth_sendRawTransaction", [signedTransaction])) as string;
+    }
+    // With faults on, the fault layer journals and sends, in turn with the blocks it mines. A send the rpc-errors fault
+    // refuses is refused before it is journaled: a restart must not make it.
+    return faults.gate(async () => {
+      const [sent] = await faults.broadcast([signedTransaction]);
+      if (sent!.status === "rejected") throw sent!.reason;
+      return sent!.value;
+    });
   }
 
   /**
@@ -154,19 +196,49 @@ export class SimulatedChain implements EvmChain {
    * same order, it is refused again.
    */
   private async sendAll(signedTransactions: string[]): Promise<Array<PromiseSettledResult<string>>> {
-    try {
-      await this.journal?.append(...signedTransactions.map((raw): JournalEntry => ({ op: "rawTransaction", raw })));
-    } catch (error) {
-      return signedTransactions.map(() => ({ status: "rejected", reason: error }));
+    const faults = this.faults;
+    if (faults === undefined) {
+      try {
+        await this.journal?.append(...signedTransactions.map((raw): JournalEntry => ({ op: "rawTransaction", raw })));
+      } catch (error) {
+        return signedTransactions.map(() => ({ status: "rejected", reason: error }));
+      }
+      return Promise.allSettled(signedTransactions.map((raw) => this.request("eth_sendRawTransaction", [raw]) as Promise<string>));
     }
-    return Promise.allSettled(signedTransactions.map((raw) => this.request("eth_sendRawTransaction", [raw]) as Promise<string>));
+    // The rpc-errors fault decides each send first: one it refuses is neither journaled nor sent; one it times out is
+    // sent, and its answer lost.
+    const failures = signedTransactions.map(() => faults.roll());
+    const sent = signedTransactions.filter((_, index) => failures[index] !== "429" && failures[index] !== "503");
+    const results = sent.length > 0 ? await faults.broadcast(sent) : [];
+    // The failure as the sender sees it (a timeout once the request timeout passed); the send itself is done above.
+    const refusal = (kind: RpcErrorKind): Promise<PromiseSettledResult<string>> =>
+      faults
+        .fail(kind, async () => undefined)
+        .then(
+          () => ({ status: "rejected", reason: new Error(`rpc-errors ${kind}`) }),
+          (reason: unknown) => ({ status: "rejected", reason }),
+        );
+    let next = 0;
+    return Promise.all(
+      signedTransactions.map(async (_, index): Promise<PromiseSettledResult<string>> => {
+        const failure = failures[index];
+        if (failure === "429" || failure === "503") return refusal(failure);
+        const result = results[next++]!;
+        return failure === undefined ? result : refusal(failure);
+      }),
+    );
   }
 
   async fund(address: string, amount: bigint, grantId?: string): Promise<bigint> {
     // A grant reads the balance and sets it higher: grants take turns, whoever makes them (a request, the tracker).
     const granted = this.granting.then(async () => {
-      await this.journal?.append({ op: "fund", address, amount: amount.toString(), ...(grantId !== undefined ? { grant: grantId } : {}) });
-      const balance = await this.addBalance(address, amount);
+      const entry: JournalEntry = { op: "fund", address, amount: amount.toString(), ...(grantId !== undefined ? { grant: grantId } : {}) };
+      let balance: bigint;
+      if (this.faults !== undefined) balance = await this.faults.grant(address, amount, entry);
+      else {
+        await this.journal?.append(entry);
+        balance = await this.addBalance(address, amount);
+      }
       if (grantId !== undefined) this.grants.add(grantId);
       return balance;
     });
@@ -179,8 +251,9 @@ export class SimulatedChain implements EvmChain {
   }
 
   async close(): Promise<void> {
+    await this.faults?.close();
     await this.journal?.close();
-    await this.connection.close();
+    await this.close_();
   }
 
   private async addBalance(address: string, amount: bigint): Promise<bigint> {
@@ -191,7 +264,7 @@ export class SimulatedChain implements EvmChain {
   }
 
   private request(method: string, params: unknown[]): Promise<unknown> {
-    return this.connection.provider.request({ method, params });
+    return this.node(method, params);
   }
 
   private async replayJournal(): Promise<void> {
@@ -201,14 +274,19 @@ export class SimulatedChain implements EvmChain {
     // entry was lost has its record checked again by the tracker (see EvmChains' onJournalLoss).
     const read = await this.journal.read();
     if (read.entries.length === 0 && read.tornBytes === 0 && read.rejectedLines === 0) return;
-    for (const entry of read.entries) {
+    const forgotten = forgottenEntries(read.entries);
+    for (const [index, entry] of read.entries.entries()) {
+      if (entry.op === "forget" || forgotten.has(index)) continue;
       if (entry.op === "fund") {
         await this.addBalance(entry.address, BigInt(entry.amount));
         if (entry.grant !== undefined) this.grants.add(entry.grant);
-      } else {
-        // A transaction that was refused or reverted the first time is refused or reverts again; it still belongs to the history.
-        await this.request("eth_sendRawTransaction", [entry.raw]).catch(() => undefined);
+        continue;
       }
+      // A fault gave this block its base fee: it gets it again.
+      if (entry.baseFee !== undefined) await this.request("hardhat_setNextBlockBaseFeePerGas", [entry.baseFee]);
+      if (entry.op === "mine") await this.request("evm_mine", []);
+      // A transaction that was refused or reverted the first time is refused or reverts again; it still belongs to the history.
+      else await this.request("eth_sendRawTransaction", [entry.raw]).catch(() => undefined);
     }
     this.replay = {
       path: this.journal.path,
@@ -220,4 +298,28 @@ export class SimulatedChain implements EvmChain {
       ...(read.setAsidePath !== undefined ? { setAsidePath: read.setAsidePath } : {}),
     };
   }
+}
+
+/**
+ * The transaction entries a later `forget` entry cancels: for each hash it names, the latest earlier entry of that
+ * transaction (one sent again after it was forgotten is replayed from its later entry).
+ */
+export function forgottenEntries(entries: readonly JournalEntry[]): Set<number> {
+  const cancelled = new Set<number>();
+  if (!entries.some((entry) => entry.op === "forget")) return cancelled;
+  const latest = new Map<string, number[]>();
+  entries.forEach((entry, index) => {
+    if (entry.op === "rawTransaction") {
+      const hash = keccak256(entry.raw);
+      const indexes = latest.get(hash) ?? [];
+      indexes.push(index);
+      latest.set(hash, indexes);
+    } else if (entry.op === "forget") {
+      for (const hash of entry.transactions) {
+        const found = latest.get(hash.toLowerCase())?.pop();
+        if (found !== undefined) cancelled.add(found);
+      }
+    }
+  });
+  return cancelled;
 }

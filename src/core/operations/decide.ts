@@ -31,8 +31,11 @@ export type Observation =
   | { kind: "grant"; simulated: boolean; granted: boolean; balance?: bigint; chainLabel: string }
   /** A faucet grant made just now, after a restart. */
   | { kind: "granted"; balance: bigint }
-  /** A mined record's block: the canonical hash at its height now (null: no block there). */
-  | { kind: "canonical"; hash: string | null; pollMs: number }
+  /**
+   * A mined record's block: the canonical hash at its height now (null: no block there). `simulated`: a simulated
+   * chain's record looked at after a reorg fault, not watched any longer once its block is found canonical.
+   */
+  | { kind: "canonical"; hash: string | null; pollMs: number; simulated?: boolean }
   /** The node's view of an unfinished record's transaction. */
   | {
       kind: "chain";
@@ -109,7 +112,10 @@ function decideGrantOnChain(observation: Extract<Observation, { kind: "grant" }>
   });
 }
 
-/** A live `mined` record goes back to `pending` when its block is no longer the canonical one at its height. */
+/**
+ * A `mined` record goes back to `pending` when its block is no longer the canonical one at its height: on a live
+ * network, or on a simulated chain whose reorg fault replaced that block.
+ */
 function decideReorg(
   record: LeasedOperation,
   observation: Extract<Observation, { kind: "canonical" }>,
@@ -125,6 +131,7 @@ function decideReorg(
       checkInMs: observation.pollMs,
     };
   }
+  if (observation.simulated) return { checkInMs: null };
   const minedForMs = record.minedAt === null ? Infinity : now - Date.parse(record.minedAt);
   return { checkInMs: minedForMs < policy.reorgWatchMs ? reorgCheckInMs(observation.pollMs, minedForMs) : null };
 }

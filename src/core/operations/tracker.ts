@@ -218,10 +218,13 @@ export class OperationTracker {
       return { kind: "grant", simulated: true, granted: true, balance: await chain.provider.getBalance(address), chainLabel: label };
     }
     const poll = chain.pollingIntervalMs;
-    // On a simulated chain a mined record is looked at only after its journal lost lines: is the transaction still there?
-    if (record.status === "mined" && !chain.simulated) {
+    // On a simulated chain a mined record is looked at only after its journal lost lines (is the transaction still
+    // there?), or after a reorg fault replaced its block (checked as on a live network).
+    const replacedFrom = chain.faults?.replacedFrom();
+    const reorged = replacedFrom !== undefined && record.blockNumber !== null && record.blockNumber >= replacedFrom;
+    if (record.status === "mined" && (!chain.simulated || reorged)) {
       const hash = record.blockNumber === null ? null : await this.canonicalBlocks.hashAt(chain, record.blockNumber);
-      return { kind: "canonical", hash, pollMs: poll };
+      return { kind: "canonical", hash, pollMs: poll, ...(chain.simulated ? { simulated: true } : {}) };
     }
     const hash = record.transactionHash;
     if (hash === null) return { kind: "no-transaction" };

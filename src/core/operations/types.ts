@@ -66,9 +66,10 @@ export interface OperationStore {
   releaseLeases(owner: string): Promise<void>;
   /**
    * Makes every `mined` record of a pair due for a check now (a simulated chain lost part of its journal: the tracker
-   * finds out which transactions are gone). Answers how many.
+   * finds out which transactions are gone), or those mined in block `fromBlock` or later (a reorg fault replaced them).
+   * Answers how many.
    */
-  recheckMined(chain: string, network: string): Promise<number>;
+  recheckMined(chain: string, network: string, fromBlock?: number): Promise<number>;
   /** The record of a transaction, by its hash on a pair. */
   findByTransactionHash(chain: string, network: string, transactionHash: string): Promise<OperationRecord | undefined>;
   /**

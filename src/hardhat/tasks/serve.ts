@@ -139,6 +139,11 @@ async function run(args: Args, hre: HardhatRuntimeEnvironment): Promise<void> {
         `              ${path.basename(journal.path)}: ${journal.entries} entries, ${(journal.bytes / 1024).toFixed(1)} KiB, replayed in ${(journal.milliseconds / 1000).toFixed(2)} s${journal.tornBytes > 0 ? ` (dropped a ${journal.tornBytes}-byte line cut short by a crash)` : ""}`,
     ),
     `  auth        ${args.noAuth ? "OFF (--no-auth, loopback only)" : "API key required (apiKey query parameter or x-api-key header)"}`,
+    ...(settings.chainFaults
+      ? [
+          `  faults      ON (TOKEN_SERVICE_CHAIN_FAULTS=on): simulated chains misbehave on request, ${base}/api/v1/chains/{chain}/{network}/faults`,
+        ]
+      : []),
   );
   console.log(lines.join("\n"));
 

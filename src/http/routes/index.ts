@@ -1,4 +1,5 @@
 import type { RouteDefinition } from "../route.js";
+import { clearChainFaultRoute, clearChainFaultsRoute, injectChainFaultRoute, listChainFaultsRoute } from "./faults.js";
 import { faucetRoute, networksRoute, transactionRoute } from "./misc.js";
 import { getOperationRoute, launchTokenRoute, listTokensRoute, mintTokenRoute, tokenBalanceRoute } from "./tokens.js";
 import { allowanceRoute, approveRoute, ownedTokensRoute, tokenInfoRoute, transferRoute } from "./transfers.js";
@@ -28,4 +29,8 @@ export const API_ROUTES: RouteDefinition[] = [
   getWebhookRoute,
   deleteWebhookRoute,
   listDeliveriesRoute,
+  injectChainFaultRoute,
+  listChainFaultsRoute,
+  clearChainFaultsRoute,
+  clearChainFaultRoute,
 ];

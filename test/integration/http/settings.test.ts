@@ -36,6 +36,7 @@ describe("Settings from the environment", function () {
       idempotencyLeaseMs: undefined,
       idempotencyRetentionMs: 86_400_000,
       simulatedChains: true,
+      chainFaults: false,
       metricsPublic: false,
       webhooks: {
         allowPrivateTargets: false,
@@ -85,6 +86,8 @@ describe("Settings from the environment", function () {
     });
     expect(refusal({ TOKEN_SERVICE_CONFIRMATIONS: "0" })).to.equal('TOKEN_SERVICE_CONFIRMATIONS must be 1 or more (got "0")');
     expect(refusal({ TOKEN_SERVICE_SIMULATED_CHAINS: "no" })).to.equal('TOKEN_SERVICE_SIMULATED_CHAINS must be on or off (got "no")');
+    expect(loadSettings({ TOKEN_SERVICE_CHAIN_FAULTS: "on" }).chainFaults).to.equal(true);
+    expect(refusal({ TOKEN_SERVICE_CHAIN_FAULTS: "yes" })).to.equal('TOKEN_SERVICE_CHAIN_FAULTS must be on or off (got "yes")');
     expect(refusal({ TOKEN_SERVICE_DROP_AFTER_SECONDS: "10m" })).to.match(/^TOKEN_SERVICE_DROP_AFTER_SECONDS must be a number of seconds/);
   });
 

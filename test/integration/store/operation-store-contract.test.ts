@@ -124,6 +124,31 @@ for (const subject of subjects) {
       expect(mine(await store.leaseDueOperations("c", 60_000, 500)), "no next check: not due").to.have.length(0);
     });
 
+    it("makes a pair's mined records due again: all of them, or those mined from a block on (a reorg fault)", async function () {
+      const network = `recheck-${randomUUID().slice(0, 8)}`;
+      const minedAt = async (blockNumber: number) => {
+        const record = launch({ network });
+        await store.insertOperation(record);
+        await store.changeOperation(record.id, { status: "pending", reason: "accepted" });
+        await store.changeOperation(record.id, {
+          status: "mined",
+          reason: "included",
+          blockNumber,
+          blockHash: `0x${blockNumber}`,
+          checkInMs: null,
+        });
+        return record.id;
+      };
+      const [low, high] = [await minedAt(3), await minedAt(7)];
+      const due = async () =>
+        (await store.leaseDueOperations(`recheck-${network}`, 60_000, 500)).map(({ id }) => id).filter((id) => id === low || id === high);
+      expect(await due(), "mined, not watched: not due").to.deep.equal([]);
+      expect(await store.recheckMined("ethereum", network, 5)).to.equal(1);
+      expect(await due()).to.deep.equal([high]);
+      expect(await store.recheckMined("ethereum", network)).to.equal(2);
+      expect((await due()).sort()).to.deep.equal([low, high].sort());
+    });
+
     it("finds a record by its transaction hash, whatever its case", async function () {
       const record = launch();
       await store.insertOperation(record);

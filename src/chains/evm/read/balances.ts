@@ -4,7 +4,7 @@ import { ErrorCode, TokenServiceError } from "../../../domain/errors.js";
 import { amountPair, type AmountPair } from "../../../domain/units.js";
 import { balanceReaderArtifact } from "../artifacts.js";
 import type { EvmChain } from "../chain.js";
-import { translateProviderError } from "../provider-errors.js";
+import { isUnansweredCall, translateProviderError } from "../provider-errors.js";
 import {
   ERC1155_INTERFACE_ID,
   ERC721_ENUMERABLE_INTERFACE_ID,
@@ -47,7 +47,8 @@ async function call(chain: EvmChain, contract: string, iface: Interface, method:
     return await chain.provider.call({ to: contract, data: iface.encodeFunctionData(method, args) });
   } catch (error) {
     const code = (error as { code?: string }).code;
-    if (code === "CALL_EXCEPTION") return "0x";
+    // A call that reverted answers "0x"; one the node never judged (a rate limit, an outage) is no answer.
+    if (code === "CALL_EXCEPTION" && !isUnansweredCall(error)) return "0x";
     throw translateProviderError(error, upstream(chain));
   }
 }
@@ -140,7 +141,9 @@ async function readAtOnce(
         ? ((await chain.provider.send("eth_call", [{ data }, "latest"])) as string)
         : await chain.provider.call({ data });
   } catch (error) {
-    // An in-process node cannot be unreachable: whatever it answers with an error is a refusal of the reader.
+    // An in-process node is never unreachable (but when its rpc-errors fault says so): whatever else it answers with
+    // an error is a refusal of the reader.
+    if (isUnansweredCall(error)) throw translateProviderError(error, upstream(chain));
     if (chain.rpc === undefined && (error as { code?: string }).code !== "CALL_EXCEPTION") {
       const translated = translateProviderError(error, upstream(chain));
       if (translated.code === ErrorCode.UPSTREAM_UNAVAILABLE || translated.code === ErrorCode.UPSTREAM_TIMEOUT) throw translated;

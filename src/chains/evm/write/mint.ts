@@ -2,7 +2,7 @@ import type { TransactionReceipt } from "ethers";
 
 import { ErrorCode, TokenServiceError } from "../../../domain/errors.js";
 import type { EvmChain } from "../chain.js";
-import { translateProviderError } from "../provider-errors.js";
+import { isUnansweredCall, translateProviderError } from "../provider-errors.js";
 import { ERC721_INTERFACE_ID, MINTER_ROLE, erc20Interface, erc721Interface } from "../token-abi.js";
 
 import type { MintParams } from "../../../domain/commands.js";
@@ -13,7 +13,8 @@ async function read(chain: EvmChain, to: string, data: string): Promise<string> 
   try {
     return await chain.provider.call({ to, data });
   } catch (error) {
-    if ((error as { code?: string }).code === "CALL_EXCEPTION") return "0x";
+    // A call that reverted answers as `call` does; one the node never judged (a rate limit, an outage) is no answer.
+    if ((error as { code?: string }).code === "CALL_EXCEPTION" && !isUnansweredCall(error)) return "0x";
     throw translateProviderError(error, `the ${chain.info.chain}/${chain.info.network} node`);
   }
 }

@@ -3,7 +3,7 @@ import { JsonRpcApiProvider, toQuantity, type FeeData, type Transaction, type Tr
 import { ErrorCode, TokenServiceError } from "../../../domain/errors.js";
 import { amountPair } from "../../../domain/units.js";
 import type { EvmChain } from "../chain.js";
-import { translateProviderError } from "../provider-errors.js";
+import { isUnansweredCall, translateProviderError } from "../provider-errors.js";
 import { decodeRevert, describeRevert, revertDataOf } from "../revert-reasons.js";
 import { knownGas, learnGas } from "./gas-shapes.js";
 import { chargesL1DataFee, l1DataFee } from "./l1-fee.js";
@@ -291,7 +291,11 @@ function nodeName(chain: EvmChain): string {
   return `the ${chain.info.chain}/${chain.info.network} node`;
 }
 
-const isCallException = (error: unknown) => (error as { code?: string })?.code === "CALL_EXCEPTION";
+/**
+ * A call the node judged and refused. Ethers names every failed eth_call and eth_estimateGas a CALL_EXCEPTION, a rate
+ * limit or an outage included: those were never judged, so they are no revert (translated as the node's failure).
+ */
+const isCallException = (error: unknown) => (error as { code?: string })?.code === "CALL_EXCEPTION" && !isUnansweredCall(error);
 
 /** `eth_call` of the request as it would be sent, at the latest block: resolves if it would not revert. */
 async function dryRun(chain: EvmChain, request: TransactionIntent): Promise<void> {
