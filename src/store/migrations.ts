@@ -185,30 +185,35 @@ export function migrations(dialect: DialectName): Record<string, Migration> {
     },
     // Transfers and approvals are operations too: the kind column's check admits them.
     "0004_operation_kinds_transfer_approve": {
-      up: (db: Kysely<unknown>) => replaceKindCheck(db, dialect, ["launch", "mint", "faucet", "transfer", "approve"]),
+      up: (db: Kysely<unknown>) => replaceOperationsCheck(db, dialect, "kind", ["launch", "mint", "faucet", "transfer", "approve"]),
     },
   };
 }
 
 /**
- * Replaces the check on operations.kind with one admitting `kinds`. PostgreSQL alters the constraint. SQLite cannot
+ * Replaces the check on operations.`column` with one admitting `values`. PostgreSQL alters the constraint. SQLite cannot
  * alter a check: the table is rebuilt from its own definition with the new check (SQLite's documented procedure: make
  * the new table, copy the rows, drop the old, rename, make the indexes again), so columns later migrations add are kept.
  */
-async function replaceKindCheck(db: Kysely<unknown>, dialect: DialectName, kinds: readonly string[]): Promise<void> {
-  const check = `check (kind in (${kinds.map((kind) => `'${kind}'`).join(", ")}))`;
+export async function replaceOperationsCheck(
+  db: Kysely<unknown>,
+  dialect: DialectName,
+  column: "kind" | "status",
+  values: readonly string[],
+): Promise<void> {
+  const check = `check (${column} in (${values.map((value) => `'${value}'`).join(", ")}))`;
   if (dialect === "postgres") {
-    await sql`alter table operations drop constraint operations_kind_check`.execute(db);
-    await sql`alter table operations add constraint operations_kind_check ${sql.raw(check)}`.execute(db);
+    await sql`alter table operations drop constraint ${sql.raw(`operations_${column}_check`)}`.execute(db);
+    await sql`alter table operations add constraint ${sql.raw(`operations_${column}_check`)} ${sql.raw(check)}`.execute(db);
     return;
   }
   const definitions = await sql<{ type: string; sql: string | null }>`
     select type, sql from sqlite_master where tbl_name = 'operations' and sql is not null`.execute(db);
   const table = definitions.rows.find((row) => row.type === "table")?.sql ?? "";
-  const kindCheck = /check \(kind in \([^)]*\)\)/;
-  if (!/^CREATE TABLE "operations" \(/.test(table) || !kindCheck.test(table))
-    throw new Error("operations table definition not as expected: cannot replace its kind check");
-  const rebuilt = table.replace(/^CREATE TABLE "operations"/, 'CREATE TABLE "operations_rebuilt"').replace(kindCheck, check);
+  const existing = new RegExp(`check \\(${column} in \\([^)]*\\)\\)`);
+  if (!/^CREATE TABLE "operations" \(/.test(table) || !existing.test(table))
+    throw new Error(`operations table definition not as expected: cannot replace its ${column} check`);
+  const rebuilt = table.replace(/^CREATE TABLE "operations"/, 'CREATE TABLE "operations_rebuilt"').replace(existing, check);
   await sql.raw(rebuilt).execute(db);
   await sql`insert into operations_rebuilt select * from operations`.execute(db);
   await sql`drop table operations`.execute(db);
