@@ -381,7 +381,8 @@ export class TokenService {
   }
 
   /**
-   * A page of the ERC721 ids `owner` holds on a contract, ascending, after the cursor's id. The cursor names the last id
+   * A page of the ERC721 or ERC1155 ids `owner` holds on a contract (ERC1155 with the amount of each), ascending, after
+   * the cursor's id. The cursor names the last id
    * of the page before, so it never expires; ids the owner gained below it since are on no later page.
    */
   async listOwnedTokens(request: OwnedTokensRequest): Promise<OwnedTokensResult> {
@@ -397,16 +398,19 @@ export class TokenService {
       throw invalidArgument("fromBlock", "fromBlock must be a block number (0 or more)");
     const chain = await this.evmChain(info, "token read");
     const owned = await readOwnedTokenIds(chain, contractAddress, owner, fromBlock);
-    const rest = after === undefined ? owned.tokenIds : owned.tokenIds.filter((id) => id > after);
-    const page = rest.slice(0, limit);
+    const first = after === undefined ? 0 : owned.tokenIds.findIndex((id) => id > after);
+    const start = first === -1 ? owned.tokenIds.length : first;
+    const page = owned.tokenIds.slice(start, start + limit);
     return {
       chain: info.chain,
       network: info.network,
       contractAddress,
       owner,
+      type: owned.type,
       balance: owned.balance.toString(),
       tokenIds: page.map(String),
-      nextCursor: rest.length > limit ? encodeOwnedTokensCursor(page[page.length - 1]!) : null,
+      ...(owned.amounts ? { amounts: owned.amounts.slice(start, start + limit).map(String) } : {}),
+      nextCursor: start + limit < owned.tokenIds.length ? encodeOwnedTokensCursor(page[page.length - 1]!) : null,
       source: owned.source,
       simulated: chain.simulated,
     };

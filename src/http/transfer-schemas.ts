@@ -196,14 +196,23 @@ export const OwnedTokens = z.object({
   network: z.string(),
   contractAddress: z.string().meta({ examples: [EXAMPLE_NFT_CONTRACT] }),
   owner: z.string(),
-  balance: z.string().describe("How many ids owner holds on the contract (balanceOf)"),
+  type: z.enum(["ERC721", "ERC1155"]).describe("The contract's standard, by ERC-165"),
+  balance: z
+    .string()
+    .describe("How many ids owner holds on the contract: an ERC721's balanceOf; for an ERC1155, how many ids it holds any amount of"),
   tokenIds: z.array(z.string()).describe("Ascending, after the cursor's id"),
+  amounts: z
+    .array(z.string())
+    .optional()
+    .describe("ERC1155 only: the amount owner holds of each id in tokenIds, in the same order (smallest units)"),
   nextCursor: z
     .string()
     .nullable()
     .describe("Pass as cursor for the next page; null on the last. It names the last id listed, so it never expires"),
   source: z
     .enum(["enumerable", "transfer-logs"])
-    .describe("ERC721Enumerable's index, or the contract's Transfer logs to owner, each id checked with ownerOf"),
+    .describe(
+      "ERC721Enumerable's index, or the contract's transfer logs to owner (ERC721 Transfer; ERC1155 TransferSingle and TransferBatch), each id checked at the block read with ownerOf or balanceOfBatch",
+    ),
   simulated: z.boolean(),
 });

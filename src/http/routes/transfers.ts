@@ -194,11 +194,11 @@ export const ownedTokensRoute = defineRoute({
   paths: ["/tokens/:contract/owners/:owner/tokens"],
   operationId: "listOwnedTokens",
   tag: "balances",
-  summary: "The ERC721 token ids an address holds on a contract, paged",
+  summary: "The ERC721 or ERC1155 token ids an address holds on a contract, paged",
   description:
-    "Ascending, `limit` a page (default 100). `nextCursor` names the last id listed and never expires: the next page lists the ids above it the owner holds when it is read (an id gained below it since is on no later page). An ERC721Enumerable contract lists them itself; another is searched through its Transfer logs to the owner from `fromBlock`, each id checked with ownerOf. Either way every id is read to order them, so an owner of more than 10 000 ids on one contract is answered `TOO_MANY_TOKEN_IDS`.",
+    "Ascending, `limit` a page (default 100); for an ERC1155, `amounts` gives the amount of each id. `nextCursor` names the last id listed and never expires: the next page lists the ids above it the owner holds when it is read (an id gained below it since is on no later page). An ERC721Enumerable contract lists them itself; another ERC721, and every ERC1155 (the standard cannot enumerate), is searched through its transfer logs to the owner from `fromBlock`, each id checked at the block read (ownerOf, balanceOfBatch). Either way every id is read to order them, so an owner of more than 10 000 ids on one contract is answered `TOO_MANY_TOKEN_IDS`.",
   auth: true,
-  pathParams: { contract: "The ERC721 contract", owner: "The holder" },
+  pathParams: { contract: "The ERC721 or ERC1155 contract", owner: "The holder" },
   query: OwnedTokensQuery,
   responses: { 200: { description: "A page of token ids", schema: OwnedTokens }, ...errorResponses(400, 401, 422, 429, 502, 503, 504) },
   async handle({ query, params }, { service }) {
