@@ -482,6 +482,40 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "operation.cancelled": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** The cancel took the operation's nonce: the call it was will never be made */
+        post: operations["operationCancelledEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "operation.stuck": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Pending with no higher fee the service can send on its own (the ceiling reached, or a caller-signed send): still pending */
+        post: operations["operationStuckEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface components {
     schemas: never;
@@ -650,7 +684,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `KEY_SENDER_MISMATCH`: The key does not derive the sender; `TRANSACTION_MISMATCH`: The signed transaction is not the prepared one; `INSUFFICIENT_FUNDS`: The sender cannot pay the fee; `NOT_A_TOKEN_CONTRACT`: No ERC20/ERC721/ERC1155 contract at that address; `NOT_A_MINTER`: The sender lacks the minter role; `CAP_EXCEEDED`: An ERC20 mint beyond the cap; `TOKEN_ID_TAKEN`: That ERC721 token id exists; `INSUFFICIENT_TOKEN_BALANCE`: The sender holds less of the token than it would transfer; `NOT_TOKEN_OWNER`: The sender (or the named owner) does not hold that token id; `TOO_MANY_TOKEN_IDS`: The holder has more token ids than one listing reads; `CREATE2_FACTORY_MISSING`: A launch with salt on a live chain without the CREATE2 factory; `TRANSACTION_REJECTED`: The node refused it; `WOULD_REVERT`: The chain would revert it: nothing was signed; `LIVE_NETWORK_FAUCET`: The faucet on a live network */
+            /** @description `KEY_SENDER_MISMATCH`: The key does not derive the sender; `TRANSACTION_MISMATCH`: The signed transaction is not the prepared one; `INSUFFICIENT_FUNDS`: The sender cannot pay the fee; `FEE_CAP_EXCEEDED`: The fee it needs is over the pair's fee ceiling: nothing was signed; `NOT_A_TOKEN_CONTRACT`: No ERC20/ERC721/ERC1155 contract at that address; `NOT_A_MINTER`: The sender lacks the minter role; `CAP_EXCEEDED`: An ERC20 mint beyond the cap; `TOKEN_ID_TAKEN`: That ERC721 token id exists; `INSUFFICIENT_TOKEN_BALANCE`: The sender holds less of the token than it would transfer; `NOT_TOKEN_OWNER`: The sender (or the named owner) does not hold that token id; `TOO_MANY_TOKEN_IDS`: The holder has more token ids than one listing reads; `CREATE2_FACTORY_MISSING`: A launch with salt on a live chain without the CREATE2 factory; `TRANSACTION_REJECTED`: The node refused it; `WOULD_REVERT`: The chain would revert it: nothing was signed; `LIVE_NETWORK_FAUCET`: The faucet on a live network */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -662,7 +696,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "KEY_SENDER_MISMATCH" | "TRANSACTION_MISMATCH" | "INSUFFICIENT_FUNDS" | "NOT_A_TOKEN_CONTRACT" | "NOT_A_MINTER" | "CAP_EXCEEDED" | "TOKEN_ID_TAKEN" | "INSUFFICIENT_TOKEN_BALANCE" | "NOT_TOKEN_OWNER" | "TOO_MANY_TOKEN_IDS" | "CREATE2_FACTORY_MISSING" | "TRANSACTION_REJECTED" | "WOULD_REVERT" | "LIVE_NETWORK_FAUCET";
+                            code: "KEY_SENDER_MISMATCH" | "TRANSACTION_MISMATCH" | "INSUFFICIENT_FUNDS" | "FEE_CAP_EXCEEDED" | "NOT_A_TOKEN_CONTRACT" | "NOT_A_MINTER" | "CAP_EXCEEDED" | "TOKEN_ID_TAKEN" | "INSUFFICIENT_TOKEN_BALANCE" | "NOT_TOKEN_OWNER" | "TOO_MANY_TOKEN_IDS" | "CREATE2_FACTORY_MISSING" | "TRANSACTION_REJECTED" | "WOULD_REVERT" | "LIVE_NETWORK_FAUCET";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -1983,7 +2017,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `IDEMPOTENCY_CONFLICT`: Idempotency-Key reused with another body; `IDEMPOTENCY_IN_PROGRESS`: The first request with that Idempotency-Key is still running; `TRANSACTION_NOT_PREPARED`: A signed transaction no prepare reserved; `NONCE_TAKEN`: The prepared transaction's nonce was taken since: prepare again; `ALREADY_SUBMITTED`: That signed transaction was submitted before; `ALREADY_DEPLOYED`: A contract is already at the launch's CREATE2 address; `LIVE_NETWORK_FAULTS`: Faults on a live network; `CHAIN_FAULT_CONFLICT`: The fault cannot be made while another one runs */
+            /** @description `IDEMPOTENCY_CONFLICT`: Idempotency-Key reused with another body; `IDEMPOTENCY_IN_PROGRESS`: The first request with that Idempotency-Key is still running; `TRANSACTION_NOT_PREPARED`: A signed transaction no prepare reserved; `NONCE_TAKEN`: The prepared transaction's nonce was taken since: prepare again; `ALREADY_SUBMITTED`: That signed transaction was submitted before; `ALREADY_DEPLOYED`: A contract is already at the launch's CREATE2 address; `OPERATION_FINAL`: The operation is final: nothing to speed up or cancel; `LIVE_NETWORK_FAULTS`: Faults on a live network; `CHAIN_FAULT_CONFLICT`: The fault cannot be made while another one runs */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -1995,7 +2029,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "IDEMPOTENCY_CONFLICT" | "IDEMPOTENCY_IN_PROGRESS" | "TRANSACTION_NOT_PREPARED" | "NONCE_TAKEN" | "ALREADY_SUBMITTED" | "ALREADY_DEPLOYED" | "LIVE_NETWORK_FAULTS" | "CHAIN_FAULT_CONFLICT";
+                            code: "IDEMPOTENCY_CONFLICT" | "IDEMPOTENCY_IN_PROGRESS" | "TRANSACTION_NOT_PREPARED" | "NONCE_TAKEN" | "ALREADY_SUBMITTED" | "ALREADY_DEPLOYED" | "OPERATION_FINAL" | "LIVE_NETWORK_FAULTS" | "CHAIN_FAULT_CONFLICT";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -2075,7 +2109,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `KEY_SENDER_MISMATCH`: The key does not derive the sender; `TRANSACTION_MISMATCH`: The signed transaction is not the prepared one; `INSUFFICIENT_FUNDS`: The sender cannot pay the fee; `NOT_A_TOKEN_CONTRACT`: No ERC20/ERC721/ERC1155 contract at that address; `NOT_A_MINTER`: The sender lacks the minter role; `CAP_EXCEEDED`: An ERC20 mint beyond the cap; `TOKEN_ID_TAKEN`: That ERC721 token id exists; `INSUFFICIENT_TOKEN_BALANCE`: The sender holds less of the token than it would transfer; `NOT_TOKEN_OWNER`: The sender (or the named owner) does not hold that token id; `TOO_MANY_TOKEN_IDS`: The holder has more token ids than one listing reads; `CREATE2_FACTORY_MISSING`: A launch with salt on a live chain without the CREATE2 factory; `TRANSACTION_REJECTED`: The node refused it; `WOULD_REVERT`: The chain would revert it: nothing was signed; `LIVE_NETWORK_FAUCET`: The faucet on a live network */
+            /** @description `KEY_SENDER_MISMATCH`: The key does not derive the sender; `TRANSACTION_MISMATCH`: The signed transaction is not the prepared one; `INSUFFICIENT_FUNDS`: The sender cannot pay the fee; `FEE_CAP_EXCEEDED`: The fee it needs is over the pair's fee ceiling: nothing was signed; `NOT_A_TOKEN_CONTRACT`: No ERC20/ERC721/ERC1155 contract at that address; `NOT_A_MINTER`: The sender lacks the minter role; `CAP_EXCEEDED`: An ERC20 mint beyond the cap; `TOKEN_ID_TAKEN`: That ERC721 token id exists; `INSUFFICIENT_TOKEN_BALANCE`: The sender holds less of the token than it would transfer; `NOT_TOKEN_OWNER`: The sender (or the named owner) does not hold that token id; `TOO_MANY_TOKEN_IDS`: The holder has more token ids than one listing reads; `CREATE2_FACTORY_MISSING`: A launch with salt on a live chain without the CREATE2 factory; `TRANSACTION_REJECTED`: The node refused it; `WOULD_REVERT`: The chain would revert it: nothing was signed; `LIVE_NETWORK_FAUCET`: The faucet on a live network */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -2087,7 +2121,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "KEY_SENDER_MISMATCH" | "TRANSACTION_MISMATCH" | "INSUFFICIENT_FUNDS" | "NOT_A_TOKEN_CONTRACT" | "NOT_A_MINTER" | "CAP_EXCEEDED" | "TOKEN_ID_TAKEN" | "INSUFFICIENT_TOKEN_BALANCE" | "NOT_TOKEN_OWNER" | "TOO_MANY_TOKEN_IDS" | "CREATE2_FACTORY_MISSING" | "TRANSACTION_REJECTED" | "WOULD_REVERT" | "LIVE_NETWORK_FAUCET";
+                            code: "KEY_SENDER_MISMATCH" | "TRANSACTION_MISMATCH" | "INSUFFICIENT_FUNDS" | "FEE_CAP_EXCEEDED" | "NOT_A_TOKEN_CONTRACT" | "NOT_A_MINTER" | "CAP_EXCEEDED" | "TOKEN_ID_TAKEN" | "INSUFFICIENT_TOKEN_BALANCE" | "NOT_TOKEN_OWNER" | "TOO_MANY_TOKEN_IDS" | "CREATE2_FACTORY_MISSING" | "TRANSACTION_REJECTED" | "WOULD_REVERT" | "LIVE_NETWORK_FAUCET";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -2530,7 +2564,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `IDEMPOTENCY_CONFLICT`: Idempotency-Key reused with another body; `IDEMPOTENCY_IN_PROGRESS`: The first request with that Idempotency-Key is still running; `TRANSACTION_NOT_PREPARED`: A signed transaction no prepare reserved; `NONCE_TAKEN`: The prepared transaction's nonce was taken since: prepare again; `ALREADY_SUBMITTED`: That signed transaction was submitted before; `ALREADY_DEPLOYED`: A contract is already at the launch's CREATE2 address; `LIVE_NETWORK_FAULTS`: Faults on a live network; `CHAIN_FAULT_CONFLICT`: The fault cannot be made while another one runs */
+            /** @description `IDEMPOTENCY_CONFLICT`: Idempotency-Key reused with another body; `IDEMPOTENCY_IN_PROGRESS`: The first request with that Idempotency-Key is still running; `TRANSACTION_NOT_PREPARED`: A signed transaction no prepare reserved; `NONCE_TAKEN`: The prepared transaction's nonce was taken since: prepare again; `ALREADY_SUBMITTED`: That signed transaction was submitted before; `ALREADY_DEPLOYED`: A contract is already at the launch's CREATE2 address; `OPERATION_FINAL`: The operation is final: nothing to speed up or cancel; `LIVE_NETWORK_FAULTS`: Faults on a live network; `CHAIN_FAULT_CONFLICT`: The fault cannot be made while another one runs */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2542,7 +2576,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "IDEMPOTENCY_CONFLICT" | "IDEMPOTENCY_IN_PROGRESS" | "TRANSACTION_NOT_PREPARED" | "NONCE_TAKEN" | "ALREADY_SUBMITTED" | "ALREADY_DEPLOYED" | "LIVE_NETWORK_FAULTS" | "CHAIN_FAULT_CONFLICT";
+                            code: "IDEMPOTENCY_CONFLICT" | "IDEMPOTENCY_IN_PROGRESS" | "TRANSACTION_NOT_PREPARED" | "NONCE_TAKEN" | "ALREADY_SUBMITTED" | "ALREADY_DEPLOYED" | "OPERATION_FINAL" | "LIVE_NETWORK_FAULTS" | "CHAIN_FAULT_CONFLICT";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -2622,7 +2656,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `KEY_SENDER_MISMATCH`: The key does not derive the sender; `TRANSACTION_MISMATCH`: The signed transaction is not the prepared one; `INSUFFICIENT_FUNDS`: The sender cannot pay the fee; `NOT_A_TOKEN_CONTRACT`: No ERC20/ERC721/ERC1155 contract at that address; `NOT_A_MINTER`: The sender lacks the minter role; `CAP_EXCEEDED`: An ERC20 mint beyond the cap; `TOKEN_ID_TAKEN`: That ERC721 token id exists; `INSUFFICIENT_TOKEN_BALANCE`: The sender holds less of the token than it would transfer; `NOT_TOKEN_OWNER`: The sender (or the named owner) does not hold that token id; `TOO_MANY_TOKEN_IDS`: The holder has more token ids than one listing reads; `CREATE2_FACTORY_MISSING`: A launch with salt on a live chain without the CREATE2 factory; `TRANSACTION_REJECTED`: The node refused it; `WOULD_REVERT`: The chain would revert it: nothing was signed; `LIVE_NETWORK_FAUCET`: The faucet on a live network */
+            /** @description `KEY_SENDER_MISMATCH`: The key does not derive the sender; `TRANSACTION_MISMATCH`: The signed transaction is not the prepared one; `INSUFFICIENT_FUNDS`: The sender cannot pay the fee; `FEE_CAP_EXCEEDED`: The fee it needs is over the pair's fee ceiling: nothing was signed; `NOT_A_TOKEN_CONTRACT`: No ERC20/ERC721/ERC1155 contract at that address; `NOT_A_MINTER`: The sender lacks the minter role; `CAP_EXCEEDED`: An ERC20 mint beyond the cap; `TOKEN_ID_TAKEN`: That ERC721 token id exists; `INSUFFICIENT_TOKEN_BALANCE`: The sender holds less of the token than it would transfer; `NOT_TOKEN_OWNER`: The sender (or the named owner) does not hold that token id; `TOO_MANY_TOKEN_IDS`: The holder has more token ids than one listing reads; `CREATE2_FACTORY_MISSING`: A launch with salt on a live chain without the CREATE2 factory; `TRANSACTION_REJECTED`: The node refused it; `WOULD_REVERT`: The chain would revert it: nothing was signed; `LIVE_NETWORK_FAUCET`: The faucet on a live network */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -2634,7 +2668,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "KEY_SENDER_MISMATCH" | "TRANSACTION_MISMATCH" | "INSUFFICIENT_FUNDS" | "NOT_A_TOKEN_CONTRACT" | "NOT_A_MINTER" | "CAP_EXCEEDED" | "TOKEN_ID_TAKEN" | "INSUFFICIENT_TOKEN_BALANCE" | "NOT_TOKEN_OWNER" | "TOO_MANY_TOKEN_IDS" | "CREATE2_FACTORY_MISSING" | "TRANSACTION_REJECTED" | "WOULD_REVERT" | "LIVE_NETWORK_FAUCET";
+                            code: "KEY_SENDER_MISMATCH" | "TRANSACTION_MISMATCH" | "INSUFFICIENT_FUNDS" | "FEE_CAP_EXCEEDED" | "NOT_A_TOKEN_CONTRACT" | "NOT_A_MINTER" | "CAP_EXCEEDED" | "TOKEN_ID_TAKEN" | "INSUFFICIENT_TOKEN_BALANCE" | "NOT_TOKEN_OWNER" | "TOO_MANY_TOKEN_IDS" | "CREATE2_FACTORY_MISSING" | "TRANSACTION_REJECTED" | "WOULD_REVERT" | "LIVE_NETWORK_FAUCET";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -2867,7 +2901,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `NOT_FOUND`: No such route, operation or webhook; `TRANSACTION_NOT_FOUND`: The node knows no transaction with that hash; `CHAIN_FAULTS_OFF`: Chain faults are off; `CHAIN_FAULT_NOT_FOUND`: No fault with that id on that pair */
+            /** @description `NOT_FOUND`: No such route, operation or webhook; `TRANSACTION_NOT_FOUND`: The node knows no transaction with that hash; `CHAIN_FAULTS_OFF`: Chain faults are off; `OPERATION_NOT_FOUND`: No operation with that id; `CHAIN_FAULT_NOT_FOUND`: No fault with that id on that pair */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2879,7 +2913,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "NOT_FOUND" | "TRANSACTION_NOT_FOUND" | "CHAIN_FAULTS_OFF" | "CHAIN_FAULT_NOT_FOUND";
+                            code: "NOT_FOUND" | "TRANSACTION_NOT_FOUND" | "CHAIN_FAULTS_OFF" | "OPERATION_NOT_FOUND" | "CHAIN_FAULT_NOT_FOUND";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -3150,7 +3184,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `KEY_SENDER_MISMATCH`: The key does not derive the sender; `TRANSACTION_MISMATCH`: The signed transaction is not the prepared one; `INSUFFICIENT_FUNDS`: The sender cannot pay the fee; `NOT_A_TOKEN_CONTRACT`: No ERC20/ERC721/ERC1155 contract at that address; `NOT_A_MINTER`: The sender lacks the minter role; `CAP_EXCEEDED`: An ERC20 mint beyond the cap; `TOKEN_ID_TAKEN`: That ERC721 token id exists; `INSUFFICIENT_TOKEN_BALANCE`: The sender holds less of the token than it would transfer; `NOT_TOKEN_OWNER`: The sender (or the named owner) does not hold that token id; `TOO_MANY_TOKEN_IDS`: The holder has more token ids than one listing reads; `CREATE2_FACTORY_MISSING`: A launch with salt on a live chain without the CREATE2 factory; `TRANSACTION_REJECTED`: The node refused it; `WOULD_REVERT`: The chain would revert it: nothing was signed; `LIVE_NETWORK_FAUCET`: The faucet on a live network */
+            /** @description `KEY_SENDER_MISMATCH`: The key does not derive the sender; `TRANSACTION_MISMATCH`: The signed transaction is not the prepared one; `INSUFFICIENT_FUNDS`: The sender cannot pay the fee; `FEE_CAP_EXCEEDED`: The fee it needs is over the pair's fee ceiling: nothing was signed; `NOT_A_TOKEN_CONTRACT`: No ERC20/ERC721/ERC1155 contract at that address; `NOT_A_MINTER`: The sender lacks the minter role; `CAP_EXCEEDED`: An ERC20 mint beyond the cap; `TOKEN_ID_TAKEN`: That ERC721 token id exists; `INSUFFICIENT_TOKEN_BALANCE`: The sender holds less of the token than it would transfer; `NOT_TOKEN_OWNER`: The sender (or the named owner) does not hold that token id; `TOO_MANY_TOKEN_IDS`: The holder has more token ids than one listing reads; `CREATE2_FACTORY_MISSING`: A launch with salt on a live chain without the CREATE2 factory; `TRANSACTION_REJECTED`: The node refused it; `WOULD_REVERT`: The chain would revert it: nothing was signed; `LIVE_NETWORK_FAUCET`: The faucet on a live network */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -3162,7 +3196,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "KEY_SENDER_MISMATCH" | "TRANSACTION_MISMATCH" | "INSUFFICIENT_FUNDS" | "NOT_A_TOKEN_CONTRACT" | "NOT_A_MINTER" | "CAP_EXCEEDED" | "TOKEN_ID_TAKEN" | "INSUFFICIENT_TOKEN_BALANCE" | "NOT_TOKEN_OWNER" | "TOO_MANY_TOKEN_IDS" | "CREATE2_FACTORY_MISSING" | "TRANSACTION_REJECTED" | "WOULD_REVERT" | "LIVE_NETWORK_FAUCET";
+                            code: "KEY_SENDER_MISMATCH" | "TRANSACTION_MISMATCH" | "INSUFFICIENT_FUNDS" | "FEE_CAP_EXCEEDED" | "NOT_A_TOKEN_CONTRACT" | "NOT_A_MINTER" | "CAP_EXCEEDED" | "TOKEN_ID_TAKEN" | "INSUFFICIENT_TOKEN_BALANCE" | "NOT_TOKEN_OWNER" | "TOO_MANY_TOKEN_IDS" | "CREATE2_FACTORY_MISSING" | "TRANSACTION_REJECTED" | "WOULD_REVERT" | "LIVE_NETWORK_FAUCET";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -3621,7 +3655,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `IDEMPOTENCY_CONFLICT`: Idempotency-Key reused with another body; `IDEMPOTENCY_IN_PROGRESS`: The first request with that Idempotency-Key is still running; `TRANSACTION_NOT_PREPARED`: A signed transaction no prepare reserved; `NONCE_TAKEN`: The prepared transaction's nonce was taken since: prepare again; `ALREADY_SUBMITTED`: That signed transaction was submitted before; `ALREADY_DEPLOYED`: A contract is already at the launch's CREATE2 address; `LIVE_NETWORK_FAULTS`: Faults on a live network; `CHAIN_FAULT_CONFLICT`: The fault cannot be made while another one runs */
+            /** @description `IDEMPOTENCY_CONFLICT`: Idempotency-Key reused with another body; `IDEMPOTENCY_IN_PROGRESS`: The first request with that Idempotency-Key is still running; `TRANSACTION_NOT_PREPARED`: A signed transaction no prepare reserved; `NONCE_TAKEN`: The prepared transaction's nonce was taken since: prepare again; `ALREADY_SUBMITTED`: That signed transaction was submitted before; `ALREADY_DEPLOYED`: A contract is already at the launch's CREATE2 address; `OPERATION_FINAL`: The operation is final: nothing to speed up or cancel; `LIVE_NETWORK_FAULTS`: Faults on a live network; `CHAIN_FAULT_CONFLICT`: The fault cannot be made while another one runs */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3633,7 +3667,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "IDEMPOTENCY_CONFLICT" | "IDEMPOTENCY_IN_PROGRESS" | "TRANSACTION_NOT_PREPARED" | "NONCE_TAKEN" | "ALREADY_SUBMITTED" | "ALREADY_DEPLOYED" | "LIVE_NETWORK_FAULTS" | "CHAIN_FAULT_CONFLICT";
+                            code: "IDEMPOTENCY_CONFLICT" | "IDEMPOTENCY_IN_PROGRESS" | "TRANSACTION_NOT_PREPARED" | "NONCE_TAKEN" | "ALREADY_SUBMITTED" | "ALREADY_DEPLOYED" | "OPERATION_FINAL" | "LIVE_NETWORK_FAULTS" | "CHAIN_FAULT_CONFLICT";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -3713,7 +3747,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `KEY_SENDER_MISMATCH`: The key does not derive the sender; `TRANSACTION_MISMATCH`: The signed transaction is not the prepared one; `INSUFFICIENT_FUNDS`: The sender cannot pay the fee; `NOT_A_TOKEN_CONTRACT`: No ERC20/ERC721/ERC1155 contract at that address; `NOT_A_MINTER`: The sender lacks the minter role; `CAP_EXCEEDED`: An ERC20 mint beyond the cap; `TOKEN_ID_TAKEN`: That ERC721 token id exists; `INSUFFICIENT_TOKEN_BALANCE`: The sender holds less of the token than it would transfer; `NOT_TOKEN_OWNER`: The sender (or the named owner) does not hold that token id; `TOO_MANY_TOKEN_IDS`: The holder has more token ids than one listing reads; `CREATE2_FACTORY_MISSING`: A launch with salt on a live chain without the CREATE2 factory; `TRANSACTION_REJECTED`: The node refused it; `WOULD_REVERT`: The chain would revert it: nothing was signed; `LIVE_NETWORK_FAUCET`: The faucet on a live network */
+            /** @description `KEY_SENDER_MISMATCH`: The key does not derive the sender; `TRANSACTION_MISMATCH`: The signed transaction is not the prepared one; `INSUFFICIENT_FUNDS`: The sender cannot pay the fee; `FEE_CAP_EXCEEDED`: The fee it needs is over the pair's fee ceiling: nothing was signed; `NOT_A_TOKEN_CONTRACT`: No ERC20/ERC721/ERC1155 contract at that address; `NOT_A_MINTER`: The sender lacks the minter role; `CAP_EXCEEDED`: An ERC20 mint beyond the cap; `TOKEN_ID_TAKEN`: That ERC721 token id exists; `INSUFFICIENT_TOKEN_BALANCE`: The sender holds less of the token than it would transfer; `NOT_TOKEN_OWNER`: The sender (or the named owner) does not hold that token id; `TOO_MANY_TOKEN_IDS`: The holder has more token ids than one listing reads; `CREATE2_FACTORY_MISSING`: A launch with salt on a live chain without the CREATE2 factory; `TRANSACTION_REJECTED`: The node refused it; `WOULD_REVERT`: The chain would revert it: nothing was signed; `LIVE_NETWORK_FAUCET`: The faucet on a live network */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -3725,7 +3759,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "KEY_SENDER_MISMATCH" | "TRANSACTION_MISMATCH" | "INSUFFICIENT_FUNDS" | "NOT_A_TOKEN_CONTRACT" | "NOT_A_MINTER" | "CAP_EXCEEDED" | "TOKEN_ID_TAKEN" | "INSUFFICIENT_TOKEN_BALANCE" | "NOT_TOKEN_OWNER" | "TOO_MANY_TOKEN_IDS" | "CREATE2_FACTORY_MISSING" | "TRANSACTION_REJECTED" | "WOULD_REVERT" | "LIVE_NETWORK_FAUCET";
+                            code: "KEY_SENDER_MISMATCH" | "TRANSACTION_MISMATCH" | "INSUFFICIENT_FUNDS" | "FEE_CAP_EXCEEDED" | "NOT_A_TOKEN_CONTRACT" | "NOT_A_MINTER" | "CAP_EXCEEDED" | "TOKEN_ID_TAKEN" | "INSUFFICIENT_TOKEN_BALANCE" | "NOT_TOKEN_OWNER" | "TOO_MANY_TOKEN_IDS" | "CREATE2_FACTORY_MISSING" | "TRANSACTION_REJECTED" | "WOULD_REVERT" | "LIVE_NETWORK_FAUCET";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -4188,7 +4222,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `IDEMPOTENCY_CONFLICT`: Idempotency-Key reused with another body; `IDEMPOTENCY_IN_PROGRESS`: The first request with that Idempotency-Key is still running; `TRANSACTION_NOT_PREPARED`: A signed transaction no prepare reserved; `NONCE_TAKEN`: The prepared transaction's nonce was taken since: prepare again; `ALREADY_SUBMITTED`: That signed transaction was submitted before; `ALREADY_DEPLOYED`: A contract is already at the launch's CREATE2 address; `LIVE_NETWORK_FAULTS`: Faults on a live network; `CHAIN_FAULT_CONFLICT`: The fault cannot be made while another one runs */
+            /** @description `IDEMPOTENCY_CONFLICT`: Idempotency-Key reused with another body; `IDEMPOTENCY_IN_PROGRESS`: The first request with that Idempotency-Key is still running; `TRANSACTION_NOT_PREPARED`: A signed transaction no prepare reserved; `NONCE_TAKEN`: The prepared transaction's nonce was taken since: prepare again; `ALREADY_SUBMITTED`: That signed transaction was submitted before; `ALREADY_DEPLOYED`: A contract is already at the launch's CREATE2 address; `OPERATION_FINAL`: The operation is final: nothing to speed up or cancel; `LIVE_NETWORK_FAULTS`: Faults on a live network; `CHAIN_FAULT_CONFLICT`: The fault cannot be made while another one runs */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4200,7 +4234,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "IDEMPOTENCY_CONFLICT" | "IDEMPOTENCY_IN_PROGRESS" | "TRANSACTION_NOT_PREPARED" | "NONCE_TAKEN" | "ALREADY_SUBMITTED" | "ALREADY_DEPLOYED" | "LIVE_NETWORK_FAULTS" | "CHAIN_FAULT_CONFLICT";
+                            code: "IDEMPOTENCY_CONFLICT" | "IDEMPOTENCY_IN_PROGRESS" | "TRANSACTION_NOT_PREPARED" | "NONCE_TAKEN" | "ALREADY_SUBMITTED" | "ALREADY_DEPLOYED" | "OPERATION_FINAL" | "LIVE_NETWORK_FAULTS" | "CHAIN_FAULT_CONFLICT";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -4280,7 +4314,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `KEY_SENDER_MISMATCH`: The key does not derive the sender; `TRANSACTION_MISMATCH`: The signed transaction is not the prepared one; `INSUFFICIENT_FUNDS`: The sender cannot pay the fee; `NOT_A_TOKEN_CONTRACT`: No ERC20/ERC721/ERC1155 contract at that address; `NOT_A_MINTER`: The sender lacks the minter role; `CAP_EXCEEDED`: An ERC20 mint beyond the cap; `TOKEN_ID_TAKEN`: That ERC721 token id exists; `INSUFFICIENT_TOKEN_BALANCE`: The sender holds less of the token than it would transfer; `NOT_TOKEN_OWNER`: The sender (or the named owner) does not hold that token id; `TOO_MANY_TOKEN_IDS`: The holder has more token ids than one listing reads; `CREATE2_FACTORY_MISSING`: A launch with salt on a live chain without the CREATE2 factory; `TRANSACTION_REJECTED`: The node refused it; `WOULD_REVERT`: The chain would revert it: nothing was signed; `LIVE_NETWORK_FAUCET`: The faucet on a live network */
+            /** @description `KEY_SENDER_MISMATCH`: The key does not derive the sender; `TRANSACTION_MISMATCH`: The signed transaction is not the prepared one; `INSUFFICIENT_FUNDS`: The sender cannot pay the fee; `FEE_CAP_EXCEEDED`: The fee it needs is over the pair's fee ceiling: nothing was signed; `NOT_A_TOKEN_CONTRACT`: No ERC20/ERC721/ERC1155 contract at that address; `NOT_A_MINTER`: The sender lacks the minter role; `CAP_EXCEEDED`: An ERC20 mint beyond the cap; `TOKEN_ID_TAKEN`: That ERC721 token id exists; `INSUFFICIENT_TOKEN_BALANCE`: The sender holds less of the token than it would transfer; `NOT_TOKEN_OWNER`: The sender (or the named owner) does not hold that token id; `TOO_MANY_TOKEN_IDS`: The holder has more token ids than one listing reads; `CREATE2_FACTORY_MISSING`: A launch with salt on a live chain without the CREATE2 factory; `TRANSACTION_REJECTED`: The node refused it; `WOULD_REVERT`: The chain would revert it: nothing was signed; `LIVE_NETWORK_FAUCET`: The faucet on a live network */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -4292,7 +4326,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "KEY_SENDER_MISMATCH" | "TRANSACTION_MISMATCH" | "INSUFFICIENT_FUNDS" | "NOT_A_TOKEN_CONTRACT" | "NOT_A_MINTER" | "CAP_EXCEEDED" | "TOKEN_ID_TAKEN" | "INSUFFICIENT_TOKEN_BALANCE" | "NOT_TOKEN_OWNER" | "TOO_MANY_TOKEN_IDS" | "CREATE2_FACTORY_MISSING" | "TRANSACTION_REJECTED" | "WOULD_REVERT" | "LIVE_NETWORK_FAUCET";
+                            code: "KEY_SENDER_MISMATCH" | "TRANSACTION_MISMATCH" | "INSUFFICIENT_FUNDS" | "FEE_CAP_EXCEEDED" | "NOT_A_TOKEN_CONTRACT" | "NOT_A_MINTER" | "CAP_EXCEEDED" | "TOKEN_ID_TAKEN" | "INSUFFICIENT_TOKEN_BALANCE" | "NOT_TOKEN_OWNER" | "TOO_MANY_TOKEN_IDS" | "CREATE2_FACTORY_MISSING" | "TRANSACTION_REJECTED" | "WOULD_REVERT" | "LIVE_NETWORK_FAUCET";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -4561,7 +4595,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `KEY_SENDER_MISMATCH`: The key does not derive the sender; `TRANSACTION_MISMATCH`: The signed transaction is not the prepared one; `INSUFFICIENT_FUNDS`: The sender cannot pay the fee; `NOT_A_TOKEN_CONTRACT`: No ERC20/ERC721/ERC1155 contract at that address; `NOT_A_MINTER`: The sender lacks the minter role; `CAP_EXCEEDED`: An ERC20 mint beyond the cap; `TOKEN_ID_TAKEN`: That ERC721 token id exists; `INSUFFICIENT_TOKEN_BALANCE`: The sender holds less of the token than it would transfer; `NOT_TOKEN_OWNER`: The sender (or the named owner) does not hold that token id; `TOO_MANY_TOKEN_IDS`: The holder has more token ids than one listing reads; `CREATE2_FACTORY_MISSING`: A launch with salt on a live chain without the CREATE2 factory; `TRANSACTION_REJECTED`: The node refused it; `WOULD_REVERT`: The chain would revert it: nothing was signed; `LIVE_NETWORK_FAUCET`: The faucet on a live network */
+            /** @description `KEY_SENDER_MISMATCH`: The key does not derive the sender; `TRANSACTION_MISMATCH`: The signed transaction is not the prepared one; `INSUFFICIENT_FUNDS`: The sender cannot pay the fee; `FEE_CAP_EXCEEDED`: The fee it needs is over the pair's fee ceiling: nothing was signed; `NOT_A_TOKEN_CONTRACT`: No ERC20/ERC721/ERC1155 contract at that address; `NOT_A_MINTER`: The sender lacks the minter role; `CAP_EXCEEDED`: An ERC20 mint beyond the cap; `TOKEN_ID_TAKEN`: That ERC721 token id exists; `INSUFFICIENT_TOKEN_BALANCE`: The sender holds less of the token than it would transfer; `NOT_TOKEN_OWNER`: The sender (or the named owner) does not hold that token id; `TOO_MANY_TOKEN_IDS`: The holder has more token ids than one listing reads; `CREATE2_FACTORY_MISSING`: A launch with salt on a live chain without the CREATE2 factory; `TRANSACTION_REJECTED`: The node refused it; `WOULD_REVERT`: The chain would revert it: nothing was signed; `LIVE_NETWORK_FAUCET`: The faucet on a live network */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -4573,7 +4607,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "KEY_SENDER_MISMATCH" | "TRANSACTION_MISMATCH" | "INSUFFICIENT_FUNDS" | "NOT_A_TOKEN_CONTRACT" | "NOT_A_MINTER" | "CAP_EXCEEDED" | "TOKEN_ID_TAKEN" | "INSUFFICIENT_TOKEN_BALANCE" | "NOT_TOKEN_OWNER" | "TOO_MANY_TOKEN_IDS" | "CREATE2_FACTORY_MISSING" | "TRANSACTION_REJECTED" | "WOULD_REVERT" | "LIVE_NETWORK_FAUCET";
+                            code: "KEY_SENDER_MISMATCH" | "TRANSACTION_MISMATCH" | "INSUFFICIENT_FUNDS" | "FEE_CAP_EXCEEDED" | "NOT_A_TOKEN_CONTRACT" | "NOT_A_MINTER" | "CAP_EXCEEDED" | "TOKEN_ID_TAKEN" | "INSUFFICIENT_TOKEN_BALANCE" | "NOT_TOKEN_OWNER" | "TOO_MANY_TOKEN_IDS" | "CREATE2_FACTORY_MISSING" | "TRANSACTION_REJECTED" | "WOULD_REVERT" | "LIVE_NETWORK_FAUCET";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -4843,7 +4877,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `KEY_SENDER_MISMATCH`: The key does not derive the sender; `TRANSACTION_MISMATCH`: The signed transaction is not the prepared one; `INSUFFICIENT_FUNDS`: The sender cannot pay the fee; `NOT_A_TOKEN_CONTRACT`: No ERC20/ERC721/ERC1155 contract at that address; `NOT_A_MINTER`: The sender lacks the minter role; `CAP_EXCEEDED`: An ERC20 mint beyond the cap; `TOKEN_ID_TAKEN`: That ERC721 token id exists; `INSUFFICIENT_TOKEN_BALANCE`: The sender holds less of the token than it would transfer; `NOT_TOKEN_OWNER`: The sender (or the named owner) does not hold that token id; `TOO_MANY_TOKEN_IDS`: The holder has more token ids than one listing reads; `CREATE2_FACTORY_MISSING`: A launch with salt on a live chain without the CREATE2 factory; `TRANSACTION_REJECTED`: The node refused it; `WOULD_REVERT`: The chain would revert it: nothing was signed; `LIVE_NETWORK_FAUCET`: The faucet on a live network */
+            /** @description `KEY_SENDER_MISMATCH`: The key does not derive the sender; `TRANSACTION_MISMATCH`: The signed transaction is not the prepared one; `INSUFFICIENT_FUNDS`: The sender cannot pay the fee; `FEE_CAP_EXCEEDED`: The fee it needs is over the pair's fee ceiling: nothing was signed; `NOT_A_TOKEN_CONTRACT`: No ERC20/ERC721/ERC1155 contract at that address; `NOT_A_MINTER`: The sender lacks the minter role; `CAP_EXCEEDED`: An ERC20 mint beyond the cap; `TOKEN_ID_TAKEN`: That ERC721 token id exists; `INSUFFICIENT_TOKEN_BALANCE`: The sender holds less of the token than it would transfer; `NOT_TOKEN_OWNER`: The sender (or the named owner) does not hold that token id; `TOO_MANY_TOKEN_IDS`: The holder has more token ids than one listing reads; `CREATE2_FACTORY_MISSING`: A launch with salt on a live chain without the CREATE2 factory; `TRANSACTION_REJECTED`: The node refused it; `WOULD_REVERT`: The chain would revert it: nothing was signed; `LIVE_NETWORK_FAUCET`: The faucet on a live network */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -4855,7 +4889,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "KEY_SENDER_MISMATCH" | "TRANSACTION_MISMATCH" | "INSUFFICIENT_FUNDS" | "NOT_A_TOKEN_CONTRACT" | "NOT_A_MINTER" | "CAP_EXCEEDED" | "TOKEN_ID_TAKEN" | "INSUFFICIENT_TOKEN_BALANCE" | "NOT_TOKEN_OWNER" | "TOO_MANY_TOKEN_IDS" | "CREATE2_FACTORY_MISSING" | "TRANSACTION_REJECTED" | "WOULD_REVERT" | "LIVE_NETWORK_FAUCET";
+                            code: "KEY_SENDER_MISMATCH" | "TRANSACTION_MISMATCH" | "INSUFFICIENT_FUNDS" | "FEE_CAP_EXCEEDED" | "NOT_A_TOKEN_CONTRACT" | "NOT_A_MINTER" | "CAP_EXCEEDED" | "TOKEN_ID_TAKEN" | "INSUFFICIENT_TOKEN_BALANCE" | "NOT_TOKEN_OWNER" | "TOO_MANY_TOKEN_IDS" | "CREATE2_FACTORY_MISSING" | "TRANSACTION_REJECTED" | "WOULD_REVERT" | "LIVE_NETWORK_FAUCET";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -5134,7 +5168,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `KEY_SENDER_MISMATCH`: The key does not derive the sender; `TRANSACTION_MISMATCH`: The signed transaction is not the prepared one; `INSUFFICIENT_FUNDS`: The sender cannot pay the fee; `NOT_A_TOKEN_CONTRACT`: No ERC20/ERC721/ERC1155 contract at that address; `NOT_A_MINTER`: The sender lacks the minter role; `CAP_EXCEEDED`: An ERC20 mint beyond the cap; `TOKEN_ID_TAKEN`: That ERC721 token id exists; `INSUFFICIENT_TOKEN_BALANCE`: The sender holds less of the token than it would transfer; `NOT_TOKEN_OWNER`: The sender (or the named owner) does not hold that token id; `TOO_MANY_TOKEN_IDS`: The holder has more token ids than one listing reads; `CREATE2_FACTORY_MISSING`: A launch with salt on a live chain without the CREATE2 factory; `TRANSACTION_REJECTED`: The node refused it; `WOULD_REVERT`: The chain would revert it: nothing was signed; `LIVE_NETWORK_FAUCET`: The faucet on a live network */
+            /** @description `KEY_SENDER_MISMATCH`: The key does not derive the sender; `TRANSACTION_MISMATCH`: The signed transaction is not the prepared one; `INSUFFICIENT_FUNDS`: The sender cannot pay the fee; `FEE_CAP_EXCEEDED`: The fee it needs is over the pair's fee ceiling: nothing was signed; `NOT_A_TOKEN_CONTRACT`: No ERC20/ERC721/ERC1155 contract at that address; `NOT_A_MINTER`: The sender lacks the minter role; `CAP_EXCEEDED`: An ERC20 mint beyond the cap; `TOKEN_ID_TAKEN`: That ERC721 token id exists; `INSUFFICIENT_TOKEN_BALANCE`: The sender holds less of the token than it would transfer; `NOT_TOKEN_OWNER`: The sender (or the named owner) does not hold that token id; `TOO_MANY_TOKEN_IDS`: The holder has more token ids than one listing reads; `CREATE2_FACTORY_MISSING`: A launch with salt on a live chain without the CREATE2 factory; `TRANSACTION_REJECTED`: The node refused it; `WOULD_REVERT`: The chain would revert it: nothing was signed; `LIVE_NETWORK_FAUCET`: The faucet on a live network */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -5146,7 +5180,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "KEY_SENDER_MISMATCH" | "TRANSACTION_MISMATCH" | "INSUFFICIENT_FUNDS" | "NOT_A_TOKEN_CONTRACT" | "NOT_A_MINTER" | "CAP_EXCEEDED" | "TOKEN_ID_TAKEN" | "INSUFFICIENT_TOKEN_BALANCE" | "NOT_TOKEN_OWNER" | "TOO_MANY_TOKEN_IDS" | "CREATE2_FACTORY_MISSING" | "TRANSACTION_REJECTED" | "WOULD_REVERT" | "LIVE_NETWORK_FAUCET";
+                            code: "KEY_SENDER_MISMATCH" | "TRANSACTION_MISMATCH" | "INSUFFICIENT_FUNDS" | "FEE_CAP_EXCEEDED" | "NOT_A_TOKEN_CONTRACT" | "NOT_A_MINTER" | "CAP_EXCEEDED" | "TOKEN_ID_TAKEN" | "INSUFFICIENT_TOKEN_BALANCE" | "NOT_TOKEN_OWNER" | "TOO_MANY_TOKEN_IDS" | "CREATE2_FACTORY_MISSING" | "TRANSACTION_REJECTED" | "WOULD_REVERT" | "LIVE_NETWORK_FAUCET";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -5355,7 +5389,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `NOT_FOUND`: No such route, operation or webhook; `TRANSACTION_NOT_FOUND`: The node knows no transaction with that hash; `CHAIN_FAULTS_OFF`: Chain faults are off; `CHAIN_FAULT_NOT_FOUND`: No fault with that id on that pair */
+            /** @description `NOT_FOUND`: No such route, operation or webhook; `TRANSACTION_NOT_FOUND`: The node knows no transaction with that hash; `CHAIN_FAULTS_OFF`: Chain faults are off; `OPERATION_NOT_FOUND`: No operation with that id; `CHAIN_FAULT_NOT_FOUND`: No fault with that id on that pair */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -5367,7 +5401,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "NOT_FOUND" | "TRANSACTION_NOT_FOUND" | "CHAIN_FAULTS_OFF" | "CHAIN_FAULT_NOT_FOUND";
+                            code: "NOT_FOUND" | "TRANSACTION_NOT_FOUND" | "CHAIN_FAULTS_OFF" | "OPERATION_NOT_FOUND" | "CHAIN_FAULT_NOT_FOUND";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -5701,7 +5735,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `IDEMPOTENCY_CONFLICT`: Idempotency-Key reused with another body; `IDEMPOTENCY_IN_PROGRESS`: The first request with that Idempotency-Key is still running; `TRANSACTION_NOT_PREPARED`: A signed transaction no prepare reserved; `NONCE_TAKEN`: The prepared transaction's nonce was taken since: prepare again; `ALREADY_SUBMITTED`: That signed transaction was submitted before; `ALREADY_DEPLOYED`: A contract is already at the launch's CREATE2 address; `LIVE_NETWORK_FAULTS`: Faults on a live network; `CHAIN_FAULT_CONFLICT`: The fault cannot be made while another one runs */
+            /** @description `IDEMPOTENCY_CONFLICT`: Idempotency-Key reused with another body; `IDEMPOTENCY_IN_PROGRESS`: The first request with that Idempotency-Key is still running; `TRANSACTION_NOT_PREPARED`: A signed transaction no prepare reserved; `NONCE_TAKEN`: The prepared transaction's nonce was taken since: prepare again; `ALREADY_SUBMITTED`: That signed transaction was submitted before; `ALREADY_DEPLOYED`: A contract is already at the launch's CREATE2 address; `OPERATION_FINAL`: The operation is final: nothing to speed up or cancel; `LIVE_NETWORK_FAULTS`: Faults on a live network; `CHAIN_FAULT_CONFLICT`: The fault cannot be made while another one runs */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5713,7 +5747,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "IDEMPOTENCY_CONFLICT" | "IDEMPOTENCY_IN_PROGRESS" | "TRANSACTION_NOT_PREPARED" | "NONCE_TAKEN" | "ALREADY_SUBMITTED" | "ALREADY_DEPLOYED" | "LIVE_NETWORK_FAULTS" | "CHAIN_FAULT_CONFLICT";
+                            code: "IDEMPOTENCY_CONFLICT" | "IDEMPOTENCY_IN_PROGRESS" | "TRANSACTION_NOT_PREPARED" | "NONCE_TAKEN" | "ALREADY_SUBMITTED" | "ALREADY_DEPLOYED" | "OPERATION_FINAL" | "LIVE_NETWORK_FAULTS" | "CHAIN_FAULT_CONFLICT";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -5793,7 +5827,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `KEY_SENDER_MISMATCH`: The key does not derive the sender; `TRANSACTION_MISMATCH`: The signed transaction is not the prepared one; `INSUFFICIENT_FUNDS`: The sender cannot pay the fee; `NOT_A_TOKEN_CONTRACT`: No ERC20/ERC721/ERC1155 contract at that address; `NOT_A_MINTER`: The sender lacks the minter role; `CAP_EXCEEDED`: An ERC20 mint beyond the cap; `TOKEN_ID_TAKEN`: That ERC721 token id exists; `INSUFFICIENT_TOKEN_BALANCE`: The sender holds less of the token than it would transfer; `NOT_TOKEN_OWNER`: The sender (or the named owner) does not hold that token id; `TOO_MANY_TOKEN_IDS`: The holder has more token ids than one listing reads; `CREATE2_FACTORY_MISSING`: A launch with salt on a live chain without the CREATE2 factory; `TRANSACTION_REJECTED`: The node refused it; `WOULD_REVERT`: The chain would revert it: nothing was signed; `LIVE_NETWORK_FAUCET`: The faucet on a live network */
+            /** @description `KEY_SENDER_MISMATCH`: The key does not derive the sender; `TRANSACTION_MISMATCH`: The signed transaction is not the prepared one; `INSUFFICIENT_FUNDS`: The sender cannot pay the fee; `FEE_CAP_EXCEEDED`: The fee it needs is over the pair's fee ceiling: nothing was signed; `NOT_A_TOKEN_CONTRACT`: No ERC20/ERC721/ERC1155 contract at that address; `NOT_A_MINTER`: The sender lacks the minter role; `CAP_EXCEEDED`: An ERC20 mint beyond the cap; `TOKEN_ID_TAKEN`: That ERC721 token id exists; `INSUFFICIENT_TOKEN_BALANCE`: The sender holds less of the token than it would transfer; `NOT_TOKEN_OWNER`: The sender (or the named owner) does not hold that token id; `TOO_MANY_TOKEN_IDS`: The holder has more token ids than one listing reads; `CREATE2_FACTORY_MISSING`: A launch with salt on a live chain without the CREATE2 factory; `TRANSACTION_REJECTED`: The node refused it; `WOULD_REVERT`: The chain would revert it: nothing was signed; `LIVE_NETWORK_FAUCET`: The faucet on a live network */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -5805,7 +5839,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "KEY_SENDER_MISMATCH" | "TRANSACTION_MISMATCH" | "INSUFFICIENT_FUNDS" | "NOT_A_TOKEN_CONTRACT" | "NOT_A_MINTER" | "CAP_EXCEEDED" | "TOKEN_ID_TAKEN" | "INSUFFICIENT_TOKEN_BALANCE" | "NOT_TOKEN_OWNER" | "TOO_MANY_TOKEN_IDS" | "CREATE2_FACTORY_MISSING" | "TRANSACTION_REJECTED" | "WOULD_REVERT" | "LIVE_NETWORK_FAUCET";
+                            code: "KEY_SENDER_MISMATCH" | "TRANSACTION_MISMATCH" | "INSUFFICIENT_FUNDS" | "FEE_CAP_EXCEEDED" | "NOT_A_TOKEN_CONTRACT" | "NOT_A_MINTER" | "CAP_EXCEEDED" | "TOKEN_ID_TAKEN" | "INSUFFICIENT_TOKEN_BALANCE" | "NOT_TOKEN_OWNER" | "TOO_MANY_TOKEN_IDS" | "CREATE2_FACTORY_MISSING" | "TRANSACTION_REJECTED" | "WOULD_REVERT" | "LIVE_NETWORK_FAUCET";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -6155,7 +6189,7 @@ export interface operations {
                         items: {
                             id: string;
                             url: string;
-                            events: ("operation.pending" | "operation.mined" | "operation.failed" | "operation.dropped" | "operation.reorged")[];
+                            events: ("operation.pending" | "operation.mined" | "operation.failed" | "operation.dropped" | "operation.reorged" | "operation.cancelled" | "operation.stuck")[];
                             createdAt: string;
                         }[];
                     };
@@ -6340,7 +6374,7 @@ export interface operations {
                      */
                     url: string;
                     /** @description The operation state changes to receive */
-                    events: ("operation.pending" | "operation.mined" | "operation.failed" | "operation.dropped" | "operation.reorged")[];
+                    events: ("operation.pending" | "operation.mined" | "operation.failed" | "operation.dropped" | "operation.reorged" | "operation.cancelled" | "operation.stuck")[];
                 };
             };
         };
@@ -6354,7 +6388,7 @@ export interface operations {
                     "application/json": {
                         id: string;
                         url: string;
-                        events: ("operation.pending" | "operation.mined" | "operation.failed" | "operation.dropped" | "operation.reorged")[];
+                        events: ("operation.pending" | "operation.mined" | "operation.failed" | "operation.dropped" | "operation.reorged" | "operation.cancelled" | "operation.stuck")[];
                         createdAt: string;
                         /** @description Signs every delivery (Token-Service-Signature); shown only in this answer */
                         secret: string;
@@ -6591,7 +6625,7 @@ export interface operations {
                     "application/json": {
                         id: string;
                         url: string;
-                        events: ("operation.pending" | "operation.mined" | "operation.failed" | "operation.dropped" | "operation.reorged")[];
+                        events: ("operation.pending" | "operation.mined" | "operation.failed" | "operation.dropped" | "operation.reorged" | "operation.cancelled" | "operation.stuck")[];
                         createdAt: string;
                     };
                 };
@@ -6642,7 +6676,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `NOT_FOUND`: No such route, operation or webhook; `TRANSACTION_NOT_FOUND`: The node knows no transaction with that hash; `CHAIN_FAULTS_OFF`: Chain faults are off; `CHAIN_FAULT_NOT_FOUND`: No fault with that id on that pair */
+            /** @description `NOT_FOUND`: No such route, operation or webhook; `TRANSACTION_NOT_FOUND`: The node knows no transaction with that hash; `CHAIN_FAULTS_OFF`: Chain faults are off; `OPERATION_NOT_FOUND`: No operation with that id; `CHAIN_FAULT_NOT_FOUND`: No fault with that id on that pair */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -6654,7 +6688,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "NOT_FOUND" | "TRANSACTION_NOT_FOUND" | "CHAIN_FAULTS_OFF" | "CHAIN_FAULT_NOT_FOUND";
+                            code: "NOT_FOUND" | "TRANSACTION_NOT_FOUND" | "CHAIN_FAULTS_OFF" | "OPERATION_NOT_FOUND" | "CHAIN_FAULT_NOT_FOUND";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -6847,7 +6881,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `NOT_FOUND`: No such route, operation or webhook; `TRANSACTION_NOT_FOUND`: The node knows no transaction with that hash; `CHAIN_FAULTS_OFF`: Chain faults are off; `CHAIN_FAULT_NOT_FOUND`: No fault with that id on that pair */
+            /** @description `NOT_FOUND`: No such route, operation or webhook; `TRANSACTION_NOT_FOUND`: The node knows no transaction with that hash; `CHAIN_FAULTS_OFF`: Chain faults are off; `OPERATION_NOT_FOUND`: No operation with that id; `CHAIN_FAULT_NOT_FOUND`: No fault with that id on that pair */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -6859,7 +6893,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "NOT_FOUND" | "TRANSACTION_NOT_FOUND" | "CHAIN_FAULTS_OFF" | "CHAIN_FAULT_NOT_FOUND";
+                            code: "NOT_FOUND" | "TRANSACTION_NOT_FOUND" | "CHAIN_FAULTS_OFF" | "OPERATION_NOT_FOUND" | "CHAIN_FAULT_NOT_FOUND";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -7015,7 +7049,7 @@ export interface operations {
                             /** @description The event id: the Webhook-Id header of each attempt; de-duplicate by it */
                             id: string;
                             /** @enum {string} */
-                            eventType: "operation.pending" | "operation.mined" | "operation.failed" | "operation.dropped" | "operation.reorged";
+                            eventType: "operation.pending" | "operation.mined" | "operation.failed" | "operation.dropped" | "operation.reorged" | "operation.cancelled" | "operation.stuck";
                             operationId: string;
                             /** @enum {string} */
                             status: "pending" | "delivered" | "failed";
@@ -7078,7 +7112,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `NOT_FOUND`: No such route, operation or webhook; `TRANSACTION_NOT_FOUND`: The node knows no transaction with that hash; `CHAIN_FAULTS_OFF`: Chain faults are off; `CHAIN_FAULT_NOT_FOUND`: No fault with that id on that pair */
+            /** @description `NOT_FOUND`: No such route, operation or webhook; `TRANSACTION_NOT_FOUND`: The node knows no transaction with that hash; `CHAIN_FAULTS_OFF`: Chain faults are off; `OPERATION_NOT_FOUND`: No operation with that id; `CHAIN_FAULT_NOT_FOUND`: No fault with that id on that pair */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -7090,7 +7124,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "NOT_FOUND" | "TRANSACTION_NOT_FOUND" | "CHAIN_FAULTS_OFF" | "CHAIN_FAULT_NOT_FOUND";
+                            code: "NOT_FOUND" | "TRANSACTION_NOT_FOUND" | "CHAIN_FAULTS_OFF" | "OPERATION_NOT_FOUND" | "CHAIN_FAULT_NOT_FOUND";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -7319,7 +7353,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `NOT_FOUND`: No such route, operation or webhook; `TRANSACTION_NOT_FOUND`: The node knows no transaction with that hash; `CHAIN_FAULTS_OFF`: Chain faults are off; `CHAIN_FAULT_NOT_FOUND`: No fault with that id on that pair */
+            /** @description `NOT_FOUND`: No such route, operation or webhook; `TRANSACTION_NOT_FOUND`: The node knows no transaction with that hash; `CHAIN_FAULTS_OFF`: Chain faults are off; `OPERATION_NOT_FOUND`: No operation with that id; `CHAIN_FAULT_NOT_FOUND`: No fault with that id on that pair */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -7331,7 +7365,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "NOT_FOUND" | "TRANSACTION_NOT_FOUND" | "CHAIN_FAULTS_OFF" | "CHAIN_FAULT_NOT_FOUND";
+                            code: "NOT_FOUND" | "TRANSACTION_NOT_FOUND" | "CHAIN_FAULTS_OFF" | "OPERATION_NOT_FOUND" | "CHAIN_FAULT_NOT_FOUND";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -7365,7 +7399,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `IDEMPOTENCY_CONFLICT`: Idempotency-Key reused with another body; `IDEMPOTENCY_IN_PROGRESS`: The first request with that Idempotency-Key is still running; `TRANSACTION_NOT_PREPARED`: A signed transaction no prepare reserved; `NONCE_TAKEN`: The prepared transaction's nonce was taken since: prepare again; `ALREADY_SUBMITTED`: That signed transaction was submitted before; `ALREADY_DEPLOYED`: A contract is already at the launch's CREATE2 address; `LIVE_NETWORK_FAULTS`: Faults on a live network; `CHAIN_FAULT_CONFLICT`: The fault cannot be made while another one runs */
+            /** @description `IDEMPOTENCY_CONFLICT`: Idempotency-Key reused with another body; `IDEMPOTENCY_IN_PROGRESS`: The first request with that Idempotency-Key is still running; `TRANSACTION_NOT_PREPARED`: A signed transaction no prepare reserved; `NONCE_TAKEN`: The prepared transaction's nonce was taken since: prepare again; `ALREADY_SUBMITTED`: That signed transaction was submitted before; `ALREADY_DEPLOYED`: A contract is already at the launch's CREATE2 address; `OPERATION_FINAL`: The operation is final: nothing to speed up or cancel; `LIVE_NETWORK_FAULTS`: Faults on a live network; `CHAIN_FAULT_CONFLICT`: The fault cannot be made while another one runs */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -7377,7 +7411,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "IDEMPOTENCY_CONFLICT" | "IDEMPOTENCY_IN_PROGRESS" | "TRANSACTION_NOT_PREPARED" | "NONCE_TAKEN" | "ALREADY_SUBMITTED" | "ALREADY_DEPLOYED" | "LIVE_NETWORK_FAULTS" | "CHAIN_FAULT_CONFLICT";
+                            code: "IDEMPOTENCY_CONFLICT" | "IDEMPOTENCY_IN_PROGRESS" | "TRANSACTION_NOT_PREPARED" | "NONCE_TAKEN" | "ALREADY_SUBMITTED" | "ALREADY_DEPLOYED" | "OPERATION_FINAL" | "LIVE_NETWORK_FAULTS" | "CHAIN_FAULT_CONFLICT";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -7627,7 +7661,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `NOT_FOUND`: No such route, operation or webhook; `TRANSACTION_NOT_FOUND`: The node knows no transaction with that hash; `CHAIN_FAULTS_OFF`: Chain faults are off; `CHAIN_FAULT_NOT_FOUND`: No fault with that id on that pair */
+            /** @description `NOT_FOUND`: No such route, operation or webhook; `TRANSACTION_NOT_FOUND`: The node knows no transaction with that hash; `CHAIN_FAULTS_OFF`: Chain faults are off; `OPERATION_NOT_FOUND`: No operation with that id; `CHAIN_FAULT_NOT_FOUND`: No fault with that id on that pair */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -7639,7 +7673,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "NOT_FOUND" | "TRANSACTION_NOT_FOUND" | "CHAIN_FAULTS_OFF" | "CHAIN_FAULT_NOT_FOUND";
+                            code: "NOT_FOUND" | "TRANSACTION_NOT_FOUND" | "CHAIN_FAULTS_OFF" | "OPERATION_NOT_FOUND" | "CHAIN_FAULT_NOT_FOUND";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -7673,7 +7707,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `IDEMPOTENCY_CONFLICT`: Idempotency-Key reused with another body; `IDEMPOTENCY_IN_PROGRESS`: The first request with that Idempotency-Key is still running; `TRANSACTION_NOT_PREPARED`: A signed transaction no prepare reserved; `NONCE_TAKEN`: The prepared transaction's nonce was taken since: prepare again; `ALREADY_SUBMITTED`: That signed transaction was submitted before; `ALREADY_DEPLOYED`: A contract is already at the launch's CREATE2 address; `LIVE_NETWORK_FAULTS`: Faults on a live network; `CHAIN_FAULT_CONFLICT`: The fault cannot be made while another one runs */
+            /** @description `IDEMPOTENCY_CONFLICT`: Idempotency-Key reused with another body; `IDEMPOTENCY_IN_PROGRESS`: The first request with that Idempotency-Key is still running; `TRANSACTION_NOT_PREPARED`: A signed transaction no prepare reserved; `NONCE_TAKEN`: The prepared transaction's nonce was taken since: prepare again; `ALREADY_SUBMITTED`: That signed transaction was submitted before; `ALREADY_DEPLOYED`: A contract is already at the launch's CREATE2 address; `OPERATION_FINAL`: The operation is final: nothing to speed up or cancel; `LIVE_NETWORK_FAULTS`: Faults on a live network; `CHAIN_FAULT_CONFLICT`: The fault cannot be made while another one runs */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -7685,7 +7719,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "IDEMPOTENCY_CONFLICT" | "IDEMPOTENCY_IN_PROGRESS" | "TRANSACTION_NOT_PREPARED" | "NONCE_TAKEN" | "ALREADY_SUBMITTED" | "ALREADY_DEPLOYED" | "LIVE_NETWORK_FAULTS" | "CHAIN_FAULT_CONFLICT";
+                            code: "IDEMPOTENCY_CONFLICT" | "IDEMPOTENCY_IN_PROGRESS" | "TRANSACTION_NOT_PREPARED" | "NONCE_TAKEN" | "ALREADY_SUBMITTED" | "ALREADY_DEPLOYED" | "OPERATION_FINAL" | "LIVE_NETWORK_FAULTS" | "CHAIN_FAULT_CONFLICT";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -7961,7 +7995,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `NOT_FOUND`: No such route, operation or webhook; `TRANSACTION_NOT_FOUND`: The node knows no transaction with that hash; `CHAIN_FAULTS_OFF`: Chain faults are off; `CHAIN_FAULT_NOT_FOUND`: No fault with that id on that pair */
+            /** @description `NOT_FOUND`: No such route, operation or webhook; `TRANSACTION_NOT_FOUND`: The node knows no transaction with that hash; `CHAIN_FAULTS_OFF`: Chain faults are off; `OPERATION_NOT_FOUND`: No operation with that id; `CHAIN_FAULT_NOT_FOUND`: No fault with that id on that pair */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -7973,7 +8007,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "NOT_FOUND" | "TRANSACTION_NOT_FOUND" | "CHAIN_FAULTS_OFF" | "CHAIN_FAULT_NOT_FOUND";
+                            code: "NOT_FOUND" | "TRANSACTION_NOT_FOUND" | "CHAIN_FAULTS_OFF" | "OPERATION_NOT_FOUND" | "CHAIN_FAULT_NOT_FOUND";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -8007,7 +8041,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `IDEMPOTENCY_CONFLICT`: Idempotency-Key reused with another body; `IDEMPOTENCY_IN_PROGRESS`: The first request with that Idempotency-Key is still running; `TRANSACTION_NOT_PREPARED`: A signed transaction no prepare reserved; `NONCE_TAKEN`: The prepared transaction's nonce was taken since: prepare again; `ALREADY_SUBMITTED`: That signed transaction was submitted before; `ALREADY_DEPLOYED`: A contract is already at the launch's CREATE2 address; `LIVE_NETWORK_FAULTS`: Faults on a live network; `CHAIN_FAULT_CONFLICT`: The fault cannot be made while another one runs */
+            /** @description `IDEMPOTENCY_CONFLICT`: Idempotency-Key reused with another body; `IDEMPOTENCY_IN_PROGRESS`: The first request with that Idempotency-Key is still running; `TRANSACTION_NOT_PREPARED`: A signed transaction no prepare reserved; `NONCE_TAKEN`: The prepared transaction's nonce was taken since: prepare again; `ALREADY_SUBMITTED`: That signed transaction was submitted before; `ALREADY_DEPLOYED`: A contract is already at the launch's CREATE2 address; `OPERATION_FINAL`: The operation is final: nothing to speed up or cancel; `LIVE_NETWORK_FAULTS`: Faults on a live network; `CHAIN_FAULT_CONFLICT`: The fault cannot be made while another one runs */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -8019,7 +8053,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "IDEMPOTENCY_CONFLICT" | "IDEMPOTENCY_IN_PROGRESS" | "TRANSACTION_NOT_PREPARED" | "NONCE_TAKEN" | "ALREADY_SUBMITTED" | "ALREADY_DEPLOYED" | "LIVE_NETWORK_FAULTS" | "CHAIN_FAULT_CONFLICT";
+                            code: "IDEMPOTENCY_CONFLICT" | "IDEMPOTENCY_IN_PROGRESS" | "TRANSACTION_NOT_PREPARED" | "NONCE_TAKEN" | "ALREADY_SUBMITTED" | "ALREADY_DEPLOYED" | "OPERATION_FINAL" | "LIVE_NETWORK_FAULTS" | "CHAIN_FAULT_CONFLICT";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -8228,7 +8262,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `NOT_FOUND`: No such route, operation or webhook; `TRANSACTION_NOT_FOUND`: The node knows no transaction with that hash; `CHAIN_FAULTS_OFF`: Chain faults are off; `CHAIN_FAULT_NOT_FOUND`: No fault with that id on that pair */
+            /** @description `NOT_FOUND`: No such route, operation or webhook; `TRANSACTION_NOT_FOUND`: The node knows no transaction with that hash; `CHAIN_FAULTS_OFF`: Chain faults are off; `OPERATION_NOT_FOUND`: No operation with that id; `CHAIN_FAULT_NOT_FOUND`: No fault with that id on that pair */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -8240,7 +8274,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "NOT_FOUND" | "TRANSACTION_NOT_FOUND" | "CHAIN_FAULTS_OFF" | "CHAIN_FAULT_NOT_FOUND";
+                            code: "NOT_FOUND" | "TRANSACTION_NOT_FOUND" | "CHAIN_FAULTS_OFF" | "OPERATION_NOT_FOUND" | "CHAIN_FAULT_NOT_FOUND";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -8274,7 +8308,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `IDEMPOTENCY_CONFLICT`: Idempotency-Key reused with another body; `IDEMPOTENCY_IN_PROGRESS`: The first request with that Idempotency-Key is still running; `TRANSACTION_NOT_PREPARED`: A signed transaction no prepare reserved; `NONCE_TAKEN`: The prepared transaction's nonce was taken since: prepare again; `ALREADY_SUBMITTED`: That signed transaction was submitted before; `ALREADY_DEPLOYED`: A contract is already at the launch's CREATE2 address; `LIVE_NETWORK_FAULTS`: Faults on a live network; `CHAIN_FAULT_CONFLICT`: The fault cannot be made while another one runs */
+            /** @description `IDEMPOTENCY_CONFLICT`: Idempotency-Key reused with another body; `IDEMPOTENCY_IN_PROGRESS`: The first request with that Idempotency-Key is still running; `TRANSACTION_NOT_PREPARED`: A signed transaction no prepare reserved; `NONCE_TAKEN`: The prepared transaction's nonce was taken since: prepare again; `ALREADY_SUBMITTED`: That signed transaction was submitted before; `ALREADY_DEPLOYED`: A contract is already at the launch's CREATE2 address; `OPERATION_FINAL`: The operation is final: nothing to speed up or cancel; `LIVE_NETWORK_FAULTS`: Faults on a live network; `CHAIN_FAULT_CONFLICT`: The fault cannot be made while another one runs */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -8286,7 +8320,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "IDEMPOTENCY_CONFLICT" | "IDEMPOTENCY_IN_PROGRESS" | "TRANSACTION_NOT_PREPARED" | "NONCE_TAKEN" | "ALREADY_SUBMITTED" | "ALREADY_DEPLOYED" | "LIVE_NETWORK_FAULTS" | "CHAIN_FAULT_CONFLICT";
+                            code: "IDEMPOTENCY_CONFLICT" | "IDEMPOTENCY_IN_PROGRESS" | "TRANSACTION_NOT_PREPARED" | "NONCE_TAKEN" | "ALREADY_SUBMITTED" | "ALREADY_DEPLOYED" | "OPERATION_FINAL" | "LIVE_NETWORK_FAULTS" | "CHAIN_FAULT_CONFLICT";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -8630,7 +8664,7 @@ export interface operations {
                     /** @description The event id, also sent as the Webhook-Id header: the same event may arrive more than once */
                     id: string;
                     /** @enum {string} */
-                    type: "operation.pending" | "operation.mined" | "operation.failed" | "operation.dropped" | "operation.reorged";
+                    type: "operation.pending" | "operation.mined" | "operation.failed" | "operation.dropped" | "operation.reorged" | "operation.cancelled" | "operation.stuck";
                     /** @description When the state change was recorded */
                     createdAt: string;
                     /** @description The operation after the change, as GET /api/v1/tokens lists it */
@@ -8701,7 +8735,7 @@ export interface operations {
                     /** @description The event id, also sent as the Webhook-Id header: the same event may arrive more than once */
                     id: string;
                     /** @enum {string} */
-                    type: "operation.pending" | "operation.mined" | "operation.failed" | "operation.dropped" | "operation.reorged";
+                    type: "operation.pending" | "operation.mined" | "operation.failed" | "operation.dropped" | "operation.reorged" | "operation.cancelled" | "operation.stuck";
                     /** @description When the state change was recorded */
                     createdAt: string;
                     /** @description The operation after the change, as GET /api/v1/tokens lists it */
@@ -8772,7 +8806,7 @@ export interface operations {
                     /** @description The event id, also sent as the Webhook-Id header: the same event may arrive more than once */
                     id: string;
                     /** @enum {string} */
-                    type: "operation.pending" | "operation.mined" | "operation.failed" | "operation.dropped" | "operation.reorged";
+                    type: "operation.pending" | "operation.mined" | "operation.failed" | "operation.dropped" | "operation.reorged" | "operation.cancelled" | "operation.stuck";
                     /** @description When the state change was recorded */
                     createdAt: string;
                     /** @description The operation after the change, as GET /api/v1/tokens lists it */
@@ -8843,7 +8877,7 @@ export interface operations {
                     /** @description The event id, also sent as the Webhook-Id header: the same event may arrive more than once */
                     id: string;
                     /** @enum {string} */
-                    type: "operation.pending" | "operation.mined" | "operation.failed" | "operation.dropped" | "operation.reorged";
+                    type: "operation.pending" | "operation.mined" | "operation.failed" | "operation.dropped" | "operation.reorged" | "operation.cancelled" | "operation.stuck";
                     /** @description When the state change was recorded */
                     createdAt: string;
                     /** @description The operation after the change, as GET /api/v1/tokens lists it */
@@ -8914,7 +8948,149 @@ export interface operations {
                     /** @description The event id, also sent as the Webhook-Id header: the same event may arrive more than once */
                     id: string;
                     /** @enum {string} */
-                    type: "operation.pending" | "operation.mined" | "operation.failed" | "operation.dropped" | "operation.reorged";
+                    type: "operation.pending" | "operation.mined" | "operation.failed" | "operation.dropped" | "operation.reorged" | "operation.cancelled" | "operation.stuck";
+                    /** @description When the state change was recorded */
+                    createdAt: string;
+                    /** @description The operation after the change, as GET /api/v1/tokens lists it */
+                    data: {
+                        id: string;
+                        /** @enum {string} */
+                        kind: "launch" | "mint" | "faucet" | "transfer" | "approve";
+                        chain: string;
+                        network: string;
+                        type: string | null;
+                        params: {
+                            [key: string]: unknown;
+                        };
+                        sender: string | null;
+                        transactionHash: string | null;
+                        contractAddress: string | null;
+                        nonce: number | null;
+                        /** @enum {string} */
+                        status: "signed" | "pending" | "mined" | "failed" | "dropped";
+                        error: {
+                            code: string;
+                            message: string;
+                        } | null;
+                        blockNumber: number | null;
+                        blockHash: string | null;
+                        /** @description What mining revealed, e.g. an ERC721 mint's tokenId */
+                        result: {
+                            [key: string]: unknown;
+                        } | null;
+                        /** @description Every state change with its time and reason, oldest first */
+                        transitions: {
+                            /** @enum {string} */
+                            status: "signed" | "pending" | "mined" | "failed" | "dropped";
+                            at: string;
+                            reason: string;
+                        }[];
+                        createdAt: string;
+                        updatedAt: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received. Anything else, or no answer within the timeout, is retried with backoff */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    operationCancelledEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id, as `id` in the body: de-duplicate by it */
+                "Webhook-Id": string;
+                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" keyed with the webhook's secret>` */
+                "Token-Service-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The event id, also sent as the Webhook-Id header: the same event may arrive more than once */
+                    id: string;
+                    /** @enum {string} */
+                    type: "operation.pending" | "operation.mined" | "operation.failed" | "operation.dropped" | "operation.reorged" | "operation.cancelled" | "operation.stuck";
+                    /** @description When the state change was recorded */
+                    createdAt: string;
+                    /** @description The operation after the change, as GET /api/v1/tokens lists it */
+                    data: {
+                        id: string;
+                        /** @enum {string} */
+                        kind: "launch" | "mint" | "faucet" | "transfer" | "approve";
+                        chain: string;
+                        network: string;
+                        type: string | null;
+                        params: {
+                            [key: string]: unknown;
+                        };
+                        sender: string | null;
+                        transactionHash: string | null;
+                        contractAddress: string | null;
+                        nonce: number | null;
+                        /** @enum {string} */
+                        status: "signed" | "pending" | "mined" | "failed" | "dropped";
+                        error: {
+                            code: string;
+                            message: string;
+                        } | null;
+                        blockNumber: number | null;
+                        blockHash: string | null;
+                        /** @description What mining revealed, e.g. an ERC721 mint's tokenId */
+                        result: {
+                            [key: string]: unknown;
+                        } | null;
+                        /** @description Every state change with its time and reason, oldest first */
+                        transitions: {
+                            /** @enum {string} */
+                            status: "signed" | "pending" | "mined" | "failed" | "dropped";
+                            at: string;
+                            reason: string;
+                        }[];
+                        createdAt: string;
+                        updatedAt: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received. Anything else, or no answer within the timeout, is retried with backoff */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    operationStuckEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id, as `id` in the body: de-duplicate by it */
+                "Webhook-Id": string;
+                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" keyed with the webhook's secret>` */
+                "Token-Service-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The event id, also sent as the Webhook-Id header: the same event may arrive more than once */
+                    id: string;
+                    /** @enum {string} */
+                    type: "operation.pending" | "operation.mined" | "operation.failed" | "operation.dropped" | "operation.reorged" | "operation.cancelled" | "operation.stuck";
                     /** @description When the state change was recorded */
                     createdAt: string;
                     /** @description The operation after the change, as GET /api/v1/tokens lists it */

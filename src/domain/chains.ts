@@ -114,6 +114,41 @@ const BUILT_IN = {
 
 export type BuiltInChainName = keyof typeof BUILT_IN;
 
+/** About how often each built-in EVM chain makes a block, in seconds: what a default counted in blocks is measured by. */
+const BLOCK_SECONDS: Readonly<Record<string, number>> = {
+  ethereum: 12,
+  binance_smart_chain: 0.75,
+  base: 2,
+  arbitrum: 0.25,
+  optimism: 2,
+  polygon: 2,
+  avalanche: 2,
+};
+
+/** How long a pending transaction waits for inclusion before the service replaces it with higher fees: three Ethereum slots. */
+export const REPLACE_AFTER_SECONDS = 36;
+/** The same wait on a declared chain, whose block time the service does not know: set its variable to fit. */
+export const DECLARED_CHAIN_REPLACE_AFTER_BLOCKS = 10;
+
+/**
+ * The blocks a pending transaction of `chain` waits for inclusion before it is replaced, by default: about
+ * REPLACE_AFTER_SECONDS of its blocks, at least 3 (`TOKEN_SERVICE_REPLACE_AFTER_BLOCKS_<CHAIN>_<NETWORK>` overrides it).
+ */
+export function defaultReplaceAfterBlocks(chain: string): number {
+  const seconds = BLOCK_SECONDS[chain];
+  return seconds === undefined ? DECLARED_CHAIN_REPLACE_AFTER_BLOCKS : Math.max(3, Math.ceil(REPLACE_AFTER_SECONDS / seconds));
+}
+
+/** The environment variable that sets a pair's fee ceiling, in gwei. */
+export function feeCapEnvironmentVariable(chain: string, network: string): string {
+  return `TOKEN_SERVICE_FEE_CAP_${chain}_${network}`.toUpperCase();
+}
+
+/** The environment variable that sets how many blocks a pair's pending transaction waits before it is replaced. */
+export function replaceAfterBlocksEnvironmentVariable(chain: string, network: string): string {
+  return `TOKEN_SERVICE_REPLACE_AFTER_BLOCKS_${chain}_${network}`.toUpperCase();
+}
+
 /** The environment variable that points an EVM pair at a live JSON-RPC endpoint. */
 export function rpcEnvironmentVariable(chain: string, network: string): string {
   return `TOKEN_SERVICE_RPC_${chain}_${network}`.toUpperCase();

@@ -102,6 +102,12 @@ export const ERROR_CATALOG = {
     description:
       "A chain fault was asked for (`/api/v1/chains/{chain}/{network}/faults`, `chain:fault`, `service.chainFaults`) while faults are off: start `serve` with `TOKEN_SERVICE_CHAIN_FAULTS=on` (the programmatic API: `chainFaults: true`). Off by default; never on a shared service.",
   },
+  OPERATION_NOT_FOUND: {
+    httpStatus: 404,
+    source: "core",
+    title: "No operation with that id",
+    description: "A speed-up or cancel (`service.operations.speedUp`, `cancel`, the tasks) named an operation id the store does not hold.",
+  },
   CHAIN_FAULT_NOT_FOUND: {
     httpStatus: 404,
     source: "core",
@@ -154,6 +160,13 @@ export const ERROR_CATALOG = {
     description:
       "A launch with `salt` whose address (it follows from the salt, the token's parameters and its options) already holds a contract: the same launch was made before. `details.contractAddress` names it; nothing was signed. Change the salt to deploy another.",
   },
+  OPERATION_FINAL: {
+    httpStatus: 409,
+    source: "core",
+    title: "The operation is final: nothing to speed up or cancel",
+    description:
+      "A speed-up or cancel of an operation that is already `mined`, `failed`, `dropped` or `cancelled`; `details.status` says which. Nothing was sent.",
+  },
   LIVE_NETWORK_FAULTS: {
     httpStatus: 409,
     source: "core",
@@ -204,6 +217,13 @@ export const ERROR_CATALOG = {
     title: "The sender cannot pay the fee",
     description:
       "The sender cannot pay the estimated fee (and the amount, for a NATIVE transfer), counting what its sends queued before this one may cost; `details.needed` and `details.available` in smallest units. A NATIVE transfer of more than the balance names the field `amount`.",
+  },
+  FEE_CAP_EXCEEDED: {
+    httpStatus: 422,
+    source: "core",
+    title: "The fee it needs is over the pair's fee ceiling: nothing was signed",
+    description:
+      "A send, prepare, speed-up or cancel would need a higher `maxFeePerGas` (or `gasPrice`) than the pair's fee ceiling allows: `TOKEN_SERVICE_FEE_CAP_<CHAIN>_<NETWORK>` or `tokenService.feeCaps` (in gwei), or, for a replacement, the operation's own ceiling (without a configured one, 8 times its first max fee). Refused before anything is signed or sent; `details.ceiling` and `details.needed` in wei, `details.ceilingGwei` as configured.",
   },
   NOT_A_TOKEN_CONTRACT: {
     httpStatus: 422,

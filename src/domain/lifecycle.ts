@@ -9,20 +9,26 @@ export type OperationKind = (typeof OPERATION_KINDS)[number];
 /**
  * signed: written, with its raw transaction, before the broadcast; pending: the node has it; mined: included with the
  * required confirmations; failed: refused or reverted; dropped: the node lost it and re-broadcasting did not bring it
- * back in time. Only a reorg leaves a final state (mined → pending).
+ * back in time; cancelled: a zero-value transfer to the sender took its nonce instead (a cancel the caller asked for).
+ * Only a reorg leaves a final state (mined or cancelled → pending).
  */
-export const OPERATION_STATUSES = ["signed", "pending", "mined", "failed", "dropped"] as const;
+export const OPERATION_STATUSES = ["signed", "pending", "mined", "failed", "dropped", "cancelled"] as const;
 export type OperationStatus = (typeof OPERATION_STATUSES)[number];
 
-export const FINAL_STATUSES: readonly OperationStatus[] = ["mined", "failed", "dropped"];
+export const FINAL_STATUSES: readonly OperationStatus[] = ["mined", "failed", "dropped", "cancelled"];
 
-/** The events a webhook subscription may name: every event a transition of the table emits. */
+/** The final states a block holds: watched for a reorg, and left for `pending` when their block is no longer canonical. */
+export const INCLUDED_STATUSES: readonly OperationStatus[] = ["mined", "cancelled"];
+
+/** The events a webhook subscription may name: every event a transition of the table emits, and every notice. */
 export const WEBHOOK_EVENTS = [
   "operation.pending",
   "operation.mined",
   "operation.failed",
   "operation.dropped",
   "operation.reorged",
+  "operation.cancelled",
+  "operation.stuck",
 ] as const;
 export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
 
@@ -45,7 +51,28 @@ export const TRANSITIONS: readonly Transition[] = [
   { from: "pending", to: "mined", event: "operation.mined", when: "included with the required confirmations" },
   { from: "pending", to: "failed", event: "operation.failed", when: "included, and reverted" },
   { from: "pending", to: "dropped", event: "operation.dropped", when: "the node lost it and refused it again for the drop window" },
+  { from: "pending", to: "cancelled", event: "operation.cancelled", when: "the cancel the caller asked for took the nonce" },
   { from: "mined", to: "pending", event: "operation.reorged", when: "its block left the canonical chain (a reorg)" },
+  { from: "cancelled", to: "pending", event: "operation.reorged", when: "the cancel's block left the canonical chain (a reorg)" },
+];
+
+/**
+ * News about a record that is no move of the table: its state stays. Each is a field of the record, set once (the
+ * event is its setting), and cleared when what it reports no longer holds.
+ */
+export interface Notice {
+  event: WebhookEvent;
+  /** The record's field that holds it. */
+  field: "stuck";
+  when: string;
+}
+
+export const NOTICES: readonly Notice[] = [
+  {
+    event: "operation.stuck",
+    field: "stuck",
+    when: "pending past its replace-after blocks with no higher fee left to send: the ladder reached the fee ceiling, the node refused the next step, or a caller-signed send waits for the caller's speed-up",
+  },
 ];
 
 /** How a record may begin, and the event its insertion is: `signed` is none (a launch's path stays one write). */
@@ -75,13 +102,52 @@ export function eventOfChange(previous: OperationStatus | undefined, next: Opera
   return transitionOf(previous, next)?.event ?? undefined;
 }
 
+/** The event of a notice's field set where it was not (once: setting it again, or clearing it, is none). */
+export function noticeOfChange(field: Notice["field"], before: unknown, after: unknown): WebhookEvent | undefined {
+  if (before !== null && before !== undefined) return undefined;
+  if (after === null || after === undefined) return undefined;
+  return NOTICES.find((notice) => notice.field === field)?.event;
+}
+
 export interface OperationTransition {
   status: OperationStatus;
   at: string;
   reason: string;
 }
 
-/** A launch, mint, transfer, approval or faucet call. Never holds a private key; the raw transaction is public once broadcast. */
+/**
+ * The part a transaction plays in its operation: the one first sent, a replacement with higher fees (the same call at
+ * the same nonce), or the cancel (a zero-value transfer to the sender at that nonce).
+ */
+export const TRANSACTION_ROLES = ["original", "replacement", "cancel"] as const;
+export type TransactionRole = (typeof TRANSACTION_ROLES)[number];
+
+/** One transaction an operation was sent as, or signed ahead to be sent as (a key-in-body send's fee ladder). */
+export interface OperationTransaction {
+  transactionHash: string;
+  role: TransactionRole;
+  /** Its step on the fee ladder: 0 the original, each replacement one higher; the cancel above every replacement. */
+  rung: number;
+  /** EIP-1559 fees (wei, decimal strings); a legacy transaction has `gasPrice` instead. */
+  maxFeePerGas: string | null;
+  maxPriorityFeePerGas: string | null;
+  gasPrice: string | null;
+  /** When it was written as about to be broadcast (before the broadcast); null: signed ahead, never sent. */
+  broadcastAt: string | null;
+}
+
+/** Why an operation waits with no higher fee the service can send on its own (the `operation.stuck` notice). */
+export interface StuckNotice {
+  at: string;
+  /** The transaction it waits on. */
+  transactionHash: string;
+  reason: string;
+}
+
+/**
+ * A launch, mint, transfer, approval or faucet call. Never holds a private key; the raw transactions are public once
+ * broadcast (and those of its fee ladder, signed ahead, are stored as they are: public data once sent).
+ */
 export interface OperationRecord {
   id: string;
   apiKeyId: string | null;
@@ -93,9 +159,11 @@ export interface OperationRecord {
   /** The token fields of a launch, or the mint, transfer or approval parameters; amounts as strings. */
   params: Record<string, unknown>;
   sender: string | null;
+  /** The transaction it was last sent as (a replacement or the cancel, once sent), or the one mined. */
   transactionHash: string | null;
   contractAddress: string | null;
   nonce: number | null;
+  /** The first transaction's raw form, as signed; a replacement's is with its `transactions` entry. */
   rawTransaction: string | null;
   status: OperationStatus;
   error: { code: string; message: string } | null;
@@ -104,6 +172,13 @@ export interface OperationRecord {
   /** What mining revealed, e.g. the id of an ERC721 mint. */
   result: Record<string, unknown> | null;
   transitions: OperationTransition[];
+  /** Set once when it waits with no higher fee to send (webhook `operation.stuck`); cleared by a later replacement. */
+  stuck: StuckNotice | null;
+  /**
+   * Every transaction it was sent as, and those signed ahead (its fee ladder and cancel), oldest step first; read with
+   * the record where a reader needs them (empty: the record was read without them, or made before they were kept).
+   */
+  transactions: OperationTransaction[];
   createdAt: string;
   updatedAt: string;
 }
@@ -115,6 +190,7 @@ interface StateFields {
   mined: { blockNumber: number; error: null };
   failed: { error: { code: string; message: string } };
   dropped: { error: { code: string; message: string }; blockNumber: null; blockHash: null };
+  cancelled: { blockNumber: number; error: null };
 }
 
 /** A record in one state, with what that state guarantees (a mined record has its block, a failed one its error). */
@@ -124,6 +200,7 @@ export type PendingOperation = OperationIn<"pending">;
 export type MinedOperation = OperationIn<"mined">;
 export type FailedOperation = OperationIn<"failed">;
 export type DroppedOperation = OperationIn<"dropped">;
+export type CancelledOperation = OperationIn<"cancelled">;
 
 /** Narrows a record to its state's type. */
 export function isIn<S extends OperationStatus>(record: OperationRecord, status: S): record is OperationIn<S> {

@@ -57,6 +57,9 @@ const EVENT_SUMMARIES: Record<WebhookEvent, string> = {
   "operation.failed": "The operation failed (reverted, refused, or could not be sent)",
   "operation.dropped": "The operation's transaction left the node and was not mined in time",
   "operation.reorged": "A reorganization took the mined transaction back out of the chain: pending again",
+  "operation.cancelled": "The cancel took the operation's nonce: the call it was will never be made",
+  "operation.stuck":
+    "Pending with no higher fee the service can send on its own (the ceiling reached, or a caller-signed send): still pending",
 };
 
 /** What the service POSTs to a subscribed URL for each event (OpenAPI 3.1 `webhooks`). */

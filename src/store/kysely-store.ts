@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 
-import { sql, type Kysely, type Selectable } from "kysely";
+import { sql, type ExpressionBuilder, type Kysely, type Selectable } from "kysely";
 
 import { invalidArgument } from "../domain/errors.js";
 import type { SenderLock } from "../chains/evm/sender-lock.js";
@@ -8,16 +8,19 @@ import type {
   LeaseFilter,
   LeasedOperation,
   NewNonceReservation,
+  NewOperationTransaction,
   NonceReservation,
   OperationChange,
   OperationStatus,
+  OperationTransaction,
   OperationTransition,
   PreparedTransaction,
+  StuckNotice,
 } from "../core/operations/types.js";
 import { GroupCommit } from "./group-commit.js";
 import { generateApiKey, hashApiKey, sameHash } from "./api-key-secret.js";
 import { dialectSql, type DialectSql } from "./dialect.js";
-import { eventOfChange } from "../domain/lifecycle.js";
+import { eventOfChange, noticeOfChange, type WebhookEvent } from "../domain/lifecycle.js";
 import { allowedSources } from "./transition-guard.js";
 import { migrate } from "./migrations.js";
 import { afterCursor, decodeOperationCursor, newestFirstPage } from "./operation-cursor.js";
@@ -37,6 +40,19 @@ import type {
 export const MAX_PAGE_SIZE = 100;
 
 type OperationRow = Selectable<Database["operations"]>;
+type TransactionRow = Omit<Selectable<Database["operation_transactions"]>, "raw_transaction" | "nonce" | "created_at">;
+
+/** The columns of an operation's transactions a reader gets (the raw forms are read one at a time, to broadcast). */
+const TRANSACTION_COLUMNS = [
+  "operation_id",
+  "transaction_hash",
+  "role",
+  "rung",
+  "max_fee_per_gas",
+  "max_priority_fee_per_gas",
+  "gas_price",
+  "broadcast_at",
+] as const;
 
 /** How long an expired reservation is kept, so that a late submit is told it expired rather than that it was never prepared. */
 const RESERVATION_MEMORY_MS = 24 * 3_600_000;
@@ -157,8 +173,63 @@ export class KyselyStore implements Store {
       blockHash: row.block_hash,
       result: this.d.readJson(row.result),
       transitions: this.d.readJson<OperationTransition[]>(row.transitions) ?? [],
+      stuck: this.d.readJson<StuckNotice>(row.stuck),
+      transactions: [],
       createdAt: iso(row.created_at)!,
       updatedAt: iso(row.updated_at)!,
+    };
+  }
+
+  private toTransaction(row: TransactionRow): OperationTransaction {
+    return {
+      transactionHash: row.transaction_hash,
+      role: row.role,
+      rung: Number(row.rung),
+      maxFeePerGas: row.max_fee_per_gas,
+      maxPriorityFeePerGas: row.max_priority_fee_per_gas,
+      gasPrice: row.gas_price,
+      broadcastAt: iso(row.broadcast_at),
+    };
+  }
+
+  /** The records with their transactions, lowest step first: one query for all of them. */
+  private async withTransactions<R extends OperationRecord>(records: R[], db: Kysely<Database> = this.db): Promise<R[]> {
+    if (records.length === 0) return records;
+    const rows = await db
+      .selectFrom("operation_transactions")
+      .select(TRANSACTION_COLUMNS)
+      .where(
+        "operation_id",
+        "in",
+        records.map((record) => record.id),
+      )
+      .orderBy("rung")
+      .orderBy("created_at")
+      .execute();
+    const byOperation = new Map<string, OperationTransaction[]>();
+    for (const row of rows) {
+      const list = byOperation.get(row.operation_id) ?? [];
+      list.push(this.toTransaction(row));
+      byOperation.set(row.operation_id, list);
+    }
+    for (const record of records) record.transactions = byOperation.get(record.id) ?? [];
+    return records;
+  }
+
+  private transactionRow(operationId: string, transaction: NewOperationTransaction) {
+    const now = this.d.nowMs;
+    return {
+      operation_id: operationId,
+      transaction_hash: transaction.transactionHash.toLowerCase(),
+      role: transaction.role,
+      rung: transaction.rung,
+      nonce: transaction.nonce,
+      raw_transaction: transaction.rawTransaction,
+      max_fee_per_gas: transaction.maxFeePerGas,
+      max_priority_fee_per_gas: transaction.maxPriorityFeePerGas,
+      gas_price: transaction.gasPrice,
+      created_at: now,
+      broadcast_at: transaction.broadcast ? now : null,
     };
   }
 
@@ -168,17 +239,29 @@ export class KyselyStore implements Store {
     if (event === undefined) return this.inserts.add(operation);
     const queued = await this.db.transaction().execute(async (trx) => {
       const row = await trx.insertInto("operations").values(this.operationRow(operation)).returningAll().executeTakeFirstOrThrow();
-      return this.webhooks.queue(trx, event, this.toRecord(row));
+      await this.insertTransactionRows(trx, [operation]);
+      const [record] = await this.withTransactions([this.toRecord(row)], trx);
+      return this.webhooks.queue(trx, event, record!);
     });
     if (queued > 0) this.webhooks.queuedCommitted();
   }
 
-  /** One statement for a group of records: concurrent launches and mints share one commit. */
+  /** One statement for a group of records (and one for their transactions): concurrent launches and mints share one commit. */
   private async insertOperationRows(operations: NewOperation[]): Promise<void> {
-    await this.db
-      .insertInto("operations")
-      .values(operations.map((operation) => this.operationRow(operation)))
-      .execute();
+    const values = operations.map((operation) => this.operationRow(operation));
+    if (!operations.some((operation) => (operation.transactions?.length ?? 0) > 0)) {
+      await this.db.insertInto("operations").values(values).execute();
+      return;
+    }
+    await this.db.transaction().execute(async (trx) => {
+      await trx.insertInto("operations").values(values).execute();
+      await this.insertTransactionRows(trx, operations);
+    });
+  }
+
+  private async insertTransactionRows(db: Kysely<Database>, operations: NewOperation[]): Promise<void> {
+    const rows = operations.flatMap((operation) => (operation.transactions ?? []).map((tx) => this.transactionRow(operation.id, tx)));
+    if (rows.length > 0) await db.insertInto("operation_transactions").values(rows).execute();
   }
 
   private operationRow(operation: NewOperation) {
@@ -210,6 +293,8 @@ export class KyselyStore implements Store {
       updated_at: now,
       next_check_at: unfinished ? sql<number>`${now} + ${operation.checkInMs ?? 0}` : null,
       mined_at: operation.status === "mined" ? now : null,
+      stuck: null,
+      broadcast_block: null,
       // Every row names the same columns: rows of one multi-row insert may differ only in values.
       lease_owner: operation.lease?.owner ?? null,
       lease_until: operation.lease ? sql<number>`${now} + ${Math.round(operation.lease.ms)}` : null,
@@ -254,12 +339,13 @@ export class KyselyStore implements Store {
     // The status before, for the event a change is, and whether the record's key has webhooks at all (most have none:
     // then the change queues nothing and costs this one read). Read in the change's transaction, locked on PostgreSQL.
     const before =
-      change.status === undefined
+      change.status === undefined && (change.stuck === undefined || change.stuck === null)
         ? undefined
         : await db
             .selectFrom("operations")
             .select((eb) => [
               "operations.status",
+              "operations.stuck",
               eb
                 .exists(
                   eb
@@ -281,7 +367,7 @@ export class KyselyStore implements Store {
     const set: Record<string, unknown> = { updated_at: now };
     if (change.status !== undefined) {
       set.status = change.status;
-      if (change.status === "mined") set.mined_at = now;
+      if (change.status === "mined" || change.status === "cancelled") set.mined_at = now;
     }
     if (change.reason !== undefined) {
       const status = change.status ?? (change.from?.length === 1 ? change.from[0] : undefined);
@@ -296,6 +382,10 @@ export class KyselyStore implements Store {
     if (change.result !== undefined) set.result = json(change.result);
     if (change.error !== undefined) set.error = json(change.error);
     if (change.missingSince !== undefined) set.missing_since = change.missingSince === null ? null : change.missingSince.getTime();
+    if (change.transactionHash !== undefined) set.transaction_hash = change.transactionHash.toLowerCase();
+    if (change.broadcastBlock !== undefined) set.broadcast_block = change.broadcastBlock;
+    if (change.stuck !== undefined)
+      set.stuck = change.stuck === null ? null : json({ at: new Date().toISOString(), ...change.stuck } satisfies StuckNotice);
     if (change.checkInMs !== undefined)
       set.next_check_at = change.checkInMs === null ? null : sql`${now} + ${Math.round(change.checkInMs)}`;
     if (leaseOwner !== undefined) Object.assign(set, { lease_owner: null, lease_until: null });
@@ -308,8 +398,17 @@ export class KyselyStore implements Store {
     const row = await query.returningAll().executeTakeFirst();
     if (row === undefined) return { record: undefined, queued: 0 };
     const record = this.toRecord(row);
-    const event = before === undefined || !before.subscribed ? undefined : eventOfChange(before.status as OperationStatus, record.status);
-    return { record, queued: event === undefined ? 0 : await this.webhooks.queue(db, event, record) };
+    if (before === undefined || !before.subscribed) return { record, queued: 0 };
+    const events = [
+      change.status === undefined ? undefined : eventOfChange(before.status as OperationStatus, record.status),
+      change.stuck === undefined ? undefined : noticeOfChange("stuck", this.d.readJson(before.stuck), record.stuck),
+    ].filter((event): event is WebhookEvent => event !== undefined);
+    if (events.length === 0) return { record, queued: 0 };
+    // The payload is the record as a reader gets it, with the transactions it was sent as.
+    await this.withTransactions([record], db);
+    let queued = 0;
+    for (const event of events) queued += await this.webhooks.queue(db, event, record);
+    return { record, queued };
   }
 
   /**
@@ -335,7 +434,32 @@ export class KyselyStore implements Store {
 
   async getOperation(id: string): Promise<OperationRecord | undefined> {
     const row = await this.db.selectFrom("operations").selectAll().where("id", "=", id).executeTakeFirst();
-    return row === undefined ? undefined : this.toRecord(row);
+    return row === undefined ? undefined : (await this.withTransactions([this.toRecord(row)]))[0];
+  }
+
+  async recordTransaction(operationId: string, transaction: NewOperationTransaction): Promise<OperationRecord | undefined> {
+    const row = this.transactionRow(operationId, transaction);
+    await this.db
+      .insertInto("operation_transactions")
+      .values(row)
+      .onConflict((conflict) =>
+        conflict
+          .columns(["operation_id", "transaction_hash"])
+          // A step signed ahead is marked as sent the first time; what was written before is kept.
+          .doUpdateSet((eb) => ({ broadcast_at: eb.fn.coalesce("operation_transactions.broadcast_at", eb.ref("excluded.broadcast_at")) })),
+      )
+      .execute();
+    return this.getOperation(operationId);
+  }
+
+  async transactionRaw(operationId: string, transactionHash: string): Promise<string | undefined> {
+    const row = await this.db
+      .selectFrom("operation_transactions")
+      .select("raw_transaction")
+      .where("operation_id", "=", operationId)
+      .where("transaction_hash", "=", transactionHash.toLowerCase())
+      .executeTakeFirst();
+    return row?.raw_transaction;
   }
 
   async recheckMined(chain: string, network: string, fromBlock?: number): Promise<number> {
@@ -344,34 +468,52 @@ export class KyselyStore implements Store {
       .set({ next_check_at: this.d.nowMs })
       .where("chain", "=", chain)
       .where("network", "=", network)
-      .where("status", "=", "mined");
+      .where("status", "in", ["mined", "cancelled"]);
     if (fromBlock !== undefined) query = query.where("block_number", ">=", fromBlock);
     const result = await query.executeTakeFirst();
     return Number(result.numUpdatedRows);
+  }
+
+  /** Records sent under `hash`: as the one they follow, or as any transaction they were sent as (a replaced one). */
+  private sentUnder(hash: string) {
+    const lower = hash.toLowerCase();
+    return (eb: ExpressionBuilder<Database, "operations">) =>
+      eb.or([
+        eb("transaction_hash", "=", lower),
+        eb(
+          "id",
+          "in",
+          eb
+            .selectFrom("operation_transactions")
+            .select("operation_transactions.operation_id")
+            .where("operation_transactions.transaction_hash", "=", lower)
+            .where("operation_transactions.broadcast_at", "is not", null),
+        ),
+      ]);
   }
 
   async findByTransactionHash(chain: string, network: string, transactionHash: string): Promise<OperationRecord | undefined> {
     const row = await this.db
       .selectFrom("operations")
       .selectAll()
-      .where("transaction_hash", "=", transactionHash.toLowerCase())
+      .where(this.sentUnder(transactionHash))
       .where("chain", "=", chain)
       .where("network", "=", network)
       .orderBy("created_at", "desc")
       .executeTakeFirst();
-    return row === undefined ? undefined : this.toRecord(row);
+    return row === undefined ? undefined : (await this.withTransactions([this.toRecord(row)]))[0];
   }
 
   async findOwnOperation(apiKeyId: string | null, idOrHash: string): Promise<OperationRecord | undefined> {
     const row = await this.db
       .selectFrom("operations")
       .selectAll()
-      .where((eb) => eb.or([eb("id", "=", idOrHash), eb("transaction_hash", "=", idOrHash.toLowerCase())]))
+      .where((eb) => eb.or([eb("id", "=", idOrHash), this.sentUnder(idOrHash)(eb)]))
       .where("api_key_id", apiKeyId === null ? "is" : "=", apiKeyId)
       .orderBy("created_at", "desc")
       .limit(1)
       .executeTakeFirst();
-    return row === undefined ? undefined : this.toRecord(row);
+    return row === undefined ? undefined : (await this.withTransactions([this.toRecord(row)]))[0];
   }
 
   async listOperations(apiKeyId: string | null, options: { limit: number; cursor?: string }): Promise<OperationPage> {
@@ -387,7 +529,9 @@ export class KyselyStore implements Store {
       .orderBy("id", "desc")
       .limit(limit + 1);
     if (options.cursor !== undefined) query = query.where(afterCursor(decodeOperationCursor(options.cursor)));
-    return newestFirstPage(await query.execute(), limit, (row) => this.toRecord(row));
+    const page = newestFirstPage(await query.execute(), limit, (row) => this.toRecord(row));
+    await this.withTransactions(page.items);
+    return page;
   }
 
   async leaseDueOperations(owner: string, leaseMs: number, limit: number, filter: LeaseFilter = {}): Promise<LeasedOperation[]> {
@@ -426,7 +570,14 @@ export class KyselyStore implements Store {
         .returningAll()
         .execute(),
     );
-    return rows.map((row) => ({ ...this.toRecord(row), missingSince: iso(row.missing_since), minedAt: iso(row.mined_at) }));
+    return this.withTransactions(
+      rows.map((row) => ({
+        ...this.toRecord(row),
+        missingSince: iso(row.missing_since),
+        minedAt: iso(row.mined_at),
+        broadcastBlock: num(row.broadcast_block),
+      })),
+    );
   }
 
   async heldNonces(chain: string, network: string, sender: string): Promise<number[]> {

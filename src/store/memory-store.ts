@@ -3,6 +3,7 @@ import type {
   LeasedOperation,
   NewNonceReservation,
   NewOperation,
+  NewOperationTransaction,
   NonceReservation,
   OperationChange,
   OperationRecord,
@@ -12,6 +13,8 @@ import { allowedSources } from "./transition-guard.js";
 
 interface Entry {
   record: LeasedOperation;
+  /** Its transactions with their raw forms, lowest step first. */
+  transactions: Array<NewOperationTransaction & { broadcastAt: string | null }>;
   nextCheckAt: number | null;
   leaseOwner: string | null;
   leaseUntil: number;
@@ -28,7 +31,7 @@ export class MemoryOperationStore implements OperationStore {
   async insertOperation(operation: NewOperation): Promise<void> {
     if (this.entries.has(operation.id)) throw new Error(`operation ${operation.id} exists`);
     const now = new Date().toISOString();
-    const { reason, checkInMs, lease, ...fields } = operation;
+    const { reason, checkInMs, lease, transactions = [], ...fields } = operation;
     const unfinished = operation.status === "signed" || operation.status === "pending";
     this.entries.set(operation.id, {
       record: {
@@ -39,11 +42,19 @@ export class MemoryOperationStore implements OperationStore {
         result: null,
         ...fields,
         transitions: [{ status: operation.status, at: now, reason: reason ?? "recorded" }],
+        stuck: null,
+        transactions: [],
         createdAt: now,
         updatedAt: now,
         missingSince: null,
         minedAt: operation.status === "mined" ? now : null,
+        broadcastBlock: null,
       },
+      transactions: transactions.map((transaction) => ({
+        ...structuredClone(transaction),
+        transactionHash: transaction.transactionHash.toLowerCase(),
+        broadcastAt: transaction.broadcast ? now : null,
+      })),
       nextCheckAt: unfinished ? Date.now() + (checkInMs ?? 0) : null,
       leaseOwner: lease?.owner ?? null,
       leaseUntil: lease === undefined ? 0 : Date.now() + lease.ms,
@@ -52,7 +63,33 @@ export class MemoryOperationStore implements OperationStore {
 
   async getOperation(id: string): Promise<OperationRecord | undefined> {
     const entry = this.entries.get(id);
-    return entry === undefined ? undefined : structuredClone(entry.record);
+    return entry === undefined ? undefined : this.read(entry);
+  }
+
+  /** The record as a reader gets it: a copy, with its transactions (no raw forms), lowest step first. */
+  private read(entry: Entry): LeasedOperation {
+    const record = structuredClone(entry.record);
+    record.transactions = entry.transactions
+      .map(({ nonce: _nonce, rawTransaction: _raw, broadcast: _broadcast, ...transaction }) => ({ ...transaction }))
+      .sort((a, b) => a.rung - b.rung);
+    return record;
+  }
+
+  async recordTransaction(operationId: string, transaction: NewOperationTransaction): Promise<OperationRecord | undefined> {
+    const entry = this.entries.get(operationId);
+    if (entry === undefined) return undefined;
+    const hash = transaction.transactionHash.toLowerCase();
+    const now = new Date().toISOString();
+    const existing = entry.transactions.find((stored) => stored.transactionHash === hash);
+    if (existing === undefined)
+      entry.transactions.push({ ...structuredClone(transaction), transactionHash: hash, broadcastAt: transaction.broadcast ? now : null });
+    else if (transaction.broadcast) existing.broadcastAt ??= now;
+    return this.read(entry);
+  }
+
+  async transactionRaw(operationId: string, transactionHash: string): Promise<string | undefined> {
+    const hash = transactionHash.toLowerCase();
+    return this.entries.get(operationId)?.transactions.find((stored) => stored.transactionHash === hash)?.rawTransaction;
   }
 
   async changeOperation(id: string, change: OperationChange, leaseOwner?: string): Promise<OperationRecord | undefined> {
@@ -64,9 +101,12 @@ export class MemoryOperationStore implements OperationStore {
     const now = new Date().toISOString();
     const record = entry.record;
     if (change.status !== undefined) {
-      if (change.status === "mined") record.minedAt = now;
+      if (change.status === "mined" || change.status === "cancelled") record.minedAt = now;
       record.status = change.status;
     }
+    if (change.transactionHash !== undefined) record.transactionHash = change.transactionHash.toLowerCase();
+    if (change.broadcastBlock !== undefined) record.broadcastBlock = change.broadcastBlock;
+    if (change.stuck !== undefined) record.stuck = change.stuck === null ? null : { at: now, ...change.stuck };
     if (change.reason !== undefined) record.transitions.push({ status: record.status, at: now, reason: change.reason });
     if (change.blockNumber !== undefined) record.blockNumber = change.blockNumber;
     if (change.blockHash !== undefined) record.blockHash = change.blockHash;
@@ -76,7 +116,7 @@ export class MemoryOperationStore implements OperationStore {
     if (change.checkInMs !== undefined) entry.nextCheckAt = change.checkInMs === null ? null : Date.now() + change.checkInMs;
     if (leaseOwner !== undefined) entry.leaseOwner = null;
     record.updatedAt = now;
-    return structuredClone(record);
+    return { ...structuredClone(record), transactions: [] };
   }
 
   async changeOperations(
@@ -93,7 +133,8 @@ export class MemoryOperationStore implements OperationStore {
   async recheckMined(chain: string, network: string, fromBlock?: number): Promise<number> {
     let count = 0;
     for (const entry of this.entries.values()) {
-      if (entry.record.chain !== chain || entry.record.network !== network || entry.record.status !== "mined") continue;
+      if (entry.record.chain !== chain || entry.record.network !== network) continue;
+      if (entry.record.status !== "mined" && entry.record.status !== "cancelled") continue;
       if (fromBlock !== undefined && (entry.record.blockNumber === null || entry.record.blockNumber < fromBlock)) continue;
       entry.nextCheckAt = Date.now();
       count++;
@@ -102,10 +143,13 @@ export class MemoryOperationStore implements OperationStore {
   }
 
   async findByTransactionHash(chain: string, network: string, transactionHash: string): Promise<OperationRecord | undefined> {
-    for (const { record } of this.entries.values()) {
-      if (record.chain === chain && record.network === network && record.transactionHash?.toLowerCase() === transactionHash.toLowerCase()) {
-        return structuredClone(record);
-      }
+    const hash = transactionHash.toLowerCase();
+    for (const entry of this.entries.values()) {
+      const { record } = entry;
+      if (record.chain !== chain || record.network !== network) continue;
+      const sent =
+        record.transactionHash?.toLowerCase() === hash || entry.transactions.some((tx) => tx.transactionHash === hash && tx.broadcastAt);
+      if (sent) return this.read(entry);
     }
     return undefined;
   }
@@ -160,7 +204,7 @@ export class MemoryOperationStore implements OperationStore {
       entry.leaseOwner = owner;
       entry.leaseUntil = now + leaseMs;
     }
-    return due.map((entry) => structuredClone(entry.record));
+    return due.map((entry) => this.read(entry));
   }
 }
 

@@ -187,6 +187,37 @@ export function migrations(dialect: DialectName): Record<string, Migration> {
     "0004_operation_kinds_transfer_approve": {
       up: (db: Kysely<unknown>) => replaceOperationsCheck(db, dialect, "kind", ["launch", "mint", "faucet", "transfer", "approve"]),
     },
+    // Stuck transactions (issue 20 §3–5): every transaction an operation was sent as, with the fee ladder a key-in-body
+    // send signs ahead; the `cancelled` state; the stuck notice; the head the followed transaction was sent at.
+    "0006_operation_transactions_cancelled": {
+      async up(db: Kysely<unknown>) {
+        await replaceOperationsCheck(db, dialect, "status", ["signed", "pending", "mined", "failed", "dropped", "cancelled"]);
+        await db.schema.alterTable("operations").addColumn("stuck", d.jsonType).execute();
+        await db.schema.alterTable("operations").addColumn("broadcast_block", d.msType).execute();
+        // No foreign key to operations: SQLite widens a check on operations by rebuilding the table (see below).
+        await d
+          .strict(
+            db.schema
+              .createTable("operation_transactions")
+              .addColumn("operation_id", "text", (c) => c.notNull())
+              .addColumn("transaction_hash", "text", (c) => c.notNull())
+              .addColumn("role", "text", (c) => c.notNull().check(sql`role in ('original', 'replacement', 'cancel')`))
+              .addColumn("rung", "integer", (c) => c.notNull())
+              .addColumn("nonce", d.msType, (c) => c.notNull())
+              // Public once broadcast, as operations.raw_transaction; a step signed ahead is stored as it will be sent.
+              .addColumn("raw_transaction", "text", (c) => c.notNull())
+              .addColumn("max_fee_per_gas", "text")
+              .addColumn("max_priority_fee_per_gas", "text")
+              .addColumn("gas_price", "text")
+              .addColumn("created_at", d.msType, (c) => c.notNull())
+              // Written before the broadcast, as the signed record is: null while a step is only signed ahead.
+              .addColumn("broadcast_at", d.msType)
+              .addPrimaryKeyConstraint("operation_transactions_pkey", ["operation_id", "transaction_hash"]),
+          )
+          .execute();
+        await db.schema.createIndex("operation_transactions_by_hash").on("operation_transactions").column("transaction_hash").execute();
+      },
+    },
   };
 }
 

@@ -38,6 +38,21 @@ export interface Database {
     lease_until: Millis | null;
     missing_since: Millis | null;
     mined_at: Millis | null;
+    stuck: Json | null;
+    broadcast_block: number | string | null;
+  };
+  operation_transactions: {
+    operation_id: string;
+    transaction_hash: string;
+    role: "original" | "replacement" | "cancel";
+    rung: number;
+    nonce: number | string;
+    raw_transaction: string;
+    max_fee_per_gas: string | null;
+    max_priority_fee_per_gas: string | null;
+    gas_price: string | null;
+    created_at: Millis;
+    broadcast_at: Millis | null;
   };
   idempotency: {
     api_key_id: string | null;

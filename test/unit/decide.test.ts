@@ -2,7 +2,7 @@ import { expect } from "chai";
 
 import { decide, decideGrant, decideSent, type Decision, type DecidePolicy, type Observation } from "../../src/core/operations/decide.js";
 import type { LeasedOperation, OperationChange } from "../../src/core/operations/types.js";
-import { OPERATION_STATUSES, transitionOf, type OperationStatus } from "../../src/domain/lifecycle.js";
+import { OPERATION_STATUSES, transitionOf, type OperationStatus, type OperationTransaction } from "../../src/domain/lifecycle.js";
 
 const POLICY: DecidePolicy = { confirmations: 3, dropAfterMs: 60_000, reorgWatchMs: 3_600_000 };
 const NOW = Date.parse("2026-11-25T12:00:00Z");
@@ -31,9 +31,40 @@ function record(status: OperationStatus, fields: Partial<LeasedOperation> = {}):
     updatedAt: new Date(NOW - 1_000).toISOString(),
     missingSince: null,
     minedAt: status === "mined" ? new Date(NOW - 60_000).toISOString() : null,
+    stuck: null,
+    transactions: [],
+    broadcastBlock: null,
     ...fields,
   };
 }
+
+const HASHES = {
+  original: `0x${"ab".repeat(32)}`,
+  rung1: `0x${"01".repeat(32)}`,
+  rung2: `0x${"02".repeat(32)}`,
+  rung3: `0x${"03".repeat(32)}`,
+  cancel: `0x${"cc".repeat(32)}`,
+};
+const GWEI = 1_000_000_000n;
+
+const step = (transactionHash: string, role: OperationTransaction["role"], rung: number, maxFeeGwei: bigint, sent: boolean) => ({
+  transactionHash,
+  role,
+  rung,
+  maxFeePerGas: (maxFeeGwei * GWEI).toString(),
+  maxPriorityFeePerGas: GWEI.toString(),
+  gasPrice: null,
+  broadcastAt: sent ? new Date(NOW - 60_000).toISOString() : null,
+});
+
+/** A key-in-body send's transactions: the original at 3 gwei, three replacements signed ahead, the cancel at the ceiling. */
+const LADDER: OperationTransaction[] = [
+  step(HASHES.original, "original", 0, 3n, true),
+  step(HASHES.rung1, "replacement", 1, 5n, false),
+  step(HASHES.rung2, "replacement", 2, 9n, false),
+  step(HASHES.rung3, "replacement", 3, 15n, false),
+  step(HASHES.cancel, "cancel", 4, 24n, false),
+];
 
 const chain = (fields: Partial<Extract<Observation, { kind: "chain" }>> = {}): Observation => ({
   kind: "chain",
@@ -167,14 +198,25 @@ describe("decide: the tracker's judgement as a pure function of record, observat
       { kind: "broadcast", outcome: { kind: "already-known" }, pollMs: 1 },
       { kind: "broadcast", outcome: { kind: "refused", error: { code: "X", message: "x" }, transient: false }, pollMs: 1 },
       { kind: "broadcast", outcome: { kind: "refused", error: { code: "X", message: "x" }, transient: true }, pollMs: 1 },
+      { kind: "replaced", transactionHash: HASHES.rung1, outcome: { kind: "accepted" }, pollMs: 1, head: 30 },
+      {
+        kind: "replaced",
+        transactionHash: HASHES.rung1,
+        outcome: { kind: "refused", error: { code: "X", message: "x" }, transient: false },
+        pollMs: 1,
+        head: 30,
+      },
+      chain({ receipt: { blockNumber: 20, blockHash: "0x1", status: 1, transactionHash: HASHES.cancel } }),
+      chain({ inPool: true, head: 40, replaceAfterBlocks: 3 }),
     ];
     // The tracker observes unfinished records and mined ones within their watch; the guard refuses the rest anyway.
     const observed = OPERATION_STATUSES.filter((status) => status !== "failed" && status !== "dropped");
     for (const status of observed) {
       for (const observation of observations) {
         const missingSince = new Date(NOW - 2 * POLICY.dropAfterMs).toISOString();
-        for (const subject of [record(status), record(status, { missingSince })]) {
-          if (status === "mined" && observation.kind !== "canonical") continue;
+        const laddered = { transactions: LADDER, broadcastBlock: 20 };
+        for (const subject of [record(status), record(status, { missingSince }), record(status, laddered)]) {
+          if ((status === "mined" || status === "cancelled") && observation.kind !== "canonical") continue;
           const decision = decide(subject, observation, POLICY, NOW);
           if (!("change" in decision) || decision.change.status === undefined) continue;
           expect(transitionOf(status, decision.change.status), `${status} → ${decision.change.status} on ${observation.kind}`).to.not.equal(
@@ -183,6 +225,131 @@ describe("decide: the tracker's judgement as a pure function of record, observat
         }
       }
     }
+  });
+
+  describe("a transaction that is not included: replaced up its ladder, then stuck", function () {
+    const pending = (fields: Partial<LeasedOperation> = {}) => record("pending", { transactions: LADDER, broadcastBlock: 20, ...fields });
+    const needed = (maxFeeGwei: bigint) => ({ type: 2 as const, maxFeePerGas: maxFeeGwei * GWEI, maxPriorityFeePerGas: GWEI });
+
+    it("counts its blocks from the head it was first seen pending at", function () {
+      expect(
+        changeOf(decide(pending({ broadcastBlock: null }), chain({ inPool: true, head: 25, replaceAfterBlocks: 3 }), POLICY, NOW)),
+      ).to.include({
+        broadcastBlock: 25,
+      });
+      const signed = changeOf(decide(record("signed"), chain({ inPool: true, head: 25 }), POLICY, NOW));
+      expect(signed).to.include({ status: "pending", broadcastBlock: 25 });
+    });
+
+    it("waits its replace-after blocks, then sends the lowest step that pays what the node asks now", function () {
+      const early = changeOf(decide(pending(), chain({ inPool: true, head: 22, replaceAfterBlocks: 3, needed: needed(8n) }), POLICY, NOW));
+      expect(early).to.not.have.property("stuck");
+      expect(decide(pending(), chain({ inPool: true, head: 23, replaceAfterBlocks: 3, needed: needed(8n) }), POLICY, NOW)).to.deep.equal({
+        action: "replace",
+        transactionHash: HASHES.rung2,
+      });
+      // No fee data: the next step up; more than the ladder holds: its highest replacement (never the cancel).
+      expect(decide(pending(), chain({ inPool: true, head: 23, replaceAfterBlocks: 3 }), POLICY, NOW)).to.deep.include({
+        transactionHash: HASHES.rung1,
+      });
+      expect(
+        decide(pending(), chain({ inPool: true, head: 23, replaceAfterBlocks: 3, needed: needed(100n) }), POLICY, NOW),
+      ).to.deep.include({
+        transactionHash: HASHES.rung3,
+      });
+    });
+
+    it("follows a step the node took, counting its blocks again; a refused step is a stuck notice", function () {
+      const accepted = changeOf(
+        decide(
+          pending(),
+          { kind: "replaced", transactionHash: HASHES.rung2, outcome: { kind: "accepted" }, pollMs: 1_000, head: 24 },
+          POLICY,
+          NOW,
+        ),
+      );
+      expect(accepted).to.include({ status: "pending", transactionHash: HASHES.rung2, broadcastBlock: 24 });
+      expect(accepted.reason).to.match(/^replaced by 0x0202.* \(not included 4 blocks after it was sent, max fee 9 gwei\)$/);
+      const refused = changeOf(
+        decide(
+          pending(),
+          {
+            kind: "replaced",
+            transactionHash: HASHES.rung2,
+            outcome: { kind: "refused", error: { code: "INSUFFICIENT_FUNDS", message: "the sender cannot pay" }, transient: false },
+            pollMs: 1_000,
+            head: 24,
+          },
+          POLICY,
+          NOW,
+        ),
+      );
+      expect(refused.status).to.equal(undefined);
+      expect(refused.stuck).to.deep.include({ transactionHash: HASHES.original });
+      expect(refused.stuck!.reason).to.contain("the sender cannot pay");
+    });
+
+    it("at its last replacement, says it is stuck once (the notice set), and never sends the cancel by itself", function () {
+      const top = pending({ transactionHash: HASHES.rung3 });
+      const stuck = changeOf(decide(top, chain({ inPool: true, head: 30, replaceAfterBlocks: 3, needed: needed(100n) }), POLICY, NOW));
+      expect(stuck.status).to.equal(undefined);
+      expect(stuck.stuck).to.deep.include({ transactionHash: HASHES.rung3 });
+      expect(stuck.stuck!.reason).to.contain("the ceiling (24 gwei) is kept for a cancel");
+      const again = changeOf(
+        decide(
+          { ...top, stuck: { at: "x", transactionHash: HASHES.rung3, reason: "r" } },
+          chain({ inPool: true, head: 40, replaceAfterBlocks: 3 }),
+          POLICY,
+          NOW,
+        ),
+      );
+      expect(again).to.not.have.property("stuck");
+    });
+
+    it("says at once that a caller-signed send waits for the caller: nothing is signed ahead for it", function () {
+      const callerSigned = pending({ transactions: [LADDER[0]!] });
+      const stuck = changeOf(decide(callerSigned, chain({ inPool: true, head: 23, replaceAfterBlocks: 3 }), POLICY, NOW));
+      expect(stuck.stuck!.reason).to.contain("speed it up (POST /api/v1/operations/op-1/speed-up");
+    });
+
+    it("settles on whichever transaction was mined: the cancel ends it cancelled, an earlier one mined", function () {
+      const following = pending({ transactionHash: HASHES.cancel });
+      const cancelled = changeOf(
+        decide(
+          following,
+          chain({ receipt: { blockNumber: 18, blockHash: "0xc", status: 1, transactionHash: HASHES.cancel } }),
+          POLICY,
+          NOW,
+        ),
+      );
+      expect(cancelled).to.include({ status: "cancelled", blockNumber: 18 });
+      expect(cancelled.reason).to.match(/^cancelled: the zero-value transfer 0xcccc.* took nonce 0 in block 18$/);
+      const raced = changeOf(
+        decide(
+          following,
+          chain({ receipt: { blockNumber: 18, blockHash: "0xc", status: 1, transactionHash: HASHES.original } }),
+          POLICY,
+          NOW,
+        ),
+      );
+      expect(raced).to.include({ status: "mined", transactionHash: HASHES.original });
+      const replacement = changeOf(
+        decide(pending(), chain({ receipt: { blockNumber: 18, blockHash: "0xc", status: 1, transactionHash: HASHES.rung1 } }), POLICY, NOW),
+      );
+      expect(replacement).to.include({ status: "mined", transactionHash: HASHES.rung1 });
+      expect(replacement.reason).to.equal(`included in block 18 with 3 confirmations (as replacement ${HASHES.rung1})`);
+    });
+
+    it("follows a replacement the node holds that its record was not told of (a crash between send and write)", function () {
+      const change = changeOf(decide(pending(), chain({ inPool: true, pooled: HASHES.rung1, head: 21 }), POLICY, NOW));
+      expect(change).to.include({ status: "pending", transactionHash: HASHES.rung1, broadcastBlock: 21 });
+    });
+
+    it("sends again the transaction it follows when the node lost every one", function () {
+      expect(decide(pending({ transactionHash: HASHES.rung1, rawTransaction: null }), chain(), POLICY, NOW)).to.deep.equal({
+        action: "broadcast",
+      });
+    });
   });
 
   it("writes a request's own broadcast outcome: a refusal fails the record, no answer leaves it signed for the tracker", function () {

@@ -3,10 +3,12 @@ import { expect } from "chai";
 import {
   FINAL_STATUSES,
   INITIAL_STATES,
+  NOTICES,
   OPERATION_STATUSES,
   TRANSITIONS,
   WEBHOOK_EVENTS,
   eventOfChange,
+  noticeOfChange,
   sourcesOf,
   transitionOf,
 } from "../../src/domain/lifecycle.js";
@@ -21,19 +23,37 @@ describe("the operation lifecycle table", function () {
 
   it("leaves a final state only by a reorg, and reaches every final state", function () {
     const leaving = TRANSITIONS.filter(({ from, to }) => FINAL_STATUSES.includes(from) && from !== to);
-    expect(leaving.map(({ from, to, event }) => [from, to, event])).to.deep.equal([["mined", "pending", "operation.reorged"]]);
+    expect(leaving.map(({ from, to, event }) => [from, to, event])).to.deep.equal([
+      ["mined", "pending", "operation.reorged"],
+      ["cancelled", "pending", "operation.reorged"],
+    ]);
     for (const final of FINAL_STATUSES) expect(sourcesOf(final).length, final).to.be.greaterThan(0);
     expect(sourcesOf("signed"), "nothing goes back to signed").to.deep.equal([]);
   });
 
   it("is where the webhook events come from: each event is some move's, each move's event is the change's", function () {
-    const emitted = new Set([...TRANSITIONS.map(({ event }) => event), ...Object.values(INITIAL_STATES)].filter((event) => event !== null));
+    const emitted = new Set(
+      [...TRANSITIONS.map(({ event }) => event), ...Object.values(INITIAL_STATES), ...NOTICES.map(({ event }) => event)].filter(
+        (event) => event !== null,
+      ),
+    );
     expect([...emitted].sort()).to.deep.equal([...WEBHOOK_EVENTS].sort());
     for (const { from, to, event } of TRANSITIONS)
       expect(eventOfChange(from, to) ?? null, `${from}→${to}`).to.equal(from === to ? null : event);
     expect(eventOfChange(undefined, "signed"), "recording a signed launch is no event").to.equal(undefined);
     expect(eventOfChange(undefined, "mined"), "a record inserted mined (a bitcoin grant)").to.equal("operation.mined");
     expect(eventOfChange("failed", "mined"), "a move the table lacks is no event").to.equal(undefined);
+  });
+
+  it("has notices: events of a field set once, not of a move (operation.stuck)", function () {
+    expect(noticeOfChange("stuck", null, { reason: "at the ceiling" })).to.equal("operation.stuck");
+    expect(noticeOfChange("stuck", { reason: "before" }, { reason: "again" }), "once").to.equal(undefined);
+    expect(noticeOfChange("stuck", { reason: "before" }, null), "cleared").to.equal(undefined);
+    for (const { event } of NOTICES)
+      expect(
+        TRANSITIONS.some((transition) => transition.event === event),
+        event,
+      ).to.equal(false);
   });
 
   it("guards a store's write: the table's sources of the new status, narrowed by the writer's own", function () {

@@ -1,4 +1,6 @@
 import { RecordErrorCode } from "../../domain/errors.js";
+import { formatGwei, maxFeeOf, nextStep, type Fees, type LadderStep } from "../../domain/fee-ladder.js";
+import type { OperationTransaction } from "../../domain/lifecycle.js";
 import type { OperationChange, LeasedOperation } from "./types.js";
 
 // The tracker's judgement, without I/O: given a record, what was just observed of it on the chain and the policy, the
@@ -42,16 +44,30 @@ export type Observation =
       simulated: boolean;
       pollMs: number;
       head: number;
-      receipt: { blockNumber: number; blockHash: string; status: number | null } | null;
-      /** With no receipt: whether the node still holds the transaction. */
+      /** The receipt of whichever of its transactions was mined (`transactionHash`: which; absent, the one it follows). */
+      receipt: { blockNumber: number; blockHash: string; status: number | null; transactionHash?: string } | null;
+      /** With no receipt: whether the node still holds one of its transactions. */
       inPool: boolean;
+      /** Which one the node holds, when it is another than the one the record follows (a replacement sent before a crash). */
+      pooled?: string;
       /** An ERC721 mint's token id, read from the receipt's logs. */
       mintedTokenId?: string;
+      /** The pair's replace-after blocks: a pending transaction not included after as many is replaced. */
+      replaceAfterBlocks?: number;
+      /** What the node's fee data asks of a transaction now; read when the replace-after blocks are past. */
+      needed?: Fees;
     }
   /** The tracker sent the stored raw transaction (the node did not know it). */
-  | { kind: "broadcast"; outcome: BroadcastOutcome; pollMs: number };
+  | { kind: "broadcast"; outcome: BroadcastOutcome; pollMs: number }
+  /** The tracker sent a step of the record's fee ladder (written as sent first), as `decide` asked. */
+  | { kind: "replaced"; transactionHash: string; outcome: BroadcastOutcome; pollMs: number; head: number };
 
-export type Decision = { change: OperationChange } | { action: "broadcast" } | { action: "grant" };
+export type Decision =
+  | { change: OperationChange }
+  | { action: "broadcast" }
+  | { action: "grant" }
+  /** Send this step of the fee ladder, signed ahead, in place of the transaction the record follows. */
+  | { action: "replace"; transactionHash: string };
 
 /** After a node error, look again in this long. */
 export const RETRY_AFTER_ERROR_MS = 2_000;
@@ -95,7 +111,83 @@ export function decide(record: LeasedOperation, observation: Observation, policy
       return decideOnChain(record, observation, policy);
     case "broadcast":
       return change(decideBroadcast(record, observation.outcome, observation.pollMs, policy, now));
+    case "replaced":
+      return change(decideReplaced(record, observation));
   }
+}
+
+/** The fees a stored transaction was signed with. */
+export function feesOf(transaction: Pick<OperationTransaction, "maxFeePerGas" | "maxPriorityFeePerGas" | "gasPrice">): Fees {
+  return transaction.gasPrice !== null
+    ? { type: 0, gasPrice: BigInt(transaction.gasPrice) }
+    : { type: 2, maxFeePerGas: BigInt(transaction.maxFeePerGas ?? 0), maxPriorityFeePerGas: BigInt(transaction.maxPriorityFeePerGas ?? 0) };
+}
+
+/** The record's transaction it follows now, among its stored ones (undefined for a record made before they were kept). */
+export function currentTransaction(record: Pick<LeasedOperation, "transactions" | "transactionHash">): OperationTransaction | undefined {
+  const hash = record.transactionHash?.toLowerCase();
+  return record.transactions.find((transaction) => transaction.transactionHash === hash);
+}
+
+/** Whether a pending record has waited its replace-after blocks since its transaction was sent (the tracker then reads the fees). */
+export function replacementDue(record: LeasedOperation, head: number, replaceAfterBlocks: number): boolean {
+  return (
+    record.status === "pending" &&
+    record.stuck === null &&
+    record.broadcastBlock !== null &&
+    head - record.broadcastBlock >= replaceAfterBlocks
+  );
+}
+
+/**
+ * A pending record past its replace-after blocks: the next step of its ladder (the lowest that pays what the node asks
+ * now, else the highest), or, with none left above the transaction it follows, the stuck notice (once: it is then set).
+ */
+function decideReplacement(record: LeasedOperation, needed: Fees | undefined, head: number, poll: number): Decision {
+  const current = currentTransaction(record);
+  const steps: Array<LadderStep & { transactionHash: string }> = record.transactions
+    .filter((transaction) => transaction.role === "replacement")
+    .map((transaction) => ({ rung: transaction.rung, fees: feesOf(transaction), transactionHash: transaction.transactionHash }));
+  const next = nextStep(steps, current?.rung ?? 0, needed);
+  if (next !== undefined) return { action: "replace", transactionHash: next.transactionHash };
+  const waited = `not included ${head - record.broadcastBlock!} blocks after it was sent`;
+  const ceiling = record.transactions.find((transaction) => transaction.role === "cancel");
+  let reason: string;
+  if (current?.role === "cancel") reason = `the cancel is ${waited}, at the fee ceiling`;
+  else if (steps.length === 0) {
+    reason = `${waited}, and no higher-fee replacement is signed for it (a caller-signed send): speed it up (POST /api/v1/operations/${record.id}/speed-up), or cancel it`;
+  } else {
+    const at = current === undefined ? "" : ` (max fee ${formatGwei(maxFeeOf(feesOf(current)))} gwei)`;
+    reason = `${waited}${at}: the ladder's last replacement is sent${ceiling ? `; the ceiling (${formatGwei(maxFeeOf(feesOf(ceiling)))} gwei) is kept for a cancel` : ""}`;
+  }
+  return change({ stuck: { transactionHash: record.transactionHash!, reason }, checkInMs: poll });
+}
+
+/** How the node answered a step of the ladder the tracker sent. */
+function decideReplaced(record: LeasedOperation, observation: Extract<Observation, { kind: "replaced" }>): OperationChange {
+  const { outcome, transactionHash, pollMs, head } = observation;
+  if (outcome.kind === "refused") {
+    if (outcome.transient) return { checkInMs: RETRY_AFTER_ERROR_MS };
+    // The node will not take it (not enough funds for the higher fee, or a price bump it wants higher): nothing more
+    // is tried on its own; the transaction it follows stays, and so does a manual speed-up or cancel.
+    return {
+      stuck: {
+        transactionHash: record.transactionHash!,
+        reason: `the node refused the replacement ${transactionHash}: ${outcome.error.message}`,
+      },
+      checkInMs: pollMs,
+    };
+  }
+  const step = record.transactions.find((transaction) => transaction.transactionHash === transactionHash.toLowerCase());
+  const fees = step === undefined ? "" : `, max fee ${formatGwei(maxFeeOf(feesOf(step)))} gwei`;
+  return {
+    status: "pending",
+    reason: `replaced by ${transactionHash} (not included ${head - (record.broadcastBlock ?? head)} blocks after it was sent${fees})`,
+    transactionHash,
+    broadcastBlock: head,
+    missingSince: null,
+    checkInMs: pollMs,
+  };
 }
 
 function decideGrantOnChain(observation: Extract<Observation, { kind: "grant" }>): Decision {
@@ -138,15 +230,25 @@ function decideReorg(
 
 function decideOnChain(record: LeasedOperation, observation: Extract<Observation, { kind: "chain" }>, policy: DecidePolicy): Decision {
   const { receipt, head, pollMs: poll } = observation;
-  if (record.status === "mined") return change(decideMinedOnSimulatedChain(record, observation));
+  if (record.status === "mined" || record.status === "cancelled") return change(decideMinedOnSimulatedChain(record, observation));
+  // Whichever of its transactions the node mined (or holds) is the one the record follows from now on.
+  const found = receipt?.transactionHash ?? observation.pooled;
+  const follows = found !== undefined && found.toLowerCase() !== record.transactionHash?.toLowerCase() ? { transactionHash: found } : {};
   // Accepted by the node while the process that sent it could not say so (it died before its tracker looked).
   if (record.status === "signed" && receipt !== null) {
-    return change({ status: "pending", reason: "accepted by the node", missingSince: null, checkInMs: 0 });
+    return change({
+      status: "pending",
+      reason: "accepted by the node",
+      ...follows,
+      missingSince: null,
+      broadcastBlock: head,
+      checkInMs: 0,
+    });
   }
   if (receipt !== null) {
     const confirmations = head - receipt.blockNumber + 1;
     const required = observation.simulated ? 1 : policy.confirmations;
-    const block = { blockNumber: receipt.blockNumber, blockHash: receipt.blockHash, missingSince: null };
+    const block = { blockNumber: receipt.blockNumber, blockHash: receipt.blockHash, missingSince: null, ...follows };
     if (confirmations < required) {
       const moved = record.blockHash !== receipt.blockHash;
       return change({
@@ -154,6 +256,17 @@ function decideOnChain(record: LeasedOperation, observation: Extract<Observation
         ...block,
         ...(moved ? { reason: `included in block ${receipt.blockNumber}; waiting for ${required} confirmations` } : {}),
         checkInMs: poll,
+      });
+    }
+    const keepWatching = !observation.simulated && policy.reorgWatchMs > 0;
+    const minedHash = (receipt.transactionHash ?? record.transactionHash ?? "").toLowerCase();
+    const mined = record.transactions.find((transaction) => transaction.transactionHash === minedHash);
+    if (mined?.role === "cancel") {
+      return change({
+        status: "cancelled",
+        reason: `cancelled: the zero-value transfer ${minedHash} took nonce ${record.nonce} in block ${receipt.blockNumber}`,
+        ...block,
+        checkInMs: keepWatching ? reorgCheckInMs(poll, 0) : null,
       });
     }
     if (receipt.status !== 1) {
@@ -165,26 +278,50 @@ function decideOnChain(record: LeasedOperation, observation: Extract<Observation
         checkInMs: null,
       });
     }
-    const keepWatching = !observation.simulated && policy.reorgWatchMs > 0;
     const tokenId = observation.mintedTokenId;
+    const replaced = mined !== undefined && mined.role !== "original" ? ` (as ${mined.role} ${minedHash})` : "";
     return change({
       status: "mined",
-      reason: `included in block ${receipt.blockNumber}${required > 1 ? ` with ${confirmations} confirmations` : ""}`,
+      reason: `included in block ${receipt.blockNumber}${required > 1 ? ` with ${confirmations} confirmations` : ""}${replaced}`,
       ...block,
       ...(tokenId !== undefined ? { result: { ...record.result, tokenId } } : {}),
       checkInMs: keepWatching ? reorgCheckInMs(poll, 0) : null,
     });
   }
   if (observation.inPool) {
-    return change(
-      record.status === "signed"
-        ? { status: "pending", reason: "accepted by the node", missingSince: null, checkInMs: poll }
-        : { ...(record.missingSince !== null ? { missingSince: null } : {}), checkInMs: poll },
-    );
+    if (record.status === "signed") {
+      return change({
+        status: "pending",
+        reason: "accepted by the node",
+        ...follows,
+        missingSince: null,
+        broadcastBlock: head,
+        checkInMs: poll,
+      });
+    }
+    if (Object.keys(follows).length > 0) {
+      // A replacement sent before a crash, whose record was not told: it is the one the node holds.
+      return change({
+        status: "pending",
+        reason: `replaced by ${found}`,
+        ...follows,
+        broadcastBlock: head,
+        missingSince: null,
+        checkInMs: poll,
+      });
+    }
+    const seen = { ...(record.missingSince !== null ? { missingSince: null } : {}), checkInMs: poll };
+    if (record.broadcastBlock === null) return change({ ...seen, broadcastBlock: head });
+    if (observation.replaceAfterBlocks !== undefined && replacementDue(record, head, observation.replaceAfterBlocks)) {
+      const decision = decideReplacement(record, observation.needed, head, poll);
+      return "change" in decision ? change({ ...seen, ...decision.change }) : decision;
+    }
+    return change(seen);
   }
   // The node does not know the transaction: never broadcast (a crash between signing and sending), lost from its pool,
-  // or undone by a reorg. The raw form sends the same transaction again.
-  if (record.rawTransaction === null) {
+  // or undone by a reorg. The raw form sends the same transaction again (the one the record follows: a replacement's
+  // is with its stored transactions).
+  if (record.rawTransaction === null && currentTransaction(record) === undefined) {
     return change({ status: "failed", reason: "the node does not know it and no raw transaction was stored", checkInMs: null });
   }
   return { action: "broadcast" };

@@ -1,13 +1,31 @@
-import type { OperationRecord, OperationStatus } from "../../domain/lifecycle.js";
+import type { OperationRecord, OperationStatus, OperationTransaction } from "../../domain/lifecycle.js";
 
-export type { OperationKind, OperationRecord, OperationStatus, OperationTransition } from "../../domain/lifecycle.js";
+export type {
+  OperationKind,
+  OperationRecord,
+  OperationStatus,
+  OperationTransition,
+  OperationTransaction,
+  StuckNotice,
+  TransactionRole,
+} from "../../domain/lifecycle.js";
 export { FINAL_STATUSES } from "../../domain/lifecycle.js";
+
+/** A transaction of an operation as it is written: its raw form with it (public once broadcast), and its nonce. */
+export interface NewOperationTransaction extends Omit<OperationTransaction, "broadcastAt"> {
+  nonce: number;
+  rawTransaction: string;
+  /** Written as about to be broadcast (true), or signed ahead to be sent later (false: a fee ladder's step). */
+  broadcast: boolean;
+}
 
 export type NewOperation = Omit<
   OperationRecord,
-  "createdAt" | "updatedAt" | "transitions" | "blockNumber" | "blockHash" | "result" | "nonce" | "rawTransaction"
+  "createdAt" | "updatedAt" | "transitions" | "blockNumber" | "blockHash" | "result" | "nonce" | "rawTransaction" | "stuck" | "transactions"
 > &
   Partial<Pick<OperationRecord, "blockNumber" | "blockHash" | "result" | "nonce" | "rawTransaction">> & {
+    /** Its transactions, written with it in one commit: the first one sent, and a key-in-body send's ladder signed ahead. */
+    transactions?: NewOperationTransaction[];
     /** Why the record starts in its status; becomes the first transition. */
     reason?: string;
     /** When the tracker first looks at it; default at once. */
@@ -32,13 +50,21 @@ export interface OperationChange {
   checkInMs?: number | null;
   /** Set when the record is first seen missing from the node, cleared when seen again. */
   missingSince?: Date | null;
+  /** The transaction it follows now: a replacement or the cancel the node took, or whichever of its transactions was mined. */
+  transactionHash?: string;
+  /** The head when the transaction it follows was sent (or first seen pending): its replace-after blocks count from there. */
+  broadcastBlock?: number | null;
+  /** The stuck notice (its setting is the `operation.stuck` event), or null to clear it. */
+  stuck?: { transactionHash: string; reason: string } | null;
 }
 
 /** A record a tracker holds the lease of, with the tracker-only fields. */
 export interface LeasedOperation extends OperationRecord {
   missingSince: string | null;
-  /** When the record left pending for mined; drives the reorg watch. */
+  /** When the record left pending for mined (or cancelled); drives the reorg watch. */
   minedAt: string | null;
+  /** The head when the transaction it follows was sent, or first seen pending; null until the tracker saw one. */
+  broadcastBlock: number | null;
 }
 
 export interface LeaseFilter {
@@ -70,8 +96,15 @@ export interface OperationStore {
    * Answers how many.
    */
   recheckMined(chain: string, network: string, fromBlock?: number): Promise<number>;
-  /** The record of a transaction, by its hash on a pair. */
+  /** The record of a transaction, by any hash it was sent under on a pair (a replaced one too). */
   findByTransactionHash(chain: string, network: string, transactionHash: string): Promise<OperationRecord | undefined>;
+  /**
+   * Writes one of an operation's transactions as about to be broadcast (`broadcast`), before it is: a replacement or
+   * cancel signed now, or a step of its ladder signed ahead (then only marked). Answers the record, with its transactions.
+   */
+  recordTransaction(operationId: string, transaction: NewOperationTransaction): Promise<OperationRecord | undefined>;
+  /** The raw form of one of an operation's transactions (the record's own `rawTransaction` is its first). */
+  transactionRaw(operationId: string, transactionHash: string): Promise<string | undefined>;
   /**
    * The nonces the sender may not take on the pair, ascending: those of its signed or pending records (the node may not
    * have them yet) and of its live reservations (prepared for a caller to sign).

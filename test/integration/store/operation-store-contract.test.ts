@@ -14,27 +14,42 @@ import { freshPostgresSchema } from "../../helpers/postgres-schema.js";
 
 interface Subject {
   store: OperationStore;
+  /** Closes the store and opens it again on the same data (a restart); absent for the one in memory. */
+  reopen?(): Promise<OperationStore>;
   close(): Promise<void>;
 }
 
-const subjects: Array<{ name: string; open(context: Mocha.Context): Promise<Subject> }> = [
+const subjects: Array<{ name: string; durable?: boolean; open(context: Mocha.Context): Promise<Subject> }> = [
   { name: "memory", open: async () => ({ store: new MemoryOperationStore(), close: async () => undefined }) },
   {
     name: "embedded SQLite",
+    durable: true,
     async open() {
       const dataDir = await mkdtemp(path.join(tmpdir(), "hts-contract-"));
-      const store = await openStore({ dataDir });
-      return { store, close: async () => (await store.close(), await rm(dataDir, { recursive: true, force: true })) };
+      let store = await openStore({ dataDir });
+      return {
+        store,
+        async reopen() {
+          await store.close();
+          return (store = await openStore({ dataDir }));
+        },
+        close: async () => (await store.close(), await rm(dataDir, { recursive: true, force: true })),
+      };
     },
   },
   {
     name: "PostgreSQL server",
+    durable: true,
     async open(context) {
       const schema = await freshPostgresSchema(context, "hts_contract");
       const dataDir = await mkdtemp(path.join(tmpdir(), "hts-contract-unused-"));
-      const store = await openStore({ dataDir, databaseUrl: schema.url });
+      let store = await openStore({ dataDir, databaseUrl: schema.url });
       return {
         store,
+        async reopen() {
+          await store.close();
+          return (store = await openStore({ dataDir, databaseUrl: schema.url }));
+        },
         async close() {
           await store.close();
           await schema.drop();
@@ -44,6 +59,29 @@ const subjects: Array<{ name: string; open(context: Mocha.Context): Promise<Subj
     },
   },
 ];
+
+const hash = (byte: string) => `0x${byte.repeat(32)}`;
+
+/** A key-in-body send's transactions: the original, sent; two replacements and the cancel, signed ahead. */
+function ladder(prefix: string): NonNullable<NewOperation["transactions"]> {
+  const step = (byte: string, role: "original" | "replacement" | "cancel", rung: number, broadcast: boolean) => ({
+    transactionHash: hash(`${prefix}${byte}`),
+    role,
+    rung,
+    nonce: 0,
+    rawTransaction: `0x02f8${prefix}${byte}`,
+    maxFeePerGas: String(3_000_000_000 * (rung + 1)),
+    maxPriorityFeePerGas: "1000000000",
+    gasPrice: null,
+    broadcast,
+  });
+  return [
+    step("0", "original", 0, true),
+    step("1", "replacement", 1, false),
+    step("2", "replacement", 2, false),
+    step("c", "cancel", 3, false),
+  ];
+}
 
 const SENDER = "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266";
 
@@ -160,6 +198,109 @@ for (const subject of subjects) {
       expect(found?.id).to.equal(record.id);
       expect(await store.findByTransactionHash(record.chain, "other", record.transactionHash!)).to.equal(undefined);
     });
+
+    it("keeps every transaction an operation was sent as, and those signed ahead, with the record", async function () {
+      const prefix = randomUUID()
+        .slice(0, 1)
+        .replace(/[^0-9a-f]/, "a");
+      const transactions = ladder(prefix);
+      const record = launch({ transactionHash: transactions[0]!.transactionHash, transactions });
+      await store.insertOperation(record);
+      const read = await store.getOperation(record.id);
+      expect(read?.stuck).to.equal(null);
+      expect(read?.transactions.map(({ role, rung, broadcastAt }) => [role, rung, broadcastAt !== null])).to.deep.equal([
+        ["original", 0, true],
+        ["replacement", 1, false],
+        ["replacement", 2, false],
+        ["cancel", 3, false],
+      ]);
+      expect(read?.transactions[1]).to.deep.include({ transactionHash: hash(`${prefix}1`), maxFeePerGas: "6000000000", gasPrice: null });
+      expect(read?.transactions[1]).to.not.have.property("rawTransaction");
+      expect(await store.transactionRaw(record.id, hash(`${prefix}2`).toUpperCase().replace("0X", "0x"))).to.equal(`0x02f8${prefix}2`);
+      expect(await store.transactionRaw(record.id, hash("9"))).to.equal(undefined);
+
+      // A step only signed ahead is no hash the operation was sent under; once written as sent, it is.
+      expect(await store.findByTransactionHash(record.chain, record.network, hash(`${prefix}1`))).to.equal(undefined);
+      const marked = await store.recordTransaction(record.id, { ...transactions[1]!, broadcast: true });
+      expect(marked?.transactions[1]?.broadcastAt).to.be.a("string");
+      const sentAt = marked!.transactions[1]!.broadcastAt;
+      expect((await store.findByTransactionHash(record.chain, record.network, hash(`${prefix}1`)))?.id).to.equal(record.id);
+      // Written again (a retry), it keeps what it was.
+      const again = await store.recordTransaction(record.id, { ...transactions[1]!, broadcast: true, rawTransaction: "0xother" });
+      expect(again?.transactions[1]?.broadcastAt).to.equal(sentAt);
+      expect(await store.transactionRaw(record.id, hash(`${prefix}1`))).to.equal(`0x02f8${prefix}1`);
+      // A caller-signed replacement, not signed ahead: written as it is sent.
+      const signed = { ...transactions[2]!, transactionHash: hash(`${prefix}d`), rung: 4, broadcast: true };
+      expect((await store.recordTransaction(record.id, signed))?.transactions.map(({ rung }) => rung)).to.deep.equal([0, 1, 2, 3, 4]);
+    });
+
+    it("follows the transaction the node took, counts blocks from its head, and sets the stuck notice once", async function () {
+      const transactions = ladder("e");
+      const record = launch({
+        network: `follow-${randomUUID().slice(0, 8)}`,
+        transactionHash: transactions[0]!.transactionHash,
+        transactions,
+      });
+      await store.insertOperation(record);
+      await store.changeOperation(record.id, { status: "pending", reason: "accepted by the node", broadcastBlock: 12 });
+      const leased = (await store.leaseDueOperations(`follow-${record.id}`, 60_000, 500)).find(({ id }) => id === record.id);
+      expect(leased).to.deep.include({ broadcastBlock: 12, stuck: null });
+      expect(leased?.transactions).to.have.length(4);
+      const replaced = await store.changeOperation(
+        record.id,
+        { status: "pending", reason: "replaced", transactionHash: hash("e1").toUpperCase().replace("0X", "0x"), broadcastBlock: 15 },
+        `follow-${record.id}`,
+      );
+      expect(replaced?.transactionHash).to.equal(hash("e1"));
+      const stuck = await store.changeOperation(record.id, { stuck: { transactionHash: hash("e1"), reason: "at the ceiling" } });
+      expect(stuck?.stuck).to.deep.include({ transactionHash: hash("e1"), reason: "at the ceiling" });
+      expect(stuck?.stuck?.at).to.be.a("string");
+      expect((await store.findByTransactionHash(record.chain, record.network, hash("e1")))?.id, "the hash it follows").to.equal(record.id);
+      expect((await store.changeOperation(record.id, { stuck: null }))?.stuck).to.equal(null);
+    });
+
+    it("ends a cancelled operation cancelled, watched like a mined one (a reorg takes it back to pending)", async function () {
+      const network = `cancel-${randomUUID().slice(0, 8)}`;
+      const record = launch({ network });
+      await store.insertOperation(record);
+      expect(await store.changeOperation(record.id, { status: "cancelled", reason: "early" }), "from signed: not a move").to.equal(
+        undefined,
+      );
+      await store.changeOperation(record.id, { status: "pending", reason: "accepted by the node" });
+      const cancelled = await store.changeOperation(record.id, {
+        status: "cancelled",
+        reason: "cancelled",
+        blockNumber: 9,
+        blockHash: "0xb9",
+        checkInMs: null,
+      });
+      expect(cancelled).to.deep.include({ status: "cancelled", blockNumber: 9 });
+      expect(await store.heldNonces("ethereum", network, SENDER), "a cancelled nonce is used").to.deep.equal([]);
+      expect(await store.recheckMined("ethereum", network)).to.equal(1);
+      expect(await store.changeOperation(record.id, { status: "pending", reason: "reorg" })).to.deep.include({ status: "pending" });
+    });
+
+    // The memory store lives as long as its process: a restart is for the stores on disk.
+    if (subject.durable)
+      it("keeps an operation's transactions, its stuck notice and its state across a restart", async function () {
+        const transactions = ladder("f");
+        const record = launch({
+          network: `restart-${randomUUID().slice(0, 8)}`,
+          transactionHash: transactions[0]!.transactionHash,
+          transactions,
+        });
+        await store.insertOperation(record);
+        await store.changeOperation(record.id, { status: "pending", reason: "accepted by the node", broadcastBlock: 4 });
+        await store.recordTransaction(record.id, { ...transactions[3]!, broadcast: true });
+        await store.changeOperation(record.id, { status: "pending", reason: "cancel sent", transactionHash: hash("fc") });
+        await store.changeOperation(record.id, { stuck: { transactionHash: hash("fc"), reason: "the cancel waits" } });
+        const before = await store.getOperation(record.id);
+        store = await opened.reopen!();
+        const after = await store.getOperation(record.id);
+        expect(after).to.deep.equal(before);
+        expect(after?.transactions.find(({ role }) => role === "cancel")?.broadcastAt).to.be.a("string");
+        expect(await store.transactionRaw(record.id, hash("fc"))).to.equal("0x02f8fc");
+      });
 
     it("holds the nonces of unfinished records and live reservations, and lets an expired reservation be taken again", async function () {
       const network = `nonces-${randomUUID().slice(0, 8)}`;
