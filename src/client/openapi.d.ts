@@ -94,6 +94,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/operations/{id}/speed-up": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Replace a pending transaction with the same call at higher fees
+         * @description For an operation whose key was in its body, sends the next step of the fee ladder signed ahead at send time: the lowest that pays what the node asks now. Otherwise (a caller-signed operation, or the ladder used up) answers the replacement to sign (`unsignedTransaction`: the same call at the same nonce, every fee at least 12.5 % higher and up to what the node asks, under the operation's fee ceiling); send it back signed as `signedTransaction`. The operation is `mined` whichever of its transactions is mined. 409 OPERATION_FINAL once it is final; 422 FEE_CAP_EXCEEDED when the replacement would pay over its ceiling. The service replaces a stuck key-in-body transaction by itself after the pair's replace-after blocks: see docs/operations.md#stuck-transactions.
+         */
+        post: operations["speedUpOperation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/operations/{id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel a pending transaction: a zero-value transfer to the sender takes its nonce
+         * @description Sends, at the operation's nonce and with higher fees, a transfer of nothing from its sender to itself: signed ahead at send time for an operation whose key was in its body, else answered as `unsignedTransaction` to sign and send back as `signedTransaction` (as a speed-up). The operation ends `cancelled` (webhook `operation.cancelled`) when the cancel is mined, or `mined` when its own transaction won the race. 409 OPERATION_FINAL once it is final.
+         */
+        post: operations["cancelOperation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/tokens/{address}/balance": {
         parameters: {
             query?: never;
@@ -1118,7 +1158,7 @@ export interface operations {
                             contractAddress: string | null;
                             nonce: number | null;
                             /** @enum {string} */
-                            status: "signed" | "pending" | "mined" | "failed" | "dropped";
+                            status: "signed" | "pending" | "mined" | "failed" | "dropped" | "cancelled";
                             error: {
                                 code: string;
                                 message: string;
@@ -1132,9 +1172,33 @@ export interface operations {
                             /** @description Every state change with its time and reason, oldest first */
                             transitions: {
                                 /** @enum {string} */
-                                status: "signed" | "pending" | "mined" | "failed" | "dropped";
+                                status: "signed" | "pending" | "mined" | "failed" | "dropped" | "cancelled";
                                 at: string;
                                 reason: string;
+                            }[];
+                            /** @description Set once (webhook operation.stuck) when it is pending past its replace-after blocks with no higher fee the service can send on its own; cleared by a later speed-up or cancel */
+                            stuck: {
+                                at: string;
+                                /** @description The transaction it waits on */
+                                transactionHash: string;
+                                reason: string;
+                            } | null;
+                            /** @description Every transaction it was sent as, lowest fees first (empty for a faucet grant, and for a record made before the service kept them); whichever is mined settles it, and transactionHash follows the latest sent (then the one mined) */
+                            transactions: {
+                                transactionHash: string;
+                                /**
+                                 * @description original, replacement (same call, higher fees) or cancel (a zero-value transfer to the sender)
+                                 * @enum {string}
+                                 */
+                                role: "original" | "replacement" | "cancel";
+                                /** @description Its step on the fee ladder: 0 the original */
+                                rung: number;
+                                maxFeePerGas: string | null;
+                                maxPriorityFeePerGas: string | null;
+                                /** @description A legacy transaction's price, instead of the EIP-1559 fees */
+                                gasPrice: string | null;
+                                /** @description When it was written as sent, just before its broadcast */
+                                broadcastAt: string;
                             }[];
                             createdAt: string;
                             updatedAt: string;
@@ -1857,7 +1921,7 @@ export interface operations {
                          * @description pending when answered at once; with wait=mined the state reached: mined, failed, dropped (or pending after the wait timeout)
                          * @enum {string}
                          */
-                        status: "signed" | "pending" | "mined" | "failed" | "dropped";
+                        status: "signed" | "pending" | "mined" | "failed" | "dropped" | "cancelled";
                         chain: string;
                         network: string;
                         /** @enum {string} */
@@ -1934,7 +1998,7 @@ export interface operations {
                          * @description pending when answered at once; with wait=mined the state reached: mined, failed, dropped (or pending after the wait timeout)
                          * @enum {string}
                          */
-                        status: "signed" | "pending" | "mined" | "failed" | "dropped";
+                        status: "signed" | "pending" | "mined" | "failed" | "dropped" | "cancelled";
                         chain: string;
                         network: string;
                         /** @enum {string} */
@@ -2413,7 +2477,7 @@ export interface operations {
                         id: string;
                         transactionHash: string;
                         /** @enum {string} */
-                        status: "signed" | "pending" | "mined" | "failed" | "dropped";
+                        status: "signed" | "pending" | "mined" | "failed" | "dropped" | "cancelled";
                         chain: string;
                         network: string;
                         /** @enum {string} */
@@ -2481,7 +2545,7 @@ export interface operations {
                         id: string;
                         transactionHash: string;
                         /** @enum {string} */
-                        status: "signed" | "pending" | "mined" | "failed" | "dropped";
+                        status: "signed" | "pending" | "mined" | "failed" | "dropped" | "cancelled";
                         chain: string;
                         network: string;
                         /** @enum {string} */
@@ -2799,7 +2863,7 @@ export interface operations {
     getOperation: {
         parameters: {
             query?: {
-                /** @description Answer once the operation is final (mined, failed, dropped), or after this many seconds (at most the service's wait timeout) with its state then */
+                /** @description Answer once the operation is final (mined, failed, dropped, cancelled), or after this many seconds (at most the service's wait timeout) with its state then */
                 waitSeconds?: number;
             };
             header?: never;
@@ -2832,7 +2896,7 @@ export interface operations {
                         contractAddress: string | null;
                         nonce: number | null;
                         /** @enum {string} */
-                        status: "signed" | "pending" | "mined" | "failed" | "dropped";
+                        status: "signed" | "pending" | "mined" | "failed" | "dropped" | "cancelled";
                         error: {
                             code: string;
                             message: string;
@@ -2846,9 +2910,33 @@ export interface operations {
                         /** @description Every state change with its time and reason, oldest first */
                         transitions: {
                             /** @enum {string} */
-                            status: "signed" | "pending" | "mined" | "failed" | "dropped";
+                            status: "signed" | "pending" | "mined" | "failed" | "dropped" | "cancelled";
                             at: string;
                             reason: string;
+                        }[];
+                        /** @description Set once (webhook operation.stuck) when it is pending past its replace-after blocks with no higher fee the service can send on its own; cleared by a later speed-up or cancel */
+                        stuck: {
+                            at: string;
+                            /** @description The transaction it waits on */
+                            transactionHash: string;
+                            reason: string;
+                        } | null;
+                        /** @description Every transaction it was sent as, lowest fees first (empty for a faucet grant, and for a record made before the service kept them); whichever is mined settles it, and transactionHash follows the latest sent (then the one mined) */
+                        transactions: {
+                            transactionHash: string;
+                            /**
+                             * @description original, replacement (same call, higher fees) or cancel (a zero-value transfer to the sender)
+                             * @enum {string}
+                             */
+                            role: "original" | "replacement" | "cancel";
+                            /** @description Its step on the fee ladder: 0 the original */
+                            rung: number;
+                            maxFeePerGas: string | null;
+                            maxPriorityFeePerGas: string | null;
+                            /** @description A legacy transaction's price, instead of the EIP-1559 fees */
+                            gasPrice: string | null;
+                            /** @description When it was written as sent, just before its broadcast */
+                            broadcastAt: string;
                         }[];
                         createdAt: string;
                         updatedAt: string;
@@ -3029,6 +3117,934 @@ export interface operations {
                              * @enum {string}
                              */
                             code: "BACKEND_NOT_CONFIGURED" | "SERVICE_UNAVAILABLE" | "STORAGE_UNAVAILABLE" | "DATA_DIR_IN_USE";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+    };
+    speedUpOperation: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Retry safely: the same key and body return the first response and send nothing */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The operation's record id, or any transaction hash it was sent as */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The prepared replacement, signed by the operation's sender; without it, the service sends the next step signed ahead or prepares one */
+                    signedTransaction?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The operation as it stands once the replacement was sent (its transactionHash the replacement's); or, for a caller-signed operation (or one whose signed-ahead steps are used up), the replacement to sign */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        /** @enum {string} */
+                        kind: "launch" | "mint" | "faucet" | "transfer" | "approve";
+                        chain: string;
+                        network: string;
+                        type: string | null;
+                        params: {
+                            [key: string]: unknown;
+                        };
+                        sender: string | null;
+                        transactionHash: string | null;
+                        contractAddress: string | null;
+                        nonce: number | null;
+                        /** @enum {string} */
+                        status: "signed" | "pending" | "mined" | "failed" | "dropped" | "cancelled";
+                        error: {
+                            code: string;
+                            message: string;
+                        } | null;
+                        blockNumber: number | null;
+                        blockHash: string | null;
+                        /** @description What mining revealed, e.g. an ERC721 mint's tokenId */
+                        result: {
+                            [key: string]: unknown;
+                        } | null;
+                        /** @description Every state change with its time and reason, oldest first */
+                        transitions: {
+                            /** @enum {string} */
+                            status: "signed" | "pending" | "mined" | "failed" | "dropped" | "cancelled";
+                            at: string;
+                            reason: string;
+                        }[];
+                        /** @description Set once (webhook operation.stuck) when it is pending past its replace-after blocks with no higher fee the service can send on its own; cleared by a later speed-up or cancel */
+                        stuck: {
+                            at: string;
+                            /** @description The transaction it waits on */
+                            transactionHash: string;
+                            reason: string;
+                        } | null;
+                        /** @description Every transaction it was sent as, lowest fees first (empty for a faucet grant, and for a record made before the service kept them); whichever is mined settles it, and transactionHash follows the latest sent (then the one mined) */
+                        transactions: {
+                            transactionHash: string;
+                            /**
+                             * @description original, replacement (same call, higher fees) or cancel (a zero-value transfer to the sender)
+                             * @enum {string}
+                             */
+                            role: "original" | "replacement" | "cancel";
+                            /** @description Its step on the fee ladder: 0 the original */
+                            rung: number;
+                            maxFeePerGas: string | null;
+                            maxPriorityFeePerGas: string | null;
+                            /** @description A legacy transaction's price, instead of the EIP-1559 fees */
+                            gasPrice: string | null;
+                            /** @description When it was written as sent, just before its broadcast */
+                            broadcastAt: string;
+                        }[];
+                        createdAt: string;
+                        updatedAt: string;
+                    } | {
+                        operationId: string;
+                        chain: string;
+                        network: string;
+                        sender: string;
+                        /** @enum {string} */
+                        replacement: "speed-up" | "cancel";
+                        /** @description The transaction it replaces: the one the operation follows now */
+                        replaces: string;
+                        /** @description Sign this (the operation's nonce; fees at least 12.5 % above the transaction it replaces, raised to what the node asks now) and send it back as signedTransaction */
+                        unsignedTransaction: {
+                            chainId: number;
+                            /** @description 2 (EIP-1559) where the chain reports base fees, else 0 (legacy, EIP-155) */
+                            type: 2 | 0;
+                            /** @description Reserved for the sender until expiresAt */
+                            nonce: number;
+                            /**
+                             * @description The node's estimate plus 20 %
+                             * @example 1000000000000000000
+                             */
+                            gasLimit: string;
+                            /**
+                             * @description Type 2 only, wei
+                             * @example 1000000000000000000
+                             */
+                            maxFeePerGas?: string;
+                            /**
+                             * @description Type 2 only, wei
+                             * @example 1000000000000000000
+                             */
+                            maxPriorityFeePerGas?: string;
+                            /**
+                             * @description Type 0 only, wei
+                             * @example 1000000000000000000
+                             */
+                            gasPrice?: string;
+                            /** @description null for a launch (a contract creation); the token contract for a mint, a token transfer or an approval; the recipient for a NATIVE transfer */
+                            to: string | null;
+                            data: string;
+                            /**
+                             * @description Native currency it sends, in wei: 0 but for a NATIVE transfer
+                             * @example 1000000000000000000
+                             */
+                            value: string;
+                        };
+                        /**
+                         * @description The operation's fee ceiling, wei per gas: a replacement may pay up to it
+                         * @example 1000000000000000000
+                         */
+                        ceiling: string;
+                    };
+                };
+            };
+            /** @description `INVALID_ARGUMENT`: A field is missing, has the wrong type or breaks a rule; `INVALID_ADDRESS`: Not an address of that chain and network; `INVALID_PRIVATE_KEY`: Not a 32-byte hex private key; `UNSUPPORTED_CHAIN`: Unknown chain; `UNSUPPORTED_NETWORK`: Unknown network of that chain; `UNSUPPORTED_OPERATION`: The chain cannot do that; `MALFORMED_JSON`: The body is not valid JSON; `MALFORMED_REQUEST`: Not valid HTTP/1.1, or a bad percent-encoding in the path */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "INVALID_ARGUMENT" | "INVALID_ADDRESS" | "INVALID_PRIVATE_KEY" | "UNSUPPORTED_CHAIN" | "UNSUPPORTED_NETWORK" | "UNSUPPORTED_OPERATION" | "MALFORMED_JSON" | "MALFORMED_REQUEST";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `UNAUTHORIZED`: Missing or wrong API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "UNAUTHORIZED";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `NOT_FOUND`: No such route, operation or webhook; `TRANSACTION_NOT_FOUND`: The node knows no transaction with that hash; `CHAIN_FAULTS_OFF`: Chain faults are off; `OPERATION_NOT_FOUND`: No operation with that id; `CHAIN_FAULT_NOT_FOUND`: No fault with that id on that pair */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "NOT_FOUND" | "TRANSACTION_NOT_FOUND" | "CHAIN_FAULTS_OFF" | "OPERATION_NOT_FOUND" | "CHAIN_FAULT_NOT_FOUND";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `REQUEST_TIMEOUT`: The request was not received in time */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "REQUEST_TIMEOUT";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `IDEMPOTENCY_CONFLICT`: Idempotency-Key reused with another body; `IDEMPOTENCY_IN_PROGRESS`: The first request with that Idempotency-Key is still running; `TRANSACTION_NOT_PREPARED`: A signed transaction no prepare reserved; `NONCE_TAKEN`: The prepared transaction's nonce was taken since: prepare again; `ALREADY_SUBMITTED`: That signed transaction was submitted before; `ALREADY_DEPLOYED`: A contract is already at the launch's CREATE2 address; `OPERATION_FINAL`: The operation is final: nothing to speed up or cancel; `LIVE_NETWORK_FAULTS`: Faults on a live network; `CHAIN_FAULT_CONFLICT`: The fault cannot be made while another one runs */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "IDEMPOTENCY_CONFLICT" | "IDEMPOTENCY_IN_PROGRESS" | "TRANSACTION_NOT_PREPARED" | "NONCE_TAKEN" | "ALREADY_SUBMITTED" | "ALREADY_DEPLOYED" | "OPERATION_FINAL" | "LIVE_NETWORK_FAULTS" | "CHAIN_FAULT_CONFLICT";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `PAYLOAD_TOO_LARGE`: Body over 64 KiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "PAYLOAD_TOO_LARGE";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `UNSUPPORTED_MEDIA_TYPE`: Body not sent as application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "UNSUPPORTED_MEDIA_TYPE";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `HOST_NOT_ALLOWED`: Without API keys (--no-auth): a Host other than a loopback name */
+            421: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "HOST_NOT_ALLOWED";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `KEY_SENDER_MISMATCH`: The key does not derive the sender; `TRANSACTION_MISMATCH`: The signed transaction is not the prepared one; `INSUFFICIENT_FUNDS`: The sender cannot pay the fee; `FEE_CAP_EXCEEDED`: The fee it needs is over the pair's fee ceiling: nothing was signed; `NOT_A_TOKEN_CONTRACT`: No ERC20/ERC721/ERC1155 contract at that address; `NOT_A_MINTER`: The sender lacks the minter role; `CAP_EXCEEDED`: An ERC20 mint beyond the cap; `TOKEN_ID_TAKEN`: That ERC721 token id exists; `INSUFFICIENT_TOKEN_BALANCE`: The sender holds less of the token than it would transfer; `NOT_TOKEN_OWNER`: The sender (or the named owner) does not hold that token id; `TOO_MANY_TOKEN_IDS`: The holder has more token ids than one listing reads; `CREATE2_FACTORY_MISSING`: A launch with salt on a live chain without the CREATE2 factory; `TRANSACTION_REJECTED`: The node refused it; `WOULD_REVERT`: The chain would revert it: nothing was signed; `LIVE_NETWORK_FAUCET`: The faucet on a live network */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "KEY_SENDER_MISMATCH" | "TRANSACTION_MISMATCH" | "INSUFFICIENT_FUNDS" | "FEE_CAP_EXCEEDED" | "NOT_A_TOKEN_CONTRACT" | "NOT_A_MINTER" | "CAP_EXCEEDED" | "TOKEN_ID_TAKEN" | "INSUFFICIENT_TOKEN_BALANCE" | "NOT_TOKEN_OWNER" | "TOO_MANY_TOKEN_IDS" | "CREATE2_FACTORY_MISSING" | "TRANSACTION_REJECTED" | "WOULD_REVERT" | "LIVE_NETWORK_FAUCET";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `RATE_LIMITED`: Per-key rate limit reached (see Retry-After); `TOO_MANY_CONNECTIONS`: Too many open connections from this address (see Retry-After); `TOO_MANY_AUTH_FAILURES`: Too many wrong API keys from this address (see Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "RATE_LIMITED" | "TOO_MANY_CONNECTIONS" | "TOO_MANY_AUTH_FAILURES";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `HEADERS_TOO_LARGE`: Request headers over 16 KiB */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "HEADERS_TOO_LARGE";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `UPSTREAM_UNAVAILABLE`: The node or Esplora failed to answer; `CHAIN_ID_MISMATCH`: The configured endpoint serves another chain */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "UPSTREAM_UNAVAILABLE" | "CHAIN_ID_MISMATCH";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `BACKEND_NOT_CONFIGURED`: No backend for that network; `SERVICE_UNAVAILABLE`: The database cannot be reached (see Retry-After); `STORAGE_UNAVAILABLE`: The service's own storage is exhausted (see Retry-After); `DATA_DIR_IN_USE`: Another process holds the data directory */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "BACKEND_NOT_CONFIGURED" | "SERVICE_UNAVAILABLE" | "STORAGE_UNAVAILABLE" | "DATA_DIR_IN_USE";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `UPSTREAM_TIMEOUT`: The node or Esplora timed out */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "UPSTREAM_TIMEOUT";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+    };
+    cancelOperation: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Retry safely: the same key and body return the first response and send nothing */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The operation's record id, or any transaction hash it was sent as */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The prepared replacement, signed by the operation's sender; without it, the service sends the next step signed ahead or prepares one */
+                    signedTransaction?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The operation as it stands once the replacement was sent (its transactionHash the replacement's); or, for a caller-signed operation (or one whose signed-ahead steps are used up), the replacement to sign */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        /** @enum {string} */
+                        kind: "launch" | "mint" | "faucet" | "transfer" | "approve";
+                        chain: string;
+                        network: string;
+                        type: string | null;
+                        params: {
+                            [key: string]: unknown;
+                        };
+                        sender: string | null;
+                        transactionHash: string | null;
+                        contractAddress: string | null;
+                        nonce: number | null;
+                        /** @enum {string} */
+                        status: "signed" | "pending" | "mined" | "failed" | "dropped" | "cancelled";
+                        error: {
+                            code: string;
+                            message: string;
+                        } | null;
+                        blockNumber: number | null;
+                        blockHash: string | null;
+                        /** @description What mining revealed, e.g. an ERC721 mint's tokenId */
+                        result: {
+                            [key: string]: unknown;
+                        } | null;
+                        /** @description Every state change with its time and reason, oldest first */
+                        transitions: {
+                            /** @enum {string} */
+                            status: "signed" | "pending" | "mined" | "failed" | "dropped" | "cancelled";
+                            at: string;
+                            reason: string;
+                        }[];
+                        /** @description Set once (webhook operation.stuck) when it is pending past its replace-after blocks with no higher fee the service can send on its own; cleared by a later speed-up or cancel */
+                        stuck: {
+                            at: string;
+                            /** @description The transaction it waits on */
+                            transactionHash: string;
+                            reason: string;
+                        } | null;
+                        /** @description Every transaction it was sent as, lowest fees first (empty for a faucet grant, and for a record made before the service kept them); whichever is mined settles it, and transactionHash follows the latest sent (then the one mined) */
+                        transactions: {
+                            transactionHash: string;
+                            /**
+                             * @description original, replacement (same call, higher fees) or cancel (a zero-value transfer to the sender)
+                             * @enum {string}
+                             */
+                            role: "original" | "replacement" | "cancel";
+                            /** @description Its step on the fee ladder: 0 the original */
+                            rung: number;
+                            maxFeePerGas: string | null;
+                            maxPriorityFeePerGas: string | null;
+                            /** @description A legacy transaction's price, instead of the EIP-1559 fees */
+                            gasPrice: string | null;
+                            /** @description When it was written as sent, just before its broadcast */
+                            broadcastAt: string;
+                        }[];
+                        createdAt: string;
+                        updatedAt: string;
+                    } | {
+                        operationId: string;
+                        chain: string;
+                        network: string;
+                        sender: string;
+                        /** @enum {string} */
+                        replacement: "speed-up" | "cancel";
+                        /** @description The transaction it replaces: the one the operation follows now */
+                        replaces: string;
+                        /** @description Sign this (the operation's nonce; fees at least 12.5 % above the transaction it replaces, raised to what the node asks now) and send it back as signedTransaction */
+                        unsignedTransaction: {
+                            chainId: number;
+                            /** @description 2 (EIP-1559) where the chain reports base fees, else 0 (legacy, EIP-155) */
+                            type: 2 | 0;
+                            /** @description Reserved for the sender until expiresAt */
+                            nonce: number;
+                            /**
+                             * @description The node's estimate plus 20 %
+                             * @example 1000000000000000000
+                             */
+                            gasLimit: string;
+                            /**
+                             * @description Type 2 only, wei
+                             * @example 1000000000000000000
+                             */
+                            maxFeePerGas?: string;
+                            /**
+                             * @description Type 2 only, wei
+                             * @example 1000000000000000000
+                             */
+                            maxPriorityFeePerGas?: string;
+                            /**
+                             * @description Type 0 only, wei
+                             * @example 1000000000000000000
+                             */
+                            gasPrice?: string;
+                            /** @description null for a launch (a contract creation); the token contract for a mint, a token transfer or an approval; the recipient for a NATIVE transfer */
+                            to: string | null;
+                            data: string;
+                            /**
+                             * @description Native currency it sends, in wei: 0 but for a NATIVE transfer
+                             * @example 1000000000000000000
+                             */
+                            value: string;
+                        };
+                        /**
+                         * @description The operation's fee ceiling, wei per gas: a replacement may pay up to it
+                         * @example 1000000000000000000
+                         */
+                        ceiling: string;
+                    };
+                };
+            };
+            /** @description `INVALID_ARGUMENT`: A field is missing, has the wrong type or breaks a rule; `INVALID_ADDRESS`: Not an address of that chain and network; `INVALID_PRIVATE_KEY`: Not a 32-byte hex private key; `UNSUPPORTED_CHAIN`: Unknown chain; `UNSUPPORTED_NETWORK`: Unknown network of that chain; `UNSUPPORTED_OPERATION`: The chain cannot do that; `MALFORMED_JSON`: The body is not valid JSON; `MALFORMED_REQUEST`: Not valid HTTP/1.1, or a bad percent-encoding in the path */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "INVALID_ARGUMENT" | "INVALID_ADDRESS" | "INVALID_PRIVATE_KEY" | "UNSUPPORTED_CHAIN" | "UNSUPPORTED_NETWORK" | "UNSUPPORTED_OPERATION" | "MALFORMED_JSON" | "MALFORMED_REQUEST";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `UNAUTHORIZED`: Missing or wrong API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "UNAUTHORIZED";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `NOT_FOUND`: No such route, operation or webhook; `TRANSACTION_NOT_FOUND`: The node knows no transaction with that hash; `CHAIN_FAULTS_OFF`: Chain faults are off; `OPERATION_NOT_FOUND`: No operation with that id; `CHAIN_FAULT_NOT_FOUND`: No fault with that id on that pair */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "NOT_FOUND" | "TRANSACTION_NOT_FOUND" | "CHAIN_FAULTS_OFF" | "OPERATION_NOT_FOUND" | "CHAIN_FAULT_NOT_FOUND";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `REQUEST_TIMEOUT`: The request was not received in time */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "REQUEST_TIMEOUT";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `IDEMPOTENCY_CONFLICT`: Idempotency-Key reused with another body; `IDEMPOTENCY_IN_PROGRESS`: The first request with that Idempotency-Key is still running; `TRANSACTION_NOT_PREPARED`: A signed transaction no prepare reserved; `NONCE_TAKEN`: The prepared transaction's nonce was taken since: prepare again; `ALREADY_SUBMITTED`: That signed transaction was submitted before; `ALREADY_DEPLOYED`: A contract is already at the launch's CREATE2 address; `OPERATION_FINAL`: The operation is final: nothing to speed up or cancel; `LIVE_NETWORK_FAULTS`: Faults on a live network; `CHAIN_FAULT_CONFLICT`: The fault cannot be made while another one runs */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "IDEMPOTENCY_CONFLICT" | "IDEMPOTENCY_IN_PROGRESS" | "TRANSACTION_NOT_PREPARED" | "NONCE_TAKEN" | "ALREADY_SUBMITTED" | "ALREADY_DEPLOYED" | "OPERATION_FINAL" | "LIVE_NETWORK_FAULTS" | "CHAIN_FAULT_CONFLICT";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `PAYLOAD_TOO_LARGE`: Body over 64 KiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "PAYLOAD_TOO_LARGE";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `UNSUPPORTED_MEDIA_TYPE`: Body not sent as application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "UNSUPPORTED_MEDIA_TYPE";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `HOST_NOT_ALLOWED`: Without API keys (--no-auth): a Host other than a loopback name */
+            421: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "HOST_NOT_ALLOWED";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `KEY_SENDER_MISMATCH`: The key does not derive the sender; `TRANSACTION_MISMATCH`: The signed transaction is not the prepared one; `INSUFFICIENT_FUNDS`: The sender cannot pay the fee; `FEE_CAP_EXCEEDED`: The fee it needs is over the pair's fee ceiling: nothing was signed; `NOT_A_TOKEN_CONTRACT`: No ERC20/ERC721/ERC1155 contract at that address; `NOT_A_MINTER`: The sender lacks the minter role; `CAP_EXCEEDED`: An ERC20 mint beyond the cap; `TOKEN_ID_TAKEN`: That ERC721 token id exists; `INSUFFICIENT_TOKEN_BALANCE`: The sender holds less of the token than it would transfer; `NOT_TOKEN_OWNER`: The sender (or the named owner) does not hold that token id; `TOO_MANY_TOKEN_IDS`: The holder has more token ids than one listing reads; `CREATE2_FACTORY_MISSING`: A launch with salt on a live chain without the CREATE2 factory; `TRANSACTION_REJECTED`: The node refused it; `WOULD_REVERT`: The chain would revert it: nothing was signed; `LIVE_NETWORK_FAUCET`: The faucet on a live network */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "KEY_SENDER_MISMATCH" | "TRANSACTION_MISMATCH" | "INSUFFICIENT_FUNDS" | "FEE_CAP_EXCEEDED" | "NOT_A_TOKEN_CONTRACT" | "NOT_A_MINTER" | "CAP_EXCEEDED" | "TOKEN_ID_TAKEN" | "INSUFFICIENT_TOKEN_BALANCE" | "NOT_TOKEN_OWNER" | "TOO_MANY_TOKEN_IDS" | "CREATE2_FACTORY_MISSING" | "TRANSACTION_REJECTED" | "WOULD_REVERT" | "LIVE_NETWORK_FAUCET";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `RATE_LIMITED`: Per-key rate limit reached (see Retry-After); `TOO_MANY_CONNECTIONS`: Too many open connections from this address (see Retry-After); `TOO_MANY_AUTH_FAILURES`: Too many wrong API keys from this address (see Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "RATE_LIMITED" | "TOO_MANY_CONNECTIONS" | "TOO_MANY_AUTH_FAILURES";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `HEADERS_TOO_LARGE`: Request headers over 16 KiB */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "HEADERS_TOO_LARGE";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `UPSTREAM_UNAVAILABLE`: The node or Esplora failed to answer; `CHAIN_ID_MISMATCH`: The configured endpoint serves another chain */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "UPSTREAM_UNAVAILABLE" | "CHAIN_ID_MISMATCH";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `BACKEND_NOT_CONFIGURED`: No backend for that network; `SERVICE_UNAVAILABLE`: The database cannot be reached (see Retry-After); `STORAGE_UNAVAILABLE`: The service's own storage is exhausted (see Retry-After); `DATA_DIR_IN_USE`: Another process holds the data directory */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "BACKEND_NOT_CONFIGURED" | "SERVICE_UNAVAILABLE" | "STORAGE_UNAVAILABLE" | "DATA_DIR_IN_USE";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `UPSTREAM_TIMEOUT`: The node or Esplora timed out */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "UPSTREAM_TIMEOUT";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -3487,7 +4503,7 @@ export interface operations {
                          * @description pending when answered at once; with wait=mined the state reached: mined, failed, dropped (or pending after the wait timeout)
                          * @enum {string}
                          */
-                        status: "signed" | "pending" | "mined" | "failed" | "dropped";
+                        status: "signed" | "pending" | "mined" | "failed" | "dropped" | "cancelled";
                         chain: string;
                         network: string;
                         /** @enum {string} */
@@ -3566,7 +4582,7 @@ export interface operations {
                          * @description pending when answered at once; with wait=mined the state reached: mined, failed, dropped (or pending after the wait timeout)
                          * @enum {string}
                          */
-                        status: "signed" | "pending" | "mined" | "failed" | "dropped";
+                        status: "signed" | "pending" | "mined" | "failed" | "dropped" | "cancelled";
                         chain: string;
                         network: string;
                         /** @enum {string} */
@@ -4056,7 +5072,7 @@ export interface operations {
                          * @description pending when answered at once; with wait=mined the state reached: mined, failed, dropped (or pending after the wait timeout)
                          * @enum {string}
                          */
-                        status: "signed" | "pending" | "mined" | "failed" | "dropped";
+                        status: "signed" | "pending" | "mined" | "failed" | "dropped" | "cancelled";
                         chain: string;
                         network: string;
                         /** @enum {string} */
@@ -4134,7 +5150,7 @@ export interface operations {
                          * @description pending when answered at once; with wait=mined the state reached: mined, failed, dropped (or pending after the wait timeout)
                          * @enum {string}
                          */
-                        status: "signed" | "pending" | "mined" | "failed" | "dropped";
+                        status: "signed" | "pending" | "mined" | "failed" | "dropped" | "cancelled";
                         chain: string;
                         network: string;
                         /** @enum {string} */
@@ -5334,12 +6350,22 @@ export interface operations {
                     "application/json": {
                         /** @example 0x9f8e7d6c5b4a39281706f5e4d3c2b1a09f8e7d6c5b4a39281706f5e4d3c2b1a0 */
                         transactionHash: string;
-                        /** @enum {string} */
+                        /**
+                         * @description A replaced hash: pending while its operation is unfinished (it may still win), dropped once another of its transactions took the nonce
+                         * @enum {string}
+                         */
                         status: "pending" | "mined" | "failed" | "dropped";
                         blockNumber: number | null;
                         confirmations: number;
                         contractAddress: string | null;
                         simulated: boolean;
+                        /**
+                         * @description Present on a hash an operation was sent as and then replaced (a speed-up, a cancel, or one the service sent)
+                         * @constant
+                         */
+                        replaced?: true;
+                        /** @description The operation's transaction now: the one that replaced it, or the one that was mined */
+                        replacedBy?: string;
                     };
                 };
             };
@@ -8683,7 +9709,7 @@ export interface operations {
                         contractAddress: string | null;
                         nonce: number | null;
                         /** @enum {string} */
-                        status: "signed" | "pending" | "mined" | "failed" | "dropped";
+                        status: "signed" | "pending" | "mined" | "failed" | "dropped" | "cancelled";
                         error: {
                             code: string;
                             message: string;
@@ -8697,9 +9723,33 @@ export interface operations {
                         /** @description Every state change with its time and reason, oldest first */
                         transitions: {
                             /** @enum {string} */
-                            status: "signed" | "pending" | "mined" | "failed" | "dropped";
+                            status: "signed" | "pending" | "mined" | "failed" | "dropped" | "cancelled";
                             at: string;
                             reason: string;
+                        }[];
+                        /** @description Set once (webhook operation.stuck) when it is pending past its replace-after blocks with no higher fee the service can send on its own; cleared by a later speed-up or cancel */
+                        stuck: {
+                            at: string;
+                            /** @description The transaction it waits on */
+                            transactionHash: string;
+                            reason: string;
+                        } | null;
+                        /** @description Every transaction it was sent as, lowest fees first (empty for a faucet grant, and for a record made before the service kept them); whichever is mined settles it, and transactionHash follows the latest sent (then the one mined) */
+                        transactions: {
+                            transactionHash: string;
+                            /**
+                             * @description original, replacement (same call, higher fees) or cancel (a zero-value transfer to the sender)
+                             * @enum {string}
+                             */
+                            role: "original" | "replacement" | "cancel";
+                            /** @description Its step on the fee ladder: 0 the original */
+                            rung: number;
+                            maxFeePerGas: string | null;
+                            maxPriorityFeePerGas: string | null;
+                            /** @description A legacy transaction's price, instead of the EIP-1559 fees */
+                            gasPrice: string | null;
+                            /** @description When it was written as sent, just before its broadcast */
+                            broadcastAt: string;
                         }[];
                         createdAt: string;
                         updatedAt: string;
@@ -8754,7 +9804,7 @@ export interface operations {
                         contractAddress: string | null;
                         nonce: number | null;
                         /** @enum {string} */
-                        status: "signed" | "pending" | "mined" | "failed" | "dropped";
+                        status: "signed" | "pending" | "mined" | "failed" | "dropped" | "cancelled";
                         error: {
                             code: string;
                             message: string;
@@ -8768,9 +9818,33 @@ export interface operations {
                         /** @description Every state change with its time and reason, oldest first */
                         transitions: {
                             /** @enum {string} */
-                            status: "signed" | "pending" | "mined" | "failed" | "dropped";
+                            status: "signed" | "pending" | "mined" | "failed" | "dropped" | "cancelled";
                             at: string;
                             reason: string;
+                        }[];
+                        /** @description Set once (webhook operation.stuck) when it is pending past its replace-after blocks with no higher fee the service can send on its own; cleared by a later speed-up or cancel */
+                        stuck: {
+                            at: string;
+                            /** @description The transaction it waits on */
+                            transactionHash: string;
+                            reason: string;
+                        } | null;
+                        /** @description Every transaction it was sent as, lowest fees first (empty for a faucet grant, and for a record made before the service kept them); whichever is mined settles it, and transactionHash follows the latest sent (then the one mined) */
+                        transactions: {
+                            transactionHash: string;
+                            /**
+                             * @description original, replacement (same call, higher fees) or cancel (a zero-value transfer to the sender)
+                             * @enum {string}
+                             */
+                            role: "original" | "replacement" | "cancel";
+                            /** @description Its step on the fee ladder: 0 the original */
+                            rung: number;
+                            maxFeePerGas: string | null;
+                            maxPriorityFeePerGas: string | null;
+                            /** @description A legacy transaction's price, instead of the EIP-1559 fees */
+                            gasPrice: string | null;
+                            /** @description When it was written as sent, just before its broadcast */
+                            broadcastAt: string;
                         }[];
                         createdAt: string;
                         updatedAt: string;
@@ -8825,7 +9899,7 @@ export interface operations {
                         contractAddress: string | null;
                         nonce: number | null;
                         /** @enum {string} */
-                        status: "signed" | "pending" | "mined" | "failed" | "dropped";
+                        status: "signed" | "pending" | "mined" | "failed" | "dropped" | "cancelled";
                         error: {
                             code: string;
                             message: string;
@@ -8839,9 +9913,33 @@ export interface operations {
                         /** @description Every state change with its time and reason, oldest first */
                         transitions: {
                             /** @enum {string} */
-                            status: "signed" | "pending" | "mined" | "failed" | "dropped";
+                            status: "signed" | "pending" | "mined" | "failed" | "dropped" | "cancelled";
                             at: string;
                             reason: string;
+                        }[];
+                        /** @description Set once (webhook operation.stuck) when it is pending past its replace-after blocks with no higher fee the service can send on its own; cleared by a later speed-up or cancel */
+                        stuck: {
+                            at: string;
+                            /** @description The transaction it waits on */
+                            transactionHash: string;
+                            reason: string;
+                        } | null;
+                        /** @description Every transaction it was sent as, lowest fees first (empty for a faucet grant, and for a record made before the service kept them); whichever is mined settles it, and transactionHash follows the latest sent (then the one mined) */
+                        transactions: {
+                            transactionHash: string;
+                            /**
+                             * @description original, replacement (same call, higher fees) or cancel (a zero-value transfer to the sender)
+                             * @enum {string}
+                             */
+                            role: "original" | "replacement" | "cancel";
+                            /** @description Its step on the fee ladder: 0 the original */
+                            rung: number;
+                            maxFeePerGas: string | null;
+                            maxPriorityFeePerGas: string | null;
+                            /** @description A legacy transaction's price, instead of the EIP-1559 fees */
+                            gasPrice: string | null;
+                            /** @description When it was written as sent, just before its broadcast */
+                            broadcastAt: string;
                         }[];
                         createdAt: string;
                         updatedAt: string;
@@ -8896,7 +9994,7 @@ export interface operations {
                         contractAddress: string | null;
                         nonce: number | null;
                         /** @enum {string} */
-                        status: "signed" | "pending" | "mined" | "failed" | "dropped";
+                        status: "signed" | "pending" | "mined" | "failed" | "dropped" | "cancelled";
                         error: {
                             code: string;
                             message: string;
@@ -8910,9 +10008,33 @@ export interface operations {
                         /** @description Every state change with its time and reason, oldest first */
                         transitions: {
                             /** @enum {string} */
-                            status: "signed" | "pending" | "mined" | "failed" | "dropped";
+                            status: "signed" | "pending" | "mined" | "failed" | "dropped" | "cancelled";
                             at: string;
                             reason: string;
+                        }[];
+                        /** @description Set once (webhook operation.stuck) when it is pending past its replace-after blocks with no higher fee the service can send on its own; cleared by a later speed-up or cancel */
+                        stuck: {
+                            at: string;
+                            /** @description The transaction it waits on */
+                            transactionHash: string;
+                            reason: string;
+                        } | null;
+                        /** @description Every transaction it was sent as, lowest fees first (empty for a faucet grant, and for a record made before the service kept them); whichever is mined settles it, and transactionHash follows the latest sent (then the one mined) */
+                        transactions: {
+                            transactionHash: string;
+                            /**
+                             * @description original, replacement (same call, higher fees) or cancel (a zero-value transfer to the sender)
+                             * @enum {string}
+                             */
+                            role: "original" | "replacement" | "cancel";
+                            /** @description Its step on the fee ladder: 0 the original */
+                            rung: number;
+                            maxFeePerGas: string | null;
+                            maxPriorityFeePerGas: string | null;
+                            /** @description A legacy transaction's price, instead of the EIP-1559 fees */
+                            gasPrice: string | null;
+                            /** @description When it was written as sent, just before its broadcast */
+                            broadcastAt: string;
                         }[];
                         createdAt: string;
                         updatedAt: string;
@@ -8967,7 +10089,7 @@ export interface operations {
                         contractAddress: string | null;
                         nonce: number | null;
                         /** @enum {string} */
-                        status: "signed" | "pending" | "mined" | "failed" | "dropped";
+                        status: "signed" | "pending" | "mined" | "failed" | "dropped" | "cancelled";
                         error: {
                             code: string;
                             message: string;
@@ -8981,9 +10103,33 @@ export interface operations {
                         /** @description Every state change with its time and reason, oldest first */
                         transitions: {
                             /** @enum {string} */
-                            status: "signed" | "pending" | "mined" | "failed" | "dropped";
+                            status: "signed" | "pending" | "mined" | "failed" | "dropped" | "cancelled";
                             at: string;
                             reason: string;
+                        }[];
+                        /** @description Set once (webhook operation.stuck) when it is pending past its replace-after blocks with no higher fee the service can send on its own; cleared by a later speed-up or cancel */
+                        stuck: {
+                            at: string;
+                            /** @description The transaction it waits on */
+                            transactionHash: string;
+                            reason: string;
+                        } | null;
+                        /** @description Every transaction it was sent as, lowest fees first (empty for a faucet grant, and for a record made before the service kept them); whichever is mined settles it, and transactionHash follows the latest sent (then the one mined) */
+                        transactions: {
+                            transactionHash: string;
+                            /**
+                             * @description original, replacement (same call, higher fees) or cancel (a zero-value transfer to the sender)
+                             * @enum {string}
+                             */
+                            role: "original" | "replacement" | "cancel";
+                            /** @description Its step on the fee ladder: 0 the original */
+                            rung: number;
+                            maxFeePerGas: string | null;
+                            maxPriorityFeePerGas: string | null;
+                            /** @description A legacy transaction's price, instead of the EIP-1559 fees */
+                            gasPrice: string | null;
+                            /** @description When it was written as sent, just before its broadcast */
+                            broadcastAt: string;
                         }[];
                         createdAt: string;
                         updatedAt: string;
@@ -9038,7 +10184,7 @@ export interface operations {
                         contractAddress: string | null;
                         nonce: number | null;
                         /** @enum {string} */
-                        status: "signed" | "pending" | "mined" | "failed" | "dropped";
+                        status: "signed" | "pending" | "mined" | "failed" | "dropped" | "cancelled";
                         error: {
                             code: string;
                             message: string;
@@ -9052,9 +10198,33 @@ export interface operations {
                         /** @description Every state change with its time and reason, oldest first */
                         transitions: {
                             /** @enum {string} */
-                            status: "signed" | "pending" | "mined" | "failed" | "dropped";
+                            status: "signed" | "pending" | "mined" | "failed" | "dropped" | "cancelled";
                             at: string;
                             reason: string;
+                        }[];
+                        /** @description Set once (webhook operation.stuck) when it is pending past its replace-after blocks with no higher fee the service can send on its own; cleared by a later speed-up or cancel */
+                        stuck: {
+                            at: string;
+                            /** @description The transaction it waits on */
+                            transactionHash: string;
+                            reason: string;
+                        } | null;
+                        /** @description Every transaction it was sent as, lowest fees first (empty for a faucet grant, and for a record made before the service kept them); whichever is mined settles it, and transactionHash follows the latest sent (then the one mined) */
+                        transactions: {
+                            transactionHash: string;
+                            /**
+                             * @description original, replacement (same call, higher fees) or cancel (a zero-value transfer to the sender)
+                             * @enum {string}
+                             */
+                            role: "original" | "replacement" | "cancel";
+                            /** @description Its step on the fee ladder: 0 the original */
+                            rung: number;
+                            maxFeePerGas: string | null;
+                            maxPriorityFeePerGas: string | null;
+                            /** @description A legacy transaction's price, instead of the EIP-1559 fees */
+                            gasPrice: string | null;
+                            /** @description When it was written as sent, just before its broadcast */
+                            broadcastAt: string;
                         }[];
                         createdAt: string;
                         updatedAt: string;
@@ -9109,7 +10279,7 @@ export interface operations {
                         contractAddress: string | null;
                         nonce: number | null;
                         /** @enum {string} */
-                        status: "signed" | "pending" | "mined" | "failed" | "dropped";
+                        status: "signed" | "pending" | "mined" | "failed" | "dropped" | "cancelled";
                         error: {
                             code: string;
                             message: string;
@@ -9123,9 +10293,33 @@ export interface operations {
                         /** @description Every state change with its time and reason, oldest first */
                         transitions: {
                             /** @enum {string} */
-                            status: "signed" | "pending" | "mined" | "failed" | "dropped";
+                            status: "signed" | "pending" | "mined" | "failed" | "dropped" | "cancelled";
                             at: string;
                             reason: string;
+                        }[];
+                        /** @description Set once (webhook operation.stuck) when it is pending past its replace-after blocks with no higher fee the service can send on its own; cleared by a later speed-up or cancel */
+                        stuck: {
+                            at: string;
+                            /** @description The transaction it waits on */
+                            transactionHash: string;
+                            reason: string;
+                        } | null;
+                        /** @description Every transaction it was sent as, lowest fees first (empty for a faucet grant, and for a record made before the service kept them); whichever is mined settles it, and transactionHash follows the latest sent (then the one mined) */
+                        transactions: {
+                            transactionHash: string;
+                            /**
+                             * @description original, replacement (same call, higher fees) or cancel (a zero-value transfer to the sender)
+                             * @enum {string}
+                             */
+                            role: "original" | "replacement" | "cancel";
+                            /** @description Its step on the fee ladder: 0 the original */
+                            rung: number;
+                            maxFeePerGas: string | null;
+                            maxPriorityFeePerGas: string | null;
+                            /** @description A legacy transaction's price, instead of the EIP-1559 fees */
+                            gasPrice: string | null;
+                            /** @description When it was written as sent, just before its broadcast */
+                            broadcastAt: string;
                         }[];
                         createdAt: string;
                         updatedAt: string;

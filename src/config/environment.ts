@@ -1,7 +1,16 @@
 import ipaddr from "ipaddr.js";
 import { z } from "zod/v4";
 
-import { BUILT_IN_CHAINS, rpcEnvironmentVariable, type ChainRegistry } from "../domain/chains.js";
+import {
+  BUILT_IN_CHAINS,
+  DECLARED_CHAIN_REPLACE_AFTER_BLOCKS,
+  REPLACE_AFTER_SECONDS,
+  feeCapEnvironmentVariable,
+  replaceAfterBlocksEnvironmentVariable,
+  rpcEnvironmentVariable,
+  type ChainRegistry,
+} from "../domain/chains.js";
+import { DEFAULT_CEILING_MULTIPLE, parseGwei } from "../domain/fee-ladder.js";
 import {
   chainDefinitions,
   declaredChainsSchema,
@@ -532,6 +541,36 @@ export const FAMILIES = {
     schema: urlList(["http:", "https:"], "https://sepolia.example.org/v2/KEY"),
     names: (chains = BUILT_IN_CHAINS) =>
       chains.all().flatMap((info) => (info.kind === "evm" ? [rpcEnvironmentVariable(info.chain, info.network)] : [])),
+  },
+  feeCap: {
+    name: "TOKEN_SERVICE_FEE_CAP_<CHAIN>_<NETWORK>",
+    type: "gwei > 0, up to 9 decimals (`30`, `0.05`)",
+    default: `unset: no ceiling for a send; an operation's replacements go up to ${DEFAULT_CEILING_MULTIPLE} times its first max fee`,
+    description:
+      "The most an EVM pair's transactions may pay per gas (`maxFeePerGas`, or a legacy `gasPrice`), e.g. `TOKEN_SERVICE_FEE_CAP_ETHEREUM_MAINNET=40`: a send, prepare, speed-up or cancel that would need more is refused with `FEE_CAP_EXCEEDED` before anything is signed, and a stuck transaction's replacements climb up to it (docs/operations.md#stuck-transactions). It wins over `tokenService.feeCaps`.",
+    readBy: ALL_DOORS_WITH_CHAINS,
+    schema: z
+      .string()
+      .trim()
+      .refine((value) => (parseGwei(value) ?? 0n) > 0n, "must be a number of gwei above 0, like 30 or 0.05")
+      .optional(),
+    names: (chains = BUILT_IN_CHAINS) =>
+      chains.all().flatMap((info) => (info.kind === "evm" ? [feeCapEnvironmentVariable(info.chain, info.network)] : [])),
+  },
+  replaceAfterBlocks: {
+    name: "TOKEN_SERVICE_REPLACE_AFTER_BLOCKS_<CHAIN>_<NETWORK>",
+    type: "whole number ≥ 1",
+    default: `about ${REPLACE_AFTER_SECONDS} s of the chain's blocks (ethereum 3, polygon, base, optimism and avalanche 18, binance_smart_chain 48, arbitrum 144; a declared chain ${DECLARED_CHAIN_REPLACE_AFTER_BLOCKS})`,
+    description:
+      "How many blocks a pending transaction of an EVM pair waits for inclusion before the service replaces it at the same nonce with higher fees (a key-in-body send's next signed step), or, when it has none left, says it is stuck (`operation.stuck`). It wins over `tokenService.replaceAfterBlocks`.",
+    readBy: ALL_DOORS_WITH_CHAINS,
+    schema: z
+      .string()
+      .trim()
+      .regex(/^[1-9]\d{0,5}$/, "must be a whole number of blocks, 1 or more")
+      .optional(),
+    names: (chains = BUILT_IN_CHAINS) =>
+      chains.all().flatMap((info) => (info.kind === "evm" ? [replaceAfterBlocksEnvironmentVariable(info.chain, info.network)] : [])),
   },
   bitcoind: {
     name: "TOKEN_SERVICE_BITCOIND_BITCOIN_<NETWORK>",

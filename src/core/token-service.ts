@@ -44,6 +44,9 @@ import {
   type Unsigned,
 } from "../domain/requests.js";
 import { ChainWrites } from "./operations/chain-writes.js";
+import type { ReplacementOutcome, ReplacementRequest } from "./operations/replacements.js";
+import { isFinal } from "../domain/lifecycle.js";
+import { FeePolicy } from "./operations/fee-policy.js";
 import {
   Operations,
   type ApproveOutcome,
@@ -97,6 +100,17 @@ export interface TokenServiceOptions {
   tracker?: Partial<TrackerSettings>;
   /** How long a prepared (unsigned) launch or mint keeps its nonce reserved for the sender; default 120 s. */
   nonceReservationMs?: number;
+  /**
+   * Fee ceilings in gwei, keyed "chain/network" (the Hardhat config's `tokenService.feeCaps`): a send that would need
+   * more is refused with FEE_CAP_EXCEEDED, and a stuck transaction's replacements climb up to it.
+   * `TOKEN_SERVICE_FEE_CAP_<CHAIN>_<NETWORK>` wins.
+   */
+  feeCaps?: Record<string, string | number>;
+  /**
+   * Blocks a pending transaction waits before it is replaced, keyed "chain/network" (`tokenService.replaceAfterBlocks`);
+   * `TOKEN_SERVICE_REPLACE_AFTER_BLOCKS_<CHAIN>_<NETWORK>` wins, and each chain has a default fitting its block time.
+   */
+  replaceAfterBlocks?: Record<string, number>;
   /**
    * Simulated chains can be told to misbehave (`chainFaults(pair)`): fee spikes, stalls, drops, reorgs, failing
    * calls. For testing a client's handling; default false (`serve`: TOKEN_SERVICE_CHAIN_FAULTS=on). Live pairs never.
@@ -187,7 +201,12 @@ export class TokenService {
       },
     });
     this.bitcoin = options.bitcoin ?? noBitcoinBackends;
-    const writes = new ChainWrites(this.evm, options.senderLock ?? new InProcessSenderLock(), this.bitcoin);
+    const feePolicy = new FeePolicy({
+      ...(options.feeCaps ? { feeCaps: options.feeCaps } : {}),
+      ...(options.replaceAfterBlocks ? { replaceAfterBlocks: options.replaceAfterBlocks } : {}),
+      ...(options.env ? { env: options.env } : {}),
+    });
+    const writes = new ChainWrites(this.evm, options.senderLock ?? new InProcessSenderLock(), this.bitcoin, feePolicy);
     this.operations = new Operations(
       writes,
       options.operationStore ?? new MemoryOperationStore(),
@@ -416,6 +435,23 @@ export class TokenService {
     };
   }
 
+  /**
+   * Replaces an unfinished operation's transaction with the same call at higher fees: the next step its key-in-body send
+   * signed ahead (`{ sent }`), or, with none, the replacement for the caller to sign (`{ prepared }`), taken back as
+   * `signedTransaction`. See `operations.speedUp`.
+   */
+  speedUp(id: string, request?: ReplacementRequest): Promise<ReplacementOutcome> {
+    return this.operations.speedUp(id, request);
+  }
+
+  /**
+   * Cancels an unfinished operation: a zero-value transfer to its sender at its nonce with higher fees, sent or
+   * prepared as `speedUp`. It ends `cancelled` when the cancel lands, `mined` when its transaction won the race.
+   */
+  cancelOperation(id: string, request?: ReplacementRequest): Promise<ReplacementOutcome> {
+    return this.operations.cancel(id, request);
+  }
+
   /** Funds an address on a simulated chain or bitcoin regtest, as a recorded operation. */
   faucet(request: FaucetRequest, context?: OperationContext): Promise<FaucetOutcome> {
     return this.operations.faucet(request, context);
@@ -436,15 +472,29 @@ export class TokenService {
     const info = requireEvm(this.chains.resolve(request.chain, request.network), "transaction lookup");
     const hash = parseTransactionHash(request.transactionHash);
     const chain = await this.evmChain(info, "transaction lookup");
+    let onChain: TransactionStatus | undefined;
+    let notFound: TokenServiceError | undefined;
     try {
-      return await getTransactionStatus(chain, hash);
+      onChain = await getTransactionStatus(chain, hash);
     } catch (error) {
       if (!isTokenServiceError(error, ErrorCode.TRANSACTION_NOT_FOUND)) throw error;
-      const record = await this.operations.store.findByTransactionHash(info.chain, info.network, hash);
-      if (record === undefined) throw error;
-      const status = record.status === "failed" || record.status === "dropped" ? record.status : "pending";
-      return { transactionHash: hash, status, blockNumber: null, confirmations: 0, contractAddress: null, simulated: chain.simulated };
+      notFound = error;
     }
+    // Mined (or reverted): the node's word. Pending or unknown: its operation's record may know more.
+    if (onChain !== undefined && onChain.status !== "pending") return onChain;
+    const record = await this.operations.store.findByTransactionHash(info.chain, info.network, hash);
+    if (record === undefined) {
+      if (onChain !== undefined) return onChain;
+      throw notFound!;
+    }
+    const unknown = { transactionHash: hash, blockNumber: null, confirmations: 0, contractAddress: null, simulated: chain.simulated };
+    const follows = record.transactionHash?.toLowerCase();
+    if (follows !== undefined && follows !== hash) {
+      // Replaced: mined only if it wins the race while its operation is unfinished; never once another took its nonce.
+      return { ...unknown, status: isFinal(record.status) ? "dropped" : "pending", replaced: true, replacedBy: follows };
+    }
+    if (onChain !== undefined) return onChain;
+    return { ...unknown, status: record.status === "failed" || record.status === "dropped" ? record.status : "pending" };
   }
 
   /** Resolves when mined, or with status "pending" once `timeoutMs` passed or `signal` aborted. */

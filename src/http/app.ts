@@ -144,7 +144,8 @@ function routeHandler(route: RouteDefinition, context: ServerContext) {
           context.store,
           {
             apiKeyId,
-            route: `${route.method} ${route.paths[0]}`,
+            // The path with its parameters: a key used for one operation's speed-up is not another's.
+            route: `${route.method} ${route.paths[0]!.replace(/:(\w+)/g, (_, name: string) => params[name] ?? "")}`,
             key: idempotencyKey,
             fingerprint: requestFingerprint(queryWithoutSecrets, body),
             operationId: randomUUID(),

@@ -1,7 +1,16 @@
 import type { OperationRecord } from "../core/operations/types.js";
 
-/** The public shape of a stored operation: no API key id; the raw transaction stays in the store (it is large). */
+/**
+ * The public shape of a stored operation: no API key id; the raw transactions stay in the store (they are large), and
+ * so do the steps signed ahead and never sent (its transactions are those it was sent as).
+ */
 export function presentOperation(record: OperationRecord) {
-  const { apiKeyId: _apiKeyId, rawTransaction: _raw, tokenType, ...rest } = record;
-  return { ...rest, type: tokenType };
+  const { apiKeyId: _apiKeyId, rawTransaction: _raw, tokenType, transactions, ...rest } = record;
+  return {
+    ...rest,
+    type: tokenType,
+    transactions: transactions
+      .filter((transaction) => transaction.broadcastAt !== null)
+      .map((transaction) => ({ ...transaction, broadcastAt: transaction.broadcastAt! })),
+  };
 }

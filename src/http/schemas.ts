@@ -2,7 +2,7 @@ import { z } from "zod/v4";
 
 import { ENDPOINT_STATES, type EndpointState } from "../chains/evm/endpoint-pool.js";
 import { BUILT_IN_CHAINS } from "../domain/chains.js";
-import { OPERATION_KINDS } from "../domain/lifecycle.js";
+import { OPERATION_KINDS, OPERATION_STATUSES, TRANSACTION_ROLES } from "../domain/lifecycle.js";
 import { chainFieldDescription, networkFieldDescription } from "./chain-fields.js";
 import {
   CHAIN_FAULT_KINDS,
@@ -261,8 +261,11 @@ export const LaunchQuery = z.object({
 });
 
 export const TransactionState = z.enum(["pending", "mined", "failed", "dropped"]);
-/** An operation's lifecycle: signed → pending → mined | failed | dropped (a reorg moves mined back to pending). */
-export const OperationState = z.enum(["signed", "pending", "mined", "failed", "dropped"]);
+/**
+ * An operation's lifecycle: signed → pending → mined | failed | dropped | cancelled (a reorg moves mined or cancelled
+ * back to pending).
+ */
+export const OperationState = z.enum(OPERATION_STATUSES);
 
 export const Launch = z.object({
   id: z.string().describe("This launch's record id"),
@@ -394,11 +397,18 @@ export const TransactionQuery = z.object({ chain, network });
 
 export const TransactionStatus = z.object({
   transactionHash,
-  status: TransactionState,
+  status: TransactionState.describe(
+    "A replaced hash: pending while its operation is unfinished (it may still win), dropped once another of its transactions took the nonce",
+  ),
   blockNumber: z.number().int().nonnegative().nullable(),
   confirmations: z.number().int().nonnegative(),
   contractAddress: z.string().nullable(),
   simulated: z.boolean(),
+  replaced: z
+    .literal(true)
+    .optional()
+    .describe("Present on a hash an operation was sent as and then replaced (a speed-up, a cancel, or one the service sent)"),
+  replacedBy: z.string().optional().describe("The operation's transaction now: the one that replaced it, or the one that was mined"),
 });
 
 export const FaucetBody = z.strictObject({
@@ -465,8 +475,57 @@ export const Operation = z.object({
   transitions: z
     .array(z.object({ status: OperationState, at: z.string(), reason: z.string() }))
     .describe("Every state change with its time and reason, oldest first"),
+  stuck: z
+    .object({
+      at: z.string(),
+      transactionHash: z.string().describe("The transaction it waits on"),
+      reason: z.string(),
+    })
+    .nullable()
+    .describe(
+      "Set once (webhook operation.stuck) when it is pending past its replace-after blocks with no higher fee the service can send on its own; cleared by a later speed-up or cancel",
+    ),
+  transactions: z
+    .array(
+      z.object({
+        transactionHash: z.string(),
+        role: z
+          .enum(TRANSACTION_ROLES)
+          .describe("original, replacement (same call, higher fees) or cancel (a zero-value transfer to the sender)"),
+        rung: z.number().int().nonnegative().describe("Its step on the fee ladder: 0 the original"),
+        maxFeePerGas: z.string().nullable(),
+        maxPriorityFeePerGas: z.string().nullable(),
+        gasPrice: z.string().nullable().describe("A legacy transaction's price, instead of the EIP-1559 fees"),
+        broadcastAt: z.string().describe("When it was written as sent, just before its broadcast"),
+      }),
+    )
+    .describe(
+      "Every transaction it was sent as, lowest fees first (empty for a faucet grant, and for a record made before the service kept them); whichever is mined settles it, and transactionHash follows the latest sent (then the one mined)",
+    ),
   createdAt: z.string(),
   updatedAt: z.string(),
+});
+
+/** A speed-up or cancel of a caller-signed operation (or one whose signed-ahead steps are used up), prepared to sign. */
+export const PreparedReplacement = z.object({
+  operationId: z.string(),
+  chain: z.string(),
+  network: z.string(),
+  sender: z.string(),
+  replacement: z.enum(["speed-up", "cancel"]),
+  replaces: z.string().describe("The transaction it replaces: the one the operation follows now"),
+  unsignedTransaction: UnsignedTransaction.describe(
+    "Sign this (the operation's nonce; fees at least 12.5 % above the transaction it replaces, raised to what the node asks now) and send it back as signedTransaction",
+  ),
+  ceiling: integerString("The operation's fee ceiling, wei per gas: a replacement may pay up to it"),
+});
+
+export const ReplacementBody = z.strictObject({
+  signedTransaction: signedTransaction
+    .optional()
+    .describe(
+      "The prepared replacement, signed by the operation's sender; without it, the service sends the next step signed ahead or prepares one",
+    ),
 });
 
 export const OperationList = z.object({
@@ -540,7 +599,7 @@ export const OperationQuery = z.object({
     .max(60)
     .optional()
     .describe(
-      "Answer once the operation is final (mined, failed, dropped), or after this many seconds (at most the service's wait timeout) with its state then",
+      "Answer once the operation is final (mined, failed, dropped, cancelled), or after this many seconds (at most the service's wait timeout) with its state then",
     ),
 });
 

@@ -51,6 +51,14 @@ export interface EvmChain {
   close(): Promise<void>;
 }
 
+/**
+ * Whether a transaction sent to the chain may wait unmined: on a live node, and on a simulated chain with a block time
+ * or faults (a stall, a fee spike); not on a simulated chain that mines each transaction as it takes it.
+ */
+export function transactionsCanWait(chain: EvmChain): boolean {
+  return !chain.simulated || chain.broadcastAll === undefined || chain.faults !== undefined;
+}
+
 /** An endpoint read only when its pair is first used, such as a configuration variable, and where it was configured. */
 export interface LazyEndpoint {
   /** The configuration variable that holds the URL, named when it has no value; absent when the URL is written out. */

@@ -12,6 +12,7 @@ import {
 } from "../../domain/faults.js";
 import type { JournalEntry } from "./journal.js";
 import { SimulatedNodeFailure } from "./provider-errors.js";
+import { PoolSlots } from "./pool-slots.js";
 
 /** A JSON-RPC request to the in-process node, below every fault. */
 type Node = (method: string, params: unknown[]) => Promise<unknown>;
@@ -132,6 +133,8 @@ export class ChainFaults {
   private readonly fees = new Map<string, bigint | undefined>();
   /** Sent, not mined yet, in the order they were sent. */
   private readonly pooled = new Set<string>();
+  /** Which pooled transaction holds each sender's nonce: one a replacement took the place of is forgotten. */
+  private readonly slots = new PoolSlots();
   private grants: Array<{ seq: number; address: string; amount: bigint }> = [];
   private readonly active = new Map<string, FaultState>();
   private spike: Spike | undefined;
@@ -371,11 +374,25 @@ export class ChainFaults {
       if (this.automines()) return (await this.mined(() => this.node("eth_sendRawTransaction", [raw]), fee)) as string;
       const sent = (await this.node("eth_sendRawTransaction", [raw])) as string;
       this.pooled.add(hash);
+      await this.forgetReplaced(hash);
       return sent;
     } catch (error) {
       if (!this.pooled.has(hash) && !this.minedHashes.has(hash)) this.forgetRaw(hash);
       throw error;
     }
+  }
+
+  /**
+   * A transaction the node took in place of a pooled one (the same sender and nonce: a speed-up, a cancel) leaves the
+   * pool with it: the journal forgets it, so that a restart does not mine it instead, and the end of a stall does not
+   * send it again before its replacement.
+   */
+  private async forgetReplaced(hash: string): Promise<void> {
+    const replaced = await this.slots.took(this.node, hash);
+    if (replaced === undefined || !this.pooled.has(replaced)) return;
+    await this.options.journal?.({ op: "forget", transactions: [replaced] });
+    this.pooled.delete(replaced);
+    this.forgetRaw(replaced);
   }
 
   private forgetRaw(hash: string): void {
@@ -411,6 +428,7 @@ export class ChainFaults {
     }
     this.head = head;
     this.restoreFee = undefined;
+    if (this.pooled.size === 0) this.slots.clear();
     await this.takeSnapshot();
     const spike = this.spike;
     // The spike's blocks are those mined at its base fee.

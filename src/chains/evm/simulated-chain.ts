@@ -3,6 +3,7 @@ import type { EvmChain, EvmNetworkInfo, NodeCallObserver, SimulatedChainConnecti
 import type { RpcErrorKind } from "../../domain/faults.js";
 import { ChainFaults } from "./faults.js";
 import { ChainJournal, type JournalEntry } from "./journal.js";
+import { PoolSlots } from "./pool-slots.js";
 
 /** What a start-up replay found, for the operator. */
 export interface JournalReplay {
@@ -103,6 +104,8 @@ export class SimulatedChain implements EvmChain {
   private readonly clients: SimulatedChainConnection["provider"];
   private readonly close_: () => Promise<void>;
   private readonly journal: ChainJournal | undefined;
+  /** With a block time, which transaction holds each sender's pending nonce: one a replacement took the place of is forgotten. */
+  private readonly slots = new PoolSlots();
   broadcastAll: ((signedTransactions: string[]) => Promise<Array<PromiseSettledResult<string>>>) | undefined;
 
   private constructor(
@@ -179,7 +182,15 @@ export class SimulatedChain implements EvmChain {
     const faults = this.faults;
     if (faults === undefined) {
       await this.journal?.append({ op: "rawTransaction", raw: signedTransaction });
-      return (await this.request("eth_sendRawTransaction", [signedTransaction])) as string;
+      const hash = (await this.request("eth_sendRawTransaction", [signedTransaction])) as string;
+      if (this.intervalMining && this.journal !== undefined) {
+        // A replacement (the same sender and nonce, higher fees) took a pooled transaction's place: a restart must not
+        // mine that one instead. Written after the node took it: had the process died in between, the first one is
+        // mined after a restart, and its operation's tracker follows it.
+        const replaced = await this.slots.took((method, params) => this.request(method, params), hash);
+        if (replaced !== undefined) await this.journal.append({ op: "forget", transactions: [replaced] });
+      }
+      return hash;
     }
     // With faults on, the fault layer journals and sends, in turn with the blocks it mines. A send the rpc-errors fault
     // refuses is refused before it is journaled: a restart must not make it.

@@ -3,10 +3,12 @@ import { parseBitcoinAddress } from "../../chains/bitcoin/addresses.js";
 import { requireEvm, type ChainRegistry, type NetworkInfo } from "../../domain/chains.js";
 import { ErrorCode, TokenServiceError, invalidArgument } from "../../domain/errors.js";
 import { requireBitcoinBackend, type BitcoinBackends } from "../../chains/bitcoin/backend.js";
-import type { EvmChain } from "../../chains/evm/chain.js";
+import { transactionsCanWait, type EvmChain } from "../../chains/evm/chain.js";
 import type { EvmChains } from "../../chains/evm/chains-registry.js";
 import type { Signing } from "../../domain/commands.js";
-import { prepareTransaction, sendTransaction, type BroadcastHooks } from "../../chains/evm/write/send-transaction.js";
+import { prepareTransaction, sendTransaction, type BroadcastHooks, type FeeRules } from "../../chains/evm/write/send-transaction.js";
+import { maxFeeOf } from "../../domain/fee-ladder.js";
+import { FeePolicy } from "./fee-policy.js";
 import type { WriteIntent } from "./intents.js";
 import type { SenderLock } from "../../chains/evm/sender-lock.js";
 import { amountPair, parseUint256 } from "../../domain/units.js";
@@ -29,6 +31,8 @@ export class ChainWrites {
     private readonly evm: EvmChains,
     private readonly lock: SenderLock,
     private readonly bitcoin: BitcoinBackends,
+    /** Each pair's fee ceiling and replace-after blocks. */
+    readonly feePolicy: FeePolicy = new FeePolicy(),
   ) {}
 
   /** The service's chains, where requests and records name their pair. */
@@ -41,8 +45,22 @@ export class ChainWrites {
     const { pair, sender } = intent.command;
     const chain = await this.evmChain(pair, intent.kind === "launch" ? "token launch" : intent.kind);
     await intent.preflight?.(chain);
-    const sent = await sendTransaction(chain, this.lock, { sender, ...signing, ...intent.transaction }, hooks);
+    const feeRules = this.feeRules(chain, "privateKey" in signing);
+    const sent = await sendTransaction(chain, this.lock, { sender, ...signing, ...intent.transaction, feeRules }, hooks);
     return intent.answer(sent, chain);
+  }
+
+  /**
+   * The pair's fee ceiling, checked before signing; and, for a send whose key is at hand on a chain where a transaction
+   * can wait unmined, its fee ladder and cancel signed ahead (a simulated chain mining on send without faults has none).
+   */
+  feeRules(chain: EvmChain, keyAtHand: boolean): FeeRules {
+    const cap = this.feePolicy.capOf(chain.info);
+    return {
+      check: (fees) => this.feePolicy.assertUnderCap(chain.info, maxFeeOf(fees), "the fee a transaction needs now is"),
+      cap: cap?.wei,
+      signAhead: keyAtHand && transactionsCanWait(chain),
+    };
   }
 
   /** The transaction `send` would sign, for the sender to sign instead, with its nonce reserved through `hooks`. */
@@ -50,7 +68,8 @@ export class ChainWrites {
     const { pair, sender, params } = intent.command;
     const chain = await this.evmChain(pair, intent.kind === "launch" ? "token launch" : intent.kind);
     await intent.preflight?.(chain);
-    const { transaction, expiresAt } = await prepareTransaction(chain, this.lock, { sender, ...intent.transaction }, hooks);
+    const feeRules = this.feeRules(chain, false);
+    const { transaction, expiresAt } = await prepareTransaction(chain, this.lock, { sender, ...intent.transaction, feeRules }, hooks);
     const { contractAddress } = intent.record(Number(transaction.nonce));
     return {
       chain: pair.chain,

@@ -27,9 +27,11 @@ import { parseApproveCommand, parseTransferCommand } from "../../domain/transfer
 import type { ApproveRequest, ApproveResult, TransferRequest, TransferResult } from "../../domain/transfer-requests.js";
 import { decideGrant, decideSent } from "./decide.js";
 import { OperationTracker, isTransient, type TrackerSettings } from "./tracker.js";
+import { Replacements, columnsOf, type ReplacementOutcome, type ReplacementRequest } from "./replacements.js";
 import {
   FINAL_STATUSES,
   type NewOperation,
+  type NewOperationTransaction,
   type OperationRecord,
   type OperationStatus,
   type OperationStore,
@@ -97,6 +99,7 @@ function faucetRecord(
  */
 export class Operations {
   readonly tracker: OperationTracker;
+  private readonly replacements: Replacements;
 
   constructor(
     private readonly writes: ChainWrites,
@@ -104,7 +107,23 @@ export class Operations {
     settings: TrackerSettings,
     private readonly nonceReservationMs = DEFAULT_NONCE_RESERVATION_MS,
   ) {
-    this.tracker = new OperationTracker(store, (record) => this.chainOf(record), settings);
+    this.tracker = new OperationTracker(
+      store,
+      (record) => this.chainOf(record),
+      settings,
+      Date.now,
+      (record) => this.writes.feePolicy.replaceAfterBlocksOf(record),
+    );
+    this.replacements = new Replacements(
+      store,
+      writes.feePolicy,
+      (record) => this.chainOf(record),
+      (id) => {
+        this.start();
+        this.tracker.follow(id);
+        this.tracker.kick(FIRST_LOOK_MS);
+      },
+    );
   }
 
   async launch(request: LaunchRequest, context: OperationContext = {}): Promise<LaunchOutcome> {
@@ -161,6 +180,26 @@ export class Operations {
 
   private async prepared(intent: WriteIntent<unknown>): Promise<PreparedOutcome> {
     return presentPrepared(await this.writes.prepare(intent, this.reservations(intent.command)));
+  }
+
+  /**
+   * Replaces an unfinished operation's transaction with the same call at higher fees. A key-in-body send has its next
+   * step signed ahead: it is sent (`sent`, the record as it stands). Otherwise (a caller-signed send, or a ladder used
+   * up) the replacement is prepared for the caller to sign (`prepared`), and sent when given back as
+   * `signedTransaction`. OPERATION_FINAL when it is mined, failed, dropped or cancelled; FEE_CAP_EXCEEDED when the
+   * replacement would pay more than the operation's ceiling.
+   */
+  speedUp(id: string, request: ReplacementRequest = {}): Promise<ReplacementOutcome> {
+    return this.replacements.replace(id, "speed-up", request);
+  }
+
+  /**
+   * Sends, in place of an unfinished operation's transaction, a zero-value transfer to its sender at the same nonce with
+   * higher fees (signed ahead for a key-in-body send, else prepared and submitted as `speedUp`). The operation ends
+   * `cancelled` when the cancel is mined, or `mined` when its own transaction won the race.
+   */
+  cancel(id: string, request: ReplacementRequest = {}): Promise<ReplacementOutcome> {
+    return this.replacements.replace(id, "cancel", request);
   }
 
   /**
@@ -414,6 +453,7 @@ export class Operations {
               transactionHash: signed.transactionHash,
               nonce: signed.nonce,
               rawTransaction: signed.rawTransaction,
+              transactions: transactionsOf(signed),
               status: "signed",
               error: null,
               reason: "signed",
@@ -447,6 +487,31 @@ export class Operations {
       return { ...intent.answer(signedAs.info, signedAs.chain), id, status: "signed", blockNumber: null };
     }
   }
+}
+
+/** The rows a send writes with its record: the transaction it broadcasts, and those it signed ahead (its ladder, its cancel). */
+function transactionsOf(signed: SignedTransactionInfo): NewOperationTransaction[] {
+  const common = { nonce: signed.nonce };
+  return [
+    {
+      ...common,
+      transactionHash: signed.transactionHash,
+      role: "original",
+      rung: 0,
+      rawTransaction: signed.rawTransaction,
+      ...columnsOf(signed.fees),
+      broadcast: true,
+    },
+    ...(signed.ahead ?? []).map((step): NewOperationTransaction => ({
+      ...common,
+      transactionHash: step.transactionHash,
+      role: step.role,
+      rung: step.rung,
+      rawTransaction: step.rawTransaction,
+      ...columnsOf(step.fees),
+      broadcast: false,
+    })),
+  ];
 }
 
 /** What a failure is, as a record stores it: a typed error's code and message, or nothing of an unexpected one's text. */

@@ -4,7 +4,17 @@ import { isTokenServiceError } from "../../domain/errors.js";
 import type { EvmChain } from "../../chains/evm/chain.js";
 import { mintedTokenId } from "../../chains/evm/write/mint.js";
 import { CanonicalBlocks } from "./canonical-blocks.js";
-import { RETRY_AFTER_ERROR_MS, decide, type DecidePolicy, type Observation } from "./decide.js";
+import {
+  RETRY_AFTER_ERROR_MS,
+  currentTransaction,
+  decide,
+  replacementDue,
+  type BroadcastOutcome,
+  type DecidePolicy,
+  type Observation,
+} from "./decide.js";
+import { feesOfFeeData } from "../../chains/evm/write/send-transaction.js";
+import type { Fees } from "../../domain/fee-ladder.js";
 import { translateProviderError } from "../../chains/evm/provider-errors.js";
 import type { LeasedOperation, OperationChange, OperationRecord, OperationStore } from "./types.js";
 
@@ -34,13 +44,19 @@ const BUSY_PASS_INTERVAL_MS = 20;
 
 type ChainFor = (record: OperationRecord) => Promise<EvmChain>;
 
+/** What one pass asks of each chain once, whatever number of records it looks at there: the head, the fee data. */
+interface PassReads {
+  headOf(chain: EvmChain): Promise<number>;
+  feesOf(chain: EvmChain): Promise<Fees>;
+}
+
 /** Upstream trouble (down, slow, failing) says nothing about the transaction: try again later. */
 export function isTransient(error: unknown): boolean {
   return isTokenServiceError(error, "UPSTREAM_UNAVAILABLE") || isTokenServiceError(error, "UPSTREAM_TIMEOUT");
 }
 
 /** The node already has this very transaction. Checked on the raw error, whose text is not stored. */
-const isAlreadyKnown = (error: unknown) =>
+export const isAlreadyKnown = (error: unknown) =>
   /already known|known transaction|already imported/i.test(String((error as { message?: unknown })?.message ?? error));
 
 /**
@@ -72,6 +88,8 @@ export class OperationTracker {
     private readonly settings: TrackerSettings,
     /** The clock records are judged by (drop and reorg windows); tests pass their own. */
     private readonly now: () => number = Date.now,
+    /** How many blocks a pending transaction of the record's pair waits before it is replaced. */
+    private readonly replaceAfterBlocks: (record: OperationRecord) => number = () => Infinity,
   ) {}
 
   start(): void {
@@ -148,14 +166,20 @@ export class OperationTracker {
       ...(this.settings.ownRecordsOnly ? { only: this.own } : {}),
     });
     if (due.length === 0) return 0;
-    // One head per chain and pass: the records of a burst are looked at together, against the same block.
-    const heads = new Map<EvmChain, Promise<number>>();
-    const headOf = (chain: EvmChain) => {
-      let head = heads.get(chain);
-      if (head === undefined) heads.set(chain, (head = chain.provider.getBlockNumber()));
-      return head;
+    // One head (and fee data) per chain and pass: the records of a burst are looked at together, against the same block.
+    const once = <T>(read: (chain: EvmChain) => Promise<T>) => {
+      const answers = new Map<EvmChain, Promise<T>>();
+      return (chain: EvmChain) => {
+        let answer = answers.get(chain);
+        if (answer === undefined) answers.set(chain, (answer = read(chain)));
+        return answer;
+      };
     };
-    const changes = await Promise.all(due.map(async (record) => ({ id: record.id, change: await this.judge(record, headOf) })));
+    const reads: PassReads = {
+      headOf: once((chain) => chain.provider.getBlockNumber()),
+      feesOf: once(async (chain) => feesOfFeeData(await chain.provider.getFeeData())),
+    };
+    const changes = await Promise.all(due.map(async (record) => ({ id: record.id, change: await this.judge(record, reads) })));
     const changed = await this.store.changeOperations(changes, this.owner).catch(() => changes.map(() => undefined));
     changes.forEach(({ id, change }, index) => {
       if (change.checkInMs === null) this.own.delete(id);
@@ -186,15 +210,20 @@ export class OperationTracker {
     }
   }
 
-  /** Observes a record, lets `decide` judge, carries out the action it asks for (at most a broadcast or a grant), and judges again. */
-  private async judge(record: LeasedOperation, headOf: (chain: EvmChain) => Promise<number>): Promise<OperationChange> {
+  /**
+   * Observes a record, lets `decide` judge, carries out the action it asks for (at most a broadcast, a replacement or a
+   * grant), and judges again.
+   */
+  private async judge(record: LeasedOperation, reads: PassReads): Promise<OperationChange> {
     // What the request answered comes first: the node may already have lost it, and that is the next look's business.
     if (this.accepted.delete(record.id) && record.status === "signed") return this.decision(record, { kind: "accepted-here" });
     try {
       const chain = await this.chainFor(record);
-      const decision = decide(record, await this.observe(record, chain, headOf), this.settings, this.now());
+      const decision = decide(record, await this.observe(record, chain, reads), this.settings, this.now());
       if ("change" in decision) return decision.change;
-      return this.decision(record, decision.action === "grant" ? await this.grant(record, chain) : await this.broadcast(record, chain));
+      if (decision.action === "grant") return this.decision(record, await this.grant(record, chain));
+      if (decision.action === "replace") return this.decision(record, await this.replace(record, chain, decision.transactionHash, reads));
+      return this.decision(record, await this.broadcast(record, chain));
     } catch {
       // The node (or the pair's configuration) is failing: nothing is known, so nothing changes but the next look.
       return this.decision(record, { kind: "node-error" });
@@ -208,7 +237,7 @@ export class OperationTracker {
   }
 
   /** What the chain says of a record now. */
-  private async observe(record: LeasedOperation, chain: EvmChain, headOf: (chain: EvmChain) => Promise<number>): Promise<Observation> {
+  private async observe(record: LeasedOperation, chain: EvmChain, reads: PassReads): Promise<Observation> {
     const label = `${chain.info.chain}/${chain.info.network}`;
     if (record.kind === "faucet") {
       if (chain.fund === undefined || chain.hasGrant === undefined)
@@ -222,44 +251,93 @@ export class OperationTracker {
     // there?), or after a reorg fault replaced its block (checked as on a live network).
     const replacedFrom = chain.faults?.replacedFrom();
     const reorged = replacedFrom !== undefined && record.blockNumber !== null && record.blockNumber >= replacedFrom;
-    if (record.status === "mined" && (!chain.simulated || reorged)) {
+    const included = record.status === "mined" || record.status === "cancelled";
+    if (included && (!chain.simulated || reorged)) {
       const hash = record.blockNumber === null ? null : await this.canonicalBlocks.hashAt(chain, record.blockNumber);
       return { kind: "canonical", hash, pollMs: poll, ...(chain.simulated ? { simulated: true } : {}) };
     }
     const hash = record.transactionHash;
     if (hash === null) return { kind: "no-transaction" };
-    const [receipt, head] = await Promise.all([chain.provider.getTransactionReceipt(hash), headOf(chain)]);
-    const inPool = receipt === null ? (await chain.provider.getTransaction(hash)) !== null : false;
+    // Every hash it was sent as: whichever the chain mined settles it (a replacement, or the first one, won the race).
+    const sent = [hash.toLowerCase()];
+    for (const transaction of record.transactions)
+      if (transaction.broadcastAt !== null && !sent.includes(transaction.transactionHash)) sent.push(transaction.transactionHash);
+    const [receipts, head] = await Promise.all([
+      Promise.all(sent.map((each) => chain.provider.getTransactionReceipt(each))),
+      reads.headOf(chain),
+    ]);
+    const receipt = receipts.find((each) => each !== null) ?? null;
+    const pooled = receipt === null ? await this.pooled(chain, sent) : undefined;
     const tokenId =
       receipt !== null && record.kind === "mint" && record.tokenType === "ERC721" && record.contractAddress
         ? mintedTokenId(receipt, record.contractAddress)
         : undefined;
+    const replaceAfterBlocks = this.replaceAfterBlocks(record);
+    const needed = pooled !== undefined && replacementDue(record, head, replaceAfterBlocks) ? await reads.feesOf(chain) : undefined;
     return {
       kind: "chain",
       simulated: chain.simulated,
       pollMs: poll,
       head,
-      receipt: receipt === null ? null : { blockNumber: receipt.blockNumber, blockHash: receipt.blockHash, status: receipt.status },
-      inPool,
+      receipt:
+        receipt === null
+          ? null
+          : { blockNumber: receipt.blockNumber, blockHash: receipt.blockHash, status: receipt.status, transactionHash: receipt.hash },
+      inPool: pooled !== undefined,
+      ...(pooled !== undefined && pooled !== sent[0] ? { pooled } : {}),
       ...(tokenId !== undefined ? { mintedTokenId: tokenId } : {}),
+      ...(Number.isFinite(replaceAfterBlocks) ? { replaceAfterBlocks } : {}),
+      ...(needed !== undefined ? { needed } : {}),
     };
   }
 
-  /** Sends the stored raw transaction again; how the node answered. */
+  /** The one of `hashes` the node holds unmined (the one the record follows asked first), or undefined. */
+  private async pooled(chain: EvmChain, hashes: string[]): Promise<string | undefined> {
+    if ((await chain.provider.getTransaction(hashes[0]!)) !== null) return hashes[0];
+    if (hashes.length === 1) return undefined;
+    const others = await Promise.all(hashes.slice(1).map((each) => chain.provider.getTransaction(each)));
+    const index = others.findIndex((each) => each !== null);
+    return index === -1 ? undefined : hashes[index + 1];
+  }
+
+  /** The raw form of the transaction the record follows: its first one's, or a replacement's as stored with it. */
+  private async rawOf(record: LeasedOperation): Promise<string> {
+    const current = currentTransaction(record);
+    if (record.rawTransaction !== null && (current === undefined || current.role === "original")) return record.rawTransaction;
+    const raw = await this.store.transactionRaw(record.id, record.transactionHash!);
+    if (raw === undefined) throw new Error(`no raw form stored for ${record.transactionHash}`);
+    return raw;
+  }
+
+  /**
+   * Sends a step of the record's ladder in place of the transaction it follows: written as sent first (so that a crash
+   * after the broadcast still has its hash followed), then broadcast.
+   */
+  private async replace(record: LeasedOperation, chain: EvmChain, hash: string, reads: PassReads): Promise<Observation> {
+    const step = record.transactions.find((transaction) => transaction.transactionHash === hash.toLowerCase());
+    const raw = await this.store.transactionRaw(record.id, hash);
+    if (step === undefined || raw === undefined || record.nonce === null) throw new Error(`step ${hash} of ${record.id} is not stored`);
+    const { broadcastAt: _sent, ...fields } = step;
+    await this.store.recordTransaction(record.id, { ...fields, nonce: record.nonce, rawTransaction: raw, broadcast: true });
+    const [outcome, head] = await Promise.all([this.send(chain, raw), reads.headOf(chain)]);
+    return { kind: "replaced", transactionHash: step.transactionHash, outcome, pollMs: chain.pollingIntervalMs, head };
+  }
+
+  /** Sends the stored raw transaction again (the one the record follows); how the node answered. */
   private async broadcast(record: LeasedOperation, chain: EvmChain): Promise<Observation> {
-    const pollMs = chain.pollingIntervalMs;
+    return { kind: "broadcast", outcome: await this.send(chain, await this.rawOf(record)), pollMs: chain.pollingIntervalMs };
+  }
+
+  /** Sends a raw transaction; how the node answered. */
+  private async send(chain: EvmChain, raw: string): Promise<BroadcastOutcome> {
     try {
-      await chain.broadcast(record.rawTransaction!);
-      return { kind: "broadcast", outcome: { kind: "accepted" }, pollMs };
-    } catch (raw) {
-      if (isAlreadyKnown(raw)) return { kind: "broadcast", outcome: { kind: "already-known" }, pollMs };
+      await chain.broadcast(raw);
+      return { kind: "accepted" };
+    } catch (error) {
+      if (isAlreadyKnown(error)) return { kind: "already-known" };
       // Only the typed message is stored: the node's own text may quote the endpoint with its credentials.
-      const error = translateProviderError(raw, `the ${chain.info.chain}/${chain.info.network} node`);
-      return {
-        kind: "broadcast",
-        outcome: { kind: "refused", error: { code: error.code, message: error.message }, transient: isTransient(error) },
-        pollMs,
-      };
+      const typed = translateProviderError(error, `the ${chain.info.chain}/${chain.info.network} node`);
+      return { kind: "refused", error: { code: typed.code, message: typed.message }, transient: isTransient(typed) };
     }
   }
 

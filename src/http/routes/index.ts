@@ -1,6 +1,7 @@
 import type { RouteDefinition } from "../route.js";
 import { clearChainFaultRoute, clearChainFaultsRoute, injectChainFaultRoute, listChainFaultsRoute } from "./faults.js";
 import { faucetRoute, networksRoute, transactionRoute } from "./misc.js";
+import { cancelRoute, speedUpRoute } from "./replacements.js";
 import { getOperationRoute, launchTokenRoute, listTokensRoute, mintTokenRoute, tokenBalanceRoute } from "./tokens.js";
 import { allowanceRoute, approveRoute, ownedTokensRoute, tokenInfoRoute, transferRoute } from "./transfers.js";
 import { createWalletRoute, readBalanceRoute } from "./wallets.js";
@@ -14,6 +15,8 @@ export const API_ROUTES: RouteDefinition[] = [
   listTokensRoute,
   mintTokenRoute,
   getOperationRoute,
+  speedUpRoute,
+  cancelRoute,
   tokenBalanceRoute,
   transferRoute,
   approveRoute,

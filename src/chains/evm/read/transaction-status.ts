@@ -14,6 +14,10 @@ export interface TransactionStatus {
   confirmations: number;
   contractAddress: string | null;
   simulated: boolean;
+  /** Set on a hash an operation was sent as and then replaced (a speed-up, a cancel): it will be mined only if it wins. */
+  replaced?: true;
+  /** The operation's transaction now: the replacement that took its place, or the one that was mined. */
+  replacedBy?: string;
 }
 
 function fromReceipt(chain: EvmChain, hash: string, receipt: TransactionReceipt | null, head: number): TransactionStatus {

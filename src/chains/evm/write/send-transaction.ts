@@ -1,6 +1,7 @@
 import { JsonRpcApiProvider, toQuantity, type FeeData, type Transaction, type TransactionLike } from "ethers";
 
 import { ErrorCode, TokenServiceError } from "../../../domain/errors.js";
+import { ceilingOf, feeLadder, maxFeeOf, type Fees } from "../../../domain/fee-ladder.js";
 import { amountPair } from "../../../domain/units.js";
 import type { EvmChain } from "../chain.js";
 import { isUnansweredCall, translateProviderError } from "../provider-errors.js";
@@ -18,6 +19,32 @@ export interface SignedTransactionInfo {
   nonce: number;
   /** Public once broadcast; stored so that a lost transaction can be sent again. */
   rawTransaction: string;
+  /** The fees it was signed with. */
+  fees: Fees;
+  /**
+   * Its replacements and its cancel, signed ahead with the same key and nonce (a key-in-body send on a chain where a
+   * transaction can wait): stored with the record before the broadcast, sent only if it is not included.
+   */
+  ahead?: SignedStep[];
+}
+
+/** A transaction signed ahead for a send: one step of its fee ladder, or its cancel. */
+export interface SignedStep {
+  role: "replacement" | "cancel";
+  rung: number;
+  fees: Fees;
+  transactionHash: string;
+  rawTransaction: string;
+}
+
+/** A pair's fee rules, as a send applies them. */
+export interface FeeRules {
+  /** Throws (FEE_CAP_EXCEEDED) when fees a send would sign are over the pair's ceiling; runs before anything is signed. */
+  check(fees: Fees): void;
+  /** The pair's configured ceiling; undefined: the default multiple of the first max fee. */
+  cap: bigint | undefined;
+  /** Sign the fee ladder and the cancel ahead, with the key at hand. */
+  signAhead: boolean;
 }
 
 /** The recorder port: how the operation pipeline takes part in a send, each call inside the sender lock. */
@@ -45,6 +72,8 @@ export interface TransactionIntent {
    * simulated chain the node is asked once per shape. Live chains, and sends without a shape, ask the node every time.
    */
   gasShape?: string;
+  /** The pair's fee ceiling and whether to sign the ladder ahead; none: no ceiling, nothing ahead. */
+  feeRules?: FeeRules;
 }
 
 export interface SendRequest extends TransactionIntent {
@@ -133,10 +162,10 @@ export function lowestFreeNonce(next: number, held: readonly number[]): number {
 /** The transaction to sign with this nonce, gas limit and fees. */
 function unsignedTransaction(
   chain: EvmChain,
-  request: TransactionIntent,
+  request: Pick<TransactionIntent, "to" | "data" | "value">,
   nonce: number,
   gasLimit: bigint,
-  feeData: FeeData,
+  fees: Fees,
 ): TransactionLike {
   return {
     chainId: chain.info.chainId,
@@ -145,19 +174,75 @@ function unsignedTransaction(
     data: request.data,
     value: request.value ?? 0n,
     to: request.to ?? null,
-    ...(usesEip1559(feeData)
-      ? { type: 2, maxFeePerGas: feeData.maxFeePerGas, maxPriorityFeePerGas: feeData.maxPriorityFeePerGas }
-      : { type: 0, gasPrice: feeData.gasPrice }),
+    ...feeFields(fees),
   };
 }
 
-function usesEip1559(feeData: FeeData): boolean {
-  return feeData.maxFeePerGas !== null && feeData.maxPriorityFeePerGas !== null;
+/** Fees as a transaction's fields. */
+export function feeFields(fees: Fees): Pick<TransactionLike, "type" | "maxFeePerGas" | "maxPriorityFeePerGas" | "gasPrice"> {
+  return fees.type === 2
+    ? { type: 2, maxFeePerGas: fees.maxFeePerGas, maxPriorityFeePerGas: fees.maxPriorityFeePerGas }
+    : { type: 0, gasPrice: fees.gasPrice };
 }
 
-/** What one gas costs at most with these fees. */
-function pricePerGas(feeData: FeeData): bigint {
-  return (usesEip1559(feeData) ? feeData.maxFeePerGas : feeData.gasPrice) ?? 0n;
+/** The fees the node's fee data says a transaction takes now: EIP-1559 where the chain has a base fee, else a gas price. */
+export function feesOfFeeData(feeData: FeeData): Fees {
+  if (feeData.maxFeePerGas !== null && feeData.maxPriorityFeePerGas !== null) {
+    return { type: 2, maxFeePerGas: feeData.maxFeePerGas, maxPriorityFeePerGas: feeData.maxPriorityFeePerGas };
+  }
+  return { type: 0, gasPrice: feeData.gasPrice ?? 0n };
+}
+
+/** The fees a signed transaction carries. */
+export function feesOfTransaction(transaction: Pick<Transaction, "type" | "maxFeePerGas" | "maxPriorityFeePerGas" | "gasPrice">): Fees {
+  return transaction.type === 2
+    ? { type: 2, maxFeePerGas: transaction.maxFeePerGas ?? 0n, maxPriorityFeePerGas: transaction.maxPriorityFeePerGas ?? 0n }
+    : { type: 0, gasPrice: transaction.gasPrice ?? 0n };
+}
+
+/** A zero-value transfer to the sender costs this gas on a chain without extra rules (the in-process simulated ones). */
+export const PLAIN_TRANSFER_GAS = 21_000n;
+
+/**
+ * The gas of a cancel (a zero-value transfer from the sender to itself): on a live chain asked of the node (an L2's
+ * estimate counts its L1 part; a sender with EIP-7702 code runs it), with the usual headroom where it is not a plain
+ * 21,000; undefined when the node will not estimate it (no cancel is signed then).
+ */
+export async function cancelGas(chain: EvmChain, sender: string): Promise<bigint | undefined> {
+  if (chain.simulated) return PLAIN_TRANSFER_GAS;
+  try {
+    const gas = await estimateGas(chain, { sender, to: sender, data: "0x" });
+    return gas === PLAIN_TRANSFER_GAS ? gas : (gas * GAS_HEADROOM_PERCENT) / 100n;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The transactions a key-in-body send signs ahead: the same call at the same nonce on each replacement step of its fee
+ * ladder, and a zero-value transfer to the sender on the top step (the cancel), each signed with the key at hand.
+ */
+function signAhead(
+  chain: EvmChain,
+  request: SendRequest,
+  nonce: number,
+  gasLimit: bigint,
+  fees: Fees,
+  cancelGasLimit: bigint | undefined,
+): SignedStep[] {
+  const rules = request.feeRules!;
+  const ladder = feeLadder(fees, ceilingOf(fees, rules.cap));
+  const steps: SignedStep[] = [];
+  for (const { rung, fees: stepFees } of ladder.replacements) {
+    const { raw, hash } = signTransaction(unsignedTransaction(chain, request, nonce, gasLimit, stepFees), request.privateKey!);
+    steps.push({ role: "replacement", rung, fees: stepFees, transactionHash: hash, rawTransaction: raw });
+  }
+  if (ladder.cancel !== undefined && cancelGasLimit !== undefined) {
+    const cancel = unsignedTransaction(chain, { to: request.sender, data: "0x" }, nonce, cancelGasLimit, ladder.cancel.fees);
+    const { raw, hash } = signTransaction(cancel, request.privateKey!);
+    steps.push({ role: "cancel", rung: ladder.cancel.rung, fees: ladder.cancel.fees, transactionHash: hash, rawTransaction: raw });
+  }
+  return steps;
 }
 
 /** Nonce, gas and fees for `request`, refused when the sender cannot pay the estimated fee. Runs inside the sender lock. */
@@ -177,15 +262,17 @@ async function buildTransaction(chain: EvmChain, request: TransactionIntent, hoo
   }
   const estimate = estimates[0]!;
   if (estimate.status === "rejected") throw await estimateError(chain, request, estimate.reason);
+  const fees = feesOfFeeData(feeData);
+  request.feeRules?.check(fees);
   const gasLimit = (estimate.value * GAS_HEADROOM_PERCENT) / 100n;
-  const transaction = unsignedTransaction(chain, request, lowestFreeNonce(nextNonce, held ?? []), gasLimit, feeData);
+  const transaction = unsignedTransaction(chain, request, lowestFreeNonce(nextNonce, held ?? []), gasLimit, fees);
   let l1Fee: bigint;
   try {
     l1Fee = await l1DataFee(chain, transaction);
   } catch (error) {
     throw translateProviderError(error, node);
   }
-  const gasCost = gasLimit * pricePerGas(feeData);
+  const gasCost = gasLimit * maxFeeOf(fees);
   // What it sends counts: the node refuses a transaction whose value and fees together exceed the balance.
   const value = request.value ?? 0n;
   if (available < gasCost + l1Fee + value) throw insufficientFunds(chain, request.sender, available, available, gasCost, l1Fee, value);
@@ -271,7 +358,12 @@ async function sendSigned(chain: EvmChain, lock: SenderLock, request: SendReques
   return lock.withLock(senderLockKey(chain.info.chainId, request.sender), async () => {
     const transaction = acceptedSigned(chain, request);
     await hooks.acceptSigned?.(transaction);
-    const info = { transactionHash: transaction.hash!, nonce: transaction.nonce, rawTransaction: transaction.serialized };
+    const info: SignedTransactionInfo = {
+      transactionHash: transaction.hash!,
+      nonce: transaction.nonce,
+      rawTransaction: transaction.serialized,
+      fees: feesOfTransaction(transaction),
+    };
     await hooks.beforeBroadcast?.(info);
     try {
       await chain.broadcast(info.rawTransaction);
@@ -345,7 +437,9 @@ async function sendBatch(chain: EvmChain, batch: Job[]): Promise<void> {
   const sender = batch[0]!.job.request.sender;
   // Every job's hook asks the same store about the same sender: one answer serves the batch.
   const heldNonces = batch.find((entry) => entry.job.hooks.heldNonces)?.job.hooks.heldNonces;
-  let shared: [number, FeeData, bigint, number[] | undefined];
+  // One cancel's gas serves the batch: every job cancels with the same zero-value transfer to the sender.
+  const cancelling = batch.some((entry) => entry.job.request.feeRules?.signAhead);
+  let shared: [number, FeeData, bigint, number[] | undefined, bigint | undefined];
   let estimates: Array<PromiseSettledResult<bigint>>;
   try {
     [shared, estimates] = await Promise.all([
@@ -354,6 +448,7 @@ async function sendBatch(chain: EvmChain, batch: Job[]): Promise<void> {
         chain.provider.getFeeData(),
         chain.provider.getBalance(sender, "pending"),
         heldNonces?.(),
+        cancelling ? cancelGas(chain, sender) : undefined,
       ]),
       estimateAll(
         chain,
@@ -365,11 +460,12 @@ async function sendBatch(chain: EvmChain, batch: Job[]): Promise<void> {
     for (const entry of batch) entry.reject(failure);
     return;
   }
-  const [pendingNonce, feeData, balance, held = []] = shared;
+  const [pendingNonce, feeData, balance, held = [], cancelGasLimit] = shared;
   let nonce = lowestFreeNonce(pendingNonce, held);
   let available = balance;
-  const price = pricePerGas(feeData);
-  const l1Fees = chargesL1DataFee(chain) ? askL1Fees(chain, batch, estimates, nonce, held, feeData) : undefined;
+  const fees = feesOfFeeData(feeData);
+  const price = maxFeeOf(fees);
+  const l1Fees = chargesL1DataFee(chain) ? askL1Fees(chain, batch, estimates, nonce, held, fees) : undefined;
 
   // What a refused estimate means, asked of the node for each at once (a dry run where the estimate carried no revert data).
   const refusals = await Promise.all(
@@ -386,8 +482,14 @@ async function sendBatch(chain: EvmChain, batch: Job[]): Promise<void> {
       continue;
     }
     const { request } = entry.job;
+    try {
+      request.feeRules?.check(fees);
+    } catch (error) {
+      entry.reject(error);
+      continue;
+    }
     const gasLimit = (estimate.value * GAS_HEADROOM_PERCENT) / 100n;
-    const transaction = unsignedTransaction(chain, request, nonce, gasLimit, feeData);
+    const transaction = unsignedTransaction(chain, request, nonce, gasLimit, fees);
     let l1Fee = 0n;
     if (l1Fees !== undefined) {
       try {
@@ -408,7 +510,8 @@ async function sendBatch(chain: EvmChain, batch: Job[]): Promise<void> {
     // What the sends before it in the batch may cost at most is spoken for: the node checks each against what is left.
     available -= gasCost + l1Fee + value;
     const { raw, hash } = signTransaction(transaction, request.privateKey!);
-    signed.push({ entry, info: { transactionHash: hash, nonce, rawTransaction: raw } });
+    const ahead = request.feeRules?.signAhead ? signAhead(chain, request, nonce, gasLimit, fees, cancelGasLimit) : undefined;
+    signed.push({ entry, info: { transactionHash: hash, nonce, rawTransaction: raw, fees, ...(ahead ? { ahead } : {}) } });
     nonce = lowestFreeNonce(nonce + 1, held);
   }
 
@@ -487,14 +590,14 @@ function askL1Fees(
   estimates: Array<PromiseSettledResult<bigint>>,
   firstNonce: number,
   held: readonly number[],
-  feeData: FeeData,
+  fees: Fees,
 ): Array<{ nonce: number; fee: Promise<bigint> }> {
   let nonce = firstNonce;
   return batch.map((entry, index) => {
     const estimate = estimates[index]!;
     if (estimate.status === "rejected") return { nonce: -1, fee: Promise.resolve(0n) };
     const gasLimit = (estimate.value * GAS_HEADROOM_PERCENT) / 100n;
-    const fee = l1DataFee(chain, unsignedTransaction(chain, entry.job.request, nonce, gasLimit, feeData));
+    const fee = l1DataFee(chain, unsignedTransaction(chain, entry.job.request, nonce, gasLimit, fees));
     // Read in order by the batch's loop; a job that fails first must not leave its answer unhandled.
     fee.catch(() => undefined);
     const asked = { nonce, fee };
