@@ -32,6 +32,13 @@ export interface TokenServiceUserConfig {
   dataDir?: string;
   /** Seconds between blocks on the simulated chains of `serve`; 0 mines on send. Default 2. */
   blockTime?: number;
+  /**
+   * Fee ceilings in gwei per chain and network, e.g. `{ ethereum: { mainnet: 40 } }`: a send that would pay more per gas
+   * is refused (FEE_CAP_EXCEEDED), and a stuck transaction's replacements climb up to it.
+   */
+  feeCaps?: Record<string, Record<string, number | string>>;
+  /** Blocks a pending transaction waits before it is replaced with higher fees, per chain and network. */
+  replaceAfterBlocks?: Record<string, Record<string, number>>;
 }
 
 export interface TokenServiceConfig {
@@ -46,4 +53,8 @@ export interface TokenServiceConfig {
   chains: Record<string, ChainDefinition>;
   dataDir: string;
   blockTime: number;
+  /** Fee ceilings in gwei (as written), keyed "chain/network". */
+  feeCaps: Record<string, string>;
+  /** Replace-after blocks, keyed "chain/network". */
+  replaceAfterBlocks: Record<string, number>;
 }

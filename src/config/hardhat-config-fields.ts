@@ -30,6 +30,18 @@ export const HARDHAT_CONFIG_FIELDS = {
     description:
       "Where the simulated chains keep their state between runs and the embedded database lives (API keys, operation records); `serve --data-dir` overrides it.",
   },
+  feeCaps: {
+    type: "`{ [chain]: { [network]: gwei } }` (a number or a string, above 0, up to 9 decimals)",
+    default: "`{}`: no ceiling for a send; an operation's replacements go up to 8 times its first max fee",
+    description:
+      'Fee ceilings per EVM pair, e.g. `{ ethereum: { mainnet: 40 }, base: { mainnet: "0.05" } }`: the most a transaction may pay per gas (`maxFeePerGas`, or a legacy `gasPrice`). A send, prepare, speed-up or cancel that would need more is refused with `FEE_CAP_EXCEEDED` before anything is signed; a stuck transaction\'s replacements climb up to it. `TOKEN_SERVICE_FEE_CAP_<CHAIN>_<NETWORK>` wins over it.',
+  },
+  replaceAfterBlocks: {
+    type: "`{ [chain]: { [network]: blocks } }` (whole numbers, 1 or more)",
+    default: "`{}`: about 36 s of each chain's blocks (see `TOKEN_SERVICE_REPLACE_AFTER_BLOCKS_<CHAIN>_<NETWORK>`)",
+    description:
+      "How many blocks a pending transaction of a pair waits for inclusion before the service replaces it with higher fees, or says it is stuck (`operation.stuck`). `TOKEN_SERVICE_REPLACE_AFTER_BLOCKS_<CHAIN>_<NETWORK>` wins over it.",
+  },
   blockTime: {
     type: "seconds, 0 or more",
     default: "2",

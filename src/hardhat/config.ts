@@ -13,6 +13,7 @@ import { z as z4 } from "zod/v4";
 import { chainDefinitions, declaredChainsSchema, describeIssue, REPORT_INPUT, type DeclaredChains } from "../config/chain-declarations.js";
 import { HARDHAT_CONFIG_FIELD_NAMES, type TokenServiceConfigField } from "../config/hardhat-config-fields.js";
 import { BUILT_IN_CHAINS } from "../domain/chains.js";
+import { parseGwei } from "../domain/fee-ladder.js";
 
 /** "rpc, chains, dataDir and blockTime": the fields of src/config/hardhat-config-fields.ts. */
 const fieldList = (last: "and" | "or") =>
@@ -28,6 +29,11 @@ const endpointsSchema = z.union([sensitiveUrlSchema, z.array(sensitiveUrlSchema)
 
 /** `tokenService.rpc`, keyed by the EVM chains: the built-in ones and those `tokenService.chains` declares (`declared`). */
 function rpcSchema(declared: Record<string, string[]>) {
+  return pairKeyedSchema(declared, endpointsSchema);
+}
+
+/** A value per EVM pair, `{ [chain]: { [network]: value } }`, keyed by the built-in chains and those `declared`. */
+function pairKeyedSchema(declared: Record<string, string[]>, value: z.ZodTypeAny) {
   const chains: Record<string, string[]> = {
     ...Object.fromEntries(BUILT_IN_CHAINS.evmNames.map((chain) => [chain, BUILT_IN_CHAINS.networkNames(chain)])),
     ...declared,
@@ -39,7 +45,7 @@ function rpcSchema(declared: Record<string, string[]>) {
         Object.entries(chains).map(([chain, networks]) => [
           chain,
           z
-            .object(Object.fromEntries(networks.map((network) => [network, endpointsSchema.optional()])))
+            .object(Object.fromEntries(networks.map((network) => [network, value.optional()])))
             .catchall(unknownKey(`Expected one of: ${networks.join(", ")}.`))
             .optional(),
         ]),
@@ -48,6 +54,15 @@ function rpcSchema(declared: Record<string, string[]>) {
     )
     .catchall(unknownKey(`Expected an EVM chain: ${names}, or one declared in tokenService.chains.`));
 }
+
+/** A fee ceiling in gwei: a number (`40`, `0.05`) or the same as a string, above 0, with at most 9 decimals. */
+const gweiSchema = z.union([z.number(), z.string()]).refine((value) => (parseGwei(String(value)) ?? 0n) > 0n, {
+  message: "Expected gwei above 0, with at most 9 decimals (40, 0.05, or the same as a string).",
+});
+
+const blocksSchema = z
+  .number({ errorMap: () => ({ message: "Expected a whole number of blocks, 1 or more." }) })
+  .refine((value) => Number.isInteger(value) && value >= 1, { message: "Expected a whole number of blocks, 1 or more." });
 
 const secondsSchema = z
   .number({ errorMap: () => ({ message: "Expected a number of seconds, 0 or more." }) })
@@ -62,6 +77,8 @@ const tokenServiceFields = (declared: Record<string, string[]>) =>
     chains: z.unknown().optional(),
     dataDir: z.string({ errorMap: () => ({ message: "Expected a non-empty path." }) }).min(1),
     blockTime: secondsSchema,
+    feeCaps: pairKeyedSchema(declared, gweiSchema).optional(),
+    replaceAfterBlocks: pairKeyedSchema(declared, blocksSchema).optional(),
   }) satisfies Record<TokenServiceConfigField, z.ZodTypeAny>;
 
 const tokenServiceSchema = (declared: Record<string, string[]>) =>
@@ -155,6 +172,12 @@ export async function resolveTokenServiceConfig(
   for (const [chain, networks] of Object.entries(user.rpc ?? {})) {
     for (const [network, url] of Object.entries(networks)) addEndpoint(`${chain}/${network}`, url);
   }
+  const byPair = <T, R>(values: Record<string, Record<string, T>> | undefined, as: (value: T) => R) =>
+    Object.fromEntries(
+      Object.entries(values ?? {}).flatMap(([chain, networks]) =>
+        Object.entries(networks).map(([network, value]): [string, R] => [`${chain}/${network}`, as(value)]),
+      ),
+    );
   return {
     ...resolved,
     tokenService: {
@@ -163,6 +186,8 @@ export async function resolveTokenServiceConfig(
       chains: chainDefinitions(chains, "tokenService.chains"),
       dataDir: path.resolve(resolved.paths.root, user.dataDir ?? ".token-service"),
       blockTime: user.blockTime ?? 2,
+      feeCaps: byPair(user.feeCaps, String),
+      replaceAfterBlocks: byPair(user.replaceAfterBlocks, Number),
     },
   };
 }

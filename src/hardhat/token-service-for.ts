@@ -17,7 +17,8 @@ export type CreateTokenServiceOptions = Partial<ComposeOptions> & {
 /**
  * The core, composed from a Hardhat project: its chains (built in, `tokenService.chains`, `TOKEN_SERVICE_CHAINS`); its
  * EDR for simulated chains; live endpoints from `options.rpcUrls`, `TOKEN_SERVICE_RPC_*`, `tokenService.rpc` and the
- * Hardhat HTTP networks, in that order; the environment's Bitcoin backends.
+ * Hardhat HTTP networks, in that order; its fee ceilings and replace-after blocks (`tokenService.feeCaps`,
+ * `tokenService.replaceAfterBlocks`, under their environment variables); the environment's Bitcoin backends.
  */
 export async function tokenServiceFor(hre: HardhatRuntimeEnvironment, options: CreateTokenServiceOptions = {}): Promise<TokenService> {
   const env = options.env ?? process.env;
@@ -28,6 +29,8 @@ export async function tokenServiceFor(hre: HardhatRuntimeEnvironment, options: C
     : (options.dataDir ?? (options.persistSimulatedChains ? hre.config.tokenService.dataDir : undefined));
   return composeTokenService({
     ...options,
+    feeCaps: options.feeCaps ?? hre.config.tokenService.feeCaps,
+    replaceAfterBlocks: options.replaceAfterBlocks ?? hre.config.tokenService.replaceAfterBlocks,
     chains,
     simulatedChainFactory: options.simulatedChainFactory ?? hardhatSimulatedChains(hre),
     rpcUrls,

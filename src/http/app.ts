@@ -54,6 +54,10 @@ export interface CreateServerOptions {
   databaseUrl?: string;
   /** Seconds between blocks on simulated chains; default 2 (the `serve` task passes the config's `tokenService.blockTime`). */
   blockTimeSeconds?: number;
+  /** Fee ceilings in gwei, keyed "chain/network" (the `serve` task passes `tokenService.feeCaps`); the environment wins. */
+  feeCaps?: Record<string, string | number>;
+  /** Replace-after blocks, keyed "chain/network" (`tokenService.replaceAfterBlocks`); the environment wins. */
+  replaceAfterBlocks?: Record<string, number>;
   /** false accepts calls without an API key, addressed to a loopback name only (the serve task allows it on loopback only). */
   auth?: boolean;
   /** Accepted keys besides stored ones; default `TOKEN_SERVICE_API_KEYS`. */
@@ -219,6 +223,8 @@ export async function createServer(options: CreateServerOptions): Promise<TokenS
       ...(options.chains ? { chains: options.chains } : {}),
       ...(options.simulatedChainFactory ? { simulatedChainFactory: options.simulatedChainFactory } : {}),
       ...(options.rpcUrls ? { rpcUrls: options.rpcUrls } : {}),
+      ...(options.feeCaps ? { feeCaps: options.feeCaps } : {}),
+      ...(options.replaceAfterBlocks ? { replaceAfterBlocks: options.replaceAfterBlocks } : {}),
       dataDirectory,
       env,
       blockTimeSeconds: options.blockTimeSeconds ?? 2,

@@ -297,6 +297,57 @@ describe("plugin in a consumer project (test/fixture-projects/consumer)", functi
       }
     });
 
+    it("takes fee ceilings and replace-after blocks per pair, refusing bad ones at their path", async function () {
+      const errors = await validateTokenServiceConfig({
+        tokenService: {
+          feeCaps: { ethereum: { mainnet: 0, sepolia: "1.5e9" }, solana: { mainnet: 1 } },
+          replaceAfterBlocks: { polygon: { amoy: 0.5 } },
+        },
+      });
+      expect(errors.map((error) => error.path.join("."))).to.have.members([
+        "tokenService.feeCaps.ethereum.mainnet",
+        "tokenService.feeCaps.ethereum.sepolia",
+        "tokenService.feeCaps.solana",
+        "tokenService.replaceAfterBlocks.polygon.amoy",
+      ]);
+      expect(
+        await validateTokenServiceConfig({
+          tokenService: { feeCaps: { ethereum: { mainnet: 40, sepolia: "0.05" } }, replaceAfterBlocks: { base: { mainnet: 30 } } },
+        }),
+      ).to.deep.equal([]);
+      const configured = await createHardhatRuntimeEnvironment(
+        {
+          plugins: [tokenServicePlugin],
+          tokenService: { feeCaps: { ethereum: { sepolia: "0.000000001" } }, replaceAfterBlocks: { base: { mainnet: 30 } } },
+        },
+        {},
+        root,
+      );
+      expect(configured.config.tokenService).to.deep.include({
+        feeCaps: { "ethereum/sepolia": "0.000000001" },
+        replaceAfterBlocks: { "base/mainnet": 30 },
+      });
+      const service = await createTokenService({ hre: configured, env: {} });
+      try {
+        const wallet = service.createWallet({ chain: "ethereum", network: "sepolia" });
+        await service.faucet({ chain: "ethereum", network: "sepolia", address: wallet.address });
+        const refused = await expectServiceError(
+          service.operations.prepareLaunch({
+            chain: "ethereum",
+            network: "sepolia",
+            type: "ERC20",
+            token: { name: "A", symbol: "A" },
+            sender: wallet.address,
+          }),
+          ErrorCode.FEE_CAP_EXCEEDED,
+          undefined,
+        );
+        expect(refused.details).to.deep.include({ source: "tokenService.feeCaps.ethereum.sepolia", ceiling: "1" });
+      } finally {
+        await service.close();
+      }
+    });
+
     it("makes Hardhat refuse to start with a bad blockTime", async function () {
       let thrown: unknown;
       try {

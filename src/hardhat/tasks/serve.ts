@@ -98,6 +98,8 @@ async function run(args: Args, hre: HardhatRuntimeEnvironment): Promise<void> {
       chains,
       simulatedChainFactory: hardhatSimulatedChains(hre),
       rpcUrls,
+      feeCaps: hre.config.tokenService.feeCaps,
+      replaceAfterBlocks: hre.config.tokenService.replaceAfterBlocks,
       dataDir,
       settings,
       blockTimeSeconds: blockTimeSeconds ?? hre.config.tokenService.blockTime,
