@@ -32,6 +32,7 @@ export type PreparedApproval = Extract<Answer<operations["approve"], 200>, Prepa
 export type Transfer = Exclude<Answer<operations["transfer"], 200>, Prepared>;
 export type Approval = Exclude<Answer<operations["approve"], 200>, Prepared>;
 export type Operation = Answer<operations["getOperation"], 200>;
+export type PreparedReplacement = Extract<Answer<operations["speedUpOperation"], 200>, Prepared>;
 export type ErrorBody = Answer<operations["getOperation"], 404>["error"];
 
 /**
@@ -211,13 +212,70 @@ export async function approve(
   return approved as Approval;
 }
 
-const FINAL = new Set(["mined", "failed", "dropped"]);
+/**
+ * Replaces an unfinished operation's transaction with the same call at higher fees. An operation sent with its key in
+ * the body has its replacements signed ahead: the service sends the next one and answers the operation. A caller-signed
+ * one (or one whose signed-ahead steps are used up) is answered with the replacement to sign: `signer` (the operation's
+ * sender) signs it here, and it is sent back signed. Answers the operation as it stands, its `transactionHash` the
+ * replacement's.
+ */
+export function speedUp(
+  client: TokenServiceClient,
+  idOrHash: string,
+  signer?: TransactionSigner,
+  options: Pick<SubmitOptions, "idempotencyKey"> = {},
+): Promise<Operation> {
+  return replaced(client, "/api/v1/operations/{id}/speed-up", idOrHash, signer, options);
+}
+
+/**
+ * Cancels an unfinished operation: a zero-value transfer from its sender to itself at its nonce, with higher fees, sent
+ * (signed ahead) or prepared, signed by `signer` and sent as `speedUp` does. The operation ends `cancelled` when the
+ * cancel is mined, or `mined` when its own transaction won the race (`waitForOperation` tells which).
+ */
+export function cancelOperation(
+  client: TokenServiceClient,
+  idOrHash: string,
+  signer?: TransactionSigner,
+  options: Pick<SubmitOptions, "idempotencyKey"> = {},
+): Promise<Operation> {
+  return replaced(client, "/api/v1/operations/{id}/cancel", idOrHash, signer, options);
+}
+
+async function replaced(
+  client: TokenServiceClient,
+  path: "/api/v1/operations/{id}/speed-up" | "/api/v1/operations/{id}/cancel",
+  idOrHash: string,
+  signer: TransactionSigner | undefined,
+  options: Pick<SubmitOptions, "idempotencyKey">,
+): Promise<Operation> {
+  const asked = unwrap(await client.POST(path, { params: { path: { id: idOrHash } }, body: {} }));
+  if (!("unsignedTransaction" in asked)) return asked;
+  const prepared = asked as PreparedReplacement;
+  if (signer === undefined) {
+    throw new Error(`operation ${prepared.operationId} has no replacement signed ahead: give a signer for ${prepared.sender} to sign it`);
+  }
+  const sender = await signerAddress(signer, prepared.sender);
+  const signedTransaction = await signer.signTransaction(toTransactionRequest(prepared.unsignedTransaction, sender));
+  const idempotencyKey = options.idempotencyKey ?? globalThis.crypto.randomUUID();
+  const sent = await withNetworkRetries(async () =>
+    unwrap(
+      await client.POST(path, {
+        params: { path: { id: prepared.operationId }, header: { "Idempotency-Key": idempotencyKey } },
+        body: { signedTransaction },
+      }),
+    ),
+  );
+  return sent as Operation;
+}
+
+const FINAL = new Set(["mined", "failed", "dropped", "cancelled"]);
 /** The service holds a waiting request at most this long; the client asks again until its own timeout. */
 const LONG_POLL_SECONDS = 30;
 
 /**
  * The operation (a launch, mint or faucet grant made with this API key, by record id or transaction hash) once it is
- * final — mined, failed or dropped — or as it stands when `timeoutMs` (default 120 s) runs out.
+ * final — mined, failed, dropped or cancelled — or as it stands when `timeoutMs` (default 120 s) runs out.
  */
 export async function waitForOperation(
   client: TokenServiceClient,

@@ -345,6 +345,36 @@ describe("decide: the tracker's judgement as a pure function of record, observat
       expect(change).to.include({ status: "pending", transactionHash: HASHES.rung1, broadcastBlock: 21 });
     });
 
+    it("sends the next step in place of one the node dropped as too cheap, and never drops one it refuses only as too cheap", function () {
+      // Some nodes (anvil) drop from their pool a transaction the base fee overtook: past its blocks, the next step goes.
+      expect(decide(pending(), chain({ head: 23, replaceAfterBlocks: 3, needed: needed(8n) }), POLICY, NOW)).to.deep.equal({
+        action: "replace",
+        transactionHash: HASHES.rung2,
+      });
+      const underpriced = {
+        kind: "refused" as const,
+        error: { code: "TRANSACTION_REJECTED", message: "max fee per gas less than block base fee" },
+        transient: false,
+        underpriced: true,
+      };
+      const long = new Date(NOW - 10 * POLICY.dropAfterMs).toISOString();
+      const top = pending({ transactionHash: HASHES.rung3, missingSince: long });
+      const waiting = changeOf(
+        decide(top, { kind: "broadcast", outcome: underpriced, pollMs: 1_000, head: 22, replaceAfterBlocks: 3 }, POLICY, NOW),
+      );
+      expect(waiting.status, "not dropped").to.equal(undefined);
+      expect(waiting).to.not.have.property("stuck");
+      const stuck = changeOf(
+        decide(top, { kind: "broadcast", outcome: underpriced, pollMs: 1_000, head: 23, replaceAfterBlocks: 3 }, POLICY, NOW),
+      );
+      expect(stuck.status).to.equal(undefined);
+      expect(stuck.stuck).to.deep.include({ transactionHash: HASHES.rung3 });
+      const first = changeOf(
+        decide(pending({ broadcastBlock: null }), { kind: "broadcast", outcome: { kind: "accepted" }, pollMs: 1, head: 9 }, POLICY, NOW),
+      );
+      expect(first, "counted from the head it was sent again at").to.include({ broadcastBlock: 9 });
+    });
+
     it("sends again the transaction it follows when the node lost every one", function () {
       expect(decide(pending({ transactionHash: HASHES.rung1, rawTransaction: null }), chain(), POLICY, NOW)).to.deep.equal({
         action: "broadcast",

@@ -35,6 +35,20 @@ export function isUnansweredCall(error: unknown): boolean {
 }
 
 /**
+ * The node refused a transaction as too cheap for the chain now: its max fee under the base fee (geth and anvil: "max
+ * fee per gas less than block base fee"; Hardhat: "…is too low for the next block"), or its price under what the pool
+ * takes (geth: "transaction underpriced"). Not a replacement refused for its bump ("replacement transaction
+ * underpriced": another transaction holds the nonce). Read on the raw error, whose text is never copied.
+ */
+export function isUnderpriced(error: unknown): boolean {
+  const text = String((error as { message?: unknown })?.message ?? error);
+  if (/replacement transaction underpriced/i.test(text)) return false;
+  return /transaction underpriced|(max fee|fee cap|feecap|gas price)[^.]*(less|lower) than[^.]*base ?fee|too low for the next block/i.test(
+    text,
+  );
+}
+
+/**
  * Maps a provider failure to a typed error. The upstream message is not copied:
  * it can quote the signed transaction or the endpoint URL with its credentials.
  */
@@ -70,6 +84,13 @@ export function translateProviderError(error: unknown, upstream: string): TokenS
       {
         cause: error,
       },
+    );
+  }
+  if (isUnderpriced(error)) {
+    return new TokenServiceError(
+      ErrorCode.TRANSACTION_REJECTED,
+      `${upstream} refused the transaction as too cheap for the chain now: its max fee per gas is under the base fee (or its price under what the node's pool takes)`,
+      { cause: error },
     );
   }
   return new TokenServiceError(ErrorCode.UPSTREAM_UNAVAILABLE, `${upstream} failed to answer`, { cause: error });

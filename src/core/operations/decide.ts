@@ -19,7 +19,18 @@ export interface DecidePolicy {
 
 /** How the node answered a broadcast of the stored raw transaction. */
 export type BroadcastOutcome =
-  { kind: "accepted" } | { kind: "already-known" } | { kind: "refused"; error: { code: string; message: string }; transient: boolean };
+  | { kind: "accepted" }
+  | { kind: "already-known" }
+  | {
+      kind: "refused";
+      error: { code: string; message: string };
+      transient: boolean;
+      /**
+       * Refused as too cheap for the chain now (its max fee under the base fee, or a price the pool will not take): the
+       * transaction is still good, and is taken once fees fall (some nodes drop such a transaction from their pool).
+       */
+      underpriced?: boolean;
+    };
 
 /** What the tracker (or the request that sent it) saw of a record's transaction. */
 export type Observation =
@@ -57,8 +68,11 @@ export type Observation =
       /** What the node's fee data asks of a transaction now; read when the replace-after blocks are past. */
       needed?: Fees;
     }
-  /** The tracker sent the stored raw transaction (the node did not know it). */
-  | { kind: "broadcast"; outcome: BroadcastOutcome; pollMs: number }
+  /**
+   * The tracker sent the stored raw transaction (the node did not know it); with the head and the pair's replace-after
+   * blocks, to tell a transaction the node refuses as too cheap past them (stuck) from one it just lost.
+   */
+  | { kind: "broadcast"; outcome: BroadcastOutcome; pollMs: number; head?: number; replaceAfterBlocks?: number }
   /** The tracker sent a step of the record's fee ladder (written as sent first), as `decide` asked. */
   | { kind: "replaced"; transactionHash: string; outcome: BroadcastOutcome; pollMs: number; head: number };
 
@@ -110,7 +124,7 @@ export function decide(record: LeasedOperation, observation: Observation, policy
     case "chain":
       return decideOnChain(record, observation, policy);
     case "broadcast":
-      return change(decideBroadcast(record, observation.outcome, observation.pollMs, policy, now));
+      return change(decideBroadcast(record, observation, policy, now));
     case "replaced":
       return change(decideReplaced(record, observation));
   }
@@ -148,19 +162,26 @@ function decideReplacement(record: LeasedOperation, needed: Fees | undefined, he
   const steps: Array<LadderStep & { transactionHash: string }> = record.transactions
     .filter((transaction) => transaction.role === "replacement")
     .map((transaction) => ({ rung: transaction.rung, fees: feesOf(transaction), transactionHash: transaction.transactionHash }));
-  const next = nextStep(steps, current?.rung ?? 0, needed);
+  const next = current?.role === "cancel" ? undefined : nextStep(steps, current?.rung ?? 0, needed);
   if (next !== undefined) return { action: "replace", transactionHash: next.transactionHash };
+  return change({ stuck: stuckNotice(record, head), checkInMs: poll });
+}
+
+/** Why a record past its replace-after blocks has no higher fee the service can send on its own. */
+function stuckNotice(record: LeasedOperation, head: number): { transactionHash: string; reason: string } {
+  const current = currentTransaction(record);
+  const replacements = record.transactions.filter((transaction) => transaction.role === "replacement");
   const waited = `not included ${head - record.broadcastBlock!} blocks after it was sent`;
   const ceiling = record.transactions.find((transaction) => transaction.role === "cancel");
   let reason: string;
   if (current?.role === "cancel") reason = `the cancel is ${waited}, at the fee ceiling`;
-  else if (steps.length === 0) {
+  else if (replacements.length === 0) {
     reason = `${waited}, and no higher-fee replacement is signed for it (a caller-signed send): speed it up (POST /api/v1/operations/${record.id}/speed-up), or cancel it`;
   } else {
     const at = current === undefined ? "" : ` (max fee ${formatGwei(maxFeeOf(feesOf(current)))} gwei)`;
     reason = `${waited}${at}: the ladder's last replacement is sent${ceiling ? `; the ceiling (${formatGwei(maxFeeOf(feesOf(ceiling)))} gwei) is kept for a cancel` : ""}`;
   }
-  return change({ stuck: { transactionHash: record.transactionHash!, reason }, checkInMs: poll });
+  return { transactionHash: record.transactionHash!, reason };
 }
 
 /** How the node answered a step of the ladder the tracker sent. */
@@ -318,6 +339,12 @@ function decideOnChain(record: LeasedOperation, observation: Extract<Observation
     }
     return change(seen);
   }
+  // Not included after its replace-after blocks, and no longer held by the node (some nodes drop a transaction the base
+  // fee overtook): the next step of its ladder goes in its place.
+  if (observation.replaceAfterBlocks !== undefined && replacementDue(record, head, observation.replaceAfterBlocks)) {
+    const replacement = decideReplacement(record, observation.needed, head, poll);
+    if (!("change" in replacement)) return replacement;
+  }
   // The node does not know the transaction: never broadcast (a crash between signing and sending), lost from its pool,
   // or undone by a reorg. The raw form sends the same transaction again (the one the record follows: a replacement's
   // is with its stored transactions).
@@ -351,24 +378,31 @@ function decideMinedOnSimulatedChain(record: LeasedOperation, observation: Extra
 
 function decideBroadcast(
   record: LeasedOperation,
-  outcome: BroadcastOutcome,
-  poll: number,
+  observation: Extract<Observation, { kind: "broadcast" }>,
   policy: DecidePolicy,
   now: number,
 ): OperationChange {
+  const { outcome, pollMs: poll, head, replaceAfterBlocks } = observation;
+  // A transaction first seen (or sent) now counts its replace-after blocks from here.
+  const counted = record.broadcastBlock === null && head !== undefined ? { broadcastBlock: head } : {};
   if (outcome.kind === "accepted") {
     return {
       status: "pending",
       reason: record.status === "signed" ? "broadcast from the stored raw transaction" : "re-broadcast: the node no longer knew it",
       missingSince: null,
+      ...counted,
       checkInMs: poll,
     };
   }
-  if (outcome.kind === "already-known") return { status: "pending", missingSince: null, checkInMs: poll };
+  if (outcome.kind === "already-known") return { status: "pending", missingSince: null, ...counted, checkInMs: poll };
   const refusal = outcome.error.message;
   const since = record.missingSince === null ? now : Date.parse(record.missingSince);
   const missingFor = now - since;
-  const retry = { missingSince: new Date(since), checkInMs: Math.min(poll * 5, policy.dropAfterMs) };
+  const retry = {
+    missingSince: new Date(since),
+    ...(record.status === "pending" ? counted : {}),
+    checkInMs: Math.min(poll * 5, policy.dropAfterMs),
+  };
   if (outcome.transient) {
     // The node answers reads but not this broadcast: keep trying for the drop window, then give up.
     if (missingFor < policy.dropAfterMs) return record.status === "signed" ? retry : { checkInMs: RETRY_AFTER_ERROR_MS };
@@ -382,6 +416,17 @@ function decideBroadcast(
   }
   if (record.status === "signed") {
     return { status: "failed", reason: refusal, error: { code: outcome.error.code, message: refusal }, checkInMs: null };
+  }
+  if (outcome.underpriced) {
+    // Too cheap for the chain now, not lost to another transaction: it waits for fees to fall (never dropped for it),
+    // and past its replace-after blocks with no step left, it is stuck.
+    const due = head !== undefined && replaceAfterBlocks !== undefined && replacementDue(record, head, replaceAfterBlocks);
+    return {
+      ...(due ? { stuck: stuckNotice(record, head) } : {}),
+      ...(record.missingSince === null ? { missingSince: new Date(now) } : {}),
+      ...counted,
+      checkInMs: Math.min(poll * 5, policy.dropAfterMs),
+    };
   }
   if (missingFor >= policy.dropAfterMs) {
     return {

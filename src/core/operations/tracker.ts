@@ -15,7 +15,7 @@ import {
 } from "./decide.js";
 import { feesOfFeeData } from "../../chains/evm/write/send-transaction.js";
 import type { Fees } from "../../domain/fee-ladder.js";
-import { translateProviderError } from "../../chains/evm/provider-errors.js";
+import { isUnderpriced, translateProviderError } from "../../chains/evm/provider-errors.js";
 import type { LeasedOperation, OperationChange, OperationRecord, OperationStore } from "./types.js";
 
 /** The tracker's settings: how records are judged (`DecidePolicy`: confirmations, drop and reorg windows), and its pace. */
@@ -219,11 +219,12 @@ export class OperationTracker {
     if (this.accepted.delete(record.id) && record.status === "signed") return this.decision(record, { kind: "accepted-here" });
     try {
       const chain = await this.chainFor(record);
-      const decision = decide(record, await this.observe(record, chain, reads), this.settings, this.now());
+      const observed = await this.observe(record, chain, reads);
+      const decision = decide(record, observed, this.settings, this.now());
       if ("change" in decision) return decision.change;
       if (decision.action === "grant") return this.decision(record, await this.grant(record, chain));
       if (decision.action === "replace") return this.decision(record, await this.replace(record, chain, decision.transactionHash, reads));
-      return this.decision(record, await this.broadcast(record, chain));
+      return this.decision(record, await this.broadcast(record, chain, reads));
     } catch {
       // The node (or the pair's configuration) is failing: nothing is known, so nothing changes but the next look.
       return this.decision(record, { kind: "node-error" });
@@ -273,7 +274,7 @@ export class OperationTracker {
         ? mintedTokenId(receipt, record.contractAddress)
         : undefined;
     const replaceAfterBlocks = this.replaceAfterBlocks(record);
-    const needed = pooled !== undefined && replacementDue(record, head, replaceAfterBlocks) ? await reads.feesOf(chain) : undefined;
+    const needed = receipt === null && replacementDue(record, head, replaceAfterBlocks) ? await reads.feesOf(chain) : undefined;
     return {
       kind: "chain",
       simulated: chain.simulated,
@@ -324,8 +325,18 @@ export class OperationTracker {
   }
 
   /** Sends the stored raw transaction again (the one the record follows); how the node answered. */
-  private async broadcast(record: LeasedOperation, chain: EvmChain): Promise<Observation> {
-    return { kind: "broadcast", outcome: await this.send(chain, await this.rawOf(record)), pollMs: chain.pollingIntervalMs };
+  private async broadcast(record: LeasedOperation, chain: EvmChain, reads: PassReads): Promise<Observation> {
+    const outcome = await this.send(chain, await this.rawOf(record));
+    const replaceAfterBlocks = this.replaceAfterBlocks(record);
+    // The pass's head, read when it observed the record (it is cached): where its replace-after blocks count from.
+    const head = await reads.headOf(chain).catch(() => undefined);
+    return {
+      kind: "broadcast",
+      outcome,
+      pollMs: chain.pollingIntervalMs,
+      ...(head !== undefined ? { head } : {}),
+      ...(Number.isFinite(replaceAfterBlocks) ? { replaceAfterBlocks } : {}),
+    };
   }
 
   /** Sends a raw transaction; how the node answered. */
@@ -337,7 +348,12 @@ export class OperationTracker {
       if (isAlreadyKnown(error)) return { kind: "already-known" };
       // Only the typed message is stored: the node's own text may quote the endpoint with its credentials.
       const typed = translateProviderError(error, `the ${chain.info.chain}/${chain.info.network} node`);
-      return { kind: "refused", error: { code: typed.code, message: typed.message }, transient: isTransient(typed) };
+      return {
+        kind: "refused",
+        error: { code: typed.code, message: typed.message },
+        transient: isTransient(typed),
+        ...(isUnderpriced(error) ? { underpriced: true } : {}),
+      };
     }
   }
 
