@@ -34,9 +34,11 @@ import {
 export const DOORS = {
   serve: "`npx hardhat serve`",
   createServer: "`createServer()` (`hardhat-token-service/server`)",
-  tasks: "the chain tasks (`wallet:create`, `balance`, `faucet`, `token:launch`, `token:mint`)",
-  recordingTasks: "the tasks that record operations (`faucet`, `token:launch`, `token:mint`)",
-  signingTasks: "the signing tasks (`token:launch`, `token:mint`)",
+  tasks:
+    "the chain tasks (`wallet:create`, `balance`, `faucet`, `token:launch`, `token:mint`, `token:transfer`, `token:speed-up`, `token:cancel`)",
+  recordingTasks:
+    "the tasks that record operations (`faucet`, `token:launch`, `token:mint`, `token:transfer`, `token:speed-up`, `token:cancel`)",
+  signingTasks: "the signing tasks (`token:launch`, `token:mint`, `token:transfer`, `token:speed-up`, `token:cancel`)",
   apikeyCreate: "`npx hardhat apikey:create`",
   faultTask: "`npx hardhat chain:fault`",
   api: "`createTokenService()` (programmatic API)",

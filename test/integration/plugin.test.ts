@@ -20,7 +20,7 @@ import { modesUnder, notPrivate, underUmask } from "../helpers/file-modes.js";
 import { createFixtureProjectHRE, fixtureProjectRoot } from "../helpers/fixture-projects.js";
 
 const SEPOLIA = { chain: "ethereum", network: "sepolia" };
-const TASKS = ["wallet:create", "faucet", "token:launch", "token:mint", "balance"];
+const TASKS = ["wallet:create", "faucet", "token:launch", "token:mint", "token:speed-up", "token:cancel", "balance"];
 
 /** Runs a task of the fixture project in this process and parses its --json output. */
 async function runJsonTask(

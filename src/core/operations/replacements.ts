@@ -117,7 +117,9 @@ export class Replacements {
   private signedAhead(followed: Followed, kind: ReplacementKind, needed: Fees): OperationTransaction | undefined {
     const { record, current } = followed;
     if (kind === "cancel") {
-      const cancel = record.transactions.find((transaction) => transaction.role === "cancel" && transaction.rung > current.rung);
+      const cancel = record.transactions.find(
+        (transaction) => transaction.role === "cancel" && transaction.transactionHash !== current.transactionHash,
+      );
       return cancel !== undefined && isReplacementOf(feesOf(cancel), current.fees) ? cancel : undefined;
     }
     if (current.role === "cancel") return undefined;
@@ -271,8 +273,11 @@ export class Replacements {
       kind === "cancel"
         ? `cancel sent: ${transaction.transactionHash} (a zero-value transfer to the sender at nonce ${record.nonce}, ${fee}) in place of ${current.transactionHash}`
         : `sped up: replaced by ${transaction.transactionHash} (${fee})`;
+    // The node has it: a record still `signed` (its first broadcast's answer was lost, or the process that sent it
+    // stopped before its tracker looked) is `pending` now.
     await this.store.changeOperation(record.id, {
-      from: [record.status],
+      status: "pending",
+      from: ["signed", "pending"],
       reason,
       transactionHash: transaction.transactionHash,
       broadcastBlock: head,
