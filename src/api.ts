@@ -53,6 +53,8 @@ export type {
   PreparedOutcome,
 } from "./core/operations/operations.js";
 export type { TrackerSettings } from "./core/operations/tracker.js";
+export type { PreparedReplacement, ReplacementKind, ReplacementOutcome, ReplacementRequest } from "./core/operations/replacements.js";
+export type { OperationTransaction, StuckNotice, TransactionRole } from "./domain/lifecycle.js";
 // Every result the programmatic API returns has its type exported.
 export type { LaunchResult, MintResult } from "./domain/requests.js";
 export type { AssetType, TokenStandard } from "./domain/asset-types.js";
