@@ -10,6 +10,7 @@ import type { NewOperation, Store } from "../../../src/store/types.js";
 import { freshPostgresSchema } from "../../helpers/postgres-schema.js";
 
 const KEY = "key-outbox";
+const launchHash = `0x${"cd".repeat(32)}`;
 
 function record(apiKeyId: string | null, overrides: Partial<NewOperation> = {}): NewOperation {
   return {
@@ -144,6 +145,49 @@ for (const variant of STORES) {
         owner,
       );
       for (const item of pass) expect(await eventsOf(item.id)).to.deep.equal(["operation.pending"]);
+    });
+
+    it("queues operation.stuck once when the notice is set (with the transactions in the payload), and operation.cancelled", async function () {
+      const hooks = await store.webhooks.createWebhook(KEY, {
+        url: "http://127.0.0.1:1/",
+        events: ["operation.stuck", "operation.cancelled"],
+        secret: "whsec_stuck",
+      });
+      const launch = record(KEY, {
+        transactions: [
+          {
+            transactionHash: launchHash,
+            role: "original",
+            rung: 0,
+            nonce: 0,
+            rawTransaction: "0x02f8",
+            maxFeePerGas: "3",
+            maxPriorityFeePerGas: "1",
+            gasPrice: null,
+            broadcast: true,
+          },
+        ],
+        transactionHash: launchHash,
+      });
+      await store.insertOperation(launch);
+      await store.changeOperation(launch.id, { status: "pending", reason: "accepted by the node" });
+      await store.changeOperation(launch.id, { stuck: { transactionHash: launchHash, reason: "at the ceiling" }, checkInMs: 10 });
+      await store.changeOperation(launch.id, { stuck: { transactionHash: launchHash, reason: "again" } });
+      await store.changeOperation(launch.id, { status: "cancelled", reason: "cancelled", blockNumber: 4, blockHash: "0xb4" });
+      const queued = (await store.webhooks.listDeliveries(KEY, hooks.id, { limit: 100 }))!.items.filter(
+        (item) => item.operationId === launch.id,
+      );
+      expect(queued.map((item) => item.eventType).reverse()).to.deep.equal(["operation.stuck", "operation.cancelled"]);
+      const due = await store.webhooks.leaseDueDeliveries(`stuck-${launch.id}`, 60_000, 500);
+      const stuck = due.find(
+        (delivery) => delivery.eventType === "operation.stuck" && (delivery.payload as { id: string }).id === launch.id,
+      );
+      expect(stuck?.payload).to.deep.include({
+        status: "pending",
+        stuck: { at: (stuck!.payload as { stuck: { at: string } }).stuck.at, transactionHash: launchHash, reason: "at the ceiling" },
+      });
+      expect((stuck?.payload as { transactions: unknown[] }).transactions).to.have.length(1);
+      expect(await store.webhooks.deleteWebhook(KEY, hooks.id)).to.equal(true);
     });
 
     it("leases each due delivery to one owner at a time, hands an expired lease over, and records an outcome only under its lease", async function () {

@@ -204,12 +204,12 @@ export function feesOfTransaction(transaction: Pick<Transaction, "type" | "maxFe
 export const PLAIN_TRANSFER_GAS = 21_000n;
 
 /**
- * The gas of a cancel (a zero-value transfer from the sender to itself): on a live chain asked of the node (an L2's
- * estimate counts its L1 part; a sender with EIP-7702 code runs it), with the usual headroom where it is not a plain
- * 21,000; undefined when the node will not estimate it (no cancel is signed then).
+ * The gas of a cancel (a zero-value transfer from the sender to itself): a plain transfer's 21,000, but on an Arbitrum
+ * chain, whose gas counts the transaction's L1 part: asked of the node there, with the usual headroom, and undefined
+ * when it will not estimate it (no cancel is signed then). Everywhere else a send's estimates stay the only ones asked.
  */
 export async function cancelGas(chain: EvmChain, sender: string): Promise<bigint | undefined> {
-  if (chain.simulated) return PLAIN_TRANSFER_GAS;
+  if (chain.simulated || chain.info.rollup !== "arbitrum") return PLAIN_TRANSFER_GAS;
   try {
     const gas = await estimateGas(chain, { sender, to: sender, data: "0x" });
     return gas === PLAIN_TRANSFER_GAS ? gas : (gas * GAS_HEADROOM_PERCENT) / 100n;
