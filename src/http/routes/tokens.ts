@@ -134,8 +134,7 @@ export const launchTokenRoute = defineWriteRoute({
       }
     }
   },
-  prepare: (service, body) => service.operations.prepareLaunch(body),
-  send: (service, body, context) => service.operations.launch(body, context),
+  command: "launch",
 });
 
 export const mintTokenRoute = defineWriteRoute({
@@ -173,8 +172,7 @@ export const mintTokenRoute = defineWriteRoute({
   },
   answer: Mint,
   prepared: PreparedMint,
-  prepare: (service, body) => service.operations.prepareMint(body),
-  send: (service, body, context) => service.operations.mint(body, context),
+  command: "mint",
 });
 
 export const listTokensRoute = defineRoute({

@@ -61,8 +61,7 @@ export const transferRoute = defineWriteRoute({
   },
   answer: Transfer,
   prepared: PreparedTransfer,
-  prepare: (service, body) => service.operations.prepareTransfer(body),
-  send: (service, body, context) => service.operations.transfer(body, context),
+  command: "transfer",
 });
 
 export const approveRoute = defineWriteRoute({
@@ -110,8 +109,7 @@ export const approveRoute = defineWriteRoute({
   },
   answer: Approval,
   prepared: PreparedApproval,
-  prepare: (service, body) => service.operations.prepareApprove(body),
-  send: (service, body, context) => service.operations.approve(body, context),
+  command: "approve",
 });
 
 export const allowanceRoute = defineRoute({

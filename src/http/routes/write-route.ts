@@ -1,8 +1,7 @@
 import { z } from "zod/v4";
 
 import { invalidArgument } from "../../domain/errors.js";
-import type { TokenService } from "../../core/token-service.js";
-import type { OperationContext } from "../../core/operations/operations.js";
+import type { RequestOf, WriteCommandName } from "../../core/operations/write-commands.js";
 import { FINAL_STATUSES, type OperationStatus } from "../../core/operations/types.js";
 import type { ServerContext } from "../context.js";
 import type { BodyExample } from "../examples.js";
@@ -41,7 +40,7 @@ export function notBoth<T extends { privateKey?: string; signedTransaction?: str
 
 type Write = ReturnType<typeof signedWrite>;
 
-export interface WriteRouteSpec<W extends Write, Q extends z.ZodType, Outcome extends Settled> {
+export interface WriteRouteSpec<W extends Write, Q extends z.ZodType, N extends WriteCommandName> {
   /** Under the version prefix. */
   path: string;
   operationId: string;
@@ -63,17 +62,15 @@ export interface WriteRouteSpec<W extends Write, Q extends z.ZodType, Outcome ex
   parseBody?(raw: unknown): z.infer<W["fields"]>;
   /** Refuses a query that disagrees with the body. */
   checkQuery?(query: z.infer<Q>, body: z.infer<W["body"]>): void;
-  /** The unsigned transaction the body asks for. */
-  prepare(service: TokenService, body: z.infer<W["body"]>): Promise<unknown>;
-  /** The body's write, recorded and sent. */
-  send(service: TokenService, body: z.infer<W["body"]>, context: OperationContext): Promise<Outcome>;
+  /** The write the body asks for (core/operations/write-commands.ts): prepared without a key, else recorded and sent. */
+  command: N;
 }
 
 const ACCEPTED = "Signed and recorded, broadcast not confirmed (status signed), or wait=mined timed out (status pending)";
 
 /** The route of one write endpoint. */
-export function defineWriteRoute<W extends Write, Q extends z.ZodType = typeof WaitQuery, Outcome extends Settled = Settled>(
-  spec: WriteRouteSpec<W, Q, Outcome>,
+export function defineWriteRoute<W extends Write, N extends WriteCommandName, Q extends z.ZodType = typeof WaitQuery>(
+  spec: WriteRouteSpec<W, Q, N> & (z.infer<W["body"]> extends RequestOf<N> ? unknown : "the body does not make the command's request"),
 ): RouteDefinition {
   return defineRoute<Q, W["body"]>({
     method: "post",
@@ -101,9 +98,10 @@ export function defineWriteRoute<W extends Write, Q extends z.ZodType = typeof W
     async handle({ query, body, apiKeyId, operationId }, context) {
       const { wait } = query as { wait?: string };
       spec.checkQuery?.(query as z.infer<Q>, body);
-      if (isPrepare(body)) return { body: await spec.prepare(context.service, body) };
-      const sent = await spec.send(context.service, body, { apiKeyId, id: operationId });
-      return settle(context, sent, wait);
+      const { operations } = context.service;
+      if (isPrepare(body)) return { body: await operations.prepare(spec.command, body as RequestOf<N>) };
+      const sent = await operations.write(spec.command, body as RequestOf<N>, { apiKeyId, id: operationId });
+      return settle(context, sent as Settled, wait);
     },
   });
 }
