@@ -44,9 +44,15 @@ import {
   type Unsigned,
 } from "../domain/requests.js";
 import { ChainWrites } from "./operations/chain-writes.js";
+import type { BurnRequest, OwnershipRequest, PauseRequest, RoleRequest } from "../domain/admin-requests.js";
+import type { UnsignedRequestOf, WriteCommandName } from "./operations/write-commands.js";
 import {
   Operations,
   type ApproveOutcome,
+  type BurnOutcome,
+  type OwnershipOutcome,
+  type PauseOutcome,
+  type RoleOutcome,
   type TransferOutcome,
   type FaucetOutcome,
   type LaunchOutcome,
@@ -60,6 +66,8 @@ import { createWallet, type CreateWalletRequest, type Wallet } from "./wallets.j
 
 export type * from "../domain/requests.js";
 export type * from "../domain/transfer-requests.js";
+export type * from "../domain/admin-requests.js";
+export type { WriteCommandName, RequestOf, UnsignedRequestOf } from "./operations/write-commands.js";
 export { MAX_ERC1155_IDS_PER_READ, MAX_ERC20_CONTRACTS_PER_READ } from "../domain/requests.js";
 export type { ChainFaultKind, ChainFaultRequest, ChainFaultView, RpcErrorKind } from "../domain/faults.js";
 
@@ -352,6 +360,43 @@ export class TokenService {
   /** The approval `approve` would send, unsigned, for the sender to sign; its nonce is reserved until `expiresAt`. */
   prepareApprove(request: Unsigned<ApproveRequest>): Promise<PreparedOutcome> {
     return this.operations.prepareApprove(request);
+  }
+
+  /**
+   * Burns the sender's own tokens (ERC20 `amount`, ERC721 `tokenId`, ERC1155 `tokenId` and `amount`), as a recorded
+   * operation like `launch`; refused before signing when the token cannot be burned or the sender lacks the tokens.
+   */
+  burn(request: BurnRequest, context?: OperationContext): Promise<BurnOutcome> {
+    return this.operations.write("burn", request, context);
+  }
+
+  /** Pauses (`paused: true`) or unpauses a pausable token, as a recorded operation like `launch`. */
+  pause(request: PauseRequest, context?: OperationContext): Promise<PauseOutcome> {
+    return this.operations.write("pause", request, context);
+  }
+
+  /** Grants `role` to `account` on a token with AccessControl (launched with access "roles"), like `launch`. */
+  grantRole(request: RoleRequest, context?: OperationContext): Promise<RoleOutcome> {
+    return this.operations.write("grantRole", request, context);
+  }
+
+  /** Revokes `role` from `account`, like `grantRole`. */
+  revokeRole(request: RoleRequest, context?: OperationContext): Promise<RoleOutcome> {
+    return this.operations.write("revokeRole", request, context);
+  }
+
+  /** Makes `newOwner` the owner of an Ownable token (launched with access "ownable"), like `launch`. */
+  transferOwnership(request: OwnershipRequest, context?: OperationContext): Promise<OwnershipOutcome> {
+    return this.operations.write("transferOwnership", request, context);
+  }
+
+  /**
+   * Any write's transaction, by its name (launch, mint, transfer, approve, burn, pause, grantRole, revokeRole,
+   * transferOwnership), unsigned, for the sender to sign; its nonce is reserved until `expiresAt`. Submit it signed as
+   * `signedTransaction` with the same request.
+   */
+  prepare<N extends WriteCommandName>(name: N, request: UnsignedRequestOf<N>): Promise<PreparedOutcome> {
+    return this.operations.prepare(name, request);
   }
 
   /** What `owner` lets `spender` do with its tokens: an ERC20 allowance, an ERC721 token's approval, operator approval. */

@@ -3,7 +3,18 @@
 // change and the webhook events all read this table; nothing else decides which move is allowed.
 
 /** What the service does on a chain, as one durable record. */
-export const OPERATION_KINDS = ["launch", "mint", "faucet", "transfer", "approve"] as const;
+export const OPERATION_KINDS = [
+  "launch",
+  "mint",
+  "faucet",
+  "transfer",
+  "approve",
+  "burn",
+  "pause",
+  "grantRole",
+  "revokeRole",
+  "transferOwnership",
+] as const;
 export type OperationKind = (typeof OPERATION_KINDS)[number];
 
 /**
@@ -81,16 +92,22 @@ export interface OperationTransition {
   reason: string;
 }
 
-/** A launch, mint, transfer, approval or faucet call. Never holds a private key; the raw transaction is public once broadcast. */
+/**
+ * A launch, mint, transfer, approval, burn, pause (or unpause), role grant or revoke, ownership transfer or faucet call.
+ * Never holds a private key; the raw transaction is public once broadcast.
+ */
 export interface OperationRecord {
   id: string;
   apiKeyId: string | null;
   kind: OperationKind;
   chain: string;
   network: string;
-  /** "ERC20" | "ERC721" for launches and mints, also "NATIVE" | "ERC1155" for transfers and approvals, null for faucet grants. */
+  /**
+   * "ERC20" | "ERC721" for launches and mints, also "NATIVE" | "ERC1155" for transfers, approvals and burns; null for
+   * faucet grants, pauses, role changes and ownership transfers (they call any token that has the function).
+   */
   tokenType: string | null;
-  /** The token fields of a launch, or the mint, transfer or approval parameters; amounts as strings. */
+  /** The token fields of a launch, or the other writes' parameters; amounts as strings. */
   params: Record<string, unknown>;
   sender: string | null;
   transactionHash: string | null;

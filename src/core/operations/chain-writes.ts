@@ -47,15 +47,15 @@ export class ChainWrites {
 
   /** The transaction `send` would sign, for the sender to sign instead, with its nonce reserved through `hooks`. */
   async prepare(intent: WriteIntent<unknown>, hooks: PrepareHooks): Promise<PreparedTransactionResult> {
-    const { pair, sender, params } = intent.command;
+    const { pair, sender } = intent.command;
     const chain = await this.evmChain(pair, intent.kind === "launch" ? "token launch" : intent.kind);
     await intent.preflight?.(chain);
     const { transaction, expiresAt } = await prepareTransaction(chain, this.lock, { sender, ...intent.transaction }, hooks);
-    const { contractAddress } = intent.record(Number(transaction.nonce));
+    const { contractAddress, tokenType } = intent.record(Number(transaction.nonce));
     return {
       chain: pair.chain,
       network: pair.network,
-      type: params.type,
+      ...(tokenType !== null ? { type: tokenType as PreparedTransactionResult["type"] } : {}),
       sender,
       transaction,
       expiresAt,

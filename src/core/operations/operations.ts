@@ -19,6 +19,7 @@ import type {
   PreparedTransactionResult,
   Unsigned,
 } from "../../domain/requests.js";
+import type { BurnResult, OwnershipResult, PauseResult, RoleResult } from "../../domain/admin-requests.js";
 import type { ChainWrites } from "./chain-writes.js";
 import { amountPair } from "../../domain/units.js";
 import { parseSigning, type EvmPair, type Signing } from "../../domain/commands.js";
@@ -57,6 +58,10 @@ export type LaunchOutcome = Outcome<LaunchResult>;
 export type MintOutcome = Outcome<MintResult>;
 export type TransferOutcome = Outcome<TransferResult>;
 export type ApproveOutcome = Outcome<ApproveResult>;
+export type BurnOutcome = Outcome<BurnResult>;
+export type PauseOutcome = Outcome<PauseResult>;
+export type RoleOutcome = Outcome<RoleResult>;
+export type OwnershipOutcome = Outcome<OwnershipResult>;
 export type FaucetOutcome = FaucetResult & { id: string };
 /** A launch, mint, transfer or approval prepared for the caller to sign: submit it signed, with the same body, before `expiresAt`. */
 export type PreparedOutcome = Omit<PreparedTransactionResult, "transaction"> & { unsignedTransaction: PreparedTransaction };
@@ -261,7 +266,7 @@ export class Operations {
     };
   }
 
-  /** What a launch, mint, transfer or approval answered, rebuilt from its record (an idempotent retry after a crash gets it). */
+  /** What a write answered, rebuilt from its record (an idempotent retry after a crash gets it). */
   outcomeOf(record: OperationRecord): Record<string, unknown> {
     const pair = this.writes.chains.resolve(record.chain, record.network);
     const common = {
@@ -270,7 +275,8 @@ export class Operations {
       status: record.status,
       chain: record.chain,
       network: record.network,
-      type: record.tokenType,
+      // A write to any token that has the function (a pause, a role) names no standard.
+      ...(record.tokenType !== null ? { type: record.tokenType } : {}),
     };
     const simulated = this.writes.isSimulated(pair);
     if (record.kind === "faucet") {
@@ -298,8 +304,8 @@ export class Operations {
         blockNumber: record.blockNumber,
       };
     }
-    if (record.kind === "transfer" || record.kind === "approve") {
-      // The record's params are the answer's own fields (transferIntent and approveIntent write them so).
+    if (record.kind !== "mint") {
+      // The record's params are the answer's own fields (the intents of transfers, approvals and the token calls write them so).
       return {
         ...common,
         sender: record.sender,

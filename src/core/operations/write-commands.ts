@@ -1,8 +1,20 @@
+import { parseBurnCommand, parseOwnershipCommand, parsePauseCommand, parseRoleCommand } from "../../domain/admin-commands.js";
+import type {
+  BurnRequest,
+  BurnResult,
+  OwnershipRequest,
+  OwnershipResult,
+  PauseRequest,
+  PauseResult,
+  RoleRequest,
+  RoleResult,
+} from "../../domain/admin-requests.js";
 import type { ChainRegistry } from "../../domain/chains.js";
 import { parseLaunchCommand, parseMintCommand } from "../../domain/commands.js";
 import type { LaunchRequest, LaunchResult, MintRequest, MintResult, SigningFields, Unsigned } from "../../domain/requests.js";
 import { parseApproveCommand, parseTransferCommand } from "../../domain/transfer-commands.js";
 import type { ApproveRequest, ApproveResult, TransferRequest, TransferResult } from "../../domain/transfer-requests.js";
+import { burnIntent, ownershipIntent, pauseIntent, roleIntent } from "./admin-intents.js";
 import { approveIntent, launchIntent, mintIntent, transferIntent, type WriteIntent } from "./intents.js";
 
 // Every write the service makes, by name: how its request becomes the one intent the pipeline records, signs, sends and
@@ -27,6 +39,13 @@ export const WRITE_COMMANDS = {
   mint: command<MintRequest, MintResult>((request, chains) => mintIntent(parseMintCommand(request, chains), mintFields(request))),
   transfer: command<TransferRequest, TransferResult>((request, chains) => transferIntent(parseTransferCommand(request, chains))),
   approve: command<ApproveRequest, ApproveResult>((request, chains) => approveIntent(parseApproveCommand(request, chains))),
+  burn: command<BurnRequest, BurnResult>((request, chains) => burnIntent(parseBurnCommand(request, chains))),
+  pause: command<PauseRequest, PauseResult>((request, chains) => pauseIntent(parsePauseCommand(request, chains))),
+  grantRole: command<RoleRequest, RoleResult>((request, chains) => roleIntent(parseRoleCommand(request, chains, true))),
+  revokeRole: command<RoleRequest, RoleResult>((request, chains) => roleIntent(parseRoleCommand(request, chains, false))),
+  transferOwnership: command<OwnershipRequest, OwnershipResult>((request, chains) =>
+    ownershipIntent(parseOwnershipCommand(request, chains)),
+  ),
 };
 
 export type WriteCommandName = keyof typeof WRITE_COMMANDS;
