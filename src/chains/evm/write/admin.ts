@@ -1,11 +1,11 @@
-import { Interface } from "ethers";
+import { id } from "ethers";
 
 import type { BurnParams, OwnershipParams, PauseParams, RoleParams } from "../../../domain/admin-commands.js";
 import { ErrorCode, TokenServiceError, invalidArgument } from "../../../domain/errors.js";
 import type { EvmChain } from "../chain.js";
 import { probeCode, type CodeProbe } from "../read/code-probe.js";
 import { requireTokenStandard } from "../read/token-info.js";
-import { supportedInterfaces, view } from "../read/view-call.js";
+import { supportedInterfaces, view, viewCall } from "../read/view-call.js";
 import { INTERFACE_IDS, erc721Standard, tokenExtensions } from "../standard-abi.js";
 import { erc721Owner, notOwner, requireErc1155Balance, requireErc20Balance } from "./transfer.js";
 
@@ -92,7 +92,10 @@ export async function preflightPause(chain: EvmChain, params: PauseParams): Prom
 }
 
 /** Which launch option gives a token each of the service's roles (DEFAULT_ADMIN_ROLE comes with access "roles"). */
-const ROLE_OPTIONS: Record<string, string> = { MINTER_ROLE: "mintable", PAUSER_ROLE: "pausable" };
+const ROLE_OPTIONS = new Map([
+  ["MINTER_ROLE", "mintable"],
+  ["PAUSER_ROLE", "pausable"],
+]);
 
 /**
  * The token must have AccessControl (by ERC-165), and a role given by name must be one it defines as a view of that name
@@ -123,7 +126,7 @@ export async function preflightRole(chain: EvmChain, params: RoleParams): Promis
     );
   }
   if (roleId === undefined) {
-    const option = ROLE_OPTIONS[params.role];
+    const option = ROLE_OPTIONS.get(params.role);
     throw notSupported(
       contract,
       `defines no ${params.role}()${option ? `: it was launched without token.options.${option}` : ""}; give a role it defines, or the role's id as 32 bytes of hex`,
@@ -138,15 +141,10 @@ export async function preflightRole(chain: EvmChain, params: RoleParams): Promis
   }
 }
 
-/** The id the token's view of that name answers (`MINTER_ROLE()`), or undefined when it has none. */
+/** The id the token's view of that name answers (`MINTER_ROLE()`: one 32-byte word), or undefined when it has none. */
 async function roleDefinedBy(chain: EvmChain, contract: string, name: string): Promise<string | undefined> {
-  let getter: Interface;
-  try {
-    getter = new Interface([`function ${name}() view returns (bytes32)`]);
-  } catch {
-    return undefined; // a name Solidity reserves: no contract defines a view of it
-  }
-  return view<string>(chain, contract, getter, name);
+  const answer = await viewCall(chain, contract, id(`${name}()`).slice(0, 10));
+  return answer.length === 66 ? answer : undefined;
 }
 
 export async function preflightOwnership(chain: EvmChain, params: OwnershipParams): Promise<void> {
@@ -157,12 +155,11 @@ export async function preflightOwnership(chain: EvmChain, params: OwnershipParam
     supportedInterfaces(chain, contract, { accessControl: INTERFACE_IDS.accessControl }),
   ]);
   if (owner !== undefined && probe.has("transferOwnership(address)") !== false) return;
-  const found = declared.accessControl ? "roles" : "neither";
   throw notSupported(
     contract,
     declared.accessControl
       ? 'has no owner: it was launched with token.options.access "roles"; grant DEFAULT_ADMIN_ROLE instead'
       : "has no owner() and transferOwnership(address) (OpenZeppelin's Ownable)",
-    { option: "access", needed: "ownable", found, function: "transferOwnership(address)" },
+    { option: "access", needed: "ownable", found: declared.accessControl ? "roles" : "neither", function: "transferOwnership(address)" },
   );
 }
