@@ -31,6 +31,14 @@ export type PreparedTransfer = Extract<Answer<operations["transfer"], 200>, Prep
 export type PreparedApproval = Extract<Answer<operations["approve"], 200>, Prepared>;
 export type Transfer = Exclude<Answer<operations["transfer"], 200>, Prepared>;
 export type Approval = Exclude<Answer<operations["approve"], 200>, Prepared>;
+export type BurnTokenBody = Omit<WithoutSigning<JsonBody<operations["burnToken"]>>, "sender"> & { sender?: string };
+export type PauseTokenBody = Omit<WithoutSigning<JsonBody<operations["pauseToken"]>>, "sender"> & { sender?: string };
+export type RoleBody = Omit<WithoutSigning<JsonBody<operations["grantRole"]>>, "sender"> & { sender?: string };
+export type OwnershipBody = Omit<WithoutSigning<JsonBody<operations["transferOwnership"]>>, "sender"> & { sender?: string };
+export type Burn = Exclude<Answer<operations["burnToken"], 200>, Prepared>;
+export type Pause = Exclude<Answer<operations["pauseToken"], 200>, Prepared>;
+export type RoleChange = Exclude<Answer<operations["grantRole"], 200>, Prepared>;
+export type OwnershipTransfer = Exclude<Answer<operations["transferOwnership"], 200>, Prepared>;
 export type Operation = Answer<operations["getOperation"], 200>;
 export type ErrorBody = Answer<operations["getOperation"], 404>["error"];
 
@@ -114,7 +122,16 @@ function toTransactionRequest(unsigned: UnsignedTransaction, from: string): Tran
 }
 
 /** The write paths: each takes a body without a key to prepare, and the same body with `signedTransaction` to submit. */
-type WritePath = "/api/v1/tokens" | "/api/v1/tokens/mint" | "/api/v1/transfers" | "/api/v1/tokens/approve";
+type WritePath =
+  | "/api/v1/tokens"
+  | "/api/v1/tokens/mint"
+  | "/api/v1/transfers"
+  | "/api/v1/tokens/approve"
+  | "/api/v1/tokens/burn"
+  | "/api/v1/tokens/pause"
+  | "/api/v1/tokens/roles/grant"
+  | "/api/v1/tokens/roles/revoke"
+  | "/api/v1/tokens/ownership/transfer";
 
 /**
  * One write with a key that never leaves the caller: prepare (the service answers the unsigned transaction and reserves
@@ -194,12 +211,62 @@ export function approve(
   return signedWrite<Approval>(client, "/api/v1/tokens/approve", body, signer, options);
 }
 
+/** As `transfer`, for a burn of the signer's own tokens: prepare, sign locally, submit. */
+export function burnToken(
+  client: TokenServiceClient,
+  body: BurnTokenBody,
+  signer: TransactionSigner,
+  options: SubmitOptions = {},
+): Promise<Burn> {
+  return signedWrite<Burn>(client, "/api/v1/tokens/burn", body, signer, options);
+}
+
+/** As `transfer`, for a pause (`paused: true`) or an unpause: prepare, sign locally, submit. */
+export function pauseToken(
+  client: TokenServiceClient,
+  body: PauseTokenBody,
+  signer: TransactionSigner,
+  options: SubmitOptions = {},
+): Promise<Pause> {
+  return signedWrite<Pause>(client, "/api/v1/tokens/pause", body, signer, options);
+}
+
+/** As `transfer`, for a role grant: prepare, sign locally, submit. */
+export function grantRole(
+  client: TokenServiceClient,
+  body: RoleBody,
+  signer: TransactionSigner,
+  options: SubmitOptions = {},
+): Promise<RoleChange> {
+  return signedWrite<RoleChange>(client, "/api/v1/tokens/roles/grant", body, signer, options);
+}
+
+/** As `grantRole`, for a revoke. */
+export function revokeRole(
+  client: TokenServiceClient,
+  body: RoleBody,
+  signer: TransactionSigner,
+  options: SubmitOptions = {},
+): Promise<RoleChange> {
+  return signedWrite<RoleChange>(client, "/api/v1/tokens/roles/revoke", body, signer, options);
+}
+
+/** As `transfer`, for an ownership transfer: prepare, sign locally, submit. */
+export function transferOwnership(
+  client: TokenServiceClient,
+  body: OwnershipBody,
+  signer: TransactionSigner,
+  options: SubmitOptions = {},
+): Promise<OwnershipTransfer> {
+  return signedWrite<OwnershipTransfer>(client, "/api/v1/tokens/ownership/transfer", body, signer, options);
+}
+
 const FINAL = new Set(["mined", "failed", "dropped"]);
 /** The service holds a waiting request at most this long; the client asks again until its own timeout. */
 const LONG_POLL_SECONDS = 30;
 
 /**
- * The operation (a launch, mint or faucet grant made with this API key, by record id or transaction hash) once it is
+ * The operation (any write made with this API key, by record id or transaction hash) once it is
  * final — mined, failed or dropped — or as it stands when `timeoutMs` (default 120 s) runs out.
  */
 export async function waitForOperation(

@@ -327,15 +327,18 @@ export const UnsignedTransaction = z
       .string()
       .nullable()
       .describe(
-        "null for a launch (a contract creation); the token contract for a mint, a token transfer or an approval; the recipient for a NATIVE transfer",
+        "null for a launch (a contract creation); the recipient for a NATIVE transfer; the token contract for every other write (a mint, a token transfer, an approval, a burn, a pause, a role or ownership change)",
       ),
     data: z.string(),
     value: integerString("Native currency it sends, in wei: 0 but for a NATIVE transfer"),
   })
   .describe("Sign exactly this (e.g. ethers `signer.signTransaction(unsignedTransaction)`); any change is refused");
 
-/** A prepare's answer: the transaction to sign, and until when its nonce is reserved; `type` as the write names it. */
-export const preparedTransaction = (type: z.ZodType) =>
+/**
+ * A prepare's answer: the transaction to sign, and until when its nonce is reserved; `type` as the write names it (none
+ * for a write to any token that has the function: a pause, a role, an ownership transfer).
+ */
+export const preparedTransaction = (type?: z.ZodType) =>
   z.object({
     unsignedTransaction: UnsignedTransaction,
     expiresAt: z
@@ -343,7 +346,7 @@ export const preparedTransaction = (type: z.ZodType) =>
       .describe("Until then the nonce is reserved; a later submit is accepted only while the nonce is still free (nothing took it since)"),
     chain: z.string(),
     network: z.string(),
-    type,
+    ...(type !== undefined ? { type } : {}),
     sender: z.string(),
   });
 

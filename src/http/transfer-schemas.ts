@@ -21,13 +21,13 @@ const AssetType = z
   .string()
   .describe("NATIVE, ERC20, ERC721 or ERC1155, case-insensitive")
   .meta({ examples: ["ERC20"] });
-const TokenStandard = z
+export const TokenStandard = z
   .string()
   .describe("ERC20, ERC721 or ERC1155, case-insensitive")
   .meta({ examples: ["ERC20"] });
-const tokenContract = address.describe("The token contract").meta({ examples: [EXAMPLE_TOKEN_CONTRACT] });
+export const tokenContract = address.describe("The token contract").meta({ examples: [EXAMPLE_TOKEN_CONTRACT] });
 const shownType = z.enum(ASSET_TYPES);
-const shownStandard = z.enum(["ERC20", "ERC721", "ERC1155"]);
+export const shownStandard = z.enum(["ERC20", "ERC721", "ERC1155"]);
 
 const transferFields = {
   chain,
@@ -42,7 +42,8 @@ const transferFields = {
 
 export const TransferWrite = signedWrite(transferFields);
 
-const settled = {
+/** What every write answers of its operation. */
+export const settled = {
   id: z.string().describe("This operation's record id"),
   transactionHash,
   status: OperationState.describe(

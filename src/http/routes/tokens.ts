@@ -22,7 +22,16 @@ import {
 } from "../schemas.js";
 import { parseWith } from "../validation.js";
 import { isDataException } from "../database-errors.js";
-import { EXAMPLE_ACCOUNT, EXAMPLE_PAIR, EXAMPLE_RECIPIENT, EXAMPLE_SALT, EXAMPLE_TOKEN_CONTRACT, ONE_TOKEN } from "../examples.js";
+import {
+  EXAMPLE_ACCOUNT,
+  EXAMPLE_MANAGED_CONTRACT,
+  EXAMPLE_MANAGED_SALT,
+  EXAMPLE_PAIR,
+  EXAMPLE_RECIPIENT,
+  EXAMPLE_SALT,
+  EXAMPLE_TOKEN_CONTRACT,
+  ONE_TOKEN,
+} from "../examples.js";
 import { errorResponses } from "./common.js";
 import { defineWriteRoute } from "./write-route.js";
 import { HttpError, HttpErrorCode } from "../http-errors.js";
@@ -112,6 +121,27 @@ export const launchTokenRoute = defineWriteRoute({
         privateKey: EXAMPLE_ACCOUNT.privateKey,
       },
     },
+    managed: {
+      summary:
+        "ERC20 to burn, pause and hand over: burnable, pausable, one owner, at the address the burn, pause and ownership examples name",
+      description:
+        'The salt (ethers\' `id("gold-managed-v1")`) puts it at `' +
+        EXAMPLE_MANAGED_CONTRACT +
+        "` on every chain, whatever the example account launched before.",
+      value: {
+        ...EXAMPLE_PAIR,
+        type: "ERC20",
+        token: {
+          name: "Gold",
+          symbol: "GLD",
+          initialSupply: "1000000000000000000000",
+          options: { burnable: true, pausable: true, access: "ownable" },
+        },
+        salt: EXAMPLE_MANAGED_SALT,
+        sender: EXAMPLE_ACCOUNT.address,
+        privateKey: EXAMPLE_ACCOUNT.privateKey,
+      },
+    },
     prepare: {
       summary: "Prepare: no key, answers the unsigned transaction to sign",
       description: "Sign the answer's `unsignedTransaction` unchanged and send this body again with `signedTransaction` instead.",
@@ -180,7 +210,8 @@ export const listTokensRoute = defineRoute({
   paths: ["/tokens"],
   operationId: "listOperations",
   tag: "operations",
-  summary: "Launches, mints, transfers, approvals and faucet grants made with your API key",
+  summary:
+    "The writes made with your API key: launches, mints, transfers, approvals, burns, pauses, role and ownership changes, faucet grants",
   description: "Newest first. Pass `nextCursor` as `cursor` for the next page.",
   auth: true,
   query: OperationListQuery,
@@ -203,10 +234,10 @@ export const getOperationRoute = defineRoute({
   paths: ["/operations/:id"],
   operationId: "getOperation",
   tag: "operations",
-  summary: "One launch, mint, transfer, approval or faucet grant made with your API key",
+  summary: "One write made with your API key (a launch, mint, transfer, approval, burn, pause, role or ownership change, faucet grant)",
   description: "By its record `id` or its `transactionHash`. With `waitSeconds`, answers once it is final or when that time is up.",
   auth: true,
-  pathParams: { id: "The record id a launch, mint, transfer, approval or faucet answered, or its transaction hash" },
+  pathParams: { id: "The record id a write answered, or its transaction hash" },
   query: OperationQuery,
   responses: { 200: { description: "The record as it stands", schema: Operation }, ...errorResponses(400, 401, 404, 429) },
   async handle({ query, params, apiKeyId }, context) {
