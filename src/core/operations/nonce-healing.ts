@@ -160,9 +160,11 @@ export class SenderGaps {
       .then((records) => new Map(records.map((record) => [record.nonce, record])));
     const own = (await this.own).get(nonce);
     if (own !== undefined) {
-      // The service's own transaction at that nonce, in another pass or another replica's lease: the same signed
-      // transaction again, so nothing but the node's pool changes. Its record's next look finds it there.
-      if (own.rawTransaction === null) return false;
+      // A `signed` record is its request's to broadcast (or the tracker's, at its own look): sent from here first, the
+      // request's own broadcast would meet "already known" and answer it refused. It holds the nonce either way.
+      if (own.status !== "pending" || own.rawTransaction === null) return false;
+      // A `pending` one the node lost, in another pass or another replica's lease: the same signed transaction again,
+      // so nothing but the node's pool changes. Its record's next look finds it there.
       const outcome = await options.send(chain, own.rawTransaction);
       if (outcome === "accepted") {
         options.report({

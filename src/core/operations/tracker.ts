@@ -68,6 +68,8 @@ function waitingOf(look: Look): { chain: EvmChain; sender: string; nonce: number
   return { chain, sender: record.sender, nonce: record.nonce };
 }
 
+type ChainObservation = Extract<Observation, { kind: "chain" }>;
+
 /** Neither in a block nor in the node's pool. */
 const isMissing = (observation: Observation | undefined) =>
   observation?.kind === "chain" && observation.receipt === null && !observation.inPool;
@@ -268,7 +270,7 @@ export class OperationTracker {
     // One head per chain, and one nonce count per sender, a pass: the records of a burst are looked at together.
     const pass = new PassReads(this.settings.confirmations);
     const looks = await Promise.all(due.map((record) => this.look(record, pass)));
-    await this.readNonces(looks, pass);
+    await this.markNoncesTaken(looks, pass);
     const healings = new Map<string, NonceHealing>();
     const broadcasts: Look[] = [];
     await Promise.all(
@@ -345,38 +347,26 @@ export class OperationTracker {
   }
 
   /**
-   * The nonces of the senders whose records wait without a receipt: the node's next one (its pool counted), and, where a
-   * record is missing below it, the count at the block with the required confirmations. A missing record whose nonce
-   * that count passed, and whose transaction is still not mined when asked again, was replaced by another transaction.
+   * Marks the records whose nonce another transaction took: for a sender with a record missing (in no block, not in the
+   * pool), the node's next nonce (its pool counted) and, where the record is below it, the count at the block with the
+   * required confirmations. A missing record whose nonce that count passed, and still missing when looked at again after
+   * the count, was replaced by another transaction.
    */
-  private async readNonces(looks: Look[], pass: PassReads): Promise<void> {
+  private async markNoncesTaken(looks: Look[], pass: PassReads): Promise<void> {
     const missing = looks.filter((look) => waitingOf(look) !== undefined && isMissing(look.observation));
-    await Promise.all(
-      looks.map(async (look) => {
-        const waiting = waitingOf(look);
-        if (waiting === undefined) return;
-        // Read for every sender that has a record waiting; failing, it says nothing (the records are judged as before).
-        await pass.nextNonce(waiting.chain, waiting.sender).catch(() => undefined);
-      }),
-    );
     await Promise.all(
       missing.map(async (look) => {
         const { chain, sender, nonce } = waitingOf(look)!;
-        const observation = look.observation as Extract<Observation, { kind: "chain" }>;
         try {
           const next = await pass.nextNonce(chain, sender);
           if (nonce >= next) return;
           const confirmed = await pass.confirmedNonce(chain, sender);
           if (nonce >= confirmed) return;
-          // Asked again after the count: mined in between, it would have counted, and is found now.
-          const hash = look.record.transactionHash!;
-          if ((await chain.provider.getTransactionReceipt(hash)) !== null || (await chain.provider.getTransaction(hash)) !== null) {
-            look.observation = await this.observe(look.record, chain, pass);
-            return;
-          }
-          look.observation = { ...observation, nonceTakenBy: { confirmedNonce: confirmed } };
+          // Looked at again after the count: mined in between, it would have counted, and is found now.
+          const again = await this.observe(look.record, chain, pass);
+          look.observation = isMissing(again) ? { ...(again as ChainObservation), nonceTakenBy: { confirmedNonce: confirmed } } : again;
         } catch {
-          // Nothing known of the nonce: judged on what was seen.
+          // Nothing known of the nonce (the node failed to say): judged on what was seen, as before.
         }
       }),
     );
