@@ -23,7 +23,7 @@ export interface NonceFill {
 
 /**
  * A source of transactions to fill a nonce the service left unused (its record there ended `failed` or `dropped`, or
- * none was made), asked after the service's own unfinished records, which are sent again first. Asked inside the
+ * none was made), asked after the service's own `pending` records, which are sent again first. Asked inside the
  * sender's lock, only while the node's next nonce for the sender is still at or below the gap, so no send takes the
  * nonce meanwhile. A pre-signed cancel at that nonce is one; the service signs nothing here (it holds no key).
  */
@@ -104,9 +104,9 @@ export interface GapFillerOptions {
 }
 
 /**
- * Fills the gap nonces of one sender in one pass, in nonce order: from the service's own unfinished record at that
- * nonce (sent again: the node lost it, or never had it), else, unless a live reservation holds it for a signer, from the
- * fillers. A gap nothing fills is reported once, until the node's next nonce passes it.
+ * Fills the gap nonces of one sender in one pass, in nonce order: from the service's own `pending` record at that nonce
+ * (sent again: the node lost it), else, unless a record or a live reservation holds it, from the fillers. A gap nothing
+ * fills is reported once, until the node's next nonce passes it.
  */
 export class GapFiller {
   /** Gaps reported unfilled, by sender key: reported again only after they closed and opened again. */
