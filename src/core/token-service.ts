@@ -177,9 +177,10 @@ export class TokenService {
       ...options,
       chains: this.chains,
       ...(dataDirectory ? { dataDirectory } : {}),
-      // A chain that lost journal lines may lack transactions its records say are mined: the tracker checks each.
-      onJournalLoss: async (info) => {
-        const count = await this.operations.store.recheckMined(info.chain, info.network);
+      // A chain that lost journal lines may lack transactions its records say are mined from the first block the loss
+      // could change: the tracker checks each of those (the blocks below it were replayed as they were).
+      onJournalLoss: async (info, replay) => {
+        const count = await this.operations.store.recheckMined(info.chain, info.network, replay.lossFromBlock);
         if (count > 0) {
           this.operations.start();
           this.operations.tracker.kick();
