@@ -61,6 +61,7 @@ import {
   type PreparedOutcome,
 } from "./operations/operations.js";
 import { DEFAULT_TRACKER_SETTINGS, type TrackerSettings } from "./operations/tracker.js";
+import type { NonceFiller, NonceHealingObserver } from "./operations/nonce-healing.js";
 import type { OperationStore } from "./operations/types.js";
 import { createWallet, type CreateWalletRequest, type Wallet } from "./wallets.js";
 
@@ -105,6 +106,13 @@ export interface TokenServiceOptions {
   tracker?: Partial<TrackerSettings>;
   /** How long a prepared (unsigned) launch or mint keeps its nonce reserved for the sender; default 120 s. */
   nonceReservationMs?: number;
+  /** Told of every nonce healing of the tracker (a record whose nonce another transaction took, a re-broadcast, a gap). */
+  onNonceHealing?: NonceHealingObserver;
+  /**
+   * Sources of stored transactions that can fill a nonce the service left unused, so that a sender's later transactions
+   * are not stranded; asked after the service's own unfinished records (see docs/operations.md, nonces that heal).
+   */
+  nonceFillers?: readonly NonceFiller[];
   /**
    * Simulated chains can be told to misbehave (`chainFaults(pair)`): fee spikes, stalls, drops, reorgs, failing
    * calls. For testing a client's handling; default false (`serve`: TOKEN_SERVICE_CHAIN_FAULTS=on). Live pairs never.
@@ -177,9 +185,10 @@ export class TokenService {
       ...options,
       chains: this.chains,
       ...(dataDirectory ? { dataDirectory } : {}),
-      // A chain that lost journal lines may lack transactions its records say are mined: the tracker checks each.
-      onJournalLoss: async (info) => {
-        const count = await this.operations.store.recheckMined(info.chain, info.network);
+      // A chain that lost journal lines may lack transactions its records say are mined from the first block the loss
+      // could change: the tracker checks each of those (the blocks below it were replayed as they were).
+      onJournalLoss: async (info, replay) => {
+        const count = await this.operations.store.recheckMined(info.chain, info.network, replay.lossFromBlock);
         if (count > 0) {
           this.operations.start();
           this.operations.tracker.kick();
@@ -201,6 +210,10 @@ export class TokenService {
       options.operationStore ?? new MemoryOperationStore(),
       { ...DEFAULT_TRACKER_SETTINGS, ...options.tracker },
       options.nonceReservationMs,
+      {
+        ...(options.onNonceHealing !== undefined ? { observe: options.onNonceHealing } : {}),
+        ...(options.nonceFillers !== undefined ? { fillers: options.nonceFillers } : {}),
+      },
     );
   }
 
