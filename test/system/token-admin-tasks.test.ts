@@ -110,7 +110,7 @@ describe("token:burn, token:pause, token:grant-role, token:revoke-role, token:tr
 
     const granted = await hardhat("token:grant-role", "--contract", gold, "--role", "MINTER_ROLE", "--account", friend);
     expect(granted.code, granted.stderr).to.equal(0);
-    expect(granted.stdout).to.include(`Granted MINTER_ROLE to ${friend} on ${gold}`);
+    expect(granted.stdout).to.include(`Granted MINTER_ROLE of ${gold} to ${friend} on ethereum/sepolia`);
     expect(await onNode(gold).getFunction("hasRole")(id("MINTER_ROLE"), friend)).to.equal(true);
     const revoked = await hardhat("token:revoke-role", "--contract", gold, "--role", "MINTER_ROLE", "--account", friend, "--json");
     expect(revoked.code, revoked.stderr).to.equal(0);

@@ -19,7 +19,7 @@ export async function tokenRole(args: RoleArgs, hre: HardhatRuntimeEnvironment, 
     },
     (result) =>
       grant
-        ? `Granted ${result.role} to ${result.account} on ${result.contractAddress}`
-        : `Revoked ${result.role} from ${result.account} on ${result.contractAddress}`,
+        ? `Granted ${result.role} of ${result.contractAddress} to ${result.account}`
+        : `Revoked ${result.role} of ${result.contractAddress} from ${result.account}`,
   );
 }

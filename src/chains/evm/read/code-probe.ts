@@ -5,7 +5,7 @@ import { translateProviderError } from "../provider-errors.js";
 import { notAToken } from "./token-info.js";
 import { codeAt, nodeOf } from "./view-call.js";
 
-// Which functions a contract has, read from its code: the function dispatcher Solidity (and Vyper) compile compares the
+// Which functions a contract has, read from its code: the function dispatcher Solidity compiles compares the
 // call's selector with each function's, pushed as a constant (PUSH1 to PUSH4: a selector with leading zero bytes is
 // pushed shorter). A function whose selector is pushed nowhere cannot be called. ERC-165 cannot say this: it declares
 // interfaces, and burn or pause belong to none. Checked against every variant the service ships (test/unit/code-probe.test.ts).
