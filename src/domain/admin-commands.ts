@@ -1,4 +1,4 @@
-import { ZeroAddress, ZeroHash, id } from "ethers";
+import { ZeroHash, id } from "ethers";
 
 import { parseEvmAddress } from "./addresses.js";
 import type { BurnRequest, OwnershipRequest, PauseRequest, RoleRequest } from "./admin-requests.js";
@@ -7,7 +7,7 @@ import { requireEvm, type ChainRegistry } from "./chains.js";
 import type { EvmPair } from "./commands.js";
 import { invalidArgument } from "./errors.js";
 import type { Unsigned } from "./requests.js";
-import { parseUint256 } from "./units.js";
+import { counterparty, positiveAmount, requiredTokenId } from "./write-fields.js";
 
 // Burns, pauses, role grants and revokes, and ownership transfers, parsed once where they enter the core (as
 // commands.ts does launches): every later step reads these fields, never the request's text again.
@@ -60,18 +60,6 @@ function refuse(field: string, message: string): never {
   throw invalidArgument(field, message);
 }
 
-function positiveAmount(value: unknown, type: string): bigint {
-  if (value === undefined) refuse("amount", `amount is required to burn ${type} tokens (smallest units, decimal string)`);
-  const amount = parseUint256(value, "amount");
-  if (amount === 0n) refuse("amount", "amount must be greater than 0");
-  return amount;
-}
-
-function requiredTokenId(value: unknown, type: string): bigint {
-  if (value === undefined) refuse("tokenId", `tokenId is required to burn an ${type} token`);
-  return parseUint256(value, "tokenId");
-}
-
 /** The pair, the sender and the token every one of these writes names. */
 function common(
   request: { chain: string; network: string; sender: unknown; contractAddress: unknown },
@@ -89,14 +77,14 @@ export function parseBurnCommand(request: Unsigned<BurnRequest>, chains: ChainRe
   const type = parseTokenStandard(request.type);
   if (type === "ERC20") {
     if (request.tokenId !== undefined) refuse("tokenId", "tokenId applies to ERC721 and ERC1155 burns only");
-    return { pair, sender, params: { type, contractAddress, amount: positiveAmount(request.amount, type) } };
+    return { pair, sender, params: { type, contractAddress, amount: positiveAmount(request.amount, `to burn ${type} tokens`) } };
   }
-  const tokenId = requiredTokenId(request.tokenId, type);
+  const tokenId = requiredTokenId(request.tokenId, `to burn an ${type} token`);
   if (type === "ERC721") {
     if (request.amount !== undefined) refuse("amount", "amount does not apply to an ERC721 burn: it destroys the one token tokenId");
     return { pair, sender, params: { type, contractAddress, tokenId } };
   }
-  return { pair, sender, params: { type, contractAddress, tokenId, amount: positiveAmount(request.amount, type) } };
+  return { pair, sender, params: { type, contractAddress, tokenId, amount: positiveAmount(request.amount, `to burn ${type} tokens`) } };
 }
 
 export function parsePauseCommand(request: Unsigned<PauseRequest>, chains: ChainRegistry): PauseCommand {
@@ -117,16 +105,12 @@ export function parseRole(value: unknown): { role: string; roleId: string; named
 export function parseRoleCommand(request: Unsigned<RoleRequest>, chains: ChainRegistry, grant: boolean): RoleCommand {
   const { pair, sender, contractAddress } = common(request, chains, grant ? "role grant" : "role revoke");
   const role = parseRole(request.role);
-  const account = parseEvmAddress(request.account, "account");
-  if (account === ZeroAddress) refuse("account", "account must not be the zero address: no one could use the role");
+  const account = counterparty(request.account, "account", "no one could use the role");
   return { pair, sender, params: { contractAddress, ...role, account, grant } };
 }
 
 export function parseOwnershipCommand(request: Unsigned<OwnershipRequest>, chains: ChainRegistry): OwnershipCommand {
   const { pair, sender, contractAddress } = common(request, chains, "ownership transfer");
-  const newOwner = parseEvmAddress(request.newOwner, "newOwner");
-  if (newOwner === ZeroAddress) {
-    refuse("newOwner", "newOwner must not be the zero address: that would leave the token without an owner (the token refuses it)");
-  }
+  const newOwner = counterparty(request.newOwner, "newOwner", "it would leave the token without an owner; the token refuses it");
   return { pair, sender, params: { contractAddress, newOwner } };
 }

@@ -3,8 +3,9 @@ import { JsonRpcProvider, Wallet, parseEther, type AbstractProvider } from "ethe
 
 import { resolveNetwork } from "../../src/domain/chains.js";
 import { startAnvil, type AnvilNode } from "./anvil.js";
-import { startServer, type RunningServer } from "./http-server.js";
+import { eventually, startServer, type RunningServer } from "./http-server.js";
 import { storeVariants } from "./postgres-schema.js";
+import { WebhookReceiver, type ReceivedEvent } from "./webhook-receiver.js";
 
 // The services the HTTP write tests run against: on the simulated chain with each store (embedded SQLite, PostgreSQL),
 // and on anvil, a live node over JSON-RPC; each with the node to read back from without the service.
@@ -74,3 +75,26 @@ export const httpWriteSetups = (prefix: string): Array<{ name: string; start(con
   })),
   { name: "anvil (a live node), embedded SQLite", start: () => onAnvil() },
 ];
+
+/**
+ * The operation.pending and operation.mined events a webhook subscribed for them receives of the write `send` makes
+ * (which must answer 200), in the order received; the subscription is deleted after.
+ */
+export async function webhookEventsOf(api: RunningServer, send: () => Promise<{ status: number; body: any }>): Promise<ReceivedEvent[]> {
+  const receiver = new WebhookReceiver();
+  await receiver.listen();
+  try {
+    const created = await api.call("POST", "/api/v1/webhooks", { url: receiver.url(), events: ["operation.pending", "operation.mined"] });
+    expect(created.status).to.equal(201);
+    const sent = await send();
+    expect(sent.status, JSON.stringify(sent.body)).to.equal(200);
+    const events = await eventually(
+      async () => receiver.received.filter((event) => event.json.data.id === sent.body.id),
+      (found) => found.some((event) => event.json.type === "operation.mined"),
+    );
+    await api.call("DELETE", `/api/v1/webhooks/${created.body.id}`);
+    return events;
+  } finally {
+    await receiver.close();
+  }
+}

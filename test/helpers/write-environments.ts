@@ -1,3 +1,4 @@
+import { expect } from "chai";
 import { JsonRpcProvider, Wallet as EthersWallet, parseEther, type AbstractProvider } from "ethers";
 import hre from "hardhat";
 
@@ -6,6 +7,8 @@ import type { Wallet } from "../../src/core/wallets.js";
 import type { NewOperation } from "../../src/core/operations/types.js";
 import { MemoryOperationStore } from "../../src/store/memory-store.js";
 import { startAnvil, type AnvilNode } from "./anvil.js";
+import type { ErrorCode, TokenServiceError } from "../../src/domain/errors.js";
+import { expectServiceError } from "./errors.js";
 import type { Pair } from "./service.js";
 
 // The two chains the write tests run on: the service's own simulated chain, and anvil, a live node over JSON-RPC that
@@ -87,3 +90,22 @@ export const environments: Array<{ name: string; start(): Promise<Environment> }
     },
   },
 ];
+
+/**
+ * Runs a write that must be refused before anything is signed, with `code` naming `field`: the sender's nonce is not
+ * used, no record is written, and no surface of the error quotes a key of `secrets`.
+ */
+export async function expectRefusedBeforeSigning(
+  env: Environment,
+  sender: string,
+  action: () => Promise<unknown>,
+  code: ErrorCode,
+  field: string | undefined,
+  secrets: string[],
+): Promise<TokenServiceError> {
+  const [nonce, records] = [await env.node.getTransactionCount(sender, "pending"), env.store.inserted.length];
+  const error = await expectServiceError(action, code, field, secrets);
+  expect(await env.node.getTransactionCount(sender, "pending"), "the sender's nonce").to.equal(nonce);
+  expect(env.store.inserted.length, "records written").to.equal(records);
+  return error;
+}

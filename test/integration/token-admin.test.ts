@@ -4,9 +4,8 @@ import { Contract, Wallet as EthersWallet, ZeroAddress, ZeroHash, id, parseEther
 import type { TokenService } from "../../src/api.js";
 import { ErrorCode } from "../../src/domain/errors.js";
 import type { Wallet } from "../../src/core/wallets.js";
-import { expectServiceError } from "../helpers/errors.js";
 import { expectOperationMined } from "../helpers/service.js";
-import { SEPOLIA, environments, type Environment } from "../helpers/write-environments.js";
+import { SEPOLIA, environments, expectRefusedBeforeSigning, type Environment } from "../helpers/write-environments.js";
 
 // Burns, pauses, role grants and revokes and ownership transfers through the one write pipeline, on the simulated chain
 // and on anvil; every effect read back from the node with ethers, without the service.
@@ -45,7 +44,6 @@ for (const environment of environments) {
 
     const as = (wallet: Wallet) => ({ sender: wallet.address, privateKey: wallet.privateKey });
     const onNode = (contract: string) => new Contract(contract, views, env.node);
-    const nonceOf = (address: string) => env.node.getTransactionCount(address, "pending");
     const mined = async <T extends { id: string; transactionHash: string }>(write: Promise<T>) => {
       const sent = await write;
       await expectOperationMined(service, sent);
@@ -53,13 +51,8 @@ for (const environment of environments) {
     };
 
     /** A write that must be refused before anything is signed: no nonce used, no record written. */
-    async function refused(action: () => Promise<unknown>, code: ErrorCode, field: string | undefined, by: Wallet = owner) {
-      const [nonce, records] = [await nonceOf(by.address), env.store.inserted.length];
-      const error = await expectServiceError(action, code, field, [owner.privateKey, other.privateKey]);
-      expect(await nonceOf(by.address), "the sender's nonce").to.equal(nonce);
-      expect(env.store.inserted.length, "records written").to.equal(records);
-      return error;
-    }
+    const refused = (action: () => Promise<unknown>, code: ErrorCode, field: string | undefined, by: Wallet = owner) =>
+      expectRefusedBeforeSigning(env, by.address, action, code, field, [owner.privateKey, other.privateKey]);
 
     before(async function () {
       this.timeout(240_000);

@@ -7,7 +7,7 @@ import type { Wallet } from "../../src/core/wallets.js";
 import { expectServiceError } from "../helpers/errors.js";
 import { expectOperationMined } from "../helpers/service.js";
 import { deployTestToken } from "../helpers/test-tokens.js";
-import { SEPOLIA, environments, type Environment } from "../helpers/write-environments.js";
+import { SEPOLIA, environments, expectRefusedBeforeSigning, type Environment } from "../helpers/write-environments.js";
 
 const erc20 = ["function balanceOf(address) view returns (uint256)", "function allowance(address, address) view returns (uint256)"];
 const erc721 = [
@@ -38,13 +38,8 @@ for (const environment of environments) {
     const nonceOf = (address: string) => env.node.getTransactionCount(address, "pending");
 
     /** Runs a write that must be refused before anything is signed: no nonce used, no record written. */
-    async function refusedBeforeSigning(action: () => Promise<unknown>, code: ErrorCode, field: string | undefined) {
-      const [nonce, records] = [await nonceOf(owner.address), env.store.inserted.length];
-      const error = await expectServiceError(action, code, field, [owner.privateKey]);
-      expect(await nonceOf(owner.address), "the sender's nonce").to.equal(nonce);
-      expect(env.store.inserted.length, "records written").to.equal(records);
-      return error;
-    }
+    const refusedBeforeSigning = (action: () => Promise<unknown>, code: ErrorCode, field: string | undefined) =>
+      expectRefusedBeforeSigning(env, owner.address, action, code, field, [owner.privateKey]);
 
     before(async function () {
       this.timeout(240_000);

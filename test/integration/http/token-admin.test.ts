@@ -13,9 +13,8 @@ import {
 } from "../../../src/client/index.js";
 import { EXAMPLE_ACCOUNT, EXAMPLE_MANAGED_CONTRACT, EXAMPLE_RECIPIENT, EXAMPLE_TOKEN_CONTRACT } from "../../../src/http/examples.js";
 import { API_ROUTES } from "../../../src/http/routes/index.js";
-import { TEST_API_KEY, eventually, type RunningServer } from "../../helpers/http-server.js";
-import { httpWriteSetups, type Setup } from "../../helpers/http-write-setups.js";
-import { WebhookReceiver } from "../../helpers/webhook-receiver.js";
+import { TEST_API_KEY, type RunningServer } from "../../helpers/http-server.js";
+import { httpWriteSetups, webhookEventsOf, type Setup } from "../../helpers/http-write-setups.js";
 
 const SEPOLIA = { chain: "ethereum", network: "sepolia" };
 const token = [
@@ -287,32 +286,13 @@ for (const { name, start } of httpWriteSetups("hts_token_admin")) {
           token: { name: "Copper", symbol: "CU", initialSupply: "1", options: { pausable: true } },
           ...key,
         });
-        const receiver = new WebhookReceiver();
-        await receiver.listen();
-        try {
-          const created = await api.call("POST", "/api/v1/webhooks", {
-            url: receiver.url(),
-            events: ["operation.pending", "operation.mined"],
-          });
-          expect(created.status).to.equal(201);
-          const paused = await api.call("POST", "/api/v1/tokens/pause", {
-            ...SEPOLIA,
-            contractAddress: launched.body.contractAddress,
-            paused: true,
-            ...key,
-          });
-          expect(paused.status, JSON.stringify(paused.body)).to.equal(200);
-          const events = await eventually(
-            async () => receiver.received.filter((event) => event.json.data.id === paused.body.id),
-            (found) => found.some((event) => event.json.type === "operation.mined"),
-          );
-          expect(events.map((event) => event.json.type)).to.deep.equal(["operation.pending", "operation.mined"]);
-          expect(events[1]!.json.data).to.include({ kind: "pause", type: null, status: "mined" });
-          expect(events[1]!.json.data.params).to.deep.equal({ contractAddress: launched.body.contractAddress, paused: true });
-          await api.call("DELETE", `/api/v1/webhooks/${created.body.id}`);
-        } finally {
-          await receiver.close();
-        }
+        const contractAddress = launched.body.contractAddress as string;
+        const events = await webhookEventsOf(api, () =>
+          api.call("POST", "/api/v1/tokens/pause", { ...SEPOLIA, contractAddress, paused: true, ...key }),
+        );
+        expect(events.map((event) => event.json.type)).to.deep.equal(["operation.pending", "operation.mined"]);
+        expect(events[1]!.json.data).to.include({ kind: "pause", type: null, status: "mined" });
+        expect(events[1]!.json.data.params).to.deep.equal({ contractAddress, paused: true });
       });
     }
   });

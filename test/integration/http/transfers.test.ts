@@ -2,9 +2,8 @@ import { expect } from "chai";
 import { Contract, Wallet, parseEther } from "ethers";
 
 import { approve, createTokenServiceClient, transfer, type TokenServiceClient } from "../../../src/client/index.js";
-import { TEST_API_KEY, eventually, type RunningServer } from "../../helpers/http-server.js";
-import { httpWriteSetups, type Setup } from "../../helpers/http-write-setups.js";
-import { WebhookReceiver } from "../../helpers/webhook-receiver.js";
+import { TEST_API_KEY, type RunningServer } from "../../helpers/http-server.js";
+import { httpWriteSetups, webhookEventsOf, type Setup } from "../../helpers/http-write-setups.js";
 
 const SEPOLIA = { chain: "ethereum", network: "sepolia" };
 const erc20 = ["function balanceOf(address) view returns (uint256)", "function allowance(address, address) view returns (uint256)"];
@@ -216,32 +215,17 @@ for (const { name, start } of setups) {
 
     if (name.startsWith("simulated chain")) {
       it("posts a transfer's operation.pending and operation.mined to a subscribed webhook", async function () {
-        const receiver = new WebhookReceiver();
-        await receiver.listen();
-        try {
-          const created = await api.call("POST", "/api/v1/webhooks", {
-            url: receiver.url(),
-            events: ["operation.pending", "operation.mined"],
-          });
-          expect(created.status).to.equal(201);
-          const sent = await api.call("POST", "/api/v1/transfers", {
+        const events = await webhookEventsOf(api, () =>
+          api.call("POST", "/api/v1/transfers", {
             ...SEPOLIA,
             type: "NATIVE",
             to: Wallet.createRandom().address,
             amount: "1",
             ...keyOf(owner),
-          });
-          expect(sent.status, JSON.stringify(sent.body)).to.equal(200);
-          const events = await eventually(
-            async () => receiver.received.filter((event) => event.json.data.id === sent.body.id),
-            (found) => found.some((event) => event.json.type === "operation.mined"),
-          );
-          expect(events.map((event) => event.json.type)).to.deep.equal(["operation.pending", "operation.mined"]);
-          expect(events[1]!.json.data).to.include({ kind: "transfer", type: "NATIVE", status: "mined" });
-          await api.call("DELETE", `/api/v1/webhooks/${created.body.id}`);
-        } finally {
-          await receiver.close();
-        }
+          }),
+        );
+        expect(events.map((event) => event.json.type)).to.deep.equal(["operation.pending", "operation.mined"]);
+        expect(events[1]!.json.data).to.include({ kind: "transfer", type: "NATIVE", status: "mined" });
       });
     }
   });
