@@ -41,8 +41,9 @@ export interface TransactionIntent {
   /** Native currency sent with it, in smallest units (a NATIVE transfer's amount); default 0. */
   value?: bigint;
   /**
-   * Sends of one shape need the same gas but for their calldata (deployments of one contract: see gas-shapes.ts); on a
-   * simulated chain the node is asked once per shape. Live chains, and sends without a shape, ask the node every time.
+   * Sends of one shape need the same gas but for their calldata, and revert only if every send of the shape reverts
+   * (deployments of one contract with checked arguments: see gas-shapes.ts); the node is asked once per shape and chain
+   * (again after a while). Sends without a shape are estimated by the node every time.
    */
   gasShape?: string;
 }
@@ -78,42 +79,57 @@ function callOf(request: TransactionIntent): { from: string; to?: string; data: 
   };
 }
 
+/** The node's estimates of `requests`: one JSON-RPC batch on a node over the network (serialized once), else each at once. */
+async function nodeEstimates(chain: EvmChain, requests: TransactionIntent[]): Promise<Array<PromiseSettledResult<bigint>>> {
+  if (requests.length === 0) return [];
+  if (chain.requestAll === undefined) return Promise.allSettled(requests.map((request) => estimateGas(chain, request)));
+  const answers = await chain.requestAll(requests.map((request) => ({ method: "eth_estimateGas", params: [callOf(request)] })));
+  return answers.map((answer) => (answer.status === "fulfilled" ? { status: "fulfilled", value: BigInt(answer.value as string) } : answer));
+}
+
 /**
- * Each request's gas. On a live chain the node estimates every send: only it knows its gas rules (EIP-7623's calldata
- * floor, a hard fork's repricing), and an extrapolation would be blind to them. On the in-process simulated chain, whose
- * rules are ours, from what its shape is known to need, or from the node, asked once for the first request of each
- * shape not known yet (the others of that shape follow it, or are estimated on their own if it failed).
+ * Each request's gas: from what its shape is known to need on this chain (gas-shapes.ts), or from the node, asked for
+ * every request without a shape and for the first request of each shape not known yet; the others of that shape follow
+ * it, or are estimated on their own if it failed. A request the node refuses to estimate is never sent (its refusal
+ * is the caller's answer, WOULD_REVERT when it would revert), and nothing is learnt from it.
  */
 async function estimateAll(chain: EvmChain, requests: TransactionIntent[]): Promise<Array<PromiseSettledResult<bigint>>> {
-  if (!chain.simulated) {
-    if (chain.requestAll === undefined) return Promise.allSettled(requests.map((request) => estimateGas(chain, request)));
-    // One batch for the whole burst, serialized once.
-    const answers = await chain.requestAll(requests.map((request) => ({ method: "eth_estimateGas", params: [callOf(request)] })));
-    return answers.map((answer) =>
-      answer.status === "fulfilled" ? { status: "fulfilled", value: BigInt(answer.value as string) } : answer,
-    );
-  }
-  const firstOfShape = new Map<string, Promise<bigint>>();
-  const estimates = requests.map((request) => {
-    const shape = request.gasShape;
-    if (shape === undefined) return estimateGas(chain, request);
-    const known = knownGas(chain, shape, request.data);
-    if (known !== undefined) return Promise.resolve(known);
-    const first = firstOfShape.get(shape);
-    if (first !== undefined) {
-      return first.then(
-        () => knownGas(chain, shape, request.data)!,
-        () => estimateGas(chain, request),
-      );
-    }
-    const estimate = estimateGas(chain, request).then((gas) => {
-      learnGas(chain, shape, request.data, gas);
-      return gas;
-    });
-    firstOfShape.set(shape, estimate);
-    return estimate;
+  const settled: Array<PromiseSettledResult<bigint> | undefined> = requests.map((request) => {
+    const gas = request.gasShape === undefined ? undefined : knownGas(chain, request.gasShape, request.data);
+    return gas === undefined ? undefined : { status: "fulfilled", value: gas };
   });
-  return Promise.allSettled(estimates);
+  const asked: number[] = [];
+  const followers: number[] = [];
+  const shapesAsked = new Set<string>();
+  for (const [index, request] of requests.entries()) {
+    if (settled[index] !== undefined) continue;
+    const shape = request.gasShape;
+    if (shape !== undefined && shapesAsked.has(shape)) followers.push(index);
+    else {
+      if (shape !== undefined) shapesAsked.add(shape);
+      asked.push(index);
+    }
+  }
+  const ask = async (indices: number[]) => {
+    const answers = await nodeEstimates(
+      chain,
+      indices.map((index) => requests[index]!),
+    );
+    for (const [position, index] of indices.entries()) {
+      const answer = answers[position]!;
+      const { gasShape, data } = requests[index]!;
+      if (answer.status === "fulfilled" && gasShape !== undefined) learnGas(chain, gasShape, data, answer.value);
+      settled[index] = answer;
+    }
+  };
+  await ask(asked);
+  const unknown = followers.filter((index) => {
+    const gas = knownGas(chain, requests[index]!.gasShape!, requests[index]!.data);
+    if (gas !== undefined) settled[index] = { status: "fulfilled", value: gas };
+    return gas === undefined;
+  });
+  await ask(unknown);
+  return settled as Array<PromiseSettledResult<bigint>>;
 }
 
 /** Estimates leave headroom: a block may move the base fee or the gas a call needs between estimate and inclusion. */
