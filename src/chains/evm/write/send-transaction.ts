@@ -353,8 +353,9 @@ async function estimateError(chain: EvmChain, request: TransactionIntent, error:
 
 /**
  * One batch of one sender's sends, inside its lock: the nonce, fees and balance are read once, each job is estimated,
- * checked against what the jobs before it may spend, and signed with the next nonce; the records are written together
- * (`beforeBroadcast` of every job at once: the store commits them as one group), then broadcast in nonce order.
+ * checked against what the jobs before it may spend, and given the next nonce; each is signed and recorded
+ * (`beforeBroadcast`, concurrent ones committed by the store as one group) before it is broadcast, in nonce order. A
+ * chain that takes them all at once gets them once all are recorded; elsewhere see `signInTurn`.
  */
 async function sendBatch(chain: EvmChain, batch: Job[]): Promise<void> {
   const node = nodeName(chain);
@@ -393,7 +394,7 @@ async function sendBatch(chain: EvmChain, batch: Job[]): Promise<void> {
       estimate.status === "rejected" ? estimateError(chain, batch[index]!.job.request, estimate.reason) : undefined,
     ),
   );
-  const signed: Array<{ entry: Job; info: SignedTransactionInfo }> = [];
+  const planned: Planned[] = [];
   for (const [index, entry] of batch.entries()) {
     const refusal = refusals[index];
     const estimate = estimates[index]!;
@@ -423,21 +424,29 @@ async function sendBatch(chain: EvmChain, batch: Job[]): Promise<void> {
     }
     // What the sends before it in the batch may cost at most is spoken for: the node checks each against what is left.
     available -= gasCost + l1Fee + value;
-    const { raw, hash } = signTransaction(transaction, request.privateKey!);
-    signed.push({ entry, info: { transactionHash: hash, nonce, rawTransaction: raw } });
+    planned.push({ entry, transaction, nonce });
     nonce = lowestFreeNonce(nonce + 1, held);
   }
 
-  const recorded = await Promise.allSettled(signed.map(({ entry, info }) => entry.job.hooks.beforeBroadcast?.(info)));
-  // Where the chain takes them all at once, the ones before the first unrecorded nonce go together.
-  const firstUnrecorded = recorded.findIndex((record) => record.status === "rejected");
-  const atOnce = chain.broadcastAll === undefined ? 0 : firstUnrecorded === -1 ? signed.length : firstUnrecorded;
-  const sentTogether =
-    atOnce > 0
-      ? await chain.broadcastAll!(signed.slice(0, atOnce).map(({ info }) => info.rawTransaction)).catch((error: unknown) =>
+  let staged: Array<Promise<Staged>>;
+  let sentTogether: Array<PromiseSettledResult<string>> = [];
+  if (chain.broadcastAll !== undefined) {
+    // Sent all at once: signed and recorded all at once (one commit), and the ones before the first unrecorded nonce go together.
+    const signed = planned.map((send) => ({ entry: send.entry, info: signPlanned(send) }));
+    const recorded = await Promise.allSettled(signed.map(({ entry, info }) => entry.job.hooks.beforeBroadcast?.(info)));
+    staged = signed.map(({ info }, index) => Promise.resolve({ info, recorded: recorded[index]! }));
+    const firstUnrecorded = recorded.findIndex((record) => record.status === "rejected");
+    const atOnce = firstUnrecorded === -1 ? signed.length : firstUnrecorded;
+    if (atOnce > 0) {
+      sentTogether = await chain
+        .broadcastAll(signed.slice(0, atOnce).map(({ info }) => info.rawTransaction))
+        .catch((error: unknown) =>
           signed.slice(0, atOnce).map((): PromiseSettledResult<string> => ({ status: "rejected", reason: error })),
-        )
-      : [];
+        );
+    }
+  } else {
+    staged = signInTurn(planned);
+  }
   // Set once a nonce will never reach the node: the later ones could never be mined, so they are not sent.
   let gap: string | undefined;
   // Set when that was the service's own storage (a journal that could not be written): retrying is the fix, not the request.
@@ -452,8 +461,15 @@ async function sendBatch(chain: EvmChain, batch: Job[]): Promise<void> {
     gap = `(nonce ${nonce}) was refused`;
     if (error.code === ErrorCode.STORAGE_UNAVAILABLE) storageGap = error;
   };
-  for (const [index, { entry, info }] of signed.entries()) {
-    const record = recorded[index]!;
+  for (const [index, { entry }] of planned.entries()) {
+    let info: SignedTransactionInfo, record: PromiseSettledResult<void>;
+    try {
+      ({ info, recorded: record } = await staged[index]!);
+    } catch (error) {
+      // Not signed (nothing recorded): neither are the later ones.
+      entry.reject(error);
+      continue;
+    }
     if (record.status === "rejected") {
       entry.reject(record.reason);
       gap ??= `(nonce ${info.nonce}) could not be recorded`;
@@ -491,6 +507,64 @@ async function sendBatch(chain: EvmChain, batch: Job[]): Promise<void> {
       refusedBy(error, info.nonce);
     }
   }
+}
+
+/** A send of a batch with its nonce, checked and ready to sign. */
+interface Planned {
+  entry: Job;
+  transaction: TransactionLike;
+  nonce: number;
+}
+
+/** A planned send signed, and whether its record was written. */
+interface Staged {
+  info: SignedTransactionInfo;
+  recorded: PromiseSettledResult<void>;
+}
+
+function signPlanned({ entry, transaction, nonce }: Planned): SignedTransactionInfo {
+  const { raw, hash } = signTransaction(transaction, entry.job.request.privateKey!);
+  return { transactionHash: hash, nonce, rawTransaction: raw };
+}
+
+/**
+ * Signs a batch's sends in nonce order, one at a time with the node's answers let in between, and writes their records
+ * in groups that double (1, 2, 4, …), one commit each. The sends are broadcast one by one, each once the node answered
+ * the one before: the first leaves after one signature and one commit, and the later ones are signed and recorded while
+ * the node takes the earlier ones, instead of every broadcast waiting for the last signature.
+ */
+function signInTurn(planned: Planned[]): Array<Promise<Staged>> {
+  const settlers: Array<{ resolve(staged: Staged): void; reject(error: unknown): void }> = [];
+  const staged = planned.map(() => new Promise<Staged>((resolve, reject) => void settlers.push({ resolve, reject })));
+  // Read in order by the batch's loop: a later one refused meanwhile must not count as unhandled.
+  for (const promise of staged) promise.catch(() => undefined);
+  const record = (group: Array<{ index: number; info: SignedTransactionInfo }>) => {
+    // Added in one macrotask: the store commits them together.
+    for (const { index, info } of group) {
+      void Promise.allSettled([planned[index]!.entry.job.hooks.beforeBroadcast?.(info)]).then(([recorded]) =>
+        settlers[index]!.resolve({ info, recorded: recorded! }),
+      );
+    }
+  };
+  void (async () => {
+    let group: Array<{ index: number; info: SignedTransactionInfo }> = [];
+    let groupSize = 1;
+    for (const [index, send] of planned.entries()) {
+      if (index > 0) await new Promise<void>((resolve) => setImmediate(resolve));
+      try {
+        group.push({ index, info: signPlanned(send) });
+      } catch (error) {
+        record(group);
+        for (const settler of settlers.slice(index)) settler.reject(error);
+        return;
+      }
+      if (group.length < groupSize && index < planned.length - 1) continue;
+      record(group);
+      group = [];
+      groupSize *= 2;
+    }
+  })();
+  return staged;
 }
 
 /**
