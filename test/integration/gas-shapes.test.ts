@@ -159,3 +159,37 @@ describe("a launch of a learnt shape on a live node (anvil), at the limits the l
     await reusedAtLimit("ERC1155", { name: "Items", options: royalty(1) }, { name: "Items", options: royalty(10_000) });
   });
 });
+
+describe("on a live Arbitrum chain (anvil as arbitrum/sepolia) every launch is estimated by the node", function () {
+  this.timeout(120_000);
+
+  it("asks eth_estimateGas for each launch of one shape: the estimate holds the L1 cost at the moment's price", async function () {
+    const node = await startAnvil({ chainId: 421614 });
+    const proxy = await startCountingProxy(node.url);
+    const service = await createTokenService({ hre, env: {}, rpcUrls: { "arbitrum/sepolia": proxy.url } });
+    try {
+      const pair = { chain: "arbitrum", network: "sepolia" };
+      const owner = service.createWallet(pair);
+      await node.rpc("anvil_setBalance", [owner.address, toQuantity(10n ** 21n)]);
+      const before = proxy.requests.length;
+      for (let index = 0; index < 3; index++) {
+        await service.launch({
+          ...pair,
+          type: "ERC20",
+          token: { name: `Arb ${index}`, symbol: `A${index}` },
+          sender: owner.address,
+          privateKey: owner.privateKey,
+        });
+      }
+      const estimates = proxy.requests
+        .slice(before)
+        .flat()
+        .filter((method) => method === "eth_estimateGas").length;
+      expect(estimates).to.equal(3);
+    } finally {
+      await service.close();
+      await proxy.close();
+      await node.stop();
+    }
+  });
+});

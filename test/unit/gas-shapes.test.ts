@@ -3,8 +3,8 @@ import { expect } from "chai";
 import type { EvmChain } from "../../src/chains/evm/chain.js";
 import { calldataGas, knownGas, learnGas } from "../../src/chains/evm/write/gas-shapes.js";
 
-// Only what gas-shapes reads of a chain: whether it is simulated (the learnt gas is kept per chain object).
-const chainOf = (simulated: boolean) => ({ simulated }) as EvmChain;
+// Only what gas-shapes reads of a chain: whether it is simulated and its rollup family (the learnt gas is kept per chain object).
+const chainOf = (simulated: boolean, rollup?: "arbitrum" | "op-stack") => ({ simulated, info: { rollup } }) as unknown as EvmChain;
 
 const LEARNT_FROM = `0x${"00".repeat(40)}${"ff".repeat(24)}`;
 /** The same length, 8 zero bytes turned non-zero: EIP-2028 prices that 8 × 12 gas more. */
@@ -37,6 +37,17 @@ describe("gas learnt per shape (gas-shapes.ts)", function () {
     expect(knownGas(chain, "shape", `${LEARNT_FROM}ff`, at)).to.equal(undefined);
     expect(knownGas(chain, "another shape", LEARNT_FROM, at)).to.equal(undefined);
     expect(knownGas(chainOf(false), "shape", LEARNT_FROM, at)).to.equal(undefined);
+  });
+
+  it("never on a live Arbitrum chain, whose estimate includes the L1 cost of its calldata at the moment's L1 price", function () {
+    for (const [chain, reused] of [
+      [chainOf(false, "arbitrum"), undefined],
+      [chainOf(true, "arbitrum"), 100_000n],
+      [chainOf(false, "op-stack"), 100_000n],
+    ] as const) {
+      learnGas(chain, "shape", LEARNT_FROM, 100_000n, at);
+      expect(knownGas(chain, "shape", LEARNT_FROM, at)).to.equal(reused);
+    }
   });
 
   it("asks the node again after a minute on a live network, after ten on the simulated chain", function () {

@@ -40,12 +40,21 @@ export function calldataGas(data: string): bigint {
  * that costs less is not subtracted.
  */
 export function knownGas(chain: EvmChain, shape: string, data: string, now = Date.now()): bigint | undefined {
+  if (!reusesEstimates(chain)) return undefined;
   const known = learnt.get(chain)?.get(shape);
   if (known === undefined || known.length !== data.length) return undefined;
   if (now - known.at > (chain.simulated ? LEARNT_FOR_MS.simulated : LEARNT_FOR_MS.live)) return undefined;
   const extra = calldataGas(data) - known.calldataGas;
   if (chain.simulated) return known.gas + extra;
   return extra > 0n ? known.gas + (extra * 5n + 1n) / 2n : known.gas;
+}
+
+/**
+ * Whether a shape's estimate may serve others of its shape on this chain: not on a live Arbitrum chain, whose estimate
+ * includes the L1 cost of posting the calldata at the L1 price of the moment (in L2 gas), which moves from block to block.
+ */
+function reusesEstimates(chain: EvmChain): boolean {
+  return chain.simulated || chain.info.rollup !== "arbitrum";
 }
 
 export function learnGas(chain: EvmChain, shape: string, data: string, gas: bigint, now = Date.now()): void {
