@@ -202,8 +202,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The ERC721 token ids an address holds on a contract, paged
-         * @description Ascending, `limit` a page (default 100). `nextCursor` names the last id listed and never expires: the next page lists the ids above it the owner holds when it is read (an id gained below it since is on no later page). An ERC721Enumerable contract lists them itself; another is searched through its Transfer logs to the owner from `fromBlock`, each id checked with ownerOf. Either way every id is read to order them, so an owner of more than 10 000 ids on one contract is answered `TOO_MANY_TOKEN_IDS`.
+         * The ERC721 or ERC1155 token ids an address holds on a contract, paged
+         * @description Ascending, `limit` a page (default 100); for an ERC1155, `amounts` gives the amount of each id. `nextCursor` names the last id listed and never expires: the next page lists the ids above it the owner holds when it is read (an id gained below it since is on no later page). An ERC721Enumerable contract lists them itself; another ERC721, and every ERC1155 (the standard cannot enumerate), is searched through its transfer logs to the owner from `fromBlock`, each id checked at the block read (ownerOf, balanceOfBatch). Either way every id is read to order them, so an owner of more than 10 000 ids on one contract is answered `TOO_MANY_TOKEN_IDS`.
          */
         get: operations["listOwnedTokens"];
         put?: never;
@@ -4999,7 +4999,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description The ERC721 contract */
+                /** @description The ERC721 or ERC1155 contract */
                 contract: string;
                 /** @description The holder */
                 owner: string;
@@ -5020,14 +5020,21 @@ export interface operations {
                         /** @example 0xe7f1725E7734CE288F8367e1Bb143E90bb3F0512 */
                         contractAddress: string;
                         owner: string;
-                        /** @description How many ids owner holds on the contract (balanceOf) */
+                        /**
+                         * @description The contract's standard, by ERC-165
+                         * @enum {string}
+                         */
+                        type: "ERC721" | "ERC1155";
+                        /** @description How many ids owner holds on the contract: an ERC721's balanceOf; for an ERC1155, how many ids it holds any amount of */
                         balance: string;
                         /** @description Ascending, after the cursor's id */
                         tokenIds: string[];
+                        /** @description ERC1155 only: the amount owner holds of each id in tokenIds, in the same order (smallest units) */
+                        amounts?: string[];
                         /** @description Pass as cursor for the next page; null on the last. It names the last id listed, so it never expires */
                         nextCursor: string | null;
                         /**
-                         * @description ERC721Enumerable's index, or the contract's Transfer logs to owner, each id checked with ownerOf
+                         * @description ERC721Enumerable's index, or the contract's transfer logs to owner (ERC721 Transfer; ERC1155 TransferSingle and TransferBatch), each id checked at the block read with ownerOf or balanceOfBatch
                          * @enum {string}
                          */
                         source: "enumerable" | "transfer-logs";

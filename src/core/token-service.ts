@@ -55,6 +55,7 @@ import {
   type PreparedOutcome,
 } from "./operations/operations.js";
 import { DEFAULT_TRACKER_SETTINGS, type TrackerSettings } from "./operations/tracker.js";
+import type { NonceFiller, NonceHealingObserver } from "./operations/nonce-healing.js";
 import type { OperationStore } from "./operations/types.js";
 import { createWallet, type CreateWalletRequest, type Wallet } from "./wallets.js";
 
@@ -97,6 +98,13 @@ export interface TokenServiceOptions {
   tracker?: Partial<TrackerSettings>;
   /** How long a prepared (unsigned) launch or mint keeps its nonce reserved for the sender; default 120 s. */
   nonceReservationMs?: number;
+  /** Told of every nonce healing of the tracker (a record whose nonce another transaction took, a re-broadcast, a gap). */
+  onNonceHealing?: NonceHealingObserver;
+  /**
+   * Sources of stored transactions that can fill a nonce the service left unused, so that a sender's later transactions
+   * are not stranded; asked after the service's own unfinished records (see docs/operations.md, nonces that heal).
+   */
+  nonceFillers?: readonly NonceFiller[];
   /**
    * Simulated chains can be told to misbehave (`chainFaults(pair)`): fee spikes, stalls, drops, reorgs, failing
    * calls. For testing a client's handling; default false (`serve`: TOKEN_SERVICE_CHAIN_FAULTS=on). Live pairs never.
@@ -169,9 +177,10 @@ export class TokenService {
       ...options,
       chains: this.chains,
       ...(dataDirectory ? { dataDirectory } : {}),
-      // A chain that lost journal lines may lack transactions its records say are mined: the tracker checks each.
-      onJournalLoss: async (info) => {
-        const count = await this.operations.store.recheckMined(info.chain, info.network);
+      // A chain that lost journal lines may lack transactions its records say are mined from the first block the loss
+      // could change: the tracker checks each of those (the blocks below it were replayed as they were).
+      onJournalLoss: async (info, replay) => {
+        const count = await this.operations.store.recheckMined(info.chain, info.network, replay.lossFromBlock);
         if (count > 0) {
           this.operations.start();
           this.operations.tracker.kick();
@@ -193,6 +202,10 @@ export class TokenService {
       options.operationStore ?? new MemoryOperationStore(),
       { ...DEFAULT_TRACKER_SETTINGS, ...options.tracker },
       options.nonceReservationMs,
+      {
+        ...(options.onNonceHealing !== undefined ? { observe: options.onNonceHealing } : {}),
+        ...(options.nonceFillers !== undefined ? { fillers: options.nonceFillers } : {}),
+      },
     );
   }
 
@@ -381,7 +394,8 @@ export class TokenService {
   }
 
   /**
-   * A page of the ERC721 ids `owner` holds on a contract, ascending, after the cursor's id. The cursor names the last id
+   * A page of the ERC721 or ERC1155 ids `owner` holds on a contract (ERC1155 with the amount of each), ascending, after
+   * the cursor's id. The cursor names the last id
    * of the page before, so it never expires; ids the owner gained below it since are on no later page.
    */
   async listOwnedTokens(request: OwnedTokensRequest): Promise<OwnedTokensResult> {
@@ -397,16 +411,19 @@ export class TokenService {
       throw invalidArgument("fromBlock", "fromBlock must be a block number (0 or more)");
     const chain = await this.evmChain(info, "token read");
     const owned = await readOwnedTokenIds(chain, contractAddress, owner, fromBlock);
-    const rest = after === undefined ? owned.tokenIds : owned.tokenIds.filter((id) => id > after);
-    const page = rest.slice(0, limit);
+    const first = after === undefined ? 0 : owned.tokenIds.findIndex((id) => id > after);
+    const start = first === -1 ? owned.tokenIds.length : first;
+    const page = owned.tokenIds.slice(start, start + limit);
     return {
       chain: info.chain,
       network: info.network,
       contractAddress,
       owner,
+      type: owned.type,
       balance: owned.balance.toString(),
       tokenIds: page.map(String),
-      nextCursor: rest.length > limit ? encodeOwnedTokensCursor(page[page.length - 1]!) : null,
+      ...(owned.amounts ? { amounts: owned.amounts.slice(start, start + limit).map(String) } : {}),
+      nextCursor: start + limit < owned.tokenIds.length ? encodeOwnedTokensCursor(page[page.length - 1]!) : null,
       source: owned.source,
       simulated: chain.simulated,
     };

@@ -137,9 +137,10 @@ export const ERROR_CATALOG = {
   NONCE_TAKEN: {
     httpStatus: 409,
     source: "core",
+    stored: true,
     title: "The prepared transaction's nonce was taken since: prepare again",
     description:
-      "A `signedTransaction` whose reservation expired and whose nonce was taken since (or the chain already used it): prepare again.",
+      "A `signedTransaction` whose reservation expired and whose nonce was taken since (or the chain already used it): prepare again. Stored in an operation's record when another transaction from the same sender (sent with another wallet or tool, or replacing this one) was mined at the record's nonce: the operation's own transaction can never be mined, and it did not happen.",
   },
   ALREADY_SUBMITTED: {
     httpStatus: 409,

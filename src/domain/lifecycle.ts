@@ -8,8 +8,8 @@ export type OperationKind = (typeof OPERATION_KINDS)[number];
 
 /**
  * signed: written, with its raw transaction, before the broadcast; pending: the node has it; mined: included with the
- * required confirmations; failed: refused or reverted; dropped: the node lost it and re-broadcasting did not bring it
- * back in time. Only a reorg leaves a final state (mined → pending).
+ * required confirmations; failed: refused, reverted, or its nonce taken by another transaction; dropped: the node lost
+ * it and re-broadcasting did not bring it back in time. Only a reorg leaves a final state (mined → pending).
  */
 export const OPERATION_STATUSES = ["signed", "pending", "mined", "failed", "dropped"] as const;
 export type OperationStatus = (typeof OPERATION_STATUSES)[number];
@@ -39,11 +39,16 @@ export interface Transition {
 export const TRANSITIONS: readonly Transition[] = [
   { from: "signed", to: "pending", event: "operation.pending", when: "the node accepted the transaction" },
   { from: "signed", to: "mined", event: "operation.mined", when: "a faucet grant recorded before it was made was made" },
-  { from: "signed", to: "failed", event: "operation.failed", when: "the node refused the broadcast, or a grant failed" },
+  {
+    from: "signed",
+    to: "failed",
+    event: "operation.failed",
+    when: "the node refused the broadcast, a grant failed, or another transaction took its nonce",
+  },
   { from: "signed", to: "dropped", event: "operation.dropped", when: "broadcasting failed for the whole drop window" },
   { from: "pending", to: "pending", event: null, when: "re-broadcast, or included but not yet confirmed" },
   { from: "pending", to: "mined", event: "operation.mined", when: "included with the required confirmations" },
-  { from: "pending", to: "failed", event: "operation.failed", when: "included, and reverted" },
+  { from: "pending", to: "failed", event: "operation.failed", when: "included and reverted, or another transaction took its nonce" },
   { from: "pending", to: "dropped", event: "operation.dropped", when: "the node lost it and refused it again for the drop window" },
   { from: "mined", to: "pending", event: "operation.reorged", when: "its block left the canonical chain (a reorg)" },
 ];

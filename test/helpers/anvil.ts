@@ -41,11 +41,22 @@ function anvilBinary(): string {
   return path.resolve(import.meta.dirname, "../../node_modules/.bin/anvil");
 }
 
-/** A real anvil node on a free loopback port (`--port 0`), mining on send unless `args` say otherwise. */
-export async function startAnvil(options: { chainId?: number; args?: string[] } = {}): Promise<AnvilNode> {
+/**
+ * A real anvil node on a free loopback port (`--port 0`; `port` to start one again where an earlier one listened),
+ * mining on send unless `args` say otherwise.
+ */
+export async function startAnvil(options: { chainId?: number; args?: string[]; port?: number } = {}): Promise<AnvilNode> {
   const child: ChildProcess = spawn(
     anvilBinary(),
-    ["--host", "127.0.0.1", "--port", "0", "--chain-id", String(options.chainId ?? 11155111), ...(options.args ?? [])],
+    [
+      "--host",
+      "127.0.0.1",
+      "--port",
+      String(options.port ?? 0),
+      "--chain-id",
+      String(options.chainId ?? 11155111),
+      ...(options.args ?? []),
+    ],
     { stdio: ["ignore", "pipe", "pipe"] },
   );
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));

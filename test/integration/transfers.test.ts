@@ -523,6 +523,54 @@ for (const environment of environments) {
       await expectServiceError(page(gold), ErrorCode.NOT_A_TOKEN_CONTRACT, "contractAddress");
     });
 
+    it("pages an owner's ERC1155 ids with their amounts, from single and batch transfer logs, as the node holds them", async function () {
+      const itemsAddress = await items.getAddress();
+      const collector = EthersWallet.createRandom().address;
+      const deployer = await env.deployer.getAddress();
+      // TransferSingle to the collector (a mint), TransferBatch to it (a batch sent by the deployer), and an id it
+      // received and sent on, which it no longer holds.
+      await (await items.mint(collector, 3n, 4n)).wait();
+      for (const id of [20n, 21n]) await (await items.mint(deployer, id, 50n)).wait();
+      await (await items.safeBatchTransferFrom(deployer, collector, [20n, 21n], [5n, 6n], "0x")).wait();
+      await (await items.mint(owner.address, 40n, 10n)).wait();
+      await expectOperationMined(
+        service,
+        await service.transfer({
+          ...SEPOLIA,
+          type: "ERC1155",
+          contractAddress: itemsAddress,
+          to: collector,
+          tokenId: "40",
+          amount: "10",
+          ...as(owner),
+        }),
+      );
+
+      const page = (holder: string, cursor?: string, limit = 2) =>
+        service.listOwnedTokens({ ...SEPOLIA, contractAddress: itemsAddress, owner: holder, limit, ...(cursor ? { cursor } : {}) });
+      const first = await page(collector);
+      expect(first).to.include({ type: "ERC1155", balance: "4", source: "transfer-logs" });
+      expect(first.tokenIds).to.deep.equal(["3", "20"]);
+      expect(first.amounts).to.deep.equal(["4", "5"]);
+      const second = await page(collector, first.nextCursor!);
+      expect(second.tokenIds).to.deep.equal(["21", "40"]);
+      expect(second.amounts).to.deep.equal(["6", "10"]);
+      expect(second.nextCursor).to.equal(null);
+
+      // The owner sent all of id 40 on: it is not listed, and every amount listed is what the node answers.
+      const theirs = await page(owner.address, undefined, 100);
+      expect(theirs.tokenIds).not.to.include("40");
+      expect(theirs.tokenIds).to.include("7");
+      const itemsOnNode = new Contract(itemsAddress, erc1155, env.node);
+      for (const [index, id] of theirs.tokenIds.entries())
+        expect(await itemsOnNode.getFunction("balanceOf")(owner.address, BigInt(id))).to.equal(BigInt(theirs.amounts![index]!));
+
+      // An ERC721 listing has no amounts.
+      expect(await service.listOwnedTokens({ ...SEPOLIA, contractAddress: art, owner: owner.address }))
+        .to.include({ type: "ERC721" })
+        .and.not.have.property("amounts");
+    });
+
     it("prepares a native transfer with its value, and takes it back signed by the caller", async function () {
       const amount = parseEther("0.25");
       const body = { ...SEPOLIA, type: "NATIVE", to: spender.address, amount: amount.toString(), sender: owner.address };

@@ -8,7 +8,7 @@ import type { EvmChains } from "../../chains/evm/chains-registry.js";
 import type { Signing } from "../../domain/commands.js";
 import { prepareTransaction, sendTransaction, type BroadcastHooks } from "../../chains/evm/write/send-transaction.js";
 import type { WriteIntent } from "./intents.js";
-import type { SenderLock } from "../../chains/evm/sender-lock.js";
+import { senderLockKey, type SenderLock } from "../../chains/evm/sender-lock.js";
 import { amountPair, parseUint256 } from "../../domain/units.js";
 import type { FaucetHooks, FaucetRequest, FaucetResult, PrepareHooks, PreparedTransactionResult } from "../../domain/requests.js";
 
@@ -115,6 +115,11 @@ export class ChainWrites {
       balance: amountPair(balance, info.nativeDecimals),
       simulated: chain.simulated,
     };
+  }
+
+  /** Runs `work` holding the sender's nonce lock on `chain`, the one every send from it takes. */
+  withSenderLock<T>(chain: EvmChain, sender: string, work: () => Promise<T>): Promise<T> {
+    return this.lock.withLock(senderLockKey(chain.info.chainId, sender), work);
   }
 
   /** Whether a pair is simulated in this process (no endpoint configured for it). */

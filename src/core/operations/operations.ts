@@ -26,7 +26,7 @@ import { approveIntent, launchIntent, mintIntent, transferIntent, type WriteInte
 import { parseApproveCommand, parseTransferCommand } from "../../domain/transfer-commands.js";
 import type { ApproveRequest, ApproveResult, TransferRequest, TransferResult } from "../../domain/transfer-requests.js";
 import { decideGrant, decideSent } from "./decide.js";
-import { OperationTracker, isTransient, type TrackerSettings } from "./tracker.js";
+import { OperationTracker, isTransient, type TrackerHealing, type TrackerSettings } from "./tracker.js";
 import {
   FINAL_STATUSES,
   type NewOperation,
@@ -103,8 +103,12 @@ export class Operations {
     readonly store: OperationStore,
     settings: TrackerSettings,
     private readonly nonceReservationMs = DEFAULT_NONCE_RESERVATION_MS,
+    healing: Omit<TrackerHealing, "withSenderLock"> = {},
   ) {
-    this.tracker = new OperationTracker(store, (record) => this.chainOf(record), settings);
+    this.tracker = new OperationTracker(store, (record) => this.chainOf(record), settings, {
+      ...healing,
+      withSenderLock: (chain, sender, work) => writes.withSenderLock(chain, sender, work),
+    });
   }
 
   async launch(request: LaunchRequest, context: OperationContext = {}): Promise<LaunchOutcome> {
