@@ -16,6 +16,8 @@ export const ANVIL_ACCOUNT = {
 export interface AnvilNode {
   url: string;
   port: number;
+  /** The node's process id (the anvil binary itself: see anvilBinary). */
+  pid: number;
   /** One JSON-RPC call straight to the node. */
   rpc(method: string, params?: unknown[]): Promise<unknown>;
   /** Ends the node at once (SIGKILL), as a crashed or unplugged node; resolves once the process is gone. */
@@ -87,6 +89,7 @@ export async function startAnvil(options: { chainId?: number; args?: string[]; p
   return {
     url,
     port,
+    pid: child.pid!,
     rpc: (method, params = []) => rpc(url, method, params),
     kill: () => end("SIGKILL"),
     stop: () => end("SIGTERM"),

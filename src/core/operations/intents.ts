@@ -55,7 +55,13 @@ export function launchIntent(command: LaunchCommand, requestedToken: unknown): W
   const { pair, sender, params, salt } = command;
   const initCode = deploymentData(params, sender);
   const deterministic = salt === undefined ? undefined : create2Address(salt, initCode);
-  const contractAddress = (nonce: number) => deterministic ?? getCreateAddress({ from: sender, nonce });
+  // Asked for the record and again for the answer, with the same nonce: derived once (three keccak hashes in ethers).
+  let derived: { nonce: number; address: string } | undefined;
+  const contractAddress = (nonce: number) => {
+    if (deterministic !== undefined) return deterministic;
+    if (derived?.nonce !== nonce) derived = { nonce, address: getCreateAddress({ from: sender, nonce }) };
+    return derived.address;
+  };
   // The token fields as the caller gave them (amounts as strings), addresses checksummed; the salt beside them.
   const recorded = checksummed((requestedToken ?? {}) as Record<string, unknown>, ["minter", "account"]);
   return {

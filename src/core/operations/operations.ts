@@ -243,13 +243,14 @@ export class Operations {
   /** The record once it is final, or as it stands when `timeoutMs` runs out. */
   async wait(id: string, timeoutMs: number): Promise<OperationRecord> {
     const deadline = Date.now() + timeoutMs;
+    let record = await this.store.getOperation(id);
     for (;;) {
-      const record = await this.store.getOperation(id);
       if (record === undefined) throw new Error(`no operation ${id}`);
       const remaining = deadline - Date.now();
       if (FINAL_STATUSES.includes(record.status) || remaining <= 0) return record;
-      // Woken by this process's tracker; another replica's tracker is seen by the next read.
-      await this.tracker.changed(id, Math.min(remaining, 1_000));
+      // Woken by this process's tracker with the record as it wrote it (no read needed); another replica's tracker is
+      // seen by the next read.
+      record = (await this.tracker.changed(id, Math.min(remaining, 1_000))) ?? (await this.store.getOperation(id));
     }
   }
 

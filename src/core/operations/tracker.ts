@@ -1,8 +1,11 @@
 import { randomUUID } from "node:crypto";
 
+import type { TransactionReceipt } from "ethers";
+
 import { ErrorCode, isTokenServiceError } from "../../domain/errors.js";
 import type { EvmChain } from "../../chains/evm/chain.js";
 import { mintedTokenId } from "../../chains/evm/write/mint.js";
+import { receiptSummary } from "../../chains/evm/read/transaction-status.js";
 import { CanonicalBlocks } from "./canonical-blocks.js";
 import { RETRY_AFTER_ERROR_MS, decide, type BroadcastOutcome, type DecidePolicy, type Observation } from "./decide.js";
 import {
@@ -158,7 +161,7 @@ export class OperationTracker {
   private running: Promise<void> | undefined;
   private stopped = false;
   private wake: (() => void) | undefined;
-  private readonly waiters = new Map<string, Set<() => void>>();
+  private readonly waiters = new Map<string, Set<(record?: OperationRecord) => void>>();
   private readonly canonicalBlocks = new CanonicalBlocks();
   private kickTimer: NodeJS.Timeout | undefined;
   private kickAt = Infinity;
@@ -221,16 +224,16 @@ export class OperationTracker {
     await this.store.releaseLeases(this.owner).catch(() => undefined);
   }
 
-  /** Resolves when this process changes the record, or after `ms`. */
-  changed(id: string, ms: number): Promise<void> {
+  /** Resolves with the record as this process wrote it when it changes it, or with nothing after `ms`. */
+  changed(id: string, ms: number): Promise<OperationRecord | undefined> {
     return new Promise((resolve) => {
       const waiters = this.waiters.get(id) ?? new Set();
       this.waiters.set(id, waiters);
-      const done = () => {
+      const done = (record?: OperationRecord) => {
         clearTimeout(timer);
         waiters.delete(done);
         if (waiters.size === 0) this.waiters.delete(id);
-        resolve();
+        resolve(record);
       };
       const timer = setTimeout(done, ms);
       waiters.add(done);
@@ -256,8 +259,8 @@ export class OperationTracker {
     if (this.settings.ownRecordsOnly) this.own.add(id);
   }
 
-  notify(id: string): void {
-    for (const waiter of [...(this.waiters.get(id) ?? [])]) waiter();
+  notify(id: string, record?: OperationRecord): void {
+    for (const waiter of [...(this.waiters.get(id) ?? [])]) waiter(record);
   }
 
   /** One pass over the due records; answers how many it looked at. */
@@ -297,7 +300,7 @@ export class OperationTracker {
     changes.forEach(({ id, change }, index) => {
       if (change.checkInMs === null) this.own.delete(id);
       if (changed[index] === undefined) return;
-      if (change.reason !== undefined) this.notify(id);
+      if (change.reason !== undefined) this.notify(id, changed[index]);
       const healing = healings.get(id);
       if (healing !== undefined) this.report(healing);
     });
@@ -449,12 +452,14 @@ export class OperationTracker {
     }
     const hash = record.transactionHash;
     if (hash === null) return { kind: "no-transaction" };
-    const [receipt, head] = await Promise.all([chain.provider.getTransactionReceipt(hash), pass.head(chain)]);
+    // Only an ERC721 mint's minted id is read from the logs; for the rest, where and whether it was included.
+    const mintOf = record.kind === "mint" && record.tokenType === "ERC721" ? record.contractAddress : null;
+    const [receipt, head] = await Promise.all([
+      mintOf ? chain.provider.getTransactionReceipt(hash) : receiptSummary(chain, hash),
+      pass.head(chain),
+    ]);
     const inPool = receipt === null ? (await chain.provider.getTransaction(hash)) !== null : false;
-    const tokenId =
-      receipt !== null && record.kind === "mint" && record.tokenType === "ERC721" && record.contractAddress
-        ? mintedTokenId(receipt, record.contractAddress)
-        : undefined;
+    const tokenId = receipt !== null && mintOf ? mintedTokenId(receipt as TransactionReceipt, mintOf) : undefined;
     return {
       kind: "chain",
       simulated: chain.simulated,
