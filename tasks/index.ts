@@ -4,6 +4,10 @@ import { faucetTask } from "./faucet.js";
 import { tokenLaunchTask } from "./token-launch.js";
 import { tokenMintTask } from "./token-mint.js";
 import { tokenTransferTask } from "./token-transfer.js";
+import { tokenBurnTask } from "./token-burn.js";
+import { tokenPauseTask } from "./token-pause.js";
+import { tokenGrantRoleTask, tokenRevokeRoleTask } from "./token-roles.js";
+import { tokenTransferOwnershipTask } from "./token-transfer-ownership.js";
 import { tokenCancelTask, tokenSpeedUpTask } from "./token-replace.js";
 import { serveTask } from "./serve.js";
 import { apikeyCreateTask } from "./apikey-create.js";
@@ -17,6 +21,11 @@ export const tokenServiceTasks = [
   tokenLaunchTask,
   tokenMintTask,
   tokenTransferTask,
+  tokenBurnTask,
+  tokenPauseTask,
+  tokenGrantRoleTask,
+  tokenRevokeRoleTask,
+  tokenTransferOwnershipTask,
   tokenSpeedUpTask,
   tokenCancelTask,
   serveTask,

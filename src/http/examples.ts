@@ -33,3 +33,10 @@ export interface BodyExample {
 
 /** Where the example account's second launch on a fresh simulated chain lands (its nonce 1): an ERC721 in the examples. */
 export const EXAMPLE_NFT_CONTRACT = "0xe7f1725E7734CE288F8367e1Bb143E90bb3F0512";
+
+/**
+ * The launch example "managed" deploys, with a salt, at this address on every chain: an ERC20 with burnable, pausable and
+ * one owner (the example account), which the burn, pause and ownership examples name.
+ */
+export const EXAMPLE_MANAGED_SALT = "0xe246480add4ff354adab60a94dc85e355e8ce62ad1ad0afa45b95a14b60f9a28";
+export const EXAMPLE_MANAGED_CONTRACT = "0x6bE593eae15F9c551d0EA66604fAD7284148134E";

@@ -16,6 +16,7 @@ import type {
   OperationTransition,
   PreparedTransaction,
   StuckNotice,
+  UnfinishedTransaction,
 } from "../core/operations/types.js";
 import { GroupCommit } from "./group-commit.js";
 import { generateApiKey, hashApiKey, sameHash } from "./api-key-secret.js";
@@ -601,6 +602,44 @@ export class KyselyStore implements Store {
       )
       .execute();
     return rows.map((row) => Number(row.nonce)).sort((a, b) => a - b);
+  }
+
+  async unfinishedOfSender(
+    chain: string,
+    network: string,
+    sender: string,
+    fromNonce: number,
+    limit: number,
+  ): Promise<UnfinishedTransaction[]> {
+    const rows = await this.db
+      .selectFrom("operations")
+      // The raw form of the transaction the record follows: a replacement's is with its stored transactions.
+      .leftJoin("operation_transactions as followed", (join) =>
+        join.onRef("followed.operation_id", "=", "operations.id").onRef("followed.transaction_hash", "=", "operations.transaction_hash"),
+      )
+      .select((eb) => [
+        "operations.id",
+        "operations.nonce",
+        "operations.status",
+        "operations.transaction_hash",
+        eb.fn.coalesce("followed.raw_transaction", "operations.raw_transaction").as("raw_transaction"),
+      ])
+      .where("operations.chain", "=", chain)
+      .where("operations.network", "=", network)
+      .where("operations.sender", "=", sender)
+      // As in heldNonces: the partial index's condition, literally.
+      .where(sql<boolean>`operations.status in ('signed', 'pending')`)
+      .where("operations.nonce", ">=", fromNonce)
+      .orderBy("operations.nonce")
+      .limit(limit)
+      .execute();
+    return rows.map((row) => ({
+      id: row.id,
+      nonce: Number(row.nonce),
+      status: row.status as OperationStatus,
+      transactionHash: row.transaction_hash,
+      rawTransaction: row.raw_transaction,
+    }));
   }
 
   async reserveNonce(reservation: NewNonceReservation): Promise<string | undefined> {

@@ -8,6 +8,7 @@ import type {
   OperationChange,
   OperationRecord,
   OperationStore,
+  UnfinishedTransaction,
 } from "../core/operations/types.js";
 import { allowedSources } from "./transition-guard.js";
 
@@ -166,6 +167,25 @@ export class MemoryOperationStore implements OperationStore {
         held.add(reservation.nonce);
     }
     return [...held].sort((a, b) => a - b);
+  }
+
+  async unfinishedOfSender(
+    chain: string,
+    network: string,
+    sender: string,
+    fromNonce: number,
+    limit: number,
+  ): Promise<UnfinishedTransaction[]> {
+    const found: UnfinishedTransaction[] = [];
+    for (const { record, transactions } of this.entries.values()) {
+      if (record.chain !== chain || record.network !== network || record.sender !== sender) continue;
+      if (record.nonce === null || record.nonce < fromNonce || (record.status !== "signed" && record.status !== "pending")) continue;
+      const { id, nonce, status, transactionHash } = record;
+      // The raw form of the transaction the record follows: a replacement's is with its stored transactions.
+      const followed = transactions.find((transaction) => transaction.transactionHash === transactionHash?.toLowerCase());
+      found.push({ id, nonce, status, transactionHash, rawTransaction: followed?.rawTransaction ?? record.rawTransaction });
+    }
+    return found.sort((a, b) => a.nonce - b.nonce).slice(0, limit);
   }
 
   async reserveNonce(reservation: NewNonceReservation): Promise<string | undefined> {

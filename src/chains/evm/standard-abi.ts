@@ -50,6 +50,24 @@ export const erc1155Standard = new Interface([
   "error ERC1155InvalidReceiver(address receiver)",
 ]);
 
+/**
+ * OpenZeppelin's extensions the service calls on a token: ERC20Burnable's and ERC721Burnable's `burn(uint256)` (the same
+ * selector: an amount, or a token id), ERC1155Burnable's, Pausable's (as the service's variants expose it, PAUSER_ROLE
+ * or the owner), AccessControl's and Ownable's.
+ */
+export const tokenExtensions = new Interface([
+  "function burn(uint256 value)",
+  "function burn(address account, uint256 id, uint256 value)",
+  "function pause()",
+  "function unpause()",
+  "function paused() view returns (bool)",
+  "function grantRole(bytes32 role, address account)",
+  "function revokeRole(bytes32 role, address account)",
+  "function hasRole(bytes32 role, address account) view returns (bool)",
+  "function transferOwnership(address newOwner)",
+  "function owner() view returns (address)",
+]);
+
 /** Views some tokens have: each answers only where the contract has it. */
 export const probes = new Interface([
   "function supportsInterface(bytes4 interfaceId) view returns (bool)",

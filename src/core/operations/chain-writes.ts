@@ -10,7 +10,7 @@ import { prepareTransaction, sendTransaction, type BroadcastHooks, type FeeRules
 import { maxFeeOf } from "../../domain/fee-ladder.js";
 import { FeePolicy } from "./fee-policy.js";
 import type { WriteIntent } from "./intents.js";
-import type { SenderLock } from "../../chains/evm/sender-lock.js";
+import { senderLockKey, type SenderLock } from "../../chains/evm/sender-lock.js";
 import { amountPair, parseUint256 } from "../../domain/units.js";
 import type { FaucetHooks, FaucetRequest, FaucetResult, PrepareHooks, PreparedTransactionResult } from "../../domain/requests.js";
 
@@ -65,16 +65,16 @@ export class ChainWrites {
 
   /** The transaction `send` would sign, for the sender to sign instead, with its nonce reserved through `hooks`. */
   async prepare(intent: WriteIntent<unknown>, hooks: PrepareHooks): Promise<PreparedTransactionResult> {
-    const { pair, sender, params } = intent.command;
+    const { pair, sender } = intent.command;
     const chain = await this.evmChain(pair, intent.kind === "launch" ? "token launch" : intent.kind);
     await intent.preflight?.(chain);
     const feeRules = this.feeRules(chain, false);
     const { transaction, expiresAt } = await prepareTransaction(chain, this.lock, { sender, ...intent.transaction, feeRules }, hooks);
-    const { contractAddress } = intent.record(Number(transaction.nonce));
+    const { contractAddress, tokenType } = intent.record(Number(transaction.nonce));
     return {
       chain: pair.chain,
       network: pair.network,
-      type: params.type,
+      ...(tokenType !== null ? { type: tokenType as PreparedTransactionResult["type"] } : {}),
       sender,
       transaction,
       expiresAt,
@@ -134,6 +134,11 @@ export class ChainWrites {
       balance: amountPair(balance, info.nativeDecimals),
       simulated: chain.simulated,
     };
+  }
+
+  /** Runs `work` holding the sender's nonce lock on `chain`, the one every send from it takes. */
+  withSenderLock<T>(chain: EvmChain, sender: string, work: () => Promise<T>): Promise<T> {
+    return this.lock.withLock(senderLockKey(chain.info.chainId, sender), work);
   }
 
   /** Whether a pair is simulated in this process (no endpoint configured for it). */

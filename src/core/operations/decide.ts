@@ -1,4 +1,4 @@
-import { RecordErrorCode } from "../../domain/errors.js";
+import { ErrorCode, RecordErrorCode } from "../../domain/errors.js";
 import { formatGwei, maxFeeOf, nextStep, type Fees, type LadderStep } from "../../domain/fee-ladder.js";
 import type { OperationTransaction } from "../../domain/lifecycle.js";
 import type { OperationChange, LeasedOperation } from "./types.js";
@@ -67,6 +67,12 @@ export type Observation =
       replaceAfterBlocks?: number;
       /** What the node's fee data asks of a transaction now; read when the replace-after blocks are past. */
       needed?: Fees;
+      /**
+       * With no receipt and not in the pool: the sender's nonce count at the block with the required confirmations, when
+       * it is past the record's nonce. Another transaction took that nonce (sent elsewhere, or replacing this one): none
+       * of the record's transactions can be mined any more.
+       */
+      nonceTakenBy?: { confirmedNonce: number };
     }
   /**
    * The tracker sent the stored raw transaction (the node did not know it); with the head and the pair's replace-after
@@ -338,6 +344,21 @@ function decideOnChain(record: LeasedOperation, observation: Extract<Observation
       return "change" in decision ? change({ ...seen, ...decision.change }) : decision;
     }
     return change(seen);
+  }
+  // The chain decided: another transaction has the nonce, with the confirmations a mined record needs. Sending this one
+  // again would only be refused ("nonce too low") until the drop window ran out.
+  if (observation.nonceTakenBy !== undefined && record.nonce !== null) {
+    const next = observation.nonceTakenBy.confirmedNonce;
+    return change({
+      status: "failed",
+      reason: `nonce ${record.nonce} was taken by another transaction from ${record.sender} (the chain's next nonce for it is ${next}): this one can never be mined`,
+      error: {
+        code: ErrorCode.NONCE_TAKEN,
+        message: `another transaction from the sender, sent outside this operation, used nonce ${record.nonce}; this operation's transaction was not mined`,
+      },
+      missingSince: null,
+      checkInMs: null,
+    });
   }
   // Not included after its replace-after blocks, and no longer held by the node (some nodes drop a transaction the base
   // fee overtook): the next step of its ladder goes in its place.

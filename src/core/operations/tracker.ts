@@ -1,8 +1,11 @@
 import { randomUUID } from "node:crypto";
 
-import { isTokenServiceError } from "../../domain/errors.js";
+import type { TransactionReceipt } from "ethers";
+
+import { ErrorCode, isTokenServiceError } from "../../domain/errors.js";
 import type { EvmChain } from "../../chains/evm/chain.js";
 import { mintedTokenId } from "../../chains/evm/write/mint.js";
+import { receiptSummary } from "../../chains/evm/read/transaction-status.js";
 import { CanonicalBlocks } from "./canonical-blocks.js";
 import {
   RETRY_AFTER_ERROR_MS,
@@ -15,6 +18,14 @@ import {
 } from "./decide.js";
 import { feesOfFeeData } from "../../chains/evm/write/send-transaction.js";
 import type { Fees } from "../../domain/fee-ladder.js";
+import {
+  GapFiller,
+  nonceSteps,
+  type NonceFiller,
+  type NonceHealing,
+  type NonceHealingKind,
+  type NonceHealingObserver,
+} from "./nonce-healing.js";
 import { isUnderpriced, translateProviderError } from "../../chains/evm/provider-errors.js";
 import type { LeasedOperation, OperationChange, OperationRecord, OperationStore } from "./types.js";
 
@@ -44,10 +55,110 @@ const BUSY_PASS_INTERVAL_MS = 20;
 
 type ChainFor = (record: OperationRecord) => Promise<EvmChain>;
 
-/** What one pass asks of each chain once, whatever number of records it looks at there: the head, the fee data. */
-interface PassReads {
-  headOf(chain: EvmChain): Promise<number>;
-  feesOf(chain: EvmChain): Promise<Fees>;
+/** How the tracker heals nonces: who is told, what else may fill a gap, and the sender lock such a fill takes. */
+export interface TrackerHealing {
+  /** Told of every healing (the HTTP service logs and counts them). */
+  observe?: NonceHealingObserver;
+  /** Sources of transactions that can fill a nonce gap, after the service's own records (a pre-signed cancel). */
+  fillers?: readonly NonceFiller[];
+  /** The sender lock every send takes; a filler's transaction is sent under it. Default: none (no filler runs). */
+  withSenderLock?<T>(chain: EvmChain, sender: string, work: () => Promise<T>): Promise<T>;
+}
+
+/** A record in one pass: where it is, what was seen of it, and, once judged, the change to write. */
+interface Look {
+  record: LeasedOperation;
+  chain?: EvmChain;
+  observation?: Observation;
+  change?: OperationChange;
+}
+
+/** A record waiting without a receipt, with the sender and nonce it holds. */
+function waitingOf(look: Look): { chain: EvmChain; sender: string; nonce: number } | undefined {
+  const { record, chain, observation } = look;
+  if (chain === undefined || observation?.kind !== "chain" || observation.receipt !== null) return undefined;
+  if ((record.status !== "signed" && record.status !== "pending") || record.sender === null || record.nonce === null) return undefined;
+  return { chain, sender: record.sender, nonce: record.nonce };
+}
+
+type ChainObservation = Extract<Observation, { kind: "chain" }>;
+
+/** Neither in a block nor in the node's pool. */
+const isMissing = (observation: Observation | undefined) =>
+  observation?.kind === "chain" && observation.receipt === null && !observation.inPool;
+
+/** The reads one pass shares: a chain's head, a sender's nonces, each asked once. */
+class PassReads {
+  private readonly heads = new Map<EvmChain, Promise<number>>();
+  private readonly nonces = new Map<string, Promise<number>>();
+  private readonly fees = new Map<EvmChain, Promise<Fees>>();
+
+  constructor(private readonly confirmations: number) {}
+
+  head(chain: EvmChain): Promise<number> {
+    let head = this.heads.get(chain);
+    if (head === undefined) this.heads.set(chain, (head = chain.provider.getBlockNumber()));
+    return head;
+  }
+
+  /** What the node's fee data says a transaction needs now (asked only when a record is past its replace-after blocks). */
+  feesNeeded(chain: EvmChain): Promise<Fees> {
+    let fees = this.fees.get(chain);
+    if (fees === undefined) this.fees.set(chain, (fees = chain.provider.getFeeData().then(feesOfFeeData)));
+    return fees;
+  }
+
+  /** The node's next nonce for the sender, its pool counted. */
+  nextNonce(chain: EvmChain, sender: string): Promise<number> {
+    return this.once(`${chain.info.chainId}:${sender}:pending`, () => chain.provider.getTransactionCount(sender, "pending"));
+  }
+
+  /** The sender's nonce count at the newest block with the confirmations a mined record needs. */
+  confirmedNonce(chain: EvmChain, sender: string): Promise<number> {
+    const required = chain.simulated ? 1 : this.confirmations;
+    return this.once(`${chain.info.chainId}:${sender}:confirmed`, async () =>
+      chain.provider.getTransactionCount(sender, Math.max(0, (await this.head(chain)) - required + 1)),
+    );
+  }
+
+  private once(key: string, read: () => Promise<number>): Promise<number> {
+    let value = this.nonces.get(key);
+    if (value === undefined) this.nonces.set(key, (value = read()));
+    return value;
+  }
+}
+
+/** A healing of this record's nonce, as the tracker reports it. */
+function healingOf(record: OperationRecord, kind: NonceHealingKind, detail: string): NonceHealing | undefined {
+  if (record.sender === null || record.nonce === null) return undefined;
+  return {
+    kind,
+    chain: record.chain,
+    network: record.network,
+    sender: record.sender,
+    nonce: record.nonce,
+    operationId: record.id,
+    ...(record.transactionHash !== null ? { transactionHash: record.transactionHash } : {}),
+    detail,
+  };
+}
+
+/** Sends a raw transaction; how the node answered (a refusal typed, never with the node's own text). */
+async function sendRaw(chain: EvmChain, rawTransaction: string): Promise<BroadcastOutcome> {
+  try {
+    await chain.broadcast(rawTransaction);
+    return { kind: "accepted" };
+  } catch (raw) {
+    if (isAlreadyKnown(raw)) return { kind: "already-known" };
+    // Only the typed message is stored: the node's own text may quote the endpoint with its credentials.
+    const error = translateProviderError(raw, `the ${chain.info.chain}/${chain.info.network} node`);
+    return {
+      kind: "refused",
+      error: { code: error.code, message: error.message },
+      transient: isTransient(error),
+      ...(isUnderpriced(raw) ? { underpriced: true } : {}),
+    };
+  }
 }
 
 /** Upstream trouble (down, slow, failing) says nothing about the transaction: try again later. */
@@ -64,14 +175,16 @@ export const isAlreadyKnown = (error: unknown) =>
  * it leases due records (one tracker per record at a time), asks the node, and writes what changed.
  * A `signed` record the node does not know is broadcast from its raw form; a `pending` one the node
  * lost is re-broadcast, then `dropped` after `dropAfterMs`; a live `mined` one whose block left the
- * canonical chain goes back to `pending`.
+ * canonical chain goes back to `pending`. Nonces heal (nonce-healing.ts): a record whose nonce another
+ * transaction took ends `failed` (NONCE_TAKEN), a sender's transactions are sent again in nonce order,
+ * and a nonce the node lacks below one that waits is filled where anything can fill it.
  */
 export class OperationTracker {
   readonly owner = `tracker-${randomUUID()}`;
   private running: Promise<void> | undefined;
   private stopped = false;
   private wake: (() => void) | undefined;
-  private readonly waiters = new Map<string, Set<() => void>>();
+  private readonly waiters = new Map<string, Set<(record?: OperationRecord) => void>>();
   private readonly canonicalBlocks = new CanonicalBlocks();
   private kickTimer: NodeJS.Timeout | undefined;
   private kickAt = Infinity;
@@ -82,15 +195,31 @@ export class OperationTracker {
   /** Records this process made, for a tracker that follows only those. */
   private readonly own = new Set<string>();
 
+  private readonly gaps: GapFiller;
+
   constructor(
     private readonly store: OperationStore,
     private readonly chainFor: ChainFor,
     private readonly settings: TrackerSettings,
+    private readonly healing: TrackerHealing = {},
     /** The clock records are judged by (drop and reorg windows); tests pass their own. */
     private readonly now: () => number = Date.now,
     /** How many blocks a pending transaction of the record's pair waits before it is replaced. */
     private readonly replaceAfterBlocks: (record: OperationRecord) => number = () => Infinity,
-  ) {}
+  ) {
+    const withSenderLock = healing.withSenderLock;
+    this.gaps = new GapFiller({
+      store,
+      // A filler's transaction takes a nonce a send could take: without the lock, none is sent.
+      fillers: withSenderLock === undefined ? [] : (healing.fillers ?? []),
+      withSenderLock: withSenderLock ?? ((_chain, _sender, work) => work()),
+      send: async (chain, raw) => {
+        const outcome = await sendRaw(chain, raw);
+        return outcome.kind === "refused" ? "refused" : outcome.kind;
+      },
+      report: (healing) => this.report(healing),
+    });
+  }
 
   start(): void {
     this.stopped = false;
@@ -120,16 +249,16 @@ export class OperationTracker {
     await this.store.releaseLeases(this.owner).catch(() => undefined);
   }
 
-  /** Resolves when this process changes the record, or after `ms`. */
-  changed(id: string, ms: number): Promise<void> {
+  /** Resolves with the record as this process wrote it when it changes it, or with nothing after `ms`. */
+  changed(id: string, ms: number): Promise<OperationRecord | undefined> {
     return new Promise((resolve) => {
       const waiters = this.waiters.get(id) ?? new Set();
       this.waiters.set(id, waiters);
-      const done = () => {
+      const done = (record?: OperationRecord) => {
         clearTimeout(timer);
         waiters.delete(done);
         if (waiters.size === 0) this.waiters.delete(id);
-        resolve();
+        resolve(record);
       };
       const timer = setTimeout(done, ms);
       waiters.add(done);
@@ -155,8 +284,8 @@ export class OperationTracker {
     if (this.settings.ownRecordsOnly) this.own.add(id);
   }
 
-  notify(id: string): void {
-    for (const waiter of [...(this.waiters.get(id) ?? [])]) waiter();
+  notify(id: string, record?: OperationRecord): void {
+    for (const waiter of [...(this.waiters.get(id) ?? [])]) waiter(record);
   }
 
   /** One pass over the due records; answers how many it looked at. */
@@ -166,24 +295,46 @@ export class OperationTracker {
       ...(this.settings.ownRecordsOnly ? { only: this.own } : {}),
     });
     if (due.length === 0) return 0;
-    // One head (and fee data) per chain and pass: the records of a burst are looked at together, against the same block.
-    const once = <T>(read: (chain: EvmChain) => Promise<T>) => {
-      const answers = new Map<EvmChain, Promise<T>>();
-      return (chain: EvmChain) => {
-        let answer = answers.get(chain);
-        if (answer === undefined) answers.set(chain, (answer = read(chain)));
-        return answer;
-      };
-    };
-    const reads: PassReads = {
-      headOf: once((chain) => chain.provider.getBlockNumber()),
-      feesOf: once(async (chain) => feesOfFeeData(await chain.provider.getFeeData())),
-    };
-    const changes = await Promise.all(due.map(async (record) => ({ id: record.id, change: await this.judge(record, reads) })));
+    // One head per chain, and one nonce count per sender, a pass: the records of a burst are looked at together.
+    const pass = new PassReads(this.settings.confirmations);
+    const looks = await Promise.all(due.map((record) => this.look(record, pass)));
+    await this.markNoncesTaken(looks, pass);
+    const healings = new Map<string, NonceHealing>();
+    const broadcasts: Look[] = [];
+    await Promise.all(
+      looks.map(async (look) => {
+        if (look.change !== undefined || look.observation === undefined) return;
+        const decision = decide(look.record, look.observation, this.settings, this.now());
+        if ("change" in decision) look.change = decision.change;
+        else if (decision.action === "broadcast") broadcasts.push(look);
+        else if (decision.action === "replace")
+          // A step of its own ladder at its own nonce: no gap of the sender's is filled by it, so it is sent on its own.
+          look.change = await this.replace(look.record, look.chain!, decision.transactionHash, pass).then(
+            (observation) => this.decision(look.record, observation),
+            () => this.decision(look.record, { kind: "node-error" }),
+          );
+        else
+          look.change = await this.grant(look.record, look.chain!).then(
+            (observation) => this.decision(look.record, observation),
+            () => this.decision(look.record, { kind: "node-error" }),
+          );
+      }),
+    );
+    await this.sendInOrder(looks, broadcasts, pass, healings);
+    const changes = looks.map((look) => ({ id: look.record.id, change: look.change ?? { checkInMs: RETRY_AFTER_ERROR_MS } }));
+    for (const { record, change } of looks) {
+      if (change?.error?.code !== ErrorCode.NONCE_TAKEN) continue;
+      const healing = healingOf(record, "nonce-taken", `settled failed: ${change.reason ?? "another transaction took its nonce"}`);
+      if (healing !== undefined) healings.set(record.id, healing);
+    }
     const changed = await this.store.changeOperations(changes, this.owner).catch(() => changes.map(() => undefined));
     changes.forEach(({ id, change }, index) => {
       if (change.checkInMs === null) this.own.delete(id);
-      if (changed[index] !== undefined && change.reason !== undefined) this.notify(id);
+      if (changed[index] === undefined) return;
+      // The store answers a change without the record's transactions; the pass has them (a step it sent marked so).
+      if (change.reason !== undefined) this.notify(id, { ...changed[index]!, transactions: looks[index]!.record.transactions });
+      const healing = healings.get(id);
+      if (healing !== undefined) this.report(healing);
     });
     return due.length;
   }
@@ -210,24 +361,17 @@ export class OperationTracker {
     }
   }
 
-  /**
-   * Observes a record, lets `decide` judge, carries out the action it asks for (at most a broadcast, a replacement or a
-   * grant), and judges again.
-   */
-  private async judge(record: LeasedOperation, reads: PassReads): Promise<OperationChange> {
+  /** What the chain says of a record, or the change already known without asking it. */
+  private async look(record: LeasedOperation, pass: PassReads): Promise<Look> {
     // What the request answered comes first: the node may already have lost it, and that is the next look's business.
-    if (this.accepted.delete(record.id) && record.status === "signed") return this.decision(record, { kind: "accepted-here" });
+    if (this.accepted.delete(record.id) && record.status === "signed")
+      return { record, change: this.decision(record, { kind: "accepted-here" }) };
     try {
       const chain = await this.chainFor(record);
-      const observed = await this.observe(record, chain, reads);
-      const decision = decide(record, observed, this.settings, this.now());
-      if ("change" in decision) return decision.change;
-      if (decision.action === "grant") return this.decision(record, await this.grant(record, chain));
-      if (decision.action === "replace") return this.decision(record, await this.replace(record, chain, decision.transactionHash, reads));
-      return this.decision(record, await this.broadcast(record, chain, reads));
+      return { record, chain, observation: await this.observe(record, chain, pass) };
     } catch {
       // The node (or the pair's configuration) is failing: nothing is known, so nothing changes but the next look.
-      return this.decision(record, { kind: "node-error" });
+      return { record, change: this.decision(record, { kind: "node-error" }) };
     }
   }
 
@@ -237,8 +381,90 @@ export class OperationTracker {
     return "change" in decision ? decision.change : { checkInMs: RETRY_AFTER_ERROR_MS };
   }
 
+  /**
+   * Marks the records whose nonce another transaction took: for a sender with a record missing (in no block, not in the
+   * pool), the node's next nonce (its pool counted) and, where the record is below it, the count at the block with the
+   * required confirmations. A missing record whose nonce that count passed, and still missing when looked at again after
+   * the count, was replaced by another transaction.
+   */
+  private async markNoncesTaken(looks: Look[], pass: PassReads): Promise<void> {
+    const missing = looks.filter((look) => waitingOf(look) !== undefined && isMissing(look.observation));
+    await Promise.all(
+      missing.map(async (look) => {
+        const { chain, sender, nonce } = waitingOf(look)!;
+        try {
+          const next = await pass.nextNonce(chain, sender);
+          if (nonce >= next) return;
+          const confirmed = await pass.confirmedNonce(chain, sender);
+          if (nonce >= confirmed) return;
+          // Looked at again after the count: mined in between, it would have counted, and is found now.
+          const again = await this.observe(look.record, chain, pass);
+          look.observation = isMissing(again) ? { ...(again as ChainObservation), nonceTakenBy: { confirmedNonce: confirmed } } : again;
+        } catch {
+          // Nothing known of the nonce (the node failed to say): judged on what was seen, as before.
+        }
+      }),
+    );
+  }
+
+  /**
+   * Each sender's sends of the pass, in nonce order, one at a time: its records the node does not know, sent again, and
+   * before each, the nonces below it the node lacks (a gap), filled if anything can fill them.
+   */
+  private async sendInOrder(looks: Look[], broadcasts: Look[], pass: PassReads, healings: Map<string, NonceHealing>): Promise<void> {
+    const bySender = new Map<string, { chain: EvmChain; sender: string; looks: Look[] }>();
+    const alone: Look[] = [];
+    const toSend = new Set(broadcasts);
+    for (const look of looks) {
+      const waiting = waitingOf(look);
+      if (waiting === undefined) {
+        if (toSend.has(look)) alone.push(look);
+        continue;
+      }
+      const key = `${waiting.chain.info.chain}/${waiting.chain.info.network}/${waiting.sender}`;
+      const group = bySender.get(key) ?? { chain: waiting.chain, sender: waiting.sender, looks: [] };
+      group.looks.push(look);
+      bySender.set(key, group);
+    }
+    await Promise.all([
+      ...alone.map(async (look) => (look.change = this.decision(look.record, await this.broadcast(look.record, look.chain!, pass)))),
+      ...[...bySender.values()].map(async ({ chain, sender, looks: group }) => {
+        const next = await pass.nextNonce(chain, sender).catch(() => undefined);
+        if (next !== undefined) this.gaps.closedBelow(chain, sender, next);
+        const byId = new Map(group.map((look) => [look.record.id, look]));
+        const steps = nonceSteps(
+          next,
+          group.map((look) => ({ id: look.record.id, nonce: look.record.nonce!, broadcast: toSend.has(look) })),
+        );
+        const gaps = this.gaps.senderView(chain, { chain: group[0]!.record.chain, network: group[0]!.record.network, sender });
+        for (const step of steps) {
+          if (step.kind === "fill") {
+            await gaps.fill(step.nonce).catch(() => false);
+            continue;
+          }
+          const look = byId.get(step.id)!;
+          const observation = await this.broadcast(look.record, chain, pass).catch((): Observation => ({ kind: "node-error" }));
+          look.change = this.decision(look.record, observation);
+          // A pending record's transaction the node no longer knew (a signed one's first broadcast is no healing).
+          if (observation.kind === "broadcast" && observation.outcome.kind === "accepted" && look.record.status === "pending") {
+            const healing = healingOf(look.record, "rebroadcast", "sent again from its raw form: the node no longer knew it");
+            if (healing !== undefined) healings.set(look.record.id, healing);
+          }
+        }
+      }),
+    ]);
+  }
+
+  private report(healing: NonceHealing): void {
+    try {
+      this.healing.observe?.(healing);
+    } catch {
+      // A report that fails (a logger, a metric) changes nothing the tracker does.
+    }
+  }
+
   /** What the chain says of a record now. */
-  private async observe(record: LeasedOperation, chain: EvmChain, reads: PassReads): Promise<Observation> {
+  private async observe(record: LeasedOperation, chain: EvmChain, pass: PassReads): Promise<Observation> {
     const label = `${chain.info.chain}/${chain.info.network}`;
     if (record.kind === "faucet") {
       if (chain.fund === undefined || chain.hasGrant === undefined)
@@ -261,20 +487,21 @@ export class OperationTracker {
     if (hash === null) return { kind: "no-transaction" };
     // Every hash it was sent as: whichever the chain mined settles it (a replacement, or the first one, won the race).
     const sent = [hash.toLowerCase()];
-    for (const transaction of record.transactions)
+    for (const transaction of record.transactions) {
       if (transaction.broadcastAt !== null && !sent.includes(transaction.transactionHash)) sent.push(transaction.transactionHash);
+    }
+    // Only an ERC721 mint's minted id is read from the logs; for the rest, where and whether it was included.
+    const mintOf = record.kind === "mint" && record.tokenType === "ERC721" ? record.contractAddress : null;
     const [receipts, head] = await Promise.all([
-      Promise.all(sent.map((each) => chain.provider.getTransactionReceipt(each))),
-      reads.headOf(chain),
+      Promise.all(sent.map((each) => (mintOf ? chain.provider.getTransactionReceipt(each) : receiptSummary(chain, each)))),
+      pass.head(chain),
     ]);
-    const receipt = receipts.find((each) => each !== null) ?? null;
+    const found = receipts.findIndex((each) => each !== null);
+    const receipt = found === -1 ? null : receipts[found]!;
     const pooled = receipt === null ? await this.pooled(chain, sent) : undefined;
-    const tokenId =
-      receipt !== null && record.kind === "mint" && record.tokenType === "ERC721" && record.contractAddress
-        ? mintedTokenId(receipt, record.contractAddress)
-        : undefined;
+    const tokenId = receipt !== null && mintOf ? mintedTokenId(receipt as TransactionReceipt, mintOf) : undefined;
     const replaceAfterBlocks = this.replaceAfterBlocks(record);
-    const needed = receipt === null && replacementDue(record, head, replaceAfterBlocks) ? await reads.feesOf(chain) : undefined;
+    const needed = receipt === null && replacementDue(record, head, replaceAfterBlocks) ? await pass.feesNeeded(chain) : undefined;
     return {
       kind: "chain",
       simulated: chain.simulated,
@@ -283,7 +510,7 @@ export class OperationTracker {
       receipt:
         receipt === null
           ? null
-          : { blockNumber: receipt.blockNumber, blockHash: receipt.blockHash, status: receipt.status, transactionHash: receipt.hash },
+          : { blockNumber: receipt.blockNumber, blockHash: receipt.blockHash, status: receipt.status, transactionHash: sent[found]! },
       inPool: pooled !== undefined,
       ...(pooled !== undefined && pooled !== sent[0] ? { pooled } : {}),
       ...(tokenId !== undefined ? { mintedTokenId: tokenId } : {}),
@@ -314,22 +541,23 @@ export class OperationTracker {
    * Sends a step of the record's ladder in place of the transaction it follows: written as sent first (so that a crash
    * after the broadcast still has its hash followed), then broadcast.
    */
-  private async replace(record: LeasedOperation, chain: EvmChain, hash: string, reads: PassReads): Promise<Observation> {
+  private async replace(record: LeasedOperation, chain: EvmChain, hash: string, pass: PassReads): Promise<Observation> {
     const step = record.transactions.find((transaction) => transaction.transactionHash === hash.toLowerCase());
     const raw = await this.store.transactionRaw(record.id, hash);
     if (step === undefined || raw === undefined || record.nonce === null) throw new Error(`step ${hash} of ${record.id} is not stored`);
     const { broadcastAt: _sent, ...fields } = step;
-    await this.store.recordTransaction(record.id, { ...fields, nonce: record.nonce, rawTransaction: raw, broadcast: true });
-    const [outcome, head] = await Promise.all([this.send(chain, raw), reads.headOf(chain)]);
+    const written = await this.store.recordTransaction(record.id, { ...fields, nonce: record.nonce, rawTransaction: raw, broadcast: true });
+    if (written !== undefined) record.transactions = written.transactions;
+    const [outcome, head] = await Promise.all([sendRaw(chain, raw), pass.head(chain)]);
     return { kind: "replaced", transactionHash: step.transactionHash, outcome, pollMs: chain.pollingIntervalMs, head };
   }
 
   /** Sends the stored raw transaction again (the one the record follows); how the node answered. */
-  private async broadcast(record: LeasedOperation, chain: EvmChain, reads: PassReads): Promise<Observation> {
-    const outcome = await this.send(chain, await this.rawOf(record));
+  private async broadcast(record: LeasedOperation, chain: EvmChain, pass: PassReads): Promise<Observation> {
+    const outcome = await sendRaw(chain, await this.rawOf(record));
     const replaceAfterBlocks = this.replaceAfterBlocks(record);
     // The pass's head, read when it observed the record (it is cached): where its replace-after blocks count from.
-    const head = await reads.headOf(chain).catch(() => undefined);
+    const head = await pass.head(chain).catch(() => undefined);
     return {
       kind: "broadcast",
       outcome,
@@ -337,24 +565,6 @@ export class OperationTracker {
       ...(head !== undefined ? { head } : {}),
       ...(Number.isFinite(replaceAfterBlocks) ? { replaceAfterBlocks } : {}),
     };
-  }
-
-  /** Sends a raw transaction; how the node answered. */
-  private async send(chain: EvmChain, raw: string): Promise<BroadcastOutcome> {
-    try {
-      await chain.broadcast(raw);
-      return { kind: "accepted" };
-    } catch (error) {
-      if (isAlreadyKnown(error)) return { kind: "already-known" };
-      // Only the typed message is stored: the node's own text may quote the endpoint with its credentials.
-      const typed = translateProviderError(error, `the ${chain.info.chain}/${chain.info.network} node`);
-      return {
-        kind: "refused",
-        error: { code: typed.code, message: typed.message },
-        transient: isTransient(typed),
-        ...(isUnderpriced(error) ? { underpriced: true } : {}),
-      };
-    }
   }
 
   /** A faucet grant recorded before a crash and not in the chain's journal: made now, under the same name. */

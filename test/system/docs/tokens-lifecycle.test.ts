@@ -9,5 +9,10 @@ describeWalkthrough({
     "/api/v1/tokens/allowance",
     "/owners/",
     "signedTransaction",
+    "/api/v1/tokens/burn",
+    "/api/v1/tokens/pause",
+    "/api/v1/tokens/roles/grant",
+    "/api/v1/tokens/roles/revoke",
+    "/api/v1/tokens/ownership/transfer",
   ],
 });

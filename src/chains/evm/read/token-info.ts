@@ -7,7 +7,7 @@ import { translateProviderError } from "../provider-errors.js";
 import { INTERFACE_IDS, erc1155Standard, erc20Standard, erc721Standard, probes } from "../standard-abi.js";
 import { codeAt, nodeOf, supportedInterfaces, view, viewCall } from "./view-call.js";
 
-function notAToken(contract: string, what: string, noCode: boolean): TokenServiceError {
+export function notAToken(contract: string, what: string, noCode: boolean): TokenServiceError {
   return new TokenServiceError(
     ErrorCode.NOT_A_TOKEN_CONTRACT,
     noCode
