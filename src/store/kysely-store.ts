@@ -453,6 +453,27 @@ export class KyselyStore implements Store {
     return this.getOperation(operationId);
   }
 
+  async signedCancelAt(
+    chain: string,
+    network: string,
+    sender: string,
+    nonce: number,
+  ): Promise<{ operationId: string; rawTransaction: string } | undefined> {
+    const row = await this.db
+      .selectFrom("operations")
+      .innerJoin("operation_transactions as cancel", "cancel.operation_id", "operations.id")
+      .select(["operations.id", "cancel.raw_transaction"])
+      .where("operations.chain", "=", chain)
+      .where("operations.network", "=", network)
+      .where("operations.sender", "=", sender)
+      .where("operations.nonce", "=", nonce)
+      .where("cancel.role", "=", "cancel")
+      .orderBy("operations.created_at", "desc")
+      .limit(1)
+      .executeTakeFirst();
+    return row === undefined ? undefined : { operationId: row.id, rawTransaction: row.raw_transaction };
+  }
+
   async transactionRaw(operationId: string, transactionHash: string): Promise<string | undefined> {
     const row = await this.db
       .selectFrom("operation_transactions")

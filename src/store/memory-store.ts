@@ -88,6 +88,22 @@ export class MemoryOperationStore implements OperationStore {
     return this.read(entry);
   }
 
+  async signedCancelAt(
+    chain: string,
+    network: string,
+    sender: string,
+    nonce: number,
+  ): Promise<{ operationId: string; rawTransaction: string } | undefined> {
+    let found: { operationId: string; rawTransaction: string; createdAt: string } | undefined;
+    for (const { record, transactions } of this.entries.values()) {
+      if (record.chain !== chain || record.network !== network || record.sender !== sender || record.nonce !== nonce) continue;
+      const cancel = transactions.find((transaction) => transaction.role === "cancel");
+      if (cancel !== undefined && (found === undefined || record.createdAt >= found.createdAt))
+        found = { operationId: record.id, rawTransaction: cancel.rawTransaction, createdAt: record.createdAt };
+    }
+    return found === undefined ? undefined : { operationId: found.operationId, rawTransaction: found.rawTransaction };
+  }
+
   async transactionRaw(operationId: string, transactionHash: string): Promise<string | undefined> {
     const hash = transactionHash.toLowerCase();
     return this.entries.get(operationId)?.transactions.find((stored) => stored.transactionHash === hash)?.rawTransaction;

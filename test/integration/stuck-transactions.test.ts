@@ -8,6 +8,7 @@ import hre from "hardhat";
 import { createTokenService, type TokenService } from "../../src/api.js";
 import type { ChainFaultControl } from "../../src/core/token-service.js";
 import type { OperationRecord } from "../../src/core/operations/types.js";
+import type { NonceHealing } from "../../src/core/operations/nonce-healing.js";
 import { ErrorCode } from "../../src/domain/errors.js";
 import { parseChainFault } from "../../src/domain/faults.js";
 import { SimulatedChain } from "../../src/chains/evm/simulated-chain.js";
@@ -27,12 +28,15 @@ describe("stuck transactions on a simulated chain (fee spikes and stalls)", func
   let service: TokenService;
   let faults: ChainFaultControl;
 
+  const healings: NonceHealing[] = [];
+
   before(async function () {
     service = await createTokenService({
       hre,
       env: { TOKEN_SERVICE_REPLACE_AFTER_BLOCKS_ETHEREUM_SEPOLIA: "2" },
       chainFaults: true,
       blockTimeSeconds: 0.2,
+      onNonceHealing: (healing) => healings.push(healing),
     });
     faults = await service.chainFaults(pair);
   });
@@ -275,6 +279,38 @@ describe("stuck transactions on a simulated chain (fee spikes and stalls)", func
     } finally {
       await capped.close();
     }
+  });
+
+  it("fills a nonce its operation left unused with that operation's pre-signed cancel, so the send above it is mined", async function () {
+    const wallet = await fundedWallet(service, pair);
+    const stall = await faults.inject({ fault: "stall", seconds: 120 });
+    const send = () => service.launch({ ...pair, type: "ERC20", token, sender: wallet.address, privateKey: wallet.privateKey });
+    const [below, above] = [await send(), await send()];
+    expect(above.nonce).to.equal(below.nonce + 1);
+    await until(async () => (await record(above.id)).status === "pending", "the launch above seen pending");
+    // The one below ends without taking its nonce (as a send refused before its broadcast does), and the node forgets both.
+    await service.operations.store.changeOperation(below.id, {
+      status: "failed",
+      reason: "refused (made so by the test)",
+      error: { code: "TRANSACTION_REJECTED", message: "refused" },
+      checkInMs: null,
+    });
+    await faults.inject({ fault: "drop" });
+    await faults.clear(stall.id);
+    expect(await service.operations.wait(above.id, 30_000)).to.deep.include({ status: "mined" });
+    const cancel = (await record(below.id)).transactions.find(({ role }) => role === "cancel")!;
+    expect(healings.filter((healing) => healing.sender === wallet.address && healing.kind === "gap-filled")).to.deep.equal([
+      {
+        ...pair,
+        sender: wallet.address,
+        nonce: below.nonce,
+        kind: "gap-filled",
+        detail: `filled with the pre-signed cancel of operation ${below.id}`,
+      },
+    ]);
+    const chain = await service.evm.get({ ...pair, kind: "evm", chainId: 11155111, nativeSymbol: "ETH", nativeDecimals: 18 });
+    expect((await chain.provider.getTransactionReceipt(cancel.transactionHash))?.status, "the cancel took the nonce").to.equal(1);
+    expect(await chain.provider.getCode(below.contractAddress)).to.equal("0x");
   });
 
   it("names what it cannot speed up or cancel", async function () {

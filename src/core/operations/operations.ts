@@ -36,6 +36,7 @@ import type { ApproveRequest, ApproveResult, TransferRequest, TransferResult } f
 import { decideGrant, decideSent } from "./decide.js";
 import { OperationTracker, isTransient, type TrackerHealing, type TrackerSettings } from "./tracker.js";
 import { Replacements, columnsOf, type ReplacementOutcome, type ReplacementRequest } from "./replacements.js";
+import { SignedCancels } from "./signed-cancels.js";
 import {
   FINAL_STATUSES,
   type NewOperation,
@@ -126,7 +127,12 @@ export class Operations {
       store,
       (record) => this.chainOf(record),
       settings,
-      { ...healing, withSenderLock: (chain, sender, work) => writes.withSenderLock(chain, sender, work) },
+      {
+        ...healing,
+        // The fillers it was given (a caller's own), then the cancels its key-in-body sends signed ahead.
+        fillers: [...(healing.fillers ?? []), new SignedCancels(store)],
+        withSenderLock: (chain, sender, work) => writes.withSenderLock(chain, sender, work),
+      },
       Date.now,
       (record) => this.writes.feePolicy.replaceAfterBlocksOf(record),
     );

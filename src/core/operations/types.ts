@@ -106,6 +106,16 @@ export interface OperationStore {
   /** The raw form of one of an operation's transactions (the record's own `rawTransaction` is its first). */
   transactionRaw(operationId: string, transactionHash: string): Promise<string | undefined>;
   /**
+   * The cancel a send signed ahead for the sender's `nonce` on the pair (the newest operation's, should several have had
+   * that nonce): what can fill the nonce once its operation ended without taking it.
+   */
+  signedCancelAt(
+    chain: string,
+    network: string,
+    sender: string,
+    nonce: number,
+  ): Promise<{ operationId: string; rawTransaction: string } | undefined>;
+  /**
    * The nonces the sender may not take on the pair, ascending: those of its signed or pending records (the node may not
    * have them yet) and of its live reservations (prepared for a caller to sign).
    */

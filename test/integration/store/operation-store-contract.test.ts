@@ -234,6 +234,21 @@ for (const subject of subjects) {
       expect((await store.recordTransaction(record.id, signed))?.transactions.map(({ rung }) => rung)).to.deep.equal([0, 1, 2, 3, 4]);
     });
 
+    it("finds the cancel a send signed ahead for a sender's nonce", async function () {
+      const network = `cancels-${randomUUID().slice(0, 8)}`;
+      const laddered = launch({ network, nonce: 3, transactions: ladder("7") });
+      await store.insertOperation(laddered);
+      // A later send that took the nonce again, without a ladder (a caller-signed one): the cancel found is still the one signed.
+      await store.insertOperation(launch({ network, nonce: 3 }));
+      await store.insertOperation(launch({ network, nonce: 4 }));
+      expect(await store.signedCancelAt("ethereum", network, SENDER, 3)).to.deep.equal({
+        operationId: laddered.id,
+        rawTransaction: "0x02f87c",
+      });
+      expect(await store.signedCancelAt("ethereum", network, SENDER, 4), "a send without a ladder").to.equal(undefined);
+      expect(await store.signedCancelAt("ethereum", network, "0x70997970C51812dc3A010C7d01b50e0d17dc79C8", 3)).to.equal(undefined);
+    });
+
     it("follows the transaction the node took, counts blocks from its head, and sets the stuck notice once", async function () {
       const transactions = ladder("e");
       const record = launch({
