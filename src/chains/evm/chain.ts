@@ -52,11 +52,11 @@ export interface EvmChain {
 }
 
 /**
- * Whether a transaction sent to the chain may wait unmined: on a live node, and on a simulated chain with a block time
- * or faults (a stall, a fee spike); not on a simulated chain that mines each transaction as it takes it.
+ * Whether fees can leave a transaction sent to the chain waiting unmined: on a live node, and on a simulated chain with
+ * faults on (a fee spike, a stall). A simulated chain without faults includes every transaction at its next block.
  */
 export function transactionsCanWait(chain: EvmChain): boolean {
-  return !chain.simulated || chain.broadcastAll === undefined || chain.faults !== undefined;
+  return !chain.simulated || chain.faults !== undefined;
 }
 
 /** An endpoint read only when its pair is first used, such as a configuration variable, and where it was configured. */

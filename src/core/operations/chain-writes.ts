@@ -52,7 +52,7 @@ export class ChainWrites {
 
   /**
    * The pair's fee ceiling, checked before signing; and, for a send whose key is at hand on a chain where a transaction
-   * can wait unmined, its fee ladder and cancel signed ahead (a simulated chain mining on send without faults has none).
+   * can wait unmined, its fee ladder and cancel signed ahead (a simulated chain without faults has none).
    */
   feeRules(chain: EvmChain, keyAtHand: boolean): FeeRules {
     const cap = this.feePolicy.capOf(chain.info);
