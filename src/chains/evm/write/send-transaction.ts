@@ -119,6 +119,18 @@ async function estimateAll(chain: EvmChain, requests: TransactionIntent[]): Prom
 /** Estimates leave headroom: a block may move the base fee or the gas a call needs between estimate and inclusion. */
 const GAS_HEADROOM_PERCENT = 120n;
 
+/**
+ * The most gas one transaction may use where EIP-7825 holds (Osaka; Ethereum since Fusaka, and the simulated chains): a
+ * node refuses a larger limit, or keeps it unmined. A large batch mint's estimate comes near it.
+ */
+export const TRANSACTION_GAS_CAP = 16_777_216n;
+
+/** The estimate with its headroom, which stops at the cap for a transaction estimated within it. */
+export function gasLimitFor(estimate: bigint): bigint {
+  const limit = (estimate * GAS_HEADROOM_PERCENT) / 100n;
+  return estimate <= TRANSACTION_GAS_CAP && limit > TRANSACTION_GAS_CAP ? TRANSACTION_GAS_CAP : limit;
+}
+
 /** The lowest nonce from the node's next one that nothing holds: a reservation that expired unused is taken again. */
 export function lowestFreeNonce(next: number, held: readonly number[]): number {
   let nonce = next;
@@ -177,7 +189,7 @@ async function buildTransaction(chain: EvmChain, request: TransactionIntent, hoo
   }
   const estimate = estimates[0]!;
   if (estimate.status === "rejected") throw await estimateError(chain, request, estimate.reason);
-  const gasLimit = (estimate.value * GAS_HEADROOM_PERCENT) / 100n;
+  const gasLimit = gasLimitFor(estimate.value);
   const transaction = unsignedTransaction(chain, request, lowestFreeNonce(nextNonce, held ?? []), gasLimit, feeData);
   let l1Fee: bigint;
   try {
@@ -386,7 +398,7 @@ async function sendBatch(chain: EvmChain, batch: Job[]): Promise<void> {
       continue;
     }
     const { request } = entry.job;
-    const gasLimit = (estimate.value * GAS_HEADROOM_PERCENT) / 100n;
+    const gasLimit = gasLimitFor(estimate.value);
     const transaction = unsignedTransaction(chain, request, nonce, gasLimit, feeData);
     let l1Fee = 0n;
     if (l1Fees !== undefined) {
@@ -493,7 +505,7 @@ function askL1Fees(
   return batch.map((entry, index) => {
     const estimate = estimates[index]!;
     if (estimate.status === "rejected") return { nonce: -1, fee: Promise.resolve(0n) };
-    const gasLimit = (estimate.value * GAS_HEADROOM_PERCENT) / 100n;
+    const gasLimit = gasLimitFor(estimate.value);
     const fee = l1DataFee(chain, unsignedTransaction(chain, entry.job.request, nonce, gasLimit, feeData));
     // Read in order by the batch's loop; a job that fails first must not leave its answer unhandled.
     fee.catch(() => undefined);
