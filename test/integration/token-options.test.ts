@@ -476,18 +476,19 @@ describe("token options: what the service refuses before anything is signed", fu
     }
   });
 
-  it("refuses ERC1155 mints for now, and tokenId outside an ERC1155 balance read", async function () {
+  it("refuses an ERC1155 mint without the id to mint, and tokenId outside an ERC1155 balance read", async function () {
     await expectServiceError(
       service.mint({
         ...pair,
         type: "ERC1155",
         contractAddress: sender.address,
         to: sender.address,
+        amount: "1",
         sender: sender.address,
         privateKey: sender.privateKey,
       }),
       ErrorCode.INVALID_ARGUMENT,
-      "type",
+      "tokenId",
     );
     const read = { ...pair, address: sender.address, tokenAddress: sender.address };
     await expectServiceError(service.getTokenBalance({ ...read, type: "erc20", tokenId: "1" }), ErrorCode.INVALID_ARGUMENT, "tokenId");

@@ -20,6 +20,14 @@ function liveNetworkFaucet(info: NetworkInfo, advice: string): TokenServiceError
   );
 }
 
+/** Runs the intent's checks before signing; the transaction to sign, with the data the checks chose where they did. */
+async function checkedTransaction(intent: WriteIntent<unknown>, chain: EvmChain) {
+  const checked = await intent.preflight?.(chain);
+  const data = checked?.data ?? intent.transaction.data;
+  if (data === undefined) throw new Error(`the ${intent.kind} intent names no call data`);
+  return { ...intent.transaction, data };
+}
+
 /**
  * The chain side of every write: sign a parsed command (or check the caller's signature) and send it, with hooks for
  * the recorder. Not public: every door writes through `Operations`, which records each write before it is broadcast.
@@ -40,8 +48,8 @@ export class ChainWrites {
   async send<Answer>(intent: WriteIntent<Answer>, signing: Signing, hooks: BroadcastHooks): Promise<Answer> {
     const { pair, sender } = intent.command;
     const chain = await this.evmChain(pair, intent.kind === "launch" ? "token launch" : intent.kind);
-    await intent.preflight?.(chain);
-    const sent = await sendTransaction(chain, this.lock, { sender, ...signing, ...intent.transaction }, hooks);
+    const transaction = await checkedTransaction(intent, chain);
+    const sent = await sendTransaction(chain, this.lock, { sender, ...signing, ...transaction }, hooks);
     return intent.answer(sent, chain);
   }
 
@@ -49,8 +57,8 @@ export class ChainWrites {
   async prepare(intent: WriteIntent<unknown>, hooks: PrepareHooks): Promise<PreparedTransactionResult> {
     const { pair, sender, params } = intent.command;
     const chain = await this.evmChain(pair, intent.kind === "launch" ? "token launch" : intent.kind);
-    await intent.preflight?.(chain);
-    const { transaction, expiresAt } = await prepareTransaction(chain, this.lock, { sender, ...intent.transaction }, hooks);
+    const checked = await checkedTransaction(intent, chain);
+    const { transaction, expiresAt } = await prepareTransaction(chain, this.lock, { sender, ...checked }, hooks);
     const { contractAddress } = intent.record(Number(transaction.nonce));
     return {
       chain: pair.chain,

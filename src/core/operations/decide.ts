@@ -45,8 +45,8 @@ export type Observation =
       receipt: { blockNumber: number; blockHash: string; status: number | null } | null;
       /** With no receipt: whether the node still holds the transaction. */
       inPool: boolean;
-      /** An ERC721 mint's token id, read from the receipt's logs. */
-      mintedTokenId?: string;
+      /** What an ERC721 mint minted, read from the receipt's logs: its token id, or a batch's, in recipients' order. */
+      minted?: { tokenId: string } | { tokenIds: string[] };
     }
   /** The tracker sent the stored raw transaction (the node did not know it). */
   | { kind: "broadcast"; outcome: BroadcastOutcome; pollMs: number };
@@ -166,12 +166,12 @@ function decideOnChain(record: LeasedOperation, observation: Extract<Observation
       });
     }
     const keepWatching = !observation.simulated && policy.reorgWatchMs > 0;
-    const tokenId = observation.mintedTokenId;
+    const minted = observation.minted;
     return change({
       status: "mined",
       reason: `included in block ${receipt.blockNumber}${required > 1 ? ` with ${confirmations} confirmations` : ""}`,
       ...block,
-      ...(tokenId !== undefined ? { result: { ...record.result, tokenId } } : {}),
+      ...(minted !== undefined ? { result: { ...record.result, ...minted } } : {}),
       checkInMs: keepWatching ? reorgCheckInMs(poll, 0) : null,
     });
   }

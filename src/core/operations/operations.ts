@@ -21,7 +21,8 @@ import type {
 } from "../../domain/requests.js";
 import type { ChainWrites } from "./chain-writes.js";
 import { amountPair } from "../../domain/units.js";
-import { parseLaunchCommand, parseMintCommand, parseSigning, type EvmPair, type Signing } from "../../domain/commands.js";
+import { parseLaunchCommand, parseSigning, type EvmPair, type Signing } from "../../domain/commands.js";
+import { parseMintCommand } from "../../domain/mint-commands.js";
 import { approveIntent, launchIntent, mintIntent, transferIntent, type WriteIntent } from "./intents.js";
 import { parseApproveCommand, parseTransferCommand } from "../../domain/transfer-commands.js";
 import type { ApproveRequest, ApproveResult, TransferRequest, TransferResult } from "../../domain/transfer-requests.js";
@@ -114,17 +115,7 @@ export class Operations {
 
   async mint(request: MintRequest, context: OperationContext = {}): Promise<MintOutcome> {
     const command = parseMintCommand(request, this.writes.chains);
-    const signing = parseSigning(request, command.sender, addressOfPrivateKey);
-    const {
-      privateKey: _secret,
-      signedTransaction: _signed,
-      chain: _chain,
-      network: _network,
-      type: _type,
-      sender: _sender,
-      ...fields
-    } = request;
-    return this.recorded(context, mintIntent(command, fields), signing);
+    return this.recorded(context, mintIntent(command), parseSigning(request, command.sender, addressOfPrivateKey));
   }
 
   /** The launch `launch` would send, unsigned, its nonce reserved for the sender until `expiresAt` (no record yet). */
@@ -134,7 +125,7 @@ export class Operations {
 
   /** The mint `mint` would send, unsigned, its nonce reserved for the sender until `expiresAt` (no record yet). */
   async prepareMint(request: Unsigned<MintRequest>): Promise<PreparedOutcome> {
-    return this.prepared(mintIntent(parseMintCommand(request, this.writes.chains), {}));
+    return this.prepared(mintIntent(parseMintCommand(request, this.writes.chains)));
   }
 
   /** Moves native currency or a token from the sender, as a recorded operation like `launch`. */
@@ -234,21 +225,15 @@ export class Operations {
     }
   }
 
-  /** The outcome with the status its record reached (final, or as it stands after `timeoutMs`), and an ERC721 mint's token id. */
+  /** The outcome with the status its record reached (final, or as it stands after `timeoutMs`), and an ERC721 mint's token ids. */
   async settle<T extends { id: string; status: OperationStatus; blockNumber: number | null }>(
     outcome: T,
     timeoutMs: number,
-  ): Promise<T & { tokenId?: string }> {
+  ): Promise<T & { tokenId?: string; tokenIds?: string[] }> {
     // The transaction is sent: a store that cannot be read now (a database outage) leaves the answer as it stood.
     const record = await this.wait(outcome.id, timeoutMs).catch(() => undefined);
     if (record === undefined) return outcome;
-    const tokenId = record.result?.tokenId;
-    return {
-      ...outcome,
-      status: record.status,
-      blockNumber: record.blockNumber,
-      ...(tokenId !== undefined ? { tokenId: String(tokenId) } : {}),
-    };
+    return { ...outcome, status: record.status, blockNumber: record.blockNumber, ...mintedIds(record) };
   }
 
   /** What a launch, mint, transfer or approval answered, rebuilt from its record (an idempotent retry after a crash gets it). */
@@ -299,13 +284,15 @@ export class Operations {
         blockNumber: record.blockNumber,
       };
     }
-    const { to, amount, tokenId } = record.params as { to?: string; amount?: string; tokenId?: string };
+    // A mint's record keeps its fields as its answer has them (mintIntent writes them so), and a single mint's URI.
+    const { contractAddress: _contract, uri: _uri, ...minted } = record.params as Record<string, unknown>;
     return {
       ...common,
       contractAddress: record.contractAddress,
-      to,
-      ...(record.result?.tokenId !== undefined || tokenId !== undefined ? { tokenId: String(record.result?.tokenId ?? tokenId) } : {}),
-      ...(amount !== undefined ? { amount: String(amount) } : {}),
+      ...minted,
+      ...(minted.tokenId !== undefined ? { tokenId: String(minted.tokenId) } : {}),
+      ...(minted.amount !== undefined ? { amount: String(minted.amount) } : {}),
+      ...mintedIds(record),
       simulated,
       blockNumber: record.blockNumber,
     };
@@ -447,6 +434,13 @@ export class Operations {
       return { ...intent.answer(signedAs.info, signedAs.chain), id, status: "signed", blockNumber: null };
     }
   }
+}
+
+/** The ERC721 ids a mined mint produced, as its answer carries them: one mint's `tokenId`, a batch's `tokenIds`. */
+function mintedIds(record: OperationRecord): { tokenId?: string; tokenIds?: string[] } {
+  const { tokenId, tokenIds } = record.result ?? {};
+  if (Array.isArray(tokenIds)) return { tokenIds: tokenIds.map(String) };
+  return tokenId !== undefined ? { tokenId: String(tokenId) } : {};
 }
 
 /** What a failure is, as a record stores it: a typed error's code and message, or nothing of an unexpected one's text. */

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 
 import { isTokenServiceError } from "../../domain/errors.js";
 import type { EvmChain } from "../../chains/evm/chain.js";
-import { mintedTokenId } from "../../chains/evm/write/mint.js";
+import { mintedTokenIds } from "../../chains/evm/write/mint.js";
 import { CanonicalBlocks } from "./canonical-blocks.js";
 import { RETRY_AFTER_ERROR_MS, decide, type DecidePolicy, type Observation } from "./decide.js";
 import { translateProviderError } from "../../chains/evm/provider-errors.js";
@@ -230,9 +230,9 @@ export class OperationTracker {
     if (hash === null) return { kind: "no-transaction" };
     const [receipt, head] = await Promise.all([chain.provider.getTransactionReceipt(hash), headOf(chain)]);
     const inPool = receipt === null ? (await chain.provider.getTransaction(hash)) !== null : false;
-    const tokenId =
+    const minted =
       receipt !== null && record.kind === "mint" && record.tokenType === "ERC721" && record.contractAddress
-        ? mintedTokenId(receipt, record.contractAddress)
+        ? mintedTokens(record, mintedTokenIds(receipt, record.contractAddress))
         : undefined;
     return {
       kind: "chain",
@@ -241,7 +241,7 @@ export class OperationTracker {
       head,
       receipt: receipt === null ? null : { blockNumber: receipt.blockNumber, blockHash: receipt.blockHash, status: receipt.status },
       inPool,
-      ...(tokenId !== undefined ? { mintedTokenId: tokenId } : {}),
+      ...(minted !== undefined ? { minted } : {}),
     };
   }
 
@@ -268,4 +268,10 @@ export class OperationTracker {
     const { address, amount } = record.params as { address: string; amount: string };
     return { kind: "granted", balance: await chain.fund!(address, BigInt(amount), record.id) };
   }
+}
+
+/** What an ERC721 mint's receipt says it minted: a batch's ids in the order of its recipients, or one mint's id. */
+function mintedTokens(record: LeasedOperation, ids: string[]): { tokenId: string } | { tokenIds: string[] } | undefined {
+  if (Array.isArray(record.params.recipients)) return { tokenIds: ids };
+  return ids[0] !== undefined ? { tokenId: ids[0] } : undefined;
 }
