@@ -4,6 +4,7 @@ import { faucetTask } from "./faucet.js";
 import { tokenLaunchTask } from "./token-launch.js";
 import { tokenMintTask } from "./token-mint.js";
 import { tokenTransferTask } from "./token-transfer.js";
+import { tokenApproveTask } from "./token-approve.js";
 import { serveTask } from "./serve.js";
 import { apikeyCreateTask } from "./apikey-create.js";
 import { chainFaultTask } from "./chain-fault.js";
@@ -16,6 +17,7 @@ export const tokenServiceTasks = [
   tokenLaunchTask,
   tokenMintTask,
   tokenTransferTask,
+  tokenApproveTask,
   serveTask,
   apikeyCreateTask,
   chainFaultTask,

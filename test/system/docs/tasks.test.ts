@@ -2,5 +2,5 @@ import { describeWalkthrough } from "../../helpers/walkthrough-runner.js";
 
 describeWalkthrough({
   file: "docs/tasks.md",
-  mustInclude: ["wallet:create", "faucet", "token:launch", "token:mint", "balance", "--private-key-env DEPLOYER_KEY"],
+  mustInclude: ["wallet:create", "faucet", "token:launch", "token:mint", "token:approve", "balance", "--private-key-env DEPLOYER_KEY"],
 });
