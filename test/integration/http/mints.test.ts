@@ -510,6 +510,35 @@ for (const { name, start } of setups) {
         expect(await node(art, ERC721_ABI).getFunction("balanceOf")(holder)).to.equal(0n);
       });
 
+      it("a batch near the 16,777,216 gas a transaction may use is mined; one beyond it is refused before signing as out of gas", async function () {
+        // 2 KB URIs cost about 1.6 million gas each: 9 fit within EIP-7825's cap, which the simulated chain enforces, 12 do not.
+        const uri = "u".repeat(2048);
+        const near = fresh(9).map((to) => ({ to, uri }));
+        const mined = await api.call("POST", "/api/v1/tokens/mint?wait=mined", {
+          ...SEPOLIA,
+          type: "ERC721",
+          contractAddress: art,
+          recipients: near,
+          ...keyOf(owner),
+        });
+        expect(mined.status, JSON.stringify(mined.body).slice(0, 400)).to.equal(200);
+        expect(mined.body.status).to.equal("mined");
+        const transaction = await setup.node.getTransaction(mined.body.transactionHash);
+        expect(transaction!.gasLimit <= 16_777_216n, `gas limit ${transaction!.gasLimit}`).to.equal(true);
+        const receipt = await setup.node.getTransactionReceipt(mined.body.transactionHash);
+        expect(receipt!.gasUsed > 12_000_000n, `gas used ${receipt!.gasUsed}`).to.equal(true);
+        for (const { to } of near) expect(await node(art, ERC721_ABI).getFunction("balanceOf")(to)).to.equal(1n);
+
+        const error = await refused(
+          { ...SEPOLIA, type: "ERC721", contractAddress: art, recipients: fresh(12).map((to) => ({ to, uri })), ...keyOf(owner) },
+          422,
+          "WOULD_REVERT",
+          undefined,
+        );
+        expect(error.details).to.deep.include({ outOfGas: true });
+        expect(error.message).to.include("would run out of gas");
+      });
+
       it("posts a batch mint's operation.pending and operation.mined to a subscribed webhook", async function () {
         const receiver = new WebhookReceiver();
         await receiver.listen();

@@ -309,6 +309,15 @@ function nodeName(chain: EvmChain): string {
  */
 const isCallException = (error: unknown) => (error as { code?: string })?.code === "CALL_EXCEPTION" && !isUnansweredCall(error);
 
+/**
+ * A node's refusal to estimate because the call needs more gas than it may give one transaction: EDR's "Transaction ran
+ * out of gas", geth's and anvil's "gas required exceeds allowance", "out of gas". It carries no revert data.
+ */
+function ranOutOfGas(error: unknown): boolean {
+  const nodeMessage = (error as { info?: { error?: { message?: unknown } } })?.info?.error?.message;
+  return typeof nodeMessage === "string" && /out of gas|gas required exceeds/i.test(nodeMessage);
+}
+
 /** `eth_call` of the request as it would be sent, at the latest block: resolves if it would not revert. */
 async function dryRun(chain: EvmChain, request: TransactionIntent): Promise<void> {
   const call = callOf(request);
@@ -338,6 +347,13 @@ async function estimateError(chain: EvmChain, request: TransactionIntent, error:
       if (!isCallException(callError)) return translateProviderError(callError, node);
       data = revertDataOf(callError) ?? "0x";
     }
+  }
+  if ((data === "0x" || data === undefined) && ranOutOfGas(error)) {
+    return new TokenServiceError(
+      ErrorCode.WOULD_REVERT,
+      `${node} reports that the transaction would run out of gas: it needs more than one transaction may use (${TRANSACTION_GAS_CAP} gas where EIP-7825 holds, else the block's gas limit); nothing was signed or sent`,
+      { details: { error: null, args: {}, data: "0x", outOfGas: true }, cause: error },
+    );
   }
   const revert = decodeRevert(data);
   return new TokenServiceError(
