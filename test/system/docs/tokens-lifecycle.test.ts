@@ -9,5 +9,9 @@ describeWalkthrough({
     "/api/v1/tokens/allowance",
     "/owners/",
     "signedTransaction",
+    '"type":"ERC1155","contractAddress":"\'"$ITEMS"',
+    '"tokenIds":["2","3"]',
+    '"recipients":[',
+    '"contractAddress":"\'"$GLD"\'","recipients"',
   ],
 });
