@@ -1,6 +1,7 @@
 // Launches into a live node: the service with ethereum/sepolia configured to an anvil node (mining on send), beside
 // pre-signed raw ingest into a fresh anvil node of the same kind; and what a failover costs a launch (the first of the
 // pair's two endpoints refusing connections, beside both up).
+import { readFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
@@ -67,6 +68,41 @@ interface Throughput {
   minedPerSecond: number;
   failures: number;
   firstFailure?: string;
+  /** CPU time per launch of this process and of the node, while they were timed; undefined where it cannot be read. */
+  cpuPerLaunch?: { process: number; node: number };
+}
+
+/** CPU time (user and system, ms) a process has used, from /proc on Linux; undefined elsewhere. */
+function processCpuMs(pid: number): number | undefined {
+  try {
+    // The fields after the command name (which may hold spaces, and ends with ")"): utime and stime are the 12th and 13th.
+    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS_PER_SECOND;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Linux's USER_HZ, the unit of /proc/<pid>/stat's times (100 on every common platform). */
+const CLOCK_TICKS_PER_SECOND = 100;
+
+/**
+ * CPU time, while `timed` runs, of this process (every thread: the service's work or the anchor's client) and of the
+ * node. On a machine shared with other work, a process waits for a core in proportion to the CPU it needs: wall-clock
+ * ratios then drift towards the ratio of CPU times, which other work on the machine does not change.
+ */
+async function withCpuTime<T>(
+  node: AnvilNode,
+  launches: number,
+  timed: () => Promise<T>,
+): Promise<{ result: T; cpuPerLaunch?: { process: number; node: number } }> {
+  const nodeBefore = processCpuMs(node.pid);
+  const before = process.cpuUsage();
+  const result = await timed();
+  const used = process.cpuUsage(before);
+  const nodeAfter = processCpuMs(node.pid);
+  if (nodeBefore === undefined || nodeAfter === undefined) return { result };
+  return { result, cpuPerLaunch: { process: (used.user + used.system) / 1000 / launches, node: (nodeAfter - nodeBefore) / launches } };
 }
 
 /** `LAUNCHES` launches fired at once from one sender through the service, counted until the tracker recorded them mined. */
@@ -78,13 +114,16 @@ async function serviceThroughput(hre: HardhatRuntimeEnvironment): Promise<Throug
     await Promise.all([fund(node, warmUp.address), fund(node, owner.address)]);
     await launchUntilSettled(service, warmUp, 0);
     const start = performance.now();
-    const results = await Promise.allSettled(Array.from({ length: LAUNCHES }, (_, index) => launchUntilSettled(service, owner, index)));
+    const { result: results, cpuPerLaunch } = await withCpuTime(node, LAUNCHES, () =>
+      Promise.allSettled(Array.from({ length: LAUNCHES }, (_, index) => launchUntilSettled(service, owner, index))),
+    );
     const elapsed = performance.now() - start;
     const mined = results.filter((result) => result.status === "fulfilled" && result.value.status === "mined").length;
     const failure = results.find((result) => result.status === "rejected" || result.value.status !== "mined");
     return {
       minedPerSecond: (mined / elapsed) * 1000,
       failures: LAUNCHES - mined,
+      ...(cpuPerLaunch !== undefined ? { cpuPerLaunch } : {}),
       ...(failure
         ? {
             firstFailure:
@@ -130,22 +169,29 @@ async function rawIngestThroughput(): Promise<Throughput> {
     await node.rpc("eth_sendRawTransaction", [warmUpTransaction]);
     const signed = await presigned(provider, owner, LAUNCHES);
     const start = performance.now();
-    // One sender's nonces in order, each sent once the node answered the one before, as the service sends a batch.
-    const hashes: string[] = [];
-    for (const raw of signed) hashes.push((await node.rpc("eth_sendRawTransaction", [raw])) as string);
-    // Mined on send, but a receipt may come a moment after the send's answer: asked again until every one is there.
-    const receipts = new Map<string, { status: string }>();
-    const deadline = performance.now() + SETTLE_TIMEOUT_MS;
-    while (receipts.size < hashes.length && performance.now() < deadline) {
-      const missing = hashes.filter((hash) => !receipts.has(hash));
-      const found = await Promise.all(
-        missing.map((hash) => node.rpc("eth_getTransactionReceipt", [hash]) as Promise<{ status: string } | null>),
-      );
-      found.forEach((receipt, index) => receipt !== null && receipts.set(missing[index]!, receipt));
-    }
+    const { result: receipts, cpuPerLaunch } = await withCpuTime(node, LAUNCHES, async () => {
+      // One sender's nonces in order, each sent once the node answered the one before, as the service sends a batch.
+      const hashes: string[] = [];
+      for (const raw of signed) hashes.push((await node.rpc("eth_sendRawTransaction", [raw])) as string);
+      // Mined on send, but a receipt may come a moment after the send's answer: asked again until every one is there.
+      const found = new Map<string, { status: string }>();
+      const deadline = performance.now() + SETTLE_TIMEOUT_MS;
+      while (found.size < hashes.length && performance.now() < deadline) {
+        const missing = hashes.filter((hash) => !found.has(hash));
+        const answers = await Promise.all(
+          missing.map((hash) => node.rpc("eth_getTransactionReceipt", [hash]) as Promise<{ status: string } | null>),
+        );
+        answers.forEach((receipt, index) => receipt !== null && found.set(missing[index]!, receipt));
+      }
+      return found;
+    });
     const elapsed = performance.now() - start;
     const mined = [...receipts.values()].filter((receipt) => receipt.status === "0x1").length;
-    return { minedPerSecond: (mined / elapsed) * 1000, failures: LAUNCHES - mined };
+    return {
+      minedPerSecond: (mined / elapsed) * 1000,
+      failures: LAUNCHES - mined,
+      ...(cpuPerLaunch !== undefined ? { cpuPerLaunch } : {}),
+    };
   } finally {
     provider.destroy();
     await node.stop();
@@ -198,6 +244,25 @@ export async function anvilRows(hre: HardhatRuntimeEnvironment, log: (line: stri
       met: median(ratios) >= 0.5 && failures === 0,
     },
   ];
+  const cpu = (runs: Throughput[]) => {
+    const measured = runs.flatMap((run) => (run.cpuPerLaunch === undefined ? [] : [run.cpuPerLaunch]));
+    return measured.length === runs.length ? measured : undefined;
+  };
+  const [serviceCpu, anchorCpu] = [cpu(services), cpu(anchors)];
+  if (serviceCpu !== undefined && anchorCpu !== undefined) {
+    const total = (used: { process: number; node: number }) => used.process + used.node;
+    const cpuRatios = serviceCpu.map((used, index) => total(used) / total(anchorCpu[index]!));
+    const described = (runs: Array<{ process: number; node: number }>) =>
+      `${ms(median(runs.map(total)))} (this process ${ms(median(runs.map((used) => used.process)))}, anvil ${ms(median(runs.map((used) => used.node)))})`;
+    rows.push({
+      measure: `CPU time per launch in the row above, this process and the anvil node (launches mined/s track its inverse on a busy machine)`,
+      service: described(serviceCpu),
+      anchor: `pre-signed raw ingest: ${described(anchorCpu)}`,
+      ratio: median(cpuRatios),
+      ratios: cpuRatios,
+      target: "report",
+    });
+  }
   const up: Array<{ p50: number; first: number }> = [];
   const down: Array<{ p50: number; first: number }> = [];
   for (let repetition = 1; repetition <= RUNS; repetition++) {

@@ -5,6 +5,10 @@ import { tokenLaunchTask } from "./token-launch.js";
 import { tokenMintTask } from "./token-mint.js";
 import { tokenTransferTask } from "./token-transfer.js";
 import { tokenApproveTask } from "./token-approve.js";
+import { tokenBurnTask } from "./token-burn.js";
+import { tokenPauseTask } from "./token-pause.js";
+import { tokenGrantRoleTask, tokenRevokeRoleTask } from "./token-roles.js";
+import { tokenTransferOwnershipTask } from "./token-transfer-ownership.js";
 import { serveTask } from "./serve.js";
 import { apikeyCreateTask } from "./apikey-create.js";
 import { chainFaultTask } from "./chain-fault.js";
@@ -18,6 +22,11 @@ export const tokenServiceTasks = [
   tokenMintTask,
   tokenTransferTask,
   tokenApproveTask,
+  tokenBurnTask,
+  tokenPauseTask,
+  tokenGrantRoleTask,
+  tokenRevokeRoleTask,
+  tokenTransferOwnershipTask,
   serveTask,
   apikeyCreateTask,
   chainFaultTask,

@@ -31,6 +31,14 @@ export type PreparedTransfer = Extract<Answer<operations["transfer"], 200>, Prep
 export type PreparedApproval = Extract<Answer<operations["approve"], 200>, Prepared>;
 export type Transfer = Exclude<Answer<operations["transfer"], 200>, Prepared>;
 export type Approval = Exclude<Answer<operations["approve"], 200>, Prepared>;
+export type BurnTokenBody = Omit<WithoutSigning<JsonBody<operations["burnToken"]>>, "sender"> & { sender?: string };
+export type PauseTokenBody = Omit<WithoutSigning<JsonBody<operations["pauseToken"]>>, "sender"> & { sender?: string };
+export type RoleBody = Omit<WithoutSigning<JsonBody<operations["grantRole"]>>, "sender"> & { sender?: string };
+export type OwnershipBody = Omit<WithoutSigning<JsonBody<operations["transferOwnership"]>>, "sender"> & { sender?: string };
+export type Burn = Exclude<Answer<operations["burnToken"], 200>, Prepared>;
+export type Pause = Exclude<Answer<operations["pauseToken"], 200>, Prepared>;
+export type RoleChange = Exclude<Answer<operations["grantRole"], 200>, Prepared>;
+export type OwnershipTransfer = Exclude<Answer<operations["transferOwnership"], 200>, Prepared>;
 export type Operation = Answer<operations["getOperation"], 200>;
 export type ErrorBody = Answer<operations["getOperation"], 404>["error"];
 
@@ -113,102 +121,144 @@ function toTransactionRequest(unsigned: UnsignedTransaction, from: string): Tran
   return { ...unsigned, from };
 }
 
+/** The write paths: each takes a body without a key to prepare, and the same body with `signedTransaction` to submit. */
+type WritePath =
+  | "/api/v1/tokens"
+  | "/api/v1/tokens/mint"
+  | "/api/v1/transfers"
+  | "/api/v1/tokens/approve"
+  | "/api/v1/tokens/burn"
+  | "/api/v1/tokens/pause"
+  | "/api/v1/tokens/roles/grant"
+  | "/api/v1/tokens/roles/revoke"
+  | "/api/v1/tokens/ownership/transfer";
+
+/**
+ * One write with a key that never leaves the caller: prepare (the service answers the unsigned transaction and reserves
+ * its nonce), sign it with `signer` here, and submit the signed transaction with the same body and an Idempotency-Key.
+ */
+async function signedWrite<Answer>(
+  client: TokenServiceClient,
+  path: WritePath,
+  body: { sender?: string },
+  signer: TransactionSigner,
+  options: SubmitOptions,
+): Promise<Answer> {
+  // The paths' bodies differ; each public function below takes its own path's type, so one untyped client serves them.
+  const post = client.POST as unknown as (
+    path: WritePath,
+    init: { body: object; params?: object },
+  ) => Promise<{ data?: unknown; error?: unknown; response: Response }>;
+  const sender = await signerAddress(signer, body.sender);
+  const request = { ...body, sender };
+  const prepared = unwrap(await post(path, { body: request })) as { unsignedTransaction: UnsignedTransaction };
+  const signedTransaction = await signer.signTransaction(toTransactionRequest(prepared.unsignedTransaction, sender));
+  const idempotencyKey = options.idempotencyKey ?? globalThis.crypto.randomUUID();
+  const submitted = await withNetworkRetries(async () =>
+    unwrap(
+      await post(path, {
+        params: { query: options.wait ? { wait: options.wait } : {}, header: { "Idempotency-Key": idempotencyKey } },
+        body: { ...request, signedTransaction },
+      }),
+    ),
+  );
+  return submitted as Answer;
+}
+
 /**
  * Launches a token with a key that never leaves the caller: prepares it (the service answers the unsigned deployment
  * and reserves its nonce), signs it with `signer` here, and submits the signed transaction with the same body.
  */
-export async function launchToken(
+export function launchToken(
   client: TokenServiceClient,
   body: LaunchTokenBody,
   signer: TransactionSigner,
   options: SubmitOptions = {},
 ): Promise<Launch> {
-  const sender = await signerAddress(signer, body.sender);
-  const request = { ...body, sender };
-  const prepared = unwrap(await client.POST("/api/v1/tokens", { body: request })) as PreparedLaunch;
-  const signedTransaction = await signer.signTransaction(toTransactionRequest(prepared.unsignedTransaction, sender));
-  const idempotencyKey = options.idempotencyKey ?? globalThis.crypto.randomUUID();
-  const launched = await withNetworkRetries(async () =>
-    unwrap(
-      await client.POST("/api/v1/tokens", {
-        params: { query: options.wait ? { wait: options.wait } : {}, header: { "Idempotency-Key": idempotencyKey } },
-        body: { ...request, signedTransaction },
-      }),
-    ),
-  );
-  return launched as Launch;
+  return signedWrite<Launch>(client, "/api/v1/tokens", body, signer, options);
 }
 
 /** As `launchToken`, for a mint: prepare, sign locally, submit. */
-export async function mintToken(
+export function mintToken(
   client: TokenServiceClient,
   body: MintTokenBody,
   signer: TransactionSigner,
   options: SubmitOptions = {},
 ): Promise<Mint> {
-  const sender = await signerAddress(signer, body.sender);
-  const request = { ...body, sender };
-  const prepared = unwrap(await client.POST("/api/v1/tokens/mint", { body: request })) as PreparedMint;
-  const signedTransaction = await signer.signTransaction(toTransactionRequest(prepared.unsignedTransaction, sender));
-  const idempotencyKey = options.idempotencyKey ?? globalThis.crypto.randomUUID();
-  const minted = await withNetworkRetries(async () =>
-    unwrap(
-      await client.POST("/api/v1/tokens/mint", {
-        params: { query: options.wait ? { wait: options.wait } : {}, header: { "Idempotency-Key": idempotencyKey } },
-        body: { ...request, signedTransaction },
-      }),
-    ),
-  );
-  return minted as Mint;
+  return signedWrite<Mint>(client, "/api/v1/tokens/mint", body, signer, options);
 }
 
 /**
  * Sends native currency or a token with a key that never leaves the caller: prepare (the service answers the unsigned
  * transfer, its nonce reserved), sign with `signer` here, submit the signed transaction with the same body.
  */
-export async function transfer(
+export function transfer(
   client: TokenServiceClient,
   body: TransferBody,
   signer: TransactionSigner,
   options: SubmitOptions = {},
 ): Promise<Transfer> {
-  const sender = await signerAddress(signer, body.sender);
-  const request = { ...body, sender };
-  const prepared = unwrap(await client.POST("/api/v1/transfers", { body: request })) as PreparedTransfer;
-  const signedTransaction = await signer.signTransaction(toTransactionRequest(prepared.unsignedTransaction, sender));
-  const idempotencyKey = options.idempotencyKey ?? globalThis.crypto.randomUUID();
-  const sent = await withNetworkRetries(async () =>
-    unwrap(
-      await client.POST("/api/v1/transfers", {
-        params: { query: options.wait ? { wait: options.wait } : {}, header: { "Idempotency-Key": idempotencyKey } },
-        body: { ...request, signedTransaction },
-      }),
-    ),
-  );
-  return sent as Transfer;
+  return signedWrite<Transfer>(client, "/api/v1/transfers", body, signer, options);
 }
 
 /** As `transfer`, for an approval: prepare, sign locally, submit. */
-export async function approve(
+export function approve(
   client: TokenServiceClient,
   body: ApproveBody,
   signer: TransactionSigner,
   options: SubmitOptions = {},
 ): Promise<Approval> {
-  const sender = await signerAddress(signer, body.sender);
-  const request = { ...body, sender };
-  const prepared = unwrap(await client.POST("/api/v1/tokens/approve", { body: request })) as PreparedApproval;
-  const signedTransaction = await signer.signTransaction(toTransactionRequest(prepared.unsignedTransaction, sender));
-  const idempotencyKey = options.idempotencyKey ?? globalThis.crypto.randomUUID();
-  const approved = await withNetworkRetries(async () =>
-    unwrap(
-      await client.POST("/api/v1/tokens/approve", {
-        params: { query: options.wait ? { wait: options.wait } : {}, header: { "Idempotency-Key": idempotencyKey } },
-        body: { ...request, signedTransaction },
-      }),
-    ),
-  );
-  return approved as Approval;
+  return signedWrite<Approval>(client, "/api/v1/tokens/approve", body, signer, options);
+}
+
+/** As `transfer`, for a burn of the signer's own tokens: prepare, sign locally, submit. */
+export function burnToken(
+  client: TokenServiceClient,
+  body: BurnTokenBody,
+  signer: TransactionSigner,
+  options: SubmitOptions = {},
+): Promise<Burn> {
+  return signedWrite<Burn>(client, "/api/v1/tokens/burn", body, signer, options);
+}
+
+/** As `transfer`, for a pause (`paused: true`) or an unpause: prepare, sign locally, submit. */
+export function pauseToken(
+  client: TokenServiceClient,
+  body: PauseTokenBody,
+  signer: TransactionSigner,
+  options: SubmitOptions = {},
+): Promise<Pause> {
+  return signedWrite<Pause>(client, "/api/v1/tokens/pause", body, signer, options);
+}
+
+/** As `transfer`, for a role grant: prepare, sign locally, submit. */
+export function grantRole(
+  client: TokenServiceClient,
+  body: RoleBody,
+  signer: TransactionSigner,
+  options: SubmitOptions = {},
+): Promise<RoleChange> {
+  return signedWrite<RoleChange>(client, "/api/v1/tokens/roles/grant", body, signer, options);
+}
+
+/** As `grantRole`, for a revoke. */
+export function revokeRole(
+  client: TokenServiceClient,
+  body: RoleBody,
+  signer: TransactionSigner,
+  options: SubmitOptions = {},
+): Promise<RoleChange> {
+  return signedWrite<RoleChange>(client, "/api/v1/tokens/roles/revoke", body, signer, options);
+}
+
+/** As `transfer`, for an ownership transfer: prepare, sign locally, submit. */
+export function transferOwnership(
+  client: TokenServiceClient,
+  body: OwnershipBody,
+  signer: TransactionSigner,
+  options: SubmitOptions = {},
+): Promise<OwnershipTransfer> {
+  return signedWrite<OwnershipTransfer>(client, "/api/v1/tokens/ownership/transfer", body, signer, options);
 }
 
 const FINAL = new Set(["mined", "failed", "dropped"]);
@@ -216,7 +266,7 @@ const FINAL = new Set(["mined", "failed", "dropped"]);
 const LONG_POLL_SECONDS = 30;
 
 /**
- * The operation (a launch, mint or faucet grant made with this API key, by record id or transaction hash) once it is
+ * The operation (any write made with this API key, by record id or transaction hash) once it is
  * final — mined, failed or dropped — or as it stands when `timeoutMs` (default 120 s) runs out.
  */
 export async function waitForOperation(

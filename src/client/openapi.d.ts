@@ -34,7 +34,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Launches, mints, transfers, approvals and faucet grants made with your API key
+         * The writes made with your API key: launches, mints, transfers, approvals, burns, pauses, role and ownership changes, faucet grants
          * @description Newest first. Pass `nextCursor` as `cursor` for the next page.
          */
         get: operations["listOperations"];
@@ -87,7 +87,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * One launch, mint, transfer, approval or faucet grant made with your API key
+         * One write made with your API key (a launch, mint, transfer, approval, burn, pause, role or ownership change, faucet grant)
          * @description By its record `id` or its `transactionHash`. With `waitSeconds`, answers once it is final or when that time is up.
          */
         get: operations["getOperation"];
@@ -159,6 +159,106 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/tokens/burn": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Burn the sender's tokens: an ERC20 amount, an ERC721 token, or an amount of one ERC1155 id
+         * @description ERC20 and ERC721 call `burn(amount)` or `burn(tokenId)` (ERC20Burnable, ERC721Burnable); ERC1155 `burn(sender, tokenId, amount)` (ERC1155Burnable). A token without the function (launched without the option) is refused before signing with `NOT_SUPPORTED_BY_TOKEN`, naming the option in `details.option` (`burnable`); a burn of more than the sender holds, or of an ERC721 token it may not move, with `INSUFFICIENT_TOKEN_BALANCE` or `NOT_TOKEN_OWNER`; a paused token with `WOULD_REVERT` (`EnforcedPause`). Recorded, signed locally or by the service, and tracked as transfers are: `wait=mined`, `Idempotency-Key`, webhooks, and without `privateKey` the `unsignedTransaction` to sign, taken back as `signedTransaction`.
+         */
+        post: operations["burnToken"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/tokens/pause": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Pause a token (every transfer, mint and burn stops) or unpause it
+         * @description `paused: true` calls `pause()`, `false` `unpause()` (OpenZeppelin's Pausable, as the service's pausable tokens expose it: PAUSER_ROLE, or the owner). A token without the function (launched without the option) is refused before signing with `NOT_SUPPORTED_BY_TOKEN`, naming the option in `details.option` (`pausable`); a token already in that state with `WOULD_REVERT` (`EnforcedPause`, `ExpectedPause`; field `paused`), a sender without the role with `WOULD_REVERT` (`AccessControlUnauthorizedAccount`, `OwnableUnauthorizedAccount`). While paused, transfers and burns are refused with `WOULD_REVERT` (`EnforcedPause`); GET /tokens/{contract} shows `paused`. Recorded, signed locally or by the service, and tracked as transfers are: `wait=mined`, `Idempotency-Key`, webhooks, and without `privateKey` the `unsignedTransaction` to sign, taken back as `signedTransaction`.
+         */
+        post: operations["pauseToken"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/tokens/roles/grant": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Grant a role of a token (MINTER_ROLE, PAUSER_ROLE, DEFAULT_ADMIN_ROLE, …) to an account
+         * @description Calls AccessControl's `grantRole(role, account)` on a token launched with access `roles`. `role` is a name the token defines (its view of that name gives the id: `MINTER_ROLE`, `PAUSER_ROLE`, `DEFAULT_ADMIN_ROLE`), or the id itself. A token without the function (launched without the option) is refused before signing with `NOT_SUPPORTED_BY_TOKEN`, naming the option in `details.option`: an Ownable token (`access`: `details.needed` `roles`, `details.found` `ownable`), a role it does not define (field `role`; `PAUSER_ROLE` without `pausable`). A sender without the role's admin role is refused with `WOULD_REVERT` (`AccessControlUnauthorizedAccount`). Recorded, signed locally or by the service, and tracked as transfers are: `wait=mined`, `Idempotency-Key`, webhooks, and without `privateKey` the `unsignedTransaction` to sign, taken back as `signedTransaction`.
+         */
+        post: operations["grantRole"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/tokens/roles/revoke": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Revoke a role of a token from an account
+         * @description Calls AccessControl's `revokeRole(role, account)` on a token launched with access `roles`. `role` is a name the token defines (its view of that name gives the id: `MINTER_ROLE`, `PAUSER_ROLE`, `DEFAULT_ADMIN_ROLE`), or the id itself. A token without the function (launched without the option) is refused before signing with `NOT_SUPPORTED_BY_TOKEN`, naming the option in `details.option`: an Ownable token (`access`: `details.needed` `roles`, `details.found` `ownable`), a role it does not define (field `role`; `PAUSER_ROLE` without `pausable`). A sender without the role's admin role is refused with `WOULD_REVERT` (`AccessControlUnauthorizedAccount`). Recorded, signed locally or by the service, and tracked as transfers are: `wait=mined`, `Idempotency-Key`, webhooks, and without `privateKey` the `unsignedTransaction` to sign, taken back as `signedTransaction`.
+         */
+        post: operations["revokeRole"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/tokens/ownership/transfer": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Hand a token launched with access ownable to a new owner
+         * @description Calls Ownable's `transferOwnership(newOwner)`: the new owner alone may then mint, pause and transfer ownership again. A token without the function (launched without the option) is refused before signing with `NOT_SUPPORTED_BY_TOKEN`, naming the option in `details.option` (`access`: `details.needed` `ownable`; a token with roles hands over by granting `DEFAULT_ADMIN_ROLE`). A sender that is not the owner is refused with `WOULD_REVERT` (`OwnableUnauthorizedAccount`). Recorded, signed locally or by the service, and tracked as transfers are: `wait=mined`, `Idempotency-Key`, webhooks, and without `privateKey` the `unsignedTransaction` to sign, taken back as `signedTransaction`.
+         */
+        post: operations["transferOwnership"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/tokens/allowance": {
         parameters: {
             query?: never;
@@ -207,8 +307,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The ERC721 token ids an address holds on a contract, paged
-         * @description Ascending, `limit` a page (default 100). `nextCursor` names the last id listed and never expires: the next page lists the ids above it the owner holds when it is read (an id gained below it since is on no later page). An ERC721Enumerable contract lists them itself; another is searched through its Transfer logs to the owner from `fromBlock`, each id checked with ownerOf. Either way every id is read to order them, so an owner of more than 10 000 ids on one contract is answered `TOO_MANY_TOKEN_IDS`.
+         * The ERC721 or ERC1155 token ids an address holds on a contract, paged
+         * @description Ascending, `limit` a page (default 100); for an ERC1155, `amounts` gives the amount of each id. `nextCursor` names the last id listed and never expires: the next page lists the ids above it the owner holds when it is read (an id gained below it since is on no later page). An ERC721Enumerable contract lists them itself; another ERC721, and every ERC1155 (the standard cannot enumerate), is searched through its transfer logs to the owner from `fromBlock`, each id checked at the block read (ownerOf, balanceOfBatch). Either way every id is read to order them, so an owner of more than 10 000 ids on one contract is answered `TOO_MANY_TOKEN_IDS`.
          */
         get: operations["listOwnedTokens"];
         put?: never;
@@ -655,7 +755,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `KEY_SENDER_MISMATCH`: The key does not derive the sender; `TRANSACTION_MISMATCH`: The signed transaction is not the prepared one; `INSUFFICIENT_FUNDS`: The sender cannot pay the fee; `NOT_A_TOKEN_CONTRACT`: No ERC20/ERC721/ERC1155 contract at that address; `NOT_A_MINTER`: The sender may not mint on that token; `BATCH_MINT_UNSUPPORTED`: The token has no batch mint; `TOKEN_URI_UNSUPPORTED`: The ERC721 has no per-token URI; `CAP_EXCEEDED`: An ERC20 mint beyond the cap; `TOKEN_ID_TAKEN`: That ERC721 token id exists; `INSUFFICIENT_TOKEN_BALANCE`: The sender holds less of the token than it would transfer; `NOT_TOKEN_OWNER`: The sender (or the named owner) does not hold that token id; `TOO_MANY_TOKEN_IDS`: The holder has more token ids than one listing reads; `CREATE2_FACTORY_MISSING`: A launch with salt on a live chain without the CREATE2 factory; `TRANSACTION_REJECTED`: The node refused it; `WOULD_REVERT`: The chain would revert it: nothing was signed; `LIVE_NETWORK_FAUCET`: The faucet on a live network */
+            /** @description `KEY_SENDER_MISMATCH`: The key does not derive the sender; `TRANSACTION_MISMATCH`: The signed transaction is not the prepared one; `INSUFFICIENT_FUNDS`: The sender cannot pay the fee; `NOT_A_TOKEN_CONTRACT`: No ERC20/ERC721/ERC1155 contract at that address; `NOT_A_MINTER`: The sender may not mint on that token; `BATCH_MINT_UNSUPPORTED`: The token has no batch mint; `TOKEN_URI_UNSUPPORTED`: The ERC721 has no per-token URI; `CAP_EXCEEDED`: An ERC20 mint beyond the cap; `TOKEN_ID_TAKEN`: That ERC721 token id exists; `INSUFFICIENT_TOKEN_BALANCE`: The sender holds less of the token than it would transfer; `NOT_TOKEN_OWNER`: The sender (or the named owner) does not hold that token id; `NOT_SUPPORTED_BY_TOKEN`: The token has no such function: it was launched without that option; `TOO_MANY_TOKEN_IDS`: The holder has more token ids than one listing reads; `CREATE2_FACTORY_MISSING`: A launch with salt on a live chain without the CREATE2 factory; `TRANSACTION_REJECTED`: The node refused it; `WOULD_REVERT`: The chain would revert it: nothing was signed; `LIVE_NETWORK_FAUCET`: The faucet on a live network */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -667,7 +767,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "KEY_SENDER_MISMATCH" | "TRANSACTION_MISMATCH" | "INSUFFICIENT_FUNDS" | "NOT_A_TOKEN_CONTRACT" | "NOT_A_MINTER" | "BATCH_MINT_UNSUPPORTED" | "TOKEN_URI_UNSUPPORTED" | "CAP_EXCEEDED" | "TOKEN_ID_TAKEN" | "INSUFFICIENT_TOKEN_BALANCE" | "NOT_TOKEN_OWNER" | "TOO_MANY_TOKEN_IDS" | "CREATE2_FACTORY_MISSING" | "TRANSACTION_REJECTED" | "WOULD_REVERT" | "LIVE_NETWORK_FAUCET";
+                            code: "KEY_SENDER_MISMATCH" | "TRANSACTION_MISMATCH" | "INSUFFICIENT_FUNDS" | "NOT_A_TOKEN_CONTRACT" | "NOT_A_MINTER" | "BATCH_MINT_UNSUPPORTED" | "TOKEN_URI_UNSUPPORTED" | "CAP_EXCEEDED" | "TOKEN_ID_TAKEN" | "INSUFFICIENT_TOKEN_BALANCE" | "NOT_TOKEN_OWNER" | "NOT_SUPPORTED_BY_TOKEN" | "TOO_MANY_TOKEN_IDS" | "CREATE2_FACTORY_MISSING" | "TRANSACTION_REJECTED" | "WOULD_REVERT" | "LIVE_NETWORK_FAUCET";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -1077,7 +1177,7 @@ export interface operations {
                         items: {
                             id: string;
                             /** @enum {string} */
-                            kind: "launch" | "mint" | "faucet" | "transfer" | "approve";
+                            kind: "launch" | "mint" | "faucet" | "transfer" | "approve" | "burn" | "pause" | "grantRole" | "revokeRole" | "transferOwnership";
                             chain: string;
                             network: string;
                             type: string | null;
@@ -1867,7 +1967,7 @@ export interface operations {
                              * @example 1000000000000000000
                              */
                             gasPrice?: string;
-                            /** @description null for a launch (a contract creation); the token contract for a mint, a token transfer or an approval; the recipient for a NATIVE transfer */
+                            /** @description null for a launch (a contract creation); the recipient for a NATIVE transfer; the token contract for every other write (a mint, a token transfer, an approval, a burn, a pause, a role or ownership change) */
                             to: string | null;
                             data: string;
                             /**
@@ -2080,7 +2180,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `KEY_SENDER_MISMATCH`: The key does not derive the sender; `TRANSACTION_MISMATCH`: The signed transaction is not the prepared one; `INSUFFICIENT_FUNDS`: The sender cannot pay the fee; `NOT_A_TOKEN_CONTRACT`: No ERC20/ERC721/ERC1155 contract at that address; `NOT_A_MINTER`: The sender may not mint on that token; `BATCH_MINT_UNSUPPORTED`: The token has no batch mint; `TOKEN_URI_UNSUPPORTED`: The ERC721 has no per-token URI; `CAP_EXCEEDED`: An ERC20 mint beyond the cap; `TOKEN_ID_TAKEN`: That ERC721 token id exists; `INSUFFICIENT_TOKEN_BALANCE`: The sender holds less of the token than it would transfer; `NOT_TOKEN_OWNER`: The sender (or the named owner) does not hold that token id; `TOO_MANY_TOKEN_IDS`: The holder has more token ids than one listing reads; `CREATE2_FACTORY_MISSING`: A launch with salt on a live chain without the CREATE2 factory; `TRANSACTION_REJECTED`: The node refused it; `WOULD_REVERT`: The chain would revert it: nothing was signed; `LIVE_NETWORK_FAUCET`: The faucet on a live network */
+            /** @description `KEY_SENDER_MISMATCH`: The key does not derive the sender; `TRANSACTION_MISMATCH`: The signed transaction is not the prepared one; `INSUFFICIENT_FUNDS`: The sender cannot pay the fee; `NOT_A_TOKEN_CONTRACT`: No ERC20/ERC721/ERC1155 contract at that address; `NOT_A_MINTER`: The sender may not mint on that token; `BATCH_MINT_UNSUPPORTED`: The token has no batch mint; `TOKEN_URI_UNSUPPORTED`: The ERC721 has no per-token URI; `CAP_EXCEEDED`: An ERC20 mint beyond the cap; `TOKEN_ID_TAKEN`: That ERC721 token id exists; `INSUFFICIENT_TOKEN_BALANCE`: The sender holds less of the token than it would transfer; `NOT_TOKEN_OWNER`: The sender (or the named owner) does not hold that token id; `NOT_SUPPORTED_BY_TOKEN`: The token has no such function: it was launched without that option; `TOO_MANY_TOKEN_IDS`: The holder has more token ids than one listing reads; `CREATE2_FACTORY_MISSING`: A launch with salt on a live chain without the CREATE2 factory; `TRANSACTION_REJECTED`: The node refused it; `WOULD_REVERT`: The chain would revert it: nothing was signed; `LIVE_NETWORK_FAUCET`: The faucet on a live network */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -2092,7 +2192,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "KEY_SENDER_MISMATCH" | "TRANSACTION_MISMATCH" | "INSUFFICIENT_FUNDS" | "NOT_A_TOKEN_CONTRACT" | "NOT_A_MINTER" | "BATCH_MINT_UNSUPPORTED" | "TOKEN_URI_UNSUPPORTED" | "CAP_EXCEEDED" | "TOKEN_ID_TAKEN" | "INSUFFICIENT_TOKEN_BALANCE" | "NOT_TOKEN_OWNER" | "TOO_MANY_TOKEN_IDS" | "CREATE2_FACTORY_MISSING" | "TRANSACTION_REJECTED" | "WOULD_REVERT" | "LIVE_NETWORK_FAUCET";
+                            code: "KEY_SENDER_MISMATCH" | "TRANSACTION_MISMATCH" | "INSUFFICIENT_FUNDS" | "NOT_A_TOKEN_CONTRACT" | "NOT_A_MINTER" | "BATCH_MINT_UNSUPPORTED" | "TOKEN_URI_UNSUPPORTED" | "CAP_EXCEEDED" | "TOKEN_ID_TAKEN" | "INSUFFICIENT_TOKEN_BALANCE" | "NOT_TOKEN_OWNER" | "NOT_SUPPORTED_BY_TOKEN" | "TOO_MANY_TOKEN_IDS" | "CREATE2_FACTORY_MISSING" | "TRANSACTION_REJECTED" | "WOULD_REVERT" | "LIVE_NETWORK_FAUCET";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -2509,7 +2609,7 @@ export interface operations {
                              * @example 1000000000000000000
                              */
                             gasPrice?: string;
-                            /** @description null for a launch (a contract creation); the token contract for a mint, a token transfer or an approval; the recipient for a NATIVE transfer */
+                            /** @description null for a launch (a contract creation); the recipient for a NATIVE transfer; the token contract for every other write (a mint, a token transfer, an approval, a burn, a pause, a role or ownership change) */
                             to: string | null;
                             data: string;
                             /**
@@ -2727,7 +2827,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `KEY_SENDER_MISMATCH`: The key does not derive the sender; `TRANSACTION_MISMATCH`: The signed transaction is not the prepared one; `INSUFFICIENT_FUNDS`: The sender cannot pay the fee; `NOT_A_TOKEN_CONTRACT`: No ERC20/ERC721/ERC1155 contract at that address; `NOT_A_MINTER`: The sender may not mint on that token; `BATCH_MINT_UNSUPPORTED`: The token has no batch mint; `TOKEN_URI_UNSUPPORTED`: The ERC721 has no per-token URI; `CAP_EXCEEDED`: An ERC20 mint beyond the cap; `TOKEN_ID_TAKEN`: That ERC721 token id exists; `INSUFFICIENT_TOKEN_BALANCE`: The sender holds less of the token than it would transfer; `NOT_TOKEN_OWNER`: The sender (or the named owner) does not hold that token id; `TOO_MANY_TOKEN_IDS`: The holder has more token ids than one listing reads; `CREATE2_FACTORY_MISSING`: A launch with salt on a live chain without the CREATE2 factory; `TRANSACTION_REJECTED`: The node refused it; `WOULD_REVERT`: The chain would revert it: nothing was signed; `LIVE_NETWORK_FAUCET`: The faucet on a live network */
+            /** @description `KEY_SENDER_MISMATCH`: The key does not derive the sender; `TRANSACTION_MISMATCH`: The signed transaction is not the prepared one; `INSUFFICIENT_FUNDS`: The sender cannot pay the fee; `NOT_A_TOKEN_CONTRACT`: No ERC20/ERC721/ERC1155 contract at that address; `NOT_A_MINTER`: The sender may not mint on that token; `BATCH_MINT_UNSUPPORTED`: The token has no batch mint; `TOKEN_URI_UNSUPPORTED`: The ERC721 has no per-token URI; `CAP_EXCEEDED`: An ERC20 mint beyond the cap; `TOKEN_ID_TAKEN`: That ERC721 token id exists; `INSUFFICIENT_TOKEN_BALANCE`: The sender holds less of the token than it would transfer; `NOT_TOKEN_OWNER`: The sender (or the named owner) does not hold that token id; `NOT_SUPPORTED_BY_TOKEN`: The token has no such function: it was launched without that option; `TOO_MANY_TOKEN_IDS`: The holder has more token ids than one listing reads; `CREATE2_FACTORY_MISSING`: A launch with salt on a live chain without the CREATE2 factory; `TRANSACTION_REJECTED`: The node refused it; `WOULD_REVERT`: The chain would revert it: nothing was signed; `LIVE_NETWORK_FAUCET`: The faucet on a live network */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -2739,7 +2839,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "KEY_SENDER_MISMATCH" | "TRANSACTION_MISMATCH" | "INSUFFICIENT_FUNDS" | "NOT_A_TOKEN_CONTRACT" | "NOT_A_MINTER" | "BATCH_MINT_UNSUPPORTED" | "TOKEN_URI_UNSUPPORTED" | "CAP_EXCEEDED" | "TOKEN_ID_TAKEN" | "INSUFFICIENT_TOKEN_BALANCE" | "NOT_TOKEN_OWNER" | "TOO_MANY_TOKEN_IDS" | "CREATE2_FACTORY_MISSING" | "TRANSACTION_REJECTED" | "WOULD_REVERT" | "LIVE_NETWORK_FAUCET";
+                            code: "KEY_SENDER_MISMATCH" | "TRANSACTION_MISMATCH" | "INSUFFICIENT_FUNDS" | "NOT_A_TOKEN_CONTRACT" | "NOT_A_MINTER" | "BATCH_MINT_UNSUPPORTED" | "TOKEN_URI_UNSUPPORTED" | "CAP_EXCEEDED" | "TOKEN_ID_TAKEN" | "INSUFFICIENT_TOKEN_BALANCE" | "NOT_TOKEN_OWNER" | "NOT_SUPPORTED_BY_TOKEN" | "TOO_MANY_TOKEN_IDS" | "CREATE2_FACTORY_MISSING" | "TRANSACTION_REJECTED" | "WOULD_REVERT" | "LIVE_NETWORK_FAUCET";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -2875,7 +2975,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description The record id a launch, mint, transfer, approval or faucet answered, or its transaction hash */
+                /** @description The record id a write answered, or its transaction hash */
                 id: string;
             };
             cookie?: never;
@@ -2891,7 +2991,7 @@ export interface operations {
                     "application/json": {
                         id: string;
                         /** @enum {string} */
-                        kind: "launch" | "mint" | "faucet" | "transfer" | "approve";
+                        kind: "launch" | "mint" | "faucet" | "transfer" | "approve" | "burn" | "pause" | "grantRole" | "revokeRole" | "transferOwnership";
                         chain: string;
                         network: string;
                         type: string | null;
@@ -3255,7 +3355,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `KEY_SENDER_MISMATCH`: The key does not derive the sender; `TRANSACTION_MISMATCH`: The signed transaction is not the prepared one; `INSUFFICIENT_FUNDS`: The sender cannot pay the fee; `NOT_A_TOKEN_CONTRACT`: No ERC20/ERC721/ERC1155 contract at that address; `NOT_A_MINTER`: The sender may not mint on that token; `BATCH_MINT_UNSUPPORTED`: The token has no batch mint; `TOKEN_URI_UNSUPPORTED`: The ERC721 has no per-token URI; `CAP_EXCEEDED`: An ERC20 mint beyond the cap; `TOKEN_ID_TAKEN`: That ERC721 token id exists; `INSUFFICIENT_TOKEN_BALANCE`: The sender holds less of the token than it would transfer; `NOT_TOKEN_OWNER`: The sender (or the named owner) does not hold that token id; `TOO_MANY_TOKEN_IDS`: The holder has more token ids than one listing reads; `CREATE2_FACTORY_MISSING`: A launch with salt on a live chain without the CREATE2 factory; `TRANSACTION_REJECTED`: The node refused it; `WOULD_REVERT`: The chain would revert it: nothing was signed; `LIVE_NETWORK_FAUCET`: The faucet on a live network */
+            /** @description `KEY_SENDER_MISMATCH`: The key does not derive the sender; `TRANSACTION_MISMATCH`: The signed transaction is not the prepared one; `INSUFFICIENT_FUNDS`: The sender cannot pay the fee; `NOT_A_TOKEN_CONTRACT`: No ERC20/ERC721/ERC1155 contract at that address; `NOT_A_MINTER`: The sender may not mint on that token; `BATCH_MINT_UNSUPPORTED`: The token has no batch mint; `TOKEN_URI_UNSUPPORTED`: The ERC721 has no per-token URI; `CAP_EXCEEDED`: An ERC20 mint beyond the cap; `TOKEN_ID_TAKEN`: That ERC721 token id exists; `INSUFFICIENT_TOKEN_BALANCE`: The sender holds less of the token than it would transfer; `NOT_TOKEN_OWNER`: The sender (or the named owner) does not hold that token id; `NOT_SUPPORTED_BY_TOKEN`: The token has no such function: it was launched without that option; `TOO_MANY_TOKEN_IDS`: The holder has more token ids than one listing reads; `CREATE2_FACTORY_MISSING`: A launch with salt on a live chain without the CREATE2 factory; `TRANSACTION_REJECTED`: The node refused it; `WOULD_REVERT`: The chain would revert it: nothing was signed; `LIVE_NETWORK_FAUCET`: The faucet on a live network */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -3267,7 +3367,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "KEY_SENDER_MISMATCH" | "TRANSACTION_MISMATCH" | "INSUFFICIENT_FUNDS" | "NOT_A_TOKEN_CONTRACT" | "NOT_A_MINTER" | "BATCH_MINT_UNSUPPORTED" | "TOKEN_URI_UNSUPPORTED" | "CAP_EXCEEDED" | "TOKEN_ID_TAKEN" | "INSUFFICIENT_TOKEN_BALANCE" | "NOT_TOKEN_OWNER" | "TOO_MANY_TOKEN_IDS" | "CREATE2_FACTORY_MISSING" | "TRANSACTION_REJECTED" | "WOULD_REVERT" | "LIVE_NETWORK_FAUCET";
+                            code: "KEY_SENDER_MISMATCH" | "TRANSACTION_MISMATCH" | "INSUFFICIENT_FUNDS" | "NOT_A_TOKEN_CONTRACT" | "NOT_A_MINTER" | "BATCH_MINT_UNSUPPORTED" | "TOKEN_URI_UNSUPPORTED" | "CAP_EXCEEDED" | "TOKEN_ID_TAKEN" | "INSUFFICIENT_TOKEN_BALANCE" | "NOT_TOKEN_OWNER" | "NOT_SUPPORTED_BY_TOKEN" | "TOO_MANY_TOKEN_IDS" | "CREATE2_FACTORY_MISSING" | "TRANSACTION_REJECTED" | "WOULD_REVERT" | "LIVE_NETWORK_FAUCET";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -3603,7 +3703,7 @@ export interface operations {
                              * @example 1000000000000000000
                              */
                             gasPrice?: string;
-                            /** @description null for a launch (a contract creation); the token contract for a mint, a token transfer or an approval; the recipient for a NATIVE transfer */
+                            /** @description null for a launch (a contract creation); the recipient for a NATIVE transfer; the token contract for every other write (a mint, a token transfer, an approval, a burn, a pause, a role or ownership change) */
                             to: string | null;
                             data: string;
                             /**
@@ -3818,7 +3918,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `KEY_SENDER_MISMATCH`: The key does not derive the sender; `TRANSACTION_MISMATCH`: The signed transaction is not the prepared one; `INSUFFICIENT_FUNDS`: The sender cannot pay the fee; `NOT_A_TOKEN_CONTRACT`: No ERC20/ERC721/ERC1155 contract at that address; `NOT_A_MINTER`: The sender may not mint on that token; `BATCH_MINT_UNSUPPORTED`: The token has no batch mint; `TOKEN_URI_UNSUPPORTED`: The ERC721 has no per-token URI; `CAP_EXCEEDED`: An ERC20 mint beyond the cap; `TOKEN_ID_TAKEN`: That ERC721 token id exists; `INSUFFICIENT_TOKEN_BALANCE`: The sender holds less of the token than it would transfer; `NOT_TOKEN_OWNER`: The sender (or the named owner) does not hold that token id; `TOO_MANY_TOKEN_IDS`: The holder has more token ids than one listing reads; `CREATE2_FACTORY_MISSING`: A launch with salt on a live chain without the CREATE2 factory; `TRANSACTION_REJECTED`: The node refused it; `WOULD_REVERT`: The chain would revert it: nothing was signed; `LIVE_NETWORK_FAUCET`: The faucet on a live network */
+            /** @description `KEY_SENDER_MISMATCH`: The key does not derive the sender; `TRANSACTION_MISMATCH`: The signed transaction is not the prepared one; `INSUFFICIENT_FUNDS`: The sender cannot pay the fee; `NOT_A_TOKEN_CONTRACT`: No ERC20/ERC721/ERC1155 contract at that address; `NOT_A_MINTER`: The sender may not mint on that token; `BATCH_MINT_UNSUPPORTED`: The token has no batch mint; `TOKEN_URI_UNSUPPORTED`: The ERC721 has no per-token URI; `CAP_EXCEEDED`: An ERC20 mint beyond the cap; `TOKEN_ID_TAKEN`: That ERC721 token id exists; `INSUFFICIENT_TOKEN_BALANCE`: The sender holds less of the token than it would transfer; `NOT_TOKEN_OWNER`: The sender (or the named owner) does not hold that token id; `NOT_SUPPORTED_BY_TOKEN`: The token has no such function: it was launched without that option; `TOO_MANY_TOKEN_IDS`: The holder has more token ids than one listing reads; `CREATE2_FACTORY_MISSING`: A launch with salt on a live chain without the CREATE2 factory; `TRANSACTION_REJECTED`: The node refused it; `WOULD_REVERT`: The chain would revert it: nothing was signed; `LIVE_NETWORK_FAUCET`: The faucet on a live network */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -3830,7 +3930,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "KEY_SENDER_MISMATCH" | "TRANSACTION_MISMATCH" | "INSUFFICIENT_FUNDS" | "NOT_A_TOKEN_CONTRACT" | "NOT_A_MINTER" | "BATCH_MINT_UNSUPPORTED" | "TOKEN_URI_UNSUPPORTED" | "CAP_EXCEEDED" | "TOKEN_ID_TAKEN" | "INSUFFICIENT_TOKEN_BALANCE" | "NOT_TOKEN_OWNER" | "TOO_MANY_TOKEN_IDS" | "CREATE2_FACTORY_MISSING" | "TRANSACTION_REJECTED" | "WOULD_REVERT" | "LIVE_NETWORK_FAUCET";
+                            code: "KEY_SENDER_MISMATCH" | "TRANSACTION_MISMATCH" | "INSUFFICIENT_FUNDS" | "NOT_A_TOKEN_CONTRACT" | "NOT_A_MINTER" | "BATCH_MINT_UNSUPPORTED" | "TOKEN_URI_UNSUPPORTED" | "CAP_EXCEEDED" | "TOKEN_ID_TAKEN" | "INSUFFICIENT_TOKEN_BALANCE" | "NOT_TOKEN_OWNER" | "NOT_SUPPORTED_BY_TOKEN" | "TOO_MANY_TOKEN_IDS" | "CREATE2_FACTORY_MISSING" | "TRANSACTION_REJECTED" | "WOULD_REVERT" | "LIVE_NETWORK_FAUCET";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -4171,7 +4271,7 @@ export interface operations {
                              * @example 1000000000000000000
                              */
                             gasPrice?: string;
-                            /** @description null for a launch (a contract creation); the token contract for a mint, a token transfer or an approval; the recipient for a NATIVE transfer */
+                            /** @description null for a launch (a contract creation); the recipient for a NATIVE transfer; the token contract for every other write (a mint, a token transfer, an approval, a burn, a pause, a role or ownership change) */
                             to: string | null;
                             data: string;
                             /**
@@ -4385,7 +4485,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `KEY_SENDER_MISMATCH`: The key does not derive the sender; `TRANSACTION_MISMATCH`: The signed transaction is not the prepared one; `INSUFFICIENT_FUNDS`: The sender cannot pay the fee; `NOT_A_TOKEN_CONTRACT`: No ERC20/ERC721/ERC1155 contract at that address; `NOT_A_MINTER`: The sender may not mint on that token; `BATCH_MINT_UNSUPPORTED`: The token has no batch mint; `TOKEN_URI_UNSUPPORTED`: The ERC721 has no per-token URI; `CAP_EXCEEDED`: An ERC20 mint beyond the cap; `TOKEN_ID_TAKEN`: That ERC721 token id exists; `INSUFFICIENT_TOKEN_BALANCE`: The sender holds less of the token than it would transfer; `NOT_TOKEN_OWNER`: The sender (or the named owner) does not hold that token id; `TOO_MANY_TOKEN_IDS`: The holder has more token ids than one listing reads; `CREATE2_FACTORY_MISSING`: A launch with salt on a live chain without the CREATE2 factory; `TRANSACTION_REJECTED`: The node refused it; `WOULD_REVERT`: The chain would revert it: nothing was signed; `LIVE_NETWORK_FAUCET`: The faucet on a live network */
+            /** @description `KEY_SENDER_MISMATCH`: The key does not derive the sender; `TRANSACTION_MISMATCH`: The signed transaction is not the prepared one; `INSUFFICIENT_FUNDS`: The sender cannot pay the fee; `NOT_A_TOKEN_CONTRACT`: No ERC20/ERC721/ERC1155 contract at that address; `NOT_A_MINTER`: The sender may not mint on that token; `BATCH_MINT_UNSUPPORTED`: The token has no batch mint; `TOKEN_URI_UNSUPPORTED`: The ERC721 has no per-token URI; `CAP_EXCEEDED`: An ERC20 mint beyond the cap; `TOKEN_ID_TAKEN`: That ERC721 token id exists; `INSUFFICIENT_TOKEN_BALANCE`: The sender holds less of the token than it would transfer; `NOT_TOKEN_OWNER`: The sender (or the named owner) does not hold that token id; `NOT_SUPPORTED_BY_TOKEN`: The token has no such function: it was launched without that option; `TOO_MANY_TOKEN_IDS`: The holder has more token ids than one listing reads; `CREATE2_FACTORY_MISSING`: A launch with salt on a live chain without the CREATE2 factory; `TRANSACTION_REJECTED`: The node refused it; `WOULD_REVERT`: The chain would revert it: nothing was signed; `LIVE_NETWORK_FAUCET`: The faucet on a live network */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -4397,7 +4497,2606 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "KEY_SENDER_MISMATCH" | "TRANSACTION_MISMATCH" | "INSUFFICIENT_FUNDS" | "NOT_A_TOKEN_CONTRACT" | "NOT_A_MINTER" | "BATCH_MINT_UNSUPPORTED" | "TOKEN_URI_UNSUPPORTED" | "CAP_EXCEEDED" | "TOKEN_ID_TAKEN" | "INSUFFICIENT_TOKEN_BALANCE" | "NOT_TOKEN_OWNER" | "TOO_MANY_TOKEN_IDS" | "CREATE2_FACTORY_MISSING" | "TRANSACTION_REJECTED" | "WOULD_REVERT" | "LIVE_NETWORK_FAUCET";
+                            code: "KEY_SENDER_MISMATCH" | "TRANSACTION_MISMATCH" | "INSUFFICIENT_FUNDS" | "NOT_A_TOKEN_CONTRACT" | "NOT_A_MINTER" | "BATCH_MINT_UNSUPPORTED" | "TOKEN_URI_UNSUPPORTED" | "CAP_EXCEEDED" | "TOKEN_ID_TAKEN" | "INSUFFICIENT_TOKEN_BALANCE" | "NOT_TOKEN_OWNER" | "NOT_SUPPORTED_BY_TOKEN" | "TOO_MANY_TOKEN_IDS" | "CREATE2_FACTORY_MISSING" | "TRANSACTION_REJECTED" | "WOULD_REVERT" | "LIVE_NETWORK_FAUCET";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `RATE_LIMITED`: Per-key rate limit reached (see Retry-After); `TOO_MANY_CONNECTIONS`: Too many open connections from this address (see Retry-After); `TOO_MANY_AUTH_FAILURES`: Too many wrong API keys from this address (see Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "RATE_LIMITED" | "TOO_MANY_CONNECTIONS" | "TOO_MANY_AUTH_FAILURES";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `HEADERS_TOO_LARGE`: Request headers over 16 KiB */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "HEADERS_TOO_LARGE";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `UPSTREAM_UNAVAILABLE`: The node or Esplora failed to answer; `CHAIN_ID_MISMATCH`: The configured endpoint serves another chain */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "UPSTREAM_UNAVAILABLE" | "CHAIN_ID_MISMATCH";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `BACKEND_NOT_CONFIGURED`: No backend for that network; `SERVICE_UNAVAILABLE`: The database cannot be reached (see Retry-After); `STORAGE_UNAVAILABLE`: The service's own storage is exhausted (see Retry-After); `DATA_DIR_IN_USE`: Another process holds the data directory */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "BACKEND_NOT_CONFIGURED" | "SERVICE_UNAVAILABLE" | "STORAGE_UNAVAILABLE" | "DATA_DIR_IN_USE";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `UPSTREAM_TIMEOUT`: The node or Esplora timed out */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "UPSTREAM_TIMEOUT";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+    };
+    burnToken: {
+        parameters: {
+            query?: {
+                wait?: "mined";
+            };
+            header?: {
+                /** @description Retry safely: the same key and body return the first response and send nothing */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description One of: ethereum, binance_smart_chain, base, arbitrum, optimism, polygon, avalanche, bitcoin, or an EVM chain the service declares (`GET /api/v1/networks` lists every pair it serves)
+                     * @example ethereum
+                     */
+                    chain: string;
+                    /**
+                     * @description ethereum: mainnet, sepolia, holesky, hoodi, rinkeby, testnet (= sepolia); binance_smart_chain: mainnet, testnet; base: mainnet, sepolia, testnet (= sepolia); arbitrum: mainnet, sepolia, testnet (= sepolia); optimism: mainnet, sepolia, testnet (= sepolia); polygon: mainnet, amoy, testnet (= amoy); avalanche: mainnet, fuji, testnet (= fuji); bitcoin: mainnet, testnet (testnet4), signet, regtest
+                     * @example sepolia
+                     */
+                    network: string;
+                    /**
+                     * @description ERC20, ERC721 or ERC1155, case-insensitive
+                     * @example ERC20
+                     */
+                    type: string;
+                    /**
+                     * @description The token; launched with token.options.burnable (or any token with OpenZeppelin's burn)
+                     * @example 0x6bE593eae15F9c551d0EA66604fAD7284148134E
+                     */
+                    contractAddress: string;
+                    /**
+                     * @description ERC20 and ERC1155: how much, in smallest units; greater than 0
+                     * @example 1000000000000000000
+                     */
+                    amount?: string;
+                    /**
+                     * @description ERC721 and ERC1155: which token
+                     * @example 1
+                     */
+                    tokenId?: string;
+                    /**
+                     * @description Burns its own tokens (an ERC721 token also as its approved address or operator), and pays the fee
+                     * @example 0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266
+                     */
+                    sender: string;
+                    /**
+                     * @description The sender's key; used to sign, never stored or logged. The example is the key of Hardhat's first default account, which is public: use it on simulated chains only
+                     * @example 0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80
+                     */
+                    privateKey: string;
+                } | {
+                    /**
+                     * @description One of: ethereum, binance_smart_chain, base, arbitrum, optimism, polygon, avalanche, bitcoin, or an EVM chain the service declares (`GET /api/v1/networks` lists every pair it serves)
+                     * @example ethereum
+                     */
+                    chain: string;
+                    /**
+                     * @description ethereum: mainnet, sepolia, holesky, hoodi, rinkeby, testnet (= sepolia); binance_smart_chain: mainnet, testnet; base: mainnet, sepolia, testnet (= sepolia); arbitrum: mainnet, sepolia, testnet (= sepolia); optimism: mainnet, sepolia, testnet (= sepolia); polygon: mainnet, amoy, testnet (= amoy); avalanche: mainnet, fuji, testnet (= fuji); bitcoin: mainnet, testnet (testnet4), signet, regtest
+                     * @example sepolia
+                     */
+                    network: string;
+                    /**
+                     * @description ERC20, ERC721 or ERC1155, case-insensitive
+                     * @example ERC20
+                     */
+                    type: string;
+                    /**
+                     * @description The token; launched with token.options.burnable (or any token with OpenZeppelin's burn)
+                     * @example 0x6bE593eae15F9c551d0EA66604fAD7284148134E
+                     */
+                    contractAddress: string;
+                    /**
+                     * @description ERC20 and ERC1155: how much, in smallest units; greater than 0
+                     * @example 1000000000000000000
+                     */
+                    amount?: string;
+                    /**
+                     * @description ERC721 and ERC1155: which token
+                     * @example 1
+                     */
+                    tokenId?: string;
+                    /**
+                     * @description Burns its own tokens (an ERC721 token also as its approved address or operator), and pays the fee
+                     * @example 0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266
+                     */
+                    sender: string;
+                    /** @description The `unsignedTransaction` a prepare (this body without privateKey) answered, signed by `sender` unchanged: 0x hex, as an ethers Signer's signTransaction returns it */
+                    signedTransaction: string;
+                } | {
+                    /**
+                     * @description One of: ethereum, binance_smart_chain, base, arbitrum, optimism, polygon, avalanche, bitcoin, or an EVM chain the service declares (`GET /api/v1/networks` lists every pair it serves)
+                     * @example ethereum
+                     */
+                    chain: string;
+                    /**
+                     * @description ethereum: mainnet, sepolia, holesky, hoodi, rinkeby, testnet (= sepolia); binance_smart_chain: mainnet, testnet; base: mainnet, sepolia, testnet (= sepolia); arbitrum: mainnet, sepolia, testnet (= sepolia); optimism: mainnet, sepolia, testnet (= sepolia); polygon: mainnet, amoy, testnet (= amoy); avalanche: mainnet, fuji, testnet (= fuji); bitcoin: mainnet, testnet (testnet4), signet, regtest
+                     * @example sepolia
+                     */
+                    network: string;
+                    /**
+                     * @description ERC20, ERC721 or ERC1155, case-insensitive
+                     * @example ERC20
+                     */
+                    type: string;
+                    /**
+                     * @description The token; launched with token.options.burnable (or any token with OpenZeppelin's burn)
+                     * @example 0x6bE593eae15F9c551d0EA66604fAD7284148134E
+                     */
+                    contractAddress: string;
+                    /**
+                     * @description ERC20 and ERC1155: how much, in smallest units; greater than 0
+                     * @example 1000000000000000000
+                     */
+                    amount?: string;
+                    /**
+                     * @description ERC721 and ERC1155: which token
+                     * @example 1
+                     */
+                    tokenId?: string;
+                    /**
+                     * @description Burns its own tokens (an ERC721 token also as its approved address or operator), and pays the fee
+                     * @example 0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266
+                     */
+                    sender: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Accepted by the node (or mined, with wait=mined); a prepare (no privateKey, no signedTransaction): the transaction to sign */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description This operation's record id */
+                        id: string;
+                        /** @example 0x9f8e7d6c5b4a39281706f5e4d3c2b1a09f8e7d6c5b4a39281706f5e4d3c2b1a0 */
+                        transactionHash: string;
+                        /**
+                         * @description pending when answered at once; with wait=mined the state reached: mined, failed, dropped (or pending after the wait timeout)
+                         * @enum {string}
+                         */
+                        status: "signed" | "pending" | "mined" | "failed" | "dropped";
+                        chain: string;
+                        network: string;
+                        contractAddress: string;
+                        /** @example 0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266 */
+                        sender: string;
+                        /** @description The sender's nonce this write used */
+                        nonce: number;
+                        simulated: boolean;
+                        blockNumber?: number | null;
+                        /** @enum {string} */
+                        type: "ERC20" | "ERC721" | "ERC1155";
+                        /** @description Smallest units */
+                        amount?: string;
+                        tokenId?: string;
+                    } | {
+                        /** @description Sign exactly this (e.g. ethers `signer.signTransaction(unsignedTransaction)`); any change is refused */
+                        unsignedTransaction: {
+                            chainId: number;
+                            /** @description 2 (EIP-1559) where the chain reports base fees, else 0 (legacy, EIP-155) */
+                            type: 2 | 0;
+                            /** @description Reserved for the sender until expiresAt */
+                            nonce: number;
+                            /**
+                             * @description The node's estimate plus 20 %, at most 16777216 (EIP-7825's cap) for a transaction estimated within it
+                             * @example 1000000000000000000
+                             */
+                            gasLimit: string;
+                            /**
+                             * @description Type 2 only, wei
+                             * @example 1000000000000000000
+                             */
+                            maxFeePerGas?: string;
+                            /**
+                             * @description Type 2 only, wei
+                             * @example 1000000000000000000
+                             */
+                            maxPriorityFeePerGas?: string;
+                            /**
+                             * @description Type 0 only, wei
+                             * @example 1000000000000000000
+                             */
+                            gasPrice?: string;
+                            /** @description null for a launch (a contract creation); the recipient for a NATIVE transfer; the token contract for every other write (a mint, a token transfer, an approval, a burn, a pause, a role or ownership change) */
+                            to: string | null;
+                            data: string;
+                            /**
+                             * @description Native currency it sends, in wei: 0 but for a NATIVE transfer
+                             * @example 1000000000000000000
+                             */
+                            value: string;
+                        };
+                        /** @description Until then the nonce is reserved; a later submit is accepted only while the nonce is still free (nothing took it since) */
+                        expiresAt: string;
+                        chain: string;
+                        network: string;
+                        /** @enum {string} */
+                        type: "ERC20" | "ERC721" | "ERC1155";
+                        sender: string;
+                    };
+                };
+            };
+            /** @description Signed and recorded, broadcast not confirmed (status signed), or wait=mined timed out (status pending) */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description This operation's record id */
+                        id: string;
+                        /** @example 0x9f8e7d6c5b4a39281706f5e4d3c2b1a09f8e7d6c5b4a39281706f5e4d3c2b1a0 */
+                        transactionHash: string;
+                        /**
+                         * @description pending when answered at once; with wait=mined the state reached: mined, failed, dropped (or pending after the wait timeout)
+                         * @enum {string}
+                         */
+                        status: "signed" | "pending" | "mined" | "failed" | "dropped";
+                        chain: string;
+                        network: string;
+                        contractAddress: string;
+                        /** @example 0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266 */
+                        sender: string;
+                        /** @description The sender's nonce this write used */
+                        nonce: number;
+                        simulated: boolean;
+                        blockNumber?: number | null;
+                        /** @enum {string} */
+                        type: "ERC20" | "ERC721" | "ERC1155";
+                        /** @description Smallest units */
+                        amount?: string;
+                        tokenId?: string;
+                    };
+                };
+            };
+            /** @description `INVALID_ARGUMENT`: A field is missing, has the wrong type or breaks a rule; `INVALID_ADDRESS`: Not an address of that chain and network; `INVALID_PRIVATE_KEY`: Not a 32-byte hex private key; `UNSUPPORTED_CHAIN`: Unknown chain; `UNSUPPORTED_NETWORK`: Unknown network of that chain; `UNSUPPORTED_OPERATION`: The chain cannot do that; `MALFORMED_JSON`: The body is not valid JSON; `MALFORMED_REQUEST`: Not valid HTTP/1.1, or a bad percent-encoding in the path */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "INVALID_ARGUMENT" | "INVALID_ADDRESS" | "INVALID_PRIVATE_KEY" | "UNSUPPORTED_CHAIN" | "UNSUPPORTED_NETWORK" | "UNSUPPORTED_OPERATION" | "MALFORMED_JSON" | "MALFORMED_REQUEST";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `UNAUTHORIZED`: Missing or wrong API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "UNAUTHORIZED";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `REQUEST_TIMEOUT`: The request was not received in time */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "REQUEST_TIMEOUT";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `IDEMPOTENCY_CONFLICT`: Idempotency-Key reused with another body; `IDEMPOTENCY_IN_PROGRESS`: The first request with that Idempotency-Key is still running; `TRANSACTION_NOT_PREPARED`: A signed transaction no prepare reserved; `NONCE_TAKEN`: The prepared transaction's nonce was taken since: prepare again; `ALREADY_SUBMITTED`: That signed transaction was submitted before; `ALREADY_DEPLOYED`: A contract is already at the launch's CREATE2 address; `LIVE_NETWORK_FAULTS`: Faults on a live network; `CHAIN_FAULT_CONFLICT`: The fault cannot be made while another one runs */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "IDEMPOTENCY_CONFLICT" | "IDEMPOTENCY_IN_PROGRESS" | "TRANSACTION_NOT_PREPARED" | "NONCE_TAKEN" | "ALREADY_SUBMITTED" | "ALREADY_DEPLOYED" | "LIVE_NETWORK_FAULTS" | "CHAIN_FAULT_CONFLICT";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `PAYLOAD_TOO_LARGE`: Body over 64 KiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "PAYLOAD_TOO_LARGE";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `UNSUPPORTED_MEDIA_TYPE`: Body not sent as application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "UNSUPPORTED_MEDIA_TYPE";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `HOST_NOT_ALLOWED`: Without API keys (--no-auth): a Host other than a loopback name */
+            421: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "HOST_NOT_ALLOWED";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `KEY_SENDER_MISMATCH`: The key does not derive the sender; `TRANSACTION_MISMATCH`: The signed transaction is not the prepared one; `INSUFFICIENT_FUNDS`: The sender cannot pay the fee; `NOT_A_TOKEN_CONTRACT`: No ERC20/ERC721/ERC1155 contract at that address; `NOT_A_MINTER`: The sender may not mint on that token; `BATCH_MINT_UNSUPPORTED`: The token has no batch mint; `TOKEN_URI_UNSUPPORTED`: The ERC721 has no per-token URI; `CAP_EXCEEDED`: An ERC20 mint beyond the cap; `TOKEN_ID_TAKEN`: That ERC721 token id exists; `INSUFFICIENT_TOKEN_BALANCE`: The sender holds less of the token than it would transfer; `NOT_TOKEN_OWNER`: The sender (or the named owner) does not hold that token id; `NOT_SUPPORTED_BY_TOKEN`: The token has no such function: it was launched without that option; `TOO_MANY_TOKEN_IDS`: The holder has more token ids than one listing reads; `CREATE2_FACTORY_MISSING`: A launch with salt on a live chain without the CREATE2 factory; `TRANSACTION_REJECTED`: The node refused it; `WOULD_REVERT`: The chain would revert it: nothing was signed; `LIVE_NETWORK_FAUCET`: The faucet on a live network */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "KEY_SENDER_MISMATCH" | "TRANSACTION_MISMATCH" | "INSUFFICIENT_FUNDS" | "NOT_A_TOKEN_CONTRACT" | "NOT_A_MINTER" | "BATCH_MINT_UNSUPPORTED" | "TOKEN_URI_UNSUPPORTED" | "CAP_EXCEEDED" | "TOKEN_ID_TAKEN" | "INSUFFICIENT_TOKEN_BALANCE" | "NOT_TOKEN_OWNER" | "NOT_SUPPORTED_BY_TOKEN" | "TOO_MANY_TOKEN_IDS" | "CREATE2_FACTORY_MISSING" | "TRANSACTION_REJECTED" | "WOULD_REVERT" | "LIVE_NETWORK_FAUCET";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `RATE_LIMITED`: Per-key rate limit reached (see Retry-After); `TOO_MANY_CONNECTIONS`: Too many open connections from this address (see Retry-After); `TOO_MANY_AUTH_FAILURES`: Too many wrong API keys from this address (see Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "RATE_LIMITED" | "TOO_MANY_CONNECTIONS" | "TOO_MANY_AUTH_FAILURES";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `HEADERS_TOO_LARGE`: Request headers over 16 KiB */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "HEADERS_TOO_LARGE";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `UPSTREAM_UNAVAILABLE`: The node or Esplora failed to answer; `CHAIN_ID_MISMATCH`: The configured endpoint serves another chain */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "UPSTREAM_UNAVAILABLE" | "CHAIN_ID_MISMATCH";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `BACKEND_NOT_CONFIGURED`: No backend for that network; `SERVICE_UNAVAILABLE`: The database cannot be reached (see Retry-After); `STORAGE_UNAVAILABLE`: The service's own storage is exhausted (see Retry-After); `DATA_DIR_IN_USE`: Another process holds the data directory */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "BACKEND_NOT_CONFIGURED" | "SERVICE_UNAVAILABLE" | "STORAGE_UNAVAILABLE" | "DATA_DIR_IN_USE";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `UPSTREAM_TIMEOUT`: The node or Esplora timed out */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "UPSTREAM_TIMEOUT";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+    };
+    pauseToken: {
+        parameters: {
+            query?: {
+                wait?: "mined";
+            };
+            header?: {
+                /** @description Retry safely: the same key and body return the first response and send nothing */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description One of: ethereum, binance_smart_chain, base, arbitrum, optimism, polygon, avalanche, bitcoin, or an EVM chain the service declares (`GET /api/v1/networks` lists every pair it serves)
+                     * @example ethereum
+                     */
+                    chain: string;
+                    /**
+                     * @description ethereum: mainnet, sepolia, holesky, hoodi, rinkeby, testnet (= sepolia); binance_smart_chain: mainnet, testnet; base: mainnet, sepolia, testnet (= sepolia); arbitrum: mainnet, sepolia, testnet (= sepolia); optimism: mainnet, sepolia, testnet (= sepolia); polygon: mainnet, amoy, testnet (= amoy); avalanche: mainnet, fuji, testnet (= fuji); bitcoin: mainnet, testnet (testnet4), signet, regtest
+                     * @example sepolia
+                     */
+                    network: string;
+                    /**
+                     * @description The token; launched with token.options.pausable (or any with pause(), unpause() and paused())
+                     * @example 0x6bE593eae15F9c551d0EA66604fAD7284148134E
+                     */
+                    contractAddress: string;
+                    /** @description true calls pause(): every transfer, mint and burn stops; false calls unpause() */
+                    paused: boolean;
+                    /**
+                     * @description The pauser: PAUSER_ROLE (access roles) or the owner (access ownable)
+                     * @example 0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266
+                     */
+                    sender: string;
+                    /**
+                     * @description The sender's key; used to sign, never stored or logged. The example is the key of Hardhat's first default account, which is public: use it on simulated chains only
+                     * @example 0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80
+                     */
+                    privateKey: string;
+                } | {
+                    /**
+                     * @description One of: ethereum, binance_smart_chain, base, arbitrum, optimism, polygon, avalanche, bitcoin, or an EVM chain the service declares (`GET /api/v1/networks` lists every pair it serves)
+                     * @example ethereum
+                     */
+                    chain: string;
+                    /**
+                     * @description ethereum: mainnet, sepolia, holesky, hoodi, rinkeby, testnet (= sepolia); binance_smart_chain: mainnet, testnet; base: mainnet, sepolia, testnet (= sepolia); arbitrum: mainnet, sepolia, testnet (= sepolia); optimism: mainnet, sepolia, testnet (= sepolia); polygon: mainnet, amoy, testnet (= amoy); avalanche: mainnet, fuji, testnet (= fuji); bitcoin: mainnet, testnet (testnet4), signet, regtest
+                     * @example sepolia
+                     */
+                    network: string;
+                    /**
+                     * @description The token; launched with token.options.pausable (or any with pause(), unpause() and paused())
+                     * @example 0x6bE593eae15F9c551d0EA66604fAD7284148134E
+                     */
+                    contractAddress: string;
+                    /** @description true calls pause(): every transfer, mint and burn stops; false calls unpause() */
+                    paused: boolean;
+                    /**
+                     * @description The pauser: PAUSER_ROLE (access roles) or the owner (access ownable)
+                     * @example 0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266
+                     */
+                    sender: string;
+                    /** @description The `unsignedTransaction` a prepare (this body without privateKey) answered, signed by `sender` unchanged: 0x hex, as an ethers Signer's signTransaction returns it */
+                    signedTransaction: string;
+                } | {
+                    /**
+                     * @description One of: ethereum, binance_smart_chain, base, arbitrum, optimism, polygon, avalanche, bitcoin, or an EVM chain the service declares (`GET /api/v1/networks` lists every pair it serves)
+                     * @example ethereum
+                     */
+                    chain: string;
+                    /**
+                     * @description ethereum: mainnet, sepolia, holesky, hoodi, rinkeby, testnet (= sepolia); binance_smart_chain: mainnet, testnet; base: mainnet, sepolia, testnet (= sepolia); arbitrum: mainnet, sepolia, testnet (= sepolia); optimism: mainnet, sepolia, testnet (= sepolia); polygon: mainnet, amoy, testnet (= amoy); avalanche: mainnet, fuji, testnet (= fuji); bitcoin: mainnet, testnet (testnet4), signet, regtest
+                     * @example sepolia
+                     */
+                    network: string;
+                    /**
+                     * @description The token; launched with token.options.pausable (or any with pause(), unpause() and paused())
+                     * @example 0x6bE593eae15F9c551d0EA66604fAD7284148134E
+                     */
+                    contractAddress: string;
+                    /** @description true calls pause(): every transfer, mint and burn stops; false calls unpause() */
+                    paused: boolean;
+                    /**
+                     * @description The pauser: PAUSER_ROLE (access roles) or the owner (access ownable)
+                     * @example 0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266
+                     */
+                    sender: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Accepted by the node (or mined, with wait=mined); a prepare (no privateKey, no signedTransaction): the transaction to sign */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description This operation's record id */
+                        id: string;
+                        /** @example 0x9f8e7d6c5b4a39281706f5e4d3c2b1a09f8e7d6c5b4a39281706f5e4d3c2b1a0 */
+                        transactionHash: string;
+                        /**
+                         * @description pending when answered at once; with wait=mined the state reached: mined, failed, dropped (or pending after the wait timeout)
+                         * @enum {string}
+                         */
+                        status: "signed" | "pending" | "mined" | "failed" | "dropped";
+                        chain: string;
+                        network: string;
+                        contractAddress: string;
+                        /** @example 0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266 */
+                        sender: string;
+                        /** @description The sender's nonce this write used */
+                        nonce: number;
+                        simulated: boolean;
+                        blockNumber?: number | null;
+                        /** @description The state the write puts the token in */
+                        paused: boolean;
+                    } | {
+                        /** @description Sign exactly this (e.g. ethers `signer.signTransaction(unsignedTransaction)`); any change is refused */
+                        unsignedTransaction: {
+                            chainId: number;
+                            /** @description 2 (EIP-1559) where the chain reports base fees, else 0 (legacy, EIP-155) */
+                            type: 2 | 0;
+                            /** @description Reserved for the sender until expiresAt */
+                            nonce: number;
+                            /**
+                             * @description The node's estimate plus 20 %, at most 16777216 (EIP-7825's cap) for a transaction estimated within it
+                             * @example 1000000000000000000
+                             */
+                            gasLimit: string;
+                            /**
+                             * @description Type 2 only, wei
+                             * @example 1000000000000000000
+                             */
+                            maxFeePerGas?: string;
+                            /**
+                             * @description Type 2 only, wei
+                             * @example 1000000000000000000
+                             */
+                            maxPriorityFeePerGas?: string;
+                            /**
+                             * @description Type 0 only, wei
+                             * @example 1000000000000000000
+                             */
+                            gasPrice?: string;
+                            /** @description null for a launch (a contract creation); the recipient for a NATIVE transfer; the token contract for every other write (a mint, a token transfer, an approval, a burn, a pause, a role or ownership change) */
+                            to: string | null;
+                            data: string;
+                            /**
+                             * @description Native currency it sends, in wei: 0 but for a NATIVE transfer
+                             * @example 1000000000000000000
+                             */
+                            value: string;
+                        };
+                        /** @description Until then the nonce is reserved; a later submit is accepted only while the nonce is still free (nothing took it since) */
+                        expiresAt: string;
+                        chain: string;
+                        network: string;
+                        sender: string;
+                    };
+                };
+            };
+            /** @description Signed and recorded, broadcast not confirmed (status signed), or wait=mined timed out (status pending) */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description This operation's record id */
+                        id: string;
+                        /** @example 0x9f8e7d6c5b4a39281706f5e4d3c2b1a09f8e7d6c5b4a39281706f5e4d3c2b1a0 */
+                        transactionHash: string;
+                        /**
+                         * @description pending when answered at once; with wait=mined the state reached: mined, failed, dropped (or pending after the wait timeout)
+                         * @enum {string}
+                         */
+                        status: "signed" | "pending" | "mined" | "failed" | "dropped";
+                        chain: string;
+                        network: string;
+                        contractAddress: string;
+                        /** @example 0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266 */
+                        sender: string;
+                        /** @description The sender's nonce this write used */
+                        nonce: number;
+                        simulated: boolean;
+                        blockNumber?: number | null;
+                        /** @description The state the write puts the token in */
+                        paused: boolean;
+                    };
+                };
+            };
+            /** @description `INVALID_ARGUMENT`: A field is missing, has the wrong type or breaks a rule; `INVALID_ADDRESS`: Not an address of that chain and network; `INVALID_PRIVATE_KEY`: Not a 32-byte hex private key; `UNSUPPORTED_CHAIN`: Unknown chain; `UNSUPPORTED_NETWORK`: Unknown network of that chain; `UNSUPPORTED_OPERATION`: The chain cannot do that; `MALFORMED_JSON`: The body is not valid JSON; `MALFORMED_REQUEST`: Not valid HTTP/1.1, or a bad percent-encoding in the path */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "INVALID_ARGUMENT" | "INVALID_ADDRESS" | "INVALID_PRIVATE_KEY" | "UNSUPPORTED_CHAIN" | "UNSUPPORTED_NETWORK" | "UNSUPPORTED_OPERATION" | "MALFORMED_JSON" | "MALFORMED_REQUEST";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `UNAUTHORIZED`: Missing or wrong API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "UNAUTHORIZED";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `REQUEST_TIMEOUT`: The request was not received in time */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "REQUEST_TIMEOUT";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `IDEMPOTENCY_CONFLICT`: Idempotency-Key reused with another body; `IDEMPOTENCY_IN_PROGRESS`: The first request with that Idempotency-Key is still running; `TRANSACTION_NOT_PREPARED`: A signed transaction no prepare reserved; `NONCE_TAKEN`: The prepared transaction's nonce was taken since: prepare again; `ALREADY_SUBMITTED`: That signed transaction was submitted before; `ALREADY_DEPLOYED`: A contract is already at the launch's CREATE2 address; `LIVE_NETWORK_FAULTS`: Faults on a live network; `CHAIN_FAULT_CONFLICT`: The fault cannot be made while another one runs */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "IDEMPOTENCY_CONFLICT" | "IDEMPOTENCY_IN_PROGRESS" | "TRANSACTION_NOT_PREPARED" | "NONCE_TAKEN" | "ALREADY_SUBMITTED" | "ALREADY_DEPLOYED" | "LIVE_NETWORK_FAULTS" | "CHAIN_FAULT_CONFLICT";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `PAYLOAD_TOO_LARGE`: Body over 64 KiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "PAYLOAD_TOO_LARGE";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `UNSUPPORTED_MEDIA_TYPE`: Body not sent as application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "UNSUPPORTED_MEDIA_TYPE";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `HOST_NOT_ALLOWED`: Without API keys (--no-auth): a Host other than a loopback name */
+            421: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "HOST_NOT_ALLOWED";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `KEY_SENDER_MISMATCH`: The key does not derive the sender; `TRANSACTION_MISMATCH`: The signed transaction is not the prepared one; `INSUFFICIENT_FUNDS`: The sender cannot pay the fee; `NOT_A_TOKEN_CONTRACT`: No ERC20/ERC721/ERC1155 contract at that address; `NOT_A_MINTER`: The sender may not mint on that token; `BATCH_MINT_UNSUPPORTED`: The token has no batch mint; `TOKEN_URI_UNSUPPORTED`: The ERC721 has no per-token URI; `CAP_EXCEEDED`: An ERC20 mint beyond the cap; `TOKEN_ID_TAKEN`: That ERC721 token id exists; `INSUFFICIENT_TOKEN_BALANCE`: The sender holds less of the token than it would transfer; `NOT_TOKEN_OWNER`: The sender (or the named owner) does not hold that token id; `NOT_SUPPORTED_BY_TOKEN`: The token has no such function: it was launched without that option; `TOO_MANY_TOKEN_IDS`: The holder has more token ids than one listing reads; `CREATE2_FACTORY_MISSING`: A launch with salt on a live chain without the CREATE2 factory; `TRANSACTION_REJECTED`: The node refused it; `WOULD_REVERT`: The chain would revert it: nothing was signed; `LIVE_NETWORK_FAUCET`: The faucet on a live network */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "KEY_SENDER_MISMATCH" | "TRANSACTION_MISMATCH" | "INSUFFICIENT_FUNDS" | "NOT_A_TOKEN_CONTRACT" | "NOT_A_MINTER" | "BATCH_MINT_UNSUPPORTED" | "TOKEN_URI_UNSUPPORTED" | "CAP_EXCEEDED" | "TOKEN_ID_TAKEN" | "INSUFFICIENT_TOKEN_BALANCE" | "NOT_TOKEN_OWNER" | "NOT_SUPPORTED_BY_TOKEN" | "TOO_MANY_TOKEN_IDS" | "CREATE2_FACTORY_MISSING" | "TRANSACTION_REJECTED" | "WOULD_REVERT" | "LIVE_NETWORK_FAUCET";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `RATE_LIMITED`: Per-key rate limit reached (see Retry-After); `TOO_MANY_CONNECTIONS`: Too many open connections from this address (see Retry-After); `TOO_MANY_AUTH_FAILURES`: Too many wrong API keys from this address (see Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "RATE_LIMITED" | "TOO_MANY_CONNECTIONS" | "TOO_MANY_AUTH_FAILURES";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `HEADERS_TOO_LARGE`: Request headers over 16 KiB */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "HEADERS_TOO_LARGE";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `UPSTREAM_UNAVAILABLE`: The node or Esplora failed to answer; `CHAIN_ID_MISMATCH`: The configured endpoint serves another chain */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "UPSTREAM_UNAVAILABLE" | "CHAIN_ID_MISMATCH";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `BACKEND_NOT_CONFIGURED`: No backend for that network; `SERVICE_UNAVAILABLE`: The database cannot be reached (see Retry-After); `STORAGE_UNAVAILABLE`: The service's own storage is exhausted (see Retry-After); `DATA_DIR_IN_USE`: Another process holds the data directory */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "BACKEND_NOT_CONFIGURED" | "SERVICE_UNAVAILABLE" | "STORAGE_UNAVAILABLE" | "DATA_DIR_IN_USE";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `UPSTREAM_TIMEOUT`: The node or Esplora timed out */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "UPSTREAM_TIMEOUT";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+    };
+    grantRole: {
+        parameters: {
+            query?: {
+                wait?: "mined";
+            };
+            header?: {
+                /** @description Retry safely: the same key and body return the first response and send nothing */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description One of: ethereum, binance_smart_chain, base, arbitrum, optimism, polygon, avalanche, bitcoin, or an EVM chain the service declares (`GET /api/v1/networks` lists every pair it serves)
+                     * @example ethereum
+                     */
+                    chain: string;
+                    /**
+                     * @description ethereum: mainnet, sepolia, holesky, hoodi, rinkeby, testnet (= sepolia); binance_smart_chain: mainnet, testnet; base: mainnet, sepolia, testnet (= sepolia); arbitrum: mainnet, sepolia, testnet (= sepolia); optimism: mainnet, sepolia, testnet (= sepolia); polygon: mainnet, amoy, testnet (= amoy); avalanche: mainnet, fuji, testnet (= fuji); bitcoin: mainnet, testnet (testnet4), signet, regtest
+                     * @example sepolia
+                     */
+                    network: string;
+                    /**
+                     * @description The token; launched with access roles (AccessControl)
+                     * @example 0x5FbDB2315678afecb367f032d93F642f64180aa3
+                     */
+                    contractAddress: string;
+                    /**
+                     * @description A role the token defines, by name (MINTER_ROLE, PAUSER_ROLE, DEFAULT_ADMIN_ROLE, …: the token must have a view of that name), or its id as 32 bytes of 0x hex
+                     * @example MINTER_ROLE
+                     */
+                    role: string;
+                    /**
+                     * @description Who gains or loses the role; not the zero address
+                     * @example 0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266
+                     */
+                    account: string;
+                    /**
+                     * @description A holder of the role's admin role (DEFAULT_ADMIN_ROLE for the service's tokens)
+                     * @example 0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266
+                     */
+                    sender: string;
+                    /**
+                     * @description The sender's key; used to sign, never stored or logged. The example is the key of Hardhat's first default account, which is public: use it on simulated chains only
+                     * @example 0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80
+                     */
+                    privateKey: string;
+                } | {
+                    /**
+                     * @description One of: ethereum, binance_smart_chain, base, arbitrum, optimism, polygon, avalanche, bitcoin, or an EVM chain the service declares (`GET /api/v1/networks` lists every pair it serves)
+                     * @example ethereum
+                     */
+                    chain: string;
+                    /**
+                     * @description ethereum: mainnet, sepolia, holesky, hoodi, rinkeby, testnet (= sepolia); binance_smart_chain: mainnet, testnet; base: mainnet, sepolia, testnet (= sepolia); arbitrum: mainnet, sepolia, testnet (= sepolia); optimism: mainnet, sepolia, testnet (= sepolia); polygon: mainnet, amoy, testnet (= amoy); avalanche: mainnet, fuji, testnet (= fuji); bitcoin: mainnet, testnet (testnet4), signet, regtest
+                     * @example sepolia
+                     */
+                    network: string;
+                    /**
+                     * @description The token; launched with access roles (AccessControl)
+                     * @example 0x5FbDB2315678afecb367f032d93F642f64180aa3
+                     */
+                    contractAddress: string;
+                    /**
+                     * @description A role the token defines, by name (MINTER_ROLE, PAUSER_ROLE, DEFAULT_ADMIN_ROLE, …: the token must have a view of that name), or its id as 32 bytes of 0x hex
+                     * @example MINTER_ROLE
+                     */
+                    role: string;
+                    /**
+                     * @description Who gains or loses the role; not the zero address
+                     * @example 0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266
+                     */
+                    account: string;
+                    /**
+                     * @description A holder of the role's admin role (DEFAULT_ADMIN_ROLE for the service's tokens)
+                     * @example 0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266
+                     */
+                    sender: string;
+                    /** @description The `unsignedTransaction` a prepare (this body without privateKey) answered, signed by `sender` unchanged: 0x hex, as an ethers Signer's signTransaction returns it */
+                    signedTransaction: string;
+                } | {
+                    /**
+                     * @description One of: ethereum, binance_smart_chain, base, arbitrum, optimism, polygon, avalanche, bitcoin, or an EVM chain the service declares (`GET /api/v1/networks` lists every pair it serves)
+                     * @example ethereum
+                     */
+                    chain: string;
+                    /**
+                     * @description ethereum: mainnet, sepolia, holesky, hoodi, rinkeby, testnet (= sepolia); binance_smart_chain: mainnet, testnet; base: mainnet, sepolia, testnet (= sepolia); arbitrum: mainnet, sepolia, testnet (= sepolia); optimism: mainnet, sepolia, testnet (= sepolia); polygon: mainnet, amoy, testnet (= amoy); avalanche: mainnet, fuji, testnet (= fuji); bitcoin: mainnet, testnet (testnet4), signet, regtest
+                     * @example sepolia
+                     */
+                    network: string;
+                    /**
+                     * @description The token; launched with access roles (AccessControl)
+                     * @example 0x5FbDB2315678afecb367f032d93F642f64180aa3
+                     */
+                    contractAddress: string;
+                    /**
+                     * @description A role the token defines, by name (MINTER_ROLE, PAUSER_ROLE, DEFAULT_ADMIN_ROLE, …: the token must have a view of that name), or its id as 32 bytes of 0x hex
+                     * @example MINTER_ROLE
+                     */
+                    role: string;
+                    /**
+                     * @description Who gains or loses the role; not the zero address
+                     * @example 0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266
+                     */
+                    account: string;
+                    /**
+                     * @description A holder of the role's admin role (DEFAULT_ADMIN_ROLE for the service's tokens)
+                     * @example 0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266
+                     */
+                    sender: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Accepted by the node (or mined, with wait=mined); a prepare (no privateKey, no signedTransaction): the transaction to sign */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description This operation's record id */
+                        id: string;
+                        /** @example 0x9f8e7d6c5b4a39281706f5e4d3c2b1a09f8e7d6c5b4a39281706f5e4d3c2b1a0 */
+                        transactionHash: string;
+                        /**
+                         * @description pending when answered at once; with wait=mined the state reached: mined, failed, dropped (or pending after the wait timeout)
+                         * @enum {string}
+                         */
+                        status: "signed" | "pending" | "mined" | "failed" | "dropped";
+                        chain: string;
+                        network: string;
+                        contractAddress: string;
+                        /** @example 0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266 */
+                        sender: string;
+                        /** @description The sender's nonce this write used */
+                        nonce: number;
+                        simulated: boolean;
+                        blockNumber?: number | null;
+                        /** @description As the request named it */
+                        role: string;
+                        /** @description The bytes32 id: keccak-256 of the name; DEFAULT_ADMIN_ROLE is 0x00…00 */
+                        roleId: string;
+                        account: string;
+                    } | {
+                        /** @description Sign exactly this (e.g. ethers `signer.signTransaction(unsignedTransaction)`); any change is refused */
+                        unsignedTransaction: {
+                            chainId: number;
+                            /** @description 2 (EIP-1559) where the chain reports base fees, else 0 (legacy, EIP-155) */
+                            type: 2 | 0;
+                            /** @description Reserved for the sender until expiresAt */
+                            nonce: number;
+                            /**
+                             * @description The node's estimate plus 20 %, at most 16777216 (EIP-7825's cap) for a transaction estimated within it
+                             * @example 1000000000000000000
+                             */
+                            gasLimit: string;
+                            /**
+                             * @description Type 2 only, wei
+                             * @example 1000000000000000000
+                             */
+                            maxFeePerGas?: string;
+                            /**
+                             * @description Type 2 only, wei
+                             * @example 1000000000000000000
+                             */
+                            maxPriorityFeePerGas?: string;
+                            /**
+                             * @description Type 0 only, wei
+                             * @example 1000000000000000000
+                             */
+                            gasPrice?: string;
+                            /** @description null for a launch (a contract creation); the recipient for a NATIVE transfer; the token contract for every other write (a mint, a token transfer, an approval, a burn, a pause, a role or ownership change) */
+                            to: string | null;
+                            data: string;
+                            /**
+                             * @description Native currency it sends, in wei: 0 but for a NATIVE transfer
+                             * @example 1000000000000000000
+                             */
+                            value: string;
+                        };
+                        /** @description Until then the nonce is reserved; a later submit is accepted only while the nonce is still free (nothing took it since) */
+                        expiresAt: string;
+                        chain: string;
+                        network: string;
+                        sender: string;
+                    };
+                };
+            };
+            /** @description Signed and recorded, broadcast not confirmed (status signed), or wait=mined timed out (status pending) */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description This operation's record id */
+                        id: string;
+                        /** @example 0x9f8e7d6c5b4a39281706f5e4d3c2b1a09f8e7d6c5b4a39281706f5e4d3c2b1a0 */
+                        transactionHash: string;
+                        /**
+                         * @description pending when answered at once; with wait=mined the state reached: mined, failed, dropped (or pending after the wait timeout)
+                         * @enum {string}
+                         */
+                        status: "signed" | "pending" | "mined" | "failed" | "dropped";
+                        chain: string;
+                        network: string;
+                        contractAddress: string;
+                        /** @example 0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266 */
+                        sender: string;
+                        /** @description The sender's nonce this write used */
+                        nonce: number;
+                        simulated: boolean;
+                        blockNumber?: number | null;
+                        /** @description As the request named it */
+                        role: string;
+                        /** @description The bytes32 id: keccak-256 of the name; DEFAULT_ADMIN_ROLE is 0x00…00 */
+                        roleId: string;
+                        account: string;
+                    };
+                };
+            };
+            /** @description `INVALID_ARGUMENT`: A field is missing, has the wrong type or breaks a rule; `INVALID_ADDRESS`: Not an address of that chain and network; `INVALID_PRIVATE_KEY`: Not a 32-byte hex private key; `UNSUPPORTED_CHAIN`: Unknown chain; `UNSUPPORTED_NETWORK`: Unknown network of that chain; `UNSUPPORTED_OPERATION`: The chain cannot do that; `MALFORMED_JSON`: The body is not valid JSON; `MALFORMED_REQUEST`: Not valid HTTP/1.1, or a bad percent-encoding in the path */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "INVALID_ARGUMENT" | "INVALID_ADDRESS" | "INVALID_PRIVATE_KEY" | "UNSUPPORTED_CHAIN" | "UNSUPPORTED_NETWORK" | "UNSUPPORTED_OPERATION" | "MALFORMED_JSON" | "MALFORMED_REQUEST";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `UNAUTHORIZED`: Missing or wrong API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "UNAUTHORIZED";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `REQUEST_TIMEOUT`: The request was not received in time */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "REQUEST_TIMEOUT";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `IDEMPOTENCY_CONFLICT`: Idempotency-Key reused with another body; `IDEMPOTENCY_IN_PROGRESS`: The first request with that Idempotency-Key is still running; `TRANSACTION_NOT_PREPARED`: A signed transaction no prepare reserved; `NONCE_TAKEN`: The prepared transaction's nonce was taken since: prepare again; `ALREADY_SUBMITTED`: That signed transaction was submitted before; `ALREADY_DEPLOYED`: A contract is already at the launch's CREATE2 address; `LIVE_NETWORK_FAULTS`: Faults on a live network; `CHAIN_FAULT_CONFLICT`: The fault cannot be made while another one runs */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "IDEMPOTENCY_CONFLICT" | "IDEMPOTENCY_IN_PROGRESS" | "TRANSACTION_NOT_PREPARED" | "NONCE_TAKEN" | "ALREADY_SUBMITTED" | "ALREADY_DEPLOYED" | "LIVE_NETWORK_FAULTS" | "CHAIN_FAULT_CONFLICT";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `PAYLOAD_TOO_LARGE`: Body over 64 KiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "PAYLOAD_TOO_LARGE";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `UNSUPPORTED_MEDIA_TYPE`: Body not sent as application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "UNSUPPORTED_MEDIA_TYPE";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `HOST_NOT_ALLOWED`: Without API keys (--no-auth): a Host other than a loopback name */
+            421: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "HOST_NOT_ALLOWED";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `KEY_SENDER_MISMATCH`: The key does not derive the sender; `TRANSACTION_MISMATCH`: The signed transaction is not the prepared one; `INSUFFICIENT_FUNDS`: The sender cannot pay the fee; `NOT_A_TOKEN_CONTRACT`: No ERC20/ERC721/ERC1155 contract at that address; `NOT_A_MINTER`: The sender may not mint on that token; `BATCH_MINT_UNSUPPORTED`: The token has no batch mint; `TOKEN_URI_UNSUPPORTED`: The ERC721 has no per-token URI; `CAP_EXCEEDED`: An ERC20 mint beyond the cap; `TOKEN_ID_TAKEN`: That ERC721 token id exists; `INSUFFICIENT_TOKEN_BALANCE`: The sender holds less of the token than it would transfer; `NOT_TOKEN_OWNER`: The sender (or the named owner) does not hold that token id; `NOT_SUPPORTED_BY_TOKEN`: The token has no such function: it was launched without that option; `TOO_MANY_TOKEN_IDS`: The holder has more token ids than one listing reads; `CREATE2_FACTORY_MISSING`: A launch with salt on a live chain without the CREATE2 factory; `TRANSACTION_REJECTED`: The node refused it; `WOULD_REVERT`: The chain would revert it: nothing was signed; `LIVE_NETWORK_FAUCET`: The faucet on a live network */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "KEY_SENDER_MISMATCH" | "TRANSACTION_MISMATCH" | "INSUFFICIENT_FUNDS" | "NOT_A_TOKEN_CONTRACT" | "NOT_A_MINTER" | "BATCH_MINT_UNSUPPORTED" | "TOKEN_URI_UNSUPPORTED" | "CAP_EXCEEDED" | "TOKEN_ID_TAKEN" | "INSUFFICIENT_TOKEN_BALANCE" | "NOT_TOKEN_OWNER" | "NOT_SUPPORTED_BY_TOKEN" | "TOO_MANY_TOKEN_IDS" | "CREATE2_FACTORY_MISSING" | "TRANSACTION_REJECTED" | "WOULD_REVERT" | "LIVE_NETWORK_FAUCET";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `RATE_LIMITED`: Per-key rate limit reached (see Retry-After); `TOO_MANY_CONNECTIONS`: Too many open connections from this address (see Retry-After); `TOO_MANY_AUTH_FAILURES`: Too many wrong API keys from this address (see Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "RATE_LIMITED" | "TOO_MANY_CONNECTIONS" | "TOO_MANY_AUTH_FAILURES";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `HEADERS_TOO_LARGE`: Request headers over 16 KiB */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "HEADERS_TOO_LARGE";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `UPSTREAM_UNAVAILABLE`: The node or Esplora failed to answer; `CHAIN_ID_MISMATCH`: The configured endpoint serves another chain */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "UPSTREAM_UNAVAILABLE" | "CHAIN_ID_MISMATCH";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `BACKEND_NOT_CONFIGURED`: No backend for that network; `SERVICE_UNAVAILABLE`: The database cannot be reached (see Retry-After); `STORAGE_UNAVAILABLE`: The service's own storage is exhausted (see Retry-After); `DATA_DIR_IN_USE`: Another process holds the data directory */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "BACKEND_NOT_CONFIGURED" | "SERVICE_UNAVAILABLE" | "STORAGE_UNAVAILABLE" | "DATA_DIR_IN_USE";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `UPSTREAM_TIMEOUT`: The node or Esplora timed out */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "UPSTREAM_TIMEOUT";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+    };
+    revokeRole: {
+        parameters: {
+            query?: {
+                wait?: "mined";
+            };
+            header?: {
+                /** @description Retry safely: the same key and body return the first response and send nothing */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description One of: ethereum, binance_smart_chain, base, arbitrum, optimism, polygon, avalanche, bitcoin, or an EVM chain the service declares (`GET /api/v1/networks` lists every pair it serves)
+                     * @example ethereum
+                     */
+                    chain: string;
+                    /**
+                     * @description ethereum: mainnet, sepolia, holesky, hoodi, rinkeby, testnet (= sepolia); binance_smart_chain: mainnet, testnet; base: mainnet, sepolia, testnet (= sepolia); arbitrum: mainnet, sepolia, testnet (= sepolia); optimism: mainnet, sepolia, testnet (= sepolia); polygon: mainnet, amoy, testnet (= amoy); avalanche: mainnet, fuji, testnet (= fuji); bitcoin: mainnet, testnet (testnet4), signet, regtest
+                     * @example sepolia
+                     */
+                    network: string;
+                    /**
+                     * @description The token; launched with access roles (AccessControl)
+                     * @example 0x5FbDB2315678afecb367f032d93F642f64180aa3
+                     */
+                    contractAddress: string;
+                    /**
+                     * @description A role the token defines, by name (MINTER_ROLE, PAUSER_ROLE, DEFAULT_ADMIN_ROLE, …: the token must have a view of that name), or its id as 32 bytes of 0x hex
+                     * @example MINTER_ROLE
+                     */
+                    role: string;
+                    /**
+                     * @description Who gains or loses the role; not the zero address
+                     * @example 0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266
+                     */
+                    account: string;
+                    /**
+                     * @description A holder of the role's admin role (DEFAULT_ADMIN_ROLE for the service's tokens)
+                     * @example 0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266
+                     */
+                    sender: string;
+                    /**
+                     * @description The sender's key; used to sign, never stored or logged. The example is the key of Hardhat's first default account, which is public: use it on simulated chains only
+                     * @example 0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80
+                     */
+                    privateKey: string;
+                } | {
+                    /**
+                     * @description One of: ethereum, binance_smart_chain, base, arbitrum, optimism, polygon, avalanche, bitcoin, or an EVM chain the service declares (`GET /api/v1/networks` lists every pair it serves)
+                     * @example ethereum
+                     */
+                    chain: string;
+                    /**
+                     * @description ethereum: mainnet, sepolia, holesky, hoodi, rinkeby, testnet (= sepolia); binance_smart_chain: mainnet, testnet; base: mainnet, sepolia, testnet (= sepolia); arbitrum: mainnet, sepolia, testnet (= sepolia); optimism: mainnet, sepolia, testnet (= sepolia); polygon: mainnet, amoy, testnet (= amoy); avalanche: mainnet, fuji, testnet (= fuji); bitcoin: mainnet, testnet (testnet4), signet, regtest
+                     * @example sepolia
+                     */
+                    network: string;
+                    /**
+                     * @description The token; launched with access roles (AccessControl)
+                     * @example 0x5FbDB2315678afecb367f032d93F642f64180aa3
+                     */
+                    contractAddress: string;
+                    /**
+                     * @description A role the token defines, by name (MINTER_ROLE, PAUSER_ROLE, DEFAULT_ADMIN_ROLE, …: the token must have a view of that name), or its id as 32 bytes of 0x hex
+                     * @example MINTER_ROLE
+                     */
+                    role: string;
+                    /**
+                     * @description Who gains or loses the role; not the zero address
+                     * @example 0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266
+                     */
+                    account: string;
+                    /**
+                     * @description A holder of the role's admin role (DEFAULT_ADMIN_ROLE for the service's tokens)
+                     * @example 0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266
+                     */
+                    sender: string;
+                    /** @description The `unsignedTransaction` a prepare (this body without privateKey) answered, signed by `sender` unchanged: 0x hex, as an ethers Signer's signTransaction returns it */
+                    signedTransaction: string;
+                } | {
+                    /**
+                     * @description One of: ethereum, binance_smart_chain, base, arbitrum, optimism, polygon, avalanche, bitcoin, or an EVM chain the service declares (`GET /api/v1/networks` lists every pair it serves)
+                     * @example ethereum
+                     */
+                    chain: string;
+                    /**
+                     * @description ethereum: mainnet, sepolia, holesky, hoodi, rinkeby, testnet (= sepolia); binance_smart_chain: mainnet, testnet; base: mainnet, sepolia, testnet (= sepolia); arbitrum: mainnet, sepolia, testnet (= sepolia); optimism: mainnet, sepolia, testnet (= sepolia); polygon: mainnet, amoy, testnet (= amoy); avalanche: mainnet, fuji, testnet (= fuji); bitcoin: mainnet, testnet (testnet4), signet, regtest
+                     * @example sepolia
+                     */
+                    network: string;
+                    /**
+                     * @description The token; launched with access roles (AccessControl)
+                     * @example 0x5FbDB2315678afecb367f032d93F642f64180aa3
+                     */
+                    contractAddress: string;
+                    /**
+                     * @description A role the token defines, by name (MINTER_ROLE, PAUSER_ROLE, DEFAULT_ADMIN_ROLE, …: the token must have a view of that name), or its id as 32 bytes of 0x hex
+                     * @example MINTER_ROLE
+                     */
+                    role: string;
+                    /**
+                     * @description Who gains or loses the role; not the zero address
+                     * @example 0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266
+                     */
+                    account: string;
+                    /**
+                     * @description A holder of the role's admin role (DEFAULT_ADMIN_ROLE for the service's tokens)
+                     * @example 0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266
+                     */
+                    sender: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Accepted by the node (or mined, with wait=mined); a prepare (no privateKey, no signedTransaction): the transaction to sign */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description This operation's record id */
+                        id: string;
+                        /** @example 0x9f8e7d6c5b4a39281706f5e4d3c2b1a09f8e7d6c5b4a39281706f5e4d3c2b1a0 */
+                        transactionHash: string;
+                        /**
+                         * @description pending when answered at once; with wait=mined the state reached: mined, failed, dropped (or pending after the wait timeout)
+                         * @enum {string}
+                         */
+                        status: "signed" | "pending" | "mined" | "failed" | "dropped";
+                        chain: string;
+                        network: string;
+                        contractAddress: string;
+                        /** @example 0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266 */
+                        sender: string;
+                        /** @description The sender's nonce this write used */
+                        nonce: number;
+                        simulated: boolean;
+                        blockNumber?: number | null;
+                        /** @description As the request named it */
+                        role: string;
+                        /** @description The bytes32 id: keccak-256 of the name; DEFAULT_ADMIN_ROLE is 0x00…00 */
+                        roleId: string;
+                        account: string;
+                    } | {
+                        /** @description Sign exactly this (e.g. ethers `signer.signTransaction(unsignedTransaction)`); any change is refused */
+                        unsignedTransaction: {
+                            chainId: number;
+                            /** @description 2 (EIP-1559) where the chain reports base fees, else 0 (legacy, EIP-155) */
+                            type: 2 | 0;
+                            /** @description Reserved for the sender until expiresAt */
+                            nonce: number;
+                            /**
+                             * @description The node's estimate plus 20 %, at most 16777216 (EIP-7825's cap) for a transaction estimated within it
+                             * @example 1000000000000000000
+                             */
+                            gasLimit: string;
+                            /**
+                             * @description Type 2 only, wei
+                             * @example 1000000000000000000
+                             */
+                            maxFeePerGas?: string;
+                            /**
+                             * @description Type 2 only, wei
+                             * @example 1000000000000000000
+                             */
+                            maxPriorityFeePerGas?: string;
+                            /**
+                             * @description Type 0 only, wei
+                             * @example 1000000000000000000
+                             */
+                            gasPrice?: string;
+                            /** @description null for a launch (a contract creation); the recipient for a NATIVE transfer; the token contract for every other write (a mint, a token transfer, an approval, a burn, a pause, a role or ownership change) */
+                            to: string | null;
+                            data: string;
+                            /**
+                             * @description Native currency it sends, in wei: 0 but for a NATIVE transfer
+                             * @example 1000000000000000000
+                             */
+                            value: string;
+                        };
+                        /** @description Until then the nonce is reserved; a later submit is accepted only while the nonce is still free (nothing took it since) */
+                        expiresAt: string;
+                        chain: string;
+                        network: string;
+                        sender: string;
+                    };
+                };
+            };
+            /** @description Signed and recorded, broadcast not confirmed (status signed), or wait=mined timed out (status pending) */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description This operation's record id */
+                        id: string;
+                        /** @example 0x9f8e7d6c5b4a39281706f5e4d3c2b1a09f8e7d6c5b4a39281706f5e4d3c2b1a0 */
+                        transactionHash: string;
+                        /**
+                         * @description pending when answered at once; with wait=mined the state reached: mined, failed, dropped (or pending after the wait timeout)
+                         * @enum {string}
+                         */
+                        status: "signed" | "pending" | "mined" | "failed" | "dropped";
+                        chain: string;
+                        network: string;
+                        contractAddress: string;
+                        /** @example 0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266 */
+                        sender: string;
+                        /** @description The sender's nonce this write used */
+                        nonce: number;
+                        simulated: boolean;
+                        blockNumber?: number | null;
+                        /** @description As the request named it */
+                        role: string;
+                        /** @description The bytes32 id: keccak-256 of the name; DEFAULT_ADMIN_ROLE is 0x00…00 */
+                        roleId: string;
+                        account: string;
+                    };
+                };
+            };
+            /** @description `INVALID_ARGUMENT`: A field is missing, has the wrong type or breaks a rule; `INVALID_ADDRESS`: Not an address of that chain and network; `INVALID_PRIVATE_KEY`: Not a 32-byte hex private key; `UNSUPPORTED_CHAIN`: Unknown chain; `UNSUPPORTED_NETWORK`: Unknown network of that chain; `UNSUPPORTED_OPERATION`: The chain cannot do that; `MALFORMED_JSON`: The body is not valid JSON; `MALFORMED_REQUEST`: Not valid HTTP/1.1, or a bad percent-encoding in the path */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "INVALID_ARGUMENT" | "INVALID_ADDRESS" | "INVALID_PRIVATE_KEY" | "UNSUPPORTED_CHAIN" | "UNSUPPORTED_NETWORK" | "UNSUPPORTED_OPERATION" | "MALFORMED_JSON" | "MALFORMED_REQUEST";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `UNAUTHORIZED`: Missing or wrong API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "UNAUTHORIZED";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `REQUEST_TIMEOUT`: The request was not received in time */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "REQUEST_TIMEOUT";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `IDEMPOTENCY_CONFLICT`: Idempotency-Key reused with another body; `IDEMPOTENCY_IN_PROGRESS`: The first request with that Idempotency-Key is still running; `TRANSACTION_NOT_PREPARED`: A signed transaction no prepare reserved; `NONCE_TAKEN`: The prepared transaction's nonce was taken since: prepare again; `ALREADY_SUBMITTED`: That signed transaction was submitted before; `ALREADY_DEPLOYED`: A contract is already at the launch's CREATE2 address; `LIVE_NETWORK_FAULTS`: Faults on a live network; `CHAIN_FAULT_CONFLICT`: The fault cannot be made while another one runs */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "IDEMPOTENCY_CONFLICT" | "IDEMPOTENCY_IN_PROGRESS" | "TRANSACTION_NOT_PREPARED" | "NONCE_TAKEN" | "ALREADY_SUBMITTED" | "ALREADY_DEPLOYED" | "LIVE_NETWORK_FAULTS" | "CHAIN_FAULT_CONFLICT";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `PAYLOAD_TOO_LARGE`: Body over 64 KiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "PAYLOAD_TOO_LARGE";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `UNSUPPORTED_MEDIA_TYPE`: Body not sent as application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "UNSUPPORTED_MEDIA_TYPE";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `HOST_NOT_ALLOWED`: Without API keys (--no-auth): a Host other than a loopback name */
+            421: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "HOST_NOT_ALLOWED";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `KEY_SENDER_MISMATCH`: The key does not derive the sender; `TRANSACTION_MISMATCH`: The signed transaction is not the prepared one; `INSUFFICIENT_FUNDS`: The sender cannot pay the fee; `NOT_A_TOKEN_CONTRACT`: No ERC20/ERC721/ERC1155 contract at that address; `NOT_A_MINTER`: The sender may not mint on that token; `BATCH_MINT_UNSUPPORTED`: The token has no batch mint; `TOKEN_URI_UNSUPPORTED`: The ERC721 has no per-token URI; `CAP_EXCEEDED`: An ERC20 mint beyond the cap; `TOKEN_ID_TAKEN`: That ERC721 token id exists; `INSUFFICIENT_TOKEN_BALANCE`: The sender holds less of the token than it would transfer; `NOT_TOKEN_OWNER`: The sender (or the named owner) does not hold that token id; `NOT_SUPPORTED_BY_TOKEN`: The token has no such function: it was launched without that option; `TOO_MANY_TOKEN_IDS`: The holder has more token ids than one listing reads; `CREATE2_FACTORY_MISSING`: A launch with salt on a live chain without the CREATE2 factory; `TRANSACTION_REJECTED`: The node refused it; `WOULD_REVERT`: The chain would revert it: nothing was signed; `LIVE_NETWORK_FAUCET`: The faucet on a live network */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "KEY_SENDER_MISMATCH" | "TRANSACTION_MISMATCH" | "INSUFFICIENT_FUNDS" | "NOT_A_TOKEN_CONTRACT" | "NOT_A_MINTER" | "BATCH_MINT_UNSUPPORTED" | "TOKEN_URI_UNSUPPORTED" | "CAP_EXCEEDED" | "TOKEN_ID_TAKEN" | "INSUFFICIENT_TOKEN_BALANCE" | "NOT_TOKEN_OWNER" | "NOT_SUPPORTED_BY_TOKEN" | "TOO_MANY_TOKEN_IDS" | "CREATE2_FACTORY_MISSING" | "TRANSACTION_REJECTED" | "WOULD_REVERT" | "LIVE_NETWORK_FAUCET";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `RATE_LIMITED`: Per-key rate limit reached (see Retry-After); `TOO_MANY_CONNECTIONS`: Too many open connections from this address (see Retry-After); `TOO_MANY_AUTH_FAILURES`: Too many wrong API keys from this address (see Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "RATE_LIMITED" | "TOO_MANY_CONNECTIONS" | "TOO_MANY_AUTH_FAILURES";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `HEADERS_TOO_LARGE`: Request headers over 16 KiB */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "HEADERS_TOO_LARGE";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `UPSTREAM_UNAVAILABLE`: The node or Esplora failed to answer; `CHAIN_ID_MISMATCH`: The configured endpoint serves another chain */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "UPSTREAM_UNAVAILABLE" | "CHAIN_ID_MISMATCH";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `BACKEND_NOT_CONFIGURED`: No backend for that network; `SERVICE_UNAVAILABLE`: The database cannot be reached (see Retry-After); `STORAGE_UNAVAILABLE`: The service's own storage is exhausted (see Retry-After); `DATA_DIR_IN_USE`: Another process holds the data directory */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "BACKEND_NOT_CONFIGURED" | "SERVICE_UNAVAILABLE" | "STORAGE_UNAVAILABLE" | "DATA_DIR_IN_USE";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `UPSTREAM_TIMEOUT`: The node or Esplora timed out */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "UPSTREAM_TIMEOUT";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+    };
+    transferOwnership: {
+        parameters: {
+            query?: {
+                wait?: "mined";
+            };
+            header?: {
+                /** @description Retry safely: the same key and body return the first response and send nothing */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description One of: ethereum, binance_smart_chain, base, arbitrum, optimism, polygon, avalanche, bitcoin, or an EVM chain the service declares (`GET /api/v1/networks` lists every pair it serves)
+                     * @example ethereum
+                     */
+                    chain: string;
+                    /**
+                     * @description ethereum: mainnet, sepolia, holesky, hoodi, rinkeby, testnet (= sepolia); binance_smart_chain: mainnet, testnet; base: mainnet, sepolia, testnet (= sepolia); arbitrum: mainnet, sepolia, testnet (= sepolia); optimism: mainnet, sepolia, testnet (= sepolia); polygon: mainnet, amoy, testnet (= amoy); avalanche: mainnet, fuji, testnet (= fuji); bitcoin: mainnet, testnet (testnet4), signet, regtest
+                     * @example sepolia
+                     */
+                    network: string;
+                    /**
+                     * @description The token; launched with access ownable (Ownable)
+                     * @example 0x6bE593eae15F9c551d0EA66604fAD7284148134E
+                     */
+                    contractAddress: string;
+                    /**
+                     * @description The owner from then on; not the zero address
+                     * @example 0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266
+                     */
+                    newOwner: string;
+                    /**
+                     * @description The owner
+                     * @example 0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266
+                     */
+                    sender: string;
+                    /**
+                     * @description The sender's key; used to sign, never stored or logged. The example is the key of Hardhat's first default account, which is public: use it on simulated chains only
+                     * @example 0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80
+                     */
+                    privateKey: string;
+                } | {
+                    /**
+                     * @description One of: ethereum, binance_smart_chain, base, arbitrum, optimism, polygon, avalanche, bitcoin, or an EVM chain the service declares (`GET /api/v1/networks` lists every pair it serves)
+                     * @example ethereum
+                     */
+                    chain: string;
+                    /**
+                     * @description ethereum: mainnet, sepolia, holesky, hoodi, rinkeby, testnet (= sepolia); binance_smart_chain: mainnet, testnet; base: mainnet, sepolia, testnet (= sepolia); arbitrum: mainnet, sepolia, testnet (= sepolia); optimism: mainnet, sepolia, testnet (= sepolia); polygon: mainnet, amoy, testnet (= amoy); avalanche: mainnet, fuji, testnet (= fuji); bitcoin: mainnet, testnet (testnet4), signet, regtest
+                     * @example sepolia
+                     */
+                    network: string;
+                    /**
+                     * @description The token; launched with access ownable (Ownable)
+                     * @example 0x6bE593eae15F9c551d0EA66604fAD7284148134E
+                     */
+                    contractAddress: string;
+                    /**
+                     * @description The owner from then on; not the zero address
+                     * @example 0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266
+                     */
+                    newOwner: string;
+                    /**
+                     * @description The owner
+                     * @example 0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266
+                     */
+                    sender: string;
+                    /** @description The `unsignedTransaction` a prepare (this body without privateKey) answered, signed by `sender` unchanged: 0x hex, as an ethers Signer's signTransaction returns it */
+                    signedTransaction: string;
+                } | {
+                    /**
+                     * @description One of: ethereum, binance_smart_chain, base, arbitrum, optimism, polygon, avalanche, bitcoin, or an EVM chain the service declares (`GET /api/v1/networks` lists every pair it serves)
+                     * @example ethereum
+                     */
+                    chain: string;
+                    /**
+                     * @description ethereum: mainnet, sepolia, holesky, hoodi, rinkeby, testnet (= sepolia); binance_smart_chain: mainnet, testnet; base: mainnet, sepolia, testnet (= sepolia); arbitrum: mainnet, sepolia, testnet (= sepolia); optimism: mainnet, sepolia, testnet (= sepolia); polygon: mainnet, amoy, testnet (= amoy); avalanche: mainnet, fuji, testnet (= fuji); bitcoin: mainnet, testnet (testnet4), signet, regtest
+                     * @example sepolia
+                     */
+                    network: string;
+                    /**
+                     * @description The token; launched with access ownable (Ownable)
+                     * @example 0x6bE593eae15F9c551d0EA66604fAD7284148134E
+                     */
+                    contractAddress: string;
+                    /**
+                     * @description The owner from then on; not the zero address
+                     * @example 0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266
+                     */
+                    newOwner: string;
+                    /**
+                     * @description The owner
+                     * @example 0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266
+                     */
+                    sender: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Accepted by the node (or mined, with wait=mined); a prepare (no privateKey, no signedTransaction): the transaction to sign */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description This operation's record id */
+                        id: string;
+                        /** @example 0x9f8e7d6c5b4a39281706f5e4d3c2b1a09f8e7d6c5b4a39281706f5e4d3c2b1a0 */
+                        transactionHash: string;
+                        /**
+                         * @description pending when answered at once; with wait=mined the state reached: mined, failed, dropped (or pending after the wait timeout)
+                         * @enum {string}
+                         */
+                        status: "signed" | "pending" | "mined" | "failed" | "dropped";
+                        chain: string;
+                        network: string;
+                        contractAddress: string;
+                        /** @example 0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266 */
+                        sender: string;
+                        /** @description The sender's nonce this write used */
+                        nonce: number;
+                        simulated: boolean;
+                        blockNumber?: number | null;
+                        newOwner: string;
+                    } | {
+                        /** @description Sign exactly this (e.g. ethers `signer.signTransaction(unsignedTransaction)`); any change is refused */
+                        unsignedTransaction: {
+                            chainId: number;
+                            /** @description 2 (EIP-1559) where the chain reports base fees, else 0 (legacy, EIP-155) */
+                            type: 2 | 0;
+                            /** @description Reserved for the sender until expiresAt */
+                            nonce: number;
+                            /**
+                             * @description The node's estimate plus 20 %, at most 16777216 (EIP-7825's cap) for a transaction estimated within it
+                             * @example 1000000000000000000
+                             */
+                            gasLimit: string;
+                            /**
+                             * @description Type 2 only, wei
+                             * @example 1000000000000000000
+                             */
+                            maxFeePerGas?: string;
+                            /**
+                             * @description Type 2 only, wei
+                             * @example 1000000000000000000
+                             */
+                            maxPriorityFeePerGas?: string;
+                            /**
+                             * @description Type 0 only, wei
+                             * @example 1000000000000000000
+                             */
+                            gasPrice?: string;
+                            /** @description null for a launch (a contract creation); the recipient for a NATIVE transfer; the token contract for every other write (a mint, a token transfer, an approval, a burn, a pause, a role or ownership change) */
+                            to: string | null;
+                            data: string;
+                            /**
+                             * @description Native currency it sends, in wei: 0 but for a NATIVE transfer
+                             * @example 1000000000000000000
+                             */
+                            value: string;
+                        };
+                        /** @description Until then the nonce is reserved; a later submit is accepted only while the nonce is still free (nothing took it since) */
+                        expiresAt: string;
+                        chain: string;
+                        network: string;
+                        sender: string;
+                    };
+                };
+            };
+            /** @description Signed and recorded, broadcast not confirmed (status signed), or wait=mined timed out (status pending) */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description This operation's record id */
+                        id: string;
+                        /** @example 0x9f8e7d6c5b4a39281706f5e4d3c2b1a09f8e7d6c5b4a39281706f5e4d3c2b1a0 */
+                        transactionHash: string;
+                        /**
+                         * @description pending when answered at once; with wait=mined the state reached: mined, failed, dropped (or pending after the wait timeout)
+                         * @enum {string}
+                         */
+                        status: "signed" | "pending" | "mined" | "failed" | "dropped";
+                        chain: string;
+                        network: string;
+                        contractAddress: string;
+                        /** @example 0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266 */
+                        sender: string;
+                        /** @description The sender's nonce this write used */
+                        nonce: number;
+                        simulated: boolean;
+                        blockNumber?: number | null;
+                        newOwner: string;
+                    };
+                };
+            };
+            /** @description `INVALID_ARGUMENT`: A field is missing, has the wrong type or breaks a rule; `INVALID_ADDRESS`: Not an address of that chain and network; `INVALID_PRIVATE_KEY`: Not a 32-byte hex private key; `UNSUPPORTED_CHAIN`: Unknown chain; `UNSUPPORTED_NETWORK`: Unknown network of that chain; `UNSUPPORTED_OPERATION`: The chain cannot do that; `MALFORMED_JSON`: The body is not valid JSON; `MALFORMED_REQUEST`: Not valid HTTP/1.1, or a bad percent-encoding in the path */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "INVALID_ARGUMENT" | "INVALID_ADDRESS" | "INVALID_PRIVATE_KEY" | "UNSUPPORTED_CHAIN" | "UNSUPPORTED_NETWORK" | "UNSUPPORTED_OPERATION" | "MALFORMED_JSON" | "MALFORMED_REQUEST";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `UNAUTHORIZED`: Missing or wrong API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "UNAUTHORIZED";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `REQUEST_TIMEOUT`: The request was not received in time */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "REQUEST_TIMEOUT";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `IDEMPOTENCY_CONFLICT`: Idempotency-Key reused with another body; `IDEMPOTENCY_IN_PROGRESS`: The first request with that Idempotency-Key is still running; `TRANSACTION_NOT_PREPARED`: A signed transaction no prepare reserved; `NONCE_TAKEN`: The prepared transaction's nonce was taken since: prepare again; `ALREADY_SUBMITTED`: That signed transaction was submitted before; `ALREADY_DEPLOYED`: A contract is already at the launch's CREATE2 address; `LIVE_NETWORK_FAULTS`: Faults on a live network; `CHAIN_FAULT_CONFLICT`: The fault cannot be made while another one runs */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "IDEMPOTENCY_CONFLICT" | "IDEMPOTENCY_IN_PROGRESS" | "TRANSACTION_NOT_PREPARED" | "NONCE_TAKEN" | "ALREADY_SUBMITTED" | "ALREADY_DEPLOYED" | "LIVE_NETWORK_FAULTS" | "CHAIN_FAULT_CONFLICT";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `PAYLOAD_TOO_LARGE`: Body over 64 KiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "PAYLOAD_TOO_LARGE";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `UNSUPPORTED_MEDIA_TYPE`: Body not sent as application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "UNSUPPORTED_MEDIA_TYPE";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `HOST_NOT_ALLOWED`: Without API keys (--no-auth): a Host other than a loopback name */
+            421: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "HOST_NOT_ALLOWED";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `KEY_SENDER_MISMATCH`: The key does not derive the sender; `TRANSACTION_MISMATCH`: The signed transaction is not the prepared one; `INSUFFICIENT_FUNDS`: The sender cannot pay the fee; `NOT_A_TOKEN_CONTRACT`: No ERC20/ERC721/ERC1155 contract at that address; `NOT_A_MINTER`: The sender may not mint on that token; `BATCH_MINT_UNSUPPORTED`: The token has no batch mint; `TOKEN_URI_UNSUPPORTED`: The ERC721 has no per-token URI; `CAP_EXCEEDED`: An ERC20 mint beyond the cap; `TOKEN_ID_TAKEN`: That ERC721 token id exists; `INSUFFICIENT_TOKEN_BALANCE`: The sender holds less of the token than it would transfer; `NOT_TOKEN_OWNER`: The sender (or the named owner) does not hold that token id; `NOT_SUPPORTED_BY_TOKEN`: The token has no such function: it was launched without that option; `TOO_MANY_TOKEN_IDS`: The holder has more token ids than one listing reads; `CREATE2_FACTORY_MISSING`: A launch with salt on a live chain without the CREATE2 factory; `TRANSACTION_REJECTED`: The node refused it; `WOULD_REVERT`: The chain would revert it: nothing was signed; `LIVE_NETWORK_FAUCET`: The faucet on a live network */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "KEY_SENDER_MISMATCH" | "TRANSACTION_MISMATCH" | "INSUFFICIENT_FUNDS" | "NOT_A_TOKEN_CONTRACT" | "NOT_A_MINTER" | "BATCH_MINT_UNSUPPORTED" | "TOKEN_URI_UNSUPPORTED" | "CAP_EXCEEDED" | "TOKEN_ID_TAKEN" | "INSUFFICIENT_TOKEN_BALANCE" | "NOT_TOKEN_OWNER" | "NOT_SUPPORTED_BY_TOKEN" | "TOO_MANY_TOKEN_IDS" | "CREATE2_FACTORY_MISSING" | "TRANSACTION_REJECTED" | "WOULD_REVERT" | "LIVE_NETWORK_FAUCET";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -4666,7 +7365,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `KEY_SENDER_MISMATCH`: The key does not derive the sender; `TRANSACTION_MISMATCH`: The signed transaction is not the prepared one; `INSUFFICIENT_FUNDS`: The sender cannot pay the fee; `NOT_A_TOKEN_CONTRACT`: No ERC20/ERC721/ERC1155 contract at that address; `NOT_A_MINTER`: The sender may not mint on that token; `BATCH_MINT_UNSUPPORTED`: The token has no batch mint; `TOKEN_URI_UNSUPPORTED`: The ERC721 has no per-token URI; `CAP_EXCEEDED`: An ERC20 mint beyond the cap; `TOKEN_ID_TAKEN`: That ERC721 token id exists; `INSUFFICIENT_TOKEN_BALANCE`: The sender holds less of the token than it would transfer; `NOT_TOKEN_OWNER`: The sender (or the named owner) does not hold that token id; `TOO_MANY_TOKEN_IDS`: The holder has more token ids than one listing reads; `CREATE2_FACTORY_MISSING`: A launch with salt on a live chain without the CREATE2 factory; `TRANSACTION_REJECTED`: The node refused it; `WOULD_REVERT`: The chain would revert it: nothing was signed; `LIVE_NETWORK_FAUCET`: The faucet on a live network */
+            /** @description `KEY_SENDER_MISMATCH`: The key does not derive the sender; `TRANSACTION_MISMATCH`: The signed transaction is not the prepared one; `INSUFFICIENT_FUNDS`: The sender cannot pay the fee; `NOT_A_TOKEN_CONTRACT`: No ERC20/ERC721/ERC1155 contract at that address; `NOT_A_MINTER`: The sender may not mint on that token; `BATCH_MINT_UNSUPPORTED`: The token has no batch mint; `TOKEN_URI_UNSUPPORTED`: The ERC721 has no per-token URI; `CAP_EXCEEDED`: An ERC20 mint beyond the cap; `TOKEN_ID_TAKEN`: That ERC721 token id exists; `INSUFFICIENT_TOKEN_BALANCE`: The sender holds less of the token than it would transfer; `NOT_TOKEN_OWNER`: The sender (or the named owner) does not hold that token id; `NOT_SUPPORTED_BY_TOKEN`: The token has no such function: it was launched without that option; `TOO_MANY_TOKEN_IDS`: The holder has more token ids than one listing reads; `CREATE2_FACTORY_MISSING`: A launch with salt on a live chain without the CREATE2 factory; `TRANSACTION_REJECTED`: The node refused it; `WOULD_REVERT`: The chain would revert it: nothing was signed; `LIVE_NETWORK_FAUCET`: The faucet on a live network */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -4678,7 +7377,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "KEY_SENDER_MISMATCH" | "TRANSACTION_MISMATCH" | "INSUFFICIENT_FUNDS" | "NOT_A_TOKEN_CONTRACT" | "NOT_A_MINTER" | "BATCH_MINT_UNSUPPORTED" | "TOKEN_URI_UNSUPPORTED" | "CAP_EXCEEDED" | "TOKEN_ID_TAKEN" | "INSUFFICIENT_TOKEN_BALANCE" | "NOT_TOKEN_OWNER" | "TOO_MANY_TOKEN_IDS" | "CREATE2_FACTORY_MISSING" | "TRANSACTION_REJECTED" | "WOULD_REVERT" | "LIVE_NETWORK_FAUCET";
+                            code: "KEY_SENDER_MISMATCH" | "TRANSACTION_MISMATCH" | "INSUFFICIENT_FUNDS" | "NOT_A_TOKEN_CONTRACT" | "NOT_A_MINTER" | "BATCH_MINT_UNSUPPORTED" | "TOKEN_URI_UNSUPPORTED" | "CAP_EXCEEDED" | "TOKEN_ID_TAKEN" | "INSUFFICIENT_TOKEN_BALANCE" | "NOT_TOKEN_OWNER" | "NOT_SUPPORTED_BY_TOKEN" | "TOO_MANY_TOKEN_IDS" | "CREATE2_FACTORY_MISSING" | "TRANSACTION_REJECTED" | "WOULD_REVERT" | "LIVE_NETWORK_FAUCET";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -4948,7 +7647,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `KEY_SENDER_MISMATCH`: The key does not derive the sender; `TRANSACTION_MISMATCH`: The signed transaction is not the prepared one; `INSUFFICIENT_FUNDS`: The sender cannot pay the fee; `NOT_A_TOKEN_CONTRACT`: No ERC20/ERC721/ERC1155 contract at that address; `NOT_A_MINTER`: The sender may not mint on that token; `BATCH_MINT_UNSUPPORTED`: The token has no batch mint; `TOKEN_URI_UNSUPPORTED`: The ERC721 has no per-token URI; `CAP_EXCEEDED`: An ERC20 mint beyond the cap; `TOKEN_ID_TAKEN`: That ERC721 token id exists; `INSUFFICIENT_TOKEN_BALANCE`: The sender holds less of the token than it would transfer; `NOT_TOKEN_OWNER`: The sender (or the named owner) does not hold that token id; `TOO_MANY_TOKEN_IDS`: The holder has more token ids than one listing reads; `CREATE2_FACTORY_MISSING`: A launch with salt on a live chain without the CREATE2 factory; `TRANSACTION_REJECTED`: The node refused it; `WOULD_REVERT`: The chain would revert it: nothing was signed; `LIVE_NETWORK_FAUCET`: The faucet on a live network */
+            /** @description `KEY_SENDER_MISMATCH`: The key does not derive the sender; `TRANSACTION_MISMATCH`: The signed transaction is not the prepared one; `INSUFFICIENT_FUNDS`: The sender cannot pay the fee; `NOT_A_TOKEN_CONTRACT`: No ERC20/ERC721/ERC1155 contract at that address; `NOT_A_MINTER`: The sender may not mint on that token; `BATCH_MINT_UNSUPPORTED`: The token has no batch mint; `TOKEN_URI_UNSUPPORTED`: The ERC721 has no per-token URI; `CAP_EXCEEDED`: An ERC20 mint beyond the cap; `TOKEN_ID_TAKEN`: That ERC721 token id exists; `INSUFFICIENT_TOKEN_BALANCE`: The sender holds less of the token than it would transfer; `NOT_TOKEN_OWNER`: The sender (or the named owner) does not hold that token id; `NOT_SUPPORTED_BY_TOKEN`: The token has no such function: it was launched without that option; `TOO_MANY_TOKEN_IDS`: The holder has more token ids than one listing reads; `CREATE2_FACTORY_MISSING`: A launch with salt on a live chain without the CREATE2 factory; `TRANSACTION_REJECTED`: The node refused it; `WOULD_REVERT`: The chain would revert it: nothing was signed; `LIVE_NETWORK_FAUCET`: The faucet on a live network */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -4960,7 +7659,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "KEY_SENDER_MISMATCH" | "TRANSACTION_MISMATCH" | "INSUFFICIENT_FUNDS" | "NOT_A_TOKEN_CONTRACT" | "NOT_A_MINTER" | "BATCH_MINT_UNSUPPORTED" | "TOKEN_URI_UNSUPPORTED" | "CAP_EXCEEDED" | "TOKEN_ID_TAKEN" | "INSUFFICIENT_TOKEN_BALANCE" | "NOT_TOKEN_OWNER" | "TOO_MANY_TOKEN_IDS" | "CREATE2_FACTORY_MISSING" | "TRANSACTION_REJECTED" | "WOULD_REVERT" | "LIVE_NETWORK_FAUCET";
+                            code: "KEY_SENDER_MISMATCH" | "TRANSACTION_MISMATCH" | "INSUFFICIENT_FUNDS" | "NOT_A_TOKEN_CONTRACT" | "NOT_A_MINTER" | "BATCH_MINT_UNSUPPORTED" | "TOKEN_URI_UNSUPPORTED" | "CAP_EXCEEDED" | "TOKEN_ID_TAKEN" | "INSUFFICIENT_TOKEN_BALANCE" | "NOT_TOKEN_OWNER" | "NOT_SUPPORTED_BY_TOKEN" | "TOO_MANY_TOKEN_IDS" | "CREATE2_FACTORY_MISSING" | "TRANSACTION_REJECTED" | "WOULD_REVERT" | "LIVE_NETWORK_FAUCET";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -5104,7 +7803,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description The ERC721 contract */
+                /** @description The ERC721 or ERC1155 contract */
                 contract: string;
                 /** @description The holder */
                 owner: string;
@@ -5125,14 +7824,21 @@ export interface operations {
                         /** @example 0xe7f1725E7734CE288F8367e1Bb143E90bb3F0512 */
                         contractAddress: string;
                         owner: string;
-                        /** @description How many ids owner holds on the contract (balanceOf) */
+                        /**
+                         * @description The contract's standard, by ERC-165
+                         * @enum {string}
+                         */
+                        type: "ERC721" | "ERC1155";
+                        /** @description How many ids owner holds on the contract: an ERC721's balanceOf; for an ERC1155, how many ids it holds any amount of */
                         balance: string;
                         /** @description Ascending, after the cursor's id */
                         tokenIds: string[];
+                        /** @description ERC1155 only: the amount owner holds of each id in tokenIds, in the same order (smallest units) */
+                        amounts?: string[];
                         /** @description Pass as cursor for the next page; null on the last. It names the last id listed, so it never expires */
                         nextCursor: string | null;
                         /**
-                         * @description ERC721Enumerable's index, or the contract's Transfer logs to owner, each id checked with ownerOf
+                         * @description ERC721Enumerable's index, or the contract's transfer logs to owner (ERC721 Transfer; ERC1155 TransferSingle and TransferBatch), each id checked at the block read with ownerOf or balanceOfBatch
                          * @enum {string}
                          */
                         source: "enumerable" | "transfer-logs";
@@ -5232,7 +7938,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `KEY_SENDER_MISMATCH`: The key does not derive the sender; `TRANSACTION_MISMATCH`: The signed transaction is not the prepared one; `INSUFFICIENT_FUNDS`: The sender cannot pay the fee; `NOT_A_TOKEN_CONTRACT`: No ERC20/ERC721/ERC1155 contract at that address; `NOT_A_MINTER`: The sender may not mint on that token; `BATCH_MINT_UNSUPPORTED`: The token has no batch mint; `TOKEN_URI_UNSUPPORTED`: The ERC721 has no per-token URI; `CAP_EXCEEDED`: An ERC20 mint beyond the cap; `TOKEN_ID_TAKEN`: That ERC721 token id exists; `INSUFFICIENT_TOKEN_BALANCE`: The sender holds less of the token than it would transfer; `NOT_TOKEN_OWNER`: The sender (or the named owner) does not hold that token id; `TOO_MANY_TOKEN_IDS`: The holder has more token ids than one listing reads; `CREATE2_FACTORY_MISSING`: A launch with salt on a live chain without the CREATE2 factory; `TRANSACTION_REJECTED`: The node refused it; `WOULD_REVERT`: The chain would revert it: nothing was signed; `LIVE_NETWORK_FAUCET`: The faucet on a live network */
+            /** @description `KEY_SENDER_MISMATCH`: The key does not derive the sender; `TRANSACTION_MISMATCH`: The signed transaction is not the prepared one; `INSUFFICIENT_FUNDS`: The sender cannot pay the fee; `NOT_A_TOKEN_CONTRACT`: No ERC20/ERC721/ERC1155 contract at that address; `NOT_A_MINTER`: The sender may not mint on that token; `BATCH_MINT_UNSUPPORTED`: The token has no batch mint; `TOKEN_URI_UNSUPPORTED`: The ERC721 has no per-token URI; `CAP_EXCEEDED`: An ERC20 mint beyond the cap; `TOKEN_ID_TAKEN`: That ERC721 token id exists; `INSUFFICIENT_TOKEN_BALANCE`: The sender holds less of the token than it would transfer; `NOT_TOKEN_OWNER`: The sender (or the named owner) does not hold that token id; `NOT_SUPPORTED_BY_TOKEN`: The token has no such function: it was launched without that option; `TOO_MANY_TOKEN_IDS`: The holder has more token ids than one listing reads; `CREATE2_FACTORY_MISSING`: A launch with salt on a live chain without the CREATE2 factory; `TRANSACTION_REJECTED`: The node refused it; `WOULD_REVERT`: The chain would revert it: nothing was signed; `LIVE_NETWORK_FAUCET`: The faucet on a live network */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -5244,7 +7950,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "KEY_SENDER_MISMATCH" | "TRANSACTION_MISMATCH" | "INSUFFICIENT_FUNDS" | "NOT_A_TOKEN_CONTRACT" | "NOT_A_MINTER" | "BATCH_MINT_UNSUPPORTED" | "TOKEN_URI_UNSUPPORTED" | "CAP_EXCEEDED" | "TOKEN_ID_TAKEN" | "INSUFFICIENT_TOKEN_BALANCE" | "NOT_TOKEN_OWNER" | "TOO_MANY_TOKEN_IDS" | "CREATE2_FACTORY_MISSING" | "TRANSACTION_REJECTED" | "WOULD_REVERT" | "LIVE_NETWORK_FAUCET";
+                            code: "KEY_SENDER_MISMATCH" | "TRANSACTION_MISMATCH" | "INSUFFICIENT_FUNDS" | "NOT_A_TOKEN_CONTRACT" | "NOT_A_MINTER" | "BATCH_MINT_UNSUPPORTED" | "TOKEN_URI_UNSUPPORTED" | "CAP_EXCEEDED" | "TOKEN_ID_TAKEN" | "INSUFFICIENT_TOKEN_BALANCE" | "NOT_TOKEN_OWNER" | "NOT_SUPPORTED_BY_TOKEN" | "TOO_MANY_TOKEN_IDS" | "CREATE2_FACTORY_MISSING" | "TRANSACTION_REJECTED" | "WOULD_REVERT" | "LIVE_NETWORK_FAUCET";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -5891,7 +8597,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `KEY_SENDER_MISMATCH`: The key does not derive the sender; `TRANSACTION_MISMATCH`: The signed transaction is not the prepared one; `INSUFFICIENT_FUNDS`: The sender cannot pay the fee; `NOT_A_TOKEN_CONTRACT`: No ERC20/ERC721/ERC1155 contract at that address; `NOT_A_MINTER`: The sender may not mint on that token; `BATCH_MINT_UNSUPPORTED`: The token has no batch mint; `TOKEN_URI_UNSUPPORTED`: The ERC721 has no per-token URI; `CAP_EXCEEDED`: An ERC20 mint beyond the cap; `TOKEN_ID_TAKEN`: That ERC721 token id exists; `INSUFFICIENT_TOKEN_BALANCE`: The sender holds less of the token than it would transfer; `NOT_TOKEN_OWNER`: The sender (or the named owner) does not hold that token id; `TOO_MANY_TOKEN_IDS`: The holder has more token ids than one listing reads; `CREATE2_FACTORY_MISSING`: A launch with salt on a live chain without the CREATE2 factory; `TRANSACTION_REJECTED`: The node refused it; `WOULD_REVERT`: The chain would revert it: nothing was signed; `LIVE_NETWORK_FAUCET`: The faucet on a live network */
+            /** @description `KEY_SENDER_MISMATCH`: The key does not derive the sender; `TRANSACTION_MISMATCH`: The signed transaction is not the prepared one; `INSUFFICIENT_FUNDS`: The sender cannot pay the fee; `NOT_A_TOKEN_CONTRACT`: No ERC20/ERC721/ERC1155 contract at that address; `NOT_A_MINTER`: The sender may not mint on that token; `BATCH_MINT_UNSUPPORTED`: The token has no batch mint; `TOKEN_URI_UNSUPPORTED`: The ERC721 has no per-token URI; `CAP_EXCEEDED`: An ERC20 mint beyond the cap; `TOKEN_ID_TAKEN`: That ERC721 token id exists; `INSUFFICIENT_TOKEN_BALANCE`: The sender holds less of the token than it would transfer; `NOT_TOKEN_OWNER`: The sender (or the named owner) does not hold that token id; `NOT_SUPPORTED_BY_TOKEN`: The token has no such function: it was launched without that option; `TOO_MANY_TOKEN_IDS`: The holder has more token ids than one listing reads; `CREATE2_FACTORY_MISSING`: A launch with salt on a live chain without the CREATE2 factory; `TRANSACTION_REJECTED`: The node refused it; `WOULD_REVERT`: The chain would revert it: nothing was signed; `LIVE_NETWORK_FAUCET`: The faucet on a live network */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -5903,7 +8609,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "KEY_SENDER_MISMATCH" | "TRANSACTION_MISMATCH" | "INSUFFICIENT_FUNDS" | "NOT_A_TOKEN_CONTRACT" | "NOT_A_MINTER" | "BATCH_MINT_UNSUPPORTED" | "TOKEN_URI_UNSUPPORTED" | "CAP_EXCEEDED" | "TOKEN_ID_TAKEN" | "INSUFFICIENT_TOKEN_BALANCE" | "NOT_TOKEN_OWNER" | "TOO_MANY_TOKEN_IDS" | "CREATE2_FACTORY_MISSING" | "TRANSACTION_REJECTED" | "WOULD_REVERT" | "LIVE_NETWORK_FAUCET";
+                            code: "KEY_SENDER_MISMATCH" | "TRANSACTION_MISMATCH" | "INSUFFICIENT_FUNDS" | "NOT_A_TOKEN_CONTRACT" | "NOT_A_MINTER" | "BATCH_MINT_UNSUPPORTED" | "TOKEN_URI_UNSUPPORTED" | "CAP_EXCEEDED" | "TOKEN_ID_TAKEN" | "INSUFFICIENT_TOKEN_BALANCE" | "NOT_TOKEN_OWNER" | "NOT_SUPPORTED_BY_TOKEN" | "TOO_MANY_TOKEN_IDS" | "CREATE2_FACTORY_MISSING" | "TRANSACTION_REJECTED" | "WOULD_REVERT" | "LIVE_NETWORK_FAUCET";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -8735,7 +11441,7 @@ export interface operations {
                     data: {
                         id: string;
                         /** @enum {string} */
-                        kind: "launch" | "mint" | "faucet" | "transfer" | "approve";
+                        kind: "launch" | "mint" | "faucet" | "transfer" | "approve" | "burn" | "pause" | "grantRole" | "revokeRole" | "transferOwnership";
                         chain: string;
                         network: string;
                         type: string | null;
@@ -8806,7 +11512,7 @@ export interface operations {
                     data: {
                         id: string;
                         /** @enum {string} */
-                        kind: "launch" | "mint" | "faucet" | "transfer" | "approve";
+                        kind: "launch" | "mint" | "faucet" | "transfer" | "approve" | "burn" | "pause" | "grantRole" | "revokeRole" | "transferOwnership";
                         chain: string;
                         network: string;
                         type: string | null;
@@ -8877,7 +11583,7 @@ export interface operations {
                     data: {
                         id: string;
                         /** @enum {string} */
-                        kind: "launch" | "mint" | "faucet" | "transfer" | "approve";
+                        kind: "launch" | "mint" | "faucet" | "transfer" | "approve" | "burn" | "pause" | "grantRole" | "revokeRole" | "transferOwnership";
                         chain: string;
                         network: string;
                         type: string | null;
@@ -8948,7 +11654,7 @@ export interface operations {
                     data: {
                         id: string;
                         /** @enum {string} */
-                        kind: "launch" | "mint" | "faucet" | "transfer" | "approve";
+                        kind: "launch" | "mint" | "faucet" | "transfer" | "approve" | "burn" | "pause" | "grantRole" | "revokeRole" | "transferOwnership";
                         chain: string;
                         network: string;
                         type: string | null;
@@ -9019,7 +11725,7 @@ export interface operations {
                     data: {
                         id: string;
                         /** @enum {string} */
-                        kind: "launch" | "mint" | "faucet" | "transfer" | "approve";
+                        kind: "launch" | "mint" | "faucet" | "transfer" | "approve" | "burn" | "pause" | "grantRole" | "revokeRole" | "transferOwnership";
                         chain: string;
                         network: string;
                         type: string | null;

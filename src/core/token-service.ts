@@ -44,9 +44,15 @@ import {
   type Unsigned,
 } from "../domain/requests.js";
 import { ChainWrites } from "./operations/chain-writes.js";
+import type { BurnRequest, OwnershipRequest, PauseRequest, RoleRequest } from "../domain/admin-requests.js";
+import type { UnsignedRequestOf, WriteCommandName } from "./operations/write-commands.js";
 import {
   Operations,
   type ApproveOutcome,
+  type BurnOutcome,
+  type OwnershipOutcome,
+  type PauseOutcome,
+  type RoleOutcome,
   type TransferOutcome,
   type FaucetOutcome,
   type LaunchOutcome,
@@ -55,11 +61,14 @@ import {
   type PreparedOutcome,
 } from "./operations/operations.js";
 import { DEFAULT_TRACKER_SETTINGS, type TrackerSettings } from "./operations/tracker.js";
+import type { NonceFiller, NonceHealingObserver } from "./operations/nonce-healing.js";
 import type { OperationStore } from "./operations/types.js";
 import { createWallet, type CreateWalletRequest, type Wallet } from "./wallets.js";
 
 export type * from "../domain/requests.js";
 export type * from "../domain/transfer-requests.js";
+export type * from "../domain/admin-requests.js";
+export type { WriteCommandName, RequestOf, UnsignedRequestOf } from "./operations/write-commands.js";
 export { MAX_ERC1155_IDS_PER_READ, MAX_ERC20_CONTRACTS_PER_READ } from "../domain/requests.js";
 export type { ChainFaultKind, ChainFaultRequest, ChainFaultView, RpcErrorKind } from "../domain/faults.js";
 
@@ -97,6 +106,13 @@ export interface TokenServiceOptions {
   tracker?: Partial<TrackerSettings>;
   /** How long a prepared (unsigned) launch or mint keeps its nonce reserved for the sender; default 120 s. */
   nonceReservationMs?: number;
+  /** Told of every nonce healing of the tracker (a record whose nonce another transaction took, a re-broadcast, a gap). */
+  onNonceHealing?: NonceHealingObserver;
+  /**
+   * Sources of stored transactions that can fill a nonce the service left unused, so that a sender's later transactions
+   * are not stranded; asked after the service's own unfinished records (see docs/operations.md, nonces that heal).
+   */
+  nonceFillers?: readonly NonceFiller[];
   /**
    * Simulated chains can be told to misbehave (`chainFaults(pair)`): fee spikes, stalls, drops, reorgs, failing
    * calls. For testing a client's handling; default false (`serve`: TOKEN_SERVICE_CHAIN_FAULTS=on). Live pairs never.
@@ -169,9 +185,10 @@ export class TokenService {
       ...options,
       chains: this.chains,
       ...(dataDirectory ? { dataDirectory } : {}),
-      // A chain that lost journal lines may lack transactions its records say are mined: the tracker checks each.
-      onJournalLoss: async (info) => {
-        const count = await this.operations.store.recheckMined(info.chain, info.network);
+      // A chain that lost journal lines may lack transactions its records say are mined from the first block the loss
+      // could change: the tracker checks each of those (the blocks below it were replayed as they were).
+      onJournalLoss: async (info, replay) => {
+        const count = await this.operations.store.recheckMined(info.chain, info.network, replay.lossFromBlock);
         if (count > 0) {
           this.operations.start();
           this.operations.tracker.kick();
@@ -193,6 +210,10 @@ export class TokenService {
       options.operationStore ?? new MemoryOperationStore(),
       { ...DEFAULT_TRACKER_SETTINGS, ...options.tracker },
       options.nonceReservationMs,
+      {
+        ...(options.onNonceHealing !== undefined ? { observe: options.onNonceHealing } : {}),
+        ...(options.nonceFillers !== undefined ? { fillers: options.nonceFillers } : {}),
+      },
     );
   }
 
@@ -354,6 +375,43 @@ export class TokenService {
     return this.operations.prepareApprove(request);
   }
 
+  /**
+   * Burns the sender's own tokens (ERC20 `amount`, ERC721 `tokenId`, ERC1155 `tokenId` and `amount`), as a recorded
+   * operation like `launch`; refused before signing when the token cannot be burned or the sender lacks the tokens.
+   */
+  burn(request: BurnRequest, context?: OperationContext): Promise<BurnOutcome> {
+    return this.operations.write("burn", request, context);
+  }
+
+  /** Pauses (`paused: true`) or unpauses a pausable token, as a recorded operation like `launch`. */
+  pause(request: PauseRequest, context?: OperationContext): Promise<PauseOutcome> {
+    return this.operations.write("pause", request, context);
+  }
+
+  /** Grants `role` to `account` on a token with AccessControl (launched with access "roles"), like `launch`. */
+  grantRole(request: RoleRequest, context?: OperationContext): Promise<RoleOutcome> {
+    return this.operations.write("grantRole", request, context);
+  }
+
+  /** Revokes `role` from `account`, like `grantRole`. */
+  revokeRole(request: RoleRequest, context?: OperationContext): Promise<RoleOutcome> {
+    return this.operations.write("revokeRole", request, context);
+  }
+
+  /** Makes `newOwner` the owner of an Ownable token (launched with access "ownable"), like `launch`. */
+  transferOwnership(request: OwnershipRequest, context?: OperationContext): Promise<OwnershipOutcome> {
+    return this.operations.write("transferOwnership", request, context);
+  }
+
+  /**
+   * Any write's transaction, by its name (launch, mint, transfer, approve, burn, pause, grantRole, revokeRole,
+   * transferOwnership), unsigned, for the sender to sign; its nonce is reserved until `expiresAt`. Submit it signed as
+   * `signedTransaction` with the same request.
+   */
+  prepare<N extends WriteCommandName>(name: N, request: UnsignedRequestOf<N>): Promise<PreparedOutcome> {
+    return this.operations.prepare(name, request);
+  }
+
   /** What `owner` lets `spender` do with its tokens: an ERC20 allowance, an ERC721 token's approval, operator approval. */
   async getAllowance(request: AllowanceRequest): Promise<AllowanceResult> {
     const info = requireEvm(this.chains.resolve(request.chain, request.network), "allowance read");
@@ -381,7 +439,8 @@ export class TokenService {
   }
 
   /**
-   * A page of the ERC721 ids `owner` holds on a contract, ascending, after the cursor's id. The cursor names the last id
+   * A page of the ERC721 or ERC1155 ids `owner` holds on a contract (ERC1155 with the amount of each), ascending, after
+   * the cursor's id. The cursor names the last id
    * of the page before, so it never expires; ids the owner gained below it since are on no later page.
    */
   async listOwnedTokens(request: OwnedTokensRequest): Promise<OwnedTokensResult> {
@@ -397,16 +456,19 @@ export class TokenService {
       throw invalidArgument("fromBlock", "fromBlock must be a block number (0 or more)");
     const chain = await this.evmChain(info, "token read");
     const owned = await readOwnedTokenIds(chain, contractAddress, owner, fromBlock);
-    const rest = after === undefined ? owned.tokenIds : owned.tokenIds.filter((id) => id > after);
-    const page = rest.slice(0, limit);
+    const first = after === undefined ? 0 : owned.tokenIds.findIndex((id) => id > after);
+    const start = first === -1 ? owned.tokenIds.length : first;
+    const page = owned.tokenIds.slice(start, start + limit);
     return {
       chain: info.chain,
       network: info.network,
       contractAddress,
       owner,
+      type: owned.type,
       balance: owned.balance.toString(),
       tokenIds: page.map(String),
-      nextCursor: rest.length > limit ? encodeOwnedTokensCursor(page[page.length - 1]!) : null,
+      ...(owned.amounts ? { amounts: owned.amounts.slice(start, start + limit).map(String) } : {}),
+      nextCursor: start + limit < owned.tokenIds.length ? encodeOwnedTokensCursor(page[page.length - 1]!) : null,
       source: owned.source,
       simulated: chain.simulated,
     };

@@ -137,9 +137,10 @@ export const ERROR_CATALOG = {
   NONCE_TAKEN: {
     httpStatus: 409,
     source: "core",
+    stored: true,
     title: "The prepared transaction's nonce was taken since: prepare again",
     description:
-      "A `signedTransaction` whose reservation expired and whose nonce was taken since (or the chain already used it): prepare again.",
+      "A `signedTransaction` whose reservation expired and whose nonce was taken since (or the chain already used it): prepare again. Stored in an operation's record when another transaction from the same sender (sent with another wallet or tool, or replacing this one) was mined at the record's nonce: the operation's own transaction can never be mined, and it did not happen.",
   },
   ALREADY_SUBMITTED: {
     httpStatus: 409,
@@ -249,14 +250,21 @@ export const ERROR_CATALOG = {
     source: "core",
     title: "The sender holds less of the token than it would transfer",
     description:
-      "A transfer of more than the sender holds of an ERC20 token (or of one ERC1155 id), refused before signing: the token would revert with `details.reason` (`ERC20InsufficientBalance`, `ERC1155InsufficientBalance`); `details.balance` and `details.needed` in smallest units. A native transfer of more than the balance is `INSUFFICIENT_FUNDS`.",
+      "A transfer or burn of more than the sender holds of an ERC20 token (or of one ERC1155 id), refused before signing: the token would revert with `details.reason` (`ERC20InsufficientBalance`, `ERC1155InsufficientBalance`); `details.balance` and `details.needed` in smallest units. A native transfer of more than the balance is `INSUFFICIENT_FUNDS`.",
   },
   NOT_TOKEN_OWNER: {
     httpStatus: 422,
     source: "core",
     title: "The sender (or the named owner) does not hold that token id",
     description:
-      "An ERC721 or ERC1155 `tokenId` the sender does not hold (or that does not exist), refused before signing a transfer or approval: `details.reason` names the error the token would revert with (`ERC721IncorrectOwner`, `ERC721NonexistentToken`, `ERC721InvalidApprover`, `ERC1155InsufficientBalance`), `details.owner` the holder where there is one. An allowance read of a token id that does not exist answers it too.",
+      "An ERC721 or ERC1155 `tokenId` the sender does not hold (or that does not exist), refused before signing a transfer, approval or burn: `details.reason` names the error the token would revert with (`ERC721IncorrectOwner`, `ERC721NonexistentToken`, `ERC721InvalidApprover`, `ERC721InsufficientApproval`, `ERC1155InsufficientBalance`), `details.owner` the holder where there is one. An allowance read of a token id that does not exist answers it too.",
+  },
+  NOT_SUPPORTED_BY_TOKEN: {
+    httpStatus: 422,
+    source: "core",
+    title: "The token has no such function: it was launched without that option",
+    description:
+      "A burn, pause, role grant or revoke, or ownership transfer the token cannot do, refused before signing: its code has no `burn`, no `pause()`/`unpause()` (or no `paused()`), no AccessControl (ERC-165 `0x7965db0b`), no `transferOwnership`, or no view of the named role (`PAUSER_ROLE()`). `details.option` names the launch option it lacks (`burnable`, `pausable`, `mintable`, `access`; for `access`, `details.needed` is `roles` or `ownable` and `details.found` what the token has), `details.function` the function looked for. Read from the code's function dispatcher (docs/decisions/0036-token-admin-writes.md); a proxy of another kind than EIP-1967 or EIP-1167 is not judged here: its node's estimate is.",
   },
   TOO_MANY_TOKEN_IDS: {
     httpStatus: 422,
@@ -285,7 +293,7 @@ export const ERROR_CATALOG = {
     source: "core",
     title: "The chain would revert it: nothing was signed",
     description:
-      "The node's dry run of the transaction (`eth_estimateGas`, then `eth_call` with the same sender, target and data) reverts, so nothing was signed or sent and no record was written. `details.error` names the revert, decoded with the shipped contracts' ABIs and OpenZeppelin's standard errors (`ERC721InvalidReceiver`, `AccessControlUnauthorizedAccount`, `ERC20ExceededCap`, …; `Error` for a require message, in `args.reason`; `Panic` with `args.code`), `details.args` its arguments as strings by name; `error` is null for a revert without data or with an error the service does not know (`details.data` then holds the raw revert data). `details.outOfGas` is true when the node found the transaction needs more gas than one may use (16,777,216 under EIP-7825): a batch mint with long URIs, say; split it. Where the mint's own checks find the cause first, the more specific `NOT_A_MINTER`, `CAP_EXCEEDED` or `TOKEN_ID_TAKEN` is answered instead; so are a transfer's or approval's `INSUFFICIENT_TOKEN_BALANCE` and `NOT_TOKEN_OWNER`.",
+      "The node's dry run of the transaction (`eth_estimateGas`, then `eth_call` with the same sender, target and data) reverts, so nothing was signed or sent and no record was written. `details.error` names the revert, decoded with the shipped contracts' ABIs and OpenZeppelin's standard errors (`ERC721InvalidReceiver`, `AccessControlUnauthorizedAccount`, `ERC20ExceededCap`, …; `Error` for a require message, in `args.reason`; `Panic` with `args.code`), `details.args` its arguments as strings by name; `error` is null for a revert without data or with an error the service does not know (`details.data` then holds the raw revert data). `details.outOfGas` is true when the node found the transaction needs more gas than one may use (16,777,216 under EIP-7825): a batch mint with long URIs, say; split it. Where the mint's own checks find the cause first, the more specific `NOT_A_MINTER`, `CAP_EXCEEDED` or `TOKEN_ID_TAKEN` is answered instead; so are a transfer's, approval's or burn's `INSUFFICIENT_TOKEN_BALANCE` and `NOT_TOKEN_OWNER`, and `NOT_SUPPORTED_BY_TOKEN`. A pause of a paused token (or an unpause of one that is not paused) is answered `WOULD_REVERT` by a read of `paused()`, naming `EnforcedPause` (or `ExpectedPause`) with `field` `paused`.",
   },
   LIVE_NETWORK_FAUCET: {
     httpStatus: 422,

@@ -3,13 +3,24 @@
 // change and the webhook events all read this table; nothing else decides which move is allowed.
 
 /** What the service does on a chain, as one durable record. */
-export const OPERATION_KINDS = ["launch", "mint", "faucet", "transfer", "approve"] as const;
+export const OPERATION_KINDS = [
+  "launch",
+  "mint",
+  "faucet",
+  "transfer",
+  "approve",
+  "burn",
+  "pause",
+  "grantRole",
+  "revokeRole",
+  "transferOwnership",
+] as const;
 export type OperationKind = (typeof OPERATION_KINDS)[number];
 
 /**
  * signed: written, with its raw transaction, before the broadcast; pending: the node has it; mined: included with the
- * required confirmations; failed: refused or reverted; dropped: the node lost it and re-broadcasting did not bring it
- * back in time. Only a reorg leaves a final state (mined → pending).
+ * required confirmations; failed: refused, reverted, or its nonce taken by another transaction; dropped: the node lost
+ * it and re-broadcasting did not bring it back in time. Only a reorg leaves a final state (mined → pending).
  */
 export const OPERATION_STATUSES = ["signed", "pending", "mined", "failed", "dropped"] as const;
 export type OperationStatus = (typeof OPERATION_STATUSES)[number];
@@ -39,11 +50,16 @@ export interface Transition {
 export const TRANSITIONS: readonly Transition[] = [
   { from: "signed", to: "pending", event: "operation.pending", when: "the node accepted the transaction" },
   { from: "signed", to: "mined", event: "operation.mined", when: "a faucet grant recorded before it was made was made" },
-  { from: "signed", to: "failed", event: "operation.failed", when: "the node refused the broadcast, or a grant failed" },
+  {
+    from: "signed",
+    to: "failed",
+    event: "operation.failed",
+    when: "the node refused the broadcast, a grant failed, or another transaction took its nonce",
+  },
   { from: "signed", to: "dropped", event: "operation.dropped", when: "broadcasting failed for the whole drop window" },
   { from: "pending", to: "pending", event: null, when: "re-broadcast, or included but not yet confirmed" },
   { from: "pending", to: "mined", event: "operation.mined", when: "included with the required confirmations" },
-  { from: "pending", to: "failed", event: "operation.failed", when: "included, and reverted" },
+  { from: "pending", to: "failed", event: "operation.failed", when: "included and reverted, or another transaction took its nonce" },
   { from: "pending", to: "dropped", event: "operation.dropped", when: "the node lost it and refused it again for the drop window" },
   { from: "mined", to: "pending", event: "operation.reorged", when: "its block left the canonical chain (a reorg)" },
 ];
@@ -81,16 +97,22 @@ export interface OperationTransition {
   reason: string;
 }
 
-/** A launch, mint, transfer, approval or faucet call. Never holds a private key; the raw transaction is public once broadcast. */
+/**
+ * A launch, mint, transfer, approval, burn, pause (or unpause), role grant or revoke, ownership transfer or faucet call.
+ * Never holds a private key; the raw transaction is public once broadcast.
+ */
 export interface OperationRecord {
   id: string;
   apiKeyId: string | null;
   kind: OperationKind;
   chain: string;
   network: string;
-  /** "ERC20" | "ERC721" for launches and mints, also "NATIVE" | "ERC1155" for transfers and approvals, null for faucet grants. */
+  /**
+   * "ERC20" | "ERC721" for launches and mints, also "NATIVE" | "ERC1155" for transfers, approvals and burns; null for
+   * faucet grants, pauses, role changes and ownership transfers (they call any token that has the function).
+   */
   tokenType: string | null;
-  /** The token fields of a launch, or the mint, transfer or approval parameters; amounts as strings. */
+  /** The token fields of a launch, or the other writes' parameters; amounts as strings. */
   params: Record<string, unknown>;
   sender: string | null;
   transactionHash: string | null;

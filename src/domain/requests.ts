@@ -120,8 +120,8 @@ export interface PrepareHooks {
 export interface PreparedTransactionResult {
   chain: string;
   network: string;
-  /** A launch's or mint's token type; a transfer's or approval's asset type. */
-  type: TokenType | AssetType;
+  /** A launch's or mint's token type; a transfer's, approval's or burn's asset type; none for a write to any token (a pause). */
+  type?: TokenType | AssetType;
   sender: string;
   transaction: TransactionLike;
   expiresAt: string;

@@ -1,5 +1,3 @@
-import { ZeroAddress } from "ethers";
-
 import { parseEvmAddress } from "./addresses.js";
 import { parseAssetType, parseTokenStandard } from "./asset-types.js";
 import { requireEvm, type ChainRegistry } from "./chains.js";
@@ -8,6 +6,7 @@ import { invalidArgument } from "./errors.js";
 import type { Unsigned } from "./requests.js";
 import type { ApproveRequest, TransferRequest } from "./transfer-requests.js";
 import { parseUint256 } from "./units.js";
+import { counterparty, positiveAmount, requiredTokenId } from "./write-fields.js";
 
 // Transfers and approvals parsed once, where they enter the core (as commands.ts does launches and mints): every later
 // step reads these fields, never the request's text again.
@@ -41,25 +40,6 @@ function refuse(field: string, message: string): never {
   throw invalidArgument(field, message);
 }
 
-/** An address that is not the zero address: a transfer or approval to it is a mistake the token refuses (or a burn). */
-function counterparty(value: unknown, field: string, what: string): string {
-  const address = parseEvmAddress(value, field);
-  if (address === ZeroAddress) refuse(field, `${field} must not be the zero address (${what})`);
-  return address;
-}
-
-function positiveAmount(value: unknown, type: string): bigint {
-  if (value === undefined) refuse("amount", `amount is required for a ${type} transfer (smallest units, decimal string)`);
-  const amount = parseUint256(value, "amount");
-  if (amount === 0n) refuse("amount", "amount must be greater than 0");
-  return amount;
-}
-
-function requiredTokenId(value: unknown, type: string): bigint {
-  if (value === undefined) refuse("tokenId", `tokenId is required for an ${type} transfer`);
-  return parseUint256(value, "tokenId");
-}
-
 export function parseTransferCommand(request: Unsigned<TransferRequest>, chains: ChainRegistry): TransferCommand {
   const pair = requireEvm(chains.resolve(request.chain, request.network), "transfer");
   const type = parseAssetType(request.type);
@@ -69,20 +49,20 @@ export function parseTransferCommand(request: Unsigned<TransferRequest>, chains:
       refuse("contractAddress", `a NATIVE transfer moves ${pair.nativeSymbol} and takes no contractAddress`);
     if (request.tokenId !== undefined) refuse("tokenId", "tokenId applies to ERC721 and ERC1155 transfers only");
     const to = counterparty(request.to, "to", `it would burn the ${pair.nativeSymbol}`);
-    return { pair, sender, params: { type, to, amount: positiveAmount(request.amount, type) } };
+    return { pair, sender, params: { type, to, amount: positiveAmount(request.amount, `for a ${type} transfer`) } };
   }
   const contractAddress = parseEvmAddress(request.contractAddress, "contractAddress");
   const to = counterparty(request.to, "to", "tokens sent there are lost, and the token refuses it");
   if (type === "ERC20") {
     if (request.tokenId !== undefined) refuse("tokenId", "tokenId applies to ERC721 and ERC1155 transfers only");
-    return { pair, sender, params: { type, contractAddress, to, amount: positiveAmount(request.amount, type) } };
+    return { pair, sender, params: { type, contractAddress, to, amount: positiveAmount(request.amount, `for a ${type} transfer`) } };
   }
   if (type === "ERC721") {
     if (request.amount !== undefined) refuse("amount", "amount does not apply to an ERC721 transfer: it moves the one token tokenId");
-    return { pair, sender, params: { type, contractAddress, to, tokenId: requiredTokenId(request.tokenId, type) } };
+    return { pair, sender, params: { type, contractAddress, to, tokenId: requiredTokenId(request.tokenId, `for an ${type} transfer`) } };
   }
-  const tokenId = requiredTokenId(request.tokenId, type);
-  return { pair, sender, params: { type, contractAddress, to, tokenId, amount: positiveAmount(request.amount, type) } };
+  const tokenId = requiredTokenId(request.tokenId, `for an ${type} transfer`);
+  return { pair, sender, params: { type, contractAddress, to, tokenId, amount: positiveAmount(request.amount, `for a ${type} transfer`) } };
 }
 
 export function parseApproveCommand(request: Unsigned<ApproveRequest>, chains: ChainRegistry): ApproveCommand {

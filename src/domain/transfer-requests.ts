@@ -136,13 +136,16 @@ export interface OwnedTokensResult {
   network: string;
   contractAddress: string;
   owner: string;
-  /** How many ids the owner holds on the contract (its balanceOf). */
+  type: "ERC721" | "ERC1155";
+  /** How many ids the owner holds on the contract: an ERC721's balanceOf; for an ERC1155, the ids held in any amount. */
   balance: string;
   /** In ascending order, after the cursor's id. */
   tokenIds: string[];
+  /** ERC1155 only: the amount held of each id in `tokenIds`, in the same order. */
+  amounts?: string[];
   /** Pass as `cursor` for the next page; null on the last. It names the last id listed, so it never expires. */
   nextCursor: string | null;
-  /** How the ids were found: the contract's ERC721Enumerable index, or its Transfer logs checked with ownerOf. */
+  /** How the ids were found: ERC721Enumerable's index, or the transfer logs to the owner, each id checked at the block read. */
   source: "enumerable" | "transfer-logs";
   simulated: boolean;
 }

@@ -21,7 +21,7 @@ import { cachedHealthCheck, withoutDetails } from "./health.js";
 import { StorageHealth } from "./storage-health.js";
 import { noStore, securityHeaders } from "./security-headers.js";
 import { HttpError, HttpErrorCode } from "./http-errors.js";
-import { createLogger } from "./logger.js";
+import { createLogger, logNonceHealing } from "./logger.js";
 import { requireApiKey } from "./middleware/auth.js";
 import { errorHandler } from "./middleware/errors.js";
 import { requestFingerprint, runIdempotent } from "./middleware/idempotency.js";
@@ -223,6 +223,10 @@ export async function createServer(options: CreateServerOptions): Promise<TokenS
       blockTimeSeconds: options.blockTimeSeconds ?? 2,
       senderLock: metrics.timedSenderLock(store.senderLock()),
       onNodeCall: metrics.nodeCallObserver(),
+      onNonceHealing: (healing) => {
+        metrics.countNonceHealing(healing);
+        logNonceHealing(logger, healing);
+      },
       simulatedChains: settings.simulatedChains,
       chainFaults: settings.chainFaults,
       operationStore: store,

@@ -43,3 +43,10 @@ export const EXAMPLE_NFT_CONTRACT = "0xe7f1725E7734CE288F8367e1Bb143E90bb3F0512"
  */
 export const EXAMPLE_COLLECTION_CONTRACT = "0xCf7Ed3AccA5a467e9e704C703E8D87F634fB0Fc9";
 export const EXAMPLE_MINTABLE_CONTRACT = "0xDc64a140Aa3E981100a9becA4E685f962f0cF6C9";
+
+/**
+ * The launch example "managed" deploys, with a salt, at this address on every chain: an ERC20 with burnable, pausable and
+ * one owner (the example account), which the burn, pause and ownership examples name.
+ */
+export const EXAMPLE_MANAGED_SALT = "0xe246480add4ff354adab60a94dc85e355e8ce62ad1ad0afa45b95a14b60f9a28";
+export const EXAMPLE_MANAGED_CONTRACT = "0x6bE593eae15F9c551d0EA66604fAD7284148134E";

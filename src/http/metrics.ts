@@ -4,6 +4,7 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom
 import type { NodeCallObserver } from "../chains/evm/chain.js";
 import type { EndpointStatus } from "../chains/evm/endpoint-pool.js";
 import type { SenderLock } from "../chains/evm/sender-lock.js";
+import type { NonceHealing } from "../core/operations/nonce-healing.js";
 import type { Store } from "../store/types.js";
 
 const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
@@ -18,6 +19,7 @@ export class ServiceMetrics {
   private readonly requestDuration: Histogram<"method" | "route">;
   private readonly lockWait: Histogram;
   private readonly nodeCalls: Histogram<"pair" | "method" | "outcome">;
+  private readonly nonceHealings: Counter<"chain" | "network" | "kind">;
 
   constructor(store: Store) {
     collectDefaultMetrics({ register: this.registry, prefix: "token_service_" });
@@ -45,6 +47,12 @@ export class ServiceMetrics {
       help: "Calls to EVM nodes by chain/network pair and JSON-RPC method",
       labelNames: ["pair", "method", "outcome"],
       buckets: LATENCY_BUCKETS,
+      registers: [this.registry],
+    });
+    this.nonceHealings = new Counter({
+      name: "token_service_nonce_healings_total",
+      help: "Nonce healings by this process's tracker, by pair and kind: nonce-taken (a record settled failed: another transaction took its nonce), rebroadcast (a transaction the node no longer knew, sent again), gap-filled, gap-unfilled (a nonce left unused below one that waits, nothing to fill it)",
+      labelNames: ["chain", "network", "kind"],
       registers: [this.registry],
     });
     // Registered after the operations gauge, whose collection at scrape time sets it.
@@ -190,6 +198,11 @@ export class ServiceMetrics {
         });
       },
     };
+  }
+
+  /** Counts each nonce healing by pair and kind. */
+  countNonceHealing(healing: Pick<NonceHealing, "chain" | "network" | "kind">): void {
+    this.nonceHealings.inc({ chain: healing.chain, network: healing.network, kind: healing.kind });
   }
 
   nodeCallObserver(): NodeCallObserver {

@@ -242,18 +242,23 @@ const launchFields = {
   salt: salt.optional(),
 };
 
-/** What a launch body may hold, checked at once (the documented union below says which combinations mean what). */
-export const LaunchFields = z.strictObject({
-  ...launchFields,
-  privateKey: privateKey.optional(),
-  signedTransaction: signedTransaction.optional(),
-});
+/**
+ * A write's body: its own fields, and who signs. `fields` is what the body may hold, checked at once; `body` the
+ * documented union, which says what each combination means (the key signs, a signed transaction is submitted, or
+ * neither: a prepare).
+ */
+export function signedWrite<F extends z.ZodRawShape>(own: F) {
+  return {
+    fields: z.strictObject({ ...own, privateKey: privateKey.optional(), signedTransaction: signedTransaction.optional() }),
+    body: z.union([
+      z.strictObject({ ...own, privateKey }).meta({ title: "Signed by the service with privateKey" }),
+      z.strictObject({ ...own, signedTransaction }).meta({ title: "Submit: the prepared transaction, signed by the caller" }),
+      z.strictObject(own).meta({ title: "Prepare: answers the unsigned transaction to sign, its nonce reserved" }),
+    ]),
+  };
+}
 
-export const LaunchBody = z.union([
-  z.strictObject({ ...launchFields, privateKey }).meta({ title: "Signed by the service with privateKey" }),
-  z.strictObject({ ...launchFields, signedTransaction }).meta({ title: "Submit: the prepared transaction, signed by the caller" }),
-  z.strictObject(launchFields).meta({ title: "Prepare: answers the unsigned transaction to sign, its nonce reserved" }),
-]);
+export const LaunchWrite = signedWrite(launchFields);
 
 export const LaunchQuery = z.object({
   chain: chain.optional().describe("Must equal the body's chain when given"),
@@ -338,17 +343,7 @@ const mintFields = {
   sender: address.describe("A minter of the contract: a MINTER_ROLE holder, or the owner of a token launched with access ownable"),
 };
 
-export const MintFields = z.strictObject({
-  ...mintFields,
-  privateKey: privateKey.optional(),
-  signedTransaction: signedTransaction.optional(),
-});
-
-export const MintBody = z.union([
-  z.strictObject({ ...mintFields, privateKey }).meta({ title: "Signed by the service with privateKey" }),
-  z.strictObject({ ...mintFields, signedTransaction }).meta({ title: "Submit: the prepared transaction, signed by the caller" }),
-  z.strictObject(mintFields).meta({ title: "Prepare: answers the unsigned transaction to sign, its nonce reserved" }),
-]);
+export const MintWrite = signedWrite(mintFields);
 
 const mintedRecipient = z.object({
   to: shownAddress,
@@ -391,29 +386,34 @@ export const UnsignedTransaction = z
       .string()
       .nullable()
       .describe(
-        "null for a launch (a contract creation); the token contract for a mint, a token transfer or an approval; the recipient for a NATIVE transfer",
+        "null for a launch (a contract creation); the recipient for a NATIVE transfer; the token contract for every other write (a mint, a token transfer, an approval, a burn, a pause, a role or ownership change)",
       ),
     data: z.string(),
     value: integerString("Native currency it sends, in wei: 0 but for a NATIVE transfer"),
   })
   .describe("Sign exactly this (e.g. ethers `signer.signTransaction(unsignedTransaction)`); any change is refused");
 
-const prepared = {
-  unsignedTransaction: UnsignedTransaction,
-  expiresAt: z
-    .string()
-    .describe("Until then the nonce is reserved; a later submit is accepted only while the nonce is still free (nothing took it since)"),
-  chain: z.string(),
-  network: z.string(),
-  type: z.enum(["ERC20", "ERC721", "ERC1155"]),
-  sender: z.string(),
-};
+/**
+ * A prepare's answer: the transaction to sign, and until when its nonce is reserved; `type` as the write names it (none
+ * for a write to any token that has the function: a pause, a role, an ownership transfer).
+ */
+export const preparedTransaction = (type?: z.ZodType) =>
+  z.object({
+    unsignedTransaction: UnsignedTransaction,
+    expiresAt: z
+      .string()
+      .describe("Until then the nonce is reserved; a later submit is accepted only while the nonce is still free (nothing took it since)"),
+    chain: z.string(),
+    network: z.string(),
+    ...(type !== undefined ? { type } : {}),
+    sender: z.string(),
+  });
 
-export const PreparedLaunch = z.object({
-  ...prepared,
+const tokenStandard = z.enum(["ERC20", "ERC721", "ERC1155"]);
+export const PreparedLaunch = preparedTransaction(tokenStandard).extend({
   contractAddress: z.string().describe("Where the token will be, given the nonce (or, with a salt, given the salt)"),
 });
-export const PreparedMint = z.object(prepared);
+export const PreparedMint = preparedTransaction(tokenStandard);
 
 export const WaitQuery = z.object({ wait: z.enum(["mined"]).optional() });
 

@@ -5,14 +5,18 @@ export const API_TAGS = [
   {
     name: "tokens",
     description:
-      "Launch ERC20 and ERC721 contracts and mint: signed by the service with a `privateKey` in the body, or prepared (no key) and submitted as a `signedTransaction` signed by the caller",
+      "Launch ERC20, ERC721 and ERC1155 contracts, mint, burn, pause, grant and revoke roles, transfer ownership: signed by the service with a `privateKey` in the body, or prepared (no key) and submitted as a `signedTransaction` signed by the caller",
   },
   {
     name: "transfers",
     description:
       "Send native currency and ERC20, ERC721 and ERC1155 tokens, approve spenders and read allowances: signed by the service or by the caller, recorded and tracked as launches are",
   },
-  { name: "operations", description: "The records of the launches, mints, transfers, approvals and faucet grants made with your API key" },
+  {
+    name: "operations",
+    description:
+      "The records of the writes made with your API key: launches, mints, transfers, approvals, burns, pauses, role and ownership changes, faucet grants",
+  },
   { name: "transactions", description: "A transaction's status on a chain" },
   { name: "faucet", description: "Native currency for an address on a simulated chain or bitcoin regtest" },
   { name: "networks", description: "The chain/network pairs the service serves, simulated or live" },

@@ -4,14 +4,13 @@ import { ASSET_TYPES } from "../domain/asset-types.js";
 import { EXAMPLE_NFT_CONTRACT, EXAMPLE_TOKEN_CONTRACT } from "./examples.js";
 import {
   OperationState,
-  UnsignedTransaction,
   address,
   chain,
   integerString,
   network,
-  privateKey,
+  preparedTransaction,
   shownAddress,
-  signedTransaction,
+  signedWrite,
   transactionHash,
 } from "./schemas.js";
 
@@ -22,13 +21,13 @@ const AssetType = z
   .string()
   .describe("NATIVE, ERC20, ERC721 or ERC1155, case-insensitive")
   .meta({ examples: ["ERC20"] });
-const TokenStandard = z
+export const TokenStandard = z
   .string()
   .describe("ERC20, ERC721 or ERC1155, case-insensitive")
   .meta({ examples: ["ERC20"] });
-const tokenContract = address.describe("The token contract").meta({ examples: [EXAMPLE_TOKEN_CONTRACT] });
+export const tokenContract = address.describe("The token contract").meta({ examples: [EXAMPLE_TOKEN_CONTRACT] });
 const shownType = z.enum(ASSET_TYPES);
-const shownStandard = z.enum(["ERC20", "ERC721", "ERC1155"]);
+export const shownStandard = z.enum(["ERC20", "ERC721", "ERC1155"]);
 
 const transferFields = {
   chain,
@@ -41,20 +40,10 @@ const transferFields = {
   sender: address.describe("Sends it, and pays the fee"),
 };
 
-/** What a transfer body may hold, checked at once (the documented union below says which combinations mean what). */
-export const TransferFields = z.strictObject({
-  ...transferFields,
-  privateKey: privateKey.optional(),
-  signedTransaction: signedTransaction.optional(),
-});
+export const TransferWrite = signedWrite(transferFields);
 
-export const TransferBody = z.union([
-  z.strictObject({ ...transferFields, privateKey }).meta({ title: "Signed by the service with privateKey" }),
-  z.strictObject({ ...transferFields, signedTransaction }).meta({ title: "Submit: the prepared transaction, signed by the caller" }),
-  z.strictObject(transferFields).meta({ title: "Prepare: answers the unsigned transaction to sign, its nonce reserved" }),
-]);
-
-const settled = {
+/** What every write answers of its operation. */
+export const settled = {
   id: z.string().describe("This operation's record id"),
   transactionHash,
   status: OperationState.describe(
@@ -89,17 +78,7 @@ const approveFields = {
   sender: address.describe("The holder; pays the fee"),
 };
 
-export const ApproveFields = z.strictObject({
-  ...approveFields,
-  privateKey: privateKey.optional(),
-  signedTransaction: signedTransaction.optional(),
-});
-
-export const ApproveBody = z.union([
-  z.strictObject({ ...approveFields, privateKey }).meta({ title: "Signed by the service with privateKey" }),
-  z.strictObject({ ...approveFields, signedTransaction }).meta({ title: "Submit: the prepared transaction, signed by the caller" }),
-  z.strictObject(approveFields).meta({ title: "Prepare: answers the unsigned transaction to sign, its nonce reserved" }),
-]);
+export const ApproveWrite = signedWrite(approveFields);
 
 export const Approval = z.object({
   ...settled,
@@ -115,20 +94,8 @@ export const Approval = z.object({
   blockNumber: z.number().int().nonnegative().nullable().optional(),
 });
 
-const prepared = (type: z.ZodType) =>
-  z.object({
-    unsignedTransaction: UnsignedTransaction,
-    expiresAt: z
-      .string()
-      .describe("Until then the nonce is reserved; a later submit is accepted only while the nonce is still free (nothing took it since)"),
-    chain: z.string(),
-    network: z.string(),
-    type,
-    sender: z.string(),
-  });
-
-export const PreparedTransfer = prepared(shownType);
-export const PreparedApproval = prepared(shownStandard);
+export const PreparedTransfer = preparedTransaction(shownType);
+export const PreparedApproval = preparedTransaction(shownStandard);
 
 export const AllowanceQuery = z.object({
   chain,
@@ -196,14 +163,23 @@ export const OwnedTokens = z.object({
   network: z.string(),
   contractAddress: z.string().meta({ examples: [EXAMPLE_NFT_CONTRACT] }),
   owner: z.string(),
-  balance: z.string().describe("How many ids owner holds on the contract (balanceOf)"),
+  type: z.enum(["ERC721", "ERC1155"]).describe("The contract's standard, by ERC-165"),
+  balance: z
+    .string()
+    .describe("How many ids owner holds on the contract: an ERC721's balanceOf; for an ERC1155, how many ids it holds any amount of"),
   tokenIds: z.array(z.string()).describe("Ascending, after the cursor's id"),
+  amounts: z
+    .array(z.string())
+    .optional()
+    .describe("ERC1155 only: the amount owner holds of each id in tokenIds, in the same order (smallest units)"),
   nextCursor: z
     .string()
     .nullable()
     .describe("Pass as cursor for the next page; null on the last. It names the last id listed, so it never expires"),
   source: z
     .enum(["enumerable", "transfer-logs"])
-    .describe("ERC721Enumerable's index, or the contract's Transfer logs to owner, each id checked with ownerOf"),
+    .describe(
+      "ERC721Enumerable's index, or the contract's transfer logs to owner (ERC721 Transfer; ERC1155 TransferSingle and TransferBatch), each id checked at the block read with ownerOf or balanceOfBatch",
+    ),
   simulated: z.boolean(),
 });

@@ -13,6 +13,7 @@ import type {
   OperationStatus,
   OperationTransition,
   PreparedTransaction,
+  UnfinishedTransaction,
 } from "../core/operations/types.js";
 import { GroupCommit } from "./group-commit.js";
 import { generateApiKey, hashApiKey, sameHash } from "./api-key-secret.js";
@@ -450,6 +451,34 @@ export class KyselyStore implements Store {
       )
       .execute();
     return rows.map((row) => Number(row.nonce)).sort((a, b) => a - b);
+  }
+
+  async unfinishedOfSender(
+    chain: string,
+    network: string,
+    sender: string,
+    fromNonce: number,
+    limit: number,
+  ): Promise<UnfinishedTransaction[]> {
+    const rows = await this.db
+      .selectFrom("operations")
+      .select(["id", "nonce", "status", "transaction_hash", "raw_transaction"])
+      .where("chain", "=", chain)
+      .where("network", "=", network)
+      .where("sender", "=", sender)
+      // As in heldNonces: the partial index's condition, literally.
+      .where(sql<boolean>`status in ('signed', 'pending')`)
+      .where("nonce", ">=", fromNonce)
+      .orderBy("nonce")
+      .limit(limit)
+      .execute();
+    return rows.map((row) => ({
+      id: row.id,
+      nonce: Number(row.nonce),
+      status: row.status as OperationStatus,
+      transactionHash: row.transaction_hash,
+      rawTransaction: row.raw_transaction,
+    }));
   }
 
   async reserveNonce(reservation: NewNonceReservation): Promise<string | undefined> {

@@ -7,6 +7,7 @@ import type {
   OperationChange,
   OperationRecord,
   OperationStore,
+  UnfinishedTransaction,
 } from "../core/operations/types.js";
 import { allowedSources } from "./transition-guard.js";
 
@@ -122,6 +123,23 @@ export class MemoryOperationStore implements OperationStore {
         held.add(reservation.nonce);
     }
     return [...held].sort((a, b) => a - b);
+  }
+
+  async unfinishedOfSender(
+    chain: string,
+    network: string,
+    sender: string,
+    fromNonce: number,
+    limit: number,
+  ): Promise<UnfinishedTransaction[]> {
+    const found: UnfinishedTransaction[] = [];
+    for (const { record } of this.entries.values()) {
+      if (record.chain !== chain || record.network !== network || record.sender !== sender) continue;
+      if (record.nonce === null || record.nonce < fromNonce || (record.status !== "signed" && record.status !== "pending")) continue;
+      const { id, nonce, status, transactionHash, rawTransaction } = record;
+      found.push({ id, nonce, status, transactionHash, rawTransaction });
+    }
+    return found.sort((a, b) => a.nonce - b.nonce).slice(0, limit);
   }
 
   async reserveNonce(reservation: NewNonceReservation): Promise<string | undefined> {

@@ -187,6 +187,22 @@ export function migrations(dialect: DialectName): Record<string, Migration> {
     "0004_operation_kinds_transfer_approve": {
       up: (db: Kysely<unknown>) => replaceOperationsCheck(db, dialect, "kind", ["launch", "mint", "faucet", "transfer", "approve"]),
     },
+    // Burns, pauses, role grants and revokes, and ownership transfers are operations too (docs/decisions/0036).
+    "0005_operation_kinds_burn_pause_roles": {
+      up: (db: Kysely<unknown>) =>
+        replaceOperationsCheck(db, dialect, "kind", [
+          "launch",
+          "mint",
+          "faucet",
+          "transfer",
+          "approve",
+          "burn",
+          "pause",
+          "grantRole",
+          "revokeRole",
+          "transferOwnership",
+        ]),
+    },
   };
 }
 

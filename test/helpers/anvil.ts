@@ -16,6 +16,8 @@ export const ANVIL_ACCOUNT = {
 export interface AnvilNode {
   url: string;
   port: number;
+  /** The node's process id (the anvil binary itself: see anvilBinary). */
+  pid: number;
   /** One JSON-RPC call straight to the node. */
   rpc(method: string, params?: unknown[]): Promise<unknown>;
   /** Ends the node at once (SIGKILL), as a crashed or unplugged node; resolves once the process is gone. */
@@ -39,11 +41,22 @@ function anvilBinary(): string {
   return path.resolve(import.meta.dirname, "../../node_modules/.bin/anvil");
 }
 
-/** A real anvil node on a free loopback port (`--port 0`), mining on send unless `args` say otherwise. */
-export async function startAnvil(options: { chainId?: number; args?: string[] } = {}): Promise<AnvilNode> {
+/**
+ * A real anvil node on a free loopback port (`--port 0`; `port` to start one again where an earlier one listened),
+ * mining on send unless `args` say otherwise.
+ */
+export async function startAnvil(options: { chainId?: number; args?: string[]; port?: number } = {}): Promise<AnvilNode> {
   const child: ChildProcess = spawn(
     anvilBinary(),
-    ["--host", "127.0.0.1", "--port", "0", "--chain-id", String(options.chainId ?? 11155111), ...(options.args ?? [])],
+    [
+      "--host",
+      "127.0.0.1",
+      "--port",
+      String(options.port ?? 0),
+      "--chain-id",
+      String(options.chainId ?? 11155111),
+      ...(options.args ?? []),
+    ],
     { stdio: ["ignore", "pipe", "pipe"] },
   );
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
@@ -76,6 +89,7 @@ export async function startAnvil(options: { chainId?: number; args?: string[] } 
   return {
     url,
     port,
+    pid: child.pid!,
     rpc: (method, params = []) => rpc(url, method, params),
     kill: () => end("SIGKILL"),
     stop: () => end("SIGTERM"),

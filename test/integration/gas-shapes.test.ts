@@ -1,13 +1,16 @@
 import { expect } from "chai";
-import { type JsonRpcApiProvider, Wallet, hexlify, randomBytes } from "ethers";
+import { type JsonRpcApiProvider, Wallet, hexlify, randomBytes, toQuantity } from "ethers";
 import hre from "hardhat";
 
 import { createTokenService, resolveNetwork, type TokenService } from "../../src/api.js";
 import type { EvmChain } from "../../src/chains/evm/chain.js";
 import { calldataGas, knownGas, learnGas } from "../../src/chains/evm/write/gas-shapes.js";
 import { deploymentData, gasShape, type LaunchParams } from "../../src/chains/evm/write/launch.js";
-import { parseErc20Params, parseErc721Params } from "../../src/domain/token-params.js";
-import { fundedWallet } from "../helpers/service.js";
+import { MAX_VOTES_SUPPLY, parseErc20Params, parseErc721Params } from "../../src/domain/token-params.js";
+import { MAX_UINT256 } from "../../src/domain/units.js";
+import { startAnvil, type AnvilNode } from "../helpers/anvil.js";
+import { startCountingProxy, type CountingProxy } from "../helpers/json-rpc-servers.js";
+import { expectOperationMined, fundedWallet } from "../helpers/service.js";
 
 const SEPOLIA = { chain: "ethereum", network: "sepolia" };
 
@@ -87,5 +90,106 @@ describe("deployment gas learnt once per shape equals the node's estimate", func
   it("counts calldata as EIP-2028 does: 4 gas a zero byte, 16 any other", function () {
     expect(calldataGas("0x")).to.equal(0n);
     expect(calldataGas("0x00ff0001")).to.equal(4n + 16n + 4n + 16n);
+  });
+});
+
+describe("a launch of a learnt shape on a live node (anvil), at the limits the launch's checks allow, is mined with the reused estimate", function () {
+  this.timeout(120_000);
+  let node: AnvilNode;
+  let proxy: CountingProxy;
+  let service: TokenService;
+  let owner: { address: string; privateKey: string };
+
+  before(async function () {
+    node = await startAnvil();
+    proxy = await startCountingProxy(node.url);
+    service = await createTokenService({ hre, env: {}, rpcUrls: { "ethereum/sepolia": proxy.url } });
+    owner = service.createWallet(SEPOLIA);
+    await node.rpc("anvil_setBalance", [owner.address, toQuantity(10n ** 21n)]);
+  });
+
+  after(async function () {
+    await service?.close();
+    await proxy?.close();
+    await node?.stop();
+  });
+
+  const estimatesSince = (before: number) =>
+    proxy.requests
+      .slice(before)
+      .flat()
+      .filter((method) => method === "eth_estimateGas").length;
+
+  /** Launches `first` (its shape learnt from the node), then `limit` of the same shape, which must reuse it and be mined. */
+  async function reusedAtLimit(type: string, first: Record<string, unknown>, limit: Record<string, unknown>): Promise<void> {
+    const launch = (token: Record<string, unknown>) =>
+      service.launch({ ...SEPOLIA, type, token, sender: owner.address, privateKey: owner.privateKey });
+    await expectOperationMined(service, await launch(first));
+    const before = proxy.requests.length;
+    const sent = await launch(limit);
+    expect(estimatesSince(before), "the shape's estimate is reused").to.equal(0);
+    await expectOperationMined(service, sent);
+  }
+
+  const receiver = () => new Wallet(hexlify(randomBytes(32))).address;
+  const erc20 = (initialSupply: bigint, totalSupply?: bigint, options?: Record<string, unknown>) => ({
+    name: "Limits",
+    symbol: "LIM",
+    initialSupply: initialSupply.toString(),
+    ...(totalSupply !== undefined ? { totalSupply: totalSupply.toString() } : {}),
+    ...(options !== undefined ? { options } : {}),
+  });
+
+  it("ERC20: the whole uint256 range without a cap, a supply equal to its cap, votes' 2^208 - 1", async function () {
+    await reusedAtLimit("ERC20", erc20(1n), erc20(MAX_UINT256));
+    const capped = { capped: true, mintable: true };
+    await reusedAtLimit("ERC20", erc20(1n, 2n, capped), erc20(MAX_UINT256, MAX_UINT256, capped));
+    const votes = { capped: true, votes: true, permit: true };
+    await reusedAtLimit("ERC20", erc20(1n, 2n, votes), erc20(MAX_VOTES_SUPPLY, MAX_VOTES_SUPPLY, votes));
+    await reusedAtLimit("ERC20", erc20(1n, undefined, { votes: true }), erc20(MAX_VOTES_SUPPLY, undefined, { votes: true }));
+  });
+
+  it("ERC721 and ERC1155: a royalty of 100 %", async function () {
+    const royalty = (basisPoints: number) => ({ royalty: { receiver: receiver(), basisPoints } });
+    await reusedAtLimit(
+      "ERC721",
+      { name: "Art", symbol: "ART", options: royalty(1) },
+      { name: "Art", symbol: "ART", options: royalty(10_000) },
+    );
+    await reusedAtLimit("ERC1155", { name: "Items", options: royalty(1) }, { name: "Items", options: royalty(10_000) });
+  });
+});
+
+describe("on a live Arbitrum chain (anvil as arbitrum/sepolia) every launch is estimated by the node", function () {
+  this.timeout(120_000);
+
+  it("asks eth_estimateGas for each launch of one shape: the estimate holds the L1 cost at the moment's price", async function () {
+    const node = await startAnvil({ chainId: 421614 });
+    const proxy = await startCountingProxy(node.url);
+    const service = await createTokenService({ hre, env: {}, rpcUrls: { "arbitrum/sepolia": proxy.url } });
+    try {
+      const pair = { chain: "arbitrum", network: "sepolia" };
+      const owner = service.createWallet(pair);
+      await node.rpc("anvil_setBalance", [owner.address, toQuantity(10n ** 21n)]);
+      const before = proxy.requests.length;
+      for (let index = 0; index < 3; index++) {
+        await service.launch({
+          ...pair,
+          type: "ERC20",
+          token: { name: `Arb ${index}`, symbol: `A${index}` },
+          sender: owner.address,
+          privateKey: owner.privateKey,
+        });
+      }
+      const estimates = proxy.requests
+        .slice(before)
+        .flat()
+        .filter((method) => method === "eth_estimateGas").length;
+      expect(estimates).to.equal(3);
+    } finally {
+      await service.close();
+      await proxy.close();
+      await node.stop();
+    }
   });
 });

@@ -57,6 +57,8 @@ describe("simulated chain journal: replay after a crash", function () {
     try {
       const [replay] = await second.evm.openJournaled();
       expect(replay).to.include({ path: journal, entries: 2, bytes: Buffer.byteLength(complete), tornBytes: 36, rejectedLines: 0 });
+      // The launch was block 1: only what would have come after the torn tail may differ.
+      expect(replay!.lossFromBlock).to.equal(2);
       expect(replay!.milliseconds).to.be.a("number").and.to.be.greaterThan(0);
       expect(await readFile(journal, "utf8"), "the torn line is cut off the file").to.equal(complete);
       expect(await readFile(replay!.setAsidePath!, "utf8"), "and kept beside it").to.equal('{"op":"rawTransaction","raw":"0x02f8\n');
@@ -84,6 +86,7 @@ describe("simulated chain journal: replay after a crash", function () {
     try {
       const [replay] = await reopened.evm.openJournaled();
       expect(replay).to.include({ entries: 1, rejectedLines: 1, tornBytes: 0 });
+      expect(replay!.lossFromBlock, "the first line was lost: any block may differ").to.equal(1);
       expect(await readFile(replay!.setAsidePath!, "utf8")).to.equal('{"op":"fund","addr{"op":"rawTransaction"\n');
       expect(await readFile(journal, "utf8"), "the journal keeps the trusted entries").to.equal(entries);
       const read = await reopened.getBalances({ ...SEPOLIA, address: funded.address });
@@ -114,10 +117,21 @@ describe("simulated chain journal: replay after a crash", function () {
       await writeFile(journal, `${lines[0]}\n${lines[1]}\n${lines[2]!.slice(0, 40)}#damaged\n`);
 
       const secondStore = await openStore({ dataDir: storeDir });
+      // How many mined records the loss sends back to the tracker: the lost launch's, not the kept one's.
+      const rechecked: number[] = [];
+      const recheckMined = secondStore.recheckMined.bind(secondStore);
+      secondStore.recheckMined = async (...args) => {
+        const count = await recheckMined(...args);
+        rechecked.push(count);
+        return count;
+      };
       const second = await createTokenService({ hre, env: {}, dataDir, blockTimeSeconds: 0, operationStore: secondStore });
       try {
         const [replay] = await second.evm.openJournaled();
         expect(replay).to.include({ entries: 2, rejectedLines: 1 });
+        // The kept launch is block 1, replayed as it was; the lost one was block 2, where checking starts.
+        expect(replay!.lossFromBlock).to.equal(2);
+        expect(rechecked).to.deep.equal([1]);
         const record = await pollUntil(
           () => second.operations.store.getOperation(lost.id),
           (found) => found?.status === "mined" && found.transitions.length > 3,

@@ -1,20 +1,13 @@
 import { expect } from "chai";
-import { Contract, JsonRpcProvider, Wallet as EthersWallet, parseEther, type AbstractProvider } from "ethers";
-import hre from "hardhat";
+import { Contract, Wallet as EthersWallet, parseEther } from "ethers";
 
-import { createTokenService, resolveNetwork, type TokenService } from "../../src/api.js";
+import type { TokenService } from "../../src/api.js";
 import { ErrorCode } from "../../src/domain/errors.js";
 import type { Wallet } from "../../src/core/wallets.js";
-import type { NewOperation } from "../../src/core/operations/types.js";
-import { MemoryOperationStore } from "../../src/store/memory-store.js";
-import { startAnvil, type AnvilNode } from "../helpers/anvil.js";
 import { expectServiceError } from "../helpers/errors.js";
-import { expectOperationMined, type Pair } from "../helpers/service.js";
+import { expectOperationMined } from "../helpers/service.js";
 import { deployTestToken } from "../helpers/test-tokens.js";
-
-const SEPOLIA: Pair = { chain: "ethereum", network: "sepolia" };
-/** Hardhat's (and anvil's) tenth default account: funds and deploys on anvil, never a sender of the service. */
-const ANVIL_FUNDER_KEY = "0x2a871d0798f97d79848a013d4936a73bf4cc922c825d33c1cf7073dff6d409c6";
+import { SEPOLIA, environments, expectRefusedBeforeSigning, type Environment } from "../helpers/write-environments.js";
 
 const erc20 = ["function balanceOf(address) view returns (uint256)", "function allowance(address, address) view returns (uint256)"];
 const erc721 = [
@@ -25,79 +18,6 @@ const erc721 = [
 const erc1155 = [
   "function balanceOf(address, uint256) view returns (uint256)",
   "function isApprovedForAll(address, address) view returns (bool)",
-];
-
-/** Remembers what was recorded: a refusal before signing records nothing. */
-class RecordingStore extends MemoryOperationStore {
-  readonly inserted: NewOperation[] = [];
-  override insertOperation(operation: NewOperation): Promise<void> {
-    this.inserted.push(operation);
-    return super.insertOperation(operation);
-  }
-}
-
-interface Environment {
-  service: TokenService;
-  store: RecordingStore;
-  /** The node, read without the service: ethers straight against it. */
-  node: AbstractProvider;
-  /** Deploys the test-only tokens and mints them; never a sender of the service. */
-  deployer: EthersWallet;
-  /** A new wallet holding `ether` ETH. */
-  funded(ether: string): Promise<Wallet>;
-  close(): Promise<void>;
-}
-
-const environments: Array<{ name: string; start(): Promise<Environment> }> = [
-  {
-    name: "the simulated chain",
-    async start() {
-      const store = new RecordingStore();
-      const service = await createTokenService({ hre, env: {}, operationStore: store });
-      const chain = await service.evmChain(resolveNetwork(SEPOLIA.chain, SEPOLIA.network), "test");
-      const funded = async (ether: string) => {
-        const wallet = service.createWallet(SEPOLIA);
-        await service.faucet({ ...SEPOLIA, address: wallet.address, amount: parseEther(ether).toString() });
-        return wallet;
-      };
-      const deployerWallet = await funded("100");
-      return {
-        service,
-        store,
-        node: chain.provider,
-        deployer: new EthersWallet(deployerWallet.privateKey, chain.provider),
-        funded,
-        close: () => service.close(),
-      };
-    },
-  },
-  {
-    name: "anvil (a live node over JSON-RPC)",
-    async start() {
-      const anvil: AnvilNode = await startAnvil({ chainId: 11155111 });
-      const store = new RecordingStore();
-      const service = await createTokenService({ hre, env: {}, operationStore: store, rpcUrls: { "ethereum/sepolia": anvil.url } });
-      const node = new JsonRpcProvider(anvil.url, 11155111, { staticNetwork: true, cacheTimeout: -1 });
-      const deployer = new EthersWallet(ANVIL_FUNDER_KEY, node);
-      return {
-        service,
-        store,
-        node,
-        deployer,
-        async funded(ether) {
-          // The faucet refuses live networks: a real transfer funds the wallet.
-          const wallet = service.createWallet(SEPOLIA);
-          await (await deployer.sendTransaction({ to: wallet.address, value: parseEther(ether) })).wait();
-          return wallet;
-        },
-        async close() {
-          await service.close();
-          node.destroy();
-          await anvil.stop();
-        },
-      };
-    },
-  },
 ];
 
 for (const environment of environments) {
@@ -118,13 +38,8 @@ for (const environment of environments) {
     const nonceOf = (address: string) => env.node.getTransactionCount(address, "pending");
 
     /** Runs a write that must be refused before anything is signed: no nonce used, no record written. */
-    async function refusedBeforeSigning(action: () => Promise<unknown>, code: ErrorCode, field: string | undefined) {
-      const [nonce, records] = [await nonceOf(owner.address), env.store.inserted.length];
-      const error = await expectServiceError(action, code, field, [owner.privateKey]);
-      expect(await nonceOf(owner.address), "the sender's nonce").to.equal(nonce);
-      expect(env.store.inserted.length, "records written").to.equal(records);
-      return error;
-    }
+    const refusedBeforeSigning = (action: () => Promise<unknown>, code: ErrorCode, field: string | undefined) =>
+      expectRefusedBeforeSigning(env, owner.address, action, code, field, [owner.privateKey]);
 
     before(async function () {
       this.timeout(240_000);
@@ -521,6 +436,54 @@ for (const environment of environments) {
 
       await expectServiceError(page(art, "not-a-cursor"), ErrorCode.INVALID_ARGUMENT, "cursor");
       await expectServiceError(page(gold), ErrorCode.NOT_A_TOKEN_CONTRACT, "contractAddress");
+    });
+
+    it("pages an owner's ERC1155 ids with their amounts, from single and batch transfer logs, as the node holds them", async function () {
+      const itemsAddress = await items.getAddress();
+      const collector = EthersWallet.createRandom().address;
+      const deployer = await env.deployer.getAddress();
+      // TransferSingle to the collector (a mint), TransferBatch to it (a batch sent by the deployer), and an id it
+      // received and sent on, which it no longer holds.
+      await (await items.mint(collector, 3n, 4n)).wait();
+      for (const id of [20n, 21n]) await (await items.mint(deployer, id, 50n)).wait();
+      await (await items.safeBatchTransferFrom(deployer, collector, [20n, 21n], [5n, 6n], "0x")).wait();
+      await (await items.mint(owner.address, 40n, 10n)).wait();
+      await expectOperationMined(
+        service,
+        await service.transfer({
+          ...SEPOLIA,
+          type: "ERC1155",
+          contractAddress: itemsAddress,
+          to: collector,
+          tokenId: "40",
+          amount: "10",
+          ...as(owner),
+        }),
+      );
+
+      const page = (holder: string, cursor?: string, limit = 2) =>
+        service.listOwnedTokens({ ...SEPOLIA, contractAddress: itemsAddress, owner: holder, limit, ...(cursor ? { cursor } : {}) });
+      const first = await page(collector);
+      expect(first).to.include({ type: "ERC1155", balance: "4", source: "transfer-logs" });
+      expect(first.tokenIds).to.deep.equal(["3", "20"]);
+      expect(first.amounts).to.deep.equal(["4", "5"]);
+      const second = await page(collector, first.nextCursor!);
+      expect(second.tokenIds).to.deep.equal(["21", "40"]);
+      expect(second.amounts).to.deep.equal(["6", "10"]);
+      expect(second.nextCursor).to.equal(null);
+
+      // The owner sent all of id 40 on: it is not listed, and every amount listed is what the node answers.
+      const theirs = await page(owner.address, undefined, 100);
+      expect(theirs.tokenIds).not.to.include("40");
+      expect(theirs.tokenIds).to.include("7");
+      const itemsOnNode = new Contract(itemsAddress, erc1155, env.node);
+      for (const [index, id] of theirs.tokenIds.entries())
+        expect(await itemsOnNode.getFunction("balanceOf")(owner.address, BigInt(id))).to.equal(BigInt(theirs.amounts![index]!));
+
+      // An ERC721 listing has no amounts.
+      expect(await service.listOwnedTokens({ ...SEPOLIA, contractAddress: art, owner: owner.address }))
+        .to.include({ type: "ERC721" })
+        .and.not.have.property("amounts");
     });
 
     it("prepares a native transfer with its value, and takes it back signed by the caller", async function () {

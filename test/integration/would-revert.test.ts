@@ -1,5 +1,5 @@
 import { expect } from "chai";
-import { getAddress, toQuantity } from "ethers";
+import { ZeroAddress, getAddress, toQuantity } from "ethers";
 
 import { resolveNetwork } from "../../src/api.js";
 import type { EvmChain } from "../../src/chains/evm/chain.js";
@@ -145,6 +145,24 @@ for (const kind of ["simulated", "anvil"] as const) {
       expect([notMinter.status, notMinter.body.error.code]).to.deep.equal([422, "NOT_A_MINTER"]);
     });
 
+    it("refuses every launch of a shape whose launches revert, even beside a learnt shape: ERC20InvalidReceiver, a supply minted to the zero address", async function () {
+      const launch = (minter: string) =>
+        where.api.call("POST", "/api/v1/tokens", {
+          ...SEPOLIA,
+          type: "ERC20",
+          token: { name: "Shape", symbol: "SHP", initialSupply: "5", minter },
+          sender: owner.address,
+          privateKey: owner.privateKey,
+        });
+      // The same strings and supply with a minter: a shape of its own, learnt by this launch.
+      expect((await launch(stranger.address)).status).to.equal(200);
+      for (let attempt = 1; attempt <= 2; attempt++) {
+        const { status, body } = await refusedUnsent(owner.address, () => launch(ZeroAddress));
+        expect([status, body.error.code], `attempt ${attempt}`).to.deep.equal([422, "WOULD_REVERT"]);
+        expect(body.error.details).to.deep.equal({ error: "ERC20InvalidReceiver", args: { receiver: ZeroAddress } });
+      }
+    });
+
     describe("where the mint checks did not run (a send straight to the write pipeline)", function () {
       const lock = new InProcessSenderLock();
       /** The send must be refused with WOULD_REVERT; its record hook must never run. */
@@ -179,6 +197,26 @@ for (const kind of ["simulated", "anvil"] as const) {
           error: "AccessControlUnauthorizedAccount",
           args: { account: getAddress(stranger.address), neededRole: MINTER_ROLE },
         });
+      });
+
+      it("estimates each send of a shape whose first send would revert, refusing them all: nothing is learnt from a refusal", async function () {
+        const send = () =>
+          sendTransaction(
+            where.chain,
+            lock,
+            { sender: owner.address, privateKey: owner.privateKey, data: revertingCreation(ERROR_STRING), gasShape: "reverting creation" },
+            { beforeBroadcast: async () => expect.fail("nothing is signed") },
+          );
+        const nonceBefore = await nonce(owner.address);
+        // Two in one batch (the second follows the first's estimate), then one alone.
+        const batch = await Promise.allSettled([send(), send()]);
+        const alone = await Promise.allSettled([send()]);
+        for (const outcome of [...batch, ...alone]) {
+          expect(outcome.status).to.equal("rejected");
+          const reason = (outcome as PromiseRejectedResult).reason as { code?: string; details?: unknown };
+          expect([reason.code, reason.details]).to.deep.equal([ErrorCode.WOULD_REVERT, { error: "Error", args: { reason: "not now" } }]);
+        }
+        expect(await nonce(owner.address)).to.equal(nonceBefore);
       });
 
       it("Error(string) with its reason, Panic with its code and meaning, an unknown error with its raw data", async function () {

@@ -92,6 +92,26 @@ describe("decide: the tracker's judgement as a pure function of record, observat
     expect(changeOf(decide(record("signed", { rawTransaction: null }), chain(), POLICY, NOW))).to.include({ status: "failed" });
   });
 
+  it("fails a record whose nonce another transaction took (NONCE_TAKEN) at once, signed or pending, instead of sending it again", function () {
+    for (const status of ["signed", "pending"] as const) {
+      const subject = record(status, { nonce: 4, missingSince: new Date(NOW - 1_000).toISOString() });
+      const change = changeOf(decide(subject, chain({ nonceTakenBy: { confirmedNonce: 6 } }), POLICY, NOW));
+      expect(change).to.include({ status: "failed", checkInMs: null, missingSince: null });
+      expect(change.error?.code).to.equal("NONCE_TAKEN");
+      expect(change.reason).to.equal(
+        "nonce 4 was taken by another transaction from 0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266 (the chain's next nonce for it is 6): this one can never be mined",
+      );
+    }
+    // Seen in a block or in the pool, the record's own transaction is what the chain has: that wins over the count.
+    const mined = chain({ head: 12, receipt: { blockNumber: 10, blockHash: "0xb", status: 1 }, nonceTakenBy: { confirmedNonce: 6 } });
+    expect(changeOf(decide(record("pending"), mined, POLICY, NOW)).status).to.equal("mined");
+    expect(changeOf(decide(record("pending"), chain({ inPool: true, nonceTakenBy: { confirmedNonce: 6 } }), POLICY, NOW)).status).to.equal(
+      undefined,
+    );
+    // Without the count, a missing transaction is sent again, as before.
+    expect(decide(record("pending"), chain(), POLICY, NOW)).to.deep.equal({ action: "broadcast" });
+  });
+
   it("drops a pending transaction the node keeps refusing once the drop window passed on the given clock", function () {
     const refused: Observation = {
       kind: "broadcast",
@@ -163,6 +183,7 @@ describe("decide: the tracker's judgement as a pure function of record, observat
       chain({ receipt: { blockNumber: 1, blockHash: "0x1", status: 0 } }),
       chain({ receipt: { blockNumber: 20, blockHash: "0x1", status: 1 } }),
       chain({ inPool: true }),
+      chain({ nonceTakenBy: { confirmedNonce: 5 } }),
       { kind: "broadcast", outcome: { kind: "accepted" }, pollMs: 1 },
       { kind: "broadcast", outcome: { kind: "already-known" }, pollMs: 1 },
       { kind: "broadcast", outcome: { kind: "refused", error: { code: "X", message: "x" }, transient: false }, pollMs: 1 },

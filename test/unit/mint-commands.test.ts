@@ -1,7 +1,5 @@
 import { expect } from "chai";
-import { Interface } from "ethers";
 
-import { CodeFunctions } from "../../src/chains/evm/read/code-functions.js";
 import { BUILT_IN_CHAINS } from "../../src/domain/chains.js";
 import { TokenServiceError } from "../../src/domain/errors.js";
 import { MAX_MINT_RECIPIENTS, mintFields, parseMintCommand } from "../../src/domain/mint-commands.js";
@@ -97,22 +95,5 @@ describe("mint commands: one recipient, ERC1155 ids to one holder, a batch of re
     expect(refusedField({ type: "ERC20", recipients: [one], amount: "1" })).to.equal("amount");
     expect(refusedField({ type: "ERC20", to: ALICE, amount: "0" })).to.equal("amount");
     expect(refusedField({ type: "ERC721", to: ALICE, amount: "1" })).to.equal("amount");
-  });
-});
-
-describe("the functions a contract's code dispatches to", function () {
-  it("finds a selector pushed by the dispatcher, four bytes or fewer, and not one hidden in another push's data", function () {
-    const selector = (signature: string) =>
-      new Interface([`function ${signature}`]).getFunction(signature.split("(")[0]!)!.selector.slice(2);
-    const mint = selector("mint(address)");
-    // PUSH4 <mint>; PUSH32 whose data holds the airdrop selector; PUSH3 of a selector with a leading zero byte.
-    const airdrop = selector("airdrop(address[])");
-    const code = `0x63${mint}7f${airdrop}${"00".repeat(28)}62${"00fdd58e".slice(2)}`;
-    const functions = new CodeFunctions(code);
-    expect(functions.has("mint(address)")).to.equal(true);
-    expect(functions.has("airdrop(address[])")).to.equal(false);
-    // balanceOf(address,uint256) is 0x00fdd58e: the compiler pushes it with PUSH3.
-    expect(functions.has("balanceOf(address,uint256)")).to.equal(true);
-    expect(new CodeFunctions("0x").has("mint(address)")).to.equal(false);
   });
 });

@@ -27,6 +27,8 @@ export interface JournalRead {
   rejectedLines: number;
   /** Where the rejected lines were kept, when there were any. */
   setAsidePath: string | undefined;
+  /** How many trusted entries came before the first line that was lost; undefined when nothing was. */
+  trustedBeforeLoss: number | undefined;
 }
 
 const isEntry = (value: unknown): value is JournalEntry => {
@@ -94,7 +96,7 @@ export class ChainJournal {
       text = await readFile(this.path, "utf8");
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === "ENOENT")
-        return { entries: [], bytes: 0, tornBytes: 0, rejectedLines: 0, setAsidePath: undefined };
+        return { entries: [], bytes: 0, tornBytes: 0, rejectedLines: 0, setAsidePath: undefined, trustedBeforeLoss: undefined };
       throw error;
     }
     const complete = text.lastIndexOf("\n") + 1;
@@ -102,6 +104,7 @@ export class ChainJournal {
     const entries: JournalEntry[] = [];
     const kept: string[] = [];
     const rejected: string[] = [];
+    let trustedBeforeLoss: number | undefined;
     for (const line of text.slice(0, complete).split("\n")) {
       if (line.trim() === "") continue;
       let entry: unknown;
@@ -113,8 +116,12 @@ export class ChainJournal {
       if (isEntry(entry)) {
         entries.push(entry);
         kept.push(line);
-      } else rejected.push(line);
+      } else {
+        trustedBeforeLoss ??= entries.length;
+        rejected.push(line);
+      }
     }
+    if (tornBytes > 0) trustedBeforeLoss ??= entries.length;
     let setAsidePath: string | undefined;
     if (rejected.length > 0 || tornBytes > 0) {
       setAsidePath = `${this.path}.rejected-${new Date().toISOString().replaceAll(":", "-")}`;
@@ -124,7 +131,7 @@ export class ChainJournal {
       await this.writeWhole(this.path, kept.map((line) => `${line}\n`).join(""));
     }
     const bytes = kept.reduce((total, line) => total + Buffer.byteLength(line) + 1, 0);
-    return { entries, bytes, tornBytes, rejectedLines: rejected.length, setAsidePath };
+    return { entries, bytes, tornBytes, rejectedLines: rejected.length, setAsidePath, trustedBeforeLoss };
   }
 
   /** Writes the entries and syncs them; resolves once they are on disk, or rejects with STORAGE_UNAVAILABLE. */

@@ -16,6 +16,11 @@ export interface JournalReplay {
   rejectedLines: number;
   /** Where what was set aside is kept. */
   setAsidePath?: string;
+  /**
+   * When lines were lost: the first block that may differ from the chain before the restart (every entry before the
+   * first lost one was replayed into the blocks below it). Records mined from this block on are checked again.
+   */
+  lossFromBlock?: number;
 }
 
 export interface SimulatedChainOptions {
@@ -275,7 +280,10 @@ export class SimulatedChain implements EvmChain {
     const read = await this.journal.read();
     if (read.entries.length === 0 && read.tornBytes === 0 && read.rejectedLines === 0) return;
     const forgotten = forgottenEntries(read.entries);
+    let lossFromBlock: number | undefined;
+    const blockAfterTrusted = async () => Number(BigInt((await this.request("eth_blockNumber", [])) as string)) + 1;
     for (const [index, entry] of read.entries.entries()) {
+      if (index === read.trustedBeforeLoss) lossFromBlock = await blockAfterTrusted();
       if (entry.op === "forget" || forgotten.has(index)) continue;
       if (entry.op === "fund") {
         await this.addBalance(entry.address, BigInt(entry.amount));
@@ -288,6 +296,7 @@ export class SimulatedChain implements EvmChain {
       // A transaction that was refused or reverted the first time is refused or reverts again; it still belongs to the history.
       else await this.request("eth_sendRawTransaction", [entry.raw]).catch(() => undefined);
     }
+    if (read.trustedBeforeLoss === read.entries.length) lossFromBlock = await blockAfterTrusted();
     this.replay = {
       path: this.journal.path,
       entries: read.entries.length,
@@ -296,6 +305,7 @@ export class SimulatedChain implements EvmChain {
       tornBytes: read.tornBytes,
       rejectedLines: read.rejectedLines,
       ...(read.setAsidePath !== undefined ? { setAsidePath: read.setAsidePath } : {}),
+      ...(lossFromBlock !== undefined ? { lossFromBlock } : {}),
     };
   }
 }

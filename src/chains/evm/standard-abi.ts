@@ -43,8 +43,29 @@ export const erc1155Standard = new Interface([
   "function isApprovedForAll(address account, address operator) view returns (bool)",
   "function setApprovalForAll(address operator, bool approved)",
   "function safeTransferFrom(address from, address to, uint256 id, uint256 value, bytes data)",
+  "function balanceOfBatch(address[] accounts, uint256[] ids) view returns (uint256[])",
+  "event TransferSingle(address indexed operator, address indexed from, address indexed to, uint256 id, uint256 value)",
+  "event TransferBatch(address indexed operator, address indexed from, address indexed to, uint256[] ids, uint256[] values)",
   "error ERC1155InsufficientBalance(address sender, uint256 balance, uint256 needed, uint256 tokenId)",
   "error ERC1155InvalidReceiver(address receiver)",
+]);
+
+/**
+ * OpenZeppelin's extensions the service calls on a token: ERC20Burnable's and ERC721Burnable's `burn(uint256)` (the same
+ * selector: an amount, or a token id), ERC1155Burnable's, Pausable's (as the service's variants expose it, PAUSER_ROLE
+ * or the owner), AccessControl's and Ownable's.
+ */
+export const tokenExtensions = new Interface([
+  "function burn(uint256 value)",
+  "function burn(address account, uint256 id, uint256 value)",
+  "function pause()",
+  "function unpause()",
+  "function paused() view returns (bool)",
+  "function grantRole(bytes32 role, address account)",
+  "function revokeRole(bytes32 role, address account)",
+  "function hasRole(bytes32 role, address account) view returns (bool)",
+  "function transferOwnership(address newOwner)",
+  "function owner() view returns (address)",
 ]);
 
 /** Views some tokens have: each answers only where the contract has it. */

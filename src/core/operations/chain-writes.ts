@@ -8,7 +8,7 @@ import type { EvmChains } from "../../chains/evm/chains-registry.js";
 import type { Signing } from "../../domain/commands.js";
 import { prepareTransaction, sendTransaction, type BroadcastHooks } from "../../chains/evm/write/send-transaction.js";
 import type { WriteIntent } from "./intents.js";
-import type { SenderLock } from "../../chains/evm/sender-lock.js";
+import { senderLockKey, type SenderLock } from "../../chains/evm/sender-lock.js";
 import { amountPair, parseUint256 } from "../../domain/units.js";
 import type { FaucetHooks, FaucetRequest, FaucetResult, PrepareHooks, PreparedTransactionResult } from "../../domain/requests.js";
 
@@ -55,15 +55,15 @@ export class ChainWrites {
 
   /** The transaction `send` would sign, for the sender to sign instead, with its nonce reserved through `hooks`. */
   async prepare(intent: WriteIntent<unknown>, hooks: PrepareHooks): Promise<PreparedTransactionResult> {
-    const { pair, sender, params } = intent.command;
+    const { pair, sender } = intent.command;
     const chain = await this.evmChain(pair, intent.kind === "launch" ? "token launch" : intent.kind);
     const checked = await checkedTransaction(intent, chain);
     const { transaction, expiresAt } = await prepareTransaction(chain, this.lock, { sender, ...checked }, hooks);
-    const { contractAddress } = intent.record(Number(transaction.nonce));
+    const { contractAddress, tokenType } = intent.record(Number(transaction.nonce));
     return {
       chain: pair.chain,
       network: pair.network,
-      type: params.type,
+      ...(tokenType !== null ? { type: tokenType as PreparedTransactionResult["type"] } : {}),
       sender,
       transaction,
       expiresAt,
@@ -123,6 +123,11 @@ export class ChainWrites {
       balance: amountPair(balance, info.nativeDecimals),
       simulated: chain.simulated,
     };
+  }
+
+  /** Runs `work` holding the sender's nonce lock on `chain`, the one every send from it takes. */
+  withSenderLock<T>(chain: EvmChain, sender: string, work: () => Promise<T>): Promise<T> {
+    return this.lock.withLock(senderLockKey(chain.info.chainId, sender), work);
   }
 
   /** Whether a pair is simulated in this process (no endpoint configured for it). */

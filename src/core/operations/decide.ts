@@ -1,4 +1,4 @@
-import { RecordErrorCode } from "../../domain/errors.js";
+import { ErrorCode, RecordErrorCode } from "../../domain/errors.js";
 import type { OperationChange, LeasedOperation } from "./types.js";
 
 // The tracker's judgement, without I/O: given a record, what was just observed of it on the chain and the policy, the
@@ -47,6 +47,12 @@ export type Observation =
       inPool: boolean;
       /** What an ERC721 mint minted, read from the receipt's logs: its token id, or a batch's, in recipients' order. */
       minted?: { tokenId: string } | { tokenIds: string[] };
+      /**
+       * With no receipt and not in the pool: the sender's nonce count at the block with the required confirmations, when
+       * it is past the record's nonce. Another transaction took that nonce (sent elsewhere, or replacing this one): this
+       * transaction can never be mined.
+       */
+      nonceTakenBy?: { confirmedNonce: number };
     }
   /** The tracker sent the stored raw transaction (the node did not know it). */
   | { kind: "broadcast"; outcome: BroadcastOutcome; pollMs: number };
@@ -181,6 +187,21 @@ function decideOnChain(record: LeasedOperation, observation: Extract<Observation
         ? { status: "pending", reason: "accepted by the node", missingSince: null, checkInMs: poll }
         : { ...(record.missingSince !== null ? { missingSince: null } : {}), checkInMs: poll },
     );
+  }
+  // The chain decided: another transaction has the nonce, with the confirmations a mined record needs. Sending this one
+  // again would only be refused ("nonce too low") until the drop window ran out.
+  if (observation.nonceTakenBy !== undefined && record.nonce !== null) {
+    const next = observation.nonceTakenBy.confirmedNonce;
+    return change({
+      status: "failed",
+      reason: `nonce ${record.nonce} was taken by another transaction from ${record.sender} (the chain's next nonce for it is ${next}): this one can never be mined`,
+      error: {
+        code: ErrorCode.NONCE_TAKEN,
+        message: `another transaction from the sender, sent outside this operation, used nonce ${record.nonce}; this operation's transaction was not mined`,
+      },
+      missingSince: null,
+      checkInMs: null,
+    });
   }
   // The node does not know the transaction: never broadcast (a crash between signing and sending), lost from its pool,
   // or undone by a reorg. The raw form sends the same transaction again.

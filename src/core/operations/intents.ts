@@ -5,7 +5,7 @@ import { CREATE2_FACTORY, create2Address, create2Calldata, preflightCreate2 } fr
 import { deploymentData, gasShape } from "../../chains/evm/write/launch.js";
 import { preflightMint } from "../../chains/evm/write/mint.js";
 import { approveData, preflightApprove, preflightTransfer, transferData } from "../../chains/evm/write/transfer.js";
-import type { LaunchCommand } from "../../domain/commands.js";
+import type { EvmPair, LaunchCommand } from "../../domain/commands.js";
 import { mintFields, type MintCommand } from "../../domain/mint-commands.js";
 import type { OperationKind } from "../../domain/lifecycle.js";
 import type { LaunchResult, MintResult } from "../../domain/requests.js";
@@ -19,7 +19,8 @@ import type { ApproveResult, TransferResult } from "../../domain/transfer-reques
  */
 export interface WriteIntent<Answer> {
   kind: Exclude<OperationKind, "faucet">;
-  command: LaunchCommand | MintCommand | TransferCommand | ApproveCommand;
+  /** Who sends it, on which pair (the parsed command it was made from). */
+  command: { pair: EvmPair; sender: string };
   transaction: {
     /** Absent: a deployment. */
     to?: string;
@@ -31,7 +32,7 @@ export interface WriteIntent<Answer> {
     gasShape?: string;
   };
   /** The record's fields besides those of the pipeline, given the nonce the transaction was signed with. */
-  record(nonce: number): { tokenType: string; params: Record<string, unknown>; contractAddress: string | null };
+  record(nonce: number): { tokenType: string | null; params: Record<string, unknown>; contractAddress: string | null };
   /**
    * Refuses, with a typed error, what the chain would revert; runs before signing. Answers the call's data where it
    * depends on the contract, in place of `transaction.data`.
@@ -42,7 +43,7 @@ export interface WriteIntent<Answer> {
 }
 
 /** Records hold addresses checksummed, however the caller wrote them (the command checked them). */
-function checksummed(params: Record<string, unknown>, fields: readonly string[]): Record<string, unknown> {
+export function checksummed(params: Record<string, unknown>, fields: readonly string[]): Record<string, unknown> {
   const normalized = { ...params };
   for (const field of fields) {
     const value = normalized[field];
@@ -59,7 +60,13 @@ export function launchIntent(command: LaunchCommand, requestedToken: unknown): W
   const { pair, sender, params, salt } = command;
   const initCode = deploymentData(params, sender);
   const deterministic = salt === undefined ? undefined : create2Address(salt, initCode);
-  const contractAddress = (nonce: number) => deterministic ?? getCreateAddress({ from: sender, nonce });
+  // Asked for the record and again for the answer, with the same nonce: derived once (three keccak hashes in ethers).
+  let derived: { nonce: number; address: string } | undefined;
+  const contractAddress = (nonce: number) => {
+    if (deterministic !== undefined) return deterministic;
+    if (derived?.nonce !== nonce) derived = { nonce, address: getCreateAddress({ from: sender, nonce }) };
+    return derived.address;
+  };
   // The token fields as the caller gave them (amounts as strings), addresses checksummed; the salt beside them.
   const recorded = checksummed((requestedToken ?? {}) as Record<string, unknown>, ["minter", "account"]);
   return {

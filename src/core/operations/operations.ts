@@ -19,15 +19,22 @@ import type {
   PreparedTransactionResult,
   Unsigned,
 } from "../../domain/requests.js";
+import type { BurnResult, OwnershipResult, PauseResult, RoleResult } from "../../domain/admin-requests.js";
 import type { ChainWrites } from "./chain-writes.js";
 import { amountPair } from "../../domain/units.js";
-import { parseLaunchCommand, parseSigning, type EvmPair, type Signing } from "../../domain/commands.js";
-import { parseMintCommand } from "../../domain/mint-commands.js";
-import { approveIntent, launchIntent, mintIntent, transferIntent, type WriteIntent } from "./intents.js";
-import { parseApproveCommand, parseTransferCommand } from "../../domain/transfer-commands.js";
+import { parseSigning, type EvmPair, type Signing } from "../../domain/commands.js";
+import type { WriteIntent } from "./intents.js";
+import {
+  WRITE_COMMANDS,
+  type AnswerOf,
+  type RequestOf,
+  type UnsignedRequestOf,
+  type WriteCommand,
+  type WriteCommandName,
+} from "./write-commands.js";
 import type { ApproveRequest, ApproveResult, TransferRequest, TransferResult } from "../../domain/transfer-requests.js";
 import { decideGrant, decideSent } from "./decide.js";
-import { OperationTracker, isTransient, type TrackerSettings } from "./tracker.js";
+import { OperationTracker, isTransient, type TrackerHealing, type TrackerSettings } from "./tracker.js";
 import {
   FINAL_STATUSES,
   type NewOperation,
@@ -45,10 +52,16 @@ export interface OperationContext {
 }
 
 type Settled = { status: OperationStatus; blockNumber: number | null };
-export type LaunchOutcome = Omit<LaunchResult, "status"> & Settled & { id: string };
-export type MintOutcome = Omit<MintResult, "status"> & Settled & { id: string };
-export type TransferOutcome = Omit<TransferResult, "status"> & Settled & { id: string };
-export type ApproveOutcome = Omit<ApproveResult, "status"> & Settled & { id: string };
+/** A write as answered: what the node's acceptance answered, with its record's id and state. */
+export type Outcome<Answer> = Omit<Answer, "status"> & Settled & { id: string };
+export type LaunchOutcome = Outcome<LaunchResult>;
+export type MintOutcome = Outcome<MintResult>;
+export type TransferOutcome = Outcome<TransferResult>;
+export type ApproveOutcome = Outcome<ApproveResult>;
+export type BurnOutcome = Outcome<BurnResult>;
+export type PauseOutcome = Outcome<PauseResult>;
+export type RoleOutcome = Outcome<RoleResult>;
+export type OwnershipOutcome = Outcome<OwnershipResult>;
 export type FaucetOutcome = FaucetResult & { id: string };
 /** A launch, mint, transfer or approval prepared for the caller to sign: submit it signed, with the same body, before `expiresAt`. */
 export type PreparedOutcome = Omit<PreparedTransactionResult, "transaction"> & { unsignedTransaction: PreparedTransaction };
@@ -104,54 +117,69 @@ export class Operations {
     readonly store: OperationStore,
     settings: TrackerSettings,
     private readonly nonceReservationMs = DEFAULT_NONCE_RESERVATION_MS,
+    healing: Omit<TrackerHealing, "withSenderLock"> = {},
   ) {
-    this.tracker = new OperationTracker(store, (record) => this.chainOf(record), settings);
+    this.tracker = new OperationTracker(store, (record) => this.chainOf(record), settings, {
+      ...healing,
+      withSenderLock: (chain, sender, work) => writes.withSenderLock(chain, sender, work),
+    });
   }
 
-  async launch(request: LaunchRequest, context: OperationContext = {}): Promise<LaunchOutcome> {
-    const command = parseLaunchCommand(request, this.writes.chains);
-    return this.recorded(context, launchIntent(command, request.token), parseSigning(request, command.sender, addressOfPrivateKey));
+  /** Any write by its command's name (write-commands.ts), recorded before it is broadcast and followed to a final state. */
+  async write<N extends WriteCommandName>(name: N, request: RequestOf<N>, context: OperationContext = {}): Promise<Outcome<AnswerOf<N>>> {
+    const intent = this.intentOf(name, request);
+    const signing = parseSigning(request, intent.command.sender, addressOfPrivateKey);
+    return (await this.recorded(context, intent, signing)) as unknown as Outcome<AnswerOf<N>>;
   }
 
-  async mint(request: MintRequest, context: OperationContext = {}): Promise<MintOutcome> {
-    const command = parseMintCommand(request, this.writes.chains);
-    return this.recorded(context, mintIntent(command), parseSigning(request, command.sender, addressOfPrivateKey));
+  /** The transaction `write` would send, unsigned, its nonce reserved for the sender until `expiresAt` (no record yet). */
+  async prepare<N extends WriteCommandName>(name: N, request: UnsignedRequestOf<N>): Promise<PreparedOutcome> {
+    const intent = this.intentOf(name, request);
+    return presentPrepared(await this.writes.prepare(intent, this.reservations(intent.command)));
+  }
+
+  /** The table pairs each name with its request and answer types; indexed by a type parameter, it is seen as their union. */
+  private intentOf(name: WriteCommandName, request: object): WriteIntent<{ transactionHash: string; status: "pending" }> {
+    const command = WRITE_COMMANDS[name] as WriteCommand<object, { transactionHash: string; status: "pending" }>;
+    return command.intent(request, this.writes.chains);
+  }
+
+  launch(request: LaunchRequest, context: OperationContext = {}): Promise<LaunchOutcome> {
+    return this.write("launch", request, context);
+  }
+
+  mint(request: MintRequest, context: OperationContext = {}): Promise<MintOutcome> {
+    return this.write("mint", request, context);
   }
 
   /** The launch `launch` would send, unsigned, its nonce reserved for the sender until `expiresAt` (no record yet). */
-  async prepareLaunch(request: Unsigned<LaunchRequest>): Promise<PreparedOutcome> {
-    return this.prepared(launchIntent(parseLaunchCommand(request, this.writes.chains), request.token));
+  prepareLaunch(request: Unsigned<LaunchRequest>): Promise<PreparedOutcome> {
+    return this.prepare("launch", request);
   }
 
   /** The mint `mint` would send, unsigned, its nonce reserved for the sender until `expiresAt` (no record yet). */
-  async prepareMint(request: Unsigned<MintRequest>): Promise<PreparedOutcome> {
-    return this.prepared(mintIntent(parseMintCommand(request, this.writes.chains)));
+  prepareMint(request: Unsigned<MintRequest>): Promise<PreparedOutcome> {
+    return this.prepare("mint", request);
   }
 
   /** Moves native currency or a token from the sender, as a recorded operation like `launch`. */
-  async transfer(request: TransferRequest, context: OperationContext = {}): Promise<TransferOutcome> {
-    const command = parseTransferCommand(request, this.writes.chains);
-    return this.recorded(context, transferIntent(command), parseSigning(request, command.sender, addressOfPrivateKey));
+  transfer(request: TransferRequest, context: OperationContext = {}): Promise<TransferOutcome> {
+    return this.write("transfer", request, context);
   }
 
   /** Approves a spender of the sender's tokens, as a recorded operation like `launch`. */
-  async approve(request: ApproveRequest, context: OperationContext = {}): Promise<ApproveOutcome> {
-    const command = parseApproveCommand(request, this.writes.chains);
-    return this.recorded(context, approveIntent(command), parseSigning(request, command.sender, addressOfPrivateKey));
+  approve(request: ApproveRequest, context: OperationContext = {}): Promise<ApproveOutcome> {
+    return this.write("approve", request, context);
   }
 
   /** The transfer `transfer` would send, unsigned, its nonce reserved for the sender until `expiresAt` (no record yet). */
-  async prepareTransfer(request: Unsigned<TransferRequest>): Promise<PreparedOutcome> {
-    return this.prepared(transferIntent(parseTransferCommand(request, this.writes.chains)));
+  prepareTransfer(request: Unsigned<TransferRequest>): Promise<PreparedOutcome> {
+    return this.prepare("transfer", request);
   }
 
   /** The approval `approve` would send, unsigned, its nonce reserved for the sender until `expiresAt` (no record yet). */
-  async prepareApprove(request: Unsigned<ApproveRequest>): Promise<PreparedOutcome> {
-    return this.prepared(approveIntent(parseApproveCommand(request, this.writes.chains)));
-  }
-
-  private async prepared(intent: WriteIntent<unknown>): Promise<PreparedOutcome> {
-    return presentPrepared(await this.writes.prepare(intent, this.reservations(intent.command)));
+  prepareApprove(request: Unsigned<ApproveRequest>): Promise<PreparedOutcome> {
+    return this.prepare("approve", request);
   }
 
   /**
@@ -215,13 +243,14 @@ export class Operations {
   /** The record once it is final, or as it stands when `timeoutMs` runs out. */
   async wait(id: string, timeoutMs: number): Promise<OperationRecord> {
     const deadline = Date.now() + timeoutMs;
+    let record = await this.store.getOperation(id);
     for (;;) {
-      const record = await this.store.getOperation(id);
       if (record === undefined) throw new Error(`no operation ${id}`);
       const remaining = deadline - Date.now();
       if (FINAL_STATUSES.includes(record.status) || remaining <= 0) return record;
-      // Woken by this process's tracker; another replica's tracker is seen by the next read.
-      await this.tracker.changed(id, Math.min(remaining, 1_000));
+      // Woken by this process's tracker with the record as it wrote it (no read needed); another replica's tracker is
+      // seen by the next read.
+      record = (await this.tracker.changed(id, Math.min(remaining, 1_000))) ?? (await this.store.getOperation(id));
     }
   }
 
@@ -236,7 +265,7 @@ export class Operations {
     return { ...outcome, status: record.status, blockNumber: record.blockNumber, ...mintedIds(record) };
   }
 
-  /** What a launch, mint, transfer or approval answered, rebuilt from its record (an idempotent retry after a crash gets it). */
+  /** What a write answered, rebuilt from its record (an idempotent retry after a crash gets it). */
   outcomeOf(record: OperationRecord): Record<string, unknown> {
     const pair = this.writes.chains.resolve(record.chain, record.network);
     const common = {
@@ -245,7 +274,8 @@ export class Operations {
       status: record.status,
       chain: record.chain,
       network: record.network,
-      type: record.tokenType,
+      // A write to any token that has the function (a pause, a role) names no standard.
+      ...(record.tokenType !== null ? { type: record.tokenType } : {}),
     };
     const simulated = this.writes.isSimulated(pair);
     if (record.kind === "faucet") {
@@ -273,8 +303,8 @@ export class Operations {
         blockNumber: record.blockNumber,
       };
     }
-    if (record.kind === "transfer" || record.kind === "approve") {
-      // The record's params are the answer's own fields (transferIntent and approveIntent write them so).
+    if (record.kind !== "mint") {
+      // The record's params are the answer's own fields (the intents of transfers, approvals and the token calls write them so).
       return {
         ...common,
         sender: record.sender,
@@ -381,7 +411,7 @@ export class Operations {
     context: OperationContext,
     intent: WriteIntent<R>,
     signing: Signing,
-  ): Promise<Omit<R, "status"> & Settled & { id: string }> {
+  ): Promise<Outcome<R>> {
     const id = context.id ?? randomUUID();
     const { pair, sender } = intent.command;
     const where: Where = { apiKeyId: context.apiKeyId ?? null, chain: pair.chain, network: pair.network, sender };

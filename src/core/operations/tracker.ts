@@ -1,10 +1,21 @@
 import { randomUUID } from "node:crypto";
 
-import { isTokenServiceError } from "../../domain/errors.js";
+import type { TransactionReceipt } from "ethers";
+
+import { ErrorCode, isTokenServiceError } from "../../domain/errors.js";
 import type { EvmChain } from "../../chains/evm/chain.js";
 import { mintedTokenIds } from "../../chains/evm/write/mint.js";
+import { receiptSummary } from "../../chains/evm/read/transaction-status.js";
 import { CanonicalBlocks } from "./canonical-blocks.js";
-import { RETRY_AFTER_ERROR_MS, decide, type DecidePolicy, type Observation } from "./decide.js";
+import { RETRY_AFTER_ERROR_MS, decide, type BroadcastOutcome, type DecidePolicy, type Observation } from "./decide.js";
+import {
+  GapFiller,
+  nonceSteps,
+  type NonceFiller,
+  type NonceHealing,
+  type NonceHealingKind,
+  type NonceHealingObserver,
+} from "./nonce-healing.js";
 import { translateProviderError } from "../../chains/evm/provider-errors.js";
 import type { LeasedOperation, OperationChange, OperationRecord, OperationStore } from "./types.js";
 
@@ -34,6 +45,99 @@ const BUSY_PASS_INTERVAL_MS = 20;
 
 type ChainFor = (record: OperationRecord) => Promise<EvmChain>;
 
+/** How the tracker heals nonces: who is told, what else may fill a gap, and the sender lock such a fill takes. */
+export interface TrackerHealing {
+  /** Told of every healing (the HTTP service logs and counts them). */
+  observe?: NonceHealingObserver;
+  /** Sources of transactions that can fill a nonce gap, after the service's own records (a pre-signed cancel). */
+  fillers?: readonly NonceFiller[];
+  /** The sender lock every send takes; a filler's transaction is sent under it. Default: none (no filler runs). */
+  withSenderLock?<T>(chain: EvmChain, sender: string, work: () => Promise<T>): Promise<T>;
+}
+
+/** A record in one pass: where it is, what was seen of it, and, once judged, the change to write. */
+interface Look {
+  record: LeasedOperation;
+  chain?: EvmChain;
+  observation?: Observation;
+  change?: OperationChange;
+}
+
+/** A record waiting without a receipt, with the sender and nonce it holds. */
+function waitingOf(look: Look): { chain: EvmChain; sender: string; nonce: number } | undefined {
+  const { record, chain, observation } = look;
+  if (chain === undefined || observation?.kind !== "chain" || observation.receipt !== null) return undefined;
+  if ((record.status !== "signed" && record.status !== "pending") || record.sender === null || record.nonce === null) return undefined;
+  return { chain, sender: record.sender, nonce: record.nonce };
+}
+
+type ChainObservation = Extract<Observation, { kind: "chain" }>;
+
+/** Neither in a block nor in the node's pool. */
+const isMissing = (observation: Observation | undefined) =>
+  observation?.kind === "chain" && observation.receipt === null && !observation.inPool;
+
+/** The reads one pass shares: a chain's head, a sender's nonces, each asked once. */
+class PassReads {
+  private readonly heads = new Map<EvmChain, Promise<number>>();
+  private readonly nonces = new Map<string, Promise<number>>();
+
+  constructor(private readonly confirmations: number) {}
+
+  head(chain: EvmChain): Promise<number> {
+    let head = this.heads.get(chain);
+    if (head === undefined) this.heads.set(chain, (head = chain.provider.getBlockNumber()));
+    return head;
+  }
+
+  /** The node's next nonce for the sender, its pool counted. */
+  nextNonce(chain: EvmChain, sender: string): Promise<number> {
+    return this.once(`${chain.info.chainId}:${sender}:pending`, () => chain.provider.getTransactionCount(sender, "pending"));
+  }
+
+  /** The sender's nonce count at the newest block with the confirmations a mined record needs. */
+  confirmedNonce(chain: EvmChain, sender: string): Promise<number> {
+    const required = chain.simulated ? 1 : this.confirmations;
+    return this.once(`${chain.info.chainId}:${sender}:confirmed`, async () =>
+      chain.provider.getTransactionCount(sender, Math.max(0, (await this.head(chain)) - required + 1)),
+    );
+  }
+
+  private once(key: string, read: () => Promise<number>): Promise<number> {
+    let value = this.nonces.get(key);
+    if (value === undefined) this.nonces.set(key, (value = read()));
+    return value;
+  }
+}
+
+/** A healing of this record's nonce, as the tracker reports it. */
+function healingOf(record: OperationRecord, kind: NonceHealingKind, detail: string): NonceHealing | undefined {
+  if (record.sender === null || record.nonce === null) return undefined;
+  return {
+    kind,
+    chain: record.chain,
+    network: record.network,
+    sender: record.sender,
+    nonce: record.nonce,
+    operationId: record.id,
+    ...(record.transactionHash !== null ? { transactionHash: record.transactionHash } : {}),
+    detail,
+  };
+}
+
+/** Sends a raw transaction; how the node answered (a refusal typed, never with the node's own text). */
+async function sendRaw(chain: EvmChain, rawTransaction: string): Promise<BroadcastOutcome> {
+  try {
+    await chain.broadcast(rawTransaction);
+    return { kind: "accepted" };
+  } catch (raw) {
+    if (isAlreadyKnown(raw)) return { kind: "already-known" };
+    // Only the typed message is stored: the node's own text may quote the endpoint with its credentials.
+    const error = translateProviderError(raw, `the ${chain.info.chain}/${chain.info.network} node`);
+    return { kind: "refused", error: { code: error.code, message: error.message }, transient: isTransient(error) };
+  }
+}
+
 /** Upstream trouble (down, slow, failing) says nothing about the transaction: try again later. */
 export function isTransient(error: unknown): boolean {
   return isTokenServiceError(error, "UPSTREAM_UNAVAILABLE") || isTokenServiceError(error, "UPSTREAM_TIMEOUT");
@@ -48,14 +152,16 @@ const isAlreadyKnown = (error: unknown) =>
  * it leases due records (one tracker per record at a time), asks the node, and writes what changed.
  * A `signed` record the node does not know is broadcast from its raw form; a `pending` one the node
  * lost is re-broadcast, then `dropped` after `dropAfterMs`; a live `mined` one whose block left the
- * canonical chain goes back to `pending`.
+ * canonical chain goes back to `pending`. Nonces heal (nonce-healing.ts): a record whose nonce another
+ * transaction took ends `failed` (NONCE_TAKEN), a sender's transactions are sent again in nonce order,
+ * and a nonce the node lacks below one that waits is filled where anything can fill it.
  */
 export class OperationTracker {
   readonly owner = `tracker-${randomUUID()}`;
   private running: Promise<void> | undefined;
   private stopped = false;
   private wake: (() => void) | undefined;
-  private readonly waiters = new Map<string, Set<() => void>>();
+  private readonly waiters = new Map<string, Set<(record?: OperationRecord) => void>>();
   private readonly canonicalBlocks = new CanonicalBlocks();
   private kickTimer: NodeJS.Timeout | undefined;
   private kickAt = Infinity;
@@ -66,13 +172,29 @@ export class OperationTracker {
   /** Records this process made, for a tracker that follows only those. */
   private readonly own = new Set<string>();
 
+  private readonly gaps: GapFiller;
+
   constructor(
     private readonly store: OperationStore,
     private readonly chainFor: ChainFor,
     private readonly settings: TrackerSettings,
+    private readonly healing: TrackerHealing = {},
     /** The clock records are judged by (drop and reorg windows); tests pass their own. */
     private readonly now: () => number = Date.now,
-  ) {}
+  ) {
+    const withSenderLock = healing.withSenderLock;
+    this.gaps = new GapFiller({
+      store,
+      // A filler's transaction takes a nonce a send could take: without the lock, none is sent.
+      fillers: withSenderLock === undefined ? [] : (healing.fillers ?? []),
+      withSenderLock: withSenderLock ?? ((_chain, _sender, work) => work()),
+      send: async (chain, raw) => {
+        const outcome = await sendRaw(chain, raw);
+        return outcome.kind === "refused" ? "refused" : outcome.kind;
+      },
+      report: (healing) => this.report(healing),
+    });
+  }
 
   start(): void {
     this.stopped = false;
@@ -102,16 +224,16 @@ export class OperationTracker {
     await this.store.releaseLeases(this.owner).catch(() => undefined);
   }
 
-  /** Resolves when this process changes the record, or after `ms`. */
-  changed(id: string, ms: number): Promise<void> {
+  /** Resolves with the record as this process wrote it when it changes it, or with nothing after `ms`. */
+  changed(id: string, ms: number): Promise<OperationRecord | undefined> {
     return new Promise((resolve) => {
       const waiters = this.waiters.get(id) ?? new Set();
       this.waiters.set(id, waiters);
-      const done = () => {
+      const done = (record?: OperationRecord) => {
         clearTimeout(timer);
         waiters.delete(done);
         if (waiters.size === 0) this.waiters.delete(id);
-        resolve();
+        resolve(record);
       };
       const timer = setTimeout(done, ms);
       waiters.add(done);
@@ -137,8 +259,8 @@ export class OperationTracker {
     if (this.settings.ownRecordsOnly) this.own.add(id);
   }
 
-  notify(id: string): void {
-    for (const waiter of [...(this.waiters.get(id) ?? [])]) waiter();
+  notify(id: string, record?: OperationRecord): void {
+    for (const waiter of [...(this.waiters.get(id) ?? [])]) waiter(record);
   }
 
   /** One pass over the due records; answers how many it looked at. */
@@ -148,18 +270,39 @@ export class OperationTracker {
       ...(this.settings.ownRecordsOnly ? { only: this.own } : {}),
     });
     if (due.length === 0) return 0;
-    // One head per chain and pass: the records of a burst are looked at together, against the same block.
-    const heads = new Map<EvmChain, Promise<number>>();
-    const headOf = (chain: EvmChain) => {
-      let head = heads.get(chain);
-      if (head === undefined) heads.set(chain, (head = chain.provider.getBlockNumber()));
-      return head;
-    };
-    const changes = await Promise.all(due.map(async (record) => ({ id: record.id, change: await this.judge(record, headOf) })));
+    // One head per chain, and one nonce count per sender, a pass: the records of a burst are looked at together.
+    const pass = new PassReads(this.settings.confirmations);
+    const looks = await Promise.all(due.map((record) => this.look(record, pass)));
+    await this.markNoncesTaken(looks, pass);
+    const healings = new Map<string, NonceHealing>();
+    const broadcasts: Look[] = [];
+    await Promise.all(
+      looks.map(async (look) => {
+        if (look.change !== undefined || look.observation === undefined) return;
+        const decision = decide(look.record, look.observation, this.settings, this.now());
+        if ("change" in decision) look.change = decision.change;
+        else if (decision.action === "broadcast") broadcasts.push(look);
+        else
+          look.change = await this.grant(look.record, look.chain!).then(
+            (observation) => this.decision(look.record, observation),
+            () => this.decision(look.record, { kind: "node-error" }),
+          );
+      }),
+    );
+    await this.sendInOrder(looks, broadcasts, pass, healings);
+    const changes = looks.map((look) => ({ id: look.record.id, change: look.change ?? { checkInMs: RETRY_AFTER_ERROR_MS } }));
+    for (const { record, change } of looks) {
+      if (change?.error?.code !== ErrorCode.NONCE_TAKEN) continue;
+      const healing = healingOf(record, "nonce-taken", `settled failed: ${change.reason ?? "another transaction took its nonce"}`);
+      if (healing !== undefined) healings.set(record.id, healing);
+    }
     const changed = await this.store.changeOperations(changes, this.owner).catch(() => changes.map(() => undefined));
     changes.forEach(({ id, change }, index) => {
       if (change.checkInMs === null) this.own.delete(id);
-      if (changed[index] !== undefined && change.reason !== undefined) this.notify(id);
+      if (changed[index] === undefined) return;
+      if (change.reason !== undefined) this.notify(id, changed[index]);
+      const healing = healings.get(id);
+      if (healing !== undefined) this.report(healing);
     });
     return due.length;
   }
@@ -186,18 +329,17 @@ export class OperationTracker {
     }
   }
 
-  /** Observes a record, lets `decide` judge, carries out the action it asks for (at most a broadcast or a grant), and judges again. */
-  private async judge(record: LeasedOperation, headOf: (chain: EvmChain) => Promise<number>): Promise<OperationChange> {
+  /** What the chain says of a record, or the change already known without asking it. */
+  private async look(record: LeasedOperation, pass: PassReads): Promise<Look> {
     // What the request answered comes first: the node may already have lost it, and that is the next look's business.
-    if (this.accepted.delete(record.id) && record.status === "signed") return this.decision(record, { kind: "accepted-here" });
+    if (this.accepted.delete(record.id) && record.status === "signed")
+      return { record, change: this.decision(record, { kind: "accepted-here" }) };
     try {
       const chain = await this.chainFor(record);
-      const decision = decide(record, await this.observe(record, chain, headOf), this.settings, this.now());
-      if ("change" in decision) return decision.change;
-      return this.decision(record, decision.action === "grant" ? await this.grant(record, chain) : await this.broadcast(record, chain));
+      return { record, chain, observation: await this.observe(record, chain, pass) };
     } catch {
       // The node (or the pair's configuration) is failing: nothing is known, so nothing changes but the next look.
-      return this.decision(record, { kind: "node-error" });
+      return { record, change: this.decision(record, { kind: "node-error" }) };
     }
   }
 
@@ -207,8 +349,90 @@ export class OperationTracker {
     return "change" in decision ? decision.change : { checkInMs: RETRY_AFTER_ERROR_MS };
   }
 
+  /**
+   * Marks the records whose nonce another transaction took: for a sender with a record missing (in no block, not in the
+   * pool), the node's next nonce (its pool counted) and, where the record is below it, the count at the block with the
+   * required confirmations. A missing record whose nonce that count passed, and still missing when looked at again after
+   * the count, was replaced by another transaction.
+   */
+  private async markNoncesTaken(looks: Look[], pass: PassReads): Promise<void> {
+    const missing = looks.filter((look) => waitingOf(look) !== undefined && isMissing(look.observation));
+    await Promise.all(
+      missing.map(async (look) => {
+        const { chain, sender, nonce } = waitingOf(look)!;
+        try {
+          const next = await pass.nextNonce(chain, sender);
+          if (nonce >= next) return;
+          const confirmed = await pass.confirmedNonce(chain, sender);
+          if (nonce >= confirmed) return;
+          // Looked at again after the count: mined in between, it would have counted, and is found now.
+          const again = await this.observe(look.record, chain, pass);
+          look.observation = isMissing(again) ? { ...(again as ChainObservation), nonceTakenBy: { confirmedNonce: confirmed } } : again;
+        } catch {
+          // Nothing known of the nonce (the node failed to say): judged on what was seen, as before.
+        }
+      }),
+    );
+  }
+
+  /**
+   * Each sender's sends of the pass, in nonce order, one at a time: its records the node does not know, sent again, and
+   * before each, the nonces below it the node lacks (a gap), filled if anything can fill them.
+   */
+  private async sendInOrder(looks: Look[], broadcasts: Look[], pass: PassReads, healings: Map<string, NonceHealing>): Promise<void> {
+    const bySender = new Map<string, { chain: EvmChain; sender: string; looks: Look[] }>();
+    const alone: Look[] = [];
+    const toSend = new Set(broadcasts);
+    for (const look of looks) {
+      const waiting = waitingOf(look);
+      if (waiting === undefined) {
+        if (toSend.has(look)) alone.push(look);
+        continue;
+      }
+      const key = `${waiting.chain.info.chain}/${waiting.chain.info.network}/${waiting.sender}`;
+      const group = bySender.get(key) ?? { chain: waiting.chain, sender: waiting.sender, looks: [] };
+      group.looks.push(look);
+      bySender.set(key, group);
+    }
+    await Promise.all([
+      ...alone.map(async (look) => (look.change = this.decision(look.record, await this.broadcast(look.record, look.chain!)))),
+      ...[...bySender.values()].map(async ({ chain, sender, looks: group }) => {
+        const next = await pass.nextNonce(chain, sender).catch(() => undefined);
+        if (next !== undefined) this.gaps.closedBelow(chain, sender, next);
+        const byId = new Map(group.map((look) => [look.record.id, look]));
+        const steps = nonceSteps(
+          next,
+          group.map((look) => ({ id: look.record.id, nonce: look.record.nonce!, broadcast: toSend.has(look) })),
+        );
+        const gaps = this.gaps.senderView(chain, { chain: group[0]!.record.chain, network: group[0]!.record.network, sender });
+        for (const step of steps) {
+          if (step.kind === "fill") {
+            await gaps.fill(step.nonce).catch(() => false);
+            continue;
+          }
+          const look = byId.get(step.id)!;
+          const observation = await this.broadcast(look.record, chain);
+          look.change = this.decision(look.record, observation);
+          // A pending record's transaction the node no longer knew (a signed one's first broadcast is no healing).
+          if (observation.kind === "broadcast" && observation.outcome.kind === "accepted" && look.record.status === "pending") {
+            const healing = healingOf(look.record, "rebroadcast", "sent again from its raw form: the node no longer knew it");
+            if (healing !== undefined) healings.set(look.record.id, healing);
+          }
+        }
+      }),
+    ]);
+  }
+
+  private report(healing: NonceHealing): void {
+    try {
+      this.healing.observe?.(healing);
+    } catch {
+      // A report that fails (a logger, a metric) changes nothing the tracker does.
+    }
+  }
+
   /** What the chain says of a record now. */
-  private async observe(record: LeasedOperation, chain: EvmChain, headOf: (chain: EvmChain) => Promise<number>): Promise<Observation> {
+  private async observe(record: LeasedOperation, chain: EvmChain, pass: PassReads): Promise<Observation> {
     const label = `${chain.info.chain}/${chain.info.network}`;
     if (record.kind === "faucet") {
       if (chain.fund === undefined || chain.hasGrant === undefined)
@@ -228,12 +452,14 @@ export class OperationTracker {
     }
     const hash = record.transactionHash;
     if (hash === null) return { kind: "no-transaction" };
-    const [receipt, head] = await Promise.all([chain.provider.getTransactionReceipt(hash), headOf(chain)]);
+    // Only an ERC721 mint's minted id is read from the logs; for the rest, where and whether it was included.
+    const mintOf = record.kind === "mint" && record.tokenType === "ERC721" ? record.contractAddress : null;
+    const [receipt, head] = await Promise.all([
+      mintOf ? chain.provider.getTransactionReceipt(hash) : receiptSummary(chain, hash),
+      pass.head(chain),
+    ]);
     const inPool = receipt === null ? (await chain.provider.getTransaction(hash)) !== null : false;
-    const minted =
-      receipt !== null && record.kind === "mint" && record.tokenType === "ERC721" && record.contractAddress
-        ? mintedTokens(record, mintedTokenIds(receipt, record.contractAddress))
-        : undefined;
+    const minted = receipt !== null && mintOf ? mintedTokens(record, mintedTokenIds(receipt as TransactionReceipt, mintOf)) : undefined;
     return {
       kind: "chain",
       simulated: chain.simulated,
@@ -247,20 +473,7 @@ export class OperationTracker {
 
   /** Sends the stored raw transaction again; how the node answered. */
   private async broadcast(record: LeasedOperation, chain: EvmChain): Promise<Observation> {
-    const pollMs = chain.pollingIntervalMs;
-    try {
-      await chain.broadcast(record.rawTransaction!);
-      return { kind: "broadcast", outcome: { kind: "accepted" }, pollMs };
-    } catch (raw) {
-      if (isAlreadyKnown(raw)) return { kind: "broadcast", outcome: { kind: "already-known" }, pollMs };
-      // Only the typed message is stored: the node's own text may quote the endpoint with its credentials.
-      const error = translateProviderError(raw, `the ${chain.info.chain}/${chain.info.network} node`);
-      return {
-        kind: "broadcast",
-        outcome: { kind: "refused", error: { code: error.code, message: error.message }, transient: isTransient(error) },
-        pollMs,
-      };
-    }
+    return { kind: "broadcast", outcome: await sendRaw(chain, record.rawTransaction!), pollMs: chain.pollingIntervalMs };
   }
 
   /** A faucet grant recorded before a crash and not in the chain's journal: made now, under the same name. */

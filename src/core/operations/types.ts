@@ -78,6 +78,11 @@ export interface OperationStore {
    */
   heldNonces(chain: string, network: string, sender: string): Promise<number[]>;
   /**
+   * The sender's unfinished records (`signed` or `pending`) on the pair from nonce `fromNonce` up, in nonce order, at
+   * most `limit`: what the tracker may send again to fill a nonce the node lost.
+   */
+  unfinishedOfSender(chain: string, network: string, sender: string, fromNonce: number, limit: number): Promise<UnfinishedTransaction[]>;
+  /**
    * Reserves `nonce` for a prepared transaction until `ttlMs` from now (on the store's clock). An expired reservation of
    * that nonce is replaced. Answers when it expires (ISO time), or undefined when a live one holds the nonce (another
    * process prepared it first).
@@ -85,6 +90,15 @@ export interface OperationStore {
   reserveNonce(reservation: NewNonceReservation): Promise<string | undefined>;
   /** The reservation of `nonce`, live or expired, or undefined when none was ever made (or it was replaced and purged). */
   getNonceReservation(chain: string, network: string, sender: string, nonce: number): Promise<NonceReservation | undefined>;
+}
+
+/** An unfinished record's transaction, as `unfinishedOfSender` lists it. */
+export interface UnfinishedTransaction {
+  id: string;
+  nonce: number;
+  status: OperationStatus;
+  transactionHash: string | null;
+  rawTransaction: string | null;
 }
 
 /** A prepared transaction's fields, as JSON keeps them: quantities as decimal strings, bytes and addresses as 0x hex. */

@@ -1,4 +1,5 @@
 import type { RouteDefinition } from "../route.js";
+import { burnRoute, grantRoleRoute, pauseRoute, revokeRoleRoute, transferOwnershipRoute } from "./admin.js";
 import { clearChainFaultRoute, clearChainFaultsRoute, injectChainFaultRoute, listChainFaultsRoute } from "./faults.js";
 import { faucetRoute, networksRoute, transactionRoute } from "./misc.js";
 import { getOperationRoute, launchTokenRoute, listTokensRoute, mintTokenRoute, tokenBalanceRoute } from "./tokens.js";
@@ -17,6 +18,11 @@ export const API_ROUTES: RouteDefinition[] = [
   tokenBalanceRoute,
   transferRoute,
   approveRoute,
+  burnRoute,
+  pauseRoute,
+  grantRoleRoute,
+  revokeRoleRoute,
+  transferOwnershipRoute,
   // Before GET /tokens/{contract}, which would take "allowance" for a contract.
   allowanceRoute,
   tokenInfoRoute,

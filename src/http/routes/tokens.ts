@@ -1,8 +1,5 @@
-import { z } from "zod/v4";
-
 import { invalidArgument } from "../../domain/errors.js";
 import { parseTokenType } from "../../domain/token-params.js";
-import { FINAL_STATUSES, type OperationStatus } from "../../core/operations/types.js";
 import { presentOperation } from "../present-operation.js";
 import { defineRoute } from "../route.js";
 import {
@@ -10,12 +7,10 @@ import {
   Erc20Token,
   Erc721Token,
   Launch,
-  LaunchBody,
-  LaunchFields,
   LaunchQuery,
+  LaunchWrite,
   Mint,
-  MintBody,
-  MintFields,
+  MintWrite,
   PreparedLaunch,
   PreparedMint,
   Operation,
@@ -24,14 +19,14 @@ import {
   OperationQuery,
   TokenBalance,
   TokenBalanceQuery,
-  WaitQuery,
 } from "../schemas.js";
 import { parseWith } from "../validation.js";
-import type { ServerContext } from "../context.js";
 import { isDataException } from "../database-errors.js";
 import {
   EXAMPLE_ACCOUNT,
   EXAMPLE_COLLECTION_CONTRACT,
+  EXAMPLE_MANAGED_CONTRACT,
+  EXAMPLE_MANAGED_SALT,
   EXAMPLE_MINTABLE_CONTRACT,
   EXAMPLE_PAIR,
   EXAMPLE_RECIPIENT,
@@ -42,33 +37,11 @@ import {
 } from "../examples.js";
 import { MAX_MINT_RECIPIENTS } from "../../domain/mint-commands.js";
 import { errorResponses } from "./common.js";
+import { defineWriteRoute } from "./write-route.js";
 import { HttpError, HttpErrorCode } from "../http-errors.js";
 
-/** With `wait=mined`, answers once the operation is final; after the wait timeout, 202 with its status then. */
-export async function settle<T extends { id: string; status: OperationStatus; blockNumber: number | null }>(
-  context: ServerContext,
-  result: T,
-  wait: string | undefined,
-): Promise<{ status: number; body: T }> {
-  // 202: signed and recorded, but the node's acceptance is not confirmed yet (the tracker sends it).
-  if (wait !== "mined") return { status: result.status === "signed" ? 202 : 200, body: result };
-  const settled = await context.service.operations.settle(result, context.waitTimeoutMs);
-  return { status: FINAL_STATUSES.includes(settled.status) ? 200 : 202, body: settled };
-}
-
-/** Without a key or a signature, a launch, mint, transfer or approval body asks for the transaction to sign. */
-export const isPrepare = (body: object) => !("privateKey" in body) && !("signedTransaction" in body);
-
-export function notBoth<T extends { privateKey?: string; signedTransaction?: string }>(body: T): T {
-  if (body.privateKey !== undefined && body.signedTransaction !== undefined) {
-    throw invalidArgument("signedTransaction", "give privateKey or signedTransaction, not both (a signed transaction needs no key)");
-  }
-  return body;
-}
-
-export const launchTokenRoute = defineRoute({
-  method: "post",
-  paths: ["/tokens"],
+export const launchTokenRoute = defineWriteRoute({
+  path: "/tokens",
   operationId: "launchToken",
   tag: "tokens",
   summary: "Launch an ERC20, ERC721 or ERC1155 token contract",
@@ -76,10 +49,8 @@ export const launchTokenRoute = defineRoute({
     "Signs the deployment with `privateKey` (never stored or logged) and answers once the node accepted it: `status` is `pending` and `contractAddress` follows from sender and nonce. Poll GET /transactions/{hash}, or pass `wait=mined`.\n\n" +
     "`token.options` composes OpenZeppelin's extensions (burnable, pausable, permit, votes, royalty…): see docs/tokens.md. With `salt`, the token is deployed through the CREATE2 factory at an address known before sending and equal on every chain; a second launch of the same salt and parameters is refused with 409 ALREADY_DEPLOYED before anything is signed.\n\n" +
     "Keys that never leave the caller: the same body without `privateKey` answers the `unsignedTransaction` to sign (its nonce reserved for the sender until `expiresAt`); the same body with `signedTransaction` (that transaction, signed by `sender`) is checked to be exactly the prepared one, then recorded and broadcast as a key-in-body launch is.",
-  auth: true,
-  idempotent: true,
+  write: LaunchWrite,
   query: LaunchQuery,
-  body: LaunchBody,
   bodyExamples: {
     signedByService: {
       summary: "ERC20 signed by the service (Hardhat's first account; its key is public: simulated chains only)",
@@ -154,46 +125,54 @@ export const launchTokenRoute = defineRoute({
         privateKey: EXAMPLE_ACCOUNT.privateKey,
       },
     },
+    managed: {
+      summary:
+        "ERC20 to burn, pause and hand over: burnable, pausable, one owner, at the address the burn, pause and ownership examples name",
+      description:
+        'The salt (ethers\' `id("gold-managed-v1")`) puts it at `' +
+        EXAMPLE_MANAGED_CONTRACT +
+        "` on every chain, whatever the example account launched before.",
+      value: {
+        ...EXAMPLE_PAIR,
+        type: "ERC20",
+        token: {
+          name: "Gold",
+          symbol: "GLD",
+          initialSupply: "1000000000000000000000",
+          options: { burnable: true, pausable: true, access: "ownable" },
+        },
+        salt: EXAMPLE_MANAGED_SALT,
+        sender: EXAMPLE_ACCOUNT.address,
+        privateKey: EXAMPLE_ACCOUNT.privateKey,
+      },
+    },
     prepare: {
       summary: "Prepare: no key, answers the unsigned transaction to sign",
       description: "Sign the answer's `unsignedTransaction` unchanged and send this body again with `signedTransaction` instead.",
       value: { ...EXAMPLE_PAIR, type: "SERVICE_ERC20", token: { name: "Gold", symbol: "GLD" }, sender: EXAMPLE_ACCOUNT.address },
     },
   },
-  responses: {
-    200: {
-      description:
-        "Accepted by the node (or mined, with wait=mined); a prepare (no privateKey, no signedTransaction): the transaction to sign",
-      schema: z.union([Launch, PreparedLaunch]),
-    },
-    202: {
-      description:
-        "Signed and recorded, but the node's answer to the broadcast is unknown (status signed; the service sends it), or wait=mined timed out (status pending)",
-      schema: Launch,
-    },
-    ...errorResponses(400, 401, 409, 413, 415, 422, 429, 502, 503, 504),
-  },
-  validateBody(raw: unknown) {
+  answer: Launch,
+  prepared: PreparedLaunch,
+  acceptedDescription:
+    "Signed and recorded, but the node's answer to the broadcast is unknown (status signed; the service sends it), or wait=mined timed out (status pending)",
+  parseBody(raw: unknown) {
     const type = parseTokenType((raw as { type?: unknown } | null)?.type);
     const token = type === "ERC20" ? Erc20Token : type === "ERC721" ? Erc721Token : Erc1155Token;
-    return notBoth(parseWith(LaunchFields.extend({ token }), raw));
+    return parseWith(LaunchWrite.fields.extend({ token }), raw);
   },
-  async handle({ query, body, apiKeyId, operationId }, context) {
-    const request = body;
+  checkQuery(query, body) {
     for (const field of ["chain", "network"] as const) {
-      if (query[field] !== undefined && query[field] !== request[field]) {
-        throw invalidArgument(field, `query parameter ${field}=${query[field]} disagrees with the body's ${field}=${request[field]}`);
+      if (query[field] !== undefined && query[field] !== body[field]) {
+        throw invalidArgument(field, `query parameter ${field}=${query[field]} disagrees with the body's ${field}=${body[field]}`);
       }
     }
-    if (isPrepare(request)) return { body: await context.service.operations.prepareLaunch(request) };
-    const launched = await context.service.operations.launch(request, { apiKeyId, id: operationId });
-    return settle(context, launched, query.wait);
   },
+  command: "launch",
 });
 
-export const mintTokenRoute = defineRoute({
-  method: "post",
-  paths: ["/tokens/mint"],
+export const mintTokenRoute = defineWriteRoute({
+  path: "/tokens/mint",
   operationId: "mintToken",
   tag: "tokens",
   summary: "Mint ERC20 supply, ERC721 tokens or ERC1155 ids: to one holder, or to many in one transaction",
@@ -202,10 +181,7 @@ export const mintTokenRoute = defineRoute({
     "- **ERC20**: `to` and `amount`. **ERC721**: `to`, optionally `tokenId` and, for a token launched with uriStorage (or without options), `uri`. **ERC1155**: `to`, `tokenId` and `amount`, or several ids to `to` at once with `tokenIds` and `amounts` (the collection's mintBatch).\n" +
     `- **A batch**: \`recipients\`, at most ${MAX_MINT_RECIPIENTS}, each with its own \`to\` and \`amount\`, \`tokenId\` or \`uri\`, minted in one transaction by the token's airdrop function: all or none. Tokens launched with options have it (an ERC20 with mintable); the historic contracts of a launch without options do not (422 BATCH_MINT_UNSUPPORTED). With wait=mined an ERC721 batch reports the minted \`tokenIds\` in the order of recipients.\n\n` +
     "As with launches, without `privateKey` it answers the `unsignedTransaction` to sign, and takes it back as `signedTransaction`.",
-  auth: true,
-  idempotent: true,
-  query: WaitQuery,
-  body: MintBody,
+  write: MintWrite,
   bodyExamples: {
     erc20: {
       summary: "1 GLD more, to Hardhat's second account (the contract: the example account's first launch)",
@@ -273,25 +249,9 @@ export const mintTokenRoute = defineRoute({
       },
     },
   },
-  responses: {
-    200: {
-      description:
-        "Accepted by the node (or mined, with wait=mined); a prepare (no privateKey, no signedTransaction): the transaction to sign",
-      schema: z.union([Mint, PreparedMint]),
-    },
-    202: {
-      description: "Signed and recorded, broadcast not confirmed (status signed), or wait=mined timed out (status pending)",
-      schema: Mint,
-    },
-    ...errorResponses(400, 401, 409, 413, 415, 422, 429, 502, 503, 504),
-  },
-  validateBody: (raw: unknown) => notBoth(parseWith(MintFields, raw)),
-  async handle({ query, body, apiKeyId, operationId }, context) {
-    const request = body;
-    if (isPrepare(request)) return { body: await context.service.operations.prepareMint(request) };
-    const minted = await context.service.operations.mint(request, { apiKeyId, id: operationId });
-    return settle(context, minted, query.wait);
-  },
+  answer: Mint,
+  prepared: PreparedMint,
+  command: "mint",
 });
 
 export const listTokensRoute = defineRoute({
@@ -299,7 +259,8 @@ export const listTokensRoute = defineRoute({
   paths: ["/tokens"],
   operationId: "listOperations",
   tag: "operations",
-  summary: "Launches, mints, transfers, approvals and faucet grants made with your API key",
+  summary:
+    "The writes made with your API key: launches, mints, transfers, approvals, burns, pauses, role and ownership changes, faucet grants",
   description: "Newest first. Pass `nextCursor` as `cursor` for the next page.",
   auth: true,
   query: OperationListQuery,
@@ -322,10 +283,10 @@ export const getOperationRoute = defineRoute({
   paths: ["/operations/:id"],
   operationId: "getOperation",
   tag: "operations",
-  summary: "One launch, mint, transfer, approval or faucet grant made with your API key",
+  summary: "One write made with your API key (a launch, mint, transfer, approval, burn, pause, role or ownership change, faucet grant)",
   description: "By its record `id` or its `transactionHash`. With `waitSeconds`, answers once it is final or when that time is up.",
   auth: true,
-  pathParams: { id: "The record id a launch, mint, transfer, approval or faucet answered, or its transaction hash" },
+  pathParams: { id: "The record id a write answered, or its transaction hash" },
   query: OperationQuery,
   responses: { 200: { description: "The record as it stands", schema: Operation }, ...errorResponses(400, 401, 404, 429) },
   async handle({ query, params, apiKeyId }, context) {

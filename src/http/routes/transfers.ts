@@ -1,13 +1,10 @@
-import { z } from "zod/v4";
-
 import { defineRoute } from "../route.js";
 import { EXAMPLE_ACCOUNT, EXAMPLE_NFT_CONTRACT, EXAMPLE_PAIR, EXAMPLE_RECIPIENT, EXAMPLE_TOKEN_CONTRACT, ONE_TOKEN } from "../examples.js";
 import {
   Allowance,
   AllowanceQuery,
   Approval,
-  ApproveBody,
-  ApproveFields,
+  ApproveWrite,
   OwnedTokens,
   OwnedTokensQuery,
   PairQuery,
@@ -15,28 +12,21 @@ import {
   PreparedTransfer,
   TokenInfo,
   Transfer,
-  TransferBody,
-  TransferFields,
+  TransferWrite,
 } from "../transfer-schemas.js";
-import { WaitQuery } from "../schemas.js";
-import { parseWith } from "../validation.js";
 import { errorResponses } from "./common.js";
-import { isPrepare, notBoth, settle } from "./tokens.js";
+import { defineWriteRoute } from "./write-route.js";
 
 const signedByService = { sender: EXAMPLE_ACCOUNT.address, privateKey: EXAMPLE_ACCOUNT.privateKey };
 
-export const transferRoute = defineRoute({
-  method: "post",
-  paths: ["/transfers"],
+export const transferRoute = defineWriteRoute({
+  path: "/transfers",
   operationId: "transfer",
   tag: "transfers",
   summary: "Send native currency, or an ERC20, ERC721 or ERC1155 token",
   description:
     'NATIVE sends `amount` wei (a value transfer); ERC20 calls `transfer(to, amount)`; ERC721 `safeTransferFrom(sender, to, tokenId)`; ERC1155 `safeTransferFrom(sender, to, tokenId, amount, "")`. Refused before anything is signed when the sender lacks what it would send (`INSUFFICIENT_FUNDS`, `INSUFFICIENT_TOKEN_BALANCE`, `NOT_TOKEN_OWNER`, each naming the field) or the node\'s estimate says the token would revert. Recorded, broadcast and tracked as launches are: `wait=mined`, `Idempotency-Key`, webhooks, and without `privateKey` the `unsignedTransaction` to sign, taken back as `signedTransaction`.',
-  auth: true,
-  idempotent: true,
-  query: WaitQuery,
-  body: TransferBody,
+  write: TransferWrite,
   bodyExamples: {
     native: {
       summary: "1 ETH to Hardhat's second account, signed by the service (the example key is public: simulated chains only)",
@@ -69,38 +59,19 @@ export const transferRoute = defineRoute({
       value: { ...EXAMPLE_PAIR, type: "NATIVE", to: EXAMPLE_RECIPIENT, amount: ONE_TOKEN, sender: EXAMPLE_ACCOUNT.address },
     },
   },
-  responses: {
-    200: {
-      description:
-        "Accepted by the node (or mined, with wait=mined); a prepare (no privateKey, no signedTransaction): the transaction to sign",
-      schema: z.union([Transfer, PreparedTransfer]),
-    },
-    202: {
-      description: "Signed and recorded, broadcast not confirmed (status signed), or wait=mined timed out (status pending)",
-      schema: Transfer,
-    },
-    ...errorResponses(400, 401, 409, 413, 415, 422, 429, 502, 503, 504),
-  },
-  validateBody: (raw: unknown) => notBoth(parseWith(TransferFields, raw)),
-  async handle({ query, body, apiKeyId, operationId }, context) {
-    if (isPrepare(body)) return { body: await context.service.operations.prepareTransfer(body) };
-    const sent = await context.service.operations.transfer(body, { apiKeyId, id: operationId });
-    return settle(context, sent, query.wait);
-  },
+  answer: Transfer,
+  prepared: PreparedTransfer,
+  command: "transfer",
 });
 
-export const approveRoute = defineRoute({
-  method: "post",
-  paths: ["/tokens/approve"],
+export const approveRoute = defineWriteRoute({
+  path: "/tokens/approve",
   operationId: "approve",
   tag: "transfers",
   summary: "Let a spender move the sender's tokens: an ERC20 allowance, one ERC721 token, or all of them",
   description:
     "ERC20 calls `approve(spender, amount)` (0 revokes); ERC721 `approve(spender, tokenId)`, or `setApprovalForAll(spender, all)`; ERC1155 `setApprovalForAll(spender, all)`. An ERC721 token approval is refused before signing unless the sender holds the token or operates for its holder (`NOT_TOKEN_OWNER`). Recorded, signed locally or by the service, and tracked as transfers are. Read the result with GET /tokens/allowance.",
-  auth: true,
-  idempotent: true,
-  query: WaitQuery,
-  body: ApproveBody,
+  write: ApproveWrite,
   bodyExamples: {
     erc20: {
       summary: "Hardhat's second account may spend 1 GLD of the example account",
@@ -136,24 +107,9 @@ export const approveRoute = defineRoute({
       },
     },
   },
-  responses: {
-    200: {
-      description:
-        "Accepted by the node (or mined, with wait=mined); a prepare (no privateKey, no signedTransaction): the transaction to sign",
-      schema: z.union([Approval, PreparedApproval]),
-    },
-    202: {
-      description: "Signed and recorded, broadcast not confirmed (status signed), or wait=mined timed out (status pending)",
-      schema: Approval,
-    },
-    ...errorResponses(400, 401, 409, 413, 415, 422, 429, 502, 503, 504),
-  },
-  validateBody: (raw: unknown) => notBoth(parseWith(ApproveFields, raw)),
-  async handle({ query, body, apiKeyId, operationId }, context) {
-    if (isPrepare(body)) return { body: await context.service.operations.prepareApprove(body) };
-    const approved = await context.service.operations.approve(body, { apiKeyId, id: operationId });
-    return settle(context, approved, query.wait);
-  },
+  answer: Approval,
+  prepared: PreparedApproval,
+  command: "approve",
 });
 
 export const allowanceRoute = defineRoute({
@@ -194,11 +150,11 @@ export const ownedTokensRoute = defineRoute({
   paths: ["/tokens/:contract/owners/:owner/tokens"],
   operationId: "listOwnedTokens",
   tag: "balances",
-  summary: "The ERC721 token ids an address holds on a contract, paged",
+  summary: "The ERC721 or ERC1155 token ids an address holds on a contract, paged",
   description:
-    "Ascending, `limit` a page (default 100). `nextCursor` names the last id listed and never expires: the next page lists the ids above it the owner holds when it is read (an id gained below it since is on no later page). An ERC721Enumerable contract lists them itself; another is searched through its Transfer logs to the owner from `fromBlock`, each id checked with ownerOf. Either way every id is read to order them, so an owner of more than 10 000 ids on one contract is answered `TOO_MANY_TOKEN_IDS`.",
+    "Ascending, `limit` a page (default 100); for an ERC1155, `amounts` gives the amount of each id. `nextCursor` names the last id listed and never expires: the next page lists the ids above it the owner holds when it is read (an id gained below it since is on no later page). An ERC721Enumerable contract lists them itself; another ERC721, and every ERC1155 (the standard cannot enumerate), is searched through its transfer logs to the owner from `fromBlock`, each id checked at the block read (ownerOf, balanceOfBatch). Either way every id is read to order them, so an owner of more than 10 000 ids on one contract is answered `TOO_MANY_TOKEN_IDS`.",
   auth: true,
-  pathParams: { contract: "The ERC721 contract", owner: "The holder" },
+  pathParams: { contract: "The ERC721 or ERC1155 contract", owner: "The holder" },
   query: OwnedTokensQuery,
   responses: { 200: { description: "A page of token ids", schema: OwnedTokens }, ...errorResponses(400, 401, 422, 429, 502, 503, 504) },
   async handle({ query, params }, { service }) {

@@ -3,7 +3,7 @@ import { JsonRpcProvider, Wallet } from "ethers";
 import hre from "hardhat";
 import type { JsonRpcServer } from "hardhat/types/network";
 
-import { eventually, startServer, type RunningServer } from "../../helpers/http-server.js";
+import { eventually, startServer, TEST_API_KEY, type RunningServer } from "../../helpers/http-server.js";
 
 const SEPOLIA = { chain: "ethereum", network: "sepolia" };
 
@@ -13,7 +13,7 @@ async function record(server: RunningServer, id: string): Promise<any> {
   return page.body.items.find((item: { id: string }) => item.id === id);
 }
 
-describe("operation lifecycle on a live node (Hardhat's JSON-RPC node): re-broadcast, dropped, reorg", function () {
+describe("operation lifecycle on a live node (Hardhat's JSON-RPC node): re-broadcast, a nonce taken, reorg", function () {
   let node: JsonRpcServer;
   let rpc: JsonRpcProvider;
   let server: RunningServer;
@@ -74,7 +74,7 @@ describe("operation lifecycle on a live node (Hardhat's JSON-RPC node): re-broad
     }
   });
 
-  it("marks a transaction dropped, with the reason, once another transaction took its nonce and the drop window passed", async function () {
+  it("fails a transaction at once (NONCE_TAKEN) once another transaction from its sender was mined at its nonce, logged and counted", async function () {
     await rpc.send("evm_setAutomine", [false]);
     let launched;
     try {
@@ -97,15 +97,30 @@ describe("operation lifecycle on a live node (Hardhat's JSON-RPC node): re-broad
     } finally {
       await rpc.send("evm_setAutomine", [true]);
     }
-    const dropped = await eventually(
+    const failed = await eventually(
       () => record(server, launched.body.id),
-      (item) => item.status === "dropped",
+      (item) => item.status === "failed",
       30_000,
     );
-    expect(dropped.error.code).to.equal("TRANSACTION_DROPPED");
-    expect(dropped.transitions.at(-1).reason).to.match(/lost it and refused it again/);
+    // Settled by the look that missed it, not after the drop window: never sent again.
+    expect(failed.error.code).to.equal("NONCE_TAKEN");
+    expect(failed.transitions.map((transition: { status: string }) => transition.status)).to.deep.equal(["signed", "pending", "failed"]);
+    expect(failed.transitions.at(-1).reason).to.match(new RegExp(`nonce ${launched.body.nonce} was taken by another transaction`));
     const lookup = await server.call("GET", `/api/v1/transactions/${launched.body.transactionHash}?chain=ethereum&network=sepolia`);
-    expect(lookup.body.status).to.equal("dropped");
+    expect(lookup.body.status).to.equal("failed");
+    const metrics = await (await fetch(`${server.baseUrl}/metrics?apiKey=${TEST_API_KEY}`)).text();
+    expect(metrics).to.include('token_service_nonce_healings_total{chain="ethereum",network="sepolia",kind="nonce-taken"} 1');
+    const line = server.logs.lines.map((text) => JSON.parse(text)).find((entry) => entry.nonceHealing?.operationId === launched.body.id);
+    expect(line).to.deep.include({ level: 40 });
+    expect(line.nonceHealing).to.deep.include({ kind: "nonce-taken", nonce: launched.body.nonce, sender: sender.address });
+    // The sender's next launch takes the next nonce and is mined.
+    const next = await launch("After the replacement");
+    expect(next.body.nonce).to.equal(launched.body.nonce + 1);
+    await eventually(
+      () => record(server, next.body.id),
+      (item) => item.status === "mined",
+      30_000,
+    );
   });
 
   it("moves a mined launch back to pending when its block leaves the canonical chain, then mines it again", async function () {

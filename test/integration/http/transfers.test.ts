@@ -1,79 +1,14 @@
 import { expect } from "chai";
-import { Contract, JsonRpcProvider, Wallet, parseEther, type AbstractProvider } from "ethers";
+import { Contract, Wallet, parseEther } from "ethers";
 
 import { approve, createTokenServiceClient, transfer, type TokenServiceClient } from "../../../src/client/index.js";
-import { resolveNetwork } from "../../../src/domain/chains.js";
-import { startAnvil, type AnvilNode } from "../../helpers/anvil.js";
-import { TEST_API_KEY, eventually, startServer, type RunningServer } from "../../helpers/http-server.js";
-import { storeVariants } from "../../helpers/postgres-schema.js";
-import { WebhookReceiver } from "../../helpers/webhook-receiver.js";
+import { TEST_API_KEY, type RunningServer } from "../../helpers/http-server.js";
+import { httpWriteSetups, webhookEventsOf, type Setup } from "../../helpers/http-write-setups.js";
 
 const SEPOLIA = { chain: "ethereum", network: "sepolia" };
 const erc20 = ["function balanceOf(address) view returns (uint256)", "function allowance(address, address) view returns (uint256)"];
 const erc721 = ["function ownerOf(uint256) view returns (address)", "function isApprovedForAll(address, address) view returns (bool)"];
-/** Hardhat's (and anvil's) tenth default account: funds the wallets on anvil, never a sender of the service. */
-const ANVIL_FUNDER_KEY = "0x2a871d0798f97d79848a013d4936a73bf4cc922c825d33c1cf7073dff6d409c6";
-
-interface Setup {
-  api: RunningServer;
-  /** The node, read without the service. */
-  node: AbstractProvider;
-  /** A new key holding `ether` ETH (the service never sees it unless a test sends it). */
-  funded(ether: string): Promise<Wallet>;
-  close(): Promise<void>;
-}
-
-async function simulated(databaseUrl: string | undefined): Promise<Setup> {
-  const api = await startServer({
-    env: { TOKEN_SERVICE_WEBHOOK_ALLOW_PRIVATE_TARGETS: "true", TOKEN_SERVICE_WEBHOOK_POLL_SECONDS: "0.1" },
-    ...(databaseUrl ? { databaseUrl } : {}),
-  });
-  const chain = await api.server.service.evmChain(resolveNetwork("ethereum", "sepolia"), "test");
-  return {
-    api,
-    node: chain.provider,
-    async funded(ether) {
-      const wallet = Wallet.createRandom();
-      const grant = await api.call("POST", "/api/v1/faucet", { ...SEPOLIA, address: wallet.address, amount: parseEther(ether).toString() });
-      expect(grant.status, JSON.stringify(grant.body)).to.equal(200);
-      return new Wallet(wallet.privateKey);
-    },
-    close: () => api.stop(),
-  };
-}
-
-async function onAnvil(): Promise<Setup> {
-  const anvil: AnvilNode = await startAnvil({ chainId: 11155111 });
-  const api = await startServer({ rpcUrls: { "ethereum/sepolia": anvil.url } });
-  const node = new JsonRpcProvider(anvil.url, 11155111, { staticNetwork: true, cacheTimeout: -1 });
-  const funder = new Wallet(ANVIL_FUNDER_KEY, node);
-  return {
-    api,
-    node,
-    async funded(ether) {
-      const wallet = Wallet.createRandom();
-      await (await funder.sendTransaction({ to: wallet.address, value: parseEther(ether) })).wait();
-      return new Wallet(wallet.privateKey);
-    },
-    async close() {
-      await api.stop();
-      node.destroy();
-      await anvil.stop();
-    },
-  };
-}
-
-const setups: Array<{ name: string; start(context: Mocha.Context): Promise<Setup> }> = [
-  ...storeVariants("hts_transfers").map((store) => ({
-    name: `simulated chain, ${store.name}`,
-    async start(context: Mocha.Context) {
-      const database = await store.database(context);
-      const setup = await simulated(database.url);
-      return { ...setup, close: () => setup.close().then(() => database.drop()) };
-    },
-  })),
-  { name: "anvil (a live node), embedded SQLite", start: () => onAnvil() },
-];
+const setups = httpWriteSetups("hts_transfers");
 
 for (const { name, start } of setups) {
   describe(`HTTP transfers and approvals — ${name}`, function () {
@@ -280,32 +215,17 @@ for (const { name, start } of setups) {
 
     if (name.startsWith("simulated chain")) {
       it("posts a transfer's operation.pending and operation.mined to a subscribed webhook", async function () {
-        const receiver = new WebhookReceiver();
-        await receiver.listen();
-        try {
-          const created = await api.call("POST", "/api/v1/webhooks", {
-            url: receiver.url(),
-            events: ["operation.pending", "operation.mined"],
-          });
-          expect(created.status).to.equal(201);
-          const sent = await api.call("POST", "/api/v1/transfers", {
+        const events = await webhookEventsOf(api, () =>
+          api.call("POST", "/api/v1/transfers", {
             ...SEPOLIA,
             type: "NATIVE",
             to: Wallet.createRandom().address,
             amount: "1",
             ...keyOf(owner),
-          });
-          expect(sent.status, JSON.stringify(sent.body)).to.equal(200);
-          const events = await eventually(
-            async () => receiver.received.filter((event) => event.json.data.id === sent.body.id),
-            (found) => found.some((event) => event.json.type === "operation.mined"),
-          );
-          expect(events.map((event) => event.json.type)).to.deep.equal(["operation.pending", "operation.mined"]);
-          expect(events[1]!.json.data).to.include({ kind: "transfer", type: "NATIVE", status: "mined" });
-          await api.call("DELETE", `/api/v1/webhooks/${created.body.id}`);
-        } finally {
-          await receiver.close();
-        }
+          }),
+        );
+        expect(events.map((event) => event.json.type)).to.deep.equal(["operation.pending", "operation.mined"]);
+        expect(events[1]!.json.data).to.include({ kind: "transfer", type: "NATIVE", status: "mined" });
       });
     }
   });

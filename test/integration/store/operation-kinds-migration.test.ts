@@ -14,10 +14,26 @@ import { nodeSqliteDialect, openSqliteFile } from "../../../src/store/sqlite-dia
 import type { NewOperation } from "../../../src/store/types.js";
 import { freshPostgresSchema } from "../../helpers/postgres-schema.js";
 
-// 0004 widens the check on operations.kind for transfers and approvals. A store made before it (0001–0003, holding
-// records) must keep every record, index and constraint but that one, and take the new kinds after it.
+// 0004 and 0005 widen the check on operations.kind: transfers and approvals, then burns, pauses, role grants and revokes
+// and ownership transfers. A store made before each (holding records) must keep every record, index and constraint but
+// that one, and take the new kinds after it.
 
-const BEFORE = "0003_nonce_reservations";
+const WIDENINGS = [
+  {
+    migration: "0004_operation_kinds_transfer_approve",
+    before: "0003_nonce_reservations",
+    earlier: ["launch", "mint"],
+    added: ["transfer", "approve"],
+  },
+  {
+    migration: "0005_operation_kinds_burn_pause_roles",
+    before: "0004_operation_kinds_transfer_approve",
+    earlier: ["launch", "transfer", "approve"],
+    added: ["burn", "pause", "grantRole", "revokeRole", "transferOwnership"],
+  },
+] as const satisfies ReadonlyArray<{ migration: string; before: string; earlier: readonly Kind[]; added: readonly Kind[] }>;
+
+type Kind = NewOperation["kind"];
 
 function operation(kind: NewOperation["kind"], overrides: Partial<NewOperation> = {}): NewOperation {
   return {
@@ -63,93 +79,99 @@ const variants = [
 ];
 
 for (const variant of variants) {
-  describe(`migration 0004: transfer and approve operation kinds — ${variant.name}`, function () {
-    let db: Kysely<Database>;
-    let cleanup: () => Promise<unknown>;
-    let store: KyselyStore;
+  for (const widening of WIDENINGS) {
+    describe(`migration ${widening.migration}: ${widening.added.join(", ")} — ${variant.name}`, function () {
+      let db: Kysely<Database>;
+      let cleanup: () => Promise<unknown>;
+      let store: KyselyStore;
 
-    before(async function () {
-      ({ db, cleanup } = await variant.open(this));
-      store = new KyselyStore(db, { kind: variant.dialect, location: "test", senderLock: new InProcessSenderLock() });
-    });
-
-    after(async function () {
-      await db?.destroy();
-      await cleanup?.();
-    });
-
-    it("keeps the records a store made before it, and takes transfers and approvals only after it", async function () {
-      const migrator = new Migrator({
-        db: db as unknown as Kysely<unknown>,
-        provider: { getMigrations: async () => migrations(variant.dialect) },
+      before(async function () {
+        ({ db, cleanup } = await variant.open(this));
+        store = new KyselyStore(db, { kind: variant.dialect, location: "test", senderLock: new InProcessSenderLock() });
       });
-      const { error } = await migrator.migrateTo(BEFORE);
-      if (error) throw error;
 
-      const launch = operation("launch", { tokenType: "ERC20", params: { name: "Gold", symbol: "GLD" } });
-      const mined = operation("mint", { status: "mined", transactionHash: `0x${"cd".repeat(32)}`, nonce: 4, reason: "granted" });
-      await store.insertOperation(launch);
-      await store.insertOperation(mined);
-      const before = await Promise.all([store.getOperation(launch.id), store.getOperation(mined.id)]);
-      // The old check refuses the new kinds: the migration is what admits them.
-      let refused = false;
-      await store.insertOperation(operation("transfer")).catch(() => (refused = true));
-      expect(refused, "a transfer before 0004").to.equal(true);
-
-      expect(await migrate(db as unknown as Kysely<unknown>, variant.dialect)).to.deep.equal(["0004_operation_kinds_transfer_approve"]);
-
-      expect(await Promise.all([store.getOperation(launch.id), store.getOperation(mined.id)])).to.deep.equal(before);
-      const transfer = operation("transfer", {
-        tokenType: "NATIVE",
-        contractAddress: null,
-        transactionHash: `0x${"ef".repeat(32)}`,
-        nonce: 5,
+      after(async function () {
+        await db?.destroy();
+        await cleanup?.();
       });
-      const approve = operation("approve", { params: { spender: "0x70997970C51812dc3A010C7d01b50e0d17dc79C8", amount: "7" }, nonce: 6 });
-      await store.insertOperation(transfer);
-      await store.insertOperation(approve);
-      expect((await store.getOperation(transfer.id))?.kind).to.equal("transfer");
-      expect((await store.getOperation(approve.id))?.kind).to.equal("approve");
-      // The records are still found by what the indexes serve: a transaction hash, a sender's held nonces, a page.
-      expect((await store.findByTransactionHash("ethereum", "sepolia", mined.transactionHash!))?.id).to.equal(mined.id);
-      expect(await store.heldNonces("ethereum", "sepolia", launch.sender!)).to.deep.equal([3, 5, 6]);
-      expect((await store.listOperations("key-1", { limit: 10 })).items.map((item) => item.id)).to.have.members([
-        launch.id,
-        mined.id,
-        transfer.id,
-        approve.id,
-      ]);
 
-      // Every other constraint is as it was: an unknown kind and an unknown status are still refused.
-      for (const bad of [
-        operation("launch", { kind: "burn" as NewOperation["kind"] }),
-        operation("launch", { status: "lost" as "signed" }),
-      ]) {
-        let failed = false;
-        await store.insertOperation(bad).catch(() => (failed = true));
-        expect(failed, `${bad.kind}/${bad.status}`).to.equal(true);
-      }
-      const indexes =
-        variant.dialect === "sqlite"
-          ? (
-              await sql<{
-                name: string;
-              }>`select name from sqlite_master where type = 'index' and tbl_name = 'operations' and sql is not null`.execute(db)
-            ).rows
-          : (
-              await sql<{
-                name: string;
-              }>`select indexname as name from pg_indexes where tablename = 'operations' and schemaname = current_schema() and indexname <> 'operations_pkey'`.execute(
-                db,
-              )
-            ).rows;
-      expect(indexes.map((index) => index.name)).to.have.members([
-        "operations_by_key_newest_first",
-        "operations_due",
-        "operations_by_transaction_hash",
-        "operations_unfinished_by_sender",
-      ]);
-      expect(await migrate(db as unknown as Kysely<unknown>, variant.dialect)).to.deep.equal([]);
+      it(`keeps the records a store made before it, and takes ${widening.added.join(", ")} only after it`, async function () {
+        const migrator = new Migrator({
+          db: db as unknown as Kysely<unknown>,
+          provider: { getMigrations: async () => migrations(variant.dialect) },
+        });
+        const { error } = await migrator.migrateTo(widening.before);
+        if (error) throw error;
+
+        let nonce = 0;
+        const hash = () => `0x${(++nonce).toString(16).padStart(64, "0")}`;
+        const earlier = widening.earlier.map((kind) => operation(kind, { transactionHash: hash(), nonce }));
+        earlier.push(operation("mint", { status: "mined", transactionHash: hash(), nonce, reason: "granted" }));
+        for (const record of earlier) await store.insertOperation(record);
+        const before = await Promise.all(earlier.map((record) => store.getOperation(record.id)));
+        // The old check refuses the new kinds: the migration is what admits them.
+        for (const kind of widening.added) {
+          let refused = false;
+          await store.insertOperation(operation(kind, { transactionHash: hash() })).catch(() => (refused = true));
+          expect(refused, `${kind} before ${widening.migration}`).to.equal(true);
+        }
+
+        const { error: migrating, results } = await migrator.migrateTo(widening.migration);
+        if (migrating) throw migrating;
+        expect(results?.map((result) => result.migrationName)).to.deep.equal([widening.migration]);
+
+        expect(await Promise.all(earlier.map((record) => store.getOperation(record.id)))).to.deep.equal(before);
+        const added = widening.added.map((kind) =>
+          operation(kind, {
+            tokenType: kind === "burn" ? "ERC20" : null,
+            transactionHash: hash(),
+            nonce,
+            params: { contractAddress: "0x5FbDB2315678afecb367f032d93F642f64180aa3" },
+          }),
+        );
+        for (const record of added) await store.insertOperation(record);
+        for (const record of added) expect((await store.getOperation(record.id))?.kind).to.equal(record.kind);
+        // The records are still found by what the indexes serve: a transaction hash, a sender's held nonces, a page.
+        const mined = earlier.at(-1)!;
+        expect((await store.findByTransactionHash("ethereum", "sepolia", mined.transactionHash!))?.id).to.equal(mined.id);
+        expect(await store.heldNonces("ethereum", "sepolia", mined.sender!)).to.include.members(added.map((record) => record.nonce));
+        expect((await store.listOperations("key-1", { limit: 50 })).items.map((item) => item.id)).to.have.members(
+          [...earlier, ...added].map((record) => record.id),
+        );
+
+        // Every other constraint is as it was: an unknown kind and an unknown status are still refused.
+        for (const bad of [
+          operation("launch", { kind: "melt" as Kind, transactionHash: hash() }),
+          operation("launch", { status: "lost" as "signed", transactionHash: hash() }),
+        ]) {
+          let failed = false;
+          await store.insertOperation(bad).catch(() => (failed = true));
+          expect(failed, `${bad.kind}/${bad.status}`).to.equal(true);
+        }
+        const indexes =
+          variant.dialect === "sqlite"
+            ? (
+                await sql<{
+                  name: string;
+                }>`select name from sqlite_master where type = 'index' and tbl_name = 'operations' and sql is not null`.execute(db)
+              ).rows
+            : (
+                await sql<{
+                  name: string;
+                }>`select indexname as name from pg_indexes where tablename = 'operations' and schemaname = current_schema() and indexname <> 'operations_pkey'`.execute(
+                  db,
+                )
+              ).rows;
+        expect(indexes.map((index) => index.name)).to.have.members([
+          "operations_by_key_newest_first",
+          "operations_due",
+          "operations_by_transaction_hash",
+          "operations_unfinished_by_sender",
+        ]);
+        // Later migrations apply on top, and a store up to date applies none.
+        await migrate(db as unknown as Kysely<unknown>, variant.dialect);
+        expect(await migrate(db as unknown as Kysely<unknown>, variant.dialect)).to.deep.equal([]);
+      });
     });
-  });
+  }
 }

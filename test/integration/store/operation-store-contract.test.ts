@@ -161,6 +161,21 @@ for (const subject of subjects) {
       expect(await store.findByTransactionHash(record.chain, "other", record.transactionHash!)).to.equal(undefined);
     });
 
+    it("lists a sender's unfinished records from a nonce up, in nonce order, with their raw transactions", async function () {
+      const network = `unfinished-${randomUUID().slice(0, 8)}`;
+      const [six, four, five, nine] = [6, 4, 5, 9].map((nonce) => launch({ network, nonce, rawTransaction: `0x02${nonce}` }));
+      for (const record of [six, four, five, nine]) await store.insertOperation(record!);
+      await store.changeOperation(six!.id, { status: "pending", reason: "accepted" });
+      await store.changeOperation(five!.id, { status: "failed", reason: "refused", error: { code: "X", message: "no" } });
+      await store.insertOperation(launch({ network, nonce: 7, sender: "0x70997970C51812dc3A010C7d01b50e0d17dc79C8" }));
+      const listed = await store.unfinishedOfSender("ethereum", network, SENDER, 5, 10);
+      expect(listed).to.deep.equal([
+        { id: six!.id, nonce: 6, status: "pending", transactionHash: six!.transactionHash, rawTransaction: "0x026" },
+        { id: nine!.id, nonce: 9, status: "signed", transactionHash: nine!.transactionHash, rawTransaction: "0x029" },
+      ]);
+      expect((await store.unfinishedOfSender("ethereum", network, SENDER, 0, 1)).map((record) => record.nonce)).to.deep.equal([4]);
+    });
+
     it("holds the nonces of unfinished records and live reservations, and lets an expired reservation be taken again", async function () {
       const network = `nonces-${randomUUID().slice(0, 8)}`;
       await store.insertOperation(launch({ network, nonce: 4 }));

@@ -13,5 +13,10 @@ describeWalkthrough({
     '"tokenIds":["2","3"]',
     '"recipients":[',
     '"contractAddress":"\'"$GLD"\'","recipients"',
+    "/api/v1/tokens/burn",
+    "/api/v1/tokens/pause",
+    "/api/v1/tokens/roles/grant",
+    "/api/v1/tokens/roles/revoke",
+    "/api/v1/tokens/ownership/transfer",
   ],
 });

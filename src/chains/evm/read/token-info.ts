@@ -7,7 +7,7 @@ import { translateProviderError } from "../provider-errors.js";
 import { INTERFACE_IDS, erc1155Standard, erc20Standard, erc721Standard, probes } from "../standard-abi.js";
 import { codeAt, nodeOf, supportedInterfaces, view, viewCall } from "./view-call.js";
 
-function notAToken(contract: string, what: string, noCode: boolean): TokenServiceError {
+export function notAToken(contract: string, what: string, noCode: boolean): TokenServiceError {
   return new TokenServiceError(
     ErrorCode.NOT_A_TOKEN_CONTRACT,
     noCode
@@ -165,6 +165,8 @@ export async function readAllowance(
 export const MAX_OWNED_TOKEN_IDS = 10_000;
 /** Calls in flight at once while reading ids (a live node gets them in batches). */
 const CALLS_AT_ONCE = 200;
+/** ERC1155 ids asked about in one balanceOfBatch call. */
+const BALANCES_PER_CALL = 500;
 
 async function inChunks<T, R>(items: T[], map: (item: T) => Promise<R>): Promise<R[]> {
   const results: R[] = [];
@@ -183,17 +185,24 @@ function tooMany(owner: string, contract: string, count: bigint): TokenServiceEr
 }
 
 export interface OwnedTokenIds {
+  type: "ERC721" | "ERC1155";
+  /** ERC721: balanceOf, the ids held. ERC1155: how many ids the owner holds a non-zero amount of. */
   balance: bigint;
   /** Every id the owner holds, ascending. */
   tokenIds: bigint[];
+  /** ERC1155: the amount of each id in `tokenIds`, in the same order. */
+  amounts?: bigint[];
   source: "enumerable" | "transfer-logs";
 }
 
+const ascending = (a: bigint, b: bigint) => (a < b ? -1 : a > b ? 1 : 0);
+
 /**
- * Every ERC721 id `owner` holds on `contract`, ascending, all read at one block. An ERC721Enumerable contract lists
- * them (`tokenOfOwnerByIndex`, one call an id); another is searched through its Transfer logs to the owner from
- * `fromBlock`, each id found checked with `ownerOf` (one log query from `fromBlock` to the block read, which a live
- * provider may refuse for a long range: pass a later `fromBlock`).
+ * Every id `owner` holds on `contract` (ERC721 or ERC1155, told apart by ERC-165), ascending, all read at one block.
+ * An ERC721Enumerable contract lists them (`tokenOfOwnerByIndex`, one call an id). Any other ERC721, and every ERC1155
+ * (the standard has no enumeration), is searched through its transfer logs to the owner from `fromBlock`, each id found
+ * checked at that block (`ownerOf`, or `balanceOfBatch` for the amounts): one log query from `fromBlock` to the block
+ * read, which a live provider may refuse for a long range; pass a later `fromBlock`.
  */
 export async function readOwnedTokenIds(chain: EvmChain, contract: string, owner: string, fromBlock = 0): Promise<OwnedTokenIds> {
   let block: number;
@@ -202,38 +211,103 @@ export async function readOwnedTokenIds(chain: EvmChain, contract: string, owner
   } catch (error) {
     throw translateProviderError(error, nodeOf(chain));
   }
-  await requireTokenStandard(chain, contract, "ERC721");
-  const [balance, enumerable] = await Promise.all([
-    view<bigint>(chain, contract, erc721Standard, "balanceOf", [owner], block),
-    supportedInterfaces(chain, contract, { enumerable: INTERFACE_IDS.erc721Enumerable }).then((declared) => declared.enumerable),
+  const [code, declared] = await Promise.all([
+    codeAt(chain, contract),
+    supportedInterfaces(chain, contract, {
+      erc721: INTERFACE_IDS.erc721,
+      erc1155: INTERFACE_IDS.erc1155,
+      enumerable: INTERFACE_IDS.erc721Enumerable,
+    }),
   ]);
-  const held = balance ?? 0n;
+  if (code === "0x") throw notAToken(contract, "a", true);
+  if (declared.erc1155) return readOwnedErc1155Ids(chain, contract, owner, fromBlock, block);
+  if (!declared.erc721) throw notAToken(contract, "an ERC721 or ERC1155", false);
+  const held = (await view<bigint>(chain, contract, erc721Standard, "balanceOf", [owner], block)) ?? 0n;
   let ids: Array<bigint | undefined>;
-  if (enumerable) {
+  if (declared.enumerable) {
     if (held > BigInt(MAX_OWNED_TOKEN_IDS)) throw tooMany(owner, contract, held);
     const indexes = Array.from({ length: Number(held) }, (_, index) => index);
     ids = await inChunks(indexes, (index) => view<bigint>(chain, contract, erc721Standard, "tokenOfOwnerByIndex", [owner, index], block));
   } else {
-    let logs;
-    try {
-      logs =
-        fromBlock > block
-          ? []
-          : await chain.provider.getLogs({
-              address: contract,
-              topics: [erc721Standard.getEvent("Transfer")!.topicHash, null, zeroPadValue(owner, 32)],
-              fromBlock,
-              toBlock: block,
-            });
-    } catch (error) {
-      throw translateProviderError(error, nodeOf(chain));
-    }
+    // Transfer(from, to, tokenId): the receiver is the second indexed topic.
+    const logs = await logsTo(chain, contract, [erc721Standard.getEvent("Transfer")!.topicHash, null], owner, fromBlock, block);
     // An ERC721 Transfer indexes the token id: four topics (an ERC20 Transfer, with the same signature, has three).
     const candidates = [...new Set(logs.filter((log) => log.topics.length === 4).map((log) => BigInt(log.topics[3]!)))];
     if (candidates.length > MAX_OWNED_TOKEN_IDS) throw tooMany(owner, contract, BigInt(candidates.length));
     const owners = await inChunks(candidates, (id) => view<string>(chain, contract, erc721Standard, "ownerOf", [id], block));
     ids = candidates.filter((_, index) => owners[index]?.toLowerCase() === owner.toLowerCase());
   }
-  const tokenIds = [...new Set(ids.filter((id): id is bigint => id !== undefined))].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-  return { balance: held, tokenIds, source: enumerable ? "enumerable" : "transfer-logs" };
+  const tokenIds = [...new Set(ids.filter((id): id is bigint => id !== undefined))].sort(ascending);
+  return { type: "ERC721", balance: held, tokenIds, source: declared.enumerable ? "enumerable" : "transfer-logs" };
+}
+
+/** ERC1155: the ids ever sent to `owner` (TransferSingle and TransferBatch logs), kept where its balance is not 0. */
+async function readOwnedErc1155Ids(
+  chain: EvmChain,
+  contract: string,
+  owner: string,
+  fromBlock: number,
+  block: number,
+): Promise<OwnedTokenIds> {
+  const single = erc1155Standard.getEvent("TransferSingle")!;
+  const batch = erc1155Standard.getEvent("TransferBatch")!;
+  // TransferSingle and TransferBatch(operator, from, to, …): the receiver is the third indexed topic.
+  const logs = await logsTo(chain, contract, [[single.topicHash, batch.topicHash], null, null], owner, fromBlock, block);
+  const received = new Set<bigint>();
+  for (const log of logs) {
+    let parsed;
+    try {
+      parsed = erc1155Standard.parseLog(log);
+    } catch {
+      continue; // not the standard's encoding: nothing to learn from it
+    }
+    if (parsed?.name === "TransferSingle") received.add(parsed.args.getValue("id") as bigint);
+    else if (parsed?.name === "TransferBatch") for (const id of parsed.args.getValue("ids") as bigint[]) received.add(id);
+  }
+  const candidates = [...received].sort(ascending);
+  if (candidates.length > MAX_OWNED_TOKEN_IDS) throw tooMany(owner, contract, BigInt(candidates.length));
+  const chunks = Array.from({ length: Math.ceil(candidates.length / BALANCES_PER_CALL) }, (_, index) =>
+    candidates.slice(index * BALANCES_PER_CALL, (index + 1) * BALANCES_PER_CALL),
+  );
+  const answers = await inChunks(chunks, (ids) =>
+    view<bigint[]>(chain, contract, erc1155Standard, "balanceOfBatch", [ids.map(() => owner), ids], block),
+  );
+  const tokenIds: bigint[] = [];
+  const amounts: bigint[] = [];
+  chunks.forEach((ids, chunk) => {
+    const balances = answers[chunk];
+    if (balances === undefined || balances.length !== ids.length) throw notAToken(contract, "an ERC1155", false);
+    ids.forEach((id, index) => {
+      if (balances[index]! > 0n) {
+        tokenIds.push(id);
+        amounts.push(balances[index]!);
+      }
+    });
+  });
+  return { type: "ERC1155", balance: BigInt(tokenIds.length), tokenIds, amounts, source: "transfer-logs" };
+}
+
+/**
+ * The logs of `contract` matching `topicsBefore` whose next indexed topic, the receiver, is `owner`, from `fromBlock`
+ * to `block`.
+ */
+async function logsTo(
+  chain: EvmChain,
+  contract: string,
+  topicsBefore: Array<string | string[] | null>,
+  owner: string,
+  fromBlock: number,
+  block: number,
+) {
+  if (fromBlock > block) return [];
+  try {
+    return await chain.provider.getLogs({
+      address: contract,
+      topics: [...topicsBefore, zeroPadValue(owner, 32)],
+      fromBlock,
+      toBlock: block,
+    });
+  } catch (error) {
+    throw translateProviderError(error, nodeOf(chain));
+  }
 }

@@ -1,4 +1,4 @@
-import type { TransactionReceipt } from "ethers";
+import { JsonRpcApiProvider, type TransactionReceipt } from "ethers";
 
 import { ErrorCode, TokenServiceError } from "../../../domain/errors.js";
 import type { EvmChain } from "../chain.js";
@@ -59,6 +59,37 @@ export async function getReceipt(chain: EvmChain, hash: string): Promise<Transac
   } catch (error) {
     throw translateProviderError(error, `the ${chain.info.chain}/${chain.info.network} node`);
   }
+}
+
+/** Where a transaction was included and whether it succeeded (1) or reverted (0): what following a record reads of its receipt. */
+export interface ReceiptSummary {
+  blockNumber: number;
+  blockHash: string;
+  status: number | null;
+}
+
+/**
+ * A transaction's receipt as far as following it needs, or null while the node has none. Asked as plain JSON-RPC where
+ * the provider speaks it: ethers' receipt formats every log (an address checksum, a keccak hash in JavaScript, per log),
+ * which nothing here reads.
+ */
+export async function receiptSummary(chain: EvmChain, hash: string): Promise<ReceiptSummary | null> {
+  if (!(chain.provider instanceof JsonRpcApiProvider)) {
+    const receipt = await chain.provider.getTransactionReceipt(hash);
+    return receipt === null ? null : { blockNumber: receipt.blockNumber, blockHash: receipt.blockHash, status: receipt.status };
+  }
+  const raw = (await chain.provider.send("eth_getTransactionReceipt", [hash])) as {
+    blockNumber?: string | null;
+    blockHash?: string | null;
+    status?: string | null;
+  } | null;
+  // A receipt without a block is none yet (as ethers reads it).
+  if (raw === null || raw.blockNumber == null || raw.blockHash == null) return null;
+  return {
+    blockNumber: Number(BigInt(raw.blockNumber)),
+    blockHash: raw.blockHash,
+    status: raw.status == null ? null : Number(BigInt(raw.status)),
+  };
 }
 
 /** Polls until mined or `timeoutMs` passes; then the status is still "pending" (no error: the transaction may yet be mined). */

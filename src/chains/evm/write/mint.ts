@@ -3,7 +3,7 @@ import { getAddress, type TransactionReceipt } from "ethers";
 import { ErrorCode, TokenServiceError } from "../../../domain/errors.js";
 import { isBatchMint, type BatchMintParams, type MintParams } from "../../../domain/mint-commands.js";
 import type { EvmChain } from "../chain.js";
-import { CodeFunctions } from "../read/code-functions.js";
+import { probeCode, type CodeProbe } from "../read/code-probe.js";
 import { isUnansweredCall, translateProviderError } from "../provider-errors.js";
 import { ERC1155_INTERFACE_ID, ERC721_INTERFACE_ID, MINTER_ROLE, erc1155Interface, erc20Interface, erc721Interface } from "../token-abi.js";
 
@@ -85,14 +85,14 @@ function batchUnsupported(params: BatchMintParams, needed: string): TokenService
 }
 
 /** The call a batch mint makes: the token's airdrop of the batch's form, refused when the token has none. */
-function batchMintData(params: BatchMintParams, functions: CodeFunctions): string {
+function batchMintData(params: BatchMintParams, functions: CodeProbe): string {
   const to = params.recipients.map((item) => item.to);
   if (params.type === "ERC20") {
-    if (!functions.has(MINT.erc20Airdrop)) throw batchUnsupported(params, MINT.erc20Airdrop);
+    if (functions.has(MINT.erc20Airdrop) === false) throw batchUnsupported(params, MINT.erc20Airdrop);
     return erc20Interface.encodeFunctionData(MINT.erc20Airdrop, [to, params.recipients.map((item) => item.amount)]);
   }
   if (params.type === "ERC1155") {
-    if (!functions.has(MINT.erc1155Airdrop)) throw batchUnsupported(params, MINT.erc1155Airdrop);
+    if (functions.has(MINT.erc1155Airdrop) === false) throw batchUnsupported(params, MINT.erc1155Airdrop);
     const ids = params.recipients.map((item) => item.tokenId);
     return erc1155Interface.encodeFunctionData(MINT.erc1155Airdrop, [to, ids, params.recipients.map((item) => item.amount), "0x"]);
   }
@@ -100,9 +100,9 @@ function batchMintData(params: BatchMintParams, functions: CodeFunctions): strin
   const withUri = params.recipients.findIndex((item) => item.uri !== undefined);
   const plain = withIds ? MINT.erc721AirdropWithIds : MINT.erc721Airdrop;
   const needed = withUri < 0 ? plain : withIds ? MINT.erc721AirdropWithIdsUri : MINT.erc721AirdropUri;
-  if (!functions.has(needed)) {
+  if (functions.has(needed) === false) {
     // A token with the batch mint but no URIs: the URI is what it lacks.
-    if (needed !== plain && functions.has(plain)) throw uriUnsupported(params, `recipients[${withUri}].uri`, needed);
+    if (needed !== plain && functions.has(plain) === true) throw uriUnsupported(params, `recipients[${withUri}].uri`, needed);
     throw batchUnsupported(params, needed);
   }
   const ids = withIds ? [params.recipients.map((item) => item.tokenId!)] : [];
@@ -111,7 +111,7 @@ function batchMintData(params: BatchMintParams, functions: CodeFunctions): strin
 }
 
 /** The call a mint makes, in the form the token has: the variants without uriStorage take no URI at all. */
-function mintData(params: MintParams, functions: CodeFunctions): string {
+function mintData(params: MintParams, functions: CodeProbe): string {
   if (isBatchMint(params)) return batchMintData(params, functions);
   if (params.type === "ERC20") return erc20Interface.encodeFunctionData(MINT.erc20, [params.to, params.amount]);
   if (params.type === "ERC1155") {
@@ -121,13 +121,13 @@ function mintData(params: MintParams, functions: CodeFunctions): string {
   }
   if (params.uri !== undefined) {
     const needed = params.tokenId !== undefined ? MINT.erc721WithIdUri : MINT.erc721Uri;
-    if (!functions.has(needed)) throw uriUnsupported(params, "uri", needed);
+    if (functions.has(needed) === false) throw uriUnsupported(params, "uri", needed);
     const args = params.tokenId !== undefined ? [params.to, params.tokenId, params.uri] : [params.to, params.uri];
     return erc721Interface.encodeFunctionData(needed, args);
   }
   if (params.tokenId === undefined) return erc721Interface.encodeFunctionData(MINT.erc721, [params.to]);
   // The variants have mintWithId(to, id); the historic ServiceERC721 only mintWithId(to, id, uri), where "" is no URI.
-  if (functions.has(MINT.erc721WithId)) return erc721Interface.encodeFunctionData(MINT.erc721WithId, [params.to, params.tokenId]);
+  if (functions.has(MINT.erc721WithId) === true) return erc721Interface.encodeFunctionData(MINT.erc721WithId, [params.to, params.tokenId]);
   return erc721Interface.encodeFunctionData(MINT.erc721WithIdUri, [params.to, params.tokenId, ""]);
 }
 
@@ -175,18 +175,17 @@ async function checkIdsFree(chain: EvmChain, params: MintParams): Promise<void> 
  */
 export async function preflightMint(chain: EvmChain, sender: string, params: MintParams): Promise<string> {
   const at = params.contractAddress;
-  const [code, hasRole, owner, isErc721, isErc1155] = await Promise.all([
-    chain.provider.getCode(at).catch((error) => Promise.reject(translateProviderError(error, "the node"))),
+  // The code (an EIP-1967 proxy's or clone's implementation's) says which mint functions the token has.
+  const [functions, hasRole, owner, isErc721, isErc1155] = await Promise.all([
+    probeCode(chain, at),
     read(chain, at, erc20Interface.encodeFunctionData("hasRole", [MINTER_ROLE, sender])),
     read(chain, at, erc20Interface.encodeFunctionData("owner", [])),
     read(chain, at, erc721Interface.encodeFunctionData("supportsInterface", [ERC721_INTERFACE_ID])),
     read(chain, at, erc721Interface.encodeFunctionData("supportsInterface", [ERC1155_INTERFACE_ID])),
   ]);
-  if (code === "0x" || (params.type === "ERC721") !== isTrue(isErc721) || (params.type === "ERC1155") !== isTrue(isErc1155)) {
-    throw notAToken(params);
-  }
+  if ((params.type === "ERC721") !== isTrue(isErc721) || (params.type === "ERC1155") !== isTrue(isErc1155)) throw notAToken(params);
   checkMinter(sender, params, { hasRole, owner });
-  const data = mintData(params, new CodeFunctions(code));
+  const data = mintData(params, functions);
   if (params.type === "ERC20") await checkCap(chain, params);
   if (params.type === "ERC721") await checkIdsFree(chain, params);
   return data;

@@ -41,8 +41,9 @@ export interface TransactionIntent {
   /** Native currency sent with it, in smallest units (a NATIVE transfer's amount); default 0. */
   value?: bigint;
   /**
-   * Sends of one shape need the same gas but for their calldata (deployments of one contract: see gas-shapes.ts); on a
-   * simulated chain the node is asked once per shape. Live chains, and sends without a shape, ask the node every time.
+   * Sends of one shape need the same gas but for their calldata, and revert only if every send of the shape reverts
+   * (deployments of one contract with checked arguments: see gas-shapes.ts); the node is asked once per shape and chain
+   * (again after a while). Sends without a shape are estimated by the node every time.
    */
   gasShape?: string;
 }
@@ -78,42 +79,57 @@ function callOf(request: TransactionIntent): { from: string; to?: string; data: 
   };
 }
 
+/** The node's estimates of `requests`: one JSON-RPC batch on a node over the network (serialized once), else each at once. */
+async function nodeEstimates(chain: EvmChain, requests: TransactionIntent[]): Promise<Array<PromiseSettledResult<bigint>>> {
+  if (requests.length === 0) return [];
+  if (chain.requestAll === undefined) return Promise.allSettled(requests.map((request) => estimateGas(chain, request)));
+  const answers = await chain.requestAll(requests.map((request) => ({ method: "eth_estimateGas", params: [callOf(request)] })));
+  return answers.map((answer) => (answer.status === "fulfilled" ? { status: "fulfilled", value: BigInt(answer.value as string) } : answer));
+}
+
 /**
- * Each request's gas. On a live chain the node estimates every send: only it knows its gas rules (EIP-7623's calldata
- * floor, a hard fork's repricing), and an extrapolation would be blind to them. On the in-process simulated chain, whose
- * rules are ours, from what its shape is known to need, or from the node, asked once for the first request of each
- * shape not known yet (the others of that shape follow it, or are estimated on their own if it failed).
+ * Each request's gas: from what its shape is known to need on this chain (gas-shapes.ts), or from the node, asked for
+ * every request without a shape and for the first request of each shape not known yet; the others of that shape follow
+ * it, or are estimated on their own if it failed. A request the node refuses to estimate is never sent (its refusal
+ * is the caller's answer, WOULD_REVERT when it would revert), and nothing is learnt from it.
  */
 async function estimateAll(chain: EvmChain, requests: TransactionIntent[]): Promise<Array<PromiseSettledResult<bigint>>> {
-  if (!chain.simulated) {
-    if (chain.requestAll === undefined) return Promise.allSettled(requests.map((request) => estimateGas(chain, request)));
-    // One batch for the whole burst, serialized once.
-    const answers = await chain.requestAll(requests.map((request) => ({ method: "eth_estimateGas", params: [callOf(request)] })));
-    return answers.map((answer) =>
-      answer.status === "fulfilled" ? { status: "fulfilled", value: BigInt(answer.value as string) } : answer,
-    );
-  }
-  const firstOfShape = new Map<string, Promise<bigint>>();
-  const estimates = requests.map((request) => {
-    const shape = request.gasShape;
-    if (shape === undefined) return estimateGas(chain, request);
-    const known = knownGas(chain, shape, request.data);
-    if (known !== undefined) return Promise.resolve(known);
-    const first = firstOfShape.get(shape);
-    if (first !== undefined) {
-      return first.then(
-        () => knownGas(chain, shape, request.data)!,
-        () => estimateGas(chain, request),
-      );
-    }
-    const estimate = estimateGas(chain, request).then((gas) => {
-      learnGas(chain, shape, request.data, gas);
-      return gas;
-    });
-    firstOfShape.set(shape, estimate);
-    return estimate;
+  const settled: Array<PromiseSettledResult<bigint> | undefined> = requests.map((request) => {
+    const gas = request.gasShape === undefined ? undefined : knownGas(chain, request.gasShape, request.data);
+    return gas === undefined ? undefined : { status: "fulfilled", value: gas };
   });
-  return Promise.allSettled(estimates);
+  const asked: number[] = [];
+  const followers: number[] = [];
+  const shapesAsked = new Set<string>();
+  for (const [index, request] of requests.entries()) {
+    if (settled[index] !== undefined) continue;
+    const shape = request.gasShape;
+    if (shape !== undefined && shapesAsked.has(shape)) followers.push(index);
+    else {
+      if (shape !== undefined) shapesAsked.add(shape);
+      asked.push(index);
+    }
+  }
+  const ask = async (indices: number[]) => {
+    const answers = await nodeEstimates(
+      chain,
+      indices.map((index) => requests[index]!),
+    );
+    for (const [position, index] of indices.entries()) {
+      const answer = answers[position]!;
+      const { gasShape, data } = requests[index]!;
+      if (answer.status === "fulfilled" && gasShape !== undefined) learnGas(chain, gasShape, data, answer.value);
+      settled[index] = answer;
+    }
+  };
+  await ask(asked);
+  const unknown = followers.filter((index) => {
+    const gas = knownGas(chain, requests[index]!.gasShape!, requests[index]!.data);
+    if (gas !== undefined) settled[index] = { status: "fulfilled", value: gas };
+    return gas === undefined;
+  });
+  await ask(unknown);
+  return settled as Array<PromiseSettledResult<bigint>>;
 }
 
 /** Estimates leave headroom: a block may move the base fee or the gas a call needs between estimate and inclusion. */
@@ -365,8 +381,9 @@ async function estimateError(chain: EvmChain, request: TransactionIntent, error:
 
 /**
  * One batch of one sender's sends, inside its lock: the nonce, fees and balance are read once, each job is estimated,
- * checked against what the jobs before it may spend, and signed with the next nonce; the records are written together
- * (`beforeBroadcast` of every job at once: the store commits them as one group), then broadcast in nonce order.
+ * checked against what the jobs before it may spend, and given the next nonce; each is signed and recorded
+ * (`beforeBroadcast`, concurrent ones committed by the store as one group) before it is broadcast, in nonce order. A
+ * chain that takes them all at once gets them once all are recorded; elsewhere see `signInTurn`.
  */
 async function sendBatch(chain: EvmChain, batch: Job[]): Promise<void> {
   const node = nodeName(chain);
@@ -405,7 +422,7 @@ async function sendBatch(chain: EvmChain, batch: Job[]): Promise<void> {
       estimate.status === "rejected" ? estimateError(chain, batch[index]!.job.request, estimate.reason) : undefined,
     ),
   );
-  const signed: Array<{ entry: Job; info: SignedTransactionInfo }> = [];
+  const planned: Planned[] = [];
   for (const [index, entry] of batch.entries()) {
     const refusal = refusals[index];
     const estimate = estimates[index]!;
@@ -435,21 +452,29 @@ async function sendBatch(chain: EvmChain, batch: Job[]): Promise<void> {
     }
     // What the sends before it in the batch may cost at most is spoken for: the node checks each against what is left.
     available -= gasCost + l1Fee + value;
-    const { raw, hash } = signTransaction(transaction, request.privateKey!);
-    signed.push({ entry, info: { transactionHash: hash, nonce, rawTransaction: raw } });
+    planned.push({ entry, transaction, nonce });
     nonce = lowestFreeNonce(nonce + 1, held);
   }
 
-  const recorded = await Promise.allSettled(signed.map(({ entry, info }) => entry.job.hooks.beforeBroadcast?.(info)));
-  // Where the chain takes them all at once, the ones before the first unrecorded nonce go together.
-  const firstUnrecorded = recorded.findIndex((record) => record.status === "rejected");
-  const atOnce = chain.broadcastAll === undefined ? 0 : firstUnrecorded === -1 ? signed.length : firstUnrecorded;
-  const sentTogether =
-    atOnce > 0
-      ? await chain.broadcastAll!(signed.slice(0, atOnce).map(({ info }) => info.rawTransaction)).catch((error: unknown) =>
+  let staged: Array<Promise<Staged>>;
+  let sentTogether: Array<PromiseSettledResult<string>> = [];
+  if (chain.broadcastAll !== undefined) {
+    // Sent all at once: signed and recorded all at once (one commit), and the ones before the first unrecorded nonce go together.
+    const signed = planned.map((send) => ({ entry: send.entry, info: signPlanned(send) }));
+    const recorded = await Promise.allSettled(signed.map(({ entry, info }) => entry.job.hooks.beforeBroadcast?.(info)));
+    staged = signed.map(({ info }, index) => Promise.resolve({ info, recorded: recorded[index]! }));
+    const firstUnrecorded = recorded.findIndex((record) => record.status === "rejected");
+    const atOnce = firstUnrecorded === -1 ? signed.length : firstUnrecorded;
+    if (atOnce > 0) {
+      sentTogether = await chain
+        .broadcastAll(signed.slice(0, atOnce).map(({ info }) => info.rawTransaction))
+        .catch((error: unknown) =>
           signed.slice(0, atOnce).map((): PromiseSettledResult<string> => ({ status: "rejected", reason: error })),
-        )
-      : [];
+        );
+    }
+  } else {
+    staged = signInTurn(planned);
+  }
   // Set once a nonce will never reach the node: the later ones could never be mined, so they are not sent.
   let gap: string | undefined;
   // Set when that was the service's own storage (a journal that could not be written): retrying is the fix, not the request.
@@ -464,8 +489,15 @@ async function sendBatch(chain: EvmChain, batch: Job[]): Promise<void> {
     gap = `(nonce ${nonce}) was refused`;
     if (error.code === ErrorCode.STORAGE_UNAVAILABLE) storageGap = error;
   };
-  for (const [index, { entry, info }] of signed.entries()) {
-    const record = recorded[index]!;
+  for (const [index, { entry }] of planned.entries()) {
+    let info: SignedTransactionInfo, record: PromiseSettledResult<void>;
+    try {
+      ({ info, recorded: record } = await staged[index]!);
+    } catch (error) {
+      // Not signed (nothing recorded): neither are the later ones.
+      entry.reject(error);
+      continue;
+    }
     if (record.status === "rejected") {
       entry.reject(record.reason);
       gap ??= `(nonce ${info.nonce}) could not be recorded`;
@@ -503,6 +535,64 @@ async function sendBatch(chain: EvmChain, batch: Job[]): Promise<void> {
       refusedBy(error, info.nonce);
     }
   }
+}
+
+/** A send of a batch with its nonce, checked and ready to sign. */
+interface Planned {
+  entry: Job;
+  transaction: TransactionLike;
+  nonce: number;
+}
+
+/** A planned send signed, and whether its record was written. */
+interface Staged {
+  info: SignedTransactionInfo;
+  recorded: PromiseSettledResult<void>;
+}
+
+function signPlanned({ entry, transaction, nonce }: Planned): SignedTransactionInfo {
+  const { raw, hash } = signTransaction(transaction, entry.job.request.privateKey!);
+  return { transactionHash: hash, nonce, rawTransaction: raw };
+}
+
+/**
+ * Signs a batch's sends in nonce order, one at a time with the node's answers let in between, and writes their records
+ * in groups that double (1, 2, 4, …), one commit each. The sends are broadcast one by one, each once the node answered
+ * the one before: the first leaves after one signature and one commit, and the later ones are signed and recorded while
+ * the node takes the earlier ones, instead of every broadcast waiting for the last signature.
+ */
+function signInTurn(planned: Planned[]): Array<Promise<Staged>> {
+  const settlers: Array<{ resolve(staged: Staged): void; reject(error: unknown): void }> = [];
+  const staged = planned.map(() => new Promise<Staged>((resolve, reject) => void settlers.push({ resolve, reject })));
+  // Read in order by the batch's loop: a later one refused meanwhile must not count as unhandled.
+  for (const promise of staged) promise.catch(() => undefined);
+  const record = (group: Array<{ index: number; info: SignedTransactionInfo }>) => {
+    // Added in one macrotask: the store commits them together.
+    for (const { index, info } of group) {
+      void Promise.allSettled([planned[index]!.entry.job.hooks.beforeBroadcast?.(info)]).then(([recorded]) =>
+        settlers[index]!.resolve({ info, recorded: recorded! }),
+      );
+    }
+  };
+  void (async () => {
+    let group: Array<{ index: number; info: SignedTransactionInfo }> = [];
+    let groupSize = 1;
+    for (const [index, send] of planned.entries()) {
+      if (index > 0) await new Promise<void>((resolve) => setImmediate(resolve));
+      try {
+        group.push({ index, info: signPlanned(send) });
+      } catch (error) {
+        record(group);
+        for (const settler of settlers.slice(index)) settler.reject(error);
+        return;
+      }
+      if (group.length < groupSize && index < planned.length - 1) continue;
+      record(group);
+      group = [];
+      groupSize *= 2;
+    }
+  })();
+  return staged;
 }
 
 /**

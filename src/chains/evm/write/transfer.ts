@@ -31,25 +31,46 @@ export function approveData(params: ApproveParams): string {
   return erc721Standard.encodeFunctionData("approve", [params.spender, params.tokenId]);
 }
 
-function notOwner(message: string, reason: string, details: Record<string, unknown> = {}): TokenServiceError {
+export function notOwner(message: string, reason: string, details: Record<string, unknown> = {}): TokenServiceError {
   return new TokenServiceError(ErrorCode.NOT_TOKEN_OWNER, message, { field: "tokenId", details: { reason, ...details } });
 }
 
 /** The owner of an ERC721 token, or NOT_TOKEN_OWNER when it does not exist. */
-async function erc721Owner(chain: EvmChain, contract: string, tokenId: bigint): Promise<string> {
+export async function erc721Owner(chain: EvmChain, contract: string, tokenId: bigint): Promise<string> {
   const owner = await view<string>(chain, contract, erc721Standard, "ownerOf", [tokenId]);
   if (owner === undefined) throw notOwner(`token id ${tokenId} does not exist on ${contract}`, "ERC721NonexistentToken");
   return owner;
 }
 
-async function requireErc20Balance(chain: EvmChain, sender: string, contract: string, amount: bigint): Promise<void> {
+/** The sender holds `amount` of an ERC20, or INSUFFICIENT_TOKEN_BALANCE says it cannot `verb` ("transfer", "burn") that much. */
+export async function requireErc20Balance(chain: EvmChain, sender: string, contract: string, amount: bigint, verb: string): Promise<void> {
   const balance = (await view<bigint>(chain, contract, erc20Standard, "balanceOf", [sender])) ?? 0n;
   if (balance >= amount) return;
   throw new TokenServiceError(
     ErrorCode.INSUFFICIENT_TOKEN_BALANCE,
-    `${sender} holds ${balance} of ${contract} (smallest units) and cannot transfer ${amount}: the token would revert with ERC20InsufficientBalance`,
+    `${sender} holds ${balance} of ${contract} (smallest units) and cannot ${verb} ${amount}: the token would revert with ERC20InsufficientBalance`,
     { field: "amount", details: { reason: "ERC20InsufficientBalance", balance: balance.toString(), needed: amount.toString() } },
   );
+}
+
+/** As requireErc20Balance, for one ERC1155 id: holding none of it is NOT_TOKEN_OWNER. */
+export async function requireErc1155Balance(
+  chain: EvmChain,
+  sender: string,
+  contract: string,
+  tokenId: bigint,
+  amount: bigint,
+  verb: string,
+): Promise<void> {
+  const balance = (await view<bigint>(chain, contract, erc1155Standard, "balanceOf", [sender, tokenId])) ?? 0n;
+  if (balance === 0n) throw notOwner(`${sender} holds none of token id ${tokenId} of ${contract}`, "ERC1155InsufficientBalance");
+  if (balance < amount) {
+    throw new TokenServiceError(
+      ErrorCode.INSUFFICIENT_TOKEN_BALANCE,
+      `${sender} holds ${balance} of token id ${tokenId} of ${contract} and cannot ${verb} ${amount}: the token would revert with ERC1155InsufficientBalance`,
+      { field: "amount", details: { reason: "ERC1155InsufficientBalance", balance: balance.toString(), needed: amount.toString() } },
+    );
+  }
 }
 
 /**
@@ -74,7 +95,7 @@ export async function preflightTransfer(chain: EvmChain, sender: string, params:
     );
   }
   await requireTokenStandard(chain, params.contractAddress, params.type);
-  if (params.type === "ERC20") return requireErc20Balance(chain, sender, params.contractAddress, params.amount);
+  if (params.type === "ERC20") return requireErc20Balance(chain, sender, params.contractAddress, params.amount, "transfer");
   if (params.type === "ERC721") {
     const owner = await erc721Owner(chain, params.contractAddress, params.tokenId);
     if (owner.toLowerCase() !== sender.toLowerCase()) {
@@ -88,16 +109,7 @@ export async function preflightTransfer(chain: EvmChain, sender: string, params:
     }
     return;
   }
-  const balance = (await view<bigint>(chain, params.contractAddress, erc1155Standard, "balanceOf", [sender, params.tokenId])) ?? 0n;
-  if (balance === 0n)
-    throw notOwner(`${sender} holds none of token id ${params.tokenId} of ${params.contractAddress}`, "ERC1155InsufficientBalance");
-  if (balance < params.amount) {
-    throw new TokenServiceError(
-      ErrorCode.INSUFFICIENT_TOKEN_BALANCE,
-      `${sender} holds ${balance} of token id ${params.tokenId} of ${params.contractAddress} and cannot transfer ${params.amount}: the token would revert with ERC1155InsufficientBalance`,
-      { field: "amount", details: { reason: "ERC1155InsufficientBalance", balance: balance.toString(), needed: params.amount.toString() } },
-    );
-  }
+  await requireErc1155Balance(chain, sender, params.contractAddress, params.tokenId, params.amount, "transfer");
 }
 
 /** As preflightTransfer, for an approval: the token is one of its type, and an ERC721 token approval is the holder's to give. */

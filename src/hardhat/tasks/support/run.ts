@@ -24,6 +24,8 @@ const OPTION_NAMES: Record<string, string> = {
   contractAddress: "--contract",
   transactionHash: "--tx",
   [HARDHAT_NETWORK_FIELD]: "--network",
+  // The pause task says --unpause for paused: false; a token already in the state asked for names it.
+  paused: "--unpause",
 };
 
 function optionName(field: string): string {

@@ -1,0 +1,94 @@
+import type { EvmChain } from "../../chains/evm/chain.js";
+import {
+  burnData,
+  ownershipData,
+  pauseData,
+  preflightBurn,
+  preflightOwnership,
+  preflightPause,
+  preflightRole,
+  roleData,
+} from "../../chains/evm/write/admin.js";
+import type { AdminCommand, BurnCommand, OwnershipCommand, PauseCommand, RoleCommand } from "../../domain/admin-commands.js";
+import type { BurnResult, OwnershipResult, PauseResult, RoleResult } from "../../domain/admin-requests.js";
+import type { WriteIntent } from "./intents.js";
+
+// Burns, pauses, role grants and revokes, ownership transfers as write intents: one call on the token each, recorded,
+// signed and tracked by the one pipeline as transfers are. Each record's params are the answer's own fields.
+
+/** A call on `command`'s token: its record holds `fields` (with the contract) and its answer repeats them. */
+function tokenCall<Fields extends object>(
+  kind: WriteIntent<unknown>["kind"],
+  command: AdminCommand<{ contractAddress: string }>,
+  call: { data: string; tokenType: string | null; fields: Fields; preflight(chain: EvmChain): Promise<void> },
+) {
+  const { pair, sender, params } = command;
+  const { contractAddress } = params;
+  const type = call.tokenType !== null ? { type: call.tokenType } : {};
+  return {
+    kind,
+    command,
+    transaction: { to: contractAddress, data: call.data },
+    record: () => ({ tokenType: call.tokenType, params: { contractAddress, ...call.fields }, contractAddress }),
+    preflight: call.preflight,
+    answer: (sent: { transactionHash: string; nonce: number }, chain: EvmChain) => ({
+      transactionHash: sent.transactionHash,
+      status: "pending" as const,
+      chain: pair.chain,
+      network: pair.network,
+      ...type,
+      contractAddress,
+      sender,
+      ...call.fields,
+      nonce: sent.nonce,
+      simulated: chain.simulated,
+    }),
+  };
+}
+
+/** ERC20 and ERC721 `burn(uint256)`, ERC1155 `burn(sender, id, amount)`: the sender's own tokens. */
+export function burnIntent(command: BurnCommand): WriteIntent<BurnResult> {
+  const { sender, params } = command;
+  return tokenCall("burn", command, {
+    data: burnData(sender, params),
+    tokenType: params.type,
+    fields: {
+      ...(params.type !== "ERC20" ? { tokenId: params.tokenId.toString() } : {}),
+      ...(params.type !== "ERC721" ? { amount: params.amount.toString() } : {}),
+    },
+    preflight: (chain) => preflightBurn(chain, sender, params),
+  }) as WriteIntent<BurnResult>;
+}
+
+/** `pause()` or `unpause()`. */
+export function pauseIntent(command: PauseCommand): WriteIntent<PauseResult> {
+  const { params } = command;
+  return tokenCall("pause", command, {
+    data: pauseData(params),
+    tokenType: null,
+    fields: { paused: params.paused },
+    preflight: (chain) => preflightPause(chain, params),
+  });
+}
+
+/** `grantRole(role, account)` or `revokeRole(role, account)`. */
+export function roleIntent(command: RoleCommand): WriteIntent<RoleResult> {
+  const { params } = command;
+  return tokenCall(params.grant ? "grantRole" : "revokeRole", command, {
+    data: roleData(params),
+    tokenType: null,
+    fields: { role: params.role, roleId: params.roleId, account: params.account },
+    preflight: (chain) => preflightRole(chain, params),
+  });
+}
+
+/** `transferOwnership(newOwner)`. */
+export function ownershipIntent(command: OwnershipCommand): WriteIntent<OwnershipResult> {
+  const { params } = command;
+  return tokenCall("transferOwnership", command, {
+    data: ownershipData(params),
+    tokenType: null,
+    fields: { newOwner: params.newOwner },
+    preflight: (chain) => preflightOwnership(chain, params),
+  });
+}

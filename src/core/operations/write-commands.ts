@@ -1,0 +1,52 @@
+import { parseBurnCommand, parseOwnershipCommand, parsePauseCommand, parseRoleCommand } from "../../domain/admin-commands.js";
+import type {
+  BurnRequest,
+  BurnResult,
+  OwnershipRequest,
+  OwnershipResult,
+  PauseRequest,
+  PauseResult,
+  RoleRequest,
+  RoleResult,
+} from "../../domain/admin-requests.js";
+import type { ChainRegistry } from "../../domain/chains.js";
+import { parseLaunchCommand } from "../../domain/commands.js";
+import { parseMintCommand } from "../../domain/mint-commands.js";
+import type { LaunchRequest, LaunchResult, MintRequest, MintResult, SigningFields, Unsigned } from "../../domain/requests.js";
+import { parseApproveCommand, parseTransferCommand } from "../../domain/transfer-commands.js";
+import type { ApproveRequest, ApproveResult, TransferRequest, TransferResult } from "../../domain/transfer-requests.js";
+import { burnIntent, ownershipIntent, pauseIntent, roleIntent } from "./admin-intents.js";
+import { approveIntent, launchIntent, mintIntent, transferIntent, type WriteIntent } from "./intents.js";
+
+// Every write the service makes, by name: how its request becomes the one intent the pipeline records, signs, sends and
+// tracks (Operations.write and Operations.prepare). A door names the command; it never builds an intent itself.
+
+export interface WriteCommand<Request, Answer> {
+  /** The request parsed once into its command, and the write that command is. */
+  intent(request: Unsigned<Request>, chains: ChainRegistry): WriteIntent<Answer>;
+}
+
+const command = <Request, Answer>(intent: WriteCommand<Request, Answer>["intent"]): WriteCommand<Request, Answer> => ({ intent });
+
+export const WRITE_COMMANDS = {
+  launch: command<LaunchRequest, LaunchResult>((request, chains) => launchIntent(parseLaunchCommand(request, chains), request.token)),
+  mint: command<MintRequest, MintResult>((request, chains) => mintIntent(parseMintCommand(request, chains))),
+  transfer: command<TransferRequest, TransferResult>((request, chains) => transferIntent(parseTransferCommand(request, chains))),
+  approve: command<ApproveRequest, ApproveResult>((request, chains) => approveIntent(parseApproveCommand(request, chains))),
+  burn: command<BurnRequest, BurnResult>((request, chains) => burnIntent(parseBurnCommand(request, chains))),
+  pause: command<PauseRequest, PauseResult>((request, chains) => pauseIntent(parsePauseCommand(request, chains))),
+  grantRole: command<RoleRequest, RoleResult>((request, chains) => roleIntent(parseRoleCommand(request, chains, true))),
+  revokeRole: command<RoleRequest, RoleResult>((request, chains) => roleIntent(parseRoleCommand(request, chains, false))),
+  transferOwnership: command<OwnershipRequest, OwnershipResult>((request, chains) =>
+    ownershipIntent(parseOwnershipCommand(request, chains)),
+  ),
+};
+
+export type WriteCommandName = keyof typeof WRITE_COMMANDS;
+type Intent<N extends WriteCommandName> = (typeof WRITE_COMMANDS)[N]["intent"];
+/** What a command takes to be prepared: its fields, the pair and the sender. */
+export type UnsignedRequestOf<N extends WriteCommandName> = Parameters<Intent<N>>[0];
+/** What a command takes to be sent: also who signs. */
+export type RequestOf<N extends WriteCommandName> = UnsignedRequestOf<N> & SigningFields;
+/** What the node's acceptance of a command's transaction answers. */
+export type AnswerOf<N extends WriteCommandName> = ReturnType<Intent<N>> extends WriteIntent<infer A> ? A : never;

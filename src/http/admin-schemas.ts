@@ -1,0 +1,82 @@
+import { z } from "zod/v4";
+
+import { EXAMPLE_MANAGED_CONTRACT } from "./examples.js";
+import { address, chain, integerString, network, preparedTransaction, shownAddress, signedWrite } from "./schemas.js";
+import { TokenStandard, settled, shownStandard, tokenContract } from "./transfer-schemas.js";
+
+// The shapes of burns, pauses, role grants and revokes and ownership transfers (routes/admin.ts). As in schemas.ts they
+// check shape only; the core checks meaning (an address of that network, a token that has the function).
+
+const managedToken = tokenContract.meta({ examples: [EXAMPLE_MANAGED_CONTRACT] });
+
+/** What each of these answers besides the operation itself. */
+const written = {
+  ...settled,
+  contractAddress: z.string(),
+  sender: shownAddress,
+  nonce: z.number().int().nonnegative().describe("The sender's nonce this write used"),
+  simulated: z.boolean(),
+  blockNumber: z.number().int().nonnegative().nullable().optional(),
+};
+
+export const BurnWrite = signedWrite({
+  chain,
+  network,
+  type: TokenStandard,
+  contractAddress: managedToken.describe("The token; launched with token.options.burnable (or any token with OpenZeppelin's burn)"),
+  amount: integerString("ERC20 and ERC1155: how much, in smallest units; greater than 0").optional(),
+  tokenId: integerString("ERC721 and ERC1155: which token", "1").optional(),
+  sender: address.describe("Burns its own tokens (an ERC721 token also as its approved address or operator), and pays the fee"),
+});
+
+export const Burn = z.object({
+  ...written,
+  type: shownStandard,
+  amount: z.string().optional().describe("Smallest units"),
+  tokenId: z.string().optional(),
+});
+
+export const PauseWrite = signedWrite({
+  chain,
+  network,
+  contractAddress: managedToken.describe("The token; launched with token.options.pausable (or any with pause(), unpause() and paused())"),
+  paused: z.boolean().describe("true calls pause(): every transfer, mint and burn stops; false calls unpause()"),
+  sender: address.describe("The pauser: PAUSER_ROLE (access roles) or the owner (access ownable)"),
+});
+
+export const Pause = z.object({ ...written, paused: z.boolean().describe("The state the write puts the token in") });
+
+export const RoleWrite = signedWrite({
+  chain,
+  network,
+  contractAddress: tokenContract.describe("The token; launched with access roles (AccessControl)"),
+  role: z
+    .string()
+    .describe(
+      "A role the token defines, by name (MINTER_ROLE, PAUSER_ROLE, DEFAULT_ADMIN_ROLE, …: the token must have a view of that name), or its id as 32 bytes of 0x hex",
+    )
+    .meta({ examples: ["MINTER_ROLE"] }),
+  account: address.describe("Who gains or loses the role; not the zero address"),
+  sender: address.describe("A holder of the role's admin role (DEFAULT_ADMIN_ROLE for the service's tokens)"),
+});
+
+export const RoleChange = z.object({
+  ...written,
+  role: z.string().describe("As the request named it"),
+  roleId: z.string().describe("The bytes32 id: keccak-256 of the name; DEFAULT_ADMIN_ROLE is 0x00…00"),
+  account: z.string(),
+});
+
+export const OwnershipWrite = signedWrite({
+  chain,
+  network,
+  contractAddress: managedToken.describe("The token; launched with access ownable (Ownable)"),
+  newOwner: address.describe("The owner from then on; not the zero address"),
+  sender: address.describe("The owner"),
+});
+
+export const OwnershipTransfer = z.object({ ...written, newOwner: z.string() });
+
+export const PreparedBurn = preparedTransaction(shownStandard);
+/** A pause, role or ownership write names no standard: it calls any token that has the function. */
+export const PreparedTokenCall = preparedTransaction();

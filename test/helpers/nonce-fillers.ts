@@ -1,0 +1,34 @@
+import { Wallet, type TransactionLike } from "ethers";
+
+import type { NonceFiller, SenderNonce } from "../../src/core/operations/nonce-healing.js";
+
+const SEPOLIA_CHAIN_ID = 11155111;
+
+/** A transaction from `wallet` at `nonce` that moves nothing (to itself, no value): what a wallet's "cancel" sends. */
+export function cancelAt(wallet: { privateKey: string }, nonce: number, fees: { maxFeePerGas: bigint; maxPriorityFeePerGas: bigint }) {
+  const transaction: TransactionLike = { chainId: SEPOLIA_CHAIN_ID, nonce, gasLimit: 21_000n, type: 2, value: 0n, ...fees };
+  const signer = new Wallet(wallet.privateKey);
+  return signer.signTransaction({ ...transaction, to: signer.address });
+}
+
+/**
+ * A filler that holds what the service cannot make: a cancel the sender signed. The service's own pre-signed cancels
+ * plug in through the same port; this one signs with the test's key when asked, for the senders it is given.
+ */
+export class TestCancels implements NonceFiller {
+  readonly asked: SenderNonce[] = [];
+  private readonly keys = new Map<string, string>();
+
+  constructor(private readonly fees: { maxFeePerGas: bigint; maxPriorityFeePerGas: bigint }) {}
+
+  allow(wallet: { address: string; privateKey: string }): void {
+    this.keys.set(wallet.address.toLowerCase(), wallet.privateKey);
+  }
+
+  async fillerAt(gap: SenderNonce) {
+    this.asked.push(gap);
+    const privateKey = this.keys.get(gap.sender.toLowerCase());
+    if (privateKey === undefined) return undefined;
+    return { rawTransaction: await cancelAt({ privateKey }, gap.nonce, this.fees), description: "the test's cancel" };
+  }
+}
