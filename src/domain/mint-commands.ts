@@ -1,5 +1,3 @@
-import { ZeroAddress } from "ethers";
-
 import { parseEvmAddress } from "./addresses.js";
 import { requireEvm, type ChainRegistry } from "./chains.js";
 import type { EvmPair } from "./commands.js";
@@ -7,6 +5,7 @@ import { invalidArgument } from "./errors.js";
 import type { MintRecipientRequest, MintRequest, Unsigned } from "./requests.js";
 import { parseTokenType, type TokenType } from "./token-params.js";
 import { parseUint256 } from "./units.js";
+import { counterparty, positiveAmount } from "./write-fields.js";
 
 // A mint parsed once, where it enters the core (as commands.ts does launches): one recipient, several ERC1155 ids to
 // one holder (the collection's mintBatch), or several recipients in one transaction (the token's airdrop).
@@ -51,20 +50,8 @@ function refuse(field: string, message: string): never {
   throw invalidArgument(field, message);
 }
 
-/** A holder to mint to: the zero address is refused as every token here refuses it (ERC20InvalidReceiver, …). */
-function recipient(value: unknown, field: string): string {
-  const address = parseEvmAddress(value, field);
-  if (address === ZeroAddress) refuse(field, `${field} must not be the zero address: the token refuses to mint there`);
-  return address;
-}
-
-/** An amount to mint: an integer above 0 (a mint of 0 mints nothing). */
-function positiveAmount(value: unknown, field: string, what: string): bigint {
-  if (value === undefined) refuse(field, `${field} is required for ${what} (smallest units, decimal string)`);
-  const amount = parseUint256(value, field);
-  if (amount === 0n) refuse(field, `${field} must be greater than 0: a mint of 0 mints nothing`);
-  return amount;
-}
+/** A holder to mint to: not the zero address, which every token here refuses (ERC20InvalidReceiver, …). */
+const recipient = (value: unknown, field: string) => counterparty(value, field, "the token refuses to mint there");
 
 function uriOf(value: unknown, field: string): string | undefined {
   if (value === undefined) return undefined;
@@ -107,7 +94,7 @@ function parseRecipients(type: TokenType, contractAddress: string, list: unknown
   if (type === "ERC20") {
     const recipients = items.map(({ at, item }) => ({
       to: recipient(item.to, `${at}.to`),
-      amount: positiveAmount(item.amount, `${at}.amount`, "each recipient of an ERC20 mint"),
+      amount: positiveAmount(item.amount, "for each recipient of an ERC20 mint", `${at}.amount`),
     }));
     return { type, contractAddress, recipients };
   }
@@ -117,7 +104,7 @@ function parseRecipients(type: TokenType, contractAddress: string, list: unknown
       return {
         to: recipient(item.to, `${at}.to`),
         tokenId: parseUint256(item.tokenId, `${at}.tokenId`),
-        amount: positiveAmount(item.amount, `${at}.amount`, "each recipient of an ERC1155 mint"),
+        amount: positiveAmount(item.amount, "for each recipient of an ERC1155 mint", `${at}.amount`),
       };
     });
     return { type, contractAddress, recipients };
@@ -158,7 +145,7 @@ function parseErc1155Ids(request: Unsigned<MintRequest>, contractAddress: string
     contractAddress,
     to,
     tokenIds: ids.map((id, index) => parseUint256(id, `tokenIds[${index}]`)),
-    amounts: amounts.map((amount, index) => positiveAmount(amount, `amounts[${index}]`, "each id of an ERC1155 mint")),
+    amounts: amounts.map((amount, index) => positiveAmount(amount, "for each id of an ERC1155 mint", `amounts[${index}]`)),
   };
 }
 
@@ -180,7 +167,7 @@ export function parseMintCommand(request: Unsigned<MintRequest>, chains: ChainRe
   if (type !== "ERC1155") refuseGiven(fields, ["tokenIds", "amounts"], "applies to ERC1155 mints only (several ids to one holder)");
   if (type === "ERC20") {
     refuseGiven(fields, ["tokenId", "uri"], "applies to ERC721 and ERC1155 mints only");
-    return { pair, sender, params: { type, contractAddress, to, amount: positiveAmount(request.amount, "amount", "an ERC20 mint") } };
+    return { pair, sender, params: { type, contractAddress, to, amount: positiveAmount(request.amount, "for an ERC20 mint") } };
   }
   if (type === "ERC1155") {
     refuseGiven(fields, ["uri"], "does not apply to an ERC1155 mint: the collection has one URI for every id, set at launch");
@@ -193,7 +180,7 @@ export function parseMintCommand(request: Unsigned<MintRequest>, chains: ChainRe
     return {
       pair,
       sender,
-      params: { type, contractAddress, to, tokenId, amount: positiveAmount(request.amount, "amount", "an ERC1155 mint") },
+      params: { type, contractAddress, to, tokenId, amount: positiveAmount(request.amount, "for an ERC1155 mint") },
     };
   }
   refuseGiven(fields, ["amount"], "applies to ERC20 and ERC1155 mints only; an ERC721 mint creates one token");
