@@ -107,7 +107,8 @@ for (const kind of ["simulated", "anvil"] as const) {
 
     async function expectMinedInOrder(sent: SignedTransactionInfo[]): Promise<void> {
       for (const info of sent) {
-        const receipt = await chain.provider.getTransactionReceipt(info.transactionHash);
+        // A node that mines on send may answer the broadcast a moment before it serves the receipt.
+        const receipt = await chain.provider.waitForTransaction(info.transactionHash, 1, 30_000);
         expect(receipt?.status, `nonce ${info.nonce}`).to.equal(1);
       }
     }
