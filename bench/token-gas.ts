@@ -93,6 +93,29 @@ export function formatTokenGasTable(rows: GasRow[]): string {
   return lines.join("\n");
 }
 
+/**
+ * The README's short form: what each option adds to its kind's bare variant, one row an option, one column a kind
+ * ("—": the kind has no such option); the first row the bare variant's own gas, the last every option at once.
+ */
+export function formatOptionCostTable(rows: GasRow[]): string {
+  const kinds = ["ERC20", "ERC721", "ERC1155"] as const;
+  const gasOf = (kind: TokenKind, options: string) => rows.find((row) => row.kind === kind && row.options === options)?.gas;
+  const bare = (kind: TokenKind) => gasOf(kind, "`{}` (none; access roles)")!;
+  const signed = (delta: bigint) => `${delta < 0n ? "−" : "+"}${(delta < 0n ? -delta : delta).toLocaleString("en-US")}`;
+  const options = ["access: ownable", ...new Set(kinds.flatMap((kind) => FEATURES[kind] as readonly string[]))];
+  const lines = ["| option | ERC20 | ERC721 | ERC1155 |", "| --- | ---: | ---: | ---: |"];
+  lines.push(`| none (\`{}\`: access roles) | ${kinds.map((kind) => bare(kind).toLocaleString("en-US")).join(" | ")} |`);
+  for (const option of options) {
+    const cells = kinds.map((kind) => {
+      const gas = gasOf(kind, option);
+      return gas === undefined ? "—" : signed(gas - bare(kind));
+    });
+    lines.push(`| ${option} | ${cells.join(" | ")} |`);
+  }
+  lines.push(`| all of them | ${kinds.map((kind) => gasOf(kind, "all of them")!.toLocaleString("en-US")).join(" | ")} |`);
+  return lines.join("\n");
+}
+
 interface BatchGasRow {
   token: string;
   /** Gas used by the batch's transaction, by number of recipients. */
