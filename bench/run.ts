@@ -3,7 +3,7 @@
 // Speed is printed here, never asserted in a test. Progress goes to stderr, the tables to stdout.
 // `npm run bench -- --no-footprint` leaves out the footprint of `serve` (about two minutes); `--only=balances,wallets`
 // runs only the named sections of the ratio table (launches, balances, wallets, replay, anvil) and nothing after it;
-// `--only=token-gas` only the deployment gas of each token option (docs/tokens.md; half a minute).
+// `--only=token-gas` only the deployment gas of each token option and the gas of batch mints (docs/tokens.md; a minute).
 import { rm } from "node:fs/promises";
 import os from "node:os";
 
@@ -13,7 +13,7 @@ import { anvilRows } from "./anvil.js";
 import { balanceReadRows } from "./balance-reads.js";
 import { launchRows } from "./launches.js";
 import { replayRows } from "./replay.js";
-import { formatTokenGasTable, tokenGasRows } from "./token-gas.js";
+import { batchMintGasRows, formatBatchMintGasTable, formatOptionCostTable, formatTokenGasTable, tokenGasRows } from "./token-gas.js";
 import { formatServeFootprint, measureServeFootprints, packedPackageProject } from "./serve-footprint.js";
 import { REPETITIONS, formatRatioTable, machine } from "./support.js";
 import { walletCreationTable } from "./wallet-creation.js";
@@ -81,7 +81,12 @@ async function main(): Promise<void> {
   if (only === undefined || only.includes("token-gas")) {
     log("deployment gas per token option…");
     console.log("Deployment gas per token option (ethereum/sepolia simulated, each option alone):\n");
-    console.log(`${formatTokenGasTable(await tokenGasRows(hre, log))}\n`);
+    const gasRows = await tokenGasRows(hre, log);
+    console.log(`${formatTokenGasTable(gasRows)}\n`);
+    console.log(`The README's table, what each option adds:\n\n${formatOptionCostTable(gasRows)}\n`);
+    log("batch mint gas…");
+    console.log("Batch mint gas (ethereum/sepolia simulated, to fresh holders):\n");
+    console.log(`${formatBatchMintGasTable(await batchMintGasRows(hre, log))}\n`);
   }
   if (only !== undefined) return;
   log("wallet creation per core…");

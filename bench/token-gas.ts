@@ -1,10 +1,13 @@
 // The gas each token option costs at deployment: every option launched alone through the service on a simulated chain,
 // beside the bare variant of its kind, the historic contracts and every option at once; the gas used is read from the
-// receipt, the runtime size from the node. Gas does not depend on the machine: the table goes into docs/tokens.md.
-import { id } from "ethers";
+// receipt, the runtime size from the node. Then the gas of batch mints (the tokens' airdrop) of 1, 10 and 50 recipients,
+// which sets the bound on a batch (docs/decisions/0039-batch-mint.md). Gas does not depend on the machine: the tables go
+// into docs/tokens.md.
+import { Wallet, id } from "ethers";
 import type { HardhatRuntimeEnvironment } from "hardhat/types/hre";
 
 import { createTokenService } from "../src/api.js";
+import { MAX_MINT_RECIPIENTS } from "../src/domain/mint-commands.js";
 import { FEATURES, type TokenKind } from "../src/domain/token-options.js";
 import { PAIR, PAIR_INFO } from "./deployments.js";
 
@@ -86,6 +89,109 @@ export function formatTokenGasTable(rows: GasRow[]): string {
     lines.push(
       `| ${row.kind} | ${row.options} | ${row.gas.toLocaleString("en-US")} | ${sign}${magnitude.toLocaleString("en-US")} | ${row.runtimeBytes.toLocaleString("en-US")} |`,
     );
+  }
+  return lines.join("\n");
+}
+
+/**
+ * The README's short form: what each option adds to its kind's bare variant, one row an option, one column a kind
+ * ("—": the kind has no such option); the first row the bare variant's own gas, the last every option at once.
+ */
+export function formatOptionCostTable(rows: GasRow[]): string {
+  const kinds = ["ERC20", "ERC721", "ERC1155"] as const;
+  const gasOf = (kind: TokenKind, options: string) => rows.find((row) => row.kind === kind && row.options === options)?.gas;
+  const bare = (kind: TokenKind) => gasOf(kind, "`{}` (none; access roles)")!;
+  const signed = (delta: bigint) => `${delta < 0n ? "−" : "+"}${(delta < 0n ? -delta : delta).toLocaleString("en-US")}`;
+  const options = ["access: ownable", ...new Set(kinds.flatMap((kind) => FEATURES[kind] as readonly string[]))];
+  const lines = ["| option | ERC20 | ERC721 | ERC1155 |", "| --- | ---: | ---: | ---: |"];
+  lines.push(`| none (\`{}\`: access roles) | ${kinds.map((kind) => bare(kind).toLocaleString("en-US")).join(" | ")} |`);
+  for (const option of options) {
+    const cells = kinds.map((kind) => {
+      const gas = gasOf(kind, option);
+      return gas === undefined ? "—" : signed(gas - bare(kind));
+    });
+    lines.push(`| ${option} | ${cells.join(" | ")} |`);
+  }
+  lines.push(`| all of them | ${kinds.map((kind) => gasOf(kind, "all of them")!.toLocaleString("en-US")).join(" | ")} |`);
+  return lines.join("\n");
+}
+
+interface BatchGasRow {
+  token: string;
+  /** Gas used by the batch's transaction, by number of recipients. */
+  gas: Map<number, bigint>;
+}
+
+/** The batch sizes measured: one recipient, ten, and the bound. */
+const BATCH_SIZES = [1, 10, MAX_MINT_RECIPIENTS];
+
+/** Batch mints to fresh holders (new storage slots: the dearest case), each kind at its heaviest and at its lightest. */
+export async function batchMintGasRows(hre: HardhatRuntimeEnvironment, log: (line: string) => void): Promise<BatchGasRow[]> {
+  const service = await createTokenService({ hre, env: {} });
+  try {
+    const owner = service.createWallet(PAIR);
+    await service.faucet({ ...PAIR, address: owner.address, amount: (10n ** 21n).toString() });
+    const chain = await service.evmChain(PAIR_INFO, "bench");
+    const signer = { sender: owner.address, privateKey: owner.privateKey };
+    const launch = async (kind: TokenKind, options: Record<string, unknown>) => {
+      const launched = await service.launch({ ...PAIR, type: kind, token: tokenFields(kind, options), ...signer });
+      await chain.provider.waitForTransaction(launched.transactionHash);
+      return launched.contractAddress;
+    };
+    const everyErc721Option = Object.fromEntries(FEATURES.ERC721.map((feature) => [feature, optionValue(feature)]));
+    const cases: Array<{ token: string; kind: TokenKind; options: Record<string, unknown>; item(index: number): Record<string, unknown> }> =
+      [
+        {
+          token: "ERC721, every option, a 59-byte URI each",
+          kind: "ERC721",
+          options: everyErc721Option,
+          item: (index) => ({ uri: `bafybeigdyrzt5sfp7udm7hu76uh7y26nf3efuylqabf3oclgtqy55f/${index}.json`.slice(0, 59) }),
+        },
+        { token: "ERC721, every option, no URI", kind: "ERC721", options: everyErc721Option, item: () => ({}) },
+        { token: "ERC721, no option", kind: "ERC721", options: {}, item: () => ({}) },
+        {
+          token: "ERC20 mintable, votes, capped, pausable",
+          kind: "ERC20",
+          options: { mintable: true, votes: true, capped: true, pausable: true },
+          item: () => ({ amount: "1000" }),
+        },
+        { token: "ERC20 mintable", kind: "ERC20", options: { mintable: true }, item: () => ({ amount: "1000" }) },
+        {
+          token: "ERC1155 supply, pausable",
+          kind: "ERC1155",
+          options: { supply: true, pausable: true },
+          item: (index) => ({ tokenId: String(index), amount: "5" }),
+        },
+      ];
+    const rows: BatchGasRow[] = [];
+    for (const { token, kind, options, item } of cases) {
+      const contractAddress = await launch(kind, options);
+      const gas = new Map<number, bigint>();
+      for (const size of BATCH_SIZES) {
+        const recipients = Array.from({ length: size }, (_, index) => ({ to: Wallet.createRandom().address, ...item(index) }));
+        const minted = await service.mint({ ...PAIR, type: kind, contractAddress, recipients, ...signer } as never);
+        const receipt = await chain.provider.waitForTransaction(minted.transactionHash);
+        if (receipt?.status !== 1) throw new Error(`${token}: the batch of ${size} was not mined`);
+        gas.set(size, receipt.gasUsed);
+        log(`batch mint gas: ${token}, ${size} recipients: ${receipt.gasUsed}`);
+      }
+      rows.push({ token, gas });
+    }
+    return rows;
+  } finally {
+    await service.close();
+  }
+}
+
+/** A markdown table: the gas of each batch size, and what each recipient past ten adds. */
+export function formatBatchMintGasTable(rows: BatchGasRow[]): string {
+  const [, middle, last] = BATCH_SIZES as [number, number, number];
+  const header = `| token (access roles) | ${BATCH_SIZES.map((size) => `${size} recipient${size > 1 ? "s" : ""}`).join(" | ")} | per added recipient |`;
+  const lines = [header, `| --- | ${BATCH_SIZES.map(() => "---:").join(" | ")} | ---: |`];
+  for (const row of rows) {
+    const perRecipient = (row.gas.get(last)! - row.gas.get(middle)!) / BigInt(last - middle);
+    const cells = BATCH_SIZES.map((size) => row.gas.get(size)!.toLocaleString("en-US"));
+    lines.push(`| ${row.token} | ${cells.join(" | ")} | ${perRecipient.toLocaleString("en-US")} |`);
   }
   return lines.join("\n");
 }

@@ -1,6 +1,7 @@
 // The Solidity of every token variant, from one template per kind: OpenZeppelin's extensions composed as its Contracts
 // Wizard composes them (the same bases, the same overrides Solidity requires), plus the service's constructor
-// arguments and mint functions. Nothing here implements token logic: each option is one audited extension.
+// arguments and mint functions (one recipient, or many in one transaction: `airdrop`, OpenZeppelin's internal `_mint` or
+// `_safeMint` once per recipient). Nothing here implements token logic: each option is one audited extension.
 // `npm run build:contracts` writes token-variants/ from it and compiles them (scripts/build-token-variants.ts); a test
 // checks that the committed files are its output and that the shipped bytecode is theirs.
 import { createHash } from "node:crypto";
@@ -123,6 +124,22 @@ interface Parts {
   functions: string[];
 }
 
+/** The airdrop functions' one check of their own: one value per recipient (OpenZeppelin's internal mints check the rest). */
+const AIRDROP_ERROR = "error AirdropInvalidArrayLength(uint256 recipients, uint256 values);";
+
+/** Reverts unless `array` has one entry per recipient in `to`. */
+const sameLength = (array: string) => `if (${array}.length != to.length) revert AirdropInvalidArrayLength(to.length, ${array}.length);`;
+
+/** An airdrop function: `body` runs once per recipient, with `i` its index, all in one transaction (all or nothing). */
+function airdrop(notice: string, signature: string, minter: string, arrays: string[], body: string[]): string {
+  const checks = arrays.map((array) => `\n        ${sameLength(array)}`).join("");
+  const loop =
+    body.length === 1
+      ? `for (uint256 i = 0; i < to.length; ++i) ${body[0]}`
+      : `for (uint256 i = 0; i < to.length; ++i) {\n${body.map((line) => `            ${line}`).join("\n")}\n        }`;
+  return `/// @notice ${notice}\n    function ${signature} public ${minter} {${checks}\n        ${loop}\n    }`;
+}
+
 function restricted(variant: Variant, role: string): string {
   return variant.access === "ownable" ? "onlyOwner" : `onlyRole(${role})`;
 }
@@ -179,7 +196,15 @@ function erc20Parts(variant: Variant, parts: Parts): void {
   if (has("mintable")) {
     parts.functions.push(
       `function mint(address to, uint256 amount) public ${restricted(variant, "MINTER_ROLE")} {\n        _mint(to, amount);\n    }`,
+      airdrop(
+        "Mints amounts[i] to to[i] for every i, in one transaction.",
+        "airdrop(address[] calldata to, uint256[] calldata amounts)",
+        restricted(variant, "MINTER_ROLE"),
+        ["amounts"],
+        ["_mint(to[i], amounts[i]);"],
+      ),
     );
+    parts.members.push(AIRDROP_ERROR);
   }
 }
 
@@ -205,11 +230,44 @@ function erc721Parts(variant: Variant, parts: Parts): void {
   parts.functions.push(
     `/// @notice Mints the next free id (from 1, skipping ids minted with mintWithId).\n    function mint(address to) public ${minter} returns (uint256 tokenId) {\n        tokenId = _nextFreeId();\n        _safeMint(to, tokenId);\n    }`,
     `function mintWithId(address to, uint256 tokenId) public ${minter} {\n        _safeMint(to, tokenId);\n    }`,
+    airdrop(
+      "Mints the next free id to each of to, in one transaction.",
+      "airdrop(address[] calldata to)",
+      minter,
+      [],
+      ["_safeMint(to[i], _nextFreeId());"],
+    ),
+    airdrop(
+      "Mints tokenIds[i] to to[i] for every i, in one transaction.",
+      "airdropWithIds(address[] calldata to, uint256[] calldata tokenIds)",
+      minter,
+      ["tokenIds"],
+      ["_safeMint(to[i], tokenIds[i]);"],
+    ),
   );
+  parts.members.push(AIRDROP_ERROR);
   if (has("uriStorage")) {
     parts.functions.push(
       `/// @notice Mints the next free id with a URI of its own (ERC721URIStorage: appended to the base URI when there is one).\n    function mint(address to, string calldata uri) public ${minter} returns (uint256 tokenId) {\n        tokenId = _nextFreeId();\n        _safeMint(to, tokenId);\n        _setTokenURI(tokenId, uri);\n    }`,
       `function mintWithId(address to, uint256 tokenId, string calldata uri) public ${minter} {\n        _safeMint(to, tokenId);\n        if (bytes(uri).length > 0) _setTokenURI(tokenId, uri);\n    }`,
+      airdrop(
+        "Mints the next free id to each of to, with uris[i] as its URI where not empty, in one transaction.",
+        "airdrop(address[] calldata to, string[] calldata uris)",
+        minter,
+        ["uris"],
+        [
+          "uint256 tokenId = _nextFreeId();",
+          "_safeMint(to[i], tokenId);",
+          "if (bytes(uris[i]).length > 0) _setTokenURI(tokenId, uris[i]);",
+        ],
+      ),
+      airdrop(
+        "Mints tokenIds[i] to to[i], with uris[i] as its URI where not empty, for every i, in one transaction.",
+        "airdropWithIds(address[] calldata to, uint256[] calldata tokenIds, string[] calldata uris)",
+        minter,
+        ["tokenIds", "uris"],
+        ["_safeMint(to[i], tokenIds[i]);", "if (bytes(uris[i]).length > 0) _setTokenURI(tokenIds[i], uris[i]);"],
+      ),
     );
   }
   if (has("pausable")) parts.functions.push(...pauseFunctions(variant));
@@ -234,7 +292,15 @@ function erc1155Parts(variant: Variant, parts: Parts): void {
   parts.functions.push(
     `function mint(address to, uint256 id, uint256 amount, bytes memory data) public ${minter} {\n        _mint(to, id, amount, data);\n    }`,
     `function mintBatch(address to, uint256[] memory ids, uint256[] memory amounts, bytes memory data) public ${minter} {\n        _mintBatch(to, ids, amounts, data);\n    }`,
+    airdrop(
+      "Mints amounts[i] of id ids[i] to to[i] for every i, in one transaction.",
+      "airdrop(address[] calldata to, uint256[] calldata ids, uint256[] calldata amounts, bytes calldata data)",
+      minter,
+      ["ids", "amounts"],
+      ["_mint(to[i], ids[i], amounts[i], data);"],
+    ),
   );
+  parts.members.push(AIRDROP_ERROR);
   if (has("pausable")) parts.functions.push(...pauseFunctions(variant));
 }
 

@@ -4,6 +4,7 @@ import { faucetTask } from "./faucet.js";
 import { tokenLaunchTask } from "./token-launch.js";
 import { tokenMintTask } from "./token-mint.js";
 import { tokenTransferTask } from "./token-transfer.js";
+import { tokenApproveTask } from "./token-approve.js";
 import { tokenBurnTask } from "./token-burn.js";
 import { tokenPauseTask } from "./token-pause.js";
 import { tokenGrantRoleTask, tokenRevokeRoleTask } from "./token-roles.js";
@@ -21,6 +22,7 @@ export const tokenServiceTasks = [
   tokenLaunchTask,
   tokenMintTask,
   tokenTransferTask,
+  tokenApproveTask,
   tokenBurnTask,
   tokenPauseTask,
   tokenGrantRoleTask,

@@ -4,9 +4,14 @@ import { ArgumentType } from "hardhat/types/arguments";
 import { chainOptions, json, signerOptions } from "./options.js";
 
 export const tokenMintTask = json(
-  signerOptions(chainOptions(task("token:mint", "Mint an ERC721 token, or more ERC20 supply within the cap"))),
+  signerOptions(chainOptions(task("token:mint", "Mint ERC20 supply within the cap, an ERC721 token or an ERC1155 id"))),
 )
-  .addOption({ name: "type", description: "erc20 or erc721", type: ArgumentType.STRING_WITHOUT_DEFAULT, defaultValue: undefined })
+  .addOption({
+    name: "type",
+    description: "erc20, erc721 or erc1155",
+    type: ArgumentType.STRING_WITHOUT_DEFAULT,
+    defaultValue: undefined,
+  })
   .addOption({
     name: "contract",
     description: "The token contract address",
@@ -16,7 +21,7 @@ export const tokenMintTask = json(
   .addOption({ name: "to", description: "Recipient (default: sender)", type: ArgumentType.STRING_WITHOUT_DEFAULT, defaultValue: undefined })
   .addOption({
     name: "tokenId",
-    description: "ERC721: a chosen token id (default: the next free one)",
+    description: "ERC721: a chosen token id (default: the next free one); ERC1155: which id (required)",
     type: ArgumentType.STRING_WITHOUT_DEFAULT,
     defaultValue: undefined,
   })
@@ -28,7 +33,7 @@ export const tokenMintTask = json(
   })
   .addOption({
     name: "amount",
-    description: "ERC20: amount in whole tokens at the token's decimals, e.g. 5 or 0.5",
+    description: "ERC20: amount in whole tokens at the token's decimals, e.g. 5 or 0.5; ERC1155: how many of --token-id",
     type: ArgumentType.STRING_WITHOUT_DEFAULT,
     defaultValue: undefined,
   })

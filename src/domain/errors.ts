@@ -32,7 +32,7 @@ export const ERROR_CATALOG = {
     source: "core",
     title: "A field is missing, has the wrong type or breaks a rule",
     description:
-      "A field is missing, has the wrong type or breaks a rule (uint256 range, `initialSupply` > `totalSupply`, unknown field, more than 50 contracts, a query `chain` that disagrees with the body, a text with NUL or an unpaired surrogate, a faucet grant past the uint256 balance, a `cursor` this service did not return, a webhook `url` that is not http(s), carries credentials or targets a private address, an unknown webhook event, a `signedTransaction` that is not a signed transaction or comes with a `privateKey`, an unknown token option, a royalty over 10000 basis points, a `salt` that is not 32-byte hex). `field` names it.",
+      "A field is missing, has the wrong type or breaks a rule (uint256 range, `initialSupply` > `totalSupply`, unknown field, more than 50 contracts, a query `chain` that disagrees with the body, a text with NUL or an unpaired surrogate, a faucet grant past the uint256 balance, a `cursor` this service did not return, a webhook `url` that is not http(s), carries credentials or targets a private address, an unknown webhook event, a `signedTransaction` that is not a signed transaction or comes with a `privateKey`, an unknown token option, a royalty over 10000 basis points, a `salt` that is not 32-byte hex, a mint's `recipients` empty or over 50 or mixing chosen and next free ERC721 ids, a mint `amount` of 0). `field` names it (`recipients[2].to` for a batch's recipient).",
   },
   INVALID_ADDRESS: {
     httpStatus: 400,
@@ -235,8 +235,23 @@ export const ERROR_CATALOG = {
   NOT_A_MINTER: {
     httpStatus: 422,
     source: "core",
-    title: "The sender lacks the minter role",
-    description: "The sender lacks the contract's minter role.",
+    title: "The sender may not mint on that token",
+    description:
+      "The sender may not mint on the contract: it lacks the minter role (`MINTER_ROLE`, AccessControl), or the token has one owner (Ownable) and the sender is not it (`details.owner` names the owner). Checked before anything is signed.",
+  },
+  BATCH_MINT_UNSUPPORTED: {
+    httpStatus: 422,
+    source: "core",
+    title: "The token has no batch mint",
+    description:
+      "A mint with `recipients` on a token whose code has no `airdrop` function (`details.function` names the one needed): the historic contracts (a launch without `token.options`), an ERC20 launched without `mintable`, tokens launched by releases before batch mints, and contracts the service did not launch. Mint one recipient per request there.",
+  },
+  TOKEN_URI_UNSUPPORTED: {
+    httpStatus: 422,
+    source: "core",
+    title: "The ERC721 has no per-token URI",
+    description:
+      "An ERC721 mint with a `uri` (or a recipient's) on a token launched without `token.options.uriStorage`: its `tokenURI` is its base URI and the id, and it has no mint that takes a URI (`details.function` names the one needed). Mint without `uri`.",
   },
   CAP_EXCEEDED: {
     httpStatus: 422,
@@ -298,7 +313,7 @@ export const ERROR_CATALOG = {
     source: "core",
     title: "The chain would revert it: nothing was signed",
     description:
-      "The node's dry run of the transaction (`eth_estimateGas`, then `eth_call` with the same sender, target and data) reverts, so nothing was signed or sent and no record was written. `details.error` names the revert, decoded with the shipped contracts' ABIs and OpenZeppelin's standard errors (`ERC721InvalidReceiver`, `AccessControlUnauthorizedAccount`, `ERC20ExceededCap`, …; `Error` for a require message, in `args.reason`; `Panic` with `args.code`), `details.args` its arguments as strings by name; `error` is null for a revert without data or with an error the service does not know (`details.data` then holds the raw revert data). Where the mint's own checks find the cause first, the more specific `NOT_A_MINTER`, `CAP_EXCEEDED` or `TOKEN_ID_TAKEN` is answered instead; so are a transfer's, approval's or burn's `INSUFFICIENT_TOKEN_BALANCE` and `NOT_TOKEN_OWNER`, and `NOT_SUPPORTED_BY_TOKEN`. A pause of a paused token (or an unpause of one that is not paused) is answered `WOULD_REVERT` by a read of `paused()`, naming `EnforcedPause` (or `ExpectedPause`) with `field` `paused`.",
+      "The node's dry run of the transaction (`eth_estimateGas`, then `eth_call` with the same sender, target and data) reverts, so nothing was signed or sent and no record was written. `details.error` names the revert, decoded with the shipped contracts' ABIs and OpenZeppelin's standard errors (`ERC721InvalidReceiver`, `AccessControlUnauthorizedAccount`, `ERC20ExceededCap`, …; `Error` for a require message, in `args.reason`; `Panic` with `args.code`), `details.args` its arguments as strings by name; `error` is null for a revert without data or with an error the service does not know (`details.data` then holds the raw revert data). `details.outOfGas` is true when the node found the transaction needs more gas than one may use (16,777,216 under EIP-7825): a batch mint with long URIs, say; split it. Where the mint's own checks find the cause first, the more specific `NOT_A_MINTER`, `CAP_EXCEEDED` or `TOKEN_ID_TAKEN` is answered instead; so are a transfer's, approval's or burn's `INSUFFICIENT_TOKEN_BALANCE` and `NOT_TOKEN_OWNER`, and `NOT_SUPPORTED_BY_TOKEN`. A pause of a paused token (or an unpause of one that is not paused) is answered `WOULD_REVERT` by a read of `paused()`, naming `EnforcedPause` (or `ExpectedPause`) with `field` `paused`.",
   },
   LIVE_NETWORK_FAUCET: {
     httpStatus: 422,

@@ -81,13 +81,30 @@ export interface LaunchRequest extends PairRequest, SigningFields {
   salt?: string;
 }
 
+/** One recipient of a batch mint: `to`, and what it receives (ERC20 `amount`; ERC721 `tokenId`, `uri`; ERC1155 `tokenId` and `amount`). */
+export interface MintRecipientRequest {
+  to: string;
+  amount?: string | number;
+  tokenId?: string | number;
+  uri?: string;
+}
+
 export interface MintRequest extends PairRequest, SigningFields {
   type: string;
   contractAddress: string;
-  to: string;
+  /** The holder; absent with `recipients`. */
+  to?: string;
+  /** ERC721: a chosen id (default the next free one); ERC1155: which id. */
   tokenId?: string | number;
+  /** ERC721: this token's own URI. */
   uri?: string;
+  /** ERC20 and ERC1155: how many, in smallest units (greater than 0). */
   amount?: string | number;
+  /** ERC1155: several ids to `to` in one call (the collection's mintBatch), with `amounts` in the same order. */
+  tokenIds?: Array<string | number>;
+  amounts?: Array<string | number>;
+  /** Several recipients in one transaction (the token's airdrop), all or nothing; at most MAX_MINT_RECIPIENTS. */
+  recipients?: MintRecipientRequest[];
   sender: string;
 }
 
@@ -163,6 +180,14 @@ export interface LaunchResult {
   simulated: boolean;
 }
 
+/** A batch mint's recipient as answered: numbers as decimal strings. */
+export interface MintRecipientResult {
+  to: string;
+  amount?: string;
+  tokenId?: string;
+  uri?: string;
+}
+
 /** A mint as the node accepted it, before its record says more. */
 export interface MintResult {
   transactionHash: string;
@@ -171,8 +196,13 @@ export interface MintResult {
   network: string;
   type: TokenType;
   contractAddress: string;
-  to: string;
+  /** Absent for a batch: its recipients name theirs. */
+  to?: string;
   tokenId?: string;
   amount?: string;
+  /** An ERC1155 mintBatch's ids and amounts; an ERC721 batch's minted ids once mined, in the order of `recipients`. */
+  tokenIds?: string[];
+  amounts?: string[];
+  recipients?: MintRecipientResult[];
   simulated: boolean;
 }

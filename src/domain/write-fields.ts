@@ -13,11 +13,14 @@ export function counterparty(value: unknown, field: string, what: string): strin
   return address;
 }
 
-/** An amount greater than 0; `requiredFor` completes "amount is required …" ("for an ERC20 transfer"). */
-export function positiveAmount(value: unknown, requiredFor: string): bigint {
-  if (value === undefined) throw invalidArgument("amount", `amount is required ${requiredFor} (smallest units, decimal string)`);
-  const amount = parseUint256(value, "amount");
-  if (amount === 0n) throw invalidArgument("amount", "amount must be greater than 0");
+/**
+ * An amount greater than 0; `requiredFor` completes "amount is required …" ("for an ERC20 transfer"). `field` names it
+ * where it is not the body's `amount` (a batch mint's `recipients[2].amount`).
+ */
+export function positiveAmount(value: unknown, requiredFor: string, field = "amount"): bigint {
+  if (value === undefined) throw invalidArgument(field, `${field} is required ${requiredFor} (smallest units, decimal string)`);
+  const amount = parseUint256(value, field);
+  if (amount === 0n) throw invalidArgument(field, `${field} must be greater than 0`);
   return amount;
 }
 

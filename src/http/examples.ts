@@ -11,6 +11,9 @@ export const EXAMPLE_ACCOUNT = {
 /** Hardhat's second default account: a recipient. */
 export const EXAMPLE_RECIPIENT = "0x70997970C51812dc3A010C7d01b50e0d17dc79C8";
 
+/** Hardhat's third default account: another recipient. */
+export const EXAMPLE_THIRD_ACCOUNT = "0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC";
+
 /** Where the example account's first launch on a fresh simulated chain lands (its nonce 0). */
 export const EXAMPLE_TOKEN_CONTRACT = "0x5FbDB2315678afecb367f032d93F642f64180aa3";
 
@@ -33,6 +36,13 @@ export interface BodyExample {
 
 /** Where the example account's second launch on a fresh simulated chain lands (its nonce 1): an ERC721 in the examples. */
 export const EXAMPLE_NFT_CONTRACT = "0xe7f1725E7734CE288F8367e1Bb143E90bb3F0512";
+
+/**
+ * Where the example account's launches with nonces 3 and 4 land, the launch examples `erc1155` and `erc20WithOptions`
+ * tried after the first mint: the ERC1155 and batch mint examples name them.
+ */
+export const EXAMPLE_COLLECTION_CONTRACT = "0xCf7Ed3AccA5a467e9e704C703E8D87F634fB0Fc9";
+export const EXAMPLE_MINTABLE_CONTRACT = "0xDc64a140Aa3E981100a9becA4E685f962f0cF6C9";
 
 /**
  * The launch example "managed" deploys, with a salt, at this address on every chain: an ERC20 with burnable, pausable and

@@ -3,6 +3,7 @@ import { z } from "zod/v4";
 import { ENDPOINT_STATES, type EndpointState } from "../chains/evm/endpoint-pool.js";
 import { BUILT_IN_CHAINS } from "../domain/chains.js";
 import { OPERATION_KINDS, OPERATION_STATUSES, TRANSACTION_ROLES } from "../domain/lifecycle.js";
+import { MAX_MINT_RECIPIENTS } from "../domain/mint-commands.js";
 import { chainFieldDescription, networkFieldDescription } from "./chain-fields.js";
 import {
   CHAIN_FAULT_KINDS,
@@ -288,19 +289,71 @@ export const Launch = z.object({
   blockNumber: z.number().int().nonnegative().nullable().optional(),
 });
 
+const positiveAmount = (description: string, example = ONE_TOKEN) =>
+  z
+    .string()
+    .regex(/^0*[1-9]\d*$/, "must be a decimal string of a positive integer (smallest units)")
+    .describe(description)
+    .meta({ examples: [example] });
+
+const tokenIdString = (description: string) => integerString(description, "1");
+
+const mintUri = z.string().max(2048);
+
+export const MintRecipient = z
+  .strictObject({
+    to: address.describe("Who receives it"),
+    amount: positiveAmount("ERC20 and ERC1155 (required there): how many, in smallest units, greater than 0").optional(),
+    tokenId: tokenIdString(
+      "ERC721: a chosen id, given for every recipient or for none (then each gets the next free id); ERC1155 (required): which id",
+    ).optional(),
+    uri: mintUri.optional().describe("ERC721 launched with uriStorage: this token's own URI"),
+  })
+  .describe("One recipient of a batch mint");
+
+const mintBatchLimit = (what: string) =>
+  [MAX_MINT_RECIPIENTS, `at most ${MAX_MINT_RECIPIENTS} ${what} in one transaction: split the batch`] as const;
+
 const mintFields = {
   chain,
   network,
   type: TokenType,
   contractAddress: address.meta({ examples: [EXAMPLE_TOKEN_CONTRACT] }),
-  to: address,
-  tokenId: integerString("ERC721: a chosen id; default the next free one", "1").optional(),
-  uri: z.string().max(2048).optional().describe("ERC721: this token's own URI"),
-  amount: integerString("ERC20: smallest units").optional(),
-  sender: address.describe("A minter of the contract"),
+  to: address.optional().describe("Who receives it; required but with `recipients`"),
+  tokenId: tokenIdString("ERC721: a chosen id; default the next free one. ERC1155 (required for one id): which id").optional(),
+  uri: mintUri.optional().describe("ERC721 launched with uriStorage (or without options): this token's own URI"),
+  amount: positiveAmount("ERC20 and ERC1155 (required there): how many, in smallest units, greater than 0").optional(),
+  tokenIds: z
+    .array(tokenIdString("An id of the collection"))
+    .min(1, "must name at least one id")
+    .max(...mintBatchLimit("ids"))
+    .optional()
+    .describe("ERC1155: several ids to `to` in one call of the collection's mintBatch, `amounts` in the same order"),
+  amounts: z
+    .array(positiveAmount("How many of the id at the same position of tokenIds", "10"))
+    .min(1, "must name at least one amount")
+    .max(...mintBatchLimit("amounts"))
+    .optional()
+    .describe("ERC1155 with tokenIds: how many of each"),
+  recipients: z
+    .array(MintRecipient)
+    .min(1, "must name at least one recipient")
+    .max(...mintBatchLimit("recipients"))
+    .optional()
+    .describe(
+      `Several recipients minted in one transaction (the token's airdrop function), all or nothing; at most ${MAX_MINT_RECIPIENTS}. Then no top-level to, amount, tokenId or uri. Tokens launched without options (the historic contracts) have no batch mint: 422 BATCH_MINT_UNSUPPORTED`,
+    ),
+  sender: address.describe("A minter of the contract: a MINTER_ROLE holder, or the owner of a token launched with access ownable"),
 };
 
 export const MintWrite = signedWrite(mintFields);
+
+const mintedRecipient = z.object({
+  to: shownAddress,
+  amount: z.string().optional(),
+  tokenId: z.string().optional(),
+  uri: z.string().optional(),
+});
 
 export const Mint = z.object({
   id: z.string(),
@@ -308,11 +361,17 @@ export const Mint = z.object({
   status: OperationState,
   chain: z.string(),
   network: z.string(),
-  type: z.enum(["ERC20", "ERC721"]),
+  type: z.enum(["ERC20", "ERC721", "ERC1155"]),
   contractAddress: z.string(),
-  to: z.string(),
-  tokenId: z.string().optional(),
+  to: z.string().optional().describe("Who received it; absent for a batch (each recipient names its own)"),
+  tokenId: z.string().optional().describe("ERC721: the id given, or, with wait=mined, the id minted; ERC1155: the id"),
   amount: z.string().optional(),
+  tokenIds: z
+    .array(z.string())
+    .optional()
+    .describe("ERC1155 mintBatch: the ids. An ERC721 batch, with wait=mined: the ids minted, in the order of recipients"),
+  amounts: z.array(z.string()).optional().describe("ERC1155 mintBatch: how many of each id"),
+  recipients: z.array(mintedRecipient).optional().describe("A batch's recipients, as given"),
   simulated: z.boolean(),
   blockNumber: z.number().int().nonnegative().nullable().optional(),
 });
@@ -322,7 +381,7 @@ export const UnsignedTransaction = z
     chainId: z.number().int().nonnegative(),
     type: z.union([z.literal(2), z.literal(0)]).describe("2 (EIP-1559) where the chain reports base fees, else 0 (legacy, EIP-155)"),
     nonce: z.number().int().nonnegative().describe("Reserved for the sender until expiresAt"),
-    gasLimit: integerString("The node's estimate plus 20 %"),
+    gasLimit: integerString("The node's estimate plus 20 %, at most 16777216 (EIP-7825's cap) for a transaction estimated within it"),
     maxFeePerGas: integerString("Type 2 only, wei").optional(),
     maxPriorityFeePerGas: integerString("Type 2 only, wei").optional(),
     gasPrice: integerString("Type 0 only, wei").optional(),

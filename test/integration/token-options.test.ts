@@ -107,6 +107,21 @@ for (const [label, start] of [
         none = await launched("ERC20", { name: "Bare", symbol: "BAR", initialSupply: "1000", options: {} });
       });
 
+      it("the metadata read names the options it finds, and none the token lacks", async function () {
+        const featuresOf = async (contractAddress: string) => (await node.service.getTokenInfo({ ...node.pair, contractAddress })).features;
+        expect(await featuresOf(full)).to.deep.equal([
+          "batchMint",
+          "burnable",
+          "capped",
+          "mintable",
+          "ownable",
+          "pausable",
+          "permit",
+          "votes",
+        ]);
+        expect(await featuresOf(none)).to.deep.equal(["accessControl"]);
+      });
+
       it("burnable: a holder burns with ERC20Burnable; without the option there is no burn", async function () {
         const contract = token(full, ERC20_ABI, owner);
         await mined(contract.burn!(100n));
@@ -247,6 +262,22 @@ for (const [label, start] of [
         none = await launched("ERC721", { name: "Bare Art", symbol: "BART", uri: "https://bare.example/", options: { access: "ownable" } });
       });
 
+      it("the metadata read names the options it finds, and none the token lacks", async function () {
+        const featuresOf = async (contractAddress: string) => (await node.service.getTokenInfo({ ...node.pair, contractAddress })).features;
+        expect(await featuresOf(full)).to.deep.equal([
+          "accessControl",
+          "batchMint",
+          "burnable",
+          "enumerable",
+          "metadata",
+          "mintable",
+          "pausable",
+          "royalties",
+          "uriStorage",
+        ]);
+        expect(await featuresOf(none)).to.deep.equal(["batchMint", "metadata", "mintable", "ownable"]);
+      });
+
       it("mints from id 1 for the minter role; uriStorage keeps a URI per token, appended to the base", async function () {
         const contract = token(full, ERC721_ABI, owner);
         await mined(contract.getFunction("mint(address)")(owner.address));
@@ -326,6 +357,21 @@ for (const [label, start] of [
           options: { burnable: true, pausable: true, supply: true, royalty: { receiver, basisPoints: 500 } },
         });
         none = await launched("erc1155", { name: "Bare Items", uri: "ipfs://bare/{id}", options: { access: "ownable" } });
+      });
+
+      it("the metadata read names the options it finds, and none the token lacks", async function () {
+        const featuresOf = async (contractAddress: string) => (await node.service.getTokenInfo({ ...node.pair, contractAddress })).features;
+        expect(await featuresOf(full)).to.deep.equal([
+          "accessControl",
+          "batchMint",
+          "burnable",
+          "metadata",
+          "mintable",
+          "pausable",
+          "royalties",
+          "supply",
+        ]);
+        expect(await featuresOf(none)).to.deep.equal(["batchMint", "metadata", "mintable", "ownable"]);
       });
 
       it("launches a collection: its name, and one URI with {id} for every id (clients substitute it)", async function () {
@@ -476,18 +522,19 @@ describe("token options: what the service refuses before anything is signed", fu
     }
   });
 
-  it("refuses ERC1155 mints for now, and tokenId outside an ERC1155 balance read", async function () {
+  it("refuses an ERC1155 mint without the id to mint, and tokenId outside an ERC1155 balance read", async function () {
     await expectServiceError(
       service.mint({
         ...pair,
         type: "ERC1155",
         contractAddress: sender.address,
         to: sender.address,
+        amount: "1",
         sender: sender.address,
         privateKey: sender.privateKey,
       }),
       ErrorCode.INVALID_ARGUMENT,
-      "type",
+      "tokenId",
     );
     const read = { ...pair, address: sender.address, tokenAddress: sender.address };
     await expectServiceError(service.getTokenBalance({ ...read, type: "erc20", tokenId: "1" }), ErrorCode.INVALID_ARGUMENT, "tokenId");

@@ -356,7 +356,7 @@ for (const environment of environments) {
         totalSupply: parseEther("1000").toString(),
         // An uncapped launch's cap is the largest uint256.
         cap: ((1n << 256n) - 1n).toString(),
-        features: ["accessControl", "capped"],
+        features: ["accessControl", "capped", "mintable"],
         simulated,
       });
       expect(await service.getTokenInfo({ ...SEPOLIA, contractAddress: art })).to.deep.equal({
@@ -366,7 +366,7 @@ for (const environment of environments) {
         name: "Art",
         symbol: "ART",
         totalSupply: "6",
-        features: ["accessControl", "enumerable", "metadata"],
+        features: ["accessControl", "enumerable", "metadata", "mintable"],
         simulated,
       });
       const pausableAddress = await pausable.getAddress();

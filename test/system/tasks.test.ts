@@ -4,17 +4,22 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 
 import { expect } from "chai";
-import { Wallet as EthersWallet, getAddress } from "ethers";
+import { Contract, Wallet as EthersWallet, getAddress } from "ethers";
+import hre from "hardhat";
+
+import { createTokenService, resolveNetwork } from "../../src/api.js";
 
 import { cleanEnvironment, runHardhat, type CliResult } from "../helpers/cli.js";
 import { fixtureProjectRoot } from "../helpers/fixture-projects.js";
+import { independentProvider } from "../helpers/token-client.js";
 
 const TASK_DESCRIPTIONS: Record<string, string> = {
   "wallet:create": "Create a wallet (address and private key) on a chain and network",
   faucet: "Give an address native currency on a simulated chain",
   "token:launch": "Launch an OpenZeppelin-based ERC20, ERC721 or ERC1155 token contract",
-  "token:mint": "Mint an ERC721 token, or more ERC20 supply within the cap",
+  "token:mint": "Mint ERC20 supply within the cap, an ERC721 token or an ERC1155 id",
   "token:transfer": "Send native currency, or an ERC20, ERC721 or ERC1155 token",
+  "token:approve": "Let a spender move the sender's ERC20, ERC721 or ERC1155 tokens",
   balance: "Read the native, ERC20 and ERC721 balances of an address",
 };
 
@@ -295,6 +300,107 @@ describe("tasks through Hardhat's CLI (a child process in the consumer project)"
     expect(tooMuch.code).to.equal(1);
     expect(tooMuch.stderr).to.include("Error in community plugin hardhat-token-service: INSUFFICIENT_TOKEN_BALANCE (--amount)");
     expect(tooMuch.stderr).to.include("ERC20InsufficientBalance");
+  });
+
+  let items: string;
+  const itemHolder = EthersWallet.createRandom().address;
+
+  it("token:mint --type erc1155 mints an amount of one id of a collection", async function () {
+    const launched = await hardhatJson(
+      "token:launch",
+      ...pair,
+      "--type",
+      "erc1155",
+      "--name",
+      "CLI Items",
+      "--uri",
+      "ipfs://items/{id}.json",
+      "--private-key-env",
+      "DEPLOYER_KEY",
+    );
+    keyedRuns.push(launched);
+    items = getAddress(launched.json.contractAddress);
+    const minted = await hardhat(
+      "token:mint",
+      ...pair,
+      "--type",
+      "erc1155",
+      "--contract",
+      items,
+      "--to",
+      itemHolder,
+      "--token-id",
+      "3",
+      "--amount",
+      "5",
+      "--private-key-env",
+      "DEPLOYER_KEY",
+    );
+    keyedRuns.push(minted);
+    expect(minted.code, minted.stderr).to.equal(0);
+    expect(minted.stdout).to.include(`Minted 5 of token #3 of ${items} to ${itemHolder} on ethereum/sepolia (simulated in-process chain)`);
+  });
+
+  it("token:approve sets an ERC20 allowance in whole units and makes an ERC721 operator; the chain, replayed, answers them and the ERC1155 mint", async function () {
+    const spender = EthersWallet.createRandom().address;
+    const signer = ["--private-key-env", "DEPLOYER_KEY"];
+    // 2.5 CLI at the token's 4 decimals: an allowance of 25000 smallest units.
+    const allowance = await hardhat("token:approve", ...pair, "--contract", erc20, "--spender", spender, "--amount", "2.5", ...signer);
+    keyedRuns.push(allowance);
+    expect(allowance.code, allowance.stderr).to.equal(0);
+    expect(allowance.stdout).to.include(
+      `Approved ${spender} to spend 2.5 CLI of ${deployer.address} (${erc20}) on ethereum/sepolia (simulated in-process chain)`,
+    );
+    expect(allowance.stdout).to.match(/status\s+mined \(block \d+\)/);
+
+    const operator = await hardhatJson(
+      "token:approve",
+      ...pair,
+      "--type",
+      "erc721",
+      "--contract",
+      erc721,
+      "--spender",
+      spender,
+      "--all",
+      "true",
+      ...signer,
+    );
+    keyedRuns.push(operator);
+    expect(operator.json).to.include({ status: "mined", type: "ERC721", all: true, spender, sender: deployer.address });
+
+    const bad = await hardhat(
+      "token:approve",
+      ...pair,
+      "--type",
+      "erc721",
+      "--contract",
+      erc721,
+      "--spender",
+      spender,
+      "--all",
+      "yes",
+      ...signer,
+    );
+    keyedRuns.push(bad);
+    expect(bad.code).to.equal(1);
+    expect(bad.stderr).to.include("Error in community plugin hardhat-token-service: INVALID_ARGUMENT (--all): all must be true or false");
+
+    // Read back by an ethers client of the test's own, on the chain the data directory's journal replays in this process.
+    const service = await createTokenService({ hre, env: {}, dataDir });
+    try {
+      const node = independentProvider(await service.evmChain(resolveNetwork("ethereum", "sepolia"), "test"));
+      const approvals = [
+        "function allowance(address owner, address spender) view returns (uint256)",
+        "function isApprovedForAll(address owner, address operator) view returns (bool)",
+        "function balanceOf(address owner, uint256 id) view returns (uint256)",
+      ];
+      expect(await new Contract(erc20, approvals, node).getFunction("allowance")(deployer.address, spender)).to.equal(25000n);
+      expect(await new Contract(erc721, approvals, node).getFunction("isApprovedForAll")(deployer.address, spender)).to.equal(true);
+      expect(await new Contract(items, approvals, node).getFunction("balanceOf")(itemHolder, 3n)).to.equal(5n);
+    } finally {
+      await service.close();
+    }
   });
 
   it("keeps the simulated chain in the configured data directory between runs", async function () {

@@ -5,8 +5,9 @@ import { serviceErc20Artifact, serviceErc721Artifact, variantArtifact } from "..
 import { functionsInCode } from "../../src/chains/evm/read/code-probe.js";
 import { allVariants, variantName } from "../../src/domain/token-options.js";
 
-// The code probe decides NOT_SUPPORTED_BY_TOKEN before a burn, pause or ownership transfer is signed: it must find every
-// function a shipped token has, and none it lacks. A contract's creation code holds its runtime code whole.
+// The code probe decides NOT_SUPPORTED_BY_TOKEN before a burn, pause or ownership transfer is signed, and a mint's form
+// and batch: it must find every function a shipped token has, and none it lacks. A contract's creation code holds its
+// runtime code whole.
 
 const CALLED = [
   "burn(uint256)",
@@ -15,6 +16,16 @@ const CALLED = [
   "unpause()",
   "transferOwnership(address)",
   "grantRole(bytes32,address)",
+  // A mint's form and a batch mint (BATCH_MINT_UNSUPPORTED, TOKEN_URI_UNSUPPORTED) are decided by the probe too.
+  "mint(address,string)",
+  "mintWithId(address,uint256)",
+  "mintWithId(address,uint256,string)",
+  "airdrop(address[],uint256[])",
+  "airdrop(address[])",
+  "airdrop(address[],string[])",
+  "airdropWithIds(address[],uint256[])",
+  "airdropWithIds(address[],uint256[],string[])",
+  "airdrop(address[],uint256[],uint256[],bytes)",
 ];
 
 describe("code probe: the functions a token's code dispatches", function () {

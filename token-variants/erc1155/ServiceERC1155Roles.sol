@@ -9,6 +9,7 @@ import {AccessControl} from "@openzeppelin/contracts/access/AccessControl.sol";
 contract ServiceERC1155Roles is ERC1155, AccessControl {
     bytes32 public constant MINTER_ROLE = keccak256("MINTER_ROLE");
     string public name;
+    error AirdropInvalidArrayLength(uint256 recipients, uint256 values);
 
     constructor(string memory name_, string memory uri_, address admin)
         ERC1155(uri_)
@@ -24,6 +25,13 @@ contract ServiceERC1155Roles is ERC1155, AccessControl {
 
     function mintBatch(address to, uint256[] memory ids, uint256[] memory amounts, bytes memory data) public onlyRole(MINTER_ROLE) {
         _mintBatch(to, ids, amounts, data);
+    }
+
+    /// @notice Mints amounts[i] of id ids[i] to to[i] for every i, in one transaction.
+    function airdrop(address[] calldata to, uint256[] calldata ids, uint256[] calldata amounts, bytes calldata data) public onlyRole(MINTER_ROLE) {
+        if (ids.length != to.length) revert AirdropInvalidArrayLength(to.length, ids.length);
+        if (amounts.length != to.length) revert AirdropInvalidArrayLength(to.length, amounts.length);
+        for (uint256 i = 0; i < to.length; ++i) _mint(to[i], ids[i], amounts[i], data);
     }
 
     function supportsInterface(bytes4 interfaceId) public view override(ERC1155, AccessControl) returns (bool) {

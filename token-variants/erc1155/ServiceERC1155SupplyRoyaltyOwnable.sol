@@ -10,6 +10,7 @@ import {Ownable} from "@openzeppelin/contracts/access/Ownable.sol";
 /// @notice ERC1155 launched by hardhat-token-service (supply, royalty; access: ownable).
 contract ServiceERC1155SupplyRoyaltyOwnable is ERC1155, ERC1155Supply, ERC2981, Ownable {
     string public name;
+    error AirdropInvalidArrayLength(uint256 recipients, uint256 values);
 
     constructor(string memory name_, string memory uri_, address admin, address royaltyReceiver, uint96 royaltyBasisPoints)
         ERC1155(uri_) Ownable(admin)
@@ -24,6 +25,13 @@ contract ServiceERC1155SupplyRoyaltyOwnable is ERC1155, ERC1155Supply, ERC2981, 
 
     function mintBatch(address to, uint256[] memory ids, uint256[] memory amounts, bytes memory data) public onlyOwner {
         _mintBatch(to, ids, amounts, data);
+    }
+
+    /// @notice Mints amounts[i] of id ids[i] to to[i] for every i, in one transaction.
+    function airdrop(address[] calldata to, uint256[] calldata ids, uint256[] calldata amounts, bytes calldata data) public onlyOwner {
+        if (ids.length != to.length) revert AirdropInvalidArrayLength(to.length, ids.length);
+        if (amounts.length != to.length) revert AirdropInvalidArrayLength(to.length, amounts.length);
+        for (uint256 i = 0; i < to.length; ++i) _mint(to[i], ids[i], amounts[i], data);
     }
 
     function _update(address from, address to, uint256[] memory ids, uint256[] memory values) internal override(ERC1155, ERC1155Supply) {

@@ -10,6 +10,7 @@ import {AccessControl} from "@openzeppelin/contracts/access/AccessControl.sol";
 contract ServiceERC20BurnableMintableRoles is ERC20, ERC20Burnable, AccessControl {
     bytes32 public constant MINTER_ROLE = keccak256("MINTER_ROLE");
     uint8 private immutable _decimals;
+    error AirdropInvalidArrayLength(uint256 recipients, uint256 values);
 
     constructor(string memory name_, string memory symbol_, uint8 decimals_, address initialHolder, uint256 initialSupply, address admin)
         ERC20(name_, symbol_)
@@ -26,5 +27,11 @@ contract ServiceERC20BurnableMintableRoles is ERC20, ERC20Burnable, AccessContro
 
     function mint(address to, uint256 amount) public onlyRole(MINTER_ROLE) {
         _mint(to, amount);
+    }
+
+    /// @notice Mints amounts[i] to to[i] for every i, in one transaction.
+    function airdrop(address[] calldata to, uint256[] calldata amounts) public onlyRole(MINTER_ROLE) {
+        if (amounts.length != to.length) revert AirdropInvalidArrayLength(to.length, amounts.length);
+        for (uint256 i = 0; i < to.length; ++i) _mint(to[i], amounts[i]);
     }
 }

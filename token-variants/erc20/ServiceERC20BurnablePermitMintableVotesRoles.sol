@@ -13,6 +13,7 @@ import {Nonces} from "@openzeppelin/contracts/utils/Nonces.sol";
 contract ServiceERC20BurnablePermitMintableVotesRoles is ERC20, ERC20Burnable, AccessControl, ERC20Permit, ERC20Votes {
     bytes32 public constant MINTER_ROLE = keccak256("MINTER_ROLE");
     uint8 private immutable _decimals;
+    error AirdropInvalidArrayLength(uint256 recipients, uint256 values);
 
     constructor(string memory name_, string memory symbol_, uint8 decimals_, address initialHolder, uint256 initialSupply, address admin)
         ERC20(name_, symbol_) ERC20Permit(name_)
@@ -29,6 +30,12 @@ contract ServiceERC20BurnablePermitMintableVotesRoles is ERC20, ERC20Burnable, A
 
     function mint(address to, uint256 amount) public onlyRole(MINTER_ROLE) {
         _mint(to, amount);
+    }
+
+    /// @notice Mints amounts[i] to to[i] for every i, in one transaction.
+    function airdrop(address[] calldata to, uint256[] calldata amounts) public onlyRole(MINTER_ROLE) {
+        if (amounts.length != to.length) revert AirdropInvalidArrayLength(to.length, amounts.length);
+        for (uint256 i = 0; i < to.length; ++i) _mint(to[i], amounts[i]);
     }
 
     function _update(address from, address to, uint256 value) internal override(ERC20, ERC20Votes) {

@@ -10,6 +10,7 @@ import {ERC20Votes} from "@openzeppelin/contracts/token/ERC20/extensions/ERC20Vo
 /// @notice ERC20 launched by hardhat-token-service (mintable, votes; access: ownable).
 contract ServiceERC20MintableVotesOwnable is ERC20, Ownable, EIP712, ERC20Votes {
     uint8 private immutable _decimals;
+    error AirdropInvalidArrayLength(uint256 recipients, uint256 values);
 
     constructor(string memory name_, string memory symbol_, uint8 decimals_, address initialHolder, uint256 initialSupply, address admin)
         ERC20(name_, symbol_) Ownable(admin) EIP712(name_, "1")
@@ -24,6 +25,12 @@ contract ServiceERC20MintableVotesOwnable is ERC20, Ownable, EIP712, ERC20Votes 
 
     function mint(address to, uint256 amount) public onlyOwner {
         _mint(to, amount);
+    }
+
+    /// @notice Mints amounts[i] to to[i] for every i, in one transaction.
+    function airdrop(address[] calldata to, uint256[] calldata amounts) public onlyOwner {
+        if (amounts.length != to.length) revert AirdropInvalidArrayLength(to.length, amounts.length);
+        for (uint256 i = 0; i < to.length; ++i) _mint(to[i], amounts[i]);
     }
 
     function _update(address from, address to, uint256 value) internal override(ERC20, ERC20Votes) {

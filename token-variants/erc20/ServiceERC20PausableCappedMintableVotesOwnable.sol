@@ -12,6 +12,7 @@ import {ERC20Votes} from "@openzeppelin/contracts/token/ERC20/extensions/ERC20Vo
 /// @notice ERC20 launched by hardhat-token-service (pausable, capped, mintable, votes; access: ownable).
 contract ServiceERC20PausableCappedMintableVotesOwnable is ERC20, ERC20Pausable, ERC20Capped, Ownable, EIP712, ERC20Votes {
     uint8 private immutable _decimals;
+    error AirdropInvalidArrayLength(uint256 recipients, uint256 values);
 
     constructor(string memory name_, string memory symbol_, uint8 decimals_, uint256 cap_, address initialHolder, uint256 initialSupply, address admin)
         ERC20(name_, symbol_) ERC20Capped(cap_) Ownable(admin) EIP712(name_, "1")
@@ -34,6 +35,12 @@ contract ServiceERC20PausableCappedMintableVotesOwnable is ERC20, ERC20Pausable,
 
     function mint(address to, uint256 amount) public onlyOwner {
         _mint(to, amount);
+    }
+
+    /// @notice Mints amounts[i] to to[i] for every i, in one transaction.
+    function airdrop(address[] calldata to, uint256[] calldata amounts) public onlyOwner {
+        if (amounts.length != to.length) revert AirdropInvalidArrayLength(to.length, amounts.length);
+        for (uint256 i = 0; i < to.length; ++i) _mint(to[i], amounts[i]);
     }
 
     function _update(address from, address to, uint256 value) internal override(ERC20, ERC20Pausable, ERC20Capped, ERC20Votes) {

@@ -13,6 +13,7 @@ import {Nonces} from "@openzeppelin/contracts/utils/Nonces.sol";
 /// @notice ERC20 launched by hardhat-token-service (pausable, permit, capped, mintable, votes; access: ownable).
 contract ServiceERC20PausablePermitCappedMintableVotesOwnable is ERC20, ERC20Pausable, ERC20Capped, Ownable, ERC20Permit, ERC20Votes {
     uint8 private immutable _decimals;
+    error AirdropInvalidArrayLength(uint256 recipients, uint256 values);
 
     constructor(string memory name_, string memory symbol_, uint8 decimals_, uint256 cap_, address initialHolder, uint256 initialSupply, address admin)
         ERC20(name_, symbol_) ERC20Capped(cap_) Ownable(admin) ERC20Permit(name_)
@@ -35,6 +36,12 @@ contract ServiceERC20PausablePermitCappedMintableVotesOwnable is ERC20, ERC20Pau
 
     function mint(address to, uint256 amount) public onlyOwner {
         _mint(to, amount);
+    }
+
+    /// @notice Mints amounts[i] to to[i] for every i, in one transaction.
+    function airdrop(address[] calldata to, uint256[] calldata amounts) public onlyOwner {
+        if (amounts.length != to.length) revert AirdropInvalidArrayLength(to.length, amounts.length);
+        for (uint256 i = 0; i < to.length; ++i) _mint(to[i], amounts[i]);
     }
 
     function _update(address from, address to, uint256 value) internal override(ERC20, ERC20Pausable, ERC20Capped, ERC20Votes) {

@@ -9,6 +9,7 @@ import {ERC20Permit} from "@openzeppelin/contracts/token/ERC20/extensions/ERC20P
 /// @notice ERC20 launched by hardhat-token-service (permit, mintable; access: ownable).
 contract ServiceERC20PermitMintableOwnable is ERC20, Ownable, ERC20Permit {
     uint8 private immutable _decimals;
+    error AirdropInvalidArrayLength(uint256 recipients, uint256 values);
 
     constructor(string memory name_, string memory symbol_, uint8 decimals_, address initialHolder, uint256 initialSupply, address admin)
         ERC20(name_, symbol_) Ownable(admin) ERC20Permit(name_)
@@ -23,5 +24,11 @@ contract ServiceERC20PermitMintableOwnable is ERC20, Ownable, ERC20Permit {
 
     function mint(address to, uint256 amount) public onlyOwner {
         _mint(to, amount);
+    }
+
+    /// @notice Mints amounts[i] to to[i] for every i, in one transaction.
+    function airdrop(address[] calldata to, uint256[] calldata amounts) public onlyOwner {
+        if (amounts.length != to.length) revert AirdropInvalidArrayLength(to.length, amounts.length);
+        for (uint256 i = 0; i < to.length; ++i) _mint(to[i], amounts[i]);
     }
 }

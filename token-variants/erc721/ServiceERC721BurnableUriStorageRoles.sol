@@ -12,6 +12,7 @@ contract ServiceERC721BurnableUriStorageRoles is ERC721, ERC721URIStorage, ERC72
     bytes32 public constant MINTER_ROLE = keccak256("MINTER_ROLE");
     string private _base;
     uint256 private _lastTokenId;
+    error AirdropInvalidArrayLength(uint256 recipients, uint256 values);
 
     constructor(string memory name_, string memory symbol_, string memory baseURI_, address admin)
         ERC721(name_, symbol_)
@@ -31,6 +32,17 @@ contract ServiceERC721BurnableUriStorageRoles is ERC721, ERC721URIStorage, ERC72
         _safeMint(to, tokenId);
     }
 
+    /// @notice Mints the next free id to each of to, in one transaction.
+    function airdrop(address[] calldata to) public onlyRole(MINTER_ROLE) {
+        for (uint256 i = 0; i < to.length; ++i) _safeMint(to[i], _nextFreeId());
+    }
+
+    /// @notice Mints tokenIds[i] to to[i] for every i, in one transaction.
+    function airdropWithIds(address[] calldata to, uint256[] calldata tokenIds) public onlyRole(MINTER_ROLE) {
+        if (tokenIds.length != to.length) revert AirdropInvalidArrayLength(to.length, tokenIds.length);
+        for (uint256 i = 0; i < to.length; ++i) _safeMint(to[i], tokenIds[i]);
+    }
+
     /// @notice Mints the next free id with a URI of its own (ERC721URIStorage: appended to the base URI when there is one).
     function mint(address to, string calldata uri) public onlyRole(MINTER_ROLE) returns (uint256 tokenId) {
         tokenId = _nextFreeId();
@@ -41,6 +53,26 @@ contract ServiceERC721BurnableUriStorageRoles is ERC721, ERC721URIStorage, ERC72
     function mintWithId(address to, uint256 tokenId, string calldata uri) public onlyRole(MINTER_ROLE) {
         _safeMint(to, tokenId);
         if (bytes(uri).length > 0) _setTokenURI(tokenId, uri);
+    }
+
+    /// @notice Mints the next free id to each of to, with uris[i] as its URI where not empty, in one transaction.
+    function airdrop(address[] calldata to, string[] calldata uris) public onlyRole(MINTER_ROLE) {
+        if (uris.length != to.length) revert AirdropInvalidArrayLength(to.length, uris.length);
+        for (uint256 i = 0; i < to.length; ++i) {
+            uint256 tokenId = _nextFreeId();
+            _safeMint(to[i], tokenId);
+            if (bytes(uris[i]).length > 0) _setTokenURI(tokenId, uris[i]);
+        }
+    }
+
+    /// @notice Mints tokenIds[i] to to[i], with uris[i] as its URI where not empty, for every i, in one transaction.
+    function airdropWithIds(address[] calldata to, uint256[] calldata tokenIds, string[] calldata uris) public onlyRole(MINTER_ROLE) {
+        if (tokenIds.length != to.length) revert AirdropInvalidArrayLength(to.length, tokenIds.length);
+        if (uris.length != to.length) revert AirdropInvalidArrayLength(to.length, uris.length);
+        for (uint256 i = 0; i < to.length; ++i) {
+            _safeMint(to[i], tokenIds[i]);
+            if (bytes(uris[i]).length > 0) _setTokenURI(tokenIds[i], uris[i]);
+        }
     }
 
     function _nextFreeId() private returns (uint256 tokenId) {

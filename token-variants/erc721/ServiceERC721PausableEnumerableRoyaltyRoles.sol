@@ -14,6 +14,7 @@ contract ServiceERC721PausableEnumerableRoyaltyRoles is ERC721, ERC721Enumerable
     bytes32 public constant PAUSER_ROLE = keccak256("PAUSER_ROLE");
     string private _base;
     uint256 private _lastTokenId;
+    error AirdropInvalidArrayLength(uint256 recipients, uint256 values);
 
     constructor(string memory name_, string memory symbol_, string memory baseURI_, address admin, address royaltyReceiver, uint96 royaltyBasisPoints)
         ERC721(name_, symbol_)
@@ -33,6 +34,17 @@ contract ServiceERC721PausableEnumerableRoyaltyRoles is ERC721, ERC721Enumerable
 
     function mintWithId(address to, uint256 tokenId) public onlyRole(MINTER_ROLE) {
         _safeMint(to, tokenId);
+    }
+
+    /// @notice Mints the next free id to each of to, in one transaction.
+    function airdrop(address[] calldata to) public onlyRole(MINTER_ROLE) {
+        for (uint256 i = 0; i < to.length; ++i) _safeMint(to[i], _nextFreeId());
+    }
+
+    /// @notice Mints tokenIds[i] to to[i] for every i, in one transaction.
+    function airdropWithIds(address[] calldata to, uint256[] calldata tokenIds) public onlyRole(MINTER_ROLE) {
+        if (tokenIds.length != to.length) revert AirdropInvalidArrayLength(to.length, tokenIds.length);
+        for (uint256 i = 0; i < to.length; ++i) _safeMint(to[i], tokenIds[i]);
     }
 
     function pause() public onlyRole(PAUSER_ROLE) {

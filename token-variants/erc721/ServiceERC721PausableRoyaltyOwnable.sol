@@ -11,6 +11,7 @@ import {Ownable} from "@openzeppelin/contracts/access/Ownable.sol";
 contract ServiceERC721PausableRoyaltyOwnable is ERC721, ERC721Pausable, ERC2981, Ownable {
     string private _base;
     uint256 private _lastTokenId;
+    error AirdropInvalidArrayLength(uint256 recipients, uint256 values);
 
     constructor(string memory name_, string memory symbol_, string memory baseURI_, address admin, address royaltyReceiver, uint96 royaltyBasisPoints)
         ERC721(name_, symbol_) Ownable(admin)
@@ -27,6 +28,17 @@ contract ServiceERC721PausableRoyaltyOwnable is ERC721, ERC721Pausable, ERC2981,
 
     function mintWithId(address to, uint256 tokenId) public onlyOwner {
         _safeMint(to, tokenId);
+    }
+
+    /// @notice Mints the next free id to each of to, in one transaction.
+    function airdrop(address[] calldata to) public onlyOwner {
+        for (uint256 i = 0; i < to.length; ++i) _safeMint(to[i], _nextFreeId());
+    }
+
+    /// @notice Mints tokenIds[i] to to[i] for every i, in one transaction.
+    function airdropWithIds(address[] calldata to, uint256[] calldata tokenIds) public onlyOwner {
+        if (tokenIds.length != to.length) revert AirdropInvalidArrayLength(to.length, tokenIds.length);
+        for (uint256 i = 0; i < to.length; ++i) _safeMint(to[i], tokenIds[i]);
     }
 
     function pause() public onlyOwner {

@@ -52,6 +52,12 @@ const OPENZEPPELIN_ERRORS = [
   "error InsufficientBalance(uint256 balance, uint256 needed)",
 ];
 
+/**
+ * The token variants' own error (scripts/token-variants.ts; their bundles are not read to decode a revert): an airdrop
+ * given more or fewer values than recipients.
+ */
+const VARIANT_ERRORS = ["error AirdropInvalidArrayLength(uint256 recipients, uint256 values)"];
+
 /** What the compiler's panic codes mean (Solidity's documentation, "Panic via assert and Error via require"). */
 const PANIC_REASONS: Record<number, string> = {
   0x00: "generic compiler panic",
@@ -72,7 +78,7 @@ function errorsOf(abi: InterfaceAbi): string[] {
 
 /** Every error the service can name, once each; Error(string) and Panic(uint256) are ethers' own. */
 const knownErrors = new Interface([
-  ...new Set([...errorsOf(serviceErc20Artifact.abi), ...errorsOf(serviceErc721Artifact.abi), ...OPENZEPPELIN_ERRORS]),
+  ...new Set([...errorsOf(serviceErc20Artifact.abi), ...errorsOf(serviceErc721Artifact.abi), ...OPENZEPPELIN_ERRORS, ...VARIANT_ERRORS]),
 ]);
 
 /** A revert, decoded: the error's name and its arguments as strings by name, or null when the data names nothing known. */

@@ -8,7 +8,9 @@ export const erc20Interface = new Interface([
   "function totalSupply() view returns (uint256)",
   "function cap() view returns (uint256)",
   "function mint(address to, uint256 amount)",
+  "function airdrop(address[] to, uint256[] amounts)",
   "function hasRole(bytes32 role, address account) view returns (bool)",
+  "function owner() view returns (address)",
 ]);
 
 export const erc721Interface = new Interface([
@@ -19,8 +21,14 @@ export const erc721Interface = new Interface([
   "function ownerOf(uint256) view returns (address)",
   "function mint(address to) returns (uint256)",
   "function mint(address to, string uri) returns (uint256)",
+  "function mintWithId(address to, uint256 tokenId)",
   "function mintWithId(address to, uint256 tokenId, string uri)",
+  "function airdrop(address[] to)",
+  "function airdrop(address[] to, string[] uris)",
+  "function airdropWithIds(address[] to, uint256[] tokenIds)",
+  "function airdropWithIds(address[] to, uint256[] tokenIds, string[] uris)",
   "function hasRole(bytes32 role, address account) view returns (bool)",
+  "function owner() view returns (address)",
   "event Transfer(address indexed from, address indexed to, uint256 indexed tokenId)",
 ]);
 
@@ -30,6 +38,7 @@ export const erc1155Interface = new Interface([
   "function uri(uint256 id) view returns (string)",
   "function mint(address to, uint256 id, uint256 amount, bytes data)",
   "function mintBatch(address to, uint256[] ids, uint256[] amounts, bytes data)",
+  "function airdrop(address[] to, uint256[] ids, uint256[] amounts, bytes data)",
   "function hasRole(bytes32 role, address account) view returns (bool)",
   "function owner() view returns (address)",
   "event TransferSingle(address indexed operator, address indexed from, address indexed to, uint256 id, uint256 value)",

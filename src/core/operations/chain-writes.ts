@@ -22,6 +22,14 @@ function liveNetworkFaucet(info: NetworkInfo, advice: string): TokenServiceError
   );
 }
 
+/** Runs the intent's checks before signing; the transaction to sign, with the data the checks chose where they did. */
+async function checkedTransaction(intent: WriteIntent<unknown>, chain: EvmChain) {
+  const checked = await intent.preflight?.(chain);
+  const data = checked?.data ?? intent.transaction.data;
+  if (data === undefined) throw new Error(`the ${intent.kind} intent names no call data`);
+  return { ...intent.transaction, data };
+}
+
 /**
  * The chain side of every write: sign a parsed command (or check the caller's signature) and send it, with hooks for
  * the recorder. Not public: every door writes through `Operations`, which records each write before it is broadcast.
@@ -44,9 +52,9 @@ export class ChainWrites {
   async send<Answer>(intent: WriteIntent<Answer>, signing: Signing, hooks: BroadcastHooks): Promise<Answer> {
     const { pair, sender } = intent.command;
     const chain = await this.evmChain(pair, intent.kind === "launch" ? "token launch" : intent.kind);
-    await intent.preflight?.(chain);
+    const transaction = await checkedTransaction(intent, chain);
     const feeRules = this.feeRules(chain, "privateKey" in signing);
-    const sent = await sendTransaction(chain, this.lock, { sender, ...signing, ...intent.transaction, feeRules }, hooks);
+    const sent = await sendTransaction(chain, this.lock, { sender, ...signing, ...transaction, feeRules }, hooks);
     return intent.answer(sent, chain);
   }
 
@@ -67,9 +75,9 @@ export class ChainWrites {
   async prepare(intent: WriteIntent<unknown>, hooks: PrepareHooks): Promise<PreparedTransactionResult> {
     const { pair, sender } = intent.command;
     const chain = await this.evmChain(pair, intent.kind === "launch" ? "token launch" : intent.kind);
-    await intent.preflight?.(chain);
+    const checked = await checkedTransaction(intent, chain);
     const feeRules = this.feeRules(chain, false);
-    const { transaction, expiresAt } = await prepareTransaction(chain, this.lock, { sender, ...intent.transaction, feeRules }, hooks);
+    const { transaction, expiresAt } = await prepareTransaction(chain, this.lock, { sender, ...checked, feeRules }, hooks);
     const { contractAddress, tokenType } = intent.record(Number(transaction.nonce));
     return {
       chain: pair.chain,

@@ -61,8 +61,8 @@ export type Observation =
       inPool: boolean;
       /** Which one the node holds, when it is another than the one the record follows (a replacement sent before a crash). */
       pooled?: string;
-      /** An ERC721 mint's token id, read from the receipt's logs. */
-      mintedTokenId?: string;
+      /** What an ERC721 mint minted, read from the receipt's logs: its token id, or a batch's, in recipients' order. */
+      minted?: { tokenId: string } | { tokenIds: string[] };
       /** The pair's replace-after blocks: a pending transaction not included after as many is replaced. */
       replaceAfterBlocks?: number;
       /** What the node's fee data asks of a transaction now; read when the replace-after blocks are past. */
@@ -305,13 +305,13 @@ function decideOnChain(record: LeasedOperation, observation: Extract<Observation
         checkInMs: null,
       });
     }
-    const tokenId = observation.mintedTokenId;
+    const minted = observation.minted;
     const replaced = mined !== undefined && mined.role !== "original" ? ` (as ${mined.role} ${minedHash})` : "";
     return change({
       status: "mined",
       reason: `included in block ${receipt.blockNumber}${required > 1 ? ` with ${confirmations} confirmations` : ""}${replaced}`,
       ...block,
-      ...(tokenId !== undefined ? { result: { ...record.result, tokenId } } : {}),
+      ...(minted !== undefined ? { result: { ...record.result, ...minted } } : {}),
       checkInMs: keepWatching ? reorgCheckInMs(poll, 0) : null,
     });
   }

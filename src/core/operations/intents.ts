@@ -3,9 +3,10 @@ import { getCreateAddress, isAddress, getAddress } from "ethers";
 import type { EvmChain } from "../../chains/evm/chain.js";
 import { CREATE2_FACTORY, create2Address, create2Calldata, preflightCreate2 } from "../../chains/evm/write/create2.js";
 import { deploymentData, gasShape } from "../../chains/evm/write/launch.js";
-import { mintData, preflightMint } from "../../chains/evm/write/mint.js";
+import { preflightMint } from "../../chains/evm/write/mint.js";
 import { approveData, preflightApprove, preflightTransfer, transferData } from "../../chains/evm/write/transfer.js";
-import type { EvmPair, LaunchCommand, MintCommand } from "../../domain/commands.js";
+import type { EvmPair, LaunchCommand } from "../../domain/commands.js";
+import { mintFields, type MintCommand } from "../../domain/mint-commands.js";
 import type { OperationKind } from "../../domain/lifecycle.js";
 import type { LaunchResult, MintResult } from "../../domain/requests.js";
 import type { ApproveCommand, TransferCommand } from "../../domain/transfer-commands.js";
@@ -23,7 +24,8 @@ export interface WriteIntent<Answer> {
   transaction: {
     /** Absent: a deployment. */
     to?: string;
-    data: string;
+    /** Absent: the preflight chooses it (a mint's form depends on the functions the token has). */
+    data?: string;
     /** Native currency sent with the call, in smallest units (a NATIVE transfer); absent: 0. */
     value?: bigint;
     /** Sends of one shape need the same gas but for their calldata (see gas-shapes.ts). */
@@ -31,8 +33,11 @@ export interface WriteIntent<Answer> {
   };
   /** The record's fields besides those of the pipeline, given the nonce the transaction was signed with. */
   record(nonce: number): { tokenType: string | null; params: Record<string, unknown>; contractAddress: string | null };
-  /** Refuses, with a typed error, what the chain would revert; runs before signing. */
-  preflight?(chain: EvmChain): Promise<void>;
+  /**
+   * Refuses, with a typed error, what the chain would revert; runs before signing. Answers the call's data where it
+   * depends on the contract, in place of `transaction.data`.
+   */
+  preflight?(chain: EvmChain): Promise<{ data: string } | void>;
   /** The answer once the node accepted the transaction. */
   answer(sent: { transactionHash: string; nonce: number }, chain: EvmChain): Answer;
 }
@@ -91,31 +96,34 @@ export function launchIntent(command: LaunchCommand, requestedToken: unknown): W
   };
 }
 
-/** A mint call on a token this service's contracts launched; refused before signing when the chain would revert it. */
-export function mintIntent(command: MintCommand, requestedFields: Record<string, unknown>): WriteIntent<MintResult> {
+/**
+ * A mint on a token this service's contracts launched: one recipient, several ERC1155 ids to one holder (mintBatch), or
+ * several recipients in one transaction (airdrop). Its call's form depends on the token's functions, so the preflight,
+ * which reads them and refuses what the chain would revert, chooses it.
+ */
+export function mintIntent(command: MintCommand): WriteIntent<MintResult> {
   const { pair, sender, params } = command;
+  const fields = mintFields(params);
   return {
     kind: "mint",
     command,
-    transaction: { to: params.contractAddress, data: mintData(params) },
-    record: () => ({
-      tokenType: params.type,
-      params: checksummed(requestedFields, ["to", "contractAddress"]),
-      contractAddress: params.contractAddress,
-    }),
-    preflight: (chain) => preflightMint(chain, sender, params),
-    answer: (sent, chain) => ({
-      transactionHash: sent.transactionHash,
-      status: "pending",
-      chain: pair.chain,
-      network: pair.network,
-      type: params.type,
-      contractAddress: params.contractAddress,
-      to: params.to,
-      ...(params.type === "ERC721" && params.tokenId !== undefined ? { tokenId: params.tokenId.toString() } : {}),
-      ...(params.type === "ERC20" ? { amount: params.amount.toString() } : {}),
-      simulated: chain.simulated,
-    }),
+    transaction: { to: params.contractAddress },
+    record: () => ({ tokenType: params.type, params: fields, contractAddress: params.contractAddress }),
+    preflight: async (chain) => ({ data: await preflightMint(chain, sender, params) }),
+    answer: (sent, chain) => {
+      // The answer names what was minted; a single mint's own URI stays in the record (as it always has).
+      const { contractAddress: _contract, uri: _uri, ...minted } = fields;
+      return {
+        transactionHash: sent.transactionHash,
+        status: "pending",
+        chain: pair.chain,
+        network: pair.network,
+        type: params.type,
+        contractAddress: params.contractAddress,
+        ...minted,
+        simulated: chain.simulated,
+      };
+    },
   };
 }
 

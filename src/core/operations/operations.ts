@@ -297,21 +297,15 @@ export class Operations {
     }
   }
 
-  /** The outcome with the status its record reached (final, or as it stands after `timeoutMs`), and an ERC721 mint's token id. */
+  /** The outcome with the status its record reached (final, or as it stands after `timeoutMs`), and an ERC721 mint's token ids. */
   async settle<T extends { id: string; status: OperationStatus; blockNumber: number | null }>(
     outcome: T,
     timeoutMs: number,
-  ): Promise<T & { tokenId?: string }> {
+  ): Promise<T & { tokenId?: string; tokenIds?: string[] }> {
     // The transaction is sent: a store that cannot be read now (a database outage) leaves the answer as it stood.
     const record = await this.wait(outcome.id, timeoutMs).catch(() => undefined);
     if (record === undefined) return outcome;
-    const tokenId = record.result?.tokenId;
-    return {
-      ...outcome,
-      status: record.status,
-      blockNumber: record.blockNumber,
-      ...(tokenId !== undefined ? { tokenId: String(tokenId) } : {}),
-    };
+    return { ...outcome, status: record.status, blockNumber: record.blockNumber, ...mintedIds(record) };
   }
 
   /** What a write answered, rebuilt from its record (an idempotent retry after a crash gets it). */
@@ -363,13 +357,15 @@ export class Operations {
         blockNumber: record.blockNumber,
       };
     }
-    const { to, amount, tokenId } = record.params as { to?: string; amount?: string; tokenId?: string };
+    // A mint's record keeps its fields as its answer has them (mintIntent writes them so), and a single mint's URI.
+    const { contractAddress: _contract, uri: _uri, ...minted } = record.params as Record<string, unknown>;
     return {
       ...common,
       contractAddress: record.contractAddress,
-      to,
-      ...(record.result?.tokenId !== undefined || tokenId !== undefined ? { tokenId: String(record.result?.tokenId ?? tokenId) } : {}),
-      ...(amount !== undefined ? { amount: String(amount) } : {}),
+      ...minted,
+      ...(minted.tokenId !== undefined ? { tokenId: String(minted.tokenId) } : {}),
+      ...(minted.amount !== undefined ? { amount: String(minted.amount) } : {}),
+      ...mintedIds(record),
       simulated,
       blockNumber: record.blockNumber,
     };
@@ -537,6 +533,13 @@ function transactionsOf(signed: SignedTransactionInfo): NewOperationTransaction[
       broadcast: false,
     })),
   ];
+}
+
+/** The ERC721 ids a mined mint produced, as its answer carries them: one mint's `tokenId`, a batch's `tokenIds`. */
+function mintedIds(record: OperationRecord): { tokenId?: string; tokenIds?: string[] } {
+  const { tokenId, tokenIds } = record.result ?? {};
+  if (Array.isArray(tokenIds)) return { tokenIds: tokenIds.map(String) };
+  return tokenId !== undefined ? { tokenId: String(tokenId) } : {};
 }
 
 /** What a failure is, as a record stores it: a typed error's code and message, or nothing of an unexpected one's text. */

@@ -4,7 +4,7 @@ import type { TransactionReceipt } from "ethers";
 
 import { ErrorCode, isTokenServiceError } from "../../domain/errors.js";
 import type { EvmChain } from "../../chains/evm/chain.js";
-import { mintedTokenId } from "../../chains/evm/write/mint.js";
+import { mintedTokenIds } from "../../chains/evm/write/mint.js";
 import { receiptSummary } from "../../chains/evm/read/transaction-status.js";
 import { CanonicalBlocks } from "./canonical-blocks.js";
 import {
@@ -499,7 +499,7 @@ export class OperationTracker {
     const found = receipts.findIndex((each) => each !== null);
     const receipt = found === -1 ? null : receipts[found]!;
     const pooled = receipt === null ? await this.pooled(chain, sent) : undefined;
-    const tokenId = receipt !== null && mintOf ? mintedTokenId(receipt as TransactionReceipt, mintOf) : undefined;
+    const minted = receipt !== null && mintOf ? mintedTokens(record, mintedTokenIds(receipt as TransactionReceipt, mintOf)) : undefined;
     const replaceAfterBlocks = this.replaceAfterBlocks(record);
     const needed = receipt === null && replacementDue(record, head, replaceAfterBlocks) ? await pass.feesNeeded(chain) : undefined;
     return {
@@ -513,7 +513,7 @@ export class OperationTracker {
           : { blockNumber: receipt.blockNumber, blockHash: receipt.blockHash, status: receipt.status, transactionHash: sent[found]! },
       inPool: pooled !== undefined,
       ...(pooled !== undefined && pooled !== sent[0] ? { pooled } : {}),
-      ...(tokenId !== undefined ? { mintedTokenId: tokenId } : {}),
+      ...(minted !== undefined ? { minted } : {}),
       ...(Number.isFinite(replaceAfterBlocks) ? { replaceAfterBlocks } : {}),
       ...(needed !== undefined ? { needed } : {}),
     };
@@ -572,4 +572,10 @@ export class OperationTracker {
     const { address, amount } = record.params as { address: string; amount: string };
     return { kind: "granted", balance: await chain.fund!(address, BigInt(amount), record.id) };
   }
+}
+
+/** What an ERC721 mint's receipt says it minted: a batch's ids in the order of its recipients, or one mint's id. */
+function mintedTokens(record: LeasedOperation, ids: string[]): { tokenId: string } | { tokenIds: string[] } | undefined {
+  if (Array.isArray(record.params.recipients)) return { tokenIds: ids };
+  return ids[0] !== undefined ? { tokenId: ids[0] } : undefined;
 }

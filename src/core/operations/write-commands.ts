@@ -10,7 +10,8 @@ import type {
   RoleResult,
 } from "../../domain/admin-requests.js";
 import type { ChainRegistry } from "../../domain/chains.js";
-import { parseLaunchCommand, parseMintCommand } from "../../domain/commands.js";
+import { parseLaunchCommand } from "../../domain/commands.js";
+import { parseMintCommand } from "../../domain/mint-commands.js";
 import type { LaunchRequest, LaunchResult, MintRequest, MintResult, SigningFields, Unsigned } from "../../domain/requests.js";
 import { parseApproveCommand, parseTransferCommand } from "../../domain/transfer-commands.js";
 import type { ApproveRequest, ApproveResult, TransferRequest, TransferResult } from "../../domain/transfer-requests.js";
@@ -27,16 +28,9 @@ export interface WriteCommand<Request, Answer> {
 
 const command = <Request, Answer>(intent: WriteCommand<Request, Answer>["intent"]): WriteCommand<Request, Answer> => ({ intent });
 
-/** A mint's record keeps the request's own fields, as the caller wrote them (not the pair, type, sender or signing). */
-function mintFields(request: Unsigned<MintRequest>): Record<string, unknown> {
-  const { chain: _chain, network: _network, type: _type, sender: _sender, ...fields } = request as MintRequest;
-  const { privateKey: _secret, signedTransaction: _signed, ...own } = fields;
-  return own;
-}
-
 export const WRITE_COMMANDS = {
   launch: command<LaunchRequest, LaunchResult>((request, chains) => launchIntent(parseLaunchCommand(request, chains), request.token)),
-  mint: command<MintRequest, MintResult>((request, chains) => mintIntent(parseMintCommand(request, chains), mintFields(request))),
+  mint: command<MintRequest, MintResult>((request, chains) => mintIntent(parseMintCommand(request, chains))),
   transfer: command<TransferRequest, TransferResult>((request, chains) => transferIntent(parseTransferCommand(request, chains))),
   approve: command<ApproveRequest, ApproveResult>((request, chains) => approveIntent(parseApproveCommand(request, chains))),
   burn: command<BurnRequest, BurnResult>((request, chains) => burnIntent(parseBurnCommand(request, chains))),

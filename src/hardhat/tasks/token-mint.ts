@@ -73,7 +73,12 @@ export default async function tokenMint(args: Args, hre: HardhatRuntimeEnvironme
       ? minted
       : await withSpinner(`waiting for ${minted.transactionHash} to be mined`, () => service.operations.settle(minted, TASK_WAIT_MS));
     if (args.json) return printJson(result);
-    const what = result.type === "ERC721" ? `token #${result.tokenId ?? "?"}` : `${args.amount} ${token?.symbol ?? ""}`;
+    const what =
+      result.type === "ERC721"
+        ? `token #${result.tokenId ?? "?"}`
+        : result.type === "ERC1155"
+          ? `${args.amount} of token #${result.tokenId}`
+          : `${args.amount} ${token?.symbol ?? ""}`;
     console.log(`Minted ${what} of ${result.contractAddress} to ${result.to} on ${chainLabel(result, service)}`);
     console.log(`  transactionHash  ${result.transactionHash}`);
     console.log(`  status           ${result.status}`);

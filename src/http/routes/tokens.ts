@@ -24,14 +24,18 @@ import { parseWith } from "../validation.js";
 import { isDataException } from "../database-errors.js";
 import {
   EXAMPLE_ACCOUNT,
+  EXAMPLE_COLLECTION_CONTRACT,
   EXAMPLE_MANAGED_CONTRACT,
   EXAMPLE_MANAGED_SALT,
+  EXAMPLE_MINTABLE_CONTRACT,
   EXAMPLE_PAIR,
   EXAMPLE_RECIPIENT,
   EXAMPLE_SALT,
+  EXAMPLE_THIRD_ACCOUNT,
   EXAMPLE_TOKEN_CONTRACT,
   ONE_TOKEN,
 } from "../examples.js";
+import { MAX_MINT_RECIPIENTS } from "../../domain/mint-commands.js";
 import { errorResponses } from "./common.js";
 import { defineWriteRoute } from "./write-route.js";
 import { HttpError, HttpErrorCode } from "../http-errors.js";
@@ -171,9 +175,12 @@ export const mintTokenRoute = defineWriteRoute({
   path: "/tokens/mint",
   operationId: "mintToken",
   tag: "tokens",
-  summary: "Mint an ERC721 token or more ERC20 supply",
+  summary: "Mint ERC20 supply, ERC721 tokens or ERC1155 ids: to one holder, or to many in one transaction",
   description:
-    "Signed by `sender`, who must hold the contract's minter role. With wait=mined an ERC721 mint reports the new `tokenId`. As with launches, without `privateKey` it answers the `unsignedTransaction` to sign, and takes it back as `signedTransaction`.",
+    "Signed by `sender`, who must be a minter of the contract: a holder of its MINTER_ROLE, or its owner when it was launched with access `ownable` (422 NOT_A_MINTER names the owner). With wait=mined an ERC721 mint reports the new `tokenId`.\n\n" +
+    "- **ERC20**: `to` and `amount`. **ERC721**: `to`, optionally `tokenId` and, for a token launched with uriStorage (or without options), `uri`. **ERC1155**: `to`, `tokenId` and `amount`, or several ids to `to` at once with `tokenIds` and `amounts` (the collection's mintBatch).\n" +
+    `- **A batch**: \`recipients\`, at most ${MAX_MINT_RECIPIENTS}, each with its own \`to\` and \`amount\`, \`tokenId\` or \`uri\`, minted in one transaction by the token's airdrop function: all or none. Tokens launched with options have it (an ERC20 with mintable); the historic contracts of a launch without options do not (422 BATCH_MINT_UNSUPPORTED). With wait=mined an ERC721 batch reports the minted \`tokenIds\` in the order of recipients.\n\n` +
+    "As with launches, without `privateKey` it answers the `unsignedTransaction` to sign, and takes it back as `signedTransaction`.",
   write: MintWrite,
   bodyExamples: {
     erc20: {
@@ -184,6 +191,48 @@ export const mintTokenRoute = defineWriteRoute({
         contractAddress: EXAMPLE_TOKEN_CONTRACT,
         to: EXAMPLE_RECIPIENT,
         amount: ONE_TOKEN,
+        sender: EXAMPLE_ACCOUNT.address,
+        privateKey: EXAMPLE_ACCOUNT.privateKey,
+      },
+    },
+    erc1155: {
+      summary: "10 of id 1 of an ERC1155 collection (the launch example erc1155, tried after the first mint)",
+      value: {
+        ...EXAMPLE_PAIR,
+        type: "ERC1155",
+        contractAddress: EXAMPLE_COLLECTION_CONTRACT,
+        to: EXAMPLE_RECIPIENT,
+        tokenId: "1",
+        amount: "10",
+        sender: EXAMPLE_ACCOUNT.address,
+        privateKey: EXAMPLE_ACCOUNT.privateKey,
+      },
+    },
+    erc1155Ids: {
+      summary: "Several ids of a collection to one holder, in one mintBatch call",
+      value: {
+        ...EXAMPLE_PAIR,
+        type: "ERC1155",
+        contractAddress: EXAMPLE_COLLECTION_CONTRACT,
+        to: EXAMPLE_RECIPIENT,
+        tokenIds: ["2", "3"],
+        amounts: ["20", "30"],
+        sender: EXAMPLE_ACCOUNT.address,
+        privateKey: EXAMPLE_ACCOUNT.privateKey,
+      },
+    },
+    batch: {
+      summary: "A batch: GLD to two recipients in one transaction (the launch example erc20WithOptions: mintable, ownable)",
+      description:
+        "All recipients are minted, or none. The historic contracts (a launch without options) answer 422 BATCH_MINT_UNSUPPORTED.",
+      value: {
+        ...EXAMPLE_PAIR,
+        type: "ERC20",
+        contractAddress: EXAMPLE_MINTABLE_CONTRACT,
+        recipients: [
+          { to: EXAMPLE_RECIPIENT, amount: ONE_TOKEN },
+          { to: EXAMPLE_THIRD_ACCOUNT, amount: "2000000000000000000" },
+        ],
         sender: EXAMPLE_ACCOUNT.address,
         privateKey: EXAMPLE_ACCOUNT.privateKey,
       },

@@ -253,6 +253,21 @@ function plausibleValue(field: string, dice: Dice, coherent?: Coherence): unknow
       return dice.pick(INTEGER_STRINGS);
     case "all":
       return dice.pick([true, false, "true", 1, null, "false"]);
+    case "tokenIds":
+    case "amounts":
+      return Array.from({ length: dice.pick([0, 1, 2, 3, 51]) }, () => dice.pick(INTEGER_STRINGS));
+    case "recipients":
+      // A batch mint: its recipients each plausible or hostile, fewer or more than the bound.
+      return Array.from({ length: dice.pick([0, 1, 2, 3, 50, 51]) }, () =>
+        dice.chance(0.8)
+          ? {
+              to: plausibleValue("to", dice),
+              ...(dice.chance(0.6) ? { amount: dice.pick(INTEGER_STRINGS) } : {}),
+              ...(dice.chance(0.4) ? { tokenId: dice.pick(INTEGER_STRINGS) } : {}),
+              ...(dice.chance(0.2) ? { uri: dice.pick(["a.json", "", "\ud800", "u".repeat(3_000)]) } : {}),
+            }
+          : hostileValue(dice),
+      );
     case "fromBlock":
       return dice.pick(["0", "1", "-1", "1.5", "abc", "99999999999999999999", "1e3"]);
     case "limit":

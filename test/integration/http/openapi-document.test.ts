@@ -109,6 +109,12 @@ describe("/openapi.json — groups, examples and the /v1 aliases", function () {
         ["launchToken", "signedByService", 200],
         ["launchToken", "erc721", 200],
         ["mintToken", "erc20", 200],
+        // Nonces 3 and 4: the collection and the mintable ERC20 the ERC1155 and batch mint examples name.
+        ["launchToken", "erc1155", 200],
+        ["launchToken", "erc20WithOptions", 200],
+        ["mintToken", "erc1155", 200],
+        ["mintToken", "erc1155Ids", 200],
+        ["mintToken", "batch", 200],
         ["faucet", "evm", 200],
         ["launchToken", "prepare", 200],
         ["mintToken", "prepare", 200],

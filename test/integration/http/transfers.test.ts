@@ -180,7 +180,7 @@ for (const { name, start } of setups) {
       const info = await api.call("GET", `/api/v1/tokens/${art}?chain=ethereum&network=sepolia`);
       expect(info.status, JSON.stringify(info.body)).to.equal(200);
       expect(info.body).to.include({ type: "ERC721", name: "Art", symbol: "ART", totalSupply: "3" });
-      expect(info.body.features).to.deep.equal(["accessControl", "enumerable", "metadata"]);
+      expect(info.body.features).to.deep.equal(["accessControl", "enumerable", "metadata", "mintable"]);
       const goldInfo = await api.call("GET", `/api/v1/tokens/${gold}?chain=ethereum&network=sepolia`);
       expect(goldInfo.body).to.include({ type: "ERC20", decimals: 18, symbol: "GLD" });
     });

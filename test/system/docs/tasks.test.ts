@@ -7,6 +7,7 @@ describeWalkthrough({
     "faucet",
     "token:launch",
     "token:mint",
+    "token:approve",
     "balance",
     "token:burn",
     "token:pause",

@@ -2,7 +2,7 @@ import { ZeroAddress, dataSlice, getAddress, getBytes, id } from "ethers";
 
 import type { EvmChain } from "../chain.js";
 import { translateProviderError } from "../provider-errors.js";
-import { notAToken } from "./token-info.js";
+import { notAToken } from "./not-a-token.js";
 import { codeAt, nodeOf } from "./view-call.js";
 
 // Which functions a contract has, read from its code: the function dispatcher Solidity compiles compares the

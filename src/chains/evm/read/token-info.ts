@@ -5,19 +5,11 @@ import { ErrorCode, TokenServiceError } from "../../../domain/errors.js";
 import type { EvmChain } from "../chain.js";
 import { translateProviderError } from "../provider-errors.js";
 import { INTERFACE_IDS, erc1155Standard, erc20Standard, erc721Standard, probes } from "../standard-abi.js";
+import { probeCode } from "./code-probe.js";
+import { notAToken } from "./not-a-token.js";
 import { codeAt, nodeOf, supportedInterfaces, view, viewCall } from "./view-call.js";
 
-export function notAToken(contract: string, what: string, noCode: boolean): TokenServiceError {
-  return new TokenServiceError(
-    ErrorCode.NOT_A_TOKEN_CONTRACT,
-    noCode
-      ? `no contract is deployed at ${contract} (if it was just launched, wait for the launch transaction to be mined)`
-      : `${contract} is not ${what} token contract`,
-    { field: "contractAddress", details: { contractAddress: contract } },
-  );
-}
-
-/** A string view's answer: ABI-encoded, or the bytes32 some early tokens (MKR) return. */
+export /** A string view's answer: ABI-encoded, or the bytes32 some early tokens (MKR) return. */
 function decodeText(data: string): string | undefined {
   if (data === "0x") return undefined;
   try {
@@ -39,6 +31,29 @@ const TOKEN_INTERFACES = {
   erc1155MetadataUri: INTERFACE_IDS.erc1155MetadataUri,
   accessControl: INTERFACE_IDS.accessControl,
   erc2981: INTERFACE_IDS.erc2981,
+  /** ERC-4906 (metadata updates): what OpenZeppelin's ERC721URIStorage declares. */
+  erc4906: "0x49064906",
+};
+
+/**
+ * Options no interface declares, found in the token's code (code-probe.ts): each names the functions that give it,
+ * any one of which is enough, by standard.
+ */
+const FUNCTION_FEATURES: Record<string, Partial<Record<TokenStandard, readonly string[]>>> = {
+  burnable: { ERC20: ["burn(uint256)"], ERC721: ["burn(uint256)"], ERC1155: ["burn(address,uint256,uint256)"] },
+  mintable: {
+    ERC20: ["mint(address,uint256)"],
+    ERC721: ["mint(address)", "mint(address,string)", "mintWithId(address,uint256)", "mintWithId(address,uint256,string)"],
+    ERC1155: ["mint(address,uint256,uint256,bytes)"],
+  },
+  batchMint: {
+    ERC20: ["airdrop(address[],uint256[])"],
+    ERC721: ["airdrop(address[])", "airdrop(address[],string[])"],
+    ERC1155: ["airdrop(address[],uint256[],uint256[],bytes)"],
+  },
+  permit: { ERC20: ["permit(address,address,uint256,uint256,uint8,bytes32,bytes32)"] },
+  votes: { ERC20: ["delegate(address)"] },
+  supply: { ERC1155: ["totalSupply(uint256)"] },
 };
 
 export interface TokenInfo {
@@ -59,8 +74,9 @@ export interface TokenInfo {
  * name, symbol, decimals and supply; and the options found by ERC-165 and by probing views that only some tokens have.
  */
 export async function readTokenInfo(chain: EvmChain, contract: string): Promise<TokenInfo> {
-  const [code, declared, name, symbol, decimals, totalSupply, zeroBalance, cap, paused, owner] = await Promise.all([
+  const [code, functions, declared, name, symbol, decimals, totalSupply, zeroBalance, cap, paused, owner] = await Promise.all([
     codeAt(chain, contract),
+    probeCode(chain, contract).catch(() => undefined),
     supportedInterfaces(chain, contract, TOKEN_INTERFACES),
     viewCall(chain, contract, erc20Standard.encodeFunctionData("name")).then(decodeText),
     viewCall(chain, contract, erc20Standard.encodeFunctionData("symbol")).then(decodeText),
@@ -88,6 +104,10 @@ export async function readTokenInfo(chain: EvmChain, contract: string): Promise<
     ...(cap !== undefined ? ["capped"] : []),
     ...(paused !== undefined ? ["pausable"] : []),
     ...(owner !== undefined ? ["ownable"] : []),
+    ...(type === "ERC721" && declared.erc4906 ? ["uriStorage"] : []),
+    ...Object.entries(FUNCTION_FEATURES)
+      .filter(([, byStandard]) => byStandard[type]?.some((signature) => functions?.has(signature) === true))
+      .map(([feature]) => feature),
   ].sort();
   return {
     type,

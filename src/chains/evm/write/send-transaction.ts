@@ -164,6 +164,18 @@ async function estimateAll(chain: EvmChain, requests: TransactionIntent[]): Prom
 /** Estimates leave headroom: a block may move the base fee or the gas a call needs between estimate and inclusion. */
 const GAS_HEADROOM_PERCENT = 120n;
 
+/**
+ * The most gas one transaction may use where EIP-7825 holds (Osaka; Ethereum since Fusaka, and the simulated chains): a
+ * node refuses a larger limit, or keeps it unmined. A large batch mint's estimate comes near it.
+ */
+export const TRANSACTION_GAS_CAP = 16_777_216n;
+
+/** The estimate with its headroom, which stops at the cap for a transaction estimated within it. */
+export function gasLimitFor(estimate: bigint): bigint {
+  const limit = (estimate * GAS_HEADROOM_PERCENT) / 100n;
+  return estimate <= TRANSACTION_GAS_CAP && limit > TRANSACTION_GAS_CAP ? TRANSACTION_GAS_CAP : limit;
+}
+
 /** The lowest nonce from the node's next one that nothing holds: a reservation that expired unused is taken again. */
 export function lowestFreeNonce(next: number, held: readonly number[]): number {
   let nonce = next;
@@ -280,7 +292,7 @@ async function buildTransaction(chain: EvmChain, request: TransactionIntent, hoo
   if (estimate.status === "rejected") throw await estimateError(chain, request, estimate.reason);
   const fees = feesOfFeeData(feeData);
   request.feeRules?.check(fees);
-  const gasLimit = (estimate.value * GAS_HEADROOM_PERCENT) / 100n;
+  const gasLimit = gasLimitFor(estimate.value);
   const transaction = unsignedTransaction(chain, request, lowestFreeNonce(nextNonce, held ?? []), gasLimit, fees);
   let l1Fee: bigint;
   try {
@@ -405,6 +417,15 @@ function nodeName(chain: EvmChain): string {
  */
 const isCallException = (error: unknown) => (error as { code?: string })?.code === "CALL_EXCEPTION" && !isUnansweredCall(error);
 
+/**
+ * A node's refusal to estimate because the call needs more gas than it may give one transaction: EDR's "Transaction ran
+ * out of gas", geth's and anvil's "gas required exceeds allowance", "out of gas". It carries no revert data.
+ */
+function ranOutOfGas(error: unknown): boolean {
+  const nodeMessage = (error as { info?: { error?: { message?: unknown } } })?.info?.error?.message;
+  return typeof nodeMessage === "string" && /out of gas|gas required exceeds/i.test(nodeMessage);
+}
+
 /** `eth_call` of the request as it would be sent, at the latest block: resolves if it would not revert. */
 async function dryRun(chain: EvmChain, request: TransactionIntent): Promise<void> {
   const call = callOf(request);
@@ -434,6 +455,13 @@ async function estimateError(chain: EvmChain, request: TransactionIntent, error:
       if (!isCallException(callError)) return translateProviderError(callError, node);
       data = revertDataOf(callError) ?? "0x";
     }
+  }
+  if ((data === "0x" || data === undefined) && ranOutOfGas(error)) {
+    return new TokenServiceError(
+      ErrorCode.WOULD_REVERT,
+      `${node} reports that the transaction would run out of gas: it needs more than one transaction may use (${TRANSACTION_GAS_CAP} gas where EIP-7825 holds, else the block's gas limit); nothing was signed or sent`,
+      { details: { error: null, args: {}, data: "0x", outOfGas: true }, cause: error },
+    );
   }
   const revert = decodeRevert(data);
   return new TokenServiceError(
@@ -505,7 +533,7 @@ async function sendBatch(chain: EvmChain, batch: Job[]): Promise<void> {
       entry.reject(error);
       continue;
     }
-    const gasLimit = (estimate.value * GAS_HEADROOM_PERCENT) / 100n;
+    const gasLimit = gasLimitFor(estimate.value);
     const transaction = unsignedTransaction(chain, request, nonce, gasLimit, fees);
     let l1Fee = 0n;
     if (l1Fees !== undefined) {
@@ -692,7 +720,7 @@ function askL1Fees(
   return batch.map((entry, index) => {
     const estimate = estimates[index]!;
     if (estimate.status === "rejected") return { nonce: -1, fee: Promise.resolve(0n) };
-    const gasLimit = (estimate.value * GAS_HEADROOM_PERCENT) / 100n;
+    const gasLimit = gasLimitFor(estimate.value);
     const fee = l1DataFee(chain, unsignedTransaction(chain, entry.job.request, nonce, gasLimit, fees));
     // Read in order by the batch's loop; a job that fails first must not leave its answer unhandled.
     fee.catch(() => undefined);
