@@ -427,7 +427,7 @@ export const results: [
 // The typed client's types come from its generated OpenAPI declarations (any, were they missing from the package).
 import type { Launch, paths } from "hardhat-token-service/client";
 type IsAny<T> = 0 extends 1 & T ? true : false;
-export const clientTypes: [IsAny<paths>, IsAny<Launch>, Same<Launch["status"], "signed" | "pending" | "mined" | "failed" | "dropped">] = [
+export const clientTypes: [IsAny<paths>, IsAny<Launch>, Same<Launch["status"], "signed" | "pending" | "mined" | "failed" | "dropped" | "cancelled">] = [
   false,
   false,
   true,
