@@ -143,8 +143,26 @@ function healingOf(record: OperationRecord, kind: NonceHealingKind, detail: stri
   };
 }
 
-/** Sends a raw transaction; how the node answered (a refusal typed, never with the node's own text). */
+/** How many times the tracker sends a transaction that nodes answer "already known", looking for one that lacks it. */
+const SENDS_WHILE_KNOWN = 3;
+
+/**
+ * Sends a raw transaction; how the node answered (a refusal typed, never with the node's own text). The tracker sends
+ * what a read just said the node lacks (or a new step): "already known" then came from another node behind the same URL
+ * (a load balancer whose nodes do not share a pool), and the one that lacks it, maybe the one producing blocks, gets it
+ * only if asked. So it is sent again, a few times, until a node takes it; a later refusal keeps the "already known".
+ */
 async function sendRaw(chain: EvmChain, rawTransaction: string): Promise<BroadcastOutcome> {
+  const first = await sendOnce(chain, rawTransaction);
+  for (let sends = 1; first.kind === "already-known" && sends < SENDS_WHILE_KNOWN; sends++) {
+    const again = await sendOnce(chain, rawTransaction);
+    if (again.kind === "accepted") return again;
+    if (again.kind === "refused") break;
+  }
+  return first;
+}
+
+async function sendOnce(chain: EvmChain, rawTransaction: string): Promise<BroadcastOutcome> {
   try {
     await chain.broadcast(rawTransaction);
     return { kind: "accepted" };
