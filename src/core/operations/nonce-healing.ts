@@ -23,9 +23,10 @@ export interface NonceFill {
 
 /**
  * A source of transactions to fill a nonce the service left unused (its record there ended `failed` or `dropped`, or
- * none was made), asked after the service's own `pending` records, which are sent again first. Asked inside the
- * sender's lock, only while the node's next nonce for the sender is still at or below the gap, so no send takes the
- * nonce meanwhile. A pre-signed cancel at that nonce is one; the service signs nothing here (it holds no key).
+ * none was made), asked after the service's own `pending` records, which are sent again first. Asked when the node's
+ * next nonce for the sender (read once a pass) is at or below the gap, inside the sender's lock, only while no record
+ * or reservation holds the nonce, so no send takes it meanwhile. A pre-signed cancel at that nonce is one; the service
+ * signs nothing here (it holds no key).
  */
 export interface NonceFiller {
   fillerAt(gap: SenderNonce): Promise<NonceFill | undefined>;
@@ -183,16 +184,21 @@ export class SenderGaps {
     for (const source of options.fillers) {
       const filled = await options
         .withSenderLock(chain, where.sender, async () => {
-          // Under the lock no send takes the nonce; one may have taken it before.
-          if ((await chain.provider.getTransactionCount(where.sender, "pending")) > nonce) return "closed" as const;
+          // Under the lock no send takes the nonce; one may have taken it before, and every send records its nonce in the
+          // store before it broadcasts: the store is read again here, fresh. The node is not: the pass's read found the
+          // gap, and behind a load balancer another node, holding this very fill from an earlier pass, would say the gap
+          // is closed while the node that mines still lacks it.
+          if ((await options.store.heldNonces(where.chain, where.network, where.sender)).includes(nonce)) return "closed" as const;
           const fill = await source.fillerAt(gap);
           if (fill === undefined) return undefined;
-          return (await options.send(chain, fill.rawTransaction)) === "refused" ? undefined : fill;
+          const outcome = await options.send(chain, fill.rawTransaction);
+          return outcome === "refused" ? undefined : { ...fill, outcome };
         })
         .catch(() => undefined);
       if (filled === "closed") return true;
       if (filled !== undefined) {
-        options.report({ ...gap, kind: "gap-filled", detail: `filled with ${filled.description}` });
+        // "Already known": a node has it from an earlier pass, which reported it.
+        if (filled.outcome === "accepted") options.report({ ...gap, kind: "gap-filled", detail: `filled with ${filled.description}` });
         return true;
       }
     }
