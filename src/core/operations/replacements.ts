@@ -291,6 +291,8 @@ export class Replacements {
   /** Whether the chain has mined a transaction at the record's nonce (a replacement came too late). */
   private async nonceUsed({ chain, record }: Followed): Promise<boolean> {
     try {
+      // A fresh read on purpose: a request asks it (there is no tracker pass, nor its memo, here), right after the node
+      // refused the replacement; only a count read after that refusal tells "too late, the nonce was used" from a refusal.
       return (await chain.provider.getTransactionCount(record.sender, "latest")) > record.nonce;
     } catch {
       return false;
