@@ -124,6 +124,15 @@ describe("live network (a real JSON-RPC node over HTTP)", function () {
     expect(nfts.tokenIds).to.deep.equal(["1"]);
   });
 
+  it("reads a token's info with one eth_getCode: the code that says a contract is there also says which functions it has", async function () {
+    const before = proxy.requests.length;
+    const info = await service.getTokenInfo({ ...SEPOLIA, contractAddress: contracts[0]! });
+    // "mintable" is read from the code (its mint function), not from any interface the token declares.
+    expect(info).to.deep.include({ type: "ERC20", symbol: "LVA", features: ["accessControl", "capped", "mintable"] });
+    const calls = proxy.requests.slice(before).flat();
+    expect(calls.filter((method) => method === "eth_getCode")).to.have.lengthOf(1);
+  });
+
   it("reads the native balance and several ERC20 balances in ONE node call (the reader contract run by eth_call)", async function () {
     expect(contracts).to.have.length(3);
     const reader = service.createWallet(SEPOLIA);

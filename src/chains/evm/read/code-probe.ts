@@ -90,10 +90,15 @@ async function implementationOf(chain: EvmChain, contract: string, code: string)
 /**
  * The functions `contract` has, from its code, or from its implementation's when it is an EIP-1967 proxy or an
  * EIP-1167 clone. Code that delegates otherwise (another kind of proxy) answers undefined for a function it does not
- * dispatch itself: the function may be behind it. No code at all is NOT_A_TOKEN_CONTRACT.
+ * dispatch itself: the function may be behind it. No code at all is NOT_A_TOKEN_CONTRACT. `contractCode`: its code as
+ * the caller reads it anyway (or is reading it), so that it is asked of the node once.
  */
-export async function probeCode(chain: EvmChain, contract: string): Promise<CodeProbe> {
-  let code = await codeAt(chain, contract);
+export async function probeCode(
+  chain: EvmChain,
+  contract: string,
+  contractCode: string | Promise<string> = codeAt(chain, contract),
+): Promise<CodeProbe> {
+  let code = await contractCode;
   if (code === "0x") throw notAToken(contract, "a", true);
   const implementation = await implementationOf(chain, contract, code);
   if (implementation !== undefined) code = await codeAt(chain, implementation);

@@ -74,9 +74,11 @@ export interface TokenInfo {
  * name, symbol, decimals and supply; and the options found by ERC-165 and by probing views that only some tokens have.
  */
 export async function readTokenInfo(chain: EvmChain, contract: string): Promise<TokenInfo> {
+  // One read of the code serves both: whether there is a contract, and which functions it has.
+  const contractCode = codeAt(chain, contract);
   const [code, functions, declared, name, symbol, decimals, totalSupply, zeroBalance, cap, paused, owner] = await Promise.all([
-    codeAt(chain, contract),
-    probeCode(chain, contract).catch(() => undefined),
+    contractCode,
+    probeCode(chain, contract, contractCode).catch(() => undefined),
     supportedInterfaces(chain, contract, TOKEN_INTERFACES),
     viewCall(chain, contract, erc20Standard.encodeFunctionData("name")).then(decodeText),
     viewCall(chain, contract, erc20Standard.encodeFunctionData("symbol")).then(decodeText),
