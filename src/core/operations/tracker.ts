@@ -332,8 +332,10 @@ export class OperationTracker {
     changes.forEach(({ id, change }, index) => {
       if (change.checkInMs === null) this.own.delete(id);
       if (changed[index] === undefined) return;
-      // The store answers a change without the record's transactions; the pass has them (a step it sent marked so).
-      if (change.reason !== undefined) this.notify(id, { ...changed[index]!, transactions: looks[index]!.record.transactions });
+      // The store answers a change without the record's transactions (nor the first's raw form, kept with them); the pass
+      // has them (a step it sent marked so).
+      const { transactions, rawTransaction } = looks[index]!.record;
+      if (change.reason !== undefined) this.notify(id, { ...changed[index]!, transactions, rawTransaction });
       const healing = healings.get(id);
       if (healing !== undefined) this.report(healing);
     });

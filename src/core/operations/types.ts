@@ -75,7 +75,10 @@ export interface LeaseFilter {
 export interface OperationStore {
   insertOperation(operation: NewOperation): Promise<void>;
   getOperation(id: string): Promise<OperationRecord | undefined>;
-  /** Applies `change` if `from` allows; with `leaseOwner`, only while that lease holds, and ends it. Returns the record after. */
+  /**
+   * Applies `change` if `from` allows; with `leaseOwner`, only while that lease holds, and ends it. Returns the record
+   * after, possibly without its transactions and its first raw form (read them with getOperation).
+   */
   changeOperation(id: string, change: OperationChange, leaseOwner?: string): Promise<OperationRecord | undefined>;
   /** A tracker pass's changes at once (one transaction where the store has them), each as `changeOperation` with `leaseOwner`. */
   changeOperations(
