@@ -37,5 +37,12 @@ export const tokenMintTask = json(
     type: ArgumentType.STRING_WITHOUT_DEFAULT,
     defaultValue: undefined,
   })
+  .addOption({
+    name: "recipients",
+    description:
+      'A batch in one transaction (the token\'s airdrop), all minted or none: a JSON array, inline or the path of a JSON file, of at most 50 {"to", "amount" | "tokenId" | "uri"} (ERC20 amounts in whole tokens). Not with --to, --amount, --token-id or --uri',
+    type: ArgumentType.STRING_WITHOUT_DEFAULT,
+    defaultValue: undefined,
+  })
   .setAction(() => import("../src/hardhat/tasks/token-mint.js"))
   .build();

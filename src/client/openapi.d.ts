@@ -492,7 +492,7 @@ export interface paths {
         post: operations["injectChainFault"];
         /**
          * End every active fault of a simulated chain
-         * @description A stall or a drop ended early mines what it held (nothing is forgotten). Only on a service started with `TOKEN_SERVICE_CHAIN_FAULTS=on` (404 `CHAIN_FAULTS_OFF` otherwise), and only on simulated pairs (409 `LIVE_NETWORK_FAULTS` on a live one). See docs/faults.md.
+         * @description A stall or a drop ended early mines what it held, nothing forgotten, but only what pays the next block's base fee (a fee spike's too): a transaction a spike overtook waits. Only on a service started with `TOKEN_SERVICE_CHAIN_FAULTS=on` (404 `CHAIN_FAULTS_OFF` otherwise), and only on simulated pairs (409 `LIVE_NETWORK_FAULTS` on a live one). See docs/faults.md.
          */
         delete: operations["clearChainFaults"];
         options?: never;

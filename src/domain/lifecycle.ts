@@ -163,7 +163,7 @@ export interface StuckNotice {
 /**
  * A launch, mint, transfer, approval, burn, pause (or unpause), role grant or revoke, ownership transfer or faucet call.
  * Never holds a private key; the raw transactions are public once broadcast (and those of its fee ladder, signed ahead,
- * are stored as they are: public data once sent).
+ * are kept as their fees and signatures: public data once sent).
  */
 export interface OperationRecord {
   id: string;

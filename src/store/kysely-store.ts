@@ -15,6 +15,7 @@ import type {
   OperationTransaction,
   OperationTransition,
   PreparedTransaction,
+  StoredTransaction,
   StuckNotice,
   UnfinishedTransaction,
 } from "../core/operations/types.js";
@@ -41,7 +42,7 @@ import type {
 export const MAX_PAGE_SIZE = 100;
 
 type OperationRow = Selectable<Database["operations"]>;
-type TransactionRow = Omit<Selectable<Database["operation_transactions"]>, "raw_transaction" | "nonce" | "created_at">;
+type TransactionRow = Omit<Selectable<Database["operation_transactions"]>, "raw_transaction" | "signature" | "nonce" | "created_at">;
 
 /** The columns of an operation's transactions a reader gets (the raw forms are read one at a time, to broadcast). */
 const TRANSACTION_COLUMNS = [
@@ -198,7 +199,7 @@ export class KyselyStore implements Store {
     if (records.length === 0) return records;
     const rows = await db
       .selectFrom("operation_transactions")
-      .select(TRANSACTION_COLUMNS)
+      .select([...TRANSACTION_COLUMNS, sql<string | null>`case when role = 'original' then raw_transaction end`.as("first_raw")])
       .where(
         "operation_id",
         "in",
@@ -208,16 +209,22 @@ export class KyselyStore implements Store {
       .orderBy("created_at")
       .execute();
     const byOperation = new Map<string, OperationTransaction[]>();
-    for (const row of rows) {
+    const firstRaws = new Map<string, string>();
+    for (const { first_raw: firstRaw, ...row } of rows) {
       const list = byOperation.get(row.operation_id) ?? [];
       list.push(this.toTransaction(row));
       byOperation.set(row.operation_id, list);
+      if (firstRaw !== null) firstRaws.set(row.operation_id, firstRaw);
     }
-    for (const record of records) record.transactions = byOperation.get(record.id) ?? [];
+    for (const record of records) {
+      record.transactions = byOperation.get(record.id) ?? [];
+      record.rawTransaction ??= firstRaws.get(record.id) ?? null;
+    }
     return records;
   }
 
-  private transactionRow(operationId: string, transaction: NewOperationTransaction) {
+  /** `firstRaw`: the record's first raw form, kept on its first transaction's row (see operationRow). */
+  private transactionRow(operationId: string, transaction: NewOperationTransaction, firstRaw?: string | null) {
     const now = this.d.nowMs;
     return {
       operation_id: operationId,
@@ -225,7 +232,8 @@ export class KyselyStore implements Store {
       role: transaction.role,
       rung: transaction.rung,
       nonce: transaction.nonce,
-      raw_transaction: transaction.rawTransaction,
+      raw_transaction: transaction.rawTransaction ?? (transaction.role === "original" ? (firstRaw ?? null) : null),
+      signature: transaction.signature,
       max_fee_per_gas: transaction.maxFeePerGas,
       max_priority_fee_per_gas: transaction.maxPriorityFeePerGas,
       gas_price: transaction.gasPrice,
@@ -261,7 +269,9 @@ export class KyselyStore implements Store {
   }
 
   private async insertTransactionRows(db: Kysely<Database>, operations: NewOperation[]): Promise<void> {
-    const rows = operations.flatMap((operation) => (operation.transactions ?? []).map((tx) => this.transactionRow(operation.id, tx)));
+    const rows = operations.flatMap((operation) =>
+      (operation.transactions ?? []).map((tx) => this.transactionRow(operation.id, tx, operation.rawTransaction)),
+    );
     if (rows.length > 0) await db.insertInto("operation_transactions").values(rows).execute();
   }
 
@@ -283,7 +293,11 @@ export class KyselyStore implements Store {
       transaction_hash: operation.transactionHash,
       contract_address: operation.contractAddress,
       nonce: operation.nonce ?? null,
-      raw_transaction: operation.rawTransaction ?? null,
+      // Kept on the first transaction's row when it has one: SQLite writes a row again whole (overflow pages too) on every
+      // update, and a record is updated several times in its life while its raw form (5 KB for a deployment) never changes.
+      raw_transaction: operation.transactions?.some((transaction) => transaction.role === "original")
+        ? null
+        : (operation.rawTransaction ?? null),
       status: operation.status,
       error: json(operation.error),
       block_number: operation.blockNumber ?? null,
@@ -471,17 +485,18 @@ export class KyselyStore implements Store {
       .orderBy("operations.created_at", "desc")
       .limit(1)
       .executeTakeFirst();
-    return row === undefined ? undefined : { operationId: row.id, rawTransaction: row.raw_transaction };
+    // A cancel is always stored whole.
+    return row?.raw_transaction == null ? undefined : { operationId: row.id, rawTransaction: row.raw_transaction };
   }
 
-  async transactionRaw(operationId: string, transactionHash: string): Promise<string | undefined> {
+  async storedTransaction(operationId: string, transactionHash: string): Promise<StoredTransaction | undefined> {
     const row = await this.db
       .selectFrom("operation_transactions")
-      .select("raw_transaction")
+      .select(["raw_transaction", "signature"])
       .where("operation_id", "=", operationId)
       .where("transaction_hash", "=", transactionHash.toLowerCase())
       .executeTakeFirst();
-    return row?.raw_transaction;
+    return row === undefined ? undefined : { rawTransaction: row.raw_transaction, signature: row.signature };
   }
 
   async recheckMined(chain: string, network: string, fromBlock?: number): Promise<number> {
@@ -638,12 +653,22 @@ export class KyselyStore implements Store {
       .leftJoin("operation_transactions as followed", (join) =>
         join.onRef("followed.operation_id", "=", "operations.id").onRef("followed.transaction_hash", "=", "operations.transaction_hash"),
       )
+      // Its first transaction's raw form, on the record (made before 0007) or on the first transaction's row.
+      .leftJoin("operation_transactions as first", (join) =>
+        join.onRef("first.operation_id", "=", "operations.id").on("first.role", "=", "original"),
+      )
       .select((eb) => [
         "operations.id",
         "operations.nonce",
         "operations.status",
         "operations.transaction_hash",
-        eb.fn.coalesce("followed.raw_transaction", "operations.raw_transaction").as("raw_transaction"),
+        eb.fn.coalesce("operations.raw_transaction", "first.raw_transaction").as("raw_transaction"),
+        "followed.role as followed_role",
+        "followed.raw_transaction as followed_raw_transaction",
+        "followed.signature as followed_signature",
+        "followed.max_fee_per_gas as followed_max_fee_per_gas",
+        "followed.max_priority_fee_per_gas as followed_max_priority_fee_per_gas",
+        "followed.gas_price as followed_gas_price",
       ])
       .where("operations.chain", "=", chain)
       .where("operations.network", "=", network)
@@ -660,6 +685,17 @@ export class KyselyStore implements Store {
       status: row.status as OperationStatus,
       transactionHash: row.transaction_hash,
       rawTransaction: row.raw_transaction,
+      followed:
+        row.followed_role == null || row.followed_role === "original"
+          ? null
+          : {
+              transactionHash: row.transaction_hash!,
+              rawTransaction: row.followed_raw_transaction,
+              signature: row.followed_signature,
+              maxFeePerGas: row.followed_max_fee_per_gas,
+              maxPriorityFeePerGas: row.followed_max_priority_fee_per_gas,
+              gasPrice: row.followed_gas_price,
+            },
     }));
   }
 

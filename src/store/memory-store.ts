@@ -8,6 +8,7 @@ import type {
   OperationChange,
   OperationRecord,
   OperationStore,
+  StoredTransaction,
   UnfinishedTransaction,
 } from "../core/operations/types.js";
 import { allowedSources } from "./transition-guard.js";
@@ -71,7 +72,7 @@ export class MemoryOperationStore implements OperationStore {
   private read(entry: Entry): LeasedOperation {
     const record = structuredClone(entry.record);
     record.transactions = entry.transactions
-      .map(({ nonce: _nonce, rawTransaction: _raw, broadcast: _broadcast, ...transaction }) => ({ ...transaction }))
+      .map(({ nonce: _nonce, rawTransaction: _raw, signature: _signature, broadcast: _broadcast, ...transaction }) => ({ ...transaction }))
       .sort((a, b) => a.rung - b.rung);
     return record;
   }
@@ -98,15 +99,17 @@ export class MemoryOperationStore implements OperationStore {
     for (const { record, transactions } of this.entries.values()) {
       if (record.chain !== chain || record.network !== network || record.sender !== sender || record.nonce !== nonce) continue;
       const cancel = transactions.find((transaction) => transaction.role === "cancel");
-      if (cancel !== undefined && (found === undefined || record.createdAt >= found.createdAt))
+      // A cancel is always stored whole.
+      if (cancel?.rawTransaction != null && (found === undefined || record.createdAt >= found.createdAt))
         found = { operationId: record.id, rawTransaction: cancel.rawTransaction, createdAt: record.createdAt };
     }
     return found === undefined ? undefined : { operationId: found.operationId, rawTransaction: found.rawTransaction };
   }
 
-  async transactionRaw(operationId: string, transactionHash: string): Promise<string | undefined> {
+  async storedTransaction(operationId: string, transactionHash: string): Promise<StoredTransaction | undefined> {
     const hash = transactionHash.toLowerCase();
-    return this.entries.get(operationId)?.transactions.find((stored) => stored.transactionHash === hash)?.rawTransaction;
+    const stored = this.entries.get(operationId)?.transactions.find((each) => each.transactionHash === hash);
+    return stored === undefined ? undefined : { rawTransaction: stored.rawTransaction, signature: stored.signature };
   }
 
   async changeOperation(id: string, change: OperationChange, leaseOwner?: string): Promise<OperationRecord | undefined> {
@@ -199,7 +202,24 @@ export class MemoryOperationStore implements OperationStore {
       const { id, nonce, status, transactionHash } = record;
       // The raw form of the transaction the record follows: a replacement's is with its stored transactions.
       const followed = transactions.find((transaction) => transaction.transactionHash === transactionHash?.toLowerCase());
-      found.push({ id, nonce, status, transactionHash, rawTransaction: followed?.rawTransaction ?? record.rawTransaction });
+      found.push({
+        id,
+        nonce,
+        status,
+        transactionHash,
+        rawTransaction: record.rawTransaction,
+        followed:
+          followed === undefined || followed.role === "original"
+            ? null
+            : {
+                transactionHash: followed.transactionHash,
+                rawTransaction: followed.rawTransaction,
+                signature: followed.signature,
+                maxFeePerGas: followed.maxFeePerGas,
+                maxPriorityFeePerGas: followed.maxPriorityFeePerGas,
+                gasPrice: followed.gasPrice,
+              },
+      });
     }
     return found.sort((a, b) => a.nonce - b.nonce).slice(0, limit);
   }

@@ -234,6 +234,49 @@ export function migrations(dialect: DialectName): Record<string, Migration> {
         await db.schema.createIndex("operation_transactions_by_hash").on("operation_transactions").column("transaction_hash").execute();
       },
     },
+    // A fee ladder's step signed ahead is kept as its signature (it is the first transaction with other fees), and the
+    // first transaction's raw form once, on its row (operations.raw_transaction stays for records made before): a send
+    // wrote six copies of a 5 KB deployment before.
+    "0007_operation_transactions_signatures": {
+      async up(db: Kysely<unknown>) {
+        // Every row but the first transaction's keeps a way to rebuild what was (or will be) sent.
+        const kept = sql`raw_transaction is not null or signature is not null or role = 'original'`;
+        if (dialect === "postgres") {
+          await sql`alter table operation_transactions alter column raw_transaction drop not null`.execute(db);
+          await sql`alter table operation_transactions add column signature text`.execute(db);
+          await sql`alter table operation_transactions add constraint operation_transactions_kept_check check (${kept})`.execute(db);
+          return;
+        }
+        // SQLite cannot drop a not-null: the table is made again (SQLite's documented procedure), rows copied as they are.
+        await d
+          .strict(
+            db.schema
+              .createTable("operation_transactions_rebuilt")
+              .addColumn("operation_id", "text", (c) => c.notNull())
+              .addColumn("transaction_hash", "text", (c) => c.notNull())
+              .addColumn("role", "text", (c) => c.notNull().check(sql`role in ('original', 'replacement', 'cancel')`))
+              .addColumn("rung", "integer", (c) => c.notNull())
+              .addColumn("nonce", d.msType, (c) => c.notNull())
+              .addColumn("raw_transaction", "text")
+              .addColumn("signature", "text")
+              .addColumn("max_fee_per_gas", "text")
+              .addColumn("max_priority_fee_per_gas", "text")
+              .addColumn("gas_price", "text")
+              .addColumn("created_at", d.msType, (c) => c.notNull())
+              .addColumn("broadcast_at", d.msType)
+              .addPrimaryKeyConstraint("operation_transactions_pkey", ["operation_id", "transaction_hash"])
+              .addCheckConstraint("operation_transactions_kept_check", kept),
+          )
+          .execute();
+        const columns = sql.raw(
+          "operation_id, transaction_hash, role, rung, nonce, raw_transaction, max_fee_per_gas, max_priority_fee_per_gas, gas_price, created_at, broadcast_at",
+        );
+        await sql`insert into operation_transactions_rebuilt (${columns}) select ${columns} from operation_transactions`.execute(db);
+        await sql`drop table operation_transactions`.execute(db);
+        await sql`alter table operation_transactions_rebuilt rename to operation_transactions`.execute(db);
+        await db.schema.createIndex("operation_transactions_by_hash").on("operation_transactions").column("transaction_hash").execute();
+      },
+    },
   };
 }
 

@@ -47,7 +47,8 @@ export interface Database {
     role: "original" | "replacement" | "cancel";
     rung: number;
     nonce: number | string;
-    raw_transaction: string;
+    raw_transaction: string | null;
+    signature: string | null;
     max_fee_per_gas: string | null;
     max_priority_fee_per_gas: string | null;
     gas_price: string | null;

@@ -78,7 +78,10 @@ export async function startAnvil(options: { chainId?: number; args?: string[]; p
       reject(new Error(`anvil exited with ${code} before listening:\n${output}`));
     });
   });
-  // Keep draining its output: a full pipe would stall the node.
+  // Keep draining its output (a full pipe would stall the node), no longer kept: it grows with every transaction.
+  output = "";
+  child.stdout!.removeAllListeners("data");
+  child.stderr!.removeAllListeners("data");
   child.stdout!.resume();
   child.stderr!.resume();
   const url = `http://127.0.0.1:${port}`;

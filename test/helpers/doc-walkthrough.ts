@@ -231,16 +231,20 @@ export function jsonShapeDifferences(shown: unknown, actual: unknown, path = "$"
   return differences;
 }
 
+const UUID = "[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}";
+
 /**
- * A program's human output as a pattern: the same lines and words, where hex values (addresses, hashes, keys) and
- * numbers (amounts, block numbers, token ids) may differ, and runs of spaces that align columns may differ in length.
+ * A program's human output as a pattern: the same lines and words, where hex values (addresses, hashes, keys), ids
+ * (an operation's UUID) and numbers (amounts, block numbers, token ids) may differ, and runs of spaces that align
+ * columns may differ in length.
  */
 export function textShape(shown: string): RegExp {
   const pattern = shown
     .trim()
-    .split(/(0x[0-9a-fA-F]+|\d+(?:\.\d+)?| +)/)
+    .split(new RegExp(`(${UUID}|0x[0-9a-fA-F]+|\\d+(?:\\.\\d+)?| +)`))
     .map((part, index) => {
       if (index % 2 === 0) return part.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+      if (new RegExp(`^${UUID}$`).test(part)) return UUID;
       if (part.startsWith("0x")) return "0x[0-9a-fA-F]+";
       if (/^ +$/.test(part)) return " +";
       return "\\d+(?:\\.\\d+)?";

@@ -112,6 +112,26 @@ describe("nonces that heal on a live node (anvil, mining when told)", function (
     ).to.deep.equal([first, first + 1, first + 2]);
   });
 
+  it("(b) a node that lost a replacement: the service sends the replacement again, rebuilt from its stored signature, and it is mined under its hash", async function () {
+    const sender = await newSender();
+    const sent = await transfer(sender);
+    const outcome = await service.speedUp(sent.id);
+    if (!("sent" in outcome)) throw new Error("a key-in-body transfer has its ladder signed ahead");
+    const replacement = outcome.sent.transactionHash!;
+    expect(outcome.sent.transactions.find(({ transactionHash }) => transactionHash === replacement)).to.deep.include({
+      role: "replacement",
+      rung: 1,
+    });
+    await node.rpc("anvil_dropAllTransactions");
+    expect(await pendingNonce(sender.address), "the pool is empty").to.equal(sent.nonce);
+    await until(async () => (await pendingNonce(sender.address)) === sent.nonce + 1, "the replacement back in the node's pool", BOUND_MS);
+    expect((await rpc.getTransaction(replacement))?.hash, "the node holds the replacement, not the first").to.equal(replacement);
+    await node.rpc("evm_mine");
+    const record = await service.operations.wait(sent.id, BOUND_MS);
+    expect(record, reasons(record).join("; ")).to.deep.include({ status: "mined", transactionHash: replacement });
+    expect((await rpc.getTransactionReceipt(replacement))?.status).to.equal(1);
+  });
+
   it("(c) its record at a nonce ended dropped while the next one waits: a filler's transaction takes the nonce, and both are mined", async function () {
     const sender = await newSender();
     cancels.allow(sender);

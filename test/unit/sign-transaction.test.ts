@@ -2,7 +2,9 @@ import { expect } from "chai";
 import { Transaction, Wallet, getAddress, keccak256, type TransactionLike } from "ethers";
 
 import { serviceErc20Artifact } from "../../src/chains/evm/artifacts.js";
-import { signTransaction, unsignedFields } from "../../src/chains/evm/write/sign-transaction.js";
+import { resignedTransaction, signTransaction, signWithFees, unsignedFields } from "../../src/chains/evm/write/sign-transaction.js";
+import type { Fees } from "../../src/domain/fee-ladder.js";
+import { rawTransactionOf } from "../../src/core/operations/stored-transactions.js";
 
 describe("transaction signing: the launch path's signer equals ethers' Wallet", function () {
   const deployment = serviceErc20Artifact.bytecode + "00".repeat(224);
@@ -145,6 +147,73 @@ describe("transaction signing: the launch path's signer equals ethers' Wallet", 
       seen.s ||= short.s;
     }
     expect(seen).to.deep.equal({ r: true, s: true });
+  });
+
+  const feeFields = (fees: Fees) =>
+    fees.type === 2 ? { maxFeePerGas: fees.maxFeePerGas, maxPriorityFeePerGas: fees.maxPriorityFeePerGas } : { gasPrice: fees.gasPrice };
+  const randomFees = (legacy: boolean): Fees => {
+    const maxFeePerGas = pick(1n, 128n, random(40), random(64));
+    return legacy
+      ? { type: 0, gasPrice: pick(1n, random(40), random(64)) }
+      : { type: 2, maxFeePerGas, maxPriorityFeePerGas: random(64) % (maxFeePerGas + 1n) };
+  };
+
+  it("signs a fee ladder ahead as Wallet signs each step; each step is rebuilt byte for byte from the first's raw form and its signature", async function () {
+    for (let round = 0; round < 60; round++) {
+      const wallet = randomWallet();
+      const legacy = round % 2 === 1;
+      const first = randomLaunchShape(legacy);
+      const firstRaw = signTransaction(first, wallet.privateKey).raw;
+      const steps = Array.from({ length: 4 }, () => randomFees(legacy));
+      const resigned = signWithFees(first, steps, wallet.privateKey);
+      for (const [index, fees] of steps.entries()) {
+        const expected = await wallet.signTransaction({ ...first, ...feeFields(fees) });
+        expect(resigned[index]!.hash, describeTransaction(first)).to.equal(keccak256(expected));
+        expect(resigned[index]!.signature).to.match(/^0x[0-9a-f]{130}$/);
+        const rebuilt = resignedTransaction(firstRaw, fees, resigned[index]!.signature);
+        expect(rebuilt.raw, describeTransaction(first)).to.equal(expected);
+        expect(rebuilt.hash).to.equal(keccak256(expected));
+      }
+    }
+  });
+
+  it("signs a ladder of another shape (an access list) through ethers, as Wallet does", async function () {
+    const wallet = randomWallet();
+    const first = { ...randomLaunchShape(false), accessList: [{ address: randomAddress(), storageKeys: [] }] };
+    const steps = [randomFees(false), randomFees(false)];
+    const resigned = signWithFees(first, steps, wallet.privateKey);
+    const firstRaw = await wallet.signTransaction(first);
+    for (const [index, fees] of steps.entries()) {
+      const expected = await wallet.signTransaction({ ...first, ...feeFields(fees) });
+      expect(resigned[index]!.hash).to.equal(keccak256(expected));
+      expect(resignedTransaction(firstRaw, fees, resigned[index]!.signature).raw).to.equal(expected);
+    }
+  });
+
+  it("never hands out a step whose stored signature does not rebuild its hash", async function () {
+    const wallet = randomWallet();
+    const first = cases[0]![1];
+    const firstRaw = signTransaction(first, wallet.privateKey).raw;
+    const fees: Fees = { type: 2, maxFeePerGas: 9n * 10n ** 9n, maxPriorityFeePerGas: 2n * 10n ** 9n };
+    const [step] = signWithFees(first, [fees], wallet.privateKey);
+    const stored = {
+      transactionHash: step!.hash,
+      maxFeePerGas: String(fees.maxFeePerGas),
+      maxPriorityFeePerGas: String(fees.maxPriorityFeePerGas),
+      gasPrice: null,
+    };
+    const raw = rawTransactionOf(firstRaw, stored, { rawTransaction: null, signature: step!.signature });
+    expect(raw).to.equal(await wallet.signTransaction({ ...first, ...feeFields(fees) }));
+    // Another step's fees with this signature, or another signature: a transaction of another hash (or none) is refused.
+    expect(() =>
+      rawTransactionOf(firstRaw, { ...stored, maxFeePerGas: "10000000000" }, { rawTransaction: null, signature: step!.signature }),
+    ).to.throw(/rebuilds/);
+    const other = signWithFees(first, [{ ...fees, maxFeePerGas: fees.maxFeePerGas + 1n }], wallet.privateKey)[0]!.signature;
+    expect(() => rawTransactionOf(firstRaw, stored, { rawTransaction: null, signature: other })).to.throw(/rebuilds/);
+    // The first transaction is the record's own; one stored whole is itself.
+    expect(rawTransactionOf(firstRaw, stored, { rawTransaction: null, signature: null })).to.equal(firstRaw);
+    expect(rawTransactionOf(null, stored, { rawTransaction: "0x02ee", signature: null })).to.equal("0x02ee");
+    expect(() => rawTransactionOf(null, stored, { rawTransaction: null, signature: step!.signature })).to.throw(/not kept/);
   });
 
   for (const [name, transaction] of cases) {

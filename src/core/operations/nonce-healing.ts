@@ -1,4 +1,5 @@
 import type { EvmChain } from "../../chains/evm/chain.js";
+import { rawTransactionOf } from "./stored-transactions.js";
 import type { OperationStore, UnfinishedTransaction } from "./types.js";
 
 // Nonces that heal: a sender's nonce on the node may move outside the service's view (a transaction sent with another
@@ -166,7 +167,8 @@ export class SenderGaps {
       if (own.status !== "pending" || own.rawTransaction === null) return false;
       // A `pending` one the node lost, in another pass or another replica's lease: the same signed transaction again,
       // so nothing but the node's pool changes. Its record's next look finds it there.
-      const outcome = await options.send(chain, own.rawTransaction);
+      const raw = own.followed === null ? own.rawTransaction : rawTransactionOf(own.rawTransaction, own.followed, own.followed);
+      const outcome = await options.send(chain, raw);
       if (outcome === "accepted") {
         options.report({
           ...gap,

@@ -510,7 +510,10 @@ export class Operations {
   }
 }
 
-/** The rows a send writes with its record: the transaction it broadcasts, and those it signed ahead (its ladder, its cancel). */
+/**
+ * The rows a send writes with its record: the transaction it broadcasts (its raw form is the record's own), and those it
+ * signed ahead: its ladder's steps as signatures over the same call, its cancel whole.
+ */
 function transactionsOf(signed: SignedTransactionInfo): NewOperationTransaction[] {
   const common = { nonce: signed.nonce };
   return [
@@ -519,7 +522,8 @@ function transactionsOf(signed: SignedTransactionInfo): NewOperationTransaction[
       transactionHash: signed.transactionHash,
       role: "original",
       rung: 0,
-      rawTransaction: signed.rawTransaction,
+      rawTransaction: null,
+      signature: null,
       ...columnsOf(signed.fees),
       broadcast: true,
     },
@@ -528,7 +532,8 @@ function transactionsOf(signed: SignedTransactionInfo): NewOperationTransaction[
       transactionHash: step.transactionHash,
       role: step.role,
       rung: step.rung,
-      rawTransaction: step.rawTransaction,
+      rawTransaction: step.role === "cancel" ? step.rawTransaction : null,
+      signature: step.role === "replacement" ? step.signature : null,
       ...columnsOf(step.fees),
       broadcast: false,
     })),

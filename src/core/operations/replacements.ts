@@ -4,6 +4,7 @@ import type { EvmChain } from "../../chains/evm/chain.js";
 import { translateProviderError } from "../../chains/evm/provider-errors.js";
 import { cancelGas, feeFields, feesOfFeeData, feesOfTransaction, PLAIN_TRANSFER_GAS } from "../../chains/evm/write/send-transaction.js";
 import { parseSignedTransaction, toPreparedTransaction } from "../../chains/evm/write/signed-transaction.js";
+import { storedRawTransaction } from "./stored-transactions.js";
 import { ErrorCode, TokenServiceError } from "../../domain/errors.js";
 import { ceilingOf, formatGwei, isReplacementOf, maxFeeOf, nextStep, replacementFees, type Fees } from "../../domain/fee-ladder.js";
 import { isFinal, type OperationTransaction, type TransactionRole } from "../../domain/lifecycle.js";
@@ -131,10 +132,9 @@ export class Replacements {
   }
 
   private async sendAhead(followed: Followed, kind: ReplacementKind, step: OperationTransaction): Promise<OperationRecord> {
-    const raw = await this.store.transactionRaw(followed.record.id, step.transactionHash);
-    if (raw === undefined) throw new Error(`no raw form stored for ${step.transactionHash}`);
+    const raw = await storedRawTransaction(this.store, followed.record, step);
     const { broadcastAt: _sent, ...fields } = step;
-    return this.send(followed, kind, { ...fields, nonce: followed.record.nonce, rawTransaction: raw, broadcast: true });
+    return this.send(followed, kind, { ...fields, nonce: followed.record.nonce, rawTransaction: raw, signature: null, broadcast: true });
   }
 
   /** The replacement for the caller to sign: the minimum bump, raised to what the node asks now, held under the ceiling. */
@@ -224,6 +224,7 @@ export class Replacements {
       rung,
       nonce: record.nonce,
       rawTransaction: transaction.serialized,
+      signature: null,
       ...columnsOf(fees),
       broadcast: true,
     });
@@ -234,7 +235,11 @@ export class Replacements {
    * and has the record follow it. A refusal is the caller's answer; a broadcast whose answer was lost leaves it to the
    * tracker, which follows whichever of the record's transactions the node holds.
    */
-  private async send(followed: Followed, kind: ReplacementKind, transaction: NewOperationTransaction): Promise<OperationRecord> {
+  private async send(
+    followed: Followed,
+    kind: ReplacementKind,
+    transaction: NewOperationTransaction & { rawTransaction: string },
+  ): Promise<OperationRecord> {
     const { record, chain, current, original } = followed;
     if (!record.transactions.some((each) => each.role === "original")) {
       await this.store.recordTransaction(record.id, {
@@ -242,7 +247,9 @@ export class Replacements {
         role: "original",
         rung: 0,
         nonce: record.nonce,
-        rawTransaction: record.rawTransaction!,
+        // The record's own raw form.
+        rawTransaction: null,
+        signature: null,
         ...columnsOf(feesOfTransaction(original)),
         broadcast: true,
       });

@@ -17,6 +17,7 @@ import {
   type Observation,
 } from "./decide.js";
 import { feesOfFeeData } from "../../chains/evm/write/send-transaction.js";
+import { storedRawTransaction } from "./stored-transactions.js";
 import type { Fees } from "../../domain/fee-ladder.js";
 import {
   GapFiller,
@@ -349,8 +350,10 @@ export class OperationTracker {
     changes.forEach(({ id, change }, index) => {
       if (change.checkInMs === null) this.own.delete(id);
       if (changed[index] === undefined) return;
-      // The store answers a change without the record's transactions; the pass has them (a step it sent marked so).
-      if (change.reason !== undefined) this.notify(id, { ...changed[index]!, transactions: looks[index]!.record.transactions });
+      // The store answers a change without the record's transactions (nor the first's raw form, kept with them); the pass
+      // has them (a step it sent marked so).
+      const { transactions, rawTransaction } = looks[index]!.record;
+      if (change.reason !== undefined) this.notify(id, { ...changed[index]!, transactions, rawTransaction });
       const healing = healings.get(id);
       if (healing !== undefined) this.report(healing);
     });
@@ -550,9 +553,8 @@ export class OperationTracker {
   private async rawOf(record: LeasedOperation): Promise<string> {
     const current = currentTransaction(record);
     if (record.rawTransaction !== null && (current === undefined || current.role === "original")) return record.rawTransaction;
-    const raw = await this.store.transactionRaw(record.id, record.transactionHash!);
-    if (raw === undefined) throw new Error(`no raw form stored for ${record.transactionHash}`);
-    return raw;
+    if (current === undefined) throw new Error(`no raw form stored for ${record.transactionHash}`);
+    return storedRawTransaction(this.store, record, current);
   }
 
   /**
@@ -561,10 +563,16 @@ export class OperationTracker {
    */
   private async replace(record: LeasedOperation, chain: EvmChain, hash: string, pass: PassReads): Promise<Observation> {
     const step = record.transactions.find((transaction) => transaction.transactionHash === hash.toLowerCase());
-    const raw = await this.store.transactionRaw(record.id, hash);
-    if (step === undefined || raw === undefined || record.nonce === null) throw new Error(`step ${hash} of ${record.id} is not stored`);
+    if (step === undefined || record.nonce === null) throw new Error(`step ${hash} of ${record.id} is not stored`);
+    const raw = await storedRawTransaction(this.store, record, step);
     const { broadcastAt: _sent, ...fields } = step;
-    const written = await this.store.recordTransaction(record.id, { ...fields, nonce: record.nonce, rawTransaction: raw, broadcast: true });
+    const written = await this.store.recordTransaction(record.id, {
+      ...fields,
+      nonce: record.nonce,
+      rawTransaction: raw,
+      signature: null,
+      broadcast: true,
+    });
     if (written !== undefined) record.transactions = written.transactions;
     const [outcome, head] = await Promise.all([sendRaw(chain, raw), pass.head(chain)]);
     return { kind: "replaced", transactionHash: step.transactionHash, outcome, pollMs: chain.pollingIntervalMs, head };

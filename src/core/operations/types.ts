@@ -12,9 +12,8 @@ export type {
 export { FINAL_STATUSES } from "../../domain/lifecycle.js";
 
 /** A transaction of an operation as it is written: its raw form with it (public once broadcast), and its nonce. */
-export interface NewOperationTransaction extends Omit<OperationTransaction, "broadcastAt"> {
+export interface NewOperationTransaction extends Omit<OperationTransaction, "broadcastAt">, StoredTransaction {
   nonce: number;
-  rawTransaction: string;
   /** Written as about to be broadcast (true), or signed ahead to be sent later (false: a fee ladder's step). */
   broadcast: boolean;
 }
@@ -76,7 +75,10 @@ export interface LeaseFilter {
 export interface OperationStore {
   insertOperation(operation: NewOperation): Promise<void>;
   getOperation(id: string): Promise<OperationRecord | undefined>;
-  /** Applies `change` if `from` allows; with `leaseOwner`, only while that lease holds, and ends it. Returns the record after. */
+  /**
+   * Applies `change` if `from` allows; with `leaseOwner`, only while that lease holds, and ends it. Returns the record
+   * after, possibly without its transactions and its first raw form (read them with getOperation).
+   */
   changeOperation(id: string, change: OperationChange, leaseOwner?: string): Promise<OperationRecord | undefined>;
   /** A tracker pass's changes at once (one transaction where the store has them), each as `changeOperation` with `leaseOwner`. */
   changeOperations(
@@ -103,8 +105,8 @@ export interface OperationStore {
    * cancel signed now, or a step of its ladder signed ahead (then only marked). Answers the record, with its transactions.
    */
   recordTransaction(operationId: string, transaction: NewOperationTransaction): Promise<OperationRecord | undefined>;
-  /** The raw form of one of an operation's transactions (the record's own `rawTransaction` is its first). */
-  transactionRaw(operationId: string, transactionHash: string): Promise<string | undefined>;
+  /** How one of an operation's transactions is stored (rebuilt into its raw form by rawTransactionOf); undefined: not one of them. */
+  storedTransaction(operationId: string, transactionHash: string): Promise<StoredTransaction | undefined>;
   /**
    * The cancel a send signed ahead for the sender's `nonce` on the pair (the newest operation's, should several have had
    * that nonce): what can fill the nonce once its operation ended without taking it.
@@ -135,13 +137,29 @@ export interface OperationStore {
   getNonceReservation(chain: string, network: string, sender: string, nonce: number): Promise<NonceReservation | undefined>;
 }
 
+/**
+ * How one of an operation's transactions is kept: its raw form (`rawTransaction`); or, for a step of a fee ladder signed
+ * ahead, only its `signature`: it is the operation's first transaction with the step's fees, and storing five copies of
+ * a 5 KB deployment for steps that are rarely sent costs every send; or neither, for the first transaction itself (the
+ * record's own `rawTransaction`).
+ */
+export interface StoredTransaction {
+  rawTransaction: string | null;
+  /** r ‖ s ‖ v (65 bytes, 0x hex) over the first transaction with this one's fees. */
+  signature: string | null;
+}
+
 /** An unfinished record's transaction, as `unfinishedOfSender` lists it. */
 export interface UnfinishedTransaction {
   id: string;
   nonce: number;
   status: OperationStatus;
   transactionHash: string | null;
+  /** Its first transaction's raw form (the record's). */
   rawTransaction: string | null;
+  /** The transaction it follows, when that is not its first (a replacement or cancel sent): its fees and how it is stored. */
+  followed:
+    (Pick<OperationTransaction, "transactionHash" | "maxFeePerGas" | "maxPriorityFeePerGas" | "gasPrice"> & StoredTransaction) | null;
 }
 
 /** A prepared transaction's fields, as JSON keeps them: quantities as decimal strings, bytes and addresses as 0x hex. */

@@ -87,7 +87,7 @@ export const clearChainFaultsRoute = defineRoute({
   operationId: "clearChainFaults",
   tag: "faults",
   summary: "End every active fault of a simulated chain",
-  description: `A stall or a drop ended early mines what it held (nothing is forgotten). ${OFF}`,
+  description: `A stall or a drop ended early mines what it held, nothing forgotten, but only what pays the next block's base fee (a fee spike's too): a transaction a spike overtook waits. ${OFF}`,
   auth: true,
   pathParams: PAIR,
   responses: { 200: { description: "The faults it ended", schema: ClearedChainFaults }, ...errorResponses(400, 401, 404, 409, 429, 503) },

@@ -7,6 +7,7 @@ import path from "node:path";
 import type { NewOperation, OperationStore, PreparedTransaction } from "../../../src/core/operations/types.js";
 import { MemoryOperationStore } from "../../../src/store/memory-store.js";
 import { openStore } from "../../../src/store/open-store.js";
+import { rawTransactionOf } from "../../../src/core/operations/stored-transactions.js";
 import { freshPostgresSchema } from "../../helpers/postgres-schema.js";
 
 // The contract every OperationStore keeps, whichever holds the records: this process's memory (the programmatic API's
@@ -62,14 +63,20 @@ const subjects: Array<{ name: string; durable?: boolean; open(context: Mocha.Con
 
 const hash = (byte: string) => `0x${byte.repeat(32)}`;
 
-/** A key-in-body send's transactions: the original, sent; two replacements and the cancel, signed ahead. */
+const signature = (bytes: string) => `0x${bytes.repeat(65)}`;
+
+/**
+ * A key-in-body send's transactions: the original, sent (its raw form is the record's); two replacements signed ahead,
+ * kept as signatures; and the cancel signed ahead, kept whole.
+ */
 function ladder(prefix: string): NonNullable<NewOperation["transactions"]> {
   const step = (byte: string, role: "original" | "replacement" | "cancel", rung: number, broadcast: boolean) => ({
     transactionHash: hash(`${prefix}${byte}`),
     role,
     rung,
     nonce: 0,
-    rawTransaction: `0x02f8${prefix}${byte}`,
+    rawTransaction: role === "cancel" ? `0x02f8${prefix}${byte}` : null,
+    signature: role === "replacement" ? signature(`${prefix}${byte}`) : null,
     maxFeePerGas: String(3_000_000_000 * (rung + 1)),
     maxPriorityFeePerGas: "1000000000",
     gasPrice: null,
@@ -216,8 +223,20 @@ for (const subject of subjects) {
       ]);
       expect(read?.transactions[1]).to.deep.include({ transactionHash: hash(`${prefix}1`), maxFeePerGas: "6000000000", gasPrice: null });
       expect(read?.transactions[1]).to.not.have.property("rawTransaction");
-      expect(await store.transactionRaw(record.id, hash(`${prefix}2`).toUpperCase().replace("0X", "0x"))).to.equal(`0x02f8${prefix}2`);
-      expect(await store.transactionRaw(record.id, hash("9"))).to.equal(undefined);
+      expect(read?.transactions[1]).to.not.have.property("signature");
+      expect(await store.storedTransaction(record.id, hash(`${prefix}2`).toUpperCase().replace("0X", "0x"))).to.deep.equal({
+        rawTransaction: null,
+        signature: signature(`${prefix}2`),
+      });
+      // The first one is the record's own raw form, wherever the store keeps it.
+      const first = await store.storedTransaction(record.id, hash(`${prefix}0`));
+      expect(first?.signature).to.equal(null);
+      expect(rawTransactionOf(read!.rawTransaction, read!.transactions[0]!, first!)).to.equal(record.rawTransaction);
+      expect(await store.storedTransaction(record.id, hash(`${prefix}c`))).to.deep.equal({
+        rawTransaction: `0x02f8${prefix}c`,
+        signature: null,
+      });
+      expect(await store.storedTransaction(record.id, hash("9"))).to.equal(undefined);
 
       // A step only signed ahead is no hash the operation was sent under; once written as sent, it is.
       expect(await store.findByTransactionHash(record.chain, record.network, hash(`${prefix}1`))).to.equal(undefined);
@@ -228,9 +247,19 @@ for (const subject of subjects) {
       // Written again (a retry), it keeps what it was.
       const again = await store.recordTransaction(record.id, { ...transactions[1]!, broadcast: true, rawTransaction: "0xother" });
       expect(again?.transactions[1]?.broadcastAt).to.equal(sentAt);
-      expect(await store.transactionRaw(record.id, hash(`${prefix}1`))).to.equal(`0x02f8${prefix}1`);
+      expect(await store.storedTransaction(record.id, hash(`${prefix}1`))).to.deep.equal({
+        rawTransaction: null,
+        signature: signature(`${prefix}1`),
+      });
       // A caller-signed replacement, not signed ahead: written as it is sent.
-      const signed = { ...transactions[2]!, transactionHash: hash(`${prefix}d`), rung: 4, broadcast: true };
+      const signed = {
+        ...transactions[2]!,
+        transactionHash: hash(`${prefix}d`),
+        rung: 4,
+        rawTransaction: `0x02f8${prefix}d`,
+        signature: null,
+        broadcast: true,
+      };
       expect((await store.recordTransaction(record.id, signed))?.transactions.map(({ rung }) => rung)).to.deep.equal([0, 1, 2, 3, 4]);
     });
 
@@ -314,7 +343,7 @@ for (const subject of subjects) {
         const after = await store.getOperation(record.id);
         expect(after).to.deep.equal(before);
         expect(after?.transactions.find(({ role }) => role === "cancel")?.broadcastAt).to.be.a("string");
-        expect(await store.transactionRaw(record.id, hash("fc"))).to.equal("0x02f8fc");
+        expect(await store.storedTransaction(record.id, hash("fc"))).to.deep.equal({ rawTransaction: "0x02f8fc", signature: null });
       });
 
     it("lists a sender's unfinished records from a nonce up, in nonce order, with their raw transactions", async function () {
@@ -326,18 +355,39 @@ for (const subject of subjects) {
       await store.insertOperation(launch({ network, nonce: 7, sender: "0x70997970C51812dc3A010C7d01b50e0d17dc79C8" }));
       const listed = await store.unfinishedOfSender("ethereum", network, SENDER, 5, 10);
       expect(listed).to.deep.equal([
-        { id: six!.id, nonce: 6, status: "pending", transactionHash: six!.transactionHash, rawTransaction: "0x026" },
-        { id: nine!.id, nonce: 9, status: "signed", transactionHash: nine!.transactionHash, rawTransaction: "0x029" },
+        { id: six!.id, nonce: 6, status: "pending", transactionHash: six!.transactionHash, rawTransaction: "0x026", followed: null },
+        { id: nine!.id, nonce: 9, status: "signed", transactionHash: nine!.transactionHash, rawTransaction: "0x029", followed: null },
       ]);
       expect((await store.unfinishedOfSender("ethereum", network, SENDER, 0, 1)).map((record) => record.nonce)).to.deep.equal([4]);
-      // A record that follows a replacement lists the replacement's raw form: what the node must get to fill the nonce.
+      // A record that follows a replacement lists how the replacement is stored, with its fees: what rebuilds the raw
+      // form the node must get to fill the nonce.
       const transactions = ladder("b");
-      const replaced = launch({ network, nonce: 12, transactionHash: transactions[0]!.transactionHash, transactions });
+      const replaced = launch({
+        network,
+        nonce: 12,
+        rawTransaction: "0x02f8b0",
+        transactionHash: transactions[0]!.transactionHash,
+        transactions,
+      });
       await store.insertOperation(replaced);
       await store.recordTransaction(replaced.id, { ...transactions[1]!, broadcast: true });
       await store.changeOperation(replaced.id, { status: "pending", reason: "replaced", transactionHash: hash("b1") });
       expect(await store.unfinishedOfSender("ethereum", network, SENDER, 12, 10)).to.deep.equal([
-        { id: replaced.id, nonce: 12, status: "pending", transactionHash: hash("b1"), rawTransaction: "0x02f8b1" },
+        {
+          id: replaced.id,
+          nonce: 12,
+          status: "pending",
+          transactionHash: hash("b1"),
+          rawTransaction: "0x02f8b0",
+          followed: {
+            transactionHash: hash("b1"),
+            rawTransaction: null,
+            signature: signature("b1"),
+            maxFeePerGas: "6000000000",
+            maxPriorityFeePerGas: "1000000000",
+            gasPrice: null,
+          },
+        },
       ]);
     });
 

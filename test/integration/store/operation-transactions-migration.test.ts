@@ -111,7 +111,15 @@ for (const variant of variants) {
 
       // After it: the first transaction written as the core writes it before a record's first replacement, then the
       // cancel, followed, taking the nonce.
-      const first = { rung: 0, nonce: 3, rawTransaction: "0x02f8", maxFeePerGas: "3", maxPriorityFeePerGas: "1", gasPrice: null };
+      const first = {
+        rung: 0,
+        nonce: 3,
+        rawTransaction: null,
+        signature: null,
+        maxFeePerGas: "3",
+        maxPriorityFeePerGas: "1",
+        gasPrice: null,
+      };
       await store.recordTransaction(pending.id, { ...first, transactionHash: pending.transactionHash!, role: "original", broadcast: true });
       await store.recordTransaction(pending.id, {
         transactionHash: `0x${"ee".repeat(32)}`,
@@ -119,6 +127,7 @@ for (const variant of variants) {
         rung: 1,
         nonce: 3,
         rawTransaction: "0x02ee",
+        signature: null,
         maxFeePerGas: "9",
         maxPriorityFeePerGas: "2",
         gasPrice: null,

@@ -10,7 +10,7 @@ import { knownGas, learnGas } from "./gas-shapes.js";
 import { chargesL1DataFee, l1DataFee } from "./l1-fee.js";
 import { SenderBatches, type Queued } from "./sender-batches.js";
 import { senderLockKey, type SenderLock } from "../sender-lock.js";
-import { signTransaction } from "./sign-transaction.js";
+import { signTransaction, signWithFees } from "./sign-transaction.js";
 import { parseSignedTransaction } from "./signed-transaction.js";
 import type { PreparedTransaction } from "../../../core/operations/types.js";
 
@@ -28,14 +28,13 @@ export interface SignedTransactionInfo {
   ahead?: SignedStep[];
 }
 
-/** A transaction signed ahead for a send: one step of its fee ladder, or its cancel. */
-export interface SignedStep {
-  role: "replacement" | "cancel";
-  rung: number;
-  fees: Fees;
-  transactionHash: string;
-  rawTransaction: string;
-}
+/**
+ * A transaction signed ahead for a send: one step of its fee ladder, kept as its signature (it differs from the send's
+ * own transaction only in its fees: `resignedTransaction` rebuilds it), or its cancel, kept whole (it is small).
+ */
+export type SignedStep = { rung: number; fees: Fees; transactionHash: string } & (
+  { role: "replacement"; signature: string } | { role: "cancel"; rawTransaction: string }
+);
 
 /** A pair's fee rules, as a send applies them. */
 export interface FeeRules {
@@ -253,18 +252,25 @@ export async function cancelGas(chain: EvmChain, sender: string): Promise<bigint
 function signAhead(
   chain: EvmChain,
   request: SendRequest,
+  transaction: TransactionLike,
   nonce: number,
-  gasLimit: bigint,
   fees: Fees,
   cancelGasLimit: bigint | undefined,
 ): SignedStep[] {
   const rules = request.feeRules!;
   const ladder = feeLadder(fees, ceilingOf(fees, rules.cap));
-  const steps: SignedStep[] = [];
-  for (const { rung, fees: stepFees } of ladder.replacements) {
-    const { raw, hash } = signTransaction(unsignedTransaction(chain, request, nonce, gasLimit, stepFees), request.privateKey!);
-    steps.push({ role: "replacement", rung, fees: stepFees, transactionHash: hash, rawTransaction: raw });
-  }
+  const resigned = signWithFees(
+    transaction,
+    ladder.replacements.map((step) => step.fees),
+    request.privateKey!,
+  );
+  const steps: SignedStep[] = ladder.replacements.map(({ rung, fees: stepFees }, index) => ({
+    role: "replacement",
+    rung,
+    fees: stepFees,
+    transactionHash: resigned[index]!.hash,
+    signature: resigned[index]!.signature,
+  }));
   if (ladder.cancel !== undefined && cancelGasLimit !== undefined) {
     const cancel = unsignedTransaction(chain, { to: request.sender, data: "0x" }, nonce, cancelGasLimit, ladder.cancel.fees);
     const { raw, hash } = signTransaction(cancel, request.privateKey!);
@@ -554,7 +560,7 @@ async function sendBatch(chain: EvmChain, batch: Job[]): Promise<void> {
     }
     // What the sends before it in the batch may cost at most is spoken for: the node checks each against what is left.
     available -= gasCost + l1Fee + value;
-    planned.push({ entry, transaction, nonce, gasLimit, fees, cancelGasLimit });
+    planned.push({ entry, transaction, nonce, fees, cancelGasLimit });
     nonce = lowestFreeNonce(nonce + 1, held);
   }
 
@@ -644,7 +650,6 @@ interface Planned {
   entry: Job;
   transaction: TransactionLike;
   nonce: number;
-  gasLimit: bigint;
   fees: Fees;
   /** The batch's cancel gas; undefined: no cancel is signed. */
   cancelGasLimit: bigint | undefined;
@@ -657,10 +662,10 @@ interface Staged {
 }
 
 /** Signs a planned send, and, for a key-in-body send on a chain where it can wait, its ladder and cancel. */
-function signPlanned({ entry, transaction, nonce, gasLimit, fees, cancelGasLimit }: Planned, chain: EvmChain): SignedTransactionInfo {
+function signPlanned({ entry, transaction, nonce, fees, cancelGasLimit }: Planned, chain: EvmChain): SignedTransactionInfo {
   const { request } = entry.job;
   const { raw, hash } = signTransaction(transaction, request.privateKey!);
-  const ahead = request.feeRules?.signAhead ? signAhead(chain, request, nonce, gasLimit, fees, cancelGasLimit) : undefined;
+  const ahead = request.feeRules?.signAhead ? signAhead(chain, request, transaction, nonce, fees, cancelGasLimit) : undefined;
   return { transactionHash: hash, nonce, rawTransaction: raw, fees, ...(ahead ? { ahead } : {}) };
 }
 

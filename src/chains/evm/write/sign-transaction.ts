@@ -15,6 +15,7 @@ import {
 } from "ethers";
 import type * as MicroRlp from "micro-eth-signer/core/rlp.js";
 
+import type { Fees } from "../../../domain/fee-ladder.js";
 import { nativeCrypto } from "../../crypto/public-keys.js";
 import { secp256k1 } from "../../crypto/secp256k1.js";
 
@@ -133,14 +134,76 @@ function signDigest(digest: Uint8Array, privateKey: string) {
 export function signTransaction(transaction: TransactionLike, privateKey: string): SignedTransaction {
   const unsigned = unsignedFields(transaction);
   if (unsigned === undefined) return signWithEthersTransaction(transaction, privateKey);
-  const { type, fields, chainId } = unsigned;
+  const { raw, hash } = signFields(unsigned, privateKey);
+  return { raw: hexOf(raw), hash };
+}
+
+/** A transaction signed again with other fees, kept as what sets it apart: its hash and its signature. */
+export interface Resigned {
+  hash: string;
+  /** r ‖ s ‖ v, 65 bytes as 0x hex (ethers' `Signature.serialized`): with the fees, turns the first into it (resignedTransaction). */
+  signature: string;
+}
+
+/**
+ * The same transaction signed with each of `fees` in turn (a fee ladder signed ahead): the fields are decoded once and
+ * only the fees change, and the raw forms are not kept. Each can be rebuilt from the transaction's own raw form with
+ * `resignedTransaction`.
+ */
+export function signWithFees(transaction: TransactionLike, fees: readonly Fees[], privateKey: string): Resigned[] {
+  const unsigned = unsignedFields(transaction);
+  return fees.map((each) => {
+    // Anything the byte path does not take (another shape, another type, a tip above the fee cap) goes through ethers.
+    if (unsigned === undefined || unsigned.type !== each.type || (each.type === 2 && each.maxPriorityFeePerGas > each.maxFeePerGas)) {
+      const { raw, hash } = signWithEthersTransaction({ ...transaction, ...feeFields(each) }, privateKey);
+      return { hash, signature: Transaction.from(raw).signature!.serialized };
+    }
+    const { hash, r, s, yParity } = signFields(withFees(unsigned, each), privateKey);
+    return { hash, signature: Signature.from({ r: hexOf(r), s: hexOf(s), yParity }).serialized };
+  });
+}
+
+/**
+ * A transaction signed ahead with other fees (signWithFees), rebuilt from the first one's raw form: the same fields with
+ * `fees` and `signature`, serialized by ethers. Its hash is checked by the caller against the one stored.
+ */
+export function resignedTransaction(firstRaw: string, fees: Fees, signature: string): SignedTransaction {
+  const tx = Transaction.from(firstRaw);
+  tx.signature = null;
+  if (fees.type === 2) {
+    tx.maxFeePerGas = fees.maxFeePerGas;
+    tx.maxPriorityFeePerGas = fees.maxPriorityFeePerGas;
+  } else tx.gasPrice = fees.gasPrice;
+  tx.signature = Signature.from(signature);
+  return { raw: tx.serialized, hash: tx.hash! };
+}
+
+/** The transaction's fields as ethers' TransactionLike names them. */
+function feeFields(fees: Fees): Pick<TransactionLike, "maxFeePerGas" | "maxPriorityFeePerGas" | "gasPrice"> {
+  return fees.type === 2
+    ? { maxFeePerGas: fees.maxFeePerGas, maxPriorityFeePerGas: fees.maxPriorityFeePerGas }
+    : { gasPrice: fees.gasPrice };
+}
+
+/** The unsigned fields with other fees in their places (EIP-1559: tip then fee cap after the nonce; legacy: the price). */
+function withFees(unsigned: Unsigned, fees: Fees): Unsigned {
+  const fields = [...unsigned.fields];
+  if (fees.type === 2) {
+    fields[2] = toBeArray(fees.maxPriorityFeePerGas);
+    fields[3] = toBeArray(fees.maxFeePerGas);
+  } else fields[1] = toBeArray(fees.gasPrice);
+  return { ...unsigned, fields };
+}
+
+/** Signs the fields: the raw form as bytes, its hash, and the signature's parts. */
+function signFields({ type, fields, chainId }: Unsigned, privateKey: string) {
   const preimage = type === 2 ? serialize(2, fields) : serialize(0, [...fields, toBeArray(chainId), new Uint8Array(0), new Uint8Array(0)]);
   const { r, s, yParity } = signDigest(keccak(preimage), privateKey);
   // EIP-155: v = chainId * 2 + 35 + yParity; EIP-1559 carries yParity itself.
   const v = type === 2 ? toBeArray(yParity) : toBeArray(chainId * 2n + 35n + BigInt(yParity));
   // r and s as quantities (no leading zeros), as ethers' serializer takes them.
   const raw = serialize(type, [...fields, v, toBeArray(hexOf(r)), toBeArray(hexOf(s))]);
-  return { raw: hexOf(raw), hash: hexOf(keccak(raw)) };
+  return { raw, hash: hexOf(keccak(raw)), r, s, yParity };
 }
 
 /** Any transaction ethers' `Transaction` serializes (or refuses), signed by libsecp256k1. */

@@ -30,7 +30,8 @@ const OPTION_NAMES: Record<string, string> = {
 
 function optionName(field: string): string {
   if (OPTION_NAMES[field]) return OPTION_NAMES[field];
-  const base = field.replace(/^token\./, "").replace(/\[\d+\]$/, "");
+  // A list's item names its list's option: `recipients[3].tokenId` is in --recipients (the message names the item).
+  const base = field.replace(/^token\./, "").replace(/\[\d+\].*$/, "");
   return `--${(OPTION_NAMES[base] ?? base).replace(/^--/, "").replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`)}`;
 }
 
