@@ -1260,6 +1260,7 @@ export interface operations {
                             };
                             sender: string | null;
                             transactionHash: string | null;
+                            /** @description A launch's token (the contract a write calls): deployed once a launch is mined; a cancelled or failed launch deploys nothing there */
                             contractAddress: string | null;
                             nonce: number | null;
                             /** @enum {string} */
@@ -3098,6 +3099,7 @@ export interface operations {
                         };
                         sender: string | null;
                         transactionHash: string | null;
+                        /** @description A launch's token (the contract a write calls): deployed once a launch is mined; a cancelled or failed launch deploys nothing there */
                         contractAddress: string | null;
                         nonce: number | null;
                         /** @enum {string} */
@@ -3374,6 +3376,7 @@ export interface operations {
                         };
                         sender: string | null;
                         transactionHash: string | null;
+                        /** @description A launch's token (the contract a write calls): deployed once a launch is mined; a cancelled or failed launch deploys nothing there */
                         contractAddress: string | null;
                         nonce: number | null;
                         /** @enum {string} */
@@ -3838,6 +3841,7 @@ export interface operations {
                         };
                         sender: string | null;
                         transactionHash: string | null;
+                        /** @description A launch's token (the contract a write calls): deployed once a launch is mined; a cancelled or failed launch deploys nothing there */
                         contractAddress: string | null;
                         nonce: number | null;
                         /** @enum {string} */
@@ -12510,6 +12514,7 @@ export interface operations {
                         };
                         sender: string | null;
                         transactionHash: string | null;
+                        /** @description A launch's token (the contract a write calls): deployed once a launch is mined; a cancelled or failed launch deploys nothing there */
                         contractAddress: string | null;
                         nonce: number | null;
                         /** @enum {string} */
@@ -12605,6 +12610,7 @@ export interface operations {
                         };
                         sender: string | null;
                         transactionHash: string | null;
+                        /** @description A launch's token (the contract a write calls): deployed once a launch is mined; a cancelled or failed launch deploys nothing there */
                         contractAddress: string | null;
                         nonce: number | null;
                         /** @enum {string} */
@@ -12700,6 +12706,7 @@ export interface operations {
                         };
                         sender: string | null;
                         transactionHash: string | null;
+                        /** @description A launch's token (the contract a write calls): deployed once a launch is mined; a cancelled or failed launch deploys nothing there */
                         contractAddress: string | null;
                         nonce: number | null;
                         /** @enum {string} */
@@ -12795,6 +12802,7 @@ export interface operations {
                         };
                         sender: string | null;
                         transactionHash: string | null;
+                        /** @description A launch's token (the contract a write calls): deployed once a launch is mined; a cancelled or failed launch deploys nothing there */
                         contractAddress: string | null;
                         nonce: number | null;
                         /** @enum {string} */
@@ -12890,6 +12898,7 @@ export interface operations {
                         };
                         sender: string | null;
                         transactionHash: string | null;
+                        /** @description A launch's token (the contract a write calls): deployed once a launch is mined; a cancelled or failed launch deploys nothing there */
                         contractAddress: string | null;
                         nonce: number | null;
                         /** @enum {string} */
@@ -12985,6 +12994,7 @@ export interface operations {
                         };
                         sender: string | null;
                         transactionHash: string | null;
+                        /** @description A launch's token (the contract a write calls): deployed once a launch is mined; a cancelled or failed launch deploys nothing there */
                         contractAddress: string | null;
                         nonce: number | null;
                         /** @enum {string} */
@@ -13080,6 +13090,7 @@ export interface operations {
                         };
                         sender: string | null;
                         transactionHash: string | null;
+                        /** @description A launch's token (the contract a write calls): deployed once a launch is mined; a cancelled or failed launch deploys nothing there */
                         contractAddress: string | null;
                         nonce: number | null;
                         /** @enum {string} */

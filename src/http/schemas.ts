@@ -524,7 +524,12 @@ export const Operation = z.object({
   params: z.record(z.string(), z.unknown()),
   sender: z.string().nullable(),
   transactionHash: z.string().nullable(),
-  contractAddress: z.string().nullable(),
+  contractAddress: z
+    .string()
+    .nullable()
+    .describe(
+      "A launch's token (the contract a write calls): deployed once a launch is mined; a cancelled or failed launch deploys nothing there",
+    ),
   nonce: z.number().int().nonnegative().nullable(),
   status: OperationState,
   error: z.object({ code: z.string(), message: z.string() }).nullable(),

@@ -1,10 +1,11 @@
 import { AbiCoder, JsonRpcApiProvider, decodeBytes32String, type Interface } from "ethers";
 
-import { ErrorCode, TokenServiceError } from "../../../domain/errors.js";
+import { ErrorCode } from "../../../domain/errors.js";
 import { amountPair, type AmountPair } from "../../../domain/units.js";
 import { balanceReaderArtifact } from "../artifacts.js";
 import type { EvmChain } from "../chain.js";
 import { isUnansweredCall, translateProviderError } from "../provider-errors.js";
+import { notAToken } from "./not-a-token.js";
 import {
   ERC1155_INTERFACE_ID,
   ERC721_ENUMERABLE_INTERFACE_ID,
@@ -51,16 +52,6 @@ async function call(chain: EvmChain, contract: string, iface: Interface, method:
     if (code === "CALL_EXCEPTION" && !isUnansweredCall(error)) return "0x";
     throw translateProviderError(error, upstream(chain));
   }
-}
-
-function notAToken(contract: string, standard: string, field: string, noCode = false): TokenServiceError {
-  const message = noCode
-    ? `no contract is deployed at ${contract} (if it was just launched, wait for the launch transaction to be mined)`
-    : `${contract} is not an ${standard} token contract`;
-  return new TokenServiceError(ErrorCode.NOT_A_TOKEN_CONTRACT, message, {
-    field,
-    details: { contractAddress: contract },
-  });
 }
 
 function decodeUint(iface: Interface, method: string, data: string): bigint | undefined {
@@ -197,19 +188,19 @@ function metadataOf(chain: EvmChain): Map<string, Erc20Metadata> {
 
 /** A token's balance from its raw answers, its metadata read once per chain; not a token: NOT_A_TOKEN_CONTRACT. */
 function erc20Balance(chain: EvmChain, contract: string, read: TokenRead, field: string): Erc20Balance {
-  if (!read.hasCode) throw notAToken(contract, "ERC20", field, true);
+  if (!read.hasCode) throw notAToken(contract, "an ERC20", true, field);
   const known = metadataOf(chain);
   let metadata = known.get(contract);
   if (metadata === undefined) {
     const symbol = decodeSymbol(read.symbol);
     const decimals = decodeUint(erc20Interface, "decimals", read.decimals);
-    if (symbol === undefined || decimals === undefined || decimals > 255n) throw notAToken(contract, "ERC20", field);
+    if (symbol === undefined || decimals === undefined || decimals > 255n) throw notAToken(contract, "an ERC20", false, field);
     metadata = { symbol, decimals: Number(decimals) };
     known.set(contract, metadata);
   }
   // One word is a uint256 as it stands; anything else goes through the ABI decoder, as a token's odd answer may.
   const balance = read.balance.length === 66 ? BigInt(read.balance) : decodeUint(erc20Interface, "balanceOf", read.balance);
-  if (balance === undefined) throw notAToken(contract, "ERC20", field);
+  if (balance === undefined) throw notAToken(contract, "an ERC20", false, field);
   return { contractAddress: contract, symbol: metadata.symbol, decimals: metadata.decimals, ...amountPair(balance, metadata.decimals) };
 }
 
@@ -278,8 +269,8 @@ export async function readErc721Balance(chain: EvmChain, owner: string, contract
     call(chain, contract, erc721Interface, "symbol", []),
   ]);
   const supports = (data: string) => data !== "0x" && BigInt(data.slice(0, 66)) === 1n;
-  if (code === "0x") throw notAToken(contract, "ERC721", field, true);
-  if (!supports(isErc721Data)) throw notAToken(contract, "ERC721", field);
+  if (code === "0x") throw notAToken(contract, "an ERC721", true, field);
+  if (!supports(isErc721Data)) throw notAToken(contract, "an ERC721", false, field);
   const balance = decodeUint(erc721Interface, "balanceOf", balanceData) ?? 0n;
   const symbol = decodeSymbol(symbolData);
   const result: Erc721Balance = { balance: balance.toString(), tokenIds: [], ...(symbol !== undefined ? { symbol } : {}) };
@@ -312,7 +303,7 @@ export async function readErc1155Balances(
     call(chain, contract, erc1155Interface, "supportsInterface", [ERC1155_INTERFACE_ID]),
     call(chain, contract, erc1155Interface, "balanceOfBatch", [tokenIds.map(() => owner), tokenIds]),
   ]);
-  if (code === "0x") throw notAToken(contract, "ERC1155", field, true);
+  if (code === "0x") throw notAToken(contract, "an ERC1155", true, field);
   let balances: bigint[] | undefined;
   try {
     balances = [...(erc1155Interface.decodeFunctionResult("balanceOfBatch", balancesData)[0] as bigint[])];
@@ -320,7 +311,7 @@ export async function readErc1155Balances(
     balances = undefined;
   }
   const supports = isErc1155Data !== "0x" && isErc1155Data.length >= 66 && BigInt(isErc1155Data.slice(0, 66)) === 1n;
-  if (!supports || balances === undefined || balances.length !== tokenIds.length) throw notAToken(contract, "ERC1155", field);
+  if (!supports || balances === undefined || balances.length !== tokenIds.length) throw notAToken(contract, "an ERC1155", false, field);
   return {
     balance: balances.reduce((sum, value) => sum + value, 0n).toString(),
     tokenBalances: tokenIds.map((tokenId, index) => ({ tokenId: tokenId.toString(), balance: balances[index]!.toString() })),
