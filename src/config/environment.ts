@@ -377,6 +377,15 @@ export const VARIABLES = {
     readBy: HTTP_SERVICE,
     schema: seconds(3600, { allowZero: true }),
   }),
+  TOKEN_SERVICE_NODE_BEHIND_GRACE_SECONDS: variable({
+    name: "TOKEN_SERVICE_NODE_BEHIND_GRACE_SECONDS",
+    type: "seconds",
+    default: "30",
+    description:
+      "How long a mined operation's block may be missing from the node before it counts as taken out of the chain: a node behind the others (one of a provider's load balancer) has no block at that height yet.",
+    readBy: HTTP_SERVICE,
+    schema: seconds(30, { allowZero: true }),
+  }),
   TOKEN_SERVICE_LEASE_SECONDS: variable({
     name: "TOKEN_SERVICE_LEASE_SECONDS",
     type: "seconds > 0",

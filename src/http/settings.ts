@@ -63,6 +63,7 @@ export function loadSettings(env: NodeJS.ProcessEnv): Settings {
       confirmations: settings.TOKEN_SERVICE_CONFIRMATIONS,
       dropAfterMs: settings.TOKEN_SERVICE_DROP_AFTER_SECONDS,
       reorgWatchMs: settings.TOKEN_SERVICE_REORG_WATCH_SECONDS,
+      behindGraceMs: settings.TOKEN_SERVICE_NODE_BEHIND_GRACE_SECONDS,
       leaseMs: settings.TOKEN_SERVICE_LEASE_SECONDS,
     },
     nonceReservationMs: settings.TOKEN_SERVICE_PREPARED_TTL_SECONDS,

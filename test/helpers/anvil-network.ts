@@ -11,7 +11,9 @@ export interface AnvilNetwork {
    * Run it while nothing else talks to the nodes (a load balancer's `exclusive`): a transaction arriving mid-import
    * would end up in one node's copy of the block only.
    */
-  mine(producer: AnvilNode): Promise<number>;
+  mine(producer: AnvilNode, options?: { behind?: AnvilNode[] }): Promise<number>;
+  /** A node left `behind` takes the blocks it missed, in order (as a node that lagged catches up). */
+  catchUp(node: AnvilNode): Promise<void>;
   /** Sets an account's balance on every node (their state stays one). */
   setBalance(address: string, wei: bigint): Promise<void>;
   /** Each node's next nonce for `address`, its own pool counted. */
@@ -64,17 +66,33 @@ export async function startAnvilNetwork(count = 2): Promise<AnvilNetwork> {
     for (const raw of kept) await node.rpc("eth_sendRawTransaction", [raw]).catch(() => undefined);
   };
 
+  // The blocks a node left behind has not taken yet, oldest first.
+  const missed = new Map<AnvilNode, Array<{ block: Block; raws: string[] }>>();
+  const catchUp = async (node: AnvilNode) => {
+    for (const { block, raws } of missed.get(node) ?? []) await importBlock(node, block, raws);
+    missed.delete(node);
+  };
+
   return {
     nodes,
-    mine: async (producer) => {
+    mine: async (producer, options = {}) => {
       await producer.rpc("evm_mine");
       const block = (await producer.rpc("eth_getBlockByNumber", ["latest", false])) as Block;
       const raws = await Promise.all(
         block.transactions.map(async (hash) => (await producer.rpc("eth_getRawTransactionByHash", [hash])) as string),
       );
-      await Promise.all(nodes.filter((node) => node !== producer).map((node) => importBlock(node, block, raws)));
+      await Promise.all(
+        nodes
+          .filter((node) => node !== producer)
+          .map(async (node) => {
+            if (options.behind?.includes(node)) return void missed.set(node, [...(missed.get(node) ?? []), { block, raws }]);
+            await catchUp(node);
+            await importBlock(node, block, raws);
+          }),
+      );
       return Number(block.number);
     },
+    catchUp,
     setBalance: async (address, wei) => {
       await Promise.all(nodes.map((node) => node.rpc("anvil_setBalance", [address, toQuantity(wei)])));
     },

@@ -1,5 +1,5 @@
 import { expect } from "chai";
-import { Transaction, Wallet } from "ethers";
+import { Transaction, Wallet, toQuantity } from "ethers";
 import hre from "hardhat";
 
 import { createTokenService, type TokenService, type TransferOutcome } from "../../src/api.js";
@@ -146,6 +146,31 @@ describe("nonces that heal behind a load balancer (two anvil nodes, one chain, a
       blocks++;
     }
   }
+
+  it("a node behind the other: a mined record's block missing from it is no reorg; the record stays mined, watched as before", async function () {
+    const sender = await newSender();
+    const { sent, holder } = await transferSeen(sender);
+    const [ahead, behind] = [network.nodes[holder]!, network.nodes[1 - holder]!];
+    const blockNumber = await relay.exclusive(() => network.mine(ahead, { behind: [behind] }));
+    await until(async () => (await record(sent.id)).status === "mined", "mined (a receipt read at the node ahead)", BOUND_MS);
+    const mark = relay.requests.length;
+    // The tracker's reorg watch asks each node in turn for the block at its height: the one behind has none yet.
+    const blockAsks = (node: number) =>
+      relay.requests
+        .slice(mark)
+        .filter(
+          (request) =>
+            request.node === node &&
+            request.calls.some((call) => call.method === "eth_getBlockByNumber" && call.params[0] === toQuantity(blockNumber)),
+        ).length;
+    await until(() => blockAsks(1 - holder) >= 1 && blockAsks(holder) >= 1, "the block asked of both nodes", BOUND_MS);
+    const watched = await record(sent.id);
+    expect(watched.status, `${reasons(watched).join("; ")}\n${trace(mark)}`).to.equal("mined");
+    expect(reasons(watched).some((reason) => reason.includes("reorg"))).to.equal(false);
+    expect(watched.blockNumber).to.equal(blockNumber);
+    await relay.exclusive(() => network.catchUp(behind));
+    expect(statuses(await record(sent.id))).to.deep.equal(["signed", "pending", "mined"]);
+  });
 
   it("a send one node took never reaches the node producing the blocks: the first look that asks that node sends it there, and it is mined", async function () {
     const sender = await newSender();

@@ -4,7 +4,7 @@ import { decide, decideGrant, decideSent, type Decision, type DecidePolicy, type
 import type { LeasedOperation, OperationChange } from "../../src/core/operations/types.js";
 import { OPERATION_STATUSES, transitionOf, type OperationStatus, type OperationTransaction } from "../../src/domain/lifecycle.js";
 
-const POLICY: DecidePolicy = { confirmations: 3, dropAfterMs: 60_000, reorgWatchMs: 3_600_000 };
+const POLICY: DecidePolicy = { confirmations: 3, dropAfterMs: 60_000, reorgWatchMs: 3_600_000, behindGraceMs: 30_000 };
 const NOW = Date.parse("2026-11-25T12:00:00Z");
 
 function record(status: OperationStatus, fields: Partial<LeasedOperation> = {}): LeasedOperation {
@@ -183,6 +183,33 @@ describe("decide: the tracker's judgement as a pure function of record, observat
     );
     const old = record("mined", { minedAt: new Date(NOW - POLICY.reorgWatchMs).toISOString() });
     expect(changeOf(decide(old, { kind: "canonical", hash: "0xblock10", pollMs: 1_000 }, POLICY, NOW)).checkInMs).to.equal(null);
+  });
+
+  it("waits out a node behind the chain: a mined record's block missing (no block at its height) is a reorg only once missing for the grace", function () {
+    const missing: Observation = { kind: "canonical", hash: null, pollMs: 1_000 };
+    // First seen missing: remembered, looked at again within a poll, still mined.
+    expect(changeOf(decide(record("mined"), missing, POLICY, NOW))).to.deep.equal({ missingSince: new Date(NOW), checkInMs: 1_000 });
+    const since = new Date(NOW - POLICY.behindGraceMs + 1).toISOString();
+    expect(changeOf(decide(record("mined", { missingSince: since }), missing, POLICY, NOW))).to.deep.equal({
+      missingSince: new Date(Date.parse(since)),
+      checkInMs: 1_000,
+    });
+    // Back (the node caught up, or another node answered): forgotten, watched as before.
+    const back = changeOf(
+      decide(record("mined", { missingSince: since }), { kind: "canonical", hash: "0xblock10", pollMs: 1_000 }, POLICY, NOW),
+    );
+    expect(back).to.include({ missingSince: null });
+    expect(back.status).to.equal(undefined);
+    // Missing for the whole grace: the chain was rewound under it.
+    const gone = new Date(NOW - POLICY.behindGraceMs).toISOString();
+    const reorg = changeOf(decide(record("mined", { missingSince: gone }), missing, POLICY, NOW));
+    expect(reorg).to.include({ status: "pending", blockNumber: null, blockHash: null, missingSince: null });
+    expect(reorg.reason).to.match(/^reorg: block 10 .* no block at its height for 30 s$/);
+    // Another block at its height is a reorg at once; so is a simulated chain's missing block (its reorg fault).
+    expect(changeOf(decide(record("mined"), { kind: "canonical", hash: "0xother", pollMs: 1_000 }, POLICY, NOW)).status).to.equal(
+      "pending",
+    );
+    expect(changeOf(decide(record("mined"), { ...missing, simulated: true }, POLICY, NOW)).status).to.equal("pending");
   });
 
   it("finishes a faucet grant from the journal, makes a missing one, and fails one whose pair is no longer simulated", function () {

@@ -15,6 +15,11 @@ export interface DecidePolicy {
   dropAfterMs: number;
   /** How long a mined transaction on a live network is re-checked for a reorg. */
   reorgWatchMs: number;
+  /**
+   * How long a mined record's block may be missing from the node before it counts as gone: a node behind the chain (one
+   * of a load balancer's, a block or two late) has no block at that height yet, as a chain rewound has none.
+   */
+  behindGraceMs: number;
 }
 
 /** How the node answered a broadcast of the stored raw transaction. */
@@ -241,18 +246,28 @@ function decideReorg(
   policy: DecidePolicy,
   now: number,
 ): OperationChange {
-  if (observation.hash === null || observation.hash !== record.blockHash) {
-    return {
-      status: "pending",
-      reason: `reorg: block ${record.blockNumber} (${record.blockHash}) is no longer canonical`,
-      blockNumber: null,
-      blockHash: null,
-      checkInMs: observation.pollMs,
-    };
+  const reorg = (why: string): OperationChange => ({
+    status: "pending",
+    reason: `reorg: block ${record.blockNumber} (${record.blockHash}) ${why}`,
+    blockNumber: null,
+    blockHash: null,
+    missingSince: null,
+    checkInMs: observation.pollMs,
+  });
+  // Another block at its height: the chain chose another branch.
+  if (observation.hash !== null && observation.hash !== record.blockHash) return reorg("is no longer canonical");
+  if (observation.hash === null && !observation.simulated) {
+    // No block at its height: a node behind (it will have the same block soon) or a chain rewound (it never will).
+    // Looked at again soon; gone only once missing for the grace.
+    const since = record.missingSince === null ? now : Date.parse(record.missingSince);
+    if (now - since < policy.behindGraceMs) return { missingSince: new Date(since), checkInMs: observation.pollMs };
+    return reorg(`is no longer canonical: no block at its height for ${Math.round((now - since) / 1000)} s`);
   }
-  if (observation.simulated) return { checkInMs: null };
+  if (observation.hash === null) return reorg("is no longer canonical");
+  const seen = record.missingSince !== null ? { missingSince: null } : {};
+  if (observation.simulated) return { ...seen, checkInMs: null };
   const minedForMs = record.minedAt === null ? Infinity : now - Date.parse(record.minedAt);
-  return { checkInMs: minedForMs < policy.reorgWatchMs ? reorgCheckInMs(observation.pollMs, minedForMs) : null };
+  return { ...seen, checkInMs: minedForMs < policy.reorgWatchMs ? reorgCheckInMs(observation.pollMs, minedForMs) : null };
 }
 
 function decideOnChain(record: LeasedOperation, observation: Extract<Observation, { kind: "chain" }>, policy: DecidePolicy): Decision {

@@ -47,6 +47,7 @@ export const DEFAULT_TRACKER_SETTINGS: TrackerSettings = {
   confirmations: 1,
   dropAfterMs: 10 * 60_000,
   reorgWatchMs: 60 * 60_000,
+  behindGraceMs: 30_000,
   leaseMs: 30_000,
   idlePollMs: 250,
 };

@@ -26,7 +26,8 @@ describe("operation lifecycle on a live node (Hardhat's JSON-RPC node): re-broad
     rpc = new JsonRpcProvider(url, 11155111, { staticNetwork: true, cacheTimeout: -1 });
     server = await startServer({
       env: { TOKEN_SERVICE_RPC_ETHEREUM_SEPOLIA: url, TOKEN_SERVICE_SIMULATED_CHAINS: "off" },
-      tracker: { dropAfterMs: 1_000, reorgWatchMs: 120_000, idlePollMs: 100 },
+      // The reorg below rewinds the node: no block at the height until the grace ends (a node behind looks the same).
+      tracker: { dropAfterMs: 1_000, reorgWatchMs: 120_000, behindGraceMs: 2_000, idlePollMs: 100 },
     });
     sender = new Wallet(Wallet.createRandom().privateKey);
     await rpc.send("hardhat_setBalance", [sender.address, "0x56BC75E2D63100000"]);
