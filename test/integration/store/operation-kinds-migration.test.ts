@@ -1,19 +1,14 @@
 import { expect } from "chai";
 import { randomUUID } from "node:crypto";
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import path from "node:path";
-import pg from "pg";
-import { Kysely, Migrator, PostgresDialect, sql } from "kysely";
+import { Migrator, sql, type Kysely } from "kysely";
 
 import { InProcessSenderLock } from "../../../src/chains/evm/sender-lock.js";
 import { KyselyStore } from "../../../src/store/kysely-store.js";
 import { migrate, migrations } from "../../../src/store/migrations.js";
 import type { Database } from "../../../src/store/schema.js";
-import { nodeSqliteDialect, openSqliteFile } from "../../../src/store/sqlite-dialect.js";
 import type { NewOperation } from "../../../src/store/types.js";
 import { insertLegacyOperation } from "../../helpers/legacy-operations.js";
-import { freshPostgresSchema } from "../../helpers/postgres-schema.js";
+import { migrationDatabases } from "../../helpers/migration-databases.js";
 
 // 0004 and 0005 widen the check on operations.kind: transfers and approvals, then burns, pauses, role grants and revokes
 // and ownership transfers. A store made before each (holding records) must keep every record, index and constraint but
@@ -58,27 +53,7 @@ function operation(kind: NewOperation["kind"], overrides: Partial<NewOperation> 
   };
 }
 
-const variants = [
-  {
-    name: "SQLite (embedded)",
-    dialect: "sqlite" as const,
-    async open(context: Mocha.Context) {
-      void context;
-      const directory = await mkdtemp(path.join(tmpdir(), "hts-kinds-"));
-      const db = new Kysely<Database>({ dialect: nodeSqliteDialect(openSqliteFile(path.join(directory, "store.sqlite"))) });
-      return { db, cleanup: () => rm(directory, { recursive: true, force: true }) };
-    },
-  },
-  {
-    name: "PostgreSQL server",
-    dialect: "postgres" as const,
-    async open(context: Mocha.Context) {
-      const schema = await freshPostgresSchema(context, "hts_kinds");
-      const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: schema.url, max: 2 }) }) });
-      return { db, cleanup: () => schema.drop() };
-    },
-  },
-];
+const variants = migrationDatabases("kinds");
 
 for (const variant of variants) {
   for (const widening of WIDENINGS) {

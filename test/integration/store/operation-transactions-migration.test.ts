@@ -1,19 +1,14 @@
 import { expect } from "chai";
 import { randomUUID } from "node:crypto";
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import path from "node:path";
-import pg from "pg";
-import { Kysely, Migrator, PostgresDialect, sql } from "kysely";
+import { Migrator, sql, type Kysely } from "kysely";
 
 import { InProcessSenderLock } from "../../../src/chains/evm/sender-lock.js";
 import { KyselyStore } from "../../../src/store/kysely-store.js";
 import { migrate, migrations } from "../../../src/store/migrations.js";
 import type { Database } from "../../../src/store/schema.js";
-import { nodeSqliteDialect, openSqliteFile } from "../../../src/store/sqlite-dialect.js";
 import type { NewOperation } from "../../../src/store/types.js";
 import { insertLegacyOperation } from "../../helpers/legacy-operations.js";
-import { freshPostgresSchema } from "../../helpers/postgres-schema.js";
+import { migrationDatabases } from "../../helpers/migration-databases.js";
 
 // 0006 keeps every transaction an operation is sent as (operation_transactions), adds its stuck notice and the head
 // its transaction was sent at, and widens the status check with `cancelled`. A store made before it keeps its records.
@@ -42,26 +37,7 @@ function operation(overrides: Partial<NewOperation> = {}): NewOperation {
   };
 }
 
-const variants = [
-  {
-    name: "SQLite (embedded)",
-    dialect: "sqlite" as const,
-    async open() {
-      const directory = await mkdtemp(path.join(tmpdir(), "hts-0006-"));
-      const db = new Kysely<Database>({ dialect: nodeSqliteDialect(openSqliteFile(path.join(directory, "store.sqlite"))) });
-      return { db, cleanup: () => rm(directory, { recursive: true, force: true }) };
-    },
-  },
-  {
-    name: "PostgreSQL server",
-    dialect: "postgres" as const,
-    async open(context: Mocha.Context) {
-      const schema = await freshPostgresSchema(context, "hts_0006");
-      const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: schema.url, max: 2 }) }) });
-      return { db, cleanup: () => schema.drop() };
-    },
-  },
-];
+const variants = migrationDatabases("0006");
 
 for (const variant of variants) {
   describe(`migration 0006: operation transactions and the cancelled state — ${variant.name}`, function () {

@@ -1,19 +1,14 @@
 import { expect } from "chai";
 import { randomUUID } from "node:crypto";
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import path from "node:path";
-import pg from "pg";
-import { Kysely, Migrator, PostgresDialect, sql } from "kysely";
+import { Migrator, sql, type Kysely } from "kysely";
 
 import { InProcessSenderLock } from "../../../src/chains/evm/sender-lock.js";
 import { KyselyStore } from "../../../src/store/kysely-store.js";
 import { migrate, migrations } from "../../../src/store/migrations.js";
 import type { Database } from "../../../src/store/schema.js";
-import { nodeSqliteDialect, openSqliteFile } from "../../../src/store/sqlite-dialect.js";
 import type { NewOperation } from "../../../src/store/types.js";
 import { insertLegacyOperation } from "../../helpers/legacy-operations.js";
-import { freshPostgresSchema } from "../../helpers/postgres-schema.js";
+import { migrationDatabases } from "../../helpers/migration-databases.js";
 
 // 0007 keeps a fee ladder's steps signed ahead as signatures (raw_transaction may be null, a signature column) and the
 // first transaction's raw form only on its record. The rows a store wrote before it (every step whole) are kept and read.
@@ -43,26 +38,7 @@ function operation(overrides: Partial<NewOperation> = {}): NewOperation {
   };
 }
 
-const variants = [
-  {
-    name: "SQLite (embedded)",
-    dialect: "sqlite" as const,
-    async open() {
-      const directory = await mkdtemp(path.join(tmpdir(), "hts-0007-"));
-      const db = new Kysely<Database>({ dialect: nodeSqliteDialect(openSqliteFile(path.join(directory, "store.sqlite"))) });
-      return { db, cleanup: () => rm(directory, { recursive: true, force: true }) };
-    },
-  },
-  {
-    name: "PostgreSQL server",
-    dialect: "postgres" as const,
-    async open(context: Mocha.Context) {
-      const schema = await freshPostgresSchema(context, "hts_0007");
-      const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: schema.url, max: 2 }) }) });
-      return { db, cleanup: () => schema.drop() };
-    },
-  },
-];
+const variants = migrationDatabases("0007");
 
 for (const variant of variants) {
   describe(`migration 0007: a fee ladder's steps kept as signatures — ${variant.name}`, function () {
