@@ -31,7 +31,7 @@ describe("Settings from the environment", function () {
       bodyTimeoutMs: 30_000,
       shutdownGraceMs: 10_000,
       healthCacheMs: 5_000,
-      tracker: { confirmations: 1, dropAfterMs: 600_000, reorgWatchMs: 3_600_000, leaseMs: 30_000 },
+      tracker: { confirmations: 1, dropAfterMs: 600_000, reorgWatchMs: 3_600_000, behindGraceMs: 30_000, leaseMs: 30_000 },
       nonceReservationMs: 120_000,
       idempotencyLeaseMs: undefined,
       idempotencyRetentionMs: 86_400_000,
@@ -73,13 +73,14 @@ describe("Settings from the environment", function () {
       TOKEN_SERVICE_CONFIRMATIONS: "3",
       TOKEN_SERVICE_DROP_AFTER_SECONDS: "90",
       TOKEN_SERVICE_REORG_WATCH_SECONDS: "0",
+      TOKEN_SERVICE_NODE_BEHIND_GRACE_SECONDS: "5",
       TOKEN_SERVICE_LEASE_SECONDS: "5",
       TOKEN_SERVICE_IDEMPOTENCY_LEASE_SECONDS: "4",
       TOKEN_SERVICE_IDEMPOTENCY_RETENTION_HOURS: "0.5",
       TOKEN_SERVICE_SIMULATED_CHAINS: "off",
     });
     expect(settings).to.deep.include({
-      tracker: { confirmations: 3, dropAfterMs: 90_000, reorgWatchMs: 0, leaseMs: 5_000 },
+      tracker: { confirmations: 3, dropAfterMs: 90_000, reorgWatchMs: 0, behindGraceMs: 5_000, leaseMs: 5_000 },
       idempotencyLeaseMs: 4_000,
       idempotencyRetentionMs: 1_800_000,
       simulatedChains: false,
@@ -89,6 +90,7 @@ describe("Settings from the environment", function () {
     expect(loadSettings({ TOKEN_SERVICE_CHAIN_FAULTS: "on" }).chainFaults).to.equal(true);
     expect(refusal({ TOKEN_SERVICE_CHAIN_FAULTS: "yes" })).to.equal('TOKEN_SERVICE_CHAIN_FAULTS must be on or off (got "yes")');
     expect(refusal({ TOKEN_SERVICE_DROP_AFTER_SECONDS: "10m" })).to.match(/^TOKEN_SERVICE_DROP_AFTER_SECONDS must be a number of seconds/);
+    expect(refusal({ TOKEN_SERVICE_NODE_BEHIND_GRACE_SECONDS: "-1" })).to.match(/^TOKEN_SERVICE_NODE_BEHIND_GRACE_SECONDS must be/);
   });
 
   it("reads every variable, taking empty ones as unset", function () {
