@@ -254,16 +254,16 @@ function decideReorg(
     missingSince: null,
     checkInMs: observation.pollMs,
   });
-  // Another block at its height: the chain chose another branch.
-  if (observation.hash !== null && observation.hash !== record.blockHash) return reorg("is no longer canonical");
-  if (observation.hash === null && !observation.simulated) {
+  // Another block at its height: the chain chose another branch. A simulated chain has no node behind: a missing block
+  // there is its reorg fault's.
+  if (observation.hash === null ? observation.simulated : observation.hash !== record.blockHash) return reorg("is no longer canonical");
+  if (observation.hash === null) {
     // No block at its height: a node behind (it will have the same block soon) or a chain rewound (it never will).
     // Looked at again soon; gone only once missing for the grace.
     const since = record.missingSince === null ? now : Date.parse(record.missingSince);
     if (now - since < policy.behindGraceMs) return { missingSince: new Date(since), checkInMs: observation.pollMs };
     return reorg(`is no longer canonical: no block at its height for ${Math.round((now - since) / 1000)} s`);
   }
-  if (observation.hash === null) return reorg("is no longer canonical");
   const seen = record.missingSince !== null ? { missingSince: null } : {};
   if (observation.simulated) return { ...seen, checkInMs: null };
   const minedForMs = record.minedAt === null ? Infinity : now - Date.parse(record.minedAt);
