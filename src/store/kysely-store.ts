@@ -23,7 +23,7 @@ import { GroupCommit } from "./group-commit.js";
 import { generateApiKey, hashApiKey, sameHash } from "./api-key-secret.js";
 import { dialectSql, type DialectSql } from "./dialect.js";
 import { eventOfChange, noticeOfChange, type WebhookEvent } from "../domain/lifecycle.js";
-import { allowedSources } from "./transition-guard.js";
+import { allowedSources, lastIndexById } from "./transition-guard.js";
 import { migrate } from "./migrations.js";
 import { afterCursor, decodeOperationCursor, newestFirstPage } from "./operation-cursor.js";
 import type { Database } from "./schema.js";
@@ -331,11 +331,12 @@ export class KyselyStore implements Store {
     if (changes.length === 1) return [await this.changeOperation(changes[0]!.id, changes[0]!.change, leaseOwner)];
     // One transaction, one commit (one fsync on the embedded store) for a whole tracker pass, events included.
     let queued = 0;
+    const last = lastIndexById(changes);
     const changed = await this.db.transaction().execute(async (trx) => {
       const records: Array<OperationRecord | undefined> = [];
       queued = 0;
-      for (const { id, change } of changes) {
-        const outcome = await this.changeOperationIn(trx, id, change, leaseOwner);
+      for (const [index, { id, change }] of changes.entries()) {
+        const outcome = await this.changeOperationIn(trx, id, change, leaseOwner, last.get(id) !== index);
         records.push(outcome.record);
         queued += outcome.queued;
       }
@@ -350,6 +351,8 @@ export class KyselyStore implements Store {
     id: string,
     change: OperationChange,
     leaseOwner?: string,
+    /** Another change of the record follows in the same transaction: the lease holds until that one. */
+    keepLease = false,
   ): Promise<{ record: OperationRecord | undefined; queued: number }> {
     // The status before, for the event a change is, and whether the record's key has webhooks at all (most have none:
     // then the change queues nothing and costs this one read). Read in the change's transaction, locked on PostgreSQL.
@@ -403,7 +406,7 @@ export class KyselyStore implements Store {
       set.stuck = change.stuck === null ? null : json({ at: new Date().toISOString(), ...change.stuck } satisfies StuckNotice);
     if (change.checkInMs !== undefined)
       set.next_check_at = change.checkInMs === null ? null : sql`${now} + ${Math.round(change.checkInMs)}`;
-    if (leaseOwner !== undefined) Object.assign(set, { lease_owner: null, lease_until: null });
+    if (leaseOwner !== undefined && !keepLease) Object.assign(set, { lease_owner: null, lease_until: null });
     let query = db.updateTable("operations").set(set).where("id", "=", id);
     const allowed = allowedSources(change);
     // A move the lifecycle table lacks matches no record (and SQL has no empty IN list).
@@ -573,16 +576,19 @@ export class KyselyStore implements Store {
 
   async leaseDueOperations(owner: string, leaseMs: number, limit: number, filter: LeaseFilter = {}): Promise<LeasedOperation[]> {
     const { skip, only } = filter;
+    const early = filter.early !== undefined && filter.early.size > 0 ? [...filter.early] : undefined;
     if (only !== undefined && only.size === 0) return [];
     // A read first: an idle tracker's poll then writes (and syncs) nothing.
-    const anyDue = await this.db
-      .selectFrom("operations")
-      .select("id")
-      .where("next_check_at", "is not", null)
-      .where("next_check_at", "<=", this.d.nowMs)
-      .limit(1)
-      .executeTakeFirst();
-    if (anyDue === undefined) return [];
+    const anyDue =
+      early !== undefined ||
+      (await this.db
+        .selectFrom("operations")
+        .select("id")
+        .where("next_check_at", "is not", null)
+        .where("next_check_at", "<=", this.d.nowMs)
+        .limit(1)
+        .executeTakeFirst()) !== undefined;
+    if (!anyDue) return [];
     const now = this.d.nowMs;
     const rows = await this.unsynced((db) =>
       db
@@ -593,7 +599,11 @@ export class KyselyStore implements Store {
             .selectFrom("operations")
             .select("id")
             .where("next_check_at", "is not", null)
-            .where("next_check_at", "<=", now)
+            .where((inner) =>
+              early === undefined
+                ? inner("next_check_at", "<=", now)
+                : inner.or([inner("next_check_at", "<=", now), inner("id", "in", early)]),
+            )
             .where((inner) =>
               inner.or([inner("lease_until", "is", null), inner("lease_until", "<", now), inner("lease_owner", "=", owner)]),
             )

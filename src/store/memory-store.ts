@@ -11,7 +11,7 @@ import type {
   StoredTransaction,
   UnfinishedTransaction,
 } from "../core/operations/types.js";
-import { allowedSources } from "./transition-guard.js";
+import { allowedSources, lastIndexById } from "./transition-guard.js";
 
 interface Entry {
   record: LeasedOperation;
@@ -143,7 +143,15 @@ export class MemoryOperationStore implements OperationStore {
     changes: ReadonlyArray<{ id: string; change: OperationChange }>,
     leaseOwner: string,
   ): Promise<Array<OperationRecord | undefined>> {
-    return Promise.all(changes.map(({ id, change }) => this.changeOperation(id, change, leaseOwner)));
+    const last = lastIndexById(changes);
+    const changed: Array<OperationRecord | undefined> = [];
+    for (const [index, { id, change }] of changes.entries()) {
+      changed.push(await this.changeOperation(id, change, leaseOwner));
+      // Another change of the record follows: the lease holds until that one.
+      const entry = this.entries.get(id);
+      if (last.get(id) !== index && entry !== undefined && changed[index] !== undefined) entry.leaseOwner = leaseOwner;
+    }
+    return changed;
   }
 
   async releaseLeases(owner: string): Promise<void> {
@@ -249,7 +257,7 @@ export class MemoryOperationStore implements OperationStore {
       .filter(
         (entry) =>
           entry.nextCheckAt !== null &&
-          entry.nextCheckAt <= now &&
+          (entry.nextCheckAt <= now || filter.early?.has(entry.record.id) === true) &&
           free(entry) &&
           !filter.skip?.has(entry.record.id) &&
           (filter.only?.has(entry.record.id) ?? true),

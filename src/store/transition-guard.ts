@@ -10,3 +10,8 @@ export function allowedSources(change: OperationChange): OperationStatus[] | und
   if (change.from === undefined) return table;
   return table === undefined ? [...change.from] : table.filter((status) => change.from!.includes(status));
 }
+
+/** Where each record's last change is in a list of changes (a record may have several, applied in order). */
+export function lastIndexById(changes: ReadonlyArray<{ id: string }>): Map<string, number> {
+  return new Map(changes.map(({ id }, index) => [id, index]));
+}

@@ -1,6 +1,14 @@
 import { expect } from "chai";
 
-import { decide, decideGrant, decideSent, type Decision, type DecidePolicy, type Observation } from "../../src/core/operations/decide.js";
+import {
+  decide,
+  decideGrant,
+  decideSent,
+  type ChainObservation,
+  type Decision,
+  type DecidePolicy,
+  type Observation,
+} from "../../src/core/operations/decide.js";
 import type { LeasedOperation, OperationChange } from "../../src/core/operations/types.js";
 import { OPERATION_STATUSES, transitionOf, type OperationStatus, type OperationTransaction } from "../../src/domain/lifecycle.js";
 
@@ -118,6 +126,26 @@ describe("decide: the tracker's judgement as a pure function of record, observat
     expect(changeOf(decide(record("signed"), { kind: "accepted-here" }, POLICY, NOW))).to.include({ status: "pending" });
   });
 
+  it("takes a signed record already in a block on from pending in the same write: pending, then what its receipt says", function () {
+    const receipt = { blockNumber: 10, blockHash: "0xb", status: 1 };
+    // Looked at after a crash (the node has it, mined) and at the first look of a send accepted here: the same two moves.
+    const included = chain({ head: 12, receipt }) as ChainObservation;
+    for (const observation of [included, { kind: "accepted-here", included } as const]) {
+      const decision = decide(record("signed"), observation, POLICY, NOW);
+      expect(changeOf(decision)).to.include({ status: "pending", reason: "accepted by the node", broadcastBlock: 12 });
+      expect((decision as { then?: OperationChange }).then).to.include({ status: "mined", blockNumber: 10, blockHash: "0xb" });
+    }
+    // Reverted: pending, then failed; without enough confirmations: pending, then still pending in its block.
+    const reverted = decide(record("signed"), chain({ head: 30, receipt: { ...receipt, status: 0 } }), POLICY, NOW);
+    expect((reverted as { then?: OperationChange }).then).to.include({ status: "failed" });
+    const young = decide(record("signed"), chain({ head: 10, receipt }), POLICY, NOW);
+    expect((young as { then?: OperationChange }).then).to.include({ status: "pending", blockNumber: 10 });
+    // Accepted here and not in a block yet: pending alone, without asking whether the node still has it.
+    expect(decide(record("signed"), { kind: "accepted-here" }, POLICY, NOW)).to.not.have.property("then");
+    // A record that moved on meanwhile is left as it is.
+    expect(changeOf(decide(record("mined"), { kind: "accepted-here", included }, POLICY, NOW))).to.deep.equal({});
+  });
+
   it("asks for a broadcast when the node does not know a transaction it can send again, and fails one it cannot", function () {
     expect(decide(record("pending"), chain(), POLICY, NOW)).to.deep.equal({ action: "broadcast" });
     expect(changeOf(decide(record("signed", { rawTransaction: null }), chain(), POLICY, NOW))).to.include({ status: "failed" });
@@ -231,6 +259,14 @@ describe("decide: the tracker's judgement as a pure function of record, observat
   it("never proposes a move the lifecycle table lacks, whatever it observes", function () {
     const observations: Observation[] = [
       { kind: "accepted-here" },
+      {
+        kind: "accepted-here",
+        included: chain({ head: 30, receipt: { blockNumber: 10, blockHash: "0x1", status: 1 } }) as ChainObservation,
+      },
+      {
+        kind: "accepted-here",
+        included: chain({ head: 30, receipt: { blockNumber: 10, blockHash: "0x1", status: 0 } }) as ChainObservation,
+      },
       { kind: "node-error" },
       { kind: "no-transaction" },
       { kind: "canonical", hash: null, pollMs: 1 },
@@ -270,6 +306,12 @@ describe("decide: the tracker's judgement as a pure function of record, observat
           expect(transitionOf(status, decision.change.status), `${status} → ${decision.change.status} on ${observation.kind}`).to.not.equal(
             undefined,
           );
+          const then = decision.then?.status;
+          if (then !== undefined)
+            expect(
+              transitionOf(decision.change.status, then),
+              `then ${decision.change.status} → ${then} on ${observation.kind}`,
+            ).to.not.equal(undefined);
         }
       }
     }

@@ -39,8 +39,11 @@ export type BroadcastOutcome =
 
 /** What the tracker (or the request that sent it) saw of a record's transaction. */
 export type Observation =
-  /** The request that sent it heard the node accept it. */
-  | { kind: "accepted-here" }
+  /**
+   * The request that sent it heard the node accept it; with what the chain showed at this first look when its
+   * transaction was already in a block (a chain that mines as it accepts).
+   */
+  | { kind: "accepted-here"; included?: ChainObservation }
   /** A launch or mint recorded without a transaction hash: there is nothing to follow. */
   | { kind: "no-transaction" }
   /** The node or the pair's configuration failed while looking: nothing is known. */
@@ -87,8 +90,12 @@ export type Observation =
   /** The tracker sent a step of the record's fee ladder (written as sent first), as `decide` asked. */
   | { kind: "replaced"; transactionHash: string; outcome: BroadcastOutcome; pollMs: number; head: number };
 
+/** The node's view of an unfinished record's transaction. */
+export type ChainObservation = Extract<Observation, { kind: "chain" }>;
+
 export type Decision =
-  | { change: OperationChange }
+  /** `then`: a second move written after `change` in the same write (a transaction accepted and already in a block). */
+  | { change: OperationChange; then?: OperationChange }
   | { action: "broadcast" }
   | { action: "grant" }
   /** Send this step of the fee ladder, signed ahead, in place of the transaction the record follows. */
@@ -111,7 +118,9 @@ const change = (value: OperationChange): Decision => ({ change: value });
 export function decide(record: LeasedOperation, observation: Observation, policy: DecidePolicy, now: number): Decision {
   switch (observation.kind) {
     case "accepted-here":
-      return record.status === "signed" ? change({ status: "pending", reason: "accepted by the node", checkInMs: 0 }) : change({});
+      if (record.status !== "signed") return change({});
+      if (observation.included?.receipt) return decideOnChain(record, observation.included, policy);
+      return change({ status: "pending", reason: "accepted by the node", checkInMs: 0 });
     case "node-error":
       return change({ checkInMs: RETRY_AFTER_ERROR_MS });
     case "no-transaction":
@@ -270,22 +279,32 @@ function decideReorg(
   return { ...seen, checkInMs: minedForMs < policy.reorgWatchMs ? reorgCheckInMs(observation.pollMs, minedForMs) : null };
 }
 
-function decideOnChain(record: LeasedOperation, observation: Extract<Observation, { kind: "chain" }>, policy: DecidePolicy): Decision {
+function decideOnChain(record: LeasedOperation, observation: ChainObservation, policy: DecidePolicy): Decision {
   const { receipt, head, pollMs: poll } = observation;
   if (record.status === "mined" || record.status === "cancelled") return change(decideMinedOnSimulatedChain(record, observation));
   // Whichever of its transactions the node mined (or holds) is the one the record follows from now on.
   const found = receipt?.transactionHash ?? observation.pooled;
   const follows = found !== undefined && found.toLowerCase() !== record.transactionHash?.toLowerCase() ? { transactionHash: found } : {};
-  // Accepted by the node while the process that sent it could not say so (it died before its tracker looked).
+  // Accepted by the node (the request that sent it heard so, or it died before its tracker looked), and already in a
+  // block: pending, and on from there in the same write, each move with its event.
   if (record.status === "signed" && receipt !== null) {
-    return change({
+    const accepted: OperationChange = {
       status: "pending",
       reason: "accepted by the node",
       ...follows,
       missingSince: null,
       broadcastBlock: head,
       checkInMs: 0,
-    });
+    };
+    const pending: LeasedOperation = {
+      ...record,
+      status: "pending",
+      transactionHash: accepted.transactionHash ?? record.transactionHash,
+      missingSince: null,
+      broadcastBlock: head,
+    };
+    const next = decideOnChain(pending, observation, policy);
+    return "change" in next ? { change: accepted, then: next.change } : change(accepted);
   }
   if (receipt !== null) {
     const confirmations = head - receipt.blockNumber + 1;
@@ -395,7 +414,7 @@ function decideOnChain(record: LeasedOperation, observation: Extract<Observation
  * have moved in the replay (its fields follow quietly), or the transaction is gone, and the record goes back to
  * pending, where the tracker sends it again from its raw form.
  */
-function decideMinedOnSimulatedChain(record: LeasedOperation, observation: Extract<Observation, { kind: "chain" }>): OperationChange {
+function decideMinedOnSimulatedChain(record: LeasedOperation, observation: ChainObservation): OperationChange {
   const { receipt } = observation;
   if (receipt !== null) {
     const moved = receipt.blockNumber !== record.blockNumber || receipt.blockHash !== record.blockHash;

@@ -488,7 +488,7 @@ export class Operations {
           acceptSigned: (transaction) => this.acceptSigned(where, transaction),
         }),
       );
-      this.tracker.kick(Math.min(signedAs?.chain.pollingIntervalMs ?? 0, FIRST_LOOK_MS));
+      this.tracker.lookSoon(Math.min(signedAs?.chain.pollingIntervalMs ?? 0, FIRST_LOOK_MS));
       return { ...result, id, status: "pending" as const, blockNumber: null };
     } catch (error) {
       if (signedAs === undefined) throw error;

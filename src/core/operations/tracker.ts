@@ -13,6 +13,7 @@ import {
   decide,
   replacementDue,
   type BroadcastOutcome,
+  type ChainObservation,
   type DecidePolicy,
   type Observation,
 } from "./decide.js";
@@ -54,6 +55,8 @@ export const DEFAULT_TRACKER_SETTINGS: TrackerSettings = {
 
 const BATCH = 50;
 const BUSY_PASS_INTERVAL_MS = 20;
+/** Records accepted here are looked at once no other was accepted for this long (see `lookSoon`). */
+const QUIET_MS = 5;
 
 type ChainFor = (record: OperationRecord) => Promise<EvmChain>;
 
@@ -73,6 +76,8 @@ interface Look {
   chain?: EvmChain;
   observation?: Observation;
   change?: OperationChange;
+  /** A second move written after `change` in the same commit (see `Decision`). */
+  then?: OperationChange;
 }
 
 /** A record waiting without a receipt, with the sender and nonce it holds. */
@@ -82,8 +87,6 @@ function waitingOf(look: Look): { chain: EvmChain; sender: string; nonce: number
   if ((record.status !== "signed" && record.status !== "pending") || record.sender === null || record.nonce === null) return undefined;
   return { chain, sender: record.sender, nonce: record.nonce };
 }
-
-type ChainObservation = Extract<Observation, { kind: "chain" }>;
 
 /** Neither in a block nor in the node's pool. */
 const isMissing = (observation: Observation | undefined) =>
@@ -204,6 +207,13 @@ export class OperationTracker {
   private running: Promise<void> | undefined;
   private stopped = false;
   private wake: (() => void) | undefined;
+  /** A kick that came while a pass ran: the loop looks again at once instead of sleeping. */
+  private kicked = false;
+  /** The records accepted here are looked at by the next pass before they fall due (see `lookSoon`). */
+  private lookEarly = false;
+  private soonTimer: NodeJS.Timeout | undefined;
+  /** When the records accepted since the last early look are looked at, at the latest. */
+  private soonDeadline: number | undefined;
   private readonly waiters = new Map<string, Set<(record?: OperationRecord) => void>>();
   private readonly canonicalBlocks = new CanonicalBlocks();
   private kickTimer: NodeJS.Timeout | undefined;
@@ -248,7 +258,7 @@ export class OperationTracker {
 
   /** Looks at due records now (or in `afterMs`, when a record falls due) instead of at the next idle poll. */
   kick(afterMs = 0): void {
-    if (afterMs <= 0) return void this.wake?.();
+    if (afterMs <= 0) return this.wakeUp();
     // Kicks coalesce: a burst of launches wakes the tracker once, and that pass takes them all.
     const at = Date.now() + afterMs;
     if (this.kickTimer !== undefined && this.kickAt <= at) return;
@@ -256,8 +266,33 @@ export class OperationTracker {
     this.kickAt = at;
     this.kickTimer = setTimeout(() => {
       this.kickTimer = undefined;
-      this.wake?.();
+      this.wakeUp();
     }, afterMs).unref();
+  }
+
+  /**
+   * Looks at the records this process just saw accepted before they fall due: once sends pause (QUIET_MS without
+   * another: a burst's end), or `withinMs` after the first of them at the latest. A burst is taken in few passes, and
+   * its last record does not wait for its check time.
+   */
+  lookSoon(withinMs: number): void {
+    const now = Date.now();
+    this.soonDeadline ??= now + withinMs;
+    clearTimeout(this.soonTimer);
+    this.soonTimer = setTimeout(
+      () => {
+        this.soonTimer = undefined;
+        this.soonDeadline = undefined;
+        this.lookEarly = true;
+        this.wakeUp();
+      },
+      Math.max(0, Math.min(now + QUIET_MS, this.soonDeadline) - now),
+    ).unref();
+  }
+
+  private wakeUp(): void {
+    if (this.wake !== undefined) this.wake();
+    else this.kicked = true;
   }
 
   async stop(): Promise<void> {
@@ -265,6 +300,7 @@ export class OperationTracker {
     this.kick();
     await this.running;
     clearTimeout(this.kickTimer);
+    clearTimeout(this.soonTimer);
     // What this process held (records it was broadcasting, a pass cut short) goes to the other trackers now, not at lease end.
     await this.store.releaseLeases(this.owner).catch(() => undefined);
   }
@@ -310,8 +346,11 @@ export class OperationTracker {
 
   /** One pass over the due records; answers how many it looked at. */
   async runOnce(): Promise<number> {
+    const early = this.lookEarly && this.accepted.size > 0 ? new Set(this.accepted) : undefined;
+    this.lookEarly = false;
     const due = await this.store.leaseDueOperations(this.owner, this.settings.leaseMs, BATCH, {
       skip: this.broadcasting,
+      ...(early !== undefined ? { early } : {}),
       ...(this.settings.ownRecordsOnly ? { only: this.own } : {}),
     });
     if (due.length === 0) return 0;
@@ -325,8 +364,10 @@ export class OperationTracker {
       looks.map(async (look) => {
         if (look.change !== undefined || look.observation === undefined) return;
         const decision = decide(look.record, look.observation, this.settings, this.now());
-        if ("change" in decision) look.change = decision.change;
-        else if (decision.action === "broadcast") broadcasts.push(look);
+        if ("change" in decision) {
+          look.change = decision.change;
+          look.then = decision.then;
+        } else if (decision.action === "broadcast") broadcasts.push(look);
         else if (decision.action === "replace")
           // A step of its own ladder at its own nonce: no gap of the sender's is filled by it, so it is sent on its own.
           look.change = await this.replace(look.record, look.chain!, decision.transactionHash, pass).then(
@@ -341,20 +382,33 @@ export class OperationTracker {
       }),
     );
     await this.sendInOrder(looks, broadcasts, pass, healings);
-    const changes = looks.map((look) => ({ id: look.record.id, change: look.change ?? { checkInMs: RETRY_AFTER_ERROR_MS } }));
+    // Each look's change, and its second move right after it (the store keeps the lease until a record's last change).
+    const changes = looks.flatMap((look) => {
+      const { id } = look.record;
+      const first = { id, change: look.change ?? { checkInMs: RETRY_AFTER_ERROR_MS }, look };
+      return look.then === undefined ? [first] : [first, { id, change: look.then, look }];
+    });
     for (const { record, change } of looks) {
       if (change?.error?.code !== ErrorCode.NONCE_TAKEN) continue;
       const healing = healingOf(record, "nonce-taken", `settled failed: ${change.reason ?? "another transaction took its nonce"}`);
       if (healing !== undefined) healings.set(record.id, healing);
     }
-    const changed = await this.store.changeOperations(changes, this.owner).catch(() => changes.map(() => undefined));
-    changes.forEach(({ id, change }, index) => {
+    const changed = await this.store
+      .changeOperations(
+        changes.map(({ id, change }) => ({ id, change })),
+        this.owner,
+      )
+      .catch(() => changes.map(() => undefined));
+    changes.forEach(({ id, change, look }, index) => {
+      // Told once per record, with what its last change wrote.
+      if (changes[index + 1]?.id === id) return;
       if (change.checkInMs === null) this.own.delete(id);
       if (changed[index] === undefined) return;
       // The store answers a change without the record's transactions (nor the first's raw form, kept with them); the pass
       // has them (a step it sent marked so).
-      const { transactions, rawTransaction } = looks[index]!.record;
-      if (change.reason !== undefined) this.notify(id, { ...changed[index]!, transactions, rawTransaction });
+      const { transactions, rawTransaction } = look.record;
+      if (change.reason !== undefined || look.change?.reason !== undefined)
+        this.notify(id, { ...changed[index]!, transactions, rawTransaction });
       const healing = healings.get(id);
       if (healing !== undefined) this.report(healing);
     });
@@ -370,9 +424,12 @@ export class OperationTracker {
         // The store is unreachable; its records wait for it, nothing is lost.
       }
       if (!this.stopped && looked < BATCH) {
-        // A busy tracker pauses briefly between passes, so that each pass (one lease, one commit) takes more records.
+        // A busy tracker pauses briefly between passes, so that each pass (one lease, one commit) takes more records; so
+        // does one kicked during its pass (a record falls due now), which would otherwise wait for the idle poll.
+        const busy = looked > 0 || this.kicked;
+        this.kicked = false;
         await new Promise<void>((resolve) => {
-          const timer = setTimeout(resolve, looked === 0 ? this.settings.idlePollMs : BUSY_PASS_INTERVAL_MS);
+          const timer = setTimeout(resolve, busy ? BUSY_PASS_INTERVAL_MS : this.settings.idlePollMs);
           this.wake = () => {
             clearTimeout(timer);
             resolve();
@@ -386,8 +443,7 @@ export class OperationTracker {
   /** What the chain says of a record, or the change already known without asking it. */
   private async look(record: LeasedOperation, pass: PassReads): Promise<Look> {
     // What the request answered comes first: the node may already have lost it, and that is the next look's business.
-    if (this.accepted.delete(record.id) && record.status === "signed")
-      return { record, change: this.decision(record, { kind: "accepted-here" }) };
+    if (this.accepted.delete(record.id) && record.status === "signed") return this.firstLook(record, pass);
     try {
       const chain = await this.chainFor(record);
       return { record, chain, observation: await this.observe(record, chain, pass) };
@@ -505,10 +561,57 @@ export class OperationTracker {
       const hash = record.blockNumber === null ? null : await this.canonicalBlocks.hashAt(chain, record.blockNumber);
       return { kind: "canonical", hash, pollMs: poll, ...(chain.simulated ? { simulated: true } : {}) };
     }
-    const hash = record.transactionHash;
-    if (hash === null) return { kind: "no-transaction" };
-    // Every hash it was sent as: whichever the chain mined settles it (a replacement, or the first one, won the race).
-    const sent = [hash.toLowerCase()];
+    if (record.transactionHash === null) return { kind: "no-transaction" };
+    const { sent, receipt, minted, head } = await this.receiptOf(record, chain, pass);
+    const pooled = receipt === null ? await this.pooled(chain, sent) : undefined;
+    const replaceAfterBlocks = this.replaceAfterBlocks(record);
+    const needed = receipt === null && replacementDue(record, head, replaceAfterBlocks) ? await pass.feesNeeded(chain) : undefined;
+    return {
+      kind: "chain",
+      simulated: chain.simulated,
+      pollMs: poll,
+      head,
+      receipt,
+      inPool: pooled !== undefined,
+      ...(pooled !== undefined && pooled !== sent[0] ? { pooled } : {}),
+      ...(minted !== undefined ? { minted } : {}),
+      ...(Number.isFinite(replaceAfterBlocks) ? { replaceAfterBlocks } : {}),
+      ...(needed !== undefined ? { needed } : {}),
+    };
+  }
+
+  /**
+   * The first look at a record whose broadcast this process saw the node accept: `pending`, as the request answered,
+   * without asking whether the node still has it (the next look's business). Only whether it is in a block already is
+   * asked (a chain that mines as it accepts): then the same write takes it on from `pending`.
+   */
+  private async firstLook(record: LeasedOperation, pass: PassReads): Promise<Look> {
+    let included: ChainObservation | undefined;
+    try {
+      const chain = await this.chainFor(record);
+      const { receipt, minted, head } = await this.receiptOf(record, chain, pass);
+      if (receipt !== null) {
+        const poll = chain.pollingIntervalMs;
+        included = { kind: "chain", simulated: chain.simulated, pollMs: poll, head, receipt, inPool: false, ...(minted ? { minted } : {}) };
+      }
+    } catch {
+      // Nothing is known but what the request heard: the next look asks again.
+    }
+    const decision = decide(record, { kind: "accepted-here", ...(included ? { included } : {}) }, this.settings, this.now());
+    if (!("change" in decision)) return { record, change: { checkInMs: RETRY_AFTER_ERROR_MS } };
+    return { record, change: decision.change, ...(decision.then ? { then: decision.then } : {}) };
+  }
+
+  /**
+   * Whether one of the record's transactions is in a block: every hash it was sent as is asked (whichever the chain mined
+   * settles it: a replacement, or the first one, won the race), with the pass's head, and an ERC721 mint's minted ids.
+   */
+  private async receiptOf(
+    record: LeasedOperation,
+    chain: EvmChain,
+    pass: PassReads,
+  ): Promise<{ sent: string[]; receipt: ChainObservation["receipt"]; minted?: ChainObservation["minted"]; head: number }> {
+    const sent = [record.transactionHash!.toLowerCase()];
     for (const transaction of record.transactions) {
       if (transaction.broadcastAt !== null && !sent.includes(transaction.transactionHash)) sent.push(transaction.transactionHash);
     }
@@ -519,25 +622,14 @@ export class OperationTracker {
       pass.head(chain),
     ]);
     const found = receipts.findIndex((each) => each !== null);
-    const receipt = found === -1 ? null : receipts[found]!;
-    const pooled = receipt === null ? await this.pooled(chain, sent) : undefined;
-    const minted = receipt !== null && mintOf ? mintedTokens(record, mintedTokenIds(receipt as TransactionReceipt, mintOf)) : undefined;
-    const replaceAfterBlocks = this.replaceAfterBlocks(record);
-    const needed = receipt === null && replacementDue(record, head, replaceAfterBlocks) ? await pass.feesNeeded(chain) : undefined;
+    if (found === -1) return { sent, receipt: null, head };
+    const receipt = receipts[found]!;
+    const minted = mintOf ? mintedTokens(record, mintedTokenIds(receipt as TransactionReceipt, mintOf)) : undefined;
     return {
-      kind: "chain",
-      simulated: chain.simulated,
-      pollMs: poll,
+      sent,
+      receipt: { blockNumber: receipt.blockNumber, blockHash: receipt.blockHash, status: receipt.status, transactionHash: sent[found]! },
       head,
-      receipt:
-        receipt === null
-          ? null
-          : { blockNumber: receipt.blockNumber, blockHash: receipt.blockHash, status: receipt.status, transactionHash: sent[found]! },
-      inPool: pooled !== undefined,
-      ...(pooled !== undefined && pooled !== sent[0] ? { pooled } : {}),
       ...(minted !== undefined ? { minted } : {}),
-      ...(Number.isFinite(replaceAfterBlocks) ? { replaceAfterBlocks } : {}),
-      ...(needed !== undefined ? { needed } : {}),
     };
   }
 

@@ -69,6 +69,8 @@ export interface LeasedOperation extends OperationRecord {
 export interface LeaseFilter {
   skip?: ReadonlySet<string>;
   only?: ReadonlySet<string>;
+  /** Taken before their check time too (still unfinished, and free or this owner's): records a tracker knows are ready. */
+  early?: ReadonlySet<string>;
 }
 
 /** The part of the store the core's operations need; the HTTP service's SQL store and an in-memory one implement it. */
@@ -80,7 +82,10 @@ export interface OperationStore {
    * after, possibly without its transactions and its first raw form (read them with getOperation).
    */
   changeOperation(id: string, change: OperationChange, leaseOwner?: string): Promise<OperationRecord | undefined>;
-  /** A tracker pass's changes at once (one transaction where the store has them), each as `changeOperation` with `leaseOwner`. */
+  /**
+   * A tracker pass's changes at once (one transaction where the store has them), each as `changeOperation` with
+   * `leaseOwner`. A record may have several, applied in order: its lease ends with the last.
+   */
   changeOperations(
     changes: ReadonlyArray<{ id: string; change: OperationChange }>,
     leaseOwner: string,

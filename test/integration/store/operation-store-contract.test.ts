@@ -169,6 +169,50 @@ for (const subject of subjects) {
       expect(mine(await store.leaseDueOperations("c", 60_000, 500)), "no next check: not due").to.have.length(0);
     });
 
+    it("applies a pass's changes in order, several for one record, and ends its lease with the last", async function () {
+      const network = `pass-${randomUUID().slice(0, 8)}`;
+      const [first, other] = [launch({ network }), launch({ network })];
+      await store.insertOperation(first);
+      await store.insertOperation(other);
+      expect(await store.leaseDueOperations("a", 60_000, 500)).to.have.length.of.at.least(2);
+      const changed = await store.changeOperations(
+        [
+          { id: first.id, change: { status: "pending", reason: "accepted by the node", checkInMs: 0 } },
+          { id: other.id, change: { status: "pending", reason: "accepted by the node", checkInMs: 0 } },
+          { id: first.id, change: { status: "mined", reason: "included in block 4", blockNumber: 4, blockHash: "0xb4", checkInMs: null } },
+        ],
+        "a",
+      );
+      expect(changed.map((record) => record?.status)).to.deep.equal(["pending", "pending", "mined"]);
+      const mined = await store.getOperation(first.id);
+      expect(mined!.transitions.map(({ status }) => status)).to.deep.equal(["signed", "pending", "mined"]);
+      expect(mined).to.deep.include({ blockNumber: 4, blockHash: "0xb4" });
+      // Both leases ended: another owner takes the one still due.
+      expect((await store.leaseDueOperations("b", 60_000, 500)).map(({ id }) => id))
+        .to.include(other.id)
+        .and.not.include(first.id);
+    });
+
+    it("leases records named early before their check time, if unfinished and not another owner's", async function () {
+      const network = `early-${randomUUID().slice(0, 8)}`;
+      const [soon, later, held] = [launch({ network }), launch({ network }), launch({ network })];
+      for (const record of [soon, later]) await store.insertOperation({ ...record, checkInMs: 60_000, lease: { owner: "a", ms: 60_000 } });
+      await store.insertOperation({ ...held, checkInMs: 60_000, lease: { owner: "b", ms: 60_000 } });
+      const ids = (leased: Array<{ id: string }>) => leased.map(({ id }) => id);
+      expect(ids(await store.leaseDueOperations("a", 60_000, 500)), "not due yet").to.not.include.members([soon.id, later.id]);
+      const early = new Set([soon.id, held.id]);
+      const taken = ids(await store.leaseDueOperations("a", 60_000, 500, { early }));
+      expect(taken, "named, and this owner's").to.include(soon.id);
+      expect(taken, "not named").to.not.include(later.id);
+      expect(taken, "another owner's lease holds").to.not.include(held.id);
+      await store.changeOperation(
+        soon.id,
+        { status: "failed", reason: "refused", error: { code: "X", message: "no" }, checkInMs: null },
+        "a",
+      );
+      expect(ids(await store.leaseDueOperations("a", 60_000, 500, { early })), "finished: never due").to.not.include(soon.id);
+    });
+
     it("makes a pair's mined records due again: all of them, or those mined from a block on (a reorg fault)", async function () {
       const network = `recheck-${randomUUID().slice(0, 8)}`;
       const minedAt = async (blockNumber: number) => {
