@@ -13,6 +13,7 @@ const CHECK_KECCAK_OF_NOTHING = "c5d2460186f7233c927e7db2dcc703c0e500b653ca82273
 
 let loadNative: (() => NativeCrypto) | undefined;
 let native: NativeCrypto | null | undefined;
+let nativeModule: string | undefined;
 
 /**
  * Offers native curve and hash code, loaded on the first key that needs it (not at start-up: a service that never
@@ -21,9 +22,18 @@ let native: NativeCrypto | null | undefined;
  * It serves the service's own key derivation only, called directly: ethers' global implementations (its registered
  * keccak256, SigningKey) belong to the host process and are left as they are.
  */
-export function offerNativeCrypto(load: () => NativeCrypto): void {
+export function offerNativeCrypto(load: () => NativeCrypto, moduleId?: string): void {
   loadNative = load;
   native = undefined;
+  nativeModule = moduleId;
+}
+
+/**
+ * The module the offered implementation loads from, when the host named one (Hardhat: `hardhat/internal/native-crypto`):
+ * another thread of the process (the signing thread) offers it to itself from there.
+ */
+export function nativeCryptoModule(): string | undefined {
+  return loadNative === undefined ? undefined : nativeModule;
 }
 
 /** The native implementation in use, or undefined when keys come from tiny-secp256k1 (WebAssembly). */

@@ -1,7 +1,7 @@
 import { JsonRpcApiProvider, toQuantity, type FeeData, type Transaction, type TransactionLike } from "ethers";
 
 import { ErrorCode, TokenServiceError } from "../../../domain/errors.js";
-import { ceilingOf, feeLadder, maxFeeOf, type Fees } from "../../../domain/fee-ladder.js";
+import { ceilingOf, feeLadder, maxFeeOf, type FeeLadder, type Fees } from "../../../domain/fee-ladder.js";
 import { amountPair } from "../../../domain/units.js";
 import type { EvmChain } from "../chain.js";
 import { isUnansweredCall, translateProviderError } from "../provider-errors.js";
@@ -10,7 +10,8 @@ import { knownGas, learnGas } from "./gas-shapes.js";
 import { chargesL1DataFee, l1DataFee } from "./l1-fee.js";
 import { SenderBatches, type Queued } from "./sender-batches.js";
 import { senderLockKey, type SenderLock } from "../sender-lock.js";
-import { signTransaction, signWithFees } from "./sign-transaction.js";
+import { signSend, type SendToSign, type SignedSend } from "./sign-transaction.js";
+import { signOffThread } from "./signing-thread.js";
 import { parseSignedTransaction } from "./signed-transaction.js";
 import type { PreparedTransaction } from "../../../core/operations/types.js";
 
@@ -246,34 +247,35 @@ export async function cancelGas(chain: EvmChain, sender: string): Promise<bigint
 }
 
 /**
- * The transactions a key-in-body send signs ahead: the same call at the same nonce on each replacement step of its fee
- * ladder, and a zero-value transfer to the sender on the top step (the cancel), each signed with the key at hand.
+ * What a key-in-body send signs ahead: the same call at the same nonce on each replacement step of its fee ladder, and a
+ * zero-value transfer to the sender on the top step (the cancel).
  */
-function signAhead(
+function aheadPlan(
   chain: EvmChain,
   request: SendRequest,
-  transaction: TransactionLike,
   nonce: number,
   fees: Fees,
   cancelGasLimit: bigint | undefined,
-): SignedStep[] {
-  const rules = request.feeRules!;
-  const ladder = feeLadder(fees, ceilingOf(fees, rules.cap));
-  const resigned = signWithFees(
-    transaction,
-    ladder.replacements.map((step) => step.fees),
-    request.privateKey!,
-  );
-  const steps: SignedStep[] = ladder.replacements.map(({ rung, fees: stepFees }, index) => ({
+): { ladder: FeeLadder; cancel: TransactionLike | undefined } {
+  const ladder = feeLadder(fees, ceilingOf(fees, request.feeRules!.cap));
+  const cancel =
+    ladder.cancel !== undefined && cancelGasLimit !== undefined
+      ? unsignedTransaction(chain, { to: request.sender, data: "0x" }, nonce, cancelGasLimit, ladder.cancel.fees)
+      : undefined;
+  return { ladder, cancel };
+}
+
+/** The steps signed ahead, as the send keeps them: the replacements as signatures, the cancel whole. */
+function stepsOf(ladder: FeeLadder, signed: SignedSend): SignedStep[] {
+  const steps: SignedStep[] = ladder.replacements.map(({ rung, fees }, index) => ({
     role: "replacement",
     rung,
-    fees: stepFees,
-    transactionHash: resigned[index]!.hash,
-    signature: resigned[index]!.signature,
+    fees,
+    transactionHash: signed.resigned[index]!.hash,
+    signature: signed.resigned[index]!.signature,
   }));
-  if (ladder.cancel !== undefined && cancelGasLimit !== undefined) {
-    const cancel = unsignedTransaction(chain, { to: request.sender, data: "0x" }, nonce, cancelGasLimit, ladder.cancel.fees);
-    const { raw, hash } = signTransaction(cancel, request.privateKey!);
+  if (ladder.cancel !== undefined && signed.cancel !== undefined) {
+    const { raw, hash } = signed.cancel;
     steps.push({ role: "cancel", rung: ladder.cancel.rung, fees: ladder.cancel.fees, transactionHash: hash, rawTransaction: raw });
   }
   return steps;
@@ -568,7 +570,8 @@ async function sendBatch(chain: EvmChain, batch: Job[]): Promise<void> {
   let sentTogether: Array<PromiseSettledResult<string>> = [];
   if (chain.broadcastAll !== undefined) {
     // Sent all at once: signed and recorded all at once (one commit), and the ones before the first unrecorded nonce go together.
-    const signed = planned.map((send) => ({ entry: send.entry, info: signPlanned(send, chain) }));
+    const infos = await Promise.all(planned.map((send) => signPlanned(send, chain, false)));
+    const signed = planned.map((send, index) => ({ entry: send.entry, info: infos[index]! }));
     const recorded = await Promise.allSettled(signed.map(({ entry, info }) => entry.job.hooks.beforeBroadcast?.(info)));
     staged = signed.map(({ info }, index) => Promise.resolve({ info, recorded: recorded[index]! }));
     const firstUnrecorded = recorded.findIndex((record) => record.status === "rejected");
@@ -661,45 +664,70 @@ interface Staged {
   recorded: PromiseSettledResult<void>;
 }
 
-/** Signs a planned send, and, for a key-in-body send on a chain where it can wait, its ladder and cancel. */
-function signPlanned({ entry, transaction, nonce, fees, cancelGasLimit }: Planned, chain: EvmChain): SignedTransactionInfo {
+/**
+ * Signs a planned send, and, for a key-in-body send on a chain where it can wait, its ladder and cancel: on the signing
+ * thread for a send of a burst (`offThread`), here for a lone one (the thread would only add its round trip).
+ */
+async function signPlanned(
+  { entry, transaction, nonce, fees, cancelGasLimit }: Planned,
+  chain: EvmChain,
+  offThread: boolean,
+): Promise<SignedTransactionInfo> {
   const { request } = entry.job;
-  const { raw, hash } = signTransaction(transaction, request.privateKey!);
-  const ahead = request.feeRules?.signAhead ? signAhead(chain, request, transaction, nonce, fees, cancelGasLimit) : undefined;
-  return { transactionHash: hash, nonce, rawTransaction: raw, fees, ...(ahead ? { ahead } : {}) };
+  const plan = request.feeRules?.signAhead ? aheadPlan(chain, request, nonce, fees, cancelGasLimit) : undefined;
+  const send: SendToSign = {
+    transaction,
+    ladder: plan?.ladder.replacements.map((step) => step.fees) ?? [],
+    ...(plan?.cancel !== undefined ? { cancel: plan.cancel } : {}),
+    privateKey: request.privateKey!,
+  };
+  const signed = offThread && plan !== undefined ? await signOffThread(send) : signSend(send);
+  const { raw, hash } = signed.signed;
+  return { transactionHash: hash, nonce, rawTransaction: raw, fees, ...(plan ? { ahead: stepsOf(plan.ladder, signed) } : {}) };
 }
 
 /**
- * Signs a batch's sends in nonce order, one at a time with the node's answers let in between, and writes their records
- * in groups that double (1, 2, 4, …), one commit each. The sends are broadcast one by one, each once the node answered
- * the one before: the first leaves after one signature and one commit, and the later ones are signed and recorded while
- * the node takes the earlier ones, instead of every broadcast waiting for the last signature.
+ * Signs a batch's sends in nonce order and writes their records in groups that double (1, 2, 4, …), one commit each. The
+ * sends are broadcast one by one, each once the node answered the one before: the first leaves after one signature and
+ * one commit, and the later ones are signed and recorded while the node takes the earlier ones, instead of every
+ * broadcast waiting for the last signature. A burst's sends are signed on the signing thread, beside the records and
+ * broadcasts here; a group is recorded once all its sends are signed, after the groups before it.
  */
 function signInTurn(chain: EvmChain, planned: Planned[]): Array<Promise<Staged>> {
   const settlers: Array<{ resolve(staged: Staged): void; reject(error: unknown): void }> = [];
   const staged = planned.map(() => new Promise<Staged>((resolve, reject) => void settlers.push({ resolve, reject })));
   // Read in order by the batch's loop: a later one refused meanwhile must not count as unhandled.
   for (const promise of staged) promise.catch(() => undefined);
-  const record = (group: Array<{ index: number; info: SignedTransactionInfo }>) => {
-    // Added in one macrotask: the store commits them together.
-    for (const { index, info } of group) {
-      void Promise.allSettled([planned[index]!.entry.job.hooks.beforeBroadcast?.(info)]).then(([recorded]) =>
-        settlers[index]!.resolve({ info, recorded: recorded! }),
-      );
-    }
+  const offThread = planned.length > 1;
+  // The first send that could not be signed: neither it nor a later one is recorded (their nonces would follow a gap).
+  let failure: { error: unknown } | undefined;
+  let recordedBefore = Promise.resolve();
+  const record = (group: Array<{ index: number; info: Promise<SignedTransactionInfo> }>) => {
+    const signing = Promise.allSettled(group.map(({ info }) => info));
+    recordedBefore = recordedBefore.then(async () => {
+      const signed = await signing;
+      // Added in one macrotask: the store commits them together.
+      for (const [position, { index }] of group.entries()) {
+        const outcome = signed[position]!;
+        if (failure === undefined && outcome.status === "rejected") failure = { error: outcome.reason };
+        if (failure !== undefined || outcome.status === "rejected") {
+          settlers[index]!.reject(failure!.error);
+          continue;
+        }
+        const info = outcome.value;
+        void Promise.allSettled([planned[index]!.entry.job.hooks.beforeBroadcast?.(info)]).then(([recorded]) =>
+          settlers[index]!.resolve({ info, recorded: recorded! }),
+        );
+      }
+    });
   };
   void (async () => {
-    let group: Array<{ index: number; info: SignedTransactionInfo }> = [];
+    let group: Array<{ index: number; info: Promise<SignedTransactionInfo> }> = [];
     let groupSize = 1;
     for (const [index, send] of planned.entries()) {
+      // The node's answers (and the records) are let in between two sends signed here.
       if (index > 0) await new Promise<void>((resolve) => setImmediate(resolve));
-      try {
-        group.push({ index, info: signPlanned(send, chain) });
-      } catch (error) {
-        record(group);
-        for (const settler of settlers.slice(index)) settler.reject(error);
-        return;
-      }
+      group.push({ index, info: signPlanned(send, chain, offThread) });
       if (group.length < groupSize && index < planned.length - 1) continue;
       record(group);
       group = [];

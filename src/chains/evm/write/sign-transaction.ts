@@ -138,6 +138,30 @@ export function signTransaction(transaction: TransactionLike, privateKey: string
   return { raw: hexOf(raw), hash };
 }
 
+/** What a send signs: its transaction, and, where its key signs ahead, its fee ladder's steps and its cancel. */
+export interface SendToSign {
+  transaction: TransactionLike;
+  /** The ladder's replacement fees, lowest first (none: nothing signed ahead). */
+  ladder: readonly Fees[];
+  cancel?: TransactionLike;
+  privateKey: string;
+}
+
+export interface SignedSend {
+  signed: SignedTransaction;
+  resigned: Resigned[];
+  cancel?: SignedTransaction;
+}
+
+/** Signs a send's transactions (on the service's thread, or on the signing thread: signing-thread.ts). */
+export function signSend({ transaction, ladder, cancel, privateKey }: SendToSign): SignedSend {
+  return {
+    signed: signTransaction(transaction, privateKey),
+    resigned: ladder.length > 0 ? signWithFees(transaction, ladder, privateKey) : [],
+    ...(cancel !== undefined ? { cancel: signTransaction(cancel, privateKey) } : {}),
+  };
+}
+
 /** A transaction signed again with other fees, kept as what sets it apart: its hash and its signature. */
 export interface Resigned {
   hash: string;
