@@ -228,6 +228,11 @@ export async function anvilRows(hre: HardhatRuntimeEnvironment, log: (line: stri
     log(`anvil: launch throughput ${repetition}/${RUNS}, ${LAUNCHES} from one sender: pre-signed raw ingest, then the service…`);
     anchors.push(await rawIngestThroughput());
     services.push(await serviceThroughput(hre));
+    const [anchor, service] = [anchors.at(-1)!, services.at(-1)!];
+    log(
+      `anvil: raw ingest ${perSecond(anchor.minedPerSecond)}, the service ${perSecond(service.minedPerSecond)}` +
+        (service.cpuPerLaunch ? ` (CPU per launch: this process ${ms(service.cpuPerLaunch.process)}, anvil ${ms(service.cpuPerLaunch.node)})` : ""),
+    );
   }
   const ratios = services.map((service, index) => service.minedPerSecond / anchors[index]!.minedPerSecond);
   const failures = services.reduce((sum, service) => sum + service.failures, 0);
