@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 
-import { sql, type ExpressionBuilder, type Kysely, type Selectable } from "kysely";
+import { CompiledQuery, sql, type ExpressionBuilder, type Kysely, type Selectable } from "kysely";
 
 import { invalidArgument } from "../domain/errors.js";
 import type { SenderLock } from "../chains/evm/sender-lock.js";
@@ -57,6 +57,16 @@ const TRANSACTION_COLUMNS = [
 ] as const;
 
 /** How long an expired reservation is kept, so that a late submit is told it expired rather than that it was never prepared. */
+/** A record's state as a change finds it: its status and stuck notice (as stored), and whether its key has webhooks. */
+interface ChangeBefore {
+  status: string;
+  stuck: unknown;
+  subscribed: unknown;
+}
+
+/** Stands for the id in the compiled query of `stateBefore`, whose one parameter it is. */
+const STATE_BEFORE_ID = "";
+
 const RESERVATION_MEMORY_MS = 24 * 3_600_000;
 
 const DEFAULT_CLAIM: IdempotencyClaim = { leaseMs: 120_000, retentionMs: 24 * 3_600_000 };
@@ -81,6 +91,8 @@ export interface KyselyStoreOptions {
 
 /** Everything the HTTP service stores, in one query layer over SQLite (embedded) and PostgreSQL (replicas). */
 export class KyselyStore implements Store {
+  /** The text of `stateBefore`'s query, compiled on first use. */
+  private stateBeforeSql: string | undefined;
   readonly kind: Store["kind"];
   readonly location: string;
   readonly webhooks: KyselyWebhookStore;
@@ -335,8 +347,11 @@ export class KyselyStore implements Store {
     const changed = await this.db.transaction().execute(async (trx) => {
       const records: Array<OperationRecord | undefined> = [];
       queued = 0;
+      const known = new Map<string, ChangeBefore>();
       for (const [index, { id, change }] of changes.entries()) {
-        const outcome = await this.changeOperationIn(trx, id, change, leaseOwner, last.get(id) !== index);
+        const outcome = await this.changeOperationIn(trx, id, change, leaseOwner, last.get(id) !== index, known.get(id));
+        if (outcome.after !== undefined) known.set(id, outcome.after);
+        else known.delete(id);
         records.push(outcome.record);
         queued += outcome.queued;
       }
@@ -353,34 +368,15 @@ export class KyselyStore implements Store {
     leaseOwner?: string,
     /** Another change of the record follows in the same transaction: the lease holds until that one. */
     keepLease = false,
-  ): Promise<{ record: OperationRecord | undefined; queued: number }> {
+    /** What an earlier change of the record in the same transaction left: its state is known, not read again. */
+    known?: ChangeBefore,
+  ): Promise<{ record: OperationRecord | undefined; queued: number; after?: ChangeBefore }> {
     // The status before, for the event a change is, and whether the record's key has webhooks at all (most have none:
     // then the change queues nothing and costs this one read). Read in the change's transaction, locked on PostgreSQL.
     const before =
       change.status === undefined && (change.stuck === undefined || change.stuck === null)
-        ? undefined
-        : await db
-            .selectFrom("operations")
-            .select((eb) => [
-              "operations.status",
-              "operations.stuck",
-              eb
-                .exists(
-                  eb
-                    .selectFrom("webhooks")
-                    .select(sql`1`.as("one"))
-                    .where((inner) =>
-                      inner.or([
-                        inner("webhooks.api_key_id", "=", inner.ref("operations.api_key_id")),
-                        inner.and([inner("webhooks.api_key_id", "is", null), inner("operations.api_key_id", "is", null)]),
-                      ]),
-                    ),
-                )
-                .as("subscribed"),
-            ])
-            .where("operations.id", "=", id)
-            .$if(this.d.name === "postgres", (query) => query.forUpdate("operations"))
-            .executeTakeFirst();
+        ? known
+        : (known ?? (await this.stateBefore(db, id)));
     const now = this.d.nowMs;
     const set: Record<string, unknown> = { updated_at: now };
     if (change.status !== undefined) {
@@ -416,7 +412,8 @@ export class KyselyStore implements Store {
     const row = await query.returningAll().executeTakeFirst();
     if (row === undefined) return { record: undefined, queued: 0 };
     const record = this.toRecord(row);
-    if (before === undefined || !before.subscribed) return { record, queued: 0 };
+    const after = before === undefined ? undefined : { status: row.status, stuck: row.stuck, subscribed: before.subscribed };
+    if (before === undefined || !before.subscribed) return { record, queued: 0, ...(after ? { after } : {}) };
     const events = [
       change.status === undefined ? undefined : eventOfChange(before.status as OperationStatus, record.status),
       change.stuck === undefined ? undefined : noticeOfChange("stuck", this.d.readJson(before.stuck), record.stuck),
@@ -426,7 +423,38 @@ export class KyselyStore implements Store {
     await this.withTransactions([record], db);
     let queued = 0;
     for (const event of events) queued += await this.webhooks.queue(db, event, record);
-    return { record, queued };
+    return { record, queued, ...(after ? { after } : {}) };
+  }
+
+  /**
+   * A record's status and stuck notice before a change, and whether its key has webhooks. The query is the same for
+   * every change but its id: compiled once (a tracker pass runs it for each record), the id bound each time.
+   */
+  private async stateBefore(db: Kysely<Database>, id: string): Promise<ChangeBefore | undefined> {
+    this.stateBeforeSql ??= db
+      .selectFrom("operations")
+      .select((eb) => [
+        "operations.status",
+        "operations.stuck",
+        eb
+          .exists(
+            eb
+              .selectFrom("webhooks")
+              .select(sql`1`.as("one"))
+              .where((inner) =>
+                inner.or([
+                  inner("webhooks.api_key_id", "=", inner.ref("operations.api_key_id")),
+                  inner.and([inner("webhooks.api_key_id", "is", null), inner("operations.api_key_id", "is", null)]),
+                ]),
+              ),
+          )
+          .as("subscribed"),
+      ])
+      .where("operations.id", "=", STATE_BEFORE_ID)
+      .$if(this.d.name === "postgres", (query) => query.forUpdate("operations"))
+      .compile().sql;
+    const { rows } = await db.executeQuery<ChangeBefore>(CompiledQuery.raw(this.stateBeforeSql, [id]));
+    return rows[0];
   }
 
   /**

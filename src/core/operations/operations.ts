@@ -286,7 +286,11 @@ export class Operations {
   /** The record once it is final, or as it stands when `timeoutMs` runs out. */
   async wait(id: string, timeoutMs: number): Promise<OperationRecord> {
     const deadline = Date.now() + timeoutMs;
-    let record = await this.store.getOperation(id);
+    // A record this process sent and its tracker has not looked at yet cannot be final: its first change is awaited
+    // without reading it (the wait after a launch's answer).
+    let record = this.tracker.notLookedAt(id)
+      ? ((await this.tracker.changed(id, Math.min(timeoutMs, 1_000))) ?? (await this.store.getOperation(id)))
+      : await this.store.getOperation(id);
     for (;;) {
       if (record === undefined) throw new Error(`no operation ${id}`);
       const remaining = deadline - Date.now();

@@ -334,6 +334,14 @@ export class OperationTracker {
     }
   }
 
+  /**
+   * Whether the record is one this process is broadcasting, or saw accepted and has not looked at since: nothing has
+   * changed it since it was written `signed` (its lease keeps other processes off), so it is not final.
+   */
+  notLookedAt(id: string): boolean {
+    return this.broadcasting.has(id) || this.accepted.has(id);
+  }
+
   /** Counts the record among this process's own (see `ownRecordsOnly`) until it is final. */
   follow(id: string): void {
     // Kept only where it filters: a service's tracker follows every record, and another replica may finish this one.
