@@ -231,7 +231,9 @@ export async function anvilRows(hre: HardhatRuntimeEnvironment, log: (line: stri
     const [anchor, service] = [anchors.at(-1)!, services.at(-1)!];
     log(
       `anvil: raw ingest ${perSecond(anchor.minedPerSecond)}, the service ${perSecond(service.minedPerSecond)}` +
-        (service.cpuPerLaunch ? ` (CPU per launch: this process ${ms(service.cpuPerLaunch.process)}, anvil ${ms(service.cpuPerLaunch.node)})` : ""),
+        (service.cpuPerLaunch
+          ? ` (CPU per launch: this process ${ms(service.cpuPerLaunch.process)}, anvil ${ms(service.cpuPerLaunch.node)})`
+          : ""),
     );
   }
   const ratios = services.map((service, index) => service.minedPerSecond / anchors[index]!.minedPerSecond);
