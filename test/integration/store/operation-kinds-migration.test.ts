@@ -1,10 +1,9 @@
 import { expect } from "chai";
 import { randomUUID } from "node:crypto";
-import { Migrator, sql, type Kysely } from "kysely";
+import { sql, type Kysely, type Migrator } from "kysely";
 
-import { InProcessSenderLock } from "../../../src/chains/evm/sender-lock.js";
-import { KyselyStore } from "../../../src/store/kysely-store.js";
-import { migrate, migrations } from "../../../src/store/migrations.js";
+import type { KyselyStore } from "../../../src/store/kysely-store.js";
+import { migrate } from "../../../src/store/migrations.js";
 import type { Database } from "../../../src/store/schema.js";
 import type { NewOperation } from "../../../src/store/types.js";
 import { insertLegacyOperation } from "../../helpers/legacy-operations.js";
@@ -61,10 +60,10 @@ for (const variant of variants) {
       let db: Kysely<Database>;
       let cleanup: () => Promise<unknown>;
       let store: KyselyStore;
+      let migrator: Migrator;
 
       before(async function () {
-        ({ db, cleanup } = await variant.open(this));
-        store = new KyselyStore(db, { kind: variant.dialect, location: "test", senderLock: new InProcessSenderLock() });
+        ({ db, cleanup, store, migrator } = await variant.open(this));
       });
 
       after(async function () {
@@ -73,10 +72,6 @@ for (const variant of variants) {
       });
 
       it(`keeps the records a store made before it, and takes ${widening.added.join(", ")} only after it`, async function () {
-        const migrator = new Migrator({
-          db: db as unknown as Kysely<unknown>,
-          provider: { getMigrations: async () => migrations(variant.dialect) },
-        });
         const { error } = await migrator.migrateTo(widening.before);
         if (error) throw error;
 
