@@ -1,6 +1,7 @@
 import { createServer } from "node:net";
 
 import { expect } from "chai";
+import { Wallet as EthersWallet } from "ethers";
 
 import type { TokenService } from "../../src/core/token-service.js";
 import type { Wallet } from "../../src/core/wallets.js";
@@ -15,6 +16,18 @@ export async function fundedWallet(service: TokenService, pair: Pair, amount?: s
   const wallet = service.createWallet(pair);
   await service.faucet({ ...pair, address: wallet.address, ...(amount !== undefined ? { amount } : {}) });
   return wallet;
+}
+
+/** Sends `amount` smallest units of the native currency from `sender` (its key in the body) to a new address. */
+export function transferToNewAddress(service: TokenService, pair: Pair, sender: { address: string; privateKey: string }, amount = "1") {
+  return service.transfer({
+    ...pair,
+    type: "NATIVE",
+    to: EthersWallet.createRandom().address,
+    amount,
+    sender: sender.address,
+    privateKey: sender.privateKey,
+  });
 }
 
 /** Waits for a transaction and fails unless it was mined successfully. */

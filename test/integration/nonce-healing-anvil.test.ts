@@ -10,6 +10,7 @@ import type { NonceHealing } from "../../src/core/operations/nonce-healing.js";
 import type { OperationRecord } from "../../src/core/operations/types.js";
 import { startAnvil, type AnvilNode } from "../helpers/anvil.js";
 import { cancelAt, TestCancels } from "../helpers/nonce-fillers.js";
+import { transferToNewAddress } from "../helpers/service.js";
 import { until } from "../helpers/until.js";
 
 // Nonces that heal against a real anvil that mines only when told (`--no-mining`, then evm_mine): another tool sends
@@ -56,15 +57,7 @@ describe("nonces that heal on a live node (anvil, mining when told)", function (
     return wallet;
   }
 
-  const transfer = (sender: Wallet, amount = "1") =>
-    service.transfer({
-      ...SEPOLIA,
-      type: "NATIVE",
-      to: Wallet.createRandom().address,
-      amount,
-      sender: sender.address,
-      privateKey: sender.privateKey,
-    });
+  const transfer = (sender: Wallet, amount = "1") => transferToNewAddress(service, SEPOLIA, sender, amount);
 
   const pendingNonce = async (address: string) => Number(await node.rpc("eth_getTransactionCount", [address, "pending"]));
   const healingsOf = (sender: string, kind: NonceHealing["kind"]) =>

@@ -9,6 +9,7 @@ import type { AnvilNode } from "../helpers/anvil.js";
 import { startAnvilNetwork, type AnvilNetwork } from "../helpers/anvil-network.js";
 import { cancelAt, TestCancels } from "../helpers/nonce-fillers.js";
 import { startRoundRobinRelay, type RelayedRequest, type RoundRobinRelay } from "../helpers/round-robin-relay.js";
+import { transferToNewAddress } from "../helpers/service.js";
 import { until } from "../helpers/until.js";
 
 // Nonces that heal behind a provider's load balancer: two real anvil nodes of one chain (one genesis; a block one node
@@ -57,15 +58,7 @@ describe("nonces that heal behind a load balancer (two anvil nodes, one chain, a
     return wallet;
   }
 
-  const transfer = (sender: Wallet, amount = "1") =>
-    service.transfer({
-      ...SEPOLIA,
-      type: "NATIVE",
-      to: Wallet.createRandom().address,
-      amount,
-      sender: sender.address,
-      privateKey: sender.privateKey,
-    });
+  const transfer = (sender: Wallet, amount = "1") => transferToNewAddress(service, SEPOLIA, sender, amount);
 
   /**
    * A transfer, with the provider held right after its broadcast was answered: the one node it reached, and each node's

@@ -1,5 +1,4 @@
 import { expect } from "chai";
-import { Wallet } from "ethers";
 import hre from "hardhat";
 
 import { createTokenService, type TokenService } from "../../src/api.js";
@@ -7,7 +6,7 @@ import type { EvmChain } from "../../src/chains/evm/chain.js";
 import type { NonceHealing } from "../../src/core/operations/nonce-healing.js";
 import type { OperationRecord } from "../../src/core/operations/types.js";
 import { cancelAt, TestCancels } from "../helpers/nonce-fillers.js";
-import { fundedWallet } from "../helpers/service.js";
+import { fundedWallet, transferToNewAddress } from "../helpers/service.js";
 import { until } from "../helpers/until.js";
 
 // Nonces that heal, on the in-process simulated chain, with its faults making what live networks do: a transaction from
@@ -45,14 +44,7 @@ describe("nonces that heal on a simulated chain (fault injection)", function () 
   });
 
   const transfer = (sender: { address: string; privateKey: string }, amount = "1") =>
-    service.transfer({
-      ...SEPOLIA,
-      type: "NATIVE",
-      to: Wallet.createRandom().address,
-      amount,
-      sender: sender.address,
-      privateKey: sender.privateKey,
-    });
+    transferToNewAddress(service, SEPOLIA, sender, amount);
 
   const healingsOf = (sender: string, kind?: NonceHealing["kind"]) =>
     healings.filter((healing) => healing.sender === sender && (kind === undefined || healing.kind === kind));
