@@ -401,12 +401,7 @@ export class OperationTracker {
       const healing = healingOf(record, "nonce-taken", `settled failed: ${change.reason ?? "another transaction took its nonce"}`);
       if (healing !== undefined) healings.set(record.id, healing);
     }
-    const changed = await this.store
-      .changeOperations(
-        changes.map(({ id, change }) => ({ id, change })),
-        this.owner,
-      )
-      .catch(() => changes.map(() => undefined));
+    const changed = await this.store.changeOperations(changes, this.owner).catch(() => changes.map(() => undefined));
     changes.forEach(({ id, change, look }, index) => {
       // Told once per record, with what its last change wrote.
       if (changes[index + 1]?.id === id) return;

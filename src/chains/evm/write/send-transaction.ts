@@ -709,12 +709,12 @@ function signInTurn(chain: EvmChain, planned: Planned[]): Array<Promise<Staged>>
       // Added in one macrotask: the store commits them together.
       for (const [position, { index }] of group.entries()) {
         const outcome = signed[position]!;
-        if (failure === undefined && outcome.status === "rejected") failure = { error: outcome.reason };
-        if (failure !== undefined || outcome.status === "rejected") {
-          settlers[index]!.reject(failure!.error);
+        if (outcome.status === "rejected") failure ??= { error: outcome.reason };
+        if (failure !== undefined) {
+          settlers[index]!.reject(failure.error);
           continue;
         }
-        const info = outcome.value;
+        const info = (outcome as PromiseFulfilledResult<SignedTransactionInfo>).value;
         void Promise.allSettled([planned[index]!.entry.job.hooks.beforeBroadcast?.(info)]).then(([recorded]) =>
           settlers[index]!.resolve({ info, recorded: recorded! }),
         );
