@@ -16,8 +16,8 @@ export interface DialectSql {
   /** A JSON column that keeps key order (a replayed response body): json on PostgreSQL. */
   orderedJsonType: "json" | "text";
   msType: "bigint" | "integer";
-  /** Appends one element (JSON text) to a JSON array column. */
-  appendToArray(column: string, elementJson: string): RawBuilder<unknown>;
+  /** Appends elements (each JSON text), in order, to a JSON array column. */
+  appendToArray(column: string, ...elementsJson: string[]): RawBuilder<unknown>;
   /** SQLite tables are STRICT, so a column's type is enforced as on PostgreSQL. */
   strict<T extends string, C extends string>(builder: CreateTableBuilder<T, C>): CreateTableBuilder<T, C>;
   /** pg parses json and jsonb; SQLite returns the text. */
@@ -36,10 +36,11 @@ export function dialectSql(name: DialectName): DialectSql {
     jsonType: postgres ? "jsonb" : "text",
     orderedJsonType: postgres ? "json" : "text",
     msType: postgres ? "bigint" : "integer",
-    appendToArray: (column, elementJson) =>
+    appendToArray: (column, ...elementsJson) =>
       postgres
-        ? sql`${sql.ref(column)} || jsonb_build_array(${elementJson}::jsonb)`
-        : sql`json_insert(${sql.ref(column)}, '$[#]', json(${elementJson}))`,
+        ? sql`${sql.ref(column)} || jsonb_build_array(${sql.join(elementsJson.map((element) => sql`${element}::jsonb`))})`
+        : // Each '$[#]' is the array's end after the edits before it: the elements land in order.
+          sql`json_insert(${sql.ref(column)}, ${sql.join(elementsJson.map((element) => sql`'$[#]', json(${element})`))})`,
     strict: (builder) => (postgres ? builder : builder.modifyEnd(sql`strict`)),
     readJson: <T>(value: unknown) => (value === null || value === undefined ? null : ((postgres ? value : JSON.parse(String(value))) as T)),
     jsonArrayHas: (column, value) =>

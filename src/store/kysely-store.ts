@@ -90,6 +90,14 @@ export interface KyselyStoreOptions {
 }
 
 /** Everything the HTTP service stores, in one query layer over SQLite (embedded) and PostgreSQL (replicas). */
+/** A change's transition as JSON text (its status, now, its reason); undefined for a change that records none. */
+function transitionOf(change: OperationChange): string | undefined {
+  if (change.reason === undefined) return undefined;
+  const status = change.status ?? (change.from?.length === 1 ? change.from[0] : undefined);
+  if (status === undefined) throw new Error("a transition needs its status: give `status`, or one `from` state");
+  return JSON.stringify({ status, at: new Date().toISOString(), reason: change.reason });
+}
+
 export class KyselyStore implements Store {
   /** The text of `stateBefore`'s query, compiled on first use. */
   private stateBeforeSql: string | undefined;
@@ -348,7 +356,19 @@ export class KyselyStore implements Store {
       const records: Array<OperationRecord | undefined> = [];
       queued = 0;
       const known = new Map<string, ChangeBefore>();
-      for (const [index, { id, change }] of changes.entries()) {
+      for (let index = 0; index < changes.length; index++) {
+        const { id, change } = changes[index]!;
+        if (last.get(id) === index + 1) {
+          // The record's last two changes: one update where they can be joined.
+          const joined = await this.changeTwiceIn(trx, id, [change, changes[index + 1]!.change], leaseOwner, known.get(id));
+          if (joined.record !== undefined) {
+            records.push(joined.record, joined.record);
+            known.delete(id);
+            index++;
+            continue;
+          }
+          if (joined.before !== undefined) known.set(id, joined.before);
+        }
         const outcome = await this.changeOperationIn(trx, id, change, leaseOwner, last.get(id) !== index, known.get(id));
         if (outcome.after !== undefined) known.set(id, outcome.after);
         else known.delete(id);
@@ -377,31 +397,9 @@ export class KyselyStore implements Store {
       change.status === undefined && (change.stuck === undefined || change.stuck === null)
         ? known
         : (known ?? (await this.stateBefore(db, id)));
-    const now = this.d.nowMs;
-    const set: Record<string, unknown> = { updated_at: now };
-    if (change.status !== undefined) {
-      set.status = change.status;
-      if (change.status === "mined" || change.status === "cancelled") set.mined_at = now;
-    }
-    if (change.reason !== undefined) {
-      const status = change.status ?? (change.from?.length === 1 ? change.from[0] : undefined);
-      if (status === undefined) throw new Error("a transition needs its status: give `status`, or one `from` state");
-      set.transitions = this.d.appendToArray(
-        "transitions",
-        JSON.stringify({ status, at: new Date().toISOString(), reason: change.reason }),
-      );
-    }
-    if (change.blockNumber !== undefined) set.block_number = change.blockNumber;
-    if (change.blockHash !== undefined) set.block_hash = change.blockHash;
-    if (change.result !== undefined) set.result = json(change.result);
-    if (change.error !== undefined) set.error = json(change.error);
-    if (change.missingSince !== undefined) set.missing_since = change.missingSince === null ? null : change.missingSince.getTime();
-    if (change.transactionHash !== undefined) set.transaction_hash = change.transactionHash.toLowerCase();
-    if (change.broadcastBlock !== undefined) set.broadcast_block = change.broadcastBlock;
-    if (change.stuck !== undefined)
-      set.stuck = change.stuck === null ? null : json({ at: new Date().toISOString(), ...change.stuck } satisfies StuckNotice);
-    if (change.checkInMs !== undefined)
-      set.next_check_at = change.checkInMs === null ? null : sql`${now} + ${Math.round(change.checkInMs)}`;
+    const set = this.fieldsOf(change);
+    const transition = transitionOf(change);
+    if (transition !== undefined) set.transitions = this.d.appendToArray("transitions", transition);
     if (leaseOwner !== undefined && !keepLease) Object.assign(set, { lease_owner: null, lease_until: null });
     let query = db.updateTable("operations").set(set).where("id", "=", id);
     const allowed = allowedSources(change);
@@ -424,6 +422,60 @@ export class KyselyStore implements Store {
     let queued = 0;
     for (const event of events) queued += await this.webhooks.queue(db, event, record);
     return { record, queued, ...(after ? { after } : {}) };
+  }
+
+  /**
+   * Two changes of one record in a row (a tracker's first look finding a send already mined: `pending`, then `mined`)
+   * written as one update, both transitions appended in order, when no webhook is subscribed (events would each need the
+   * record as that change left it). Undefined, having written nothing, when they cannot be joined or the first would
+   * not apply: the caller then writes them one by one, as ever. `before` is the state read for it, for the caller to reuse.
+   */
+  private async changeTwiceIn(
+    db: Kysely<Database>,
+    id: string,
+    [first, second]: readonly [OperationChange, OperationChange],
+    leaseOwner: string,
+    known: ChangeBefore | undefined,
+  ): Promise<{ record?: OperationRecord; before: ChangeBefore | undefined }> {
+    const before = known ?? (await this.stateBefore(db, id));
+    const firstSources = allowedSources(first);
+    const secondSources = allowedSources(second);
+    const joinable =
+      before !== undefined &&
+      !before.subscribed &&
+      first.status !== undefined &&
+      firstSources?.length !== 0 &&
+      (secondSources === undefined || secondSources.includes(first.status));
+    if (!joinable) return { before };
+    const set: Record<string, unknown> = { ...this.fieldsOf(first), ...this.fieldsOf(second), lease_owner: null, lease_until: null };
+    const transitions = [first, second].map(transitionOf).filter((transition) => transition !== undefined);
+    if (transitions.length > 0) set.transitions = this.d.appendToArray("transitions", ...transitions);
+    let query = db.updateTable("operations").set(set).where("id", "=", id).where("lease_owner", "=", leaseOwner);
+    if (firstSources !== undefined) query = query.where("status", "in", firstSources);
+    const row = await query.returningAll().executeTakeFirst();
+    return row === undefined ? { before } : { record: this.toRecord(row), before };
+  }
+
+  /** The columns a change writes, but for its transition and the lease. */
+  private fieldsOf(change: OperationChange): Record<string, unknown> {
+    const now = this.d.nowMs;
+    const set: Record<string, unknown> = { updated_at: now };
+    if (change.status !== undefined) {
+      set.status = change.status;
+      if (change.status === "mined" || change.status === "cancelled") set.mined_at = now;
+    }
+    if (change.blockNumber !== undefined) set.block_number = change.blockNumber;
+    if (change.blockHash !== undefined) set.block_hash = change.blockHash;
+    if (change.result !== undefined) set.result = json(change.result);
+    if (change.error !== undefined) set.error = json(change.error);
+    if (change.missingSince !== undefined) set.missing_since = change.missingSince === null ? null : change.missingSince.getTime();
+    if (change.transactionHash !== undefined) set.transaction_hash = change.transactionHash.toLowerCase();
+    if (change.broadcastBlock !== undefined) set.broadcast_block = change.broadcastBlock;
+    if (change.stuck !== undefined)
+      set.stuck = change.stuck === null ? null : json({ at: new Date().toISOString(), ...change.stuck } satisfies StuckNotice);
+    if (change.checkInMs !== undefined)
+      set.next_check_at = change.checkInMs === null ? null : sql`${now} + ${Math.round(change.checkInMs)}`;
+    return set;
   }
 
   /**

@@ -193,6 +193,41 @@ for (const subject of subjects) {
         .and.not.include(first.id);
     });
 
+    it("writes a record's last two changes of a pass as one move (pending then mined), or one by one where the first does not apply", async function () {
+      const network = `pair-${randomUUID().slice(0, 8)}`;
+      const [fresh, seen] = [launch({ network }), launch({ network })];
+      for (const record of [fresh, seen]) await store.insertOperation({ ...record, lease: { owner: "a", ms: 60_000 } });
+      // Another writer already moved `seen` to pending: its first change does not apply, its second still does.
+      await store.changeOperation(seen.id, { status: "pending", reason: "accepted elsewhere" });
+      const accepted = { status: "pending", reason: "accepted by the node", checkInMs: 0, from: ["signed"] } as const;
+      // Still watched (its confirmations): due again at once, to whoever holds no lease on it.
+      const included = { status: "mined", reason: "included in block 9", blockNumber: 9, blockHash: "0xb9", checkInMs: 0 } as const;
+      const changed = await store.changeOperations(
+        [
+          { id: fresh.id, change: accepted },
+          { id: fresh.id, change: included },
+          { id: seen.id, change: accepted },
+          { id: seen.id, change: included },
+        ],
+        "a",
+      );
+      // Each record's last entry is the record its last change left; an earlier one is that record or the one before.
+      expect(changed[1]).to.deep.include({ status: "mined", blockNumber: 9 });
+      expect(["pending", "mined"]).to.include(changed[0]?.status);
+      expect(changed[2], "signed → pending did not apply").to.equal(undefined);
+      expect(changed[3]).to.deep.include({ status: "mined" });
+      const [minedFresh, minedSeen] = [await store.getOperation(fresh.id), await store.getOperation(seen.id)];
+      expect(minedFresh!.transitions.map(({ status, reason }) => [status, reason])).to.deep.equal([
+        ["signed", "signed"],
+        ["pending", "accepted by the node"],
+        ["mined", "included in block 9"],
+      ]);
+      expect(minedFresh).to.deep.include({ blockNumber: 9, blockHash: "0xb9" });
+      expect(minedSeen!.transitions.map(({ status }) => status)).to.deep.equal(["signed", "pending", "mined"]);
+      // Both leases ended with the last change.
+      expect((await store.leaseDueOperations("b", 60_000, 500)).map(({ id }) => id)).to.include.members([fresh.id, seen.id]);
+    });
+
     it("leases records named early before their check time, if unfinished and not another owner's", async function () {
       const network = `early-${randomUUID().slice(0, 8)}`;
       const [soon, later, held] = [launch({ network }), launch({ network }), launch({ network })];

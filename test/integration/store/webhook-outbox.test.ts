@@ -148,6 +148,29 @@ for (const variant of STORES) {
       for (const item of pass) expect(await eventsOf(item.id)).to.deep.equal(["operation.pending"]);
     });
 
+    it("queues both events of a record's two changes in one pass (pending, then mined), each with the record as it left it", async function () {
+      const owner = `owner-${randomUUID()}`;
+      const launch = record(KEY, { lease: { owner, ms: 60_000 } });
+      await store.insertOperation(launch);
+      await store.changeOperations(
+        [
+          { id: launch.id, change: { status: "pending", reason: "accepted" } },
+          { id: launch.id, change: { status: "mined", reason: "included", blockNumber: 4, blockHash: "0xb4", checkInMs: null } },
+        ],
+        owner,
+      );
+      // Written in one commit: listed in either order (docs/webhooks.md: order them by `data.transitions`).
+      expect(await eventsOf(launch.id)).to.have.members(["operation.pending", "operation.mined"]);
+      const due = await store.webhooks.leaseDueDeliveries(`pair-${launch.id}`, 60_000, 500);
+      const statuses = due
+        .filter((delivery) => (delivery.payload as { id: string }).id === launch.id)
+        .map((delivery) => [delivery.eventType, (delivery.payload as { status: string }).status]);
+      expect(statuses).to.have.deep.members([
+        ["operation.pending", "pending"],
+        ["operation.mined", "mined"],
+      ]);
+    });
+
     it("queues operation.stuck once when the notice is set (with the transactions in the payload), and operation.cancelled", async function () {
       const hooks = await store.webhooks.createWebhook(KEY, {
         url: "http://127.0.0.1:1/",

@@ -8,7 +8,6 @@ import {
   getBytes,
   getNumber,
   hexlify,
-  isHexString,
   keccak256,
   toBeArray,
   type TransactionLike,
@@ -89,8 +88,8 @@ export function unsignedFields(tx: TransactionLike): Unsigned | undefined {
   const chainId = getBigInt(tx.chainId ?? 0, "chainId");
   if (type === 0 && chainId === 0n) return undefined;
   const to = tx.to === null || tx.to === undefined ? new Uint8Array(0) : bytesOf(getAddress(tx.to));
-  // A hex string is checked as ethers checks it (0x, even length, hex digits) and decoded natively.
-  const data = typeof tx.data === "string" && isHexString(tx.data, true) ? bytesOf(tx.data) : getBytes(tx.data ?? "0x", "data");
+  // A hex string is decoded natively, and taken only if every digit was (anything else goes to ethers, which refuses it).
+  const data = (typeof tx.data === "string" && hexDataBytes(tx.data)) || getBytes(tx.data ?? "0x", "data");
   const nonce = quantity(getNumber(tx.nonce ?? 0, "nonce"));
   const gasLimit = quantity(getBigInt(tx.gasLimit ?? 0, "gasLimit"));
   const value = quantity(getBigInt(tx.value ?? 0, "value"));
@@ -103,6 +102,17 @@ export function unsignedFields(tx: TransactionLike): Unsigned | undefined {
   }
   const fields = [nonce, quantity(getBigInt(tx.gasPrice ?? 0, "gasPrice")), gasLimit, to, value, data];
   return defined(fields) ? { type, chainId, fields } : undefined;
+}
+
+/**
+ * The bytes of 0x-prefixed hex data with an even number of hex digits (what ethers' `isHexString(value, true)` accepts),
+ * else undefined. Node's decoder stops at the first pair that is not hex, so a whole decode is the check: a regular
+ * expression over a deployment's 10,000 digits would cost more than the decoding.
+ */
+function hexDataBytes(hex: string): Uint8Array | undefined {
+  if (!hex.startsWith("0x") || hex.length % 2 !== 0) return undefined;
+  const bytes = Buffer.from(hex.slice(2), "hex");
+  return bytes.length * 2 === hex.length - 2 ? bytes : undefined;
 }
 
 const defined = (fields: Array<Uint8Array | undefined>): fields is Uint8Array[] => fields.every((field) => field !== undefined);
@@ -131,8 +141,11 @@ function signDigest(digest: Uint8Array, privateKey: string) {
  * about four times faster than ethers' pure-JS `SigningKey`. Transactions of other shapes go through ethers'
  * `Transaction`. The caller has already checked the key is the sender's.
  */
-export function signTransaction(transaction: TransactionLike, privateKey: string): SignedTransaction {
-  const unsigned = unsignedFields(transaction);
+export function signTransaction(
+  transaction: TransactionLike,
+  privateKey: string,
+  unsigned: Unsigned | undefined = unsignedFields(transaction),
+): SignedTransaction {
   if (unsigned === undefined) return signWithEthersTransaction(transaction, privateKey);
   const { raw, hash } = signFields(unsigned, privateKey);
   return { raw: hexOf(raw), hash };
@@ -155,9 +168,11 @@ export interface SignedSend {
 
 /** Signs a send's transactions (on the service's thread, or on the signing thread: signing-thread.ts). */
 export function signSend({ transaction, ladder, cancel, privateKey }: SendToSign): SignedSend {
+  // The fields are decoded once for the transaction and all of its ladder's steps.
+  const unsigned = unsignedFields(transaction);
   return {
-    signed: signTransaction(transaction, privateKey),
-    resigned: ladder.length > 0 ? signWithFees(transaction, ladder, privateKey) : [],
+    signed: signTransaction(transaction, privateKey, unsigned),
+    resigned: ladder.length > 0 ? signWithFees(transaction, ladder, privateKey, unsigned) : [],
     ...(cancel !== undefined ? { cancel: signTransaction(cancel, privateKey) } : {}),
   };
 }
@@ -174,8 +189,12 @@ export interface Resigned {
  * only the fees change, and the raw forms are not kept. Each can be rebuilt from the transaction's own raw form with
  * `resignedTransaction`.
  */
-export function signWithFees(transaction: TransactionLike, fees: readonly Fees[], privateKey: string): Resigned[] {
-  const unsigned = unsignedFields(transaction);
+export function signWithFees(
+  transaction: TransactionLike,
+  fees: readonly Fees[],
+  privateKey: string,
+  unsigned: Unsigned | undefined = unsignedFields(transaction),
+): Resigned[] {
   return fees.map((each) => {
     // Anything the byte path does not take (another shape, another type, a tip above the fee cap) goes through ethers.
     if (unsigned === undefined || unsigned.type !== each.type || (each.type === 2 && each.maxPriorityFeePerGas > each.maxFeePerGas)) {
