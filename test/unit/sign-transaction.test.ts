@@ -106,6 +106,8 @@ describe("transaction signing: the launch path's signer equals ethers' Wallet", 
       { ...randomLaunchShape(false), to: badChecksum },
       { ...randomLaunchShape(true), data: "0xabc" },
       { ...randomLaunchShape(true), data: "0xzz" },
+      // Whole pairs of digits, but one pair deep inside is not hex.
+      { ...randomLaunchShape(true), data: `0x${"ab".repeat(2000)}g0${"cd".repeat(10)}` },
       { ...randomLaunchShape(false), value: -1n },
       { ...randomLaunchShape(false), gasLimit: 2n ** 256n },
     ];
@@ -116,6 +118,15 @@ describe("transaction signing: the launch path's signer equals ethers' Wallet", 
       );
       expect(byWallet, describeTransaction(transaction)).to.equal("refused");
       expect(() => signTransaction(transaction, wallet.privateKey), describeTransaction(transaction)).to.throw();
+    }
+  });
+
+  it("takes data in capital hex digits, or after a capital 0X, as ethers does", async function () {
+    const wallet = randomWallet();
+    const digits = randomBytes(300).toString("hex").toUpperCase();
+    for (const data of [`0x${digits}`, `0X${digits}`]) {
+      const transaction = { ...randomLaunchShape(true), data };
+      expect(signTransaction(transaction, wallet.privateKey).raw, data.slice(0, 4)).to.equal(await wallet.signTransaction(transaction));
     }
   });
 
