@@ -11,6 +11,7 @@ import type { HardhatRuntimeEnvironment } from "hardhat/types/hre";
 
 import { createTokenService, type TokenService } from "../src/api.js";
 import { openStore } from "../src/store/open-store.js";
+import type { OperationStore } from "../src/core/operations/types.js";
 import { startAnvil, type AnvilNode } from "../test/helpers/anvil.js";
 import { startTcpRelay } from "../test/helpers/tcp-relay.js";
 import { PAIR, PAIR_INFO, erc20DeploymentData, erc20Token, randomSigner } from "./deployments.js";
@@ -31,7 +32,7 @@ async function fund(node: AnvilNode, address: string): Promise<void> {
 async function liveService(
   hre: HardhatRuntimeEnvironment,
   endpoints: string[],
-): Promise<{ service: TokenService; close(): Promise<void> }> {
+): Promise<{ service: TokenService; store: OperationStore; close(): Promise<void> }> {
   const dataDir = await mkdtemp(path.join(os.tmpdir(), "bench-anvil-"));
   const store = await openStore({ dataDir });
   const service = await createTokenService({
@@ -42,6 +43,7 @@ async function liveService(
   });
   return {
     service,
+    store,
     async close() {
       await service.close();
       await store.close();
@@ -108,7 +110,7 @@ async function withCpuTime<T>(
 /** `LAUNCHES` launches fired at once from one sender through the service, counted until the tracker recorded them mined. */
 async function serviceThroughput(hre: HardhatRuntimeEnvironment): Promise<Throughput> {
   const node = await startAnvil({ chainId: PAIR_INFO.chainId });
-  const { service, close } = await liveService(hre, [node.url]);
+  const { service, store, close } = await liveService(hre, [node.url]);
   try {
     const [warmUp, owner] = [service.createWallet(PAIR), service.createWallet(PAIR)];
     await Promise.all([fund(node, warmUp.address), fund(node, owner.address)]);
@@ -127,7 +129,9 @@ async function serviceThroughput(hre: HardhatRuntimeEnvironment): Promise<Throug
       ...(failure
         ? {
             firstFailure:
-              failure.status === "rejected" ? String(failure.reason) : `record ${failure.value.id} ended ${failure.value.status}`,
+              failure.status === "rejected"
+                ? String(failure.reason)
+                : await describeUnsettled(node, store, owner.address, failure.value.id, mined),
           }
         : {}),
     };
@@ -135,6 +139,22 @@ async function serviceThroughput(hre: HardhatRuntimeEnvironment): Promise<Throug
     await close();
     await node.stop();
   }
+}
+
+/** A record that did not end mined in time, with what the store and the node say of it: enough to find out why. */
+async function describeUnsettled(node: AnvilNode, store: OperationStore, sender: string, id: string, mined: number): Promise<string> {
+  const record = await store.getOperation(id);
+  const [latest, pending, pool] = await Promise.all([
+    node.rpc("eth_getTransactionCount", [sender, "latest"]),
+    node.rpc("eth_getTransactionCount", [sender, "pending"]),
+    node.rpc("txpool_status", []),
+  ]);
+  const receipt = record?.transactionHash ? await node.rpc("eth_getTransactionReceipt", [record.transactionHash]) : null;
+  const moves = (record?.transitions ?? []).map(({ status, reason }) => `${status} (${reason})`).join(" → ");
+  return (
+    `record ${id} (nonce ${record?.nonce}) ended ${record?.status}: ${moves}; ${mined} mined; the node: nonce ${Number(latest)} ` +
+    `(pending ${Number(pending)}), pool ${JSON.stringify(pool)}, receipt ${receipt === null ? "none" : "there"}`
+  );
 }
 
 /** The same deployments from one sender, signed beforehand with ethers (gas: the node's estimate + 20 %, its fees). */
