@@ -149,11 +149,14 @@ async function describeUnsettled(node: AnvilNode, store: OperationStore, sender:
     node.rpc("eth_getTransactionCount", [sender, "pending"]),
     node.rpc("txpool_status", []),
   ]);
-  const receipt = record?.transactionHash ? await node.rpc("eth_getTransactionReceipt", [record.transactionHash]) : null;
+  const hash = record?.transactionHash;
+  const [receipt, byHash] = hash
+    ? await Promise.all([node.rpc("eth_getTransactionReceipt", [hash]), node.rpc("eth_getTransactionByHash", [hash])])
+    : [null, null];
   const moves = (record?.transitions ?? []).map(({ status, reason }) => `${status} (${reason})`).join(" → ");
   return (
     `record ${id} (nonce ${record?.nonce}) ended ${record?.status}: ${moves}; ${mined} mined; the node: nonce ${Number(latest)} ` +
-    `(pending ${Number(pending)}), pool ${JSON.stringify(pool)}, receipt ${receipt === null ? "none" : "there"}`
+    `(pending ${Number(pending)}), pool ${JSON.stringify(pool)}, receipt ${receipt === null ? "none" : "there"}, by hash ${byHash === null ? "unknown" : JSON.stringify(byHash).slice(0, 160)}`
   );
 }
 
