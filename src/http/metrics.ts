@@ -51,7 +51,7 @@ export class ServiceMetrics {
     });
     this.nonceHealings = new Counter({
       name: "token_service_nonce_healings_total",
-      help: "Nonce healings by this process's tracker, by pair and kind: nonce-taken (a record settled failed: another transaction took its nonce), rebroadcast (a transaction the node no longer knew, sent again), gap-filled, gap-unfilled (a nonce left unused below one that waits, nothing to fill it)",
+      help: "Nonce healings by this process's tracker, by pair and kind: nonce-taken (a record settled failed: another transaction took its nonce), rebroadcast (a transaction the node no longer knew, sent again), gap-filled, gap-unfilled (a nonce left unused below one that waits, nothing to fill it), replaced-lost (a transaction the node lost yet refused again as already known, replaced by the next step of its ladder)",
       labelNames: ["chain", "network", "kind"],
       registers: [this.registry],
     });

@@ -71,6 +71,42 @@ export async function startCountingProxy(
   return { url, requests, close: () => shutdown(server) };
 }
 
+export interface LosingProxy {
+  url: string;
+  /**
+   * From now on the node is made to answer `hash` as anvil did under load here, having lost the transaction from its
+   * pool: by hash it still gives `transaction` (what it answered before losing it), and the same bytes sent again are
+   * refused as "transaction already imported".
+   */
+  lose(hash: string, transaction: unknown): void;
+  close(): Promise<void>;
+}
+
+/**
+ * A JSON-RPC pass-through to a real node that plays one fault the node itself was seen to have (anvil, mining on send,
+ * on a loaded machine: see docs/benchmarks.md): a transaction accepted, then held nowhere, yet still known by hash and
+ * refused when sent again. Everything else goes to the node unchanged (one call per request, as ethers sends them).
+ */
+export async function startLosingProxy(target: string, hashOfRaw: (raw: string) => string): Promise<LosingProxy> {
+  const lost = new Map<string, unknown>();
+  const server = createServer(async (request, response) => {
+    const body = await readBody(request);
+    const call = JSON.parse(body.toString("utf8")) as { id?: unknown; method: string; params?: unknown[] };
+    const reply = (result: { result: unknown } | { error: { code: number; message: string } }) =>
+      response.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ jsonrpc: "2.0", id: call.id, ...result }));
+    const hash = typeof call.params?.[0] === "string" ? call.params[0].toLowerCase() : undefined;
+    if (call.method === "eth_getTransactionByHash" && hash !== undefined && lost.has(hash)) return void reply({ result: lost.get(hash) });
+    if (call.method === "eth_sendRawTransaction" && hash !== undefined && lost.has(hashOfRaw(hash).toLowerCase())) {
+      return void reply({ error: { code: -32003, message: "transaction already imported" } });
+    }
+    const upstream = await fetch(target, { method: "POST", headers: { "content-type": "application/json" }, body: body.toString("utf8") });
+    response.writeHead(upstream.status, { "content-type": "application/json" });
+    response.end(Buffer.from(await upstream.arrayBuffer()));
+  });
+  const url = await listen(server);
+  return { url, lose: (hash, transaction) => void lost.set(hash.toLowerCase(), transaction), close: () => shutdown(server) };
+}
+
 /** An HTTP server that accepts requests and never answers them. */
 export async function startSilentServer(): Promise<{ url: string; close(): Promise<void> }> {
   const server = createServer(() => undefined);

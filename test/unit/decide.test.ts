@@ -465,6 +465,49 @@ describe("decide: the tracker's judgement as a pure function of record, observat
       expect(first, "counted from the head it was sent again at").to.include({ broadcastBlock: 9 });
     });
 
+    it("replaces, without waiting for blocks, a transaction the node holds nowhere yet refuses again as already known", function () {
+      const lost = chain({ head: 20, heldNowhere: true, needed: needed(4n) }) as ChainObservation;
+      // First sent again: the node may simply have dropped it.
+      expect(decide(pending(), lost, POLICY, NOW)).to.deep.equal({ action: "broadcast" });
+      // "Already known", though it holds nothing at the nonce: noted, not replaced yet.
+      const known = {
+        kind: "broadcast" as const,
+        outcome: { kind: "already-known" as const },
+        pollMs: 1_000,
+        head: 20,
+        heldNowhere: true as const,
+      };
+      const noted = changeOf(decide(pending(), known, POLICY, NOW));
+      expect(noted).to.deep.equal({ missingSince: new Date(NOW), checkInMs: 1_000 });
+      // Still so at the next look: the next step that pays what the node asks, at once (0 of its replace-after blocks past).
+      const since = new Date(NOW - 1_000).toISOString();
+      expect(decide(pending({ missingSince: since }), { ...lost, replaceAfterBlocks: 3 }, POLICY, NOW)).to.deep.equal({
+        action: "replace",
+        transactionHash: HASHES.rung1,
+        lost: true,
+      });
+      // The node taking the step: the record follows it, saying why.
+      const replaced = changeOf(
+        decide(
+          pending({ missingSince: since }),
+          { kind: "replaced", transactionHash: HASHES.rung1, outcome: { kind: "accepted" }, pollMs: 1_000, head: 20, lost: true },
+          POLICY,
+          NOW,
+        ),
+      );
+      expect(replaced).to.deep.include({ status: "pending", transactionHash: HASHES.rung1, missingSince: null });
+      expect(replaced.reason).to.contain("the node lost the transaction and would not take it again");
+      // A caller-signed send has no step: the stuck notice says what happened.
+      const stuck = changeOf(decide(pending({ missingSince: since, transactions: [LADDER[0]!] }), lost, POLICY, NOW));
+      expect(stuck.stuck!.reason).to.contain("lost by the node (it holds nothing at nonce 0) and refused again as already known");
+      // Said once: with the notice set, it is only sent again at each look.
+      const noticed = pending({ missingSince: since, transactions: [LADDER[0]!], stuck: { at: since, ...stuck.stuck! } });
+      expect(decide(noticed, lost, POLICY, NOW)).to.deep.equal({ action: "broadcast" });
+      // Already known where the node does hold it (its next nonce is past this one): pending, nothing noted.
+      const held = changeOf(decide(pending({ missingSince: since }), { ...known, heldNowhere: undefined }, POLICY, NOW));
+      expect(held).to.include({ status: "pending", missingSince: null });
+    });
+
     it("sends again the transaction it follows when the node lost every one", function () {
       expect(decide(pending({ transactionHash: HASHES.rung1, rawTransaction: null }), chain(), POLICY, NOW)).to.deep.equal({
         action: "broadcast",

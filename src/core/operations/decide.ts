@@ -67,6 +67,12 @@ export type Observation =
       receipt: { blockNumber: number; blockHash: string; status: number | null; transactionHash?: string } | null;
       /** With no receipt: whether the node still holds one of its transactions. */
       inPool: boolean;
+      /**
+       * With no receipt: the node answers the transaction by hash, yet its next nonce for the sender is the record's
+       * own, so it holds nothing it could include there (anvil under load loses a transaction so, and then refuses the
+       * same bytes as "already imported"). Counted as not in the pool.
+       */
+      heldNowhere?: true;
       /** Which one the node holds, when it is another than the one the record follows (a replacement sent before a crash). */
       pooled?: string;
       /** What an ERC721 mint minted, read from the receipt's logs: its token id, or a batch's, in recipients' order. */
@@ -86,9 +92,9 @@ export type Observation =
    * The tracker sent the stored raw transaction (the node did not know it); with the head and the pair's replace-after
    * blocks, to tell a transaction the node refuses as too cheap past them (stuck) from one it just lost.
    */
-  | { kind: "broadcast"; outcome: BroadcastOutcome; pollMs: number; head?: number; replaceAfterBlocks?: number }
+  | { kind: "broadcast"; outcome: BroadcastOutcome; pollMs: number; head?: number; replaceAfterBlocks?: number; heldNowhere?: true }
   /** The tracker sent a step of the record's fee ladder (written as sent first), as `decide` asked. */
-  | { kind: "replaced"; transactionHash: string; outcome: BroadcastOutcome; pollMs: number; head: number };
+  | { kind: "replaced"; transactionHash: string; outcome: BroadcastOutcome; pollMs: number; head: number; lost?: true };
 
 /** The node's view of an unfinished record's transaction. */
 export type ChainObservation = Extract<Observation, { kind: "chain" }>;
@@ -99,7 +105,7 @@ export type Decision =
   | { action: "broadcast" }
   | { action: "grant" }
   /** Send this step of the fee ladder, signed ahead, in place of the transaction the record follows. */
-  | { action: "replace"; transactionHash: string };
+  | { action: "replace"; transactionHash: string; /** The node lost the one it replaces and would not take it again. */ lost?: true };
 
 /** After a node error, look again in this long. */
 export const RETRY_AFTER_ERROR_MS = 2_000;
@@ -177,21 +183,23 @@ export function replacementDue(record: LeasedOperation, head: number, replaceAft
  * A pending record past its replace-after blocks: the next step of its ladder (the lowest that pays what the node asks
  * now, else the highest), or, with none left above the transaction it follows, the stuck notice (once: it is then set).
  */
-function decideReplacement(record: LeasedOperation, needed: Fees | undefined, head: number, poll: number): Decision {
+function decideReplacement(record: LeasedOperation, needed: Fees | undefined, head: number, poll: number, lost = false): Decision {
   const current = currentTransaction(record);
   const steps: Array<LadderStep & { transactionHash: string }> = record.transactions
     .filter((transaction) => transaction.role === "replacement")
     .map((transaction) => ({ rung: transaction.rung, fees: feesOf(transaction), transactionHash: transaction.transactionHash }));
   const next = current?.role === "cancel" ? undefined : nextStep(steps, current?.rung ?? 0, needed);
-  if (next !== undefined) return { action: "replace", transactionHash: next.transactionHash };
-  return change({ stuck: stuckNotice(record, head), checkInMs: poll });
+  if (next !== undefined) return { action: "replace", transactionHash: next.transactionHash, ...(lost ? { lost: true as const } : {}) };
+  return change({ stuck: stuckNotice(record, head, lost), checkInMs: poll });
 }
 
 /** Why a record past its replace-after blocks has no higher fee the service can send on its own. */
-function stuckNotice(record: LeasedOperation, head: number): { transactionHash: string; reason: string } {
+function stuckNotice(record: LeasedOperation, head: number, lost = false): { transactionHash: string; reason: string } {
   const current = currentTransaction(record);
   const replacements = record.transactions.filter((transaction) => transaction.role === "replacement");
-  const waited = `not included ${head - record.broadcastBlock!} blocks after it was sent`;
+  const waited = lost
+    ? `lost by the node (it holds nothing at nonce ${record.nonce}) and refused again as already known`
+    : `not included ${head - record.broadcastBlock!} blocks after it was sent`;
   const ceiling = record.transactions.find((transaction) => transaction.role === "cancel");
   let reason: string;
   if (current?.role === "cancel") reason = `the cancel is ${waited}, at the fee ceiling`;
@@ -223,7 +231,9 @@ function decideReplaced(record: LeasedOperation, observation: Extract<Observatio
   const fees = step === undefined ? "" : `, max fee ${formatGwei(maxFeeOf(feesOf(step)))} gwei`;
   return {
     status: "pending",
-    reason: `replaced by ${transactionHash} (not included ${head - (record.broadcastBlock ?? head)} blocks after it was sent${fees})`,
+    reason: observation.lost
+      ? `replaced by ${transactionHash} (the node lost the transaction and would not take it again${fees})`
+      : `replaced by ${transactionHash} (not included ${head - (record.broadcastBlock ?? head)} blocks after it was sent${fees})`,
     transactionHash,
     broadcastBlock: head,
     missingSince: null,
@@ -400,6 +410,11 @@ function decideOnChain(record: LeasedOperation, observation: ChainObservation, p
     const replacement = decideReplacement(record, observation.needed, head, poll);
     if (!("change" in replacement)) return replacement;
   }
+  // Lost inside the node, which refused the same bytes when they were sent again (missingSince is set then): only
+  // another transaction at the nonce gets past it, the next step of its ladder (or, with none, the stuck notice).
+  if (observation.heldNowhere && record.status === "pending" && record.missingSince !== null && record.stuck === null) {
+    return decideReplacement(record, observation.needed, head, poll, true);
+  }
   // The node does not know the transaction: never broadcast (a crash between signing and sending), lost from its pool,
   // or undone by a reorg. The raw form sends the same transaction again (the one the record follows: a replacement's
   // is with its stored transactions).
@@ -449,7 +464,13 @@ function decideBroadcast(
       checkInMs: poll,
     };
   }
-  if (outcome.kind === "already-known") return { status: "pending", missingSince: null, ...counted, checkInMs: poll };
+  if (outcome.kind === "already-known") {
+    // Known, yet held nowhere the node could include it: noted, and replaced at the next look if it is still so.
+    if (observation.heldNowhere && record.status === "pending") {
+      return { ...(record.missingSince === null ? { missingSince: new Date(now) } : {}), ...counted, checkInMs: poll };
+    }
+    return { status: "pending", missingSince: null, ...counted, checkInMs: poll };
+  }
   const refusal = outcome.error.message;
   const since = record.missingSince === null ? now : Date.parse(record.missingSince);
   const missingFor = now - since;

@@ -38,9 +38,11 @@ export interface NonceFiller {
  * rebroadcast: a record's transaction the node no longer knew, sent again from its raw form;
  * gap-filled: a nonce the service left unused, taken by a filler's transaction;
  * gap-unfilled: such a nonce with nothing to fill it (reported once per gap): the sender's later transactions wait for
- * the next send from it, which takes that nonce.
+ * the next send from it, which takes that nonce;
+ * replaced-lost: a record's transaction the node lost yet refused again as already known, replaced by the next step of
+ * its ladder (another transaction at the nonce).
  */
-export const NONCE_HEALING_KINDS = ["nonce-taken", "rebroadcast", "gap-filled", "gap-unfilled"] as const;
+export const NONCE_HEALING_KINDS = ["nonce-taken", "rebroadcast", "gap-filled", "gap-unfilled", "replaced-lost"] as const;
 export type NonceHealingKind = (typeof NONCE_HEALING_KINDS)[number];
 
 /** One healing, as the tracker reports it (the HTTP service logs and counts each). */

@@ -134,6 +134,10 @@ class PassReads {
 }
 
 /** A healing of this record's nonce, as the tracker reports it. */
+/** Whether a look found the record's transaction known to the node by hash but held nowhere it could be included. */
+const heldNowhereOf = (look: Look): true | undefined =>
+  look.observation?.kind === "chain" && look.observation.heldNowhere ? true : undefined;
+
 function healingOf(record: OperationRecord, kind: NonceHealingKind, detail: string): NonceHealing | undefined {
   if (record.sender === null || record.nonce === null) return undefined;
   return {
@@ -378,8 +382,18 @@ export class OperationTracker {
         } else if (decision.action === "broadcast") broadcasts.push(look);
         else if (decision.action === "replace")
           // A step of its own ladder at its own nonce: no gap of the sender's is filled by it, so it is sent on its own.
-          look.change = await this.replace(look.record, look.chain!, decision.transactionHash, pass).then(
-            (observation) => this.decision(look.record, observation),
+          look.change = await this.replace(look.record, look.chain!, decision.transactionHash, pass, decision.lost).then(
+            (observation) => {
+              if (decision.lost && observation.kind === "replaced" && observation.outcome.kind !== "refused") {
+                const healing = healingOf(
+                  look.record,
+                  "replaced-lost",
+                  `the node lost it and would not take it again: replaced by ${decision.transactionHash}`,
+                );
+                if (healing !== undefined) healings.set(look.record.id, healing);
+              }
+              return this.decision(look.record, observation);
+            },
             () => this.decision(look.record, { kind: "node-error" }),
           );
         else
@@ -508,7 +522,10 @@ export class OperationTracker {
       bySender.set(key, group);
     }
     await Promise.all([
-      ...alone.map(async (look) => (look.change = this.decision(look.record, await this.broadcast(look.record, look.chain!, pass)))),
+      ...alone.map(
+        async (look) =>
+          (look.change = this.decision(look.record, await this.broadcast(look.record, look.chain!, pass, heldNowhereOf(look)))),
+      ),
       ...[...bySender.values()].map(async ({ chain, sender, looks: group }) => {
         const next = await pass.nextNonce(chain, sender).catch(() => undefined);
         if (next !== undefined) this.gaps.closedBelow(chain, sender, next);
@@ -524,7 +541,9 @@ export class OperationTracker {
             continue;
           }
           const look = byId.get(step.id)!;
-          const observation = await this.broadcast(look.record, chain, pass).catch((): Observation => ({ kind: "node-error" }));
+          const observation = await this.broadcast(look.record, chain, pass, heldNowhereOf(look)).catch((): Observation => ({
+            kind: "node-error",
+          }));
           look.change = this.decision(look.record, observation);
           // A pending record's transaction the node no longer knew (a signed one's first broadcast is no healing).
           if (observation.kind === "broadcast" && observation.outcome.kind === "accepted" && look.record.status === "pending") {
@@ -567,15 +586,19 @@ export class OperationTracker {
     if (record.transactionHash === null) return { kind: "no-transaction" };
     const { sent, receipt, minted, head } = await this.receiptOf(record, chain, pass);
     const pooled = receipt === null ? await this.pooled(chain, sent) : undefined;
+    const heldNowhere = pooled !== undefined && (await this.holdsNothingAt(record, chain, pass));
     const replaceAfterBlocks = this.replaceAfterBlocks(record);
-    const needed = receipt === null && replacementDue(record, head, replaceAfterBlocks) ? await pass.feesNeeded(chain) : undefined;
+    const lostBefore = heldNowhere && record.missingSince !== null;
+    const needed =
+      receipt === null && (lostBefore || replacementDue(record, head, replaceAfterBlocks)) ? await pass.feesNeeded(chain) : undefined;
     return {
       kind: "chain",
       simulated: chain.simulated,
       pollMs: poll,
       head,
       receipt,
-      inPool: pooled !== undefined,
+      inPool: pooled !== undefined && !heldNowhere,
+      ...(heldNowhere ? { heldNowhere } : {}),
       ...(pooled !== undefined && pooled !== sent[0] ? { pooled } : {}),
       ...(minted !== undefined ? { minted } : {}),
       ...(Number.isFinite(replaceAfterBlocks) ? { replaceAfterBlocks } : {}),
@@ -637,6 +660,17 @@ export class OperationTracker {
   }
 
   /** The one of `hashes` the node holds unmined (the one the record follows asked first), or undefined. */
+  /**
+   * Whether a live node's next nonce for the record's sender is the record's own: then it holds nothing it could include
+   * at that nonce, whatever it answers by hash (one read per sender and pass; unknown counts as no). A simulated chain
+   * is the service's own node: a transaction its base fee overtook waits there outside that count, and is not lost.
+   */
+  private async holdsNothingAt(record: LeasedOperation, chain: EvmChain, pass: PassReads): Promise<boolean> {
+    if (chain.simulated || record.status !== "pending" || record.sender === null || record.nonce === null) return false;
+    const next = await pass.nextNonce(chain, record.sender).catch(() => undefined);
+    return next === record.nonce;
+  }
+
   private async pooled(chain: EvmChain, hashes: string[]): Promise<string | undefined> {
     if ((await chain.provider.getTransaction(hashes[0]!)) !== null) return hashes[0];
     if (hashes.length === 1) return undefined;
@@ -657,7 +691,7 @@ export class OperationTracker {
    * Sends a step of the record's ladder in place of the transaction it follows: written as sent first (so that a crash
    * after the broadcast still has its hash followed), then broadcast.
    */
-  private async replace(record: LeasedOperation, chain: EvmChain, hash: string, pass: PassReads): Promise<Observation> {
+  private async replace(record: LeasedOperation, chain: EvmChain, hash: string, pass: PassReads, lost?: true): Promise<Observation> {
     const step = record.transactions.find((transaction) => transaction.transactionHash === hash.toLowerCase());
     if (step === undefined || record.nonce === null) throw new Error(`step ${hash} of ${record.id} is not stored`);
     const raw = await storedRawTransaction(this.store, record, step);
@@ -671,11 +705,18 @@ export class OperationTracker {
     });
     if (written !== undefined) record.transactions = written.transactions;
     const [outcome, head] = await Promise.all([sendRaw(chain, raw), pass.head(chain)]);
-    return { kind: "replaced", transactionHash: step.transactionHash, outcome, pollMs: chain.pollingIntervalMs, head };
+    return {
+      kind: "replaced",
+      transactionHash: step.transactionHash,
+      outcome,
+      pollMs: chain.pollingIntervalMs,
+      head,
+      ...(lost ? { lost } : {}),
+    };
   }
 
   /** Sends the stored raw transaction again (the one the record follows); how the node answered. */
-  private async broadcast(record: LeasedOperation, chain: EvmChain, pass: PassReads): Promise<Observation> {
+  private async broadcast(record: LeasedOperation, chain: EvmChain, pass: PassReads, heldNowhere?: true): Promise<Observation> {
     const outcome = await sendRaw(chain, await this.rawOf(record));
     const replaceAfterBlocks = this.replaceAfterBlocks(record);
     // The pass's head, read when it observed the record (it is cached): where its replace-after blocks count from.
@@ -686,6 +727,7 @@ export class OperationTracker {
       pollMs: chain.pollingIntervalMs,
       ...(head !== undefined ? { head } : {}),
       ...(Number.isFinite(replaceAfterBlocks) ? { replaceAfterBlocks } : {}),
+      ...(heldNowhere ? { heldNowhere } : {}),
     };
   }
 
