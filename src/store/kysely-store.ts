@@ -427,8 +427,8 @@ export class KyselyStore implements Store {
   /**
    * Two changes of one record in a row (a tracker's first look finding a send already mined: `pending`, then `mined`)
    * written as one update, both transitions appended in order, when no webhook is subscribed (events would each need the
-   * record as that change left it). Undefined, having written nothing, when they cannot be joined or the first would
-   * not apply: the caller then writes them one by one, as ever. `before` is the state read for it, for the caller to reuse.
+   * record as that change left it). No record, and nothing written, when they cannot be joined or the first would not
+   * apply: the caller then writes them one by one, as ever. `before` is the state read for it, for the caller to reuse.
    */
   private async changeTwiceIn(
     db: Kysely<Database>,

@@ -133,11 +133,11 @@ class PassReads {
   }
 }
 
-/** A healing of this record's nonce, as the tracker reports it. */
 /** Whether a look found the record's transaction known to the node by hash but held nowhere it could be included. */
 const heldNowhereOf = (look: Look): true | undefined =>
   look.observation?.kind === "chain" && look.observation.heldNowhere ? true : undefined;
 
+/** A healing of this record's nonce, as the tracker reports it. */
 function healingOf(record: OperationRecord, kind: NonceHealingKind, detail: string): NonceHealing | undefined {
   if (record.sender === null || record.nonce === null) return undefined;
   return {
@@ -659,7 +659,6 @@ export class OperationTracker {
     };
   }
 
-  /** The one of `hashes` the node holds unmined (the one the record follows asked first), or undefined. */
   /**
    * Whether a live node's next nonce for the record's sender is the record's own: then it holds nothing it could include
    * at that nonce, whatever it answers by hash (one read per sender and pass; unknown counts as no). A simulated chain
@@ -671,6 +670,7 @@ export class OperationTracker {
     return next === record.nonce;
   }
 
+  /** The one of `hashes` the node holds unmined (the one the record follows asked first), or undefined. */
   private async pooled(chain: EvmChain, hashes: string[]): Promise<string | undefined> {
     if ((await chain.provider.getTransaction(hashes[0]!)) !== null) return hashes[0];
     if (hashes.length === 1) return undefined;

@@ -84,7 +84,9 @@ export interface OperationStore {
   changeOperation(id: string, change: OperationChange, leaseOwner?: string): Promise<OperationRecord | undefined>;
   /**
    * A tracker pass's changes at once (one transaction where the store has them), each as `changeOperation` with
-   * `leaseOwner`. A record may have several, applied in order: its lease ends with the last.
+   * `leaseOwner`. A record may have several, applied in order: its lease ends with the last. A record's entry is the
+   * record after its change, or after a later change of it in the pass (a store may write a record's last two changes
+   * as one update); undefined where its change did not apply.
    */
   changeOperations(
     changes: ReadonlyArray<{ id: string; change: OperationChange }>,
