@@ -3,8 +3,13 @@ import { createServer } from "node:net";
 import { expect } from "chai";
 import { Wallet as EthersWallet } from "ethers";
 
+import type { OperationRecord } from "../../src/core/operations/types.js";
 import type { TokenService } from "../../src/core/token-service.js";
 import type { Wallet } from "../../src/core/wallets.js";
+
+/** A record's transitions as `status: reason` lines: what an assertion about its path prints when it fails. */
+export const transitionReasons = (record: OperationRecord) =>
+  record.transitions.map((transition) => `${transition.status}: ${transition.reason}`);
 
 export interface Pair {
   chain: string;

@@ -4,10 +4,9 @@ import hre from "hardhat";
 
 import { createTokenService, type TokenService } from "../../src/api.js";
 import type { NonceHealing } from "../../src/core/operations/nonce-healing.js";
-import type { OperationRecord } from "../../src/core/operations/types.js";
 import { startAnvil, type AnvilNode } from "../helpers/anvil.js";
 import { startLosingProxy, type LosingProxy } from "../helpers/json-rpc-servers.js";
-import { transferToNewAddress } from "../helpers/service.js";
+import { transferToNewAddress, transitionReasons } from "../helpers/service.js";
 import { until } from "../helpers/until.js";
 
 // A node that loses a transaction from its pool yet still knows it: anvil, mining on send on a loaded machine, was seen
@@ -17,8 +16,6 @@ import { until } from "../helpers/until.js";
 
 const SEPOLIA = { chain: "ethereum", network: "sepolia" };
 const BOUND_MS = 30_000;
-
-const reasons = (record: OperationRecord) => record.transitions.map((transition) => `${transition.status}: ${transition.reason}`);
 
 describe("a transaction the node lost yet refuses again as already known (anvil, mining when told)", function () {
   let node: AnvilNode;
@@ -63,14 +60,16 @@ describe("a transaction the node lost yet refuses again as already known (anvil,
     );
     await node.rpc("evm_mine");
     const [mined, next] = await Promise.all([service.operations.wait(first.id, BOUND_MS), service.operations.wait(second.id, BOUND_MS)]);
-    expect(mined.status, reasons(mined).join("; ")).to.equal("mined");
+    expect(mined.status, transitionReasons(mined).join("; ")).to.equal("mined");
     expect(mined.transactionHash).to.not.equal(first.transactionHash);
     expect(mined.transactions.find(({ transactionHash }) => transactionHash === mined.transactionHash)).to.deep.include({
       role: "replacement",
       rung: 1,
     });
-    expect(reasons(mined).some((reason) => reason.includes("the node lost the transaction and would not take it again"))).to.equal(true);
-    expect(next.status, reasons(next).join("; ")).to.equal("mined");
+    expect(
+      transitionReasons(mined).some((reason) => reason.includes("the node lost the transaction and would not take it again")),
+    ).to.equal(true);
+    expect(next.status, transitionReasons(next).join("; ")).to.equal("mined");
     expect(next.blockNumber, "the same block").to.equal(mined.blockNumber);
     expect(healings.filter((healing) => healing.kind === "replaced-lost").map((healing) => healing.operationId)).to.deep.equal([first.id]);
   });

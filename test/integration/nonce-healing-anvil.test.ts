@@ -7,10 +7,9 @@ import hre from "hardhat";
 
 import { createTokenService, type TokenService } from "../../src/api.js";
 import type { NonceHealing } from "../../src/core/operations/nonce-healing.js";
-import type { OperationRecord } from "../../src/core/operations/types.js";
 import { startAnvil, type AnvilNode } from "../helpers/anvil.js";
 import { cancelAt, TestCancels } from "../helpers/nonce-fillers.js";
-import { transferToNewAddress } from "../helpers/service.js";
+import { transferToNewAddress, transitionReasons } from "../helpers/service.js";
 import { until } from "../helpers/until.js";
 
 // Nonces that heal against a real anvil that mines only when told (`--no-mining`, then evm_mine): another tool sends
@@ -20,8 +19,6 @@ import { until } from "../helpers/until.js";
 const SEPOLIA = { chain: "ethereum", network: "sepolia" };
 const GWEI = 10n ** 9n;
 const BOUND_MS = 30_000;
-
-const reasons = (record: OperationRecord) => record.transitions.map((transition) => `${transition.status}: ${transition.reason}`);
 
 describe("nonces that heal on a live node (anvil, mining when told)", function () {
   let node: AnvilNode;
@@ -71,7 +68,7 @@ describe("nonces that heal on a live node (anvil, mining when told)", function (
     await rpc.broadcastTransaction(theirs);
     await node.rpc("evm_mine");
     const record = await service.operations.wait(mine.id, BOUND_MS);
-    expect(record.status, reasons(record).join("; ")).to.equal("failed");
+    expect(record.status, transitionReasons(record).join("; ")).to.equal("failed");
     expect(record.error?.code).to.equal("NONCE_TAKEN");
     expect(record.transitions.map((transition) => transition.status)).to.deep.equal(["signed", "pending", "failed"]);
     expect(healingsOf(sender.address, "nonce-taken").map((healing) => healing.operationId)).to.deep.equal([mine.id]);
@@ -95,7 +92,7 @@ describe("nonces that heal on a live node (anvil, mining when told)", function (
     const records = await Promise.all(sent.map((entry) => service.operations.wait(entry.id, BOUND_MS)));
     expect(
       records.map((record) => record.status),
-      records.flatMap(reasons).join("; "),
+      records.flatMap(transitionReasons).join("; "),
     ).to.deep.equal(["mined", "mined", "mined"]);
     expect(new Set(records.map((record) => record.blockNumber)).size, "one block").to.equal(1);
     expect(
@@ -121,7 +118,7 @@ describe("nonces that heal on a live node (anvil, mining when told)", function (
     expect((await rpc.getTransaction(replacement))?.hash, "the node holds the replacement, not the first").to.equal(replacement);
     await node.rpc("evm_mine");
     const record = await service.operations.wait(sent.id, BOUND_MS);
-    expect(record, reasons(record).join("; ")).to.deep.include({ status: "mined", transactionHash: replacement });
+    expect(record, transitionReasons(record).join("; ")).to.deep.include({ status: "mined", transactionHash: replacement });
     expect((await rpc.getTransactionReceipt(replacement))?.status).to.equal(1);
   });
 
@@ -134,7 +131,7 @@ describe("nonces that heal on a live node (anvil, mining when told)", function (
     const theirs = await cancelAt(sender, lost.nonce, { maxFeePerGas: 200n * GWEI, maxPriorityFeePerGas: 20n * GWEI });
     const theirHash = await rpc.send("eth_sendRawTransaction", [theirs]);
     const dropped = await service.operations.wait(lost.id, BOUND_MS);
-    expect(dropped.status, reasons(dropped).join("; ")).to.equal("dropped");
+    expect(dropped.status, transitionReasons(dropped).join("; ")).to.equal("dropped");
     // Then the node loses the other tool's transaction: nonce `lost.nonce` is a gap below the service's waiting one.
     await node.rpc("anvil_dropTransaction", [theirHash]);
     await until(() => healingsOf(sender.address, "gap-filled").length > 0, "the gap filled", BOUND_MS);
@@ -142,7 +139,7 @@ describe("nonces that heal on a live node (anvil, mining when told)", function (
     expect(await pendingNonce(sender.address)).to.equal(waiting.nonce + 1);
     await node.rpc("evm_mine");
     const record = await service.operations.wait(waiting.id, BOUND_MS);
-    expect(record.status, reasons(record).join("; ")).to.equal("mined");
+    expect(record.status, transitionReasons(record).join("; ")).to.equal("mined");
     expect((await service.operations.store.getOperation(lost.id))?.status, "what the client was told stays true").to.equal("dropped");
   });
 
@@ -225,7 +222,7 @@ describe("nonces that heal when anvil restarts with its state but not its pool",
     const records = await Promise.all(sent.map((entry) => service!.operations.wait(entry.id, BOUND_MS)));
     expect(
       records.map((record) => record.status),
-      records.flatMap(reasons).join("; "),
+      records.flatMap(transitionReasons).join("; "),
     ).to.deep.equal(["mined", "mined", "mined"]);
     expect(
       healings

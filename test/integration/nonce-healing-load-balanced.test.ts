@@ -9,7 +9,7 @@ import type { AnvilNode } from "../helpers/anvil.js";
 import { startAnvilNetwork, type AnvilNetwork } from "../helpers/anvil-network.js";
 import { cancelAt, TestCancels } from "../helpers/nonce-fillers.js";
 import { startRoundRobinRelay, type RelayedRequest, type RoundRobinRelay } from "../helpers/round-robin-relay.js";
-import { transferToNewAddress } from "../helpers/service.js";
+import { transferToNewAddress, transitionReasons } from "../helpers/service.js";
 import { until } from "../helpers/until.js";
 
 // Nonces that heal behind a provider's load balancer: two real anvil nodes of one chain (one genesis; a block one node
@@ -21,7 +21,6 @@ const SEPOLIA = { chain: "ethereum", network: "sepolia" };
 const GWEI = 10n ** 9n;
 const BOUND_MS = 30_000;
 
-const reasons = (record: OperationRecord) => record.transitions.map((transition) => `${transition.status}: ${transition.reason}`);
 const statuses = (record: OperationRecord) => record.transitions.map((transition) => transition.status);
 
 describe("nonces that heal behind a load balancer (two anvil nodes, one chain, a pool each)", function () {
@@ -128,7 +127,9 @@ describe("nonces that heal behind a load balancer (two anvil nodes, one chain, a
     while (!(await isFinal(ids))) {
       if (Date.now() > deadline) {
         const records = await Promise.all(ids.map(record));
-        throw new Error(`not final within ${BOUND_MS} ms (${blocks} blocks):\n${records.flatMap(reasons).join("\n")}\n${trace(start)}`);
+        throw new Error(
+          `not final within ${BOUND_MS} ms (${blocks} blocks):\n${records.flatMap(transitionReasons).join("\n")}\n${trace(start)}`,
+        );
       }
       const mark = relay.requests.length;
       const receiptAsks = () =>
@@ -158,8 +159,8 @@ describe("nonces that heal behind a load balancer (two anvil nodes, one chain, a
         ).length;
     await until(() => blockAsks(1 - holder) >= 1 && blockAsks(holder) >= 1, "the block asked of both nodes", BOUND_MS);
     const watched = await record(sent.id);
-    expect(watched.status, `${reasons(watched).join("; ")}\n${trace(mark)}`).to.equal("mined");
-    expect(reasons(watched).some((reason) => reason.includes("reorg"))).to.equal(false);
+    expect(watched.status, `${transitionReasons(watched).join("; ")}\n${trace(mark)}`).to.equal("mined");
+    expect(transitionReasons(watched).some((reason) => reason.includes("reorg"))).to.equal(false);
     expect(watched.blockNumber).to.equal(blockNumber);
     await relay.exclusive(() => network.catchUp(behind));
     expect(statuses(await record(sent.id))).to.deep.equal(["signed", "pending", "mined"]);
@@ -175,7 +176,7 @@ describe("nonces that heal behind a load balancer (two anvil nodes, one chain, a
 
     await produceUntilFinal(producer, [sent.id]);
     const mined = await record(sent.id);
-    expect(mined.status, `${reasons(mined).join("; ")}\n${trace(mark)}`).to.equal("mined");
+    expect(mined.status, `${transitionReasons(mined).join("; ")}\n${trace(mark)}`).to.equal("mined");
     // Sent again where it was missing; not replaced with higher fees, nor dropped: the fee was never the trouble.
     expect(statuses(mined)).to.deep.equal(["signed", "pending", "pending", "mined"]);
     expect(mined.transitions[2]!.reason).to.equal("re-broadcast: the node no longer knew it");
@@ -226,7 +227,7 @@ describe("nonces that heal behind a load balancer (two anvil nodes, one chain, a
     const records = await Promise.all(sent.map((each) => record(each.id)));
     expect(
       records.map((each) => each.status),
-      `${records.flatMap(reasons).join("; ")}\n${trace(mark)}`,
+      `${records.flatMap(transitionReasons).join("; ")}\n${trace(mark)}`,
     ).to.deep.equal(sent.map(() => "mined"));
     expect(records.flatMap((each) => each.transitions).filter((transition) => transition.reason.startsWith("replaced by"))).to.deep.equal(
       [],
@@ -256,7 +257,7 @@ describe("nonces that heal behind a load balancer (two anvil nodes, one chain, a
     const mark = relay.requests.length;
     await until(() => isFinal([mine.id]), "the record settled", BOUND_MS);
     const failed = await record(mine.id);
-    expect(failed.status, `${reasons(failed).join("; ")}\n${trace(mark)}`).to.equal("failed");
+    expect(failed.status, `${transitionReasons(failed).join("; ")}\n${trace(mark)}`).to.equal("failed");
     expect(failed.error?.code).to.equal("NONCE_TAKEN");
     expect(statuses(failed)).not.to.include("dropped");
     // One pass after the block: its look, and the look again after the nonce count that confirms it.
@@ -281,7 +282,7 @@ describe("nonces that heal behind a load balancer (two anvil nodes, one chain, a
 
     await produceUntilFinal(producer, [above.id]);
     const mined = await record(above.id);
-    expect(mined.status, `${reasons(mined).join("; ")}\n${trace(mark)}`).to.equal("mined");
+    expect(mined.status, `${transitionReasons(mined).join("; ")}\n${trace(mark)}`).to.equal("mined");
     expect(healingsOf(sender.address, "gap-filled").map((healing) => healing.nonce)).to.include(gap);
     // The chain's transaction at the gap is the filler's cancel (to the sender, no value).
     const filled = await cancelAt(sender, gap, { maxFeePerGas: 100n * GWEI, maxPriorityFeePerGas: 2n * GWEI });
@@ -305,7 +306,7 @@ describe("nonces that heal behind a load balancer (two anvil nodes, one chain, a
     const records = await Promise.all([filler, above].map((each) => record(each.id)));
     expect(
       records.map((each) => each.status),
-      `${records.flatMap(reasons).join("; ")}\n${trace(mark)}`,
+      `${records.flatMap(transitionReasons).join("; ")}\n${trace(mark)}`,
     ).to.deep.equal(["mined", "mined"]);
     expect(healingsOf(sender.address, "gap-unfilled"), "once while it was open").to.have.lengthOf(1);
   });

@@ -4,9 +4,8 @@ import hre from "hardhat";
 import { createTokenService, type TokenService } from "../../src/api.js";
 import type { EvmChain } from "../../src/chains/evm/chain.js";
 import type { NonceHealing } from "../../src/core/operations/nonce-healing.js";
-import type { OperationRecord } from "../../src/core/operations/types.js";
 import { cancelAt, TestCancels } from "../helpers/nonce-fillers.js";
-import { fundedWallet, transferToNewAddress } from "../helpers/service.js";
+import { fundedWallet, transferToNewAddress, transitionReasons } from "../helpers/service.js";
 import { until } from "../helpers/until.js";
 
 // Nonces that heal, on the in-process simulated chain, with its faults making what live networks do: a transaction from
@@ -14,8 +13,6 @@ import { until } from "../helpers/until.js";
 
 const SEPOLIA = { chain: "ethereum", network: "sepolia" };
 const GWEI = 10n ** 9n;
-
-const reasons = (record: OperationRecord) => record.transitions.map((transition) => `${transition.status}: ${transition.reason}`);
 
 describe("nonces that heal on a simulated chain (fault injection)", function () {
   let service: TokenService;
@@ -59,7 +56,7 @@ describe("nonces that heal on a simulated chain (fault injection)", function () 
     await chain.broadcast(theirs);
     await faults.clear();
     const record = await service.operations.wait(mine.id, 10_000);
-    expect(record.status, reasons(record).join("; ")).to.equal("failed");
+    expect(record.status, transitionReasons(record).join("; ")).to.equal("failed");
     expect(record.error?.code).to.equal("NONCE_TAKEN");
     // Decided at the first look that missed it: never sent again, never waiting out the drop window.
     expect(record.transitions.map((transition) => transition.status)).to.deep.equal(["signed", "pending", "failed"]);
@@ -96,7 +93,7 @@ describe("nonces that heal on a simulated chain (fault injection)", function () 
     const later = await Promise.all(sent.slice(1).map((entry) => service.operations.wait(entry.id, 10_000)));
     expect(
       later.map((record) => record.status),
-      later.flatMap(reasons).join("; "),
+      later.flatMap(transitionReasons).join("; "),
     ).to.deep.equal(["mined", "mined"]);
     expect((await chain.provider.getTransactionReceipt(sent[0]!.transactionHash))?.status).to.equal(1);
     // Each sent again once: a record in the pass with a transition, one below it from its stored raw form.
@@ -117,7 +114,7 @@ describe("nonces that heal on a simulated chain (fault injection)", function () 
     const records = await Promise.all(sent.map((entry) => service.operations.wait(entry.id, 15_000)));
     expect(
       records.map((record) => record.status),
-      records.flatMap(reasons).join("; "),
+      records.flatMap(transitionReasons).join("; "),
     ).to.deep.equal(["mined", "mined", "mined", "mined"]);
     expect(
       healingsOf(sender.address, "rebroadcast")
@@ -139,7 +136,7 @@ describe("nonces that heal on a simulated chain (fault injection)", function () 
     // The chain mines on send again: the transaction above the gap is refused, and waits for the tracker.
     await faults.clear();
     const record = await service.operations.wait(above.id, 15_000);
-    expect(record.status, reasons(record).join("; ")).to.equal("mined");
+    expect(record.status, transitionReasons(record).join("; ")).to.equal("mined");
     expect(cancels.asked.some((asked) => asked.sender === sender.address && asked.nonce === gap)).to.equal(true);
     expect(healingsOf(sender.address, "gap-filled")).to.deep.equal([
       { ...SEPOLIA, sender: sender.address, nonce: gap, kind: "gap-filled", detail: "filled with the test's cancel" },
@@ -163,7 +160,7 @@ describe("nonces that heal on a simulated chain (fault injection)", function () 
     const records = await Promise.all([filler, above].map((entry) => service.operations.wait(entry.id, 15_000)));
     expect(
       records.map((entry) => entry.status),
-      records.flatMap(reasons).join("; "),
+      records.flatMap(transitionReasons).join("; "),
     ).to.deep.equal(["mined", "mined"]);
     expect(healingsOf(sender.address, "gap-unfilled"), "reported once while open").to.have.lengthOf(1);
   });

@@ -588,7 +588,8 @@ export class OperationTracker {
     const pooled = receipt === null ? await this.pooled(chain, sent) : undefined;
     const heldNowhere = pooled !== undefined && (await this.holdsNothingAt(record, chain, pass));
     const replaceAfterBlocks = this.replaceAfterBlocks(record);
-    const lostBefore = heldNowhere && record.missingSince !== null;
+    // Noted lost at an earlier look and not stuck: decide replaces it now, at what the node asks.
+    const lostBefore = heldNowhere && record.missingSince !== null && record.stuck === null;
     const needed =
       receipt === null && (lostBefore || replacementDue(record, head, replaceAfterBlocks)) ? await pass.feesNeeded(chain) : undefined;
     return {
