@@ -107,6 +107,39 @@ export async function startLosingProxy(target: string, hashOfRaw: (raw: string) 
   return { url, lose: (hash, transaction) => void lost.set(hash.toLowerCase(), transaction), close: () => shutdown(server) };
 }
 
+export interface GatedProxy {
+  url: string;
+  /** Lets the held requests through, and every later one. */
+  open(): void;
+  close(): Promise<void>;
+}
+
+/**
+ * A JSON-RPC pass-through to a real node that holds every request calling `method` until `open()`, as a node that is
+ * slow to take them: what a service does meanwhile can be seen without racing the node.
+ */
+export async function startGatedProxy(target: string, method: string): Promise<GatedProxy> {
+  let open!: () => void;
+  const opened = new Promise<void>((resolve) => (open = resolve));
+  const server = createServer(async (request, response) => {
+    const body = (await readBody(request)).toString("utf8");
+    const calls = JSON.parse(body) as { method: string } | Array<{ method: string }>;
+    if ((Array.isArray(calls) ? calls : [calls]).some((call) => call.method === method)) await opened;
+    const upstream = await fetch(target, { method: "POST", headers: { "content-type": "application/json" }, body });
+    response.writeHead(upstream.status, { "content-type": "application/json" });
+    response.end(Buffer.from(await upstream.arrayBuffer()));
+  });
+  const url = await listen(server);
+  return {
+    url,
+    open,
+    close: () => {
+      open();
+      return shutdown(server);
+    },
+  };
+}
+
 /** An HTTP server that accepts requests and never answers them. */
 export async function startSilentServer(): Promise<{ url: string; close(): Promise<void> }> {
   const server = createServer(() => undefined);

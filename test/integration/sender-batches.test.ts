@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 
 import { expect } from "chai";
-import { type JsonRpcApiProvider, getCreateAddress, toQuantity } from "ethers";
+import { type JsonRpcApiProvider, Wallet, getCreateAddress, toQuantity } from "ethers";
 import hre from "hardhat";
 
 import { createTokenService, resolveNetwork, type TokenService } from "../../src/api.js";
@@ -16,9 +16,11 @@ import {
   type SignedTransactionInfo,
 } from "../../src/chains/evm/write/send-transaction.js";
 import { InProcessSenderLock, senderLockKey, type SenderLock } from "../../src/chains/evm/sender-lock.js";
+import { MAX_BATCH } from "../../src/chains/evm/write/sender-batches.js";
 import type { LaunchOutcome } from "../../src/core/operations/operations.js";
 import { openStore } from "../../src/store/open-store.js";
 import { startAnvil, type AnvilNode } from "../helpers/anvil.js";
+import { startGatedProxy } from "../helpers/json-rpc-servers.js";
 import { until } from "../helpers/until.js";
 import { fundedWallet, type Pair } from "../helpers/service.js";
 
@@ -93,11 +95,12 @@ for (const kind of ["simulated", "anvil"] as const) {
       wallet: { address: string; privateKey: string },
       datas: string[],
       hooks: (index: number) => BroadcastHooks = () => ({}),
+      on: EvmChain = chain,
     ): Promise<Array<PromiseSettledResult<SignedTransactionInfo>>> {
       const lock = new InProcessSenderLock();
-      const release = await holdSenderLock(lock, chain, wallet.address);
+      const release = await holdSenderLock(lock, on, wallet.address);
       const sends = datas.map((data, index) =>
-        sendTransaction(chain, lock, { sender: wallet.address, privateKey: wallet.privateKey, data }, hooks(index)),
+        sendTransaction(on, lock, { sender: wallet.address, privateKey: wallet.privateKey, data }, hooks(index)),
       );
       await release();
       return Promise.allSettled(sends);
@@ -220,6 +223,113 @@ for (const kind of ["simulated", "anvil"] as const) {
       await expectMinedInOrder([(results[0] as PromiseFulfilledResult<SignedTransactionInfo>).value]);
       expect(await nonceOf(wallet.address, "pending")).to.equal(1);
     });
+
+    it("takes more sends than a batch holds in one hold of the lock: consecutive nonces across its batches, all mined", async function () {
+      const wallet = await funded(service);
+      const results = await oneBatch(
+        wallet,
+        Array.from({ length: MAX_BATCH + 3 }, () => DEPLOY),
+      );
+      expect(results.every((result) => result.status === "fulfilled")).to.equal(true);
+      const sent = results.map((result) => (result as PromiseFulfilledResult<SignedTransactionInfo>).value);
+      expect(sent.map((info) => info.nonce)).to.deep.equal(Array.from({ length: MAX_BATCH + 3 }, (_, index) => index));
+      await expectMinedInOrder(sent);
+      expect(await nonceOf(wallet.address, "latest")).to.equal(MAX_BATCH + 3);
+    });
+
+    if (kind === "anvil") {
+      /**
+       * A service whose node holds every broadcast until the test lets them through, and the chain it sends on: what the
+       * service does while its first broadcasts wait is seen without racing the node.
+       */
+      async function gatedChain(): Promise<{ chain: EvmChain; open(): void; close(): Promise<void> }> {
+        const gate = await startGatedProxy(node!.url, "eth_sendRawTransaction");
+        const gated = await createTokenService({ hre, env: {}, rpcUrls: { "ethereum/sepolia": gate.url } });
+        return {
+          chain: await gated.evmChain(resolveNetwork(SEPOLIA.chain, SEPOLIA.network), "read"),
+          open: gate.open,
+          async close() {
+            await gated.close();
+            await gate.close();
+          },
+        };
+      }
+
+      it("plans a hold's second batch while the first one's broadcasts wait, and counts what they may cost as spent", async function () {
+        const wallet = service.createWallet(SEPOLIA);
+        const [probe] = await oneBatch(wallet, [DEPLOY]);
+        const needed = BigInt((probe as PromiseRejectedResult).reason.details.needed as string);
+        // Enough for a batch and one and a half sends more; nothing is mined before the second batch reads the balance.
+        await setBalance(wallet.address, needed * BigInt(MAX_BATCH + 1) + needed / 2n);
+        const gated = await gatedChain();
+        try {
+          let nodeNonceAtSecondBatch: number | undefined;
+          const sending = oneBatch(
+            wallet,
+            Array.from({ length: MAX_BATCH + 2 }, () => DEPLOY),
+            (index) =>
+              index === MAX_BATCH
+                ? {
+                    beforeBroadcast: async () => {
+                      nodeNonceAtSecondBatch = await nonceOf(wallet.address, "pending");
+                      gated.open();
+                    },
+                  }
+                : {},
+            gated.chain,
+          );
+          // Were the second batch planned only once the first was broadcast, its record would wait for the gate forever.
+          await until(() => nodeNonceAtSecondBatch !== undefined, "the second batch's first record, the first batch's broadcasts held");
+          expect(nodeNonceAtSecondBatch, "the node had none of the first batch yet").to.equal(0);
+          const results = await sending;
+          expect(results.slice(0, MAX_BATCH + 1).every((result) => result.status === "fulfilled")).to.equal(true);
+          const refused = (results[MAX_BATCH + 1] as PromiseRejectedResult).reason;
+          expect(isTokenServiceError(refused, ErrorCode.INSUFFICIENT_FUNDS), String(refused)).to.equal(true);
+          expect(refused.message).to.match(/left after the sends queued before this one/);
+          const sent = results.slice(0, MAX_BATCH + 1).map((result) => (result as PromiseFulfilledResult<SignedTransactionInfo>).value);
+          expect(sent.map((info) => info.nonce)).to.deep.equal(Array.from({ length: MAX_BATCH + 1 }, (_, index) => index));
+          await expectMinedInOrder(sent);
+        } finally {
+          await gated.close();
+        }
+      });
+
+      it("sends none of a hold's second batch when the node refuses a nonce of the first, so none is left waiting for a gap", async function () {
+        const wallet = await funded(service);
+        const gated = await gatedChain();
+        let secondBatchRecorded = false;
+        try {
+          const sending = oneBatch(
+            wallet,
+            Array.from({ length: MAX_BATCH + 2 }, () => DEPLOY),
+            (index) => {
+              // Before the first is broadcast, another transaction takes its nonce: the node refuses it ("nonce too low").
+              if (index === 0)
+                return {
+                  beforeBroadcast: async () => {
+                    const elsewhere = new Wallet(wallet.privateKey, chain.provider);
+                    await (await elsewhere.sendTransaction({ to: wallet.address, value: 0n, nonce: 0 })).wait();
+                  },
+                };
+              return index === MAX_BATCH ? { beforeBroadcast: async () => void ((secondBatchRecorded = true), gated.open()) } : {};
+            },
+            gated.chain,
+          );
+          await until(() => secondBatchRecorded, "the second batch's first record, the first batch's broadcasts held");
+          const results = await sending;
+          expect(results.every((result) => result.status === "rejected")).to.equal(true);
+          const [refused, ...notSent] = results.map((result) => (result as PromiseRejectedResult).reason);
+          expect(refused.message).to.match(/nonce too low/);
+          for (const error of notSent) {
+            expect(isTokenServiceError(error, ErrorCode.TRANSACTION_REJECTED), String(error)).to.equal(true);
+            expect(error.message).to.match(/not sent: the transaction before it from .* \(nonce 0\) was refused/);
+          }
+          expect(await nonceOf(wallet.address, "pending"), "nothing waits in the node's pool").to.equal(1);
+        } finally {
+          await gated.close();
+        }
+      });
+    }
 
     it("through the recorded path: records of sends after an unrecorded one end failed, and the next launch reuses their nonces", async function () {
       const dataDir = await mkdtemp(path.join(tmpdir(), "hts-batches-"));

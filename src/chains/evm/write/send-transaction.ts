@@ -8,7 +8,7 @@ import { isUnansweredCall, translateProviderError } from "../provider-errors.js"
 import { decodeRevert, describeRevert, revertDataOf } from "../revert-reasons.js";
 import { knownGas, learnGas } from "./gas-shapes.js";
 import { chargesL1DataFee, l1DataFee } from "./l1-fee.js";
-import { SenderBatches, type Queued } from "./sender-batches.js";
+import { SenderBatches, type Handoff, type Queued } from "./sender-batches.js";
 import { senderLockKey, type SenderLock } from "../sender-lock.js";
 import { signSend, type SendToSign, type SignedSend } from "./sign-transaction.js";
 import { signOffThread } from "./signing-thread.js";
@@ -370,7 +370,7 @@ interface SendJob {
 
 type Job = Queued<SendJob, SignedTransactionInfo>;
 
-const batchesByLock = new WeakMap<SenderLock, SenderBatches<SendJob, SignedTransactionInfo>>();
+const batchesByLock = new WeakMap<SenderLock, SenderBatches<SendJob, SignedTransactionInfo, BatchBroadcasts>>();
 
 /**
  * Signs (or takes the caller's signed transaction) and broadcasts one transaction from `sender`. Sends from one chain and
@@ -479,19 +479,44 @@ async function estimateError(chain: EvmChain, request: TransactionIntent, error:
   );
 }
 
+/** How a batch's broadcasts ended, for the batch after it: set when no later nonce of the sender can be mined. */
+interface BatchEnd {
+  /** Why: "(nonce n) was refused" or "(nonce n) could not be recorded". */
+  gap?: string;
+  /** Set when that was the service's own storage (a journal that could not be written): retrying is the fix, not the request. */
+  storageGap?: TokenServiceError;
+}
+
+/** What a batch hands the next one in the same hold of the sender lock (sender-batches.ts): its broadcasts, going on. */
+interface BatchBroadcasts extends Handoff {
+  finished: Promise<BatchEnd>;
+  /** What its sends (and those of the batches before it) not answered yet may still cost: the next batch counts it spent. */
+  unanswered(): bigint;
+  /** The nonce after its last send's (0: none): the next batch's are higher, whether or not the store holds them. */
+  nextNonce: number;
+}
+
 /**
  * One batch of one sender's sends, inside its lock: the nonce, fees and balance are read once, each job is estimated,
  * checked against what the jobs before it may spend, and given the next nonce; each is signed and recorded
  * (`beforeBroadcast`, concurrent ones committed by the store as one group) before it is broadcast, in nonce order. A
  * chain that takes them all at once gets them once all are recorded; elsewhere see `signInTurn`.
+ *
+ * It resolves once every send is recorded (or answered): their nonces are then held in the store, so the next batch
+ * (`before`'s successor) can plan beside this one's broadcasts, which follow `before`'s. What the sends not broadcast
+ * yet may cost is counted spent by the next batch's funds check, and a nonce that never reached the node leaves the
+ * next batch's sends unsent, as it does this batch's later ones.
  */
-async function sendBatch(chain: EvmChain, batch: Job[]): Promise<void> {
+async function sendBatch(chain: EvmChain, batch: Job[], before: BatchBroadcasts | undefined): Promise<BatchBroadcasts> {
   const node = nodeName(chain);
   const sender = batch[0]!.job.request.sender;
+  const nothingSent: BatchBroadcasts = before ?? { finished: Promise.resolve({}), unanswered: () => 0n, nextNonce: 0 };
   // Every job's hook asks the same store about the same sender: one answer serves the batch.
   const heldNonces = batch.find((entry) => entry.job.hooks.heldNonces)?.job.hooks.heldNonces;
   // One cancel's gas serves the batch: every job cancels with the same zero-value transfer to the sender.
   const cancelling = batch.some((entry) => entry.job.request.feeRules?.signAhead);
+  // Taken before the balance is asked: a send the node takes meanwhile is counted twice (refusing early), never missed.
+  const spentBefore = before?.unanswered() ?? 0n;
   let shared: [number, FeeData, bigint, number[] | undefined, bigint | undefined];
   let estimates: Array<PromiseSettledResult<bigint>>;
   try {
@@ -511,11 +536,12 @@ async function sendBatch(chain: EvmChain, batch: Job[]): Promise<void> {
   } catch (error) {
     const failure = translateProviderError(error, node);
     for (const entry of batch) entry.reject(failure);
-    return;
+    return nothingSent;
   }
   const [pendingNonce, feeData, balance, held = [], cancelGasLimit] = shared;
-  let nonce = lowestFreeNonce(pendingNonce, held);
-  let available = balance;
+  // The node has not seen the sends the batch before is still broadcasting.
+  let nonce = lowestFreeNonce(Math.max(pendingNonce, nothingSent.nextNonce), held);
+  let available = balance - spentBefore;
   const fees = feesOfFeeData(feeData);
   const price = maxFeeOf(fees);
   const l1Fees = chargesL1DataFee(chain) ? askL1Fees(chain, batch, estimates, nonce, held, fees) : undefined;
@@ -562,34 +588,56 @@ async function sendBatch(chain: EvmChain, batch: Job[]): Promise<void> {
     }
     // What the sends before it in the batch may cost at most is spoken for: the node checks each against what is left.
     available -= gasCost + l1Fee + value;
-    planned.push({ entry, transaction, nonce, fees, cancelGasLimit });
+    planned.push({ entry, transaction, nonce, fees, cancelGasLimit, cost: gasCost + l1Fee + value });
     nonce = lowestFreeNonce(nonce + 1, held);
   }
+  if (planned.length === 0) return nothingSent;
 
+  let unansweredCost = planned.reduce((sum, send) => sum + send.cost, 0n);
+  const answered = (send: Planned) => void (unansweredCost -= send.cost);
   let staged: Array<Promise<Staged>>;
-  let sentTogether: Array<PromiseSettledResult<string>> = [];
+  let together: ((end: BatchEnd) => Promise<Array<PromiseSettledResult<string>>>) | undefined;
   if (chain.broadcastAll !== undefined) {
     // Sent all at once: signed and recorded all at once (one commit), and the ones before the first unrecorded nonce go together.
+    const broadcastAll = chain.broadcastAll;
     const infos = await Promise.all(planned.map((send) => signPlanned(send, chain, false)));
-    const signed = planned.map((send, index) => ({ entry: send.entry, info: infos[index]! }));
-    const recorded = await Promise.allSettled(signed.map(({ entry, info }) => entry.job.hooks.beforeBroadcast?.(info)));
-    staged = signed.map(({ info }, index) => Promise.resolve({ info, recorded: recorded[index]! }));
+    const recorded = await Promise.allSettled(planned.map(({ entry }, index) => entry.job.hooks.beforeBroadcast?.(infos[index]!)));
+    staged = infos.map((info, index) => Promise.resolve({ info, recorded: recorded[index]! }));
     const firstUnrecorded = recorded.findIndex((record) => record.status === "rejected");
-    const atOnce = firstUnrecorded === -1 ? signed.length : firstUnrecorded;
-    if (atOnce > 0) {
-      sentTogether = await chain
-        .broadcastAll(signed.slice(0, atOnce).map(({ info }) => info.rawTransaction))
-        .catch((error: unknown) =>
-          signed.slice(0, atOnce).map((): PromiseSettledResult<string> => ({ status: "rejected", reason: error })),
-        );
-    }
+    const atOnce = infos.slice(0, firstUnrecorded === -1 ? infos.length : firstUnrecorded);
+    together = async (end) =>
+      end.gap !== undefined || atOnce.length === 0
+        ? []
+        : broadcastAll(atOnce.map((info) => info.rawTransaction)).catch((error: unknown) =>
+            atOnce.map((): PromiseSettledResult<string> => ({ status: "rejected", reason: error })),
+          );
   } else {
     staged = signInTurn(chain, planned);
   }
+  const finished = broadcastInTurn(chain, planned, staged, nothingSent.finished, together, answered);
+  // Resolved once every send holds its nonce in the store (recorded) or will never be sent.
+  await Promise.allSettled(staged);
+  return { finished, unanswered: () => unansweredCost + nothingSent.unanswered(), nextNonce: nonce };
+}
+
+/**
+ * A batch's sends broadcast in nonce order, once the batch before it (`before`) is done, each once it is recorded and
+ * the node answered the one before; on a chain that takes them all at once, `together` sends them. A nonce that will
+ * never reach the node (refused, or not recorded), here or in the batch before, leaves the later ones unsent.
+ */
+async function broadcastInTurn(
+  chain: EvmChain,
+  planned: Planned[],
+  staged: Array<Promise<Staged>>,
+  before: Promise<BatchEnd>,
+  together: ((end: BatchEnd) => Promise<Array<PromiseSettledResult<string>>>) | undefined,
+  answered: (send: Planned) => void,
+): Promise<BatchEnd> {
+  const node = nodeName(chain);
+  const sender = planned[0]!.entry.job.request.sender;
   // Set once a nonce will never reach the node: the later ones could never be mined, so they are not sent.
-  let gap: string | undefined;
-  // Set when that was the service's own storage (a journal that could not be written): retrying is the fix, not the request.
-  let storageGap: TokenServiceError | undefined;
+  let { gap, storageGap } = await before;
+  const sentTogether = together === undefined ? [] : await together({ ...(gap !== undefined ? { gap } : {}) });
   const notSent = () =>
     storageGap ??
     new TokenServiceError(
@@ -600,52 +648,57 @@ async function sendBatch(chain: EvmChain, batch: Job[]): Promise<void> {
     gap = `(nonce ${nonce}) was refused`;
     if (error.code === ErrorCode.STORAGE_UNAVAILABLE) storageGap = error;
   };
-  for (const [index, { entry }] of planned.entries()) {
-    let info: SignedTransactionInfo, record: PromiseSettledResult<void>;
+  for (const [index, send] of planned.entries()) {
+    const { entry } = send;
     try {
-      ({ info, recorded: record } = await staged[index]!);
-    } catch (error) {
-      // Not signed (nothing recorded): neither are the later ones.
-      entry.reject(error);
-      continue;
-    }
-    if (record.status === "rejected") {
-      entry.reject(record.reason);
-      gap ??= `(nonce ${info.nonce}) could not be recorded`;
-      continue;
-    }
-    const together = sentTogether[index];
-    if (together !== undefined) {
-      if (together.status === "fulfilled") {
-        entry.resolve(info);
+      let info: SignedTransactionInfo, record: PromiseSettledResult<void>;
+      try {
+        ({ info, recorded: record } = await staged[index]!);
+      } catch (error) {
+        // Not signed (nothing recorded): neither are the later ones.
+        entry.reject(error);
         continue;
       }
-      // Mined as it is accepted, a refused one is in no pool: after a refused nonce, the node refuses the later ones
-      // ("nonce too high"), and they are not sent in effect.
+      if (record.status === "rejected") {
+        entry.reject(record.reason);
+        gap ??= `(nonce ${info.nonce}) could not be recorded`;
+        continue;
+      }
+      const sentAtOnce = sentTogether[index];
+      if (sentAtOnce !== undefined) {
+        if (sentAtOnce.status === "fulfilled") {
+          entry.resolve(info);
+          continue;
+        }
+        // Mined as it is accepted, a refused one is in no pool: after a refused nonce, the node refuses the later ones
+        // ("nonce too high"), and they are not sent in effect.
+        if (gap !== undefined) {
+          entry.reject(notSent());
+          continue;
+        }
+        const error = translateProviderError(sentAtOnce.reason, node);
+        entry.reject(error);
+        if (!outcomeUnknown(error)) refusedBy(error, info.nonce);
+        continue;
+      }
       if (gap !== undefined) {
+        // Its record is written: the caller's error ends it `failed`, and the next send reuses the nonce.
         entry.reject(notSent());
         continue;
       }
-      const error = translateProviderError(together.reason, node);
-      entry.reject(error);
-      if (!outcomeUnknown(error)) refusedBy(error, info.nonce);
-      continue;
-    }
-    if (gap !== undefined) {
-      // Its record is written: the caller's error ends it `failed`, and the next send reuses the nonce.
-      entry.reject(notSent());
-      continue;
-    }
-    try {
-      await chain.broadcast(info.rawTransaction);
-      entry.resolve(info);
-    } catch (raw) {
-      const error = translateProviderError(raw, node);
-      entry.reject(error);
-      if (outcomeUnknown(error)) continue;
-      refusedBy(error, info.nonce);
+      try {
+        await chain.broadcast(info.rawTransaction);
+        entry.resolve(info);
+      } catch (raw) {
+        const error = translateProviderError(raw, node);
+        entry.reject(error);
+        if (!outcomeUnknown(error)) refusedBy(error, info.nonce);
+      }
+    } finally {
+      answered(send);
     }
   }
+  return { ...(gap !== undefined ? { gap } : {}), ...(storageGap !== undefined ? { storageGap } : {}) };
 }
 
 /** A send of a batch with its nonce, checked and ready to sign (with what its ladder signed ahead needs). */
@@ -656,6 +709,8 @@ interface Planned {
   fees: Fees;
   /** The batch's cancel gas; undefined: no cancel is signed. */
   cancelGasLimit: bigint | undefined;
+  /** What it may cost at most: gas, L1 data fee and the value it sends. */
+  cost: bigint;
 }
 
 /** A planned send signed, and whether its record was written. */
