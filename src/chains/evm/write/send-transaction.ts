@@ -615,6 +615,8 @@ async function sendBatch(chain: EvmChain, batch: Job[], before: BatchBroadcasts 
     staged = signInTurn(chain, planned);
   }
   const finished = broadcastInTurn(chain, planned, staged, nothingSent.finished, together, answered);
+  // Its outcome is read by the hold once this batch is handed off, not before: meanwhile it must not count as unhandled.
+  finished.catch(() => undefined);
   // Resolved once every send holds its nonce in the store (recorded) or will never be sent.
   await Promise.allSettled(staged);
   return { finished, unanswered: () => unansweredCost + nothingSent.unanswered(), nextNonce: nonce };
