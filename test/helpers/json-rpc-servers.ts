@@ -1,4 +1,4 @@
-import { createServer, type IncomingMessage, type Server } from "node:http";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 
 async function readBody(request: IncomingMessage): Promise<Buffer> {
   const chunks: Buffer[] = [];
@@ -15,6 +15,13 @@ async function listen(server: Server): Promise<string> {
 async function shutdown(server: Server): Promise<void> {
   server.closeAllConnections();
   await new Promise<void>((resolve) => server.close(() => resolve()));
+}
+
+/** Sends a request's body on to the node and its answer back, as it came. */
+async function forward(target: string, body: string, response: ServerResponse): Promise<void> {
+  const upstream = await fetch(target, { method: "POST", headers: { "content-type": "application/json" }, body });
+  response.writeHead(upstream.status, { "content-type": "application/json" });
+  response.end(Buffer.from(await upstream.arrayBuffer()));
 }
 
 export interface CountingProxy {
@@ -63,9 +70,7 @@ export async function startCountingProxy(
       response.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ jsonrpc: "2.0", id: single.id, error }));
       return;
     }
-    const upstream = await fetch(target, { method: "POST", headers: { "content-type": "application/json" }, body: body.toString("utf8") });
-    response.writeHead(upstream.status, { "content-type": "application/json" });
-    response.end(Buffer.from(await upstream.arrayBuffer()));
+    await forward(target, body.toString("utf8"), response);
   });
   const url = await listen(server);
   return { url, requests, close: () => shutdown(server) };
@@ -99,9 +104,7 @@ export async function startLosingProxy(target: string, hashOfRaw: (raw: string) 
     if (call.method === "eth_sendRawTransaction" && hash !== undefined && lost.has(hashOfRaw(hash).toLowerCase())) {
       return void reply({ error: { code: -32003, message: "transaction already imported" } });
     }
-    const upstream = await fetch(target, { method: "POST", headers: { "content-type": "application/json" }, body: body.toString("utf8") });
-    response.writeHead(upstream.status, { "content-type": "application/json" });
-    response.end(Buffer.from(await upstream.arrayBuffer()));
+    await forward(target, body.toString("utf8"), response);
   });
   const url = await listen(server);
   return { url, lose: (hash, transaction) => void lost.set(hash.toLowerCase(), transaction), close: () => shutdown(server) };
@@ -125,9 +128,7 @@ export async function startGatedProxy(target: string, method: string): Promise<G
     const body = (await readBody(request)).toString("utf8");
     const calls = JSON.parse(body) as { method: string } | Array<{ method: string }>;
     if ((Array.isArray(calls) ? calls : [calls]).some((call) => call.method === method)) await opened;
-    const upstream = await fetch(target, { method: "POST", headers: { "content-type": "application/json" }, body });
-    response.writeHead(upstream.status, { "content-type": "application/json" });
-    response.end(Buffer.from(await upstream.arrayBuffer()));
+    await forward(target, body, response);
   });
   const url = await listen(server);
   return {

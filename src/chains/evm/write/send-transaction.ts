@@ -516,7 +516,7 @@ async function sendBatch(chain: EvmChain, batch: Job[], before: BatchBroadcasts 
   // One cancel's gas serves the batch: every job cancels with the same zero-value transfer to the sender.
   const cancelling = batch.some((entry) => entry.job.request.feeRules?.signAhead);
   // Taken before the balance is asked: a send the node takes meanwhile is counted twice (refusing early), never missed.
-  const spentBefore = before?.unanswered() ?? 0n;
+  const spentBefore = nothingSent.unanswered();
   let shared: [number, FeeData, bigint, number[] | undefined, bigint | undefined];
   let estimates: Array<PromiseSettledResult<bigint>>;
   try {
@@ -596,7 +596,7 @@ async function sendBatch(chain: EvmChain, batch: Job[], before: BatchBroadcasts 
   let unansweredCost = planned.reduce((sum, send) => sum + send.cost, 0n);
   const answered = (send: Planned) => void (unansweredCost -= send.cost);
   let staged: Array<Promise<Staged>>;
-  let together: ((end: BatchEnd) => Promise<Array<PromiseSettledResult<string>>>) | undefined;
+  let together: ((gapBefore: boolean) => Promise<Array<PromiseSettledResult<string>>>) | undefined;
   if (chain.broadcastAll !== undefined) {
     // Sent all at once: signed and recorded all at once (one commit), and the ones before the first unrecorded nonce go together.
     const broadcastAll = chain.broadcastAll;
@@ -605,8 +605,8 @@ async function sendBatch(chain: EvmChain, batch: Job[], before: BatchBroadcasts 
     staged = infos.map((info, index) => Promise.resolve({ info, recorded: recorded[index]! }));
     const firstUnrecorded = recorded.findIndex((record) => record.status === "rejected");
     const atOnce = infos.slice(0, firstUnrecorded === -1 ? infos.length : firstUnrecorded);
-    together = async (end) =>
-      end.gap !== undefined || atOnce.length === 0
+    together = async (gapBefore) =>
+      gapBefore || atOnce.length === 0
         ? []
         : broadcastAll(atOnce.map((info) => info.rawTransaction)).catch((error: unknown) =>
             atOnce.map((): PromiseSettledResult<string> => ({ status: "rejected", reason: error })),
@@ -632,14 +632,14 @@ async function broadcastInTurn(
   planned: Planned[],
   staged: Array<Promise<Staged>>,
   before: Promise<BatchEnd>,
-  together: ((end: BatchEnd) => Promise<Array<PromiseSettledResult<string>>>) | undefined,
+  together: ((gapBefore: boolean) => Promise<Array<PromiseSettledResult<string>>>) | undefined,
   answered: (send: Planned) => void,
 ): Promise<BatchEnd> {
   const node = nodeName(chain);
   const sender = planned[0]!.entry.job.request.sender;
   // Set once a nonce will never reach the node: the later ones could never be mined, so they are not sent.
   let { gap, storageGap } = await before;
-  const sentTogether = together === undefined ? [] : await together({ ...(gap !== undefined ? { gap } : {}) });
+  const sentTogether = together === undefined ? [] : await together(gap !== undefined);
   const notSent = () =>
     storageGap ??
     new TokenServiceError(
