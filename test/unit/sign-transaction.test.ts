@@ -1,8 +1,17 @@
+import { createRequire } from "node:module";
+
 import { expect } from "chai";
 import { Transaction, Wallet, getAddress, keccak256, type TransactionLike } from "ethers";
+import type * as MicroRlp from "micro-eth-signer/core/rlp.js";
 
 import { serviceErc20Artifact } from "../../src/chains/evm/artifacts.js";
-import { resignedTransaction, signTransaction, signWithFees, unsignedFields } from "../../src/chains/evm/write/sign-transaction.js";
+import {
+  listHeader,
+  resignedTransaction,
+  signTransaction,
+  signWithFees,
+  unsignedFields,
+} from "../../src/chains/evm/write/sign-transaction.js";
 import type { Fees } from "../../src/domain/fee-ladder.js";
 import { rawTransactionOf } from "../../src/core/operations/stored-transactions.js";
 
@@ -158,6 +167,17 @@ describe("transaction signing: the launch path's signer equals ethers' Wallet", 
       seen.s ||= short.s;
     }
     expect(seen).to.deep.equal({ r: true, s: true });
+  });
+
+  it("heads a list as micro-eth-signer's RLP does, on both sides of each length form (55/56 bytes, 1 to 3 length bytes)", function () {
+    const { RLP } = createRequire(import.meta.url)("micro-eth-signer/core/rlp.js") as typeof MicroRlp;
+    for (const length of [0, 1, 54, 55, 56, 57, 255, 256, 257, 65_535, 65_536]) {
+      // `length` items of one byte under 0x80, each its own encoding: a payload of `length` bytes.
+      const encoded = RLP.encode(Array.from({ length }, () => Uint8Array.of(0x01)));
+      expect(Buffer.from(listHeader(length)).toString("hex"), `a list of ${length} bytes`).to.equal(
+        Buffer.from(encoded.subarray(0, encoded.length - length)).toString("hex"),
+      );
+    }
   });
 
   const feeFields = (fees: Fees) =>

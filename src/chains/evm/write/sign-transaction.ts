@@ -48,6 +48,8 @@ interface Unsigned {
   type: 0 | 2;
   fields: Field[];
   chainId: bigint;
+  /** Each field's own RLP encoding, made on the first signature (see `encodedList`). */
+  encoded?: Uint8Array[];
 }
 
 const EIP1559_KEYS = new Set([
@@ -117,14 +119,38 @@ function hexDataBytes(hex: string): Uint8Array | undefined {
 
 const defined = (fields: Array<Uint8Array | undefined>): fields is Uint8Array[] => fields.every((field) => field !== undefined);
 
-/** `type || rlp(fields)` for a typed transaction, `rlp(fields)` for a legacy one. */
-function serialize(type: 0 | 2, fields: Field[]): Uint8Array {
-  const list = rlp().encode(fields);
-  if (type === 0) return list;
-  const typed = new Uint8Array(list.length + 1);
-  typed[0] = type;
-  typed.set(list, 1);
-  return typed;
+/** Each field's RLP encoding, by micro-eth-signer. */
+const encodeEach = (fields: Field[]) => fields.map((field) => rlp().encode(field));
+
+/**
+ * `type || rlp(list)` for a typed transaction, `rlp(list)` for a legacy one, from the RLP encodings of the list's items:
+ * a list's encoding is its header and its items' encodings one after the other. A transaction is encoded twice when it
+ * is signed (what is signed, then the raw form) and again for each step of a fee ladder, and only a few small fields
+ * differ each time: the 5 KB of a deployment's data are encoded once, then copied.
+ */
+function encodedList(type: 0 | 2, items: Uint8Array[]): Uint8Array {
+  const length = items.reduce((sum, item) => sum + item.length, 0);
+  const header = listHeader(length);
+  const typed = type === 0 ? 0 : 1;
+  const out = new Uint8Array(typed + header.length + length);
+  if (typed) out[0] = type;
+  out.set(header, typed);
+  let at = typed + header.length;
+  for (const item of items) {
+    out.set(item, at);
+    at += item.length;
+  }
+  return out;
+}
+
+/**
+ * RLP's header of a list whose items take `length` bytes (the Yellow Paper, appendix B): 0xc0 + length up to 55 bytes,
+ * else 0xf7 + the size of the length, then the length big-endian. The unit test checks it against micro-eth-signer's.
+ */
+export function listHeader(length: number): Uint8Array {
+  if (length < 56) return Uint8Array.of(0xc0 + length);
+  const size = toBeArray(length);
+  return Uint8Array.of(0xf7 + size.length, ...size);
 }
 
 /** libsecp256k1 (tiny-secp256k1's WebAssembly): the same deterministic RFC 6979, low-s signature as ethers' SigningKey. */
@@ -231,21 +257,36 @@ function feeFields(fees: Fees): Pick<TransactionLike, "maxFeePerGas" | "maxPrior
 /** The unsigned fields with other fees in their places (EIP-1559: tip then fee cap after the nonce; legacy: the price). */
 function withFees(unsigned: Unsigned, fees: Fees): Unsigned {
   const fields = [...unsigned.fields];
+  const encoded = [...encodedFields(unsigned)];
+  const set = (index: number, value: bigint) => {
+    fields[index] = toBeArray(value);
+    encoded[index] = rlp().encode(fields[index]!);
+  };
   if (fees.type === 2) {
-    fields[2] = toBeArray(fees.maxPriorityFeePerGas);
-    fields[3] = toBeArray(fees.maxFeePerGas);
-  } else fields[1] = toBeArray(fees.gasPrice);
-  return { ...unsigned, fields };
+    set(2, fees.maxPriorityFeePerGas);
+    set(3, fees.maxFeePerGas);
+  } else set(1, fees.gasPrice);
+  return { ...unsigned, fields, encoded };
+}
+
+/** The fields' encodings, made once for the transaction and every step of its ladder. */
+function encodedFields(unsigned: Unsigned): Uint8Array[] {
+  return (unsigned.encoded ??= encodeEach(unsigned.fields));
 }
 
 /** Signs the fields: the raw form as bytes, its hash, and the signature's parts. */
-function signFields({ type, fields, chainId }: Unsigned, privateKey: string) {
-  const preimage = type === 2 ? serialize(2, fields) : serialize(0, [...fields, toBeArray(chainId), new Uint8Array(0), new Uint8Array(0)]);
+function signFields(unsigned: Unsigned, privateKey: string) {
+  const { type, chainId } = unsigned;
+  const fields = encodedFields(unsigned);
+  const preimage =
+    type === 2
+      ? encodedList(2, fields)
+      : encodedList(0, [...fields, ...encodeEach([toBeArray(chainId), new Uint8Array(0), new Uint8Array(0)])]);
   const { r, s, yParity } = signDigest(keccak(preimage), privateKey);
   // EIP-155: v = chainId * 2 + 35 + yParity; EIP-1559 carries yParity itself.
   const v = type === 2 ? toBeArray(yParity) : toBeArray(chainId * 2n + 35n + BigInt(yParity));
   // r and s as quantities (no leading zeros), as ethers' serializer takes them.
-  const raw = serialize(type, [...fields, v, toBeArray(hexOf(r)), toBeArray(hexOf(s))]);
+  const raw = encodedList(type, [...fields, ...encodeEach([v, toBeArray(hexOf(r)), toBeArray(hexOf(s))])]);
   return { raw, hash: hexOf(keccak(raw)), r, s, yParity };
 }
 
