@@ -1,7 +1,8 @@
-import { FetchRequest, isError, keccak256, type FetchResponse, type JsonRpcError, type JsonRpcPayload, type JsonRpcResult } from "ethers";
+import { isError, keccak256, type JsonRpcError, type JsonRpcPayload, type JsonRpcResult } from "ethers";
 
 import { ErrorCode, TokenServiceError } from "../../domain/errors.js";
 import { endpointLabels } from "./endpoint-names.js";
+import { httpPost, type HttpAnswer } from "./http-post.js";
 
 /**
  * One live pair's JSON-RPC endpoints, tried in the order they were configured: the transport under the pair's ethers
@@ -93,11 +94,19 @@ class Endpoint {
   failures = 0;
   failovers = 0;
 
+  /** Never printed: it may carry credentials. A URL Node cannot parse fails every request, as one that cannot be reached. */
+  readonly target: URL | TypeError;
+
   constructor(
     readonly label: string,
-    /** Never printed: it may carry credentials. */
-    readonly url: string,
-  ) {}
+    url: string,
+  ) {
+    try {
+      this.target = new URL(url);
+    } catch (error) {
+      this.target = error as TypeError;
+    }
+  }
 }
 
 const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -112,13 +121,9 @@ function unreachableReason(error: unknown, timeoutMs: number): { reason: string;
   return { reason: "unreachable", timedOut: false };
 }
 
-function serverError(response: FetchResponse): unknown {
-  try {
-    response.assertOk();
-  } catch (error) {
-    return error;
-  }
-  return new Error(`HTTP ${response.statusCode}`);
+/** An HTTP answer that is no JSON-RPC answer, as ethers' `FetchResponse.assertOk` reported one. */
+function serverError(response: HttpAnswer): Error {
+  return Object.assign(new Error(`server response ${response.statusCode}`), { code: "SERVER_ERROR", statusCode: response.statusCode });
 }
 
 const ALREADY_KNOWN = /already known|already imported|known transaction/i;
@@ -287,28 +292,21 @@ export class EndpointPool {
 
   /** One HTTP request to one endpoint. Only an answer that is not JSON-RPC and not a failure to move on from (HTTP 401, 404) throws. */
   private async post(endpoint: Endpoint, payload: Payload, timeoutMs: number): Promise<Attempt> {
-    const request = new FetchRequest(endpoint.url);
-    request.timeout = timeoutMs;
-    for (const [name, value] of Object.entries(this.options.headers ?? {})) request.setHeader(name, value);
-    // A 429 is ours to handle (the next endpoint), not ethers' (up to 12 tries at the same one).
-    request.retryFunc = async () => false;
-    // Encoded and decoded by Node (ethers' own UTF-8 codec walks a deployment's 10 KB of hex character by character).
-    request.body = Buffer.from(JSON.stringify(payload), "utf8");
-    request.setHeader("content-type", "application/json");
-    let response: FetchResponse;
+    let response: HttpAnswer;
     try {
-      response = await request.send();
+      if (endpoint.target instanceof TypeError) throw endpoint.target;
+      response = await httpPost(endpoint.target, Buffer.from(JSON.stringify(payload), "utf8"), this.options.headers ?? {}, timeoutMs);
     } catch (error) {
       return { ok: false, error, ...unreachableReason(error, timeoutMs) };
     }
+    // A 429 or a 5xx moves on to the next endpoint; any other answer but a 2xx (401, 404: a key or a path wrong) throws.
     if (response.statusCode === 429 || response.statusCode >= 500) {
       return { ok: false, error: serverError(response), reason: `answered HTTP ${response.statusCode}`, timedOut: false };
     }
-    response.assertOk();
+    if (response.statusCode < 200 || response.statusCode >= 300) throw serverError(response);
     let body: unknown;
     try {
-      const bytes = response.body ?? new Uint8Array();
-      body = JSON.parse(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("utf8"));
+      body = JSON.parse(response.body.toString("utf8"));
     } catch (error) {
       return { ok: false, error, reason: "answered something other than JSON", timedOut: false };
     }
