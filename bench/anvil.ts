@@ -252,6 +252,14 @@ async function failoverLatencies(hre: HardhatRuntimeEnvironment, firstDown: bool
 export async function anvilRows(hre: HardhatRuntimeEnvironment, log: (line: string) => void): Promise<RatioRow[]> {
   const services: Throughput[] = [];
   const anchors: Throughput[] = [];
+  // A round first that is not counted, as benchmark harnesses warm up: the first bursts of a process run code V8 has not
+  // optimized yet (it was still compiling about 80 of the burst path's functions during the fourth). It is logged.
+  log(`anvil: a warm-up round, not counted: pre-signed raw ingest, then the service…`);
+  const [warmAnchor, warmService] = [await rawIngestThroughput(), await serviceThroughput(hre)];
+  log(
+    `anvil: warm-up round: raw ingest ${perSecond(warmAnchor.minedPerSecond)}, the service ${perSecond(warmService.minedPerSecond)}` +
+      (warmService.failures > 0 ? ` (${warmService.failures} not mined: ${warmService.firstFailure})` : ""),
+  );
   for (let repetition = 1; repetition <= RUNS; repetition++) {
     log(`anvil: launch throughput ${repetition}/${RUNS}, ${LAUNCHES} from one sender: pre-signed raw ingest, then the service…`);
     anchors.push(await rawIngestThroughput());

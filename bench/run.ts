@@ -50,7 +50,8 @@ const NOTES = `Notes on the method:
   \`eth_sendRawTransaction\` HTTP requests into a fresh node, in nonce order, each once the node answered the one before
   (requests sent at once arrive in any order, and a nonce ahead of its predecessor waits in the pool), until every
   receipt exists. Before the service's, two warm-up launches at once (a burst's path: the signing thread starts once per
-  process) and the thread up; before the anchor's, one warm-up transaction. The CPU row adds the CPU time this process
+  process) and the thread up; before the anchor's, one warm-up transaction. A first round of both, logged and not
+  counted, warms up the process (V8 compiles a burst path's functions over its first bursts). The CPU row adds the CPU time this process
   and the anvil node used while each side was timed (from /proc: Linux only). The failover rows launch one
   after another through two endpoints to one node, the first a TCP relay that is cut (refusing connections) before the
   timed launches, beside the same with it up. These rows run 5 times, anchor and service alternating.
