@@ -107,6 +107,18 @@ describe("decide: the tracker's judgement as a pure function of record, observat
     });
   });
 
+  it("counts the including block as one confirmation even when the pass read its head before that block", function () {
+    // The pass's head (block 51) was read before the receipt's block 52 was mined: the receipt shows the chain is at 52.
+    const receipt = { blockNumber: 52, blockHash: "0xb", status: 1 };
+    const oneConfirmation = { ...POLICY, confirmations: 1 };
+    expect(changeOf(decide(record("pending"), chain({ head: 51, receipt }), oneConfirmation, NOW))).to.include({ status: "mined" });
+    // Two are asked for: one is missing whatever head the pass read below the block.
+    expect(changeOf(decide(record("pending"), chain({ head: 51, receipt }), { ...POLICY, confirmations: 2 }, NOW))).to.include({
+      status: "pending",
+      reason: "included in block 52; waiting for 2 confirmations",
+    });
+  });
+
   it("fails a reverted transaction with TRANSACTION_REVERTED", function () {
     const change = changeOf(
       decide(record("pending"), chain({ head: 30, receipt: { blockNumber: 10, blockHash: "0xb", status: 0 } }), POLICY, NOW),

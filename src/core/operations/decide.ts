@@ -317,7 +317,10 @@ function decideOnChain(record: LeasedOperation, observation: ChainObservation, p
     return "change" in next ? { change: accepted, then: next.change } : change(accepted);
   }
   if (receipt !== null) {
-    const confirmations = head - receipt.blockNumber + 1;
+    // A receipt in block N shows the chain is at N at least: the pass may have read its head just before that block (on
+    // a node that mines as it accepts, a burst's blocks come between the two answers), and no block can be short of
+    // the one confirmation it has itself.
+    const confirmations = Math.max(head, receipt.blockNumber) - receipt.blockNumber + 1;
     const required = observation.simulated ? 1 : policy.confirmations;
     const block = { blockNumber: receipt.blockNumber, blockHash: receipt.blockHash, missingSince: null, ...follows };
     if (confirmations < required) {
