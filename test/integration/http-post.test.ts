@@ -5,6 +5,7 @@ import { gzipSync } from "node:zlib";
 import { expect } from "chai";
 import { isError } from "ethers";
 
+import { EndpointPool } from "../../src/chains/evm/endpoint-pool.js";
 import { httpPost } from "../../src/chains/evm/http-post.js";
 import { closedPort } from "../helpers/service.js";
 
@@ -94,5 +95,16 @@ describe("JSON-RPC over Node's HTTP client (the endpoint pool's transport), agai
       (failure: unknown) => failure,
     );
     expect((error as { code?: string })?.code).to.equal("ECONNREFUSED");
+  });
+
+  it("fails every request to an endpoint whose URL cannot be parsed, without quoting it (it may carry a key)", async function () {
+    const pool = new EndpointPool("ethereum/sepolia", 11155111, ["http://user:s3cret@[not-a-host"], { requestTimeoutMs: 1_000 });
+    const error = await pool.send({ jsonrpc: "2.0", id: 1, method: "eth_chainId", params: [] }).then(
+      () => undefined,
+      (failure: unknown) => failure,
+    );
+    expect(error).to.be.instanceOf(Error);
+    expect(String((error as Error).message)).not.to.include("s3cret");
+    expect(pool.statuses()[0]!.detail ?? "").not.to.include("s3cret");
   });
 });

@@ -103,8 +103,9 @@ class Endpoint {
   ) {
     try {
       this.target = new URL(url);
-    } catch (error) {
-      this.target = error as TypeError;
+    } catch {
+      // Node's own error quotes the URL (and any key in it).
+      this.target = new TypeError("the endpoint's URL cannot be parsed");
     }
   }
 }
