@@ -12,9 +12,10 @@ export interface HttpAnswer {
 
 /**
  * One POST of `body` to `url` with Node's HTTP client and its keep-alive agents: what ethers' `FetchRequest` did for the
- * endpoint pool (the same headers, gzip asked for and undone, credentials in the URL sent as Basic authorization), in
- * one request object and no queue of its own: a burst's broadcasts go one after another through here, each waiting for
- * the one before, so what a request costs this process is on their path. No answer within `timeoutMs` (from the
+ * endpoint pool (the same headers, gzip asked for and undone, credentials in the URL sent as Basic authorization),
+ * without its copies of the request and body, its throttle and its per-request listeners: a burst's broadcasts go one
+ * after another through here, each waiting for the one before, so what a request costs this process is on their path.
+ * No answer within `timeoutMs` (from the
  * request's start, whatever arrived meanwhile) fails with ethers' TIMEOUT error, as before; a connection that fails
  * keeps Node's error (its `code`: ECONNREFUSED, ECONNRESET, …).
  */
