@@ -51,10 +51,10 @@ const NOTES = `Notes on the method:
   (requests sent at once arrive in any order, and a nonce ahead of its predecessor waits in the pool), until every
   receipt exists. Before the service's, two warm-up launches at once (a burst's path: the signing thread starts once per
   process) and the thread up; before the anchor's, one warm-up transaction. A first round of both, logged and not
-  counted, warms up the process (V8 compiles a burst path's functions over its first bursts). The CPU row adds the CPU time this process
-  and the anvil node used while each side was timed (from /proc: Linux only). The failover rows launch one
-  after another through two endpoints to one node, the first a TCP relay that is cut (refusing connections) before the
-  timed launches, beside the same with it up. These rows run 5 times, anchor and service alternating.
+  counted, warms up the process (V8 compiles a burst path's functions over its first bursts). The CPU row adds the CPU
+  time this process and the anvil node used while each side was timed (from /proc: Linux only). The failover rows launch
+  one after another through two endpoints to one node, the first a TCP relay that is cut (refusing connections) before
+  the timed launches, beside the same with it up. These rows run 5 times, anchor and service alternating.
 - Replay: the journal is written by the simulated chain itself (its faucet grants and the 1,000 signed launches it broadcast,
   the lines \`serve\` journals), not by 1,000 launches through the service, to keep the bench short; the replay time is the
   figure \`serve\` prints at start ("replayed in … s"). Its anchor sends the same raw transactions one by one into a fresh chain.`;

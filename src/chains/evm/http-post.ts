@@ -15,9 +15,8 @@ export interface HttpAnswer {
  * endpoint pool (the same headers, gzip asked for and undone, credentials in the URL sent as Basic authorization),
  * without its copies of the request and body, its throttle and its per-request listeners: a burst's broadcasts go one
  * after another through here, each waiting for the one before, so what a request costs this process is on their path.
- * No answer within `timeoutMs` (from the
- * request's start, whatever arrived meanwhile) fails with ethers' TIMEOUT error, as before; a connection that fails
- * keeps Node's error (its `code`: ECONNREFUSED, ECONNRESET, …).
+ * No whole answer within `timeoutMs` of the request's start (whatever arrived meanwhile) fails with ethers' TIMEOUT
+ * error, as before; a connection that fails keeps Node's error (its `code`: ECONNREFUSED, ECONNRESET, …).
  */
 export function httpPost(url: URL, body: Buffer, headers: Readonly<Record<string, string>>, timeoutMs: number): Promise<HttpAnswer> {
   return new Promise((resolve, reject) => {
