@@ -42,14 +42,15 @@ function keccak(bytes: Uint8Array): Uint8Array {
 
 type Field = Uint8Array | Field[];
 
-/** The fields a transaction's RLP list holds, in order, before the signature; undefined where ethers should decide. */
+/**
+ * The fields a transaction's RLP list holds, in order, before the signature, each as its own RLP encoding (see
+ * `encodedList`); undefined where ethers should decide.
+ */
 interface Unsigned {
   /** 2 for EIP-1559, 0 for legacy with EIP-155 replay protection. */
   type: 0 | 2;
-  fields: Field[];
+  encoded: Uint8Array[];
   chainId: bigint;
-  /** Each field's own RLP encoding, made on the first signature (see `encodedList`). */
-  encoded?: Uint8Array[];
 }
 
 const EIP1559_KEYS = new Set([
@@ -100,10 +101,10 @@ export function unsignedFields(tx: TransactionLike): Unsigned | undefined {
     const maxPriorityFeePerGas = getBigInt(tx.maxPriorityFeePerGas ?? 0, "maxPriorityFeePerGas");
     if (maxPriorityFeePerGas > maxFeePerGas) return undefined;
     const fields = [quantity(chainId), nonce, quantity(maxPriorityFeePerGas), quantity(maxFeePerGas), gasLimit, to, value, data];
-    return defined(fields) ? { type, chainId, fields: [...fields, []] } : undefined;
+    return defined(fields) ? { type, chainId, encoded: encodeEach([...fields, []]) } : undefined;
   }
   const fields = [nonce, quantity(getBigInt(tx.gasPrice ?? 0, "gasPrice")), gasLimit, to, value, data];
-  return defined(fields) ? { type, chainId, fields } : undefined;
+  return defined(fields) ? { type, chainId, encoded: encodeEach(fields) } : undefined;
 }
 
 /**
@@ -256,28 +257,17 @@ function feeFields(fees: Fees): Pick<TransactionLike, "maxFeePerGas" | "maxPrior
 
 /** The unsigned fields with other fees in their places (EIP-1559: tip then fee cap after the nonce; legacy: the price). */
 function withFees(unsigned: Unsigned, fees: Fees): Unsigned {
-  const fields = [...unsigned.fields];
-  const encoded = [...encodedFields(unsigned)];
-  const set = (index: number, value: bigint) => {
-    fields[index] = toBeArray(value);
-    encoded[index] = rlp().encode(fields[index]!);
-  };
+  const encoded = [...unsigned.encoded];
+  const set = (index: number, value: bigint) => void (encoded[index] = rlp().encode(toBeArray(value)));
   if (fees.type === 2) {
     set(2, fees.maxPriorityFeePerGas);
     set(3, fees.maxFeePerGas);
   } else set(1, fees.gasPrice);
-  return { ...unsigned, fields, encoded };
-}
-
-/** The fields' encodings, made once for the transaction and every step of its ladder. */
-function encodedFields(unsigned: Unsigned): Uint8Array[] {
-  return (unsigned.encoded ??= encodeEach(unsigned.fields));
+  return { ...unsigned, encoded };
 }
 
 /** Signs the fields: the raw form as bytes, its hash, and the signature's parts. */
-function signFields(unsigned: Unsigned, privateKey: string) {
-  const { type, chainId } = unsigned;
-  const fields = encodedFields(unsigned);
+function signFields({ type, chainId, encoded: fields }: Unsigned, privateKey: string) {
   const preimage =
     type === 2
       ? encodedList(2, fields)
