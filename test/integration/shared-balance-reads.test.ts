@@ -68,18 +68,36 @@ for (const { blockTimeSeconds, mining } of [
 
     it("sees a mint once it is mined (and not before it was, while a block is pending)", async function () {
       const before = await balances(owner.address);
-      const mint = await service.mint({
-        ...SEPOLIA,
-        type: "erc20",
-        contractAddress: token,
-        to: owner.address,
-        amount: "5",
-        sender: owner.address,
-        privateKey: owner.privateKey,
-      });
-      // With blocks on a timer the mint waits in the pool: this read is of the state before it, and is shared until a
-      // block moves the head on.
-      if (blockTimeSeconds > 0) expect((await balances(owner.address)).balances.SHR!.balance).to.equal(before.balances.SHR!.balance);
+      const sendMint = () =>
+        service.mint({
+          ...SEPOLIA,
+          type: "erc20",
+          contractAddress: token,
+          to: owner.address,
+          amount: "5",
+          sender: owner.address,
+          privateKey: owner.privateKey,
+        });
+      let mint: Awaited<ReturnType<typeof sendMint>>;
+      if (blockTimeSeconds === 0) mint = await sendMint();
+      else {
+        // The next block may come at any moment after the node took the mint: the block timer is paused while the mint
+        // waits in the pool, so that the reads below are certain to come before its block.
+        const chain = await service.evmChain(resolveNetwork("ethereum", "sepolia"), "test");
+        const blockTimer = (ms: number) => chain.rpc!("evm_setIntervalMining", [ms]);
+        await blockTimer(0);
+        try {
+          const head = await chain.provider.getBlockNumber();
+          mint = await sendMint();
+          // These reads are of the state before the mint, and shared until a block moves the head on.
+          const reads = await Promise.all([balances(owner.address), balances(owner.address)]);
+          for (const read of reads) expect(read.balances.SHR!.balance).to.equal(before.balances.SHR!.balance);
+          expect(await chain.provider.getTransactionReceipt(mint.transactionHash), "the mint waits in the pool").to.equal(null);
+          expect(await chain.provider.getBlockNumber()).to.equal(head);
+        } finally {
+          await blockTimer(Math.round(blockTimeSeconds * 1000));
+        }
+      }
       await expectMined(service, SEPOLIA, mint.transactionHash);
       const after = await balances(owner.address);
       expect(BigInt(after.balances.SHR!.balance)).to.equal(BigInt(before.balances.SHR!.balance) + 5n);
