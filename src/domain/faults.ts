@@ -105,12 +105,15 @@ export function parseChainFault(raw: unknown): ChainFault {
       if (multiplier !== undefined) return { fault, blocks: count, multiplier };
       const fee = body.baseFeePerGas;
       if (fee === undefined) throw invalidArgument("multiplier", "give multiplier (times the latest base fee) or baseFeePerGas (wei)");
-      if (typeof fee !== "string" || !/^\d{1,30}$/.test(fee)) {
+      if (typeof fee !== "string" || !/^\d+$/.test(fee)) {
         throw invalidArgument("baseFeePerGas", 'baseFeePerGas must be a decimal string of wei, like "50000000000" (50 gwei)');
       }
-      const baseFeePerGas = BigInt(fee);
-      if (baseFeePerGas < 1n || baseFeePerGas > MAX_BASE_FEE_PER_GAS) {
-        throw invalidArgument("baseFeePerGas", `baseFeePerGas must be from 1 to ${MAX_BASE_FEE_PER_GAS} wei (got ${fee})`);
+      // A number of more digits than the ceiling's is over it: said without converting or quoting all of it.
+      const digits = fee.replace(/^0+(?=\d)/, "");
+      const baseFeePerGas = digits.length > String(MAX_BASE_FEE_PER_GAS).length ? undefined : BigInt(digits);
+      if (baseFeePerGas === undefined || baseFeePerGas < 1n || baseFeePerGas > MAX_BASE_FEE_PER_GAS) {
+        const got = baseFeePerGas === undefined ? `a number of ${digits.length} digits` : digits;
+        throw invalidArgument("baseFeePerGas", `baseFeePerGas must be from 1 to ${MAX_BASE_FEE_PER_GAS} wei (got ${got})`);
       }
       return { fault, blocks: count, baseFeePerGas };
     }
