@@ -58,7 +58,25 @@ function describeIssue(issue: z.core.$ZodIssue, input: unknown): string {
     const kinds = unionExpectations(issue);
     if (kinds.length > 0) return `must be ${kinds.join(" or ")}, not ${kindOf(value)}`;
   }
+  if (issue.code === "too_big" || issue.code === "too_small") return describeBound(issue, value);
+  if (issue.code === "invalid_value") return `must be one of ${issue.values.map((option) => JSON.stringify(option)).join(", ")}`;
   return issue.message.replace(/^Invalid input: /, "");
+}
+
+/** A bound in the house's words: "must be at most 36 (got 77)", "must have at most 100 characters (got 300)". */
+function describeBound(issue: z.core.$ZodIssueTooBig | z.core.$ZodIssueTooSmall, value: unknown): string {
+  const big = issue.code === "too_big";
+  const bound = big ? issue.maximum : issue.minimum;
+  const inclusive = issue.inclusive !== false;
+  if (issue.origin === "string" || issue.origin === "array") {
+    const rule = issue.exact ? "exactly" : big ? "at most" : "at least";
+    const got = typeof value === "string" || Array.isArray(value) ? ` (got ${value.length})` : "";
+    return `must have ${rule} ${bound} ${issue.origin === "string" ? "characters" : "items"}${got}`;
+  }
+  const rule = big ? (inclusive ? "at most" : "less than") : inclusive ? "at least" : "more than";
+  // A query value is the text the schema coerced: quoted back only while short.
+  const shown = typeof value === "number" || typeof value === "bigint" || (typeof value === "string" && value.length <= 40);
+  return `must be ${rule} ${bound}${shown ? ` (got ${String(value)})` : ""}`;
 }
 
 // A lone UTF-16 surrogate cannot be encoded as UTF-8, and PostgreSQL text cannot hold NUL.

@@ -119,6 +119,33 @@ for (const store of storeVariants("hts_hostile")) {
       expect(body.body.error.message).to.equal("body: must be an object, not an array");
     });
 
+    it("says a bound or a list of options in its own words, with the value it got", async function () {
+      const launch = (token: Record<string, unknown>) =>
+        api.call("POST", "/api/v1/tokens", { ...pair, type: "ERC20", token, sender: funded.address, privateKey: funded.privateKey });
+      const cases: Array<[Promise<{ status: number; body: any }>, string, string]> = [
+        [launch({ name: "Big", symbol: "BIG", initialSupply: "1", decimals: 77 }), "token.decimals", "must be at most 36 (got 77)"],
+        [launch({ name: "Neg", symbol: "NEG", initialSupply: "1", decimals: -1 }), "token.decimals", "must be at least 0 (got -1)"],
+        [launch({ name: "N".repeat(300), symbol: "L", initialSupply: "1" }), "token.name", "must have at most 100 characters (got 300)"],
+        [
+          api.call("POST", "/api/v1/webhooks", { url: "https://hooks.example/x", events: ["operation.nope"] }),
+          "events[0]",
+          'must be one of "operation.pending", "operation.mined", "operation.failed", "operation.dropped", "operation.reorged", "operation.cancelled", "operation.stuck"',
+        ],
+      ];
+      for (const [call, field, rule] of cases) {
+        const refused = await call;
+        expectInvalid(refused, field);
+        expect(refused.body.error.message).to.equal(`${field}: ${rule}`);
+      }
+      // A query value is the text it was sent as: quoted back while short, left out when long.
+      const page = await api.call("GET", "/api/v1/tokens?limit=1000");
+      expectInvalid(page, "limit");
+      expect(page.body.error.message).to.match(/^limit: must be at most \d+ \(got 1000\)$/);
+      const long = await api.call("GET", `/api/v1/tokens?limit=${"9".repeat(60)}`);
+      expectInvalid(long, "limit");
+      expect(long.body.error.message).to.match(/^limit: must be at most \d+$/);
+    });
+
     it("refuses bad transfer, approval and token-read input with a 4xx naming the field, and records nothing", async function () {
       this.timeout(60_000);
       const other = "0x70997970C51812dc3A010C7d01b50e0d17dc79C8";
