@@ -36,7 +36,7 @@ import { ServiceMetrics } from "./metrics.js";
 import { loadSettings, type Settings } from "./settings.js";
 import { openStore } from "../store/open-store.js";
 import type { Store } from "../store/types.js";
-import { parseWith } from "./validation.js";
+import { parseWith, queryParameterCheck } from "./validation.js";
 import { DeliveryWorker } from "../webhooks/delivery-worker.js";
 import { TargetGuard } from "../webhooks/target-guard.js";
 import { Webhooks } from "../webhooks/webhooks.js";
@@ -129,9 +129,13 @@ function sendWithoutEtag(response: Response, status: number, body: unknown): voi
 }
 
 function routeHandler(route: RouteDefinition, context: ServerContext) {
+  const checkQueryParameters = queryParameterCheck(route.query);
   return async (request: Request, response: Response, next: NextFunction) => {
     try {
-      const query = route.query ? parseWith(route.query, request.query) : {};
+      // Express parses the query string at each read of request.query: read once, and only when there is one.
+      const rawQuery = request.url.includes("?") ? (request.query as Record<string, unknown>) : {};
+      checkQueryParameters(rawQuery);
+      const query = route.query ? parseWith(route.query, rawQuery) : {};
       const rawBody = request.body ?? {};
       const body = route.validateBody ? route.validateBody(rawBody) : route.body ? parseWith(route.body, rawBody) : undefined;
       const apiKeyId = request.apiKeyId ?? null;

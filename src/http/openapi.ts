@@ -217,7 +217,7 @@ export function buildOpenApiDocument(routes: RouteDefinition[], version: string,
       title: "hardhat-token-service",
       version,
       description:
-        "Wallets, balances and token launches on EVM chains (Ethereum, BNB Smart Chain, Base, Arbitrum, Optimism, Polygon, Avalanche, and any the service declares) and wallets and balances on Bitcoin. Every /api/v1 path also answers under /v1 (without /api): see the `v1 aliases` group. Errors: docs/reference/errors.md.",
+        "Wallets, balances and token launches on EVM chains (Ethereum, BNB Smart Chain, Base, Arbitrum, Optimism, Polygon, Avalanche, and any the service declares) and wallets and balances on Bitcoin. Every /api/v1 path also answers under /v1 (without /api): see the `v1 aliases` group. A body field or a query parameter an operation does not list is refused (400 INVALID_ARGUMENT naming it); `apiKey` is every operation's. Errors: docs/reference/errors.md.",
     },
     tags: API_TAGS.map((tag) => ({ ...tag })),
     servers: [{ url: "/" }],

@@ -122,3 +122,33 @@ export function parseWith<S extends z.ZodType>(schema: S, value: unknown, prefix
   const field = fieldOf(issue.path, prefix) || prefix || "body";
   throw new TokenServiceError(ErrorCode.INVALID_ARGUMENT, `${field}: ${describeIssue(issue, value)}`, { field });
 }
+
+/** Every route takes the API key in its query (the interface document's `apiKey`), whether or not it checks one. */
+const API_KEY_PARAMETER = "apiKey";
+
+/**
+ * Refuses query parameters a route does not take, as unknown body fields are refused: a misspelt optional parameter
+ * (`erc20TokenContractAddress`, `waitSecond`) would otherwise be dropped without a word, and the answer look right.
+ * Built once per route from its query schema's fields.
+ */
+export function queryParameterCheck(schema: z.ZodType | undefined): (query: Record<string, unknown>) => void {
+  const shape = (schema as { shape?: Record<string, unknown> } | undefined)?.shape;
+  // A query schema that is not an object of fields (none today) names no parameters to check against.
+  if (schema !== undefined && shape === undefined) return () => {};
+  const taken = Object.keys(shape ?? {});
+  const allowed = new Set([...taken, API_KEY_PARAMETER]);
+  const takes =
+    taken.length > 0
+      ? `this endpoint takes ${taken.join(", ")} (and ${API_KEY_PARAMETER})`
+      : `this endpoint takes only ${API_KEY_PARAMETER}`;
+  return (query) => {
+    const unknown = Object.keys(query).filter((name) => !allowed.has(name));
+    if (unknown.length === 0) return;
+    const shown = unknown.map((name) => (name.length <= 64 ? name : `${name.slice(0, 64)}…`));
+    throw new TokenServiceError(
+      ErrorCode.INVALID_ARGUMENT,
+      `unknown query parameter${unknown.length > 1 ? "s" : ""}: ${shown.join(", ")}; ${takes}`,
+      { field: shown[0]!, details: { unknownParameters: shown, allowed: [...allowed] } },
+    );
+  };
+}

@@ -1,3 +1,5 @@
+import { randomUUID } from "node:crypto";
+
 import { expect } from "chai";
 
 import { storeVariants } from "../../helpers/postgres-schema.js";
@@ -144,6 +146,38 @@ for (const store of storeVariants("hts_hostile")) {
       const long = await api.call("GET", `/api/v1/tokens?limit=${"9".repeat(60)}`);
       expectInvalid(long, "limit");
       expect(long.body.error.message).to.match(/^limit: must be at most \d+$/);
+    });
+
+    it("refuses a query parameter the endpoint does not take, naming it and those it takes, after the key is checked", async function () {
+      const read = `/api/v1/wallets?chain=ethereum&network=sepolia&address=${funded.address}`;
+      // One letter short of erc20TokenContractAddresses: dropped, it would have answered the ETH balance alone.
+      const misspelt = await api.call("GET", `${read}&erc20TokenContractAddress=${funded.address}`);
+      expectInvalid(misspelt, "erc20TokenContractAddress");
+      expect(misspelt.body.error.message).to.equal(
+        "unknown query parameter: erc20TokenContractAddress; this endpoint takes chain, network, address, erc20TokenContractAddresses (and apiKey)",
+      );
+      expect(misspelt.body.error.details).to.deep.equal({
+        unknownParameters: ["erc20TokenContractAddress"],
+        allowed: ["chain", "network", "address", "erc20TokenContractAddresses", "apiKey"],
+      });
+      const several = await api.call("POST", `/api/v1/wallets?chain=ethereum&${"x".repeat(100)}=1`, pair);
+      expectInvalid(several, "chain");
+      expect(several.body.error.message).to.equal(`unknown query parameters: chain, ${"x".repeat(64)}…; this endpoint takes only apiKey`);
+      const waitSecond = await api.call("GET", `/api/v1/operations/${randomUUID()}?waitSecond=30`);
+      expectInvalid(waitSecond, "waitSecond");
+      // The key in the query is every endpoint's; the request is then answered as without it.
+      const keyed = await fetch(`${api.baseUrl}${read}&apiKey=${TEST_API_KEY}`);
+      expect(keyed.status).to.equal(200);
+      expect(((await keyed.json()) as { address: string }).address).to.equal(funded.address);
+      const wallet = await fetch(`${api.baseUrl}/api/v1/wallets?apiKey=${TEST_API_KEY}`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify(pair),
+      });
+      expect(wallet.status).to.equal(200);
+      // Without a valid key, the answer is 401 whatever the query holds.
+      const keyless = await fetch(`${api.baseUrl}${read}&erc20TokenContractAddress=x&apiKey=wrong-key`);
+      expect(keyless.status).to.equal(401);
     });
 
     it("refuses bad transfer, approval and token-read input with a 4xx naming the field, and records nothing", async function () {
