@@ -10,7 +10,9 @@ export type Fault =
   /** Forwarded, so the node acts on it, but the answer is lost: the client gets a 503, as from a proxy that failed after. */
   | "lose-answer"
   /** Forwarded, the node's error answers relayed without their `data` (as nodes that give no revert data for eth_estimateGas). */
-  | "strip-error-data";
+  | "strip-error-data"
+  /** Forwarded, the node's error messages relayed reworded (as another client words the same refusal). */
+  | { reword(message: string): string };
 
 export interface FaultyRelay {
   url: string;
@@ -79,9 +81,14 @@ export async function startFaultyRelay(
       response.writeHead(503, { "content-type": "text/plain" }).end("unavailable");
       return;
     }
-    if (fault === "strip-error-data") {
-      const parsed = JSON.parse(answer.toString("utf8")) as { error?: { data?: unknown } } | Array<{ error?: { data?: unknown } }>;
-      for (const reply of Array.isArray(parsed) ? parsed : [parsed]) if (reply.error) delete reply.error.data;
+    if (fault === "strip-error-data" || typeof fault === "object") {
+      type Reply = { error?: { data?: unknown; message?: unknown } };
+      const parsed = JSON.parse(answer.toString("utf8")) as Reply | Reply[];
+      for (const reply of Array.isArray(parsed) ? parsed : [parsed]) {
+        if (reply.error === undefined) continue;
+        if (fault === "strip-error-data") delete reply.error.data;
+        else if (typeof reply.error.message === "string") reply.error.message = fault.reword(reply.error.message);
+      }
       response.writeHead(upstream.status, { "content-type": "application/json" }).end(JSON.stringify(parsed));
       return;
     }

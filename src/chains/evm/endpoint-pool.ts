@@ -3,6 +3,7 @@ import { isError, keccak256, type JsonRpcError, type JsonRpcPayload, type JsonRp
 import { ErrorCode, TokenServiceError } from "../../domain/errors.js";
 import { endpointLabels } from "./endpoint-names.js";
 import { httpPost, type HttpAnswer } from "./http-post.js";
+import { nodeRefusal } from "./node-refusals.js";
 
 /**
  * One live pair's JSON-RPC endpoints, tried in the order they were configured: the transport under the pair's ethers
@@ -126,8 +127,6 @@ function unreachableReason(error: unknown, timeoutMs: number): { reason: string;
 function serverError(response: HttpAnswer): Error {
   return Object.assign(new Error(`server response ${response.statusCode}`), { code: "SERVER_ERROR", statusCode: response.statusCode });
 }
-
-const ALREADY_KNOWN = /already known|already imported|known transaction/i;
 
 export class EndpointPool {
   private readonly endpoints: Endpoint[];
@@ -327,7 +326,8 @@ export class EndpointPool {
         if (sent?.method !== "eth_sendRawTransaction" || !Array.isArray(sent.params) || typeof sent.params[0] !== "string") return answer;
         const hash = keccak256(sent.params[0]);
         const message = String(answer.error.message ?? "");
-        if (ALREADY_KNOWN.test(message) || (/nonce too low/i.test(message) && (await this.knows(endpoint, hash)))) {
+        const refusal = nodeRefusal(message);
+        if (refusal === "already-known" || (refusal === "nonce-too-low" && (await this.knows(endpoint, hash)))) {
           return { id: answer.id, result: hash };
         }
         return answer;

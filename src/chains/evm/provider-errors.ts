@@ -1,6 +1,7 @@
 import { isError } from "ethers";
 
 import { ErrorCode, TokenServiceError } from "../../domain/errors.js";
+import { nodeRefusal, refusalOf } from "./node-refusals.js";
 
 /**
  * A call a simulated chain's rpc-errors fault failed on purpose, as a live node behind a busy gateway fails one: an
@@ -35,17 +36,12 @@ export function isUnansweredCall(error: unknown): boolean {
 }
 
 /**
- * The node refused a transaction as too cheap for the chain now: its max fee under the base fee (geth and anvil: "max
- * fee per gas less than block base fee"; Hardhat: "…is too low for the next block"), or its price under what the pool
- * takes (geth: "transaction underpriced"). Not a replacement refused for its bump ("replacement transaction
- * underpriced": another transaction holds the nonce). Read on the raw error, whose text is never copied.
+ * The node refused a transaction as too cheap for the chain now: its max fee under the base fee, or its price under
+ * what the pool takes. Not a replacement refused for its bump (another transaction holds the nonce). Read on the raw
+ * error, whose text is never copied; the wordings: node-refusals.ts.
  */
 export function isUnderpriced(error: unknown): boolean {
-  const text = String((error as { message?: unknown })?.message ?? error);
-  if (/replacement transaction underpriced/i.test(text)) return false;
-  return /transaction underpriced|(max fee|fee cap|feecap|gas price)[^.]*(less|lower) than[^.]*base ?fee|too low for the next block/i.test(
-    text,
-  );
+  return refusalOf(error) === "underpriced";
 }
 
 /**
@@ -64,34 +60,28 @@ export function translateProviderError(error: unknown, upstream: string): TokenS
   if (isError(error, "TIMEOUT") || /\brequest timeout\b|\btimed out\b/i.test(`${text}\n${said}`)) {
     return new TokenServiceError(ErrorCode.UPSTREAM_TIMEOUT, `${upstream} did not answer in time`, { cause: error });
   }
-  if (isError(error, "INSUFFICIENT_FUNDS")) {
-    return new TokenServiceError(ErrorCode.INSUFFICIENT_FUNDS, `${upstream} refused the transaction: insufficient funds for gas`, {
-      field: "sender",
-      cause: error,
-    });
-  }
-  // EDR (Hardhat's simulated chains) says "Sender doesn't have enough funds to send tx".
-  if (/insufficient funds|doesn't have enough funds/i.test(text)) {
-    return new TokenServiceError(ErrorCode.INSUFFICIENT_FUNDS, `${upstream} refused the transaction: insufficient funds for gas`, {
-      field: "sender",
-      cause: error,
-    });
-  }
-  if (/nonce too low|already known|replacement transaction underpriced/i.test(text)) {
-    return new TokenServiceError(
-      ErrorCode.TRANSACTION_REJECTED,
-      `${upstream} rejected the transaction: ${/nonce too low/i.test(text) ? "nonce too low" : "a transaction with this nonce is already pending"}`,
-      {
+  const refusal = isError(error, "INSUFFICIENT_FUNDS") ? "insufficient-funds" : nodeRefusal(text);
+  switch (refusal) {
+    case "insufficient-funds":
+      return new TokenServiceError(ErrorCode.INSUFFICIENT_FUNDS, `${upstream} refused the transaction: insufficient funds for gas`, {
+        field: "sender",
         cause: error,
-      },
-    );
-  }
-  if (isUnderpriced(error)) {
-    return new TokenServiceError(
-      ErrorCode.TRANSACTION_REJECTED,
-      `${upstream} refused the transaction as too cheap for the chain now: its max fee per gas is under the base fee (or its price under what the node's pool takes)`,
-      { cause: error },
-    );
+      });
+    case "nonce-too-low":
+      return new TokenServiceError(ErrorCode.TRANSACTION_REJECTED, `${upstream} rejected the transaction: nonce too low`, { cause: error });
+    case "already-known":
+    case "replacement-underpriced":
+      return new TokenServiceError(
+        ErrorCode.TRANSACTION_REJECTED,
+        `${upstream} rejected the transaction: a transaction with this nonce is already pending`,
+        { cause: error },
+      );
+    case "underpriced":
+      return new TokenServiceError(
+        ErrorCode.TRANSACTION_REJECTED,
+        `${upstream} refused the transaction as too cheap for the chain now: its max fee per gas is under the base fee (or its price under what the node's pool takes)`,
+        { cause: error },
+      );
   }
   return new TokenServiceError(ErrorCode.UPSTREAM_UNAVAILABLE, `${upstream} failed to answer`, { cause: error });
 }

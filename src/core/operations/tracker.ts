@@ -29,6 +29,7 @@ import {
   type NonceHealingObserver,
 } from "./nonce-healing.js";
 import { isUnderpriced, translateProviderError } from "../../chains/evm/provider-errors.js";
+import { refusalOf } from "../../chains/evm/node-refusals.js";
 import type { LeasedOperation, OperationChange, OperationRecord, OperationStore } from "./types.js";
 
 /** The tracker's settings: how records are judged (`DecidePolicy`: confirmations, drop and reorg windows), and its pace. */
@@ -194,8 +195,7 @@ export function isTransient(error: unknown): boolean {
 }
 
 /** The node already has this very transaction. Checked on the raw error, whose text is not stored. */
-export const isAlreadyKnown = (error: unknown) =>
-  /already known|known transaction|already imported/i.test(String((error as { message?: unknown })?.message ?? error));
+export const isAlreadyKnown = (error: unknown) => refusalOf(error) === "already-known";
 
 /**
  * Follows every unfinished operation in the store to a final state, whichever process recorded it:
