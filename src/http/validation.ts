@@ -144,10 +144,12 @@ export function queryParameterCheck(schema: z.ZodType | undefined): (query: Reco
   return (query) => {
     const unknown = Object.keys(query).filter((name) => !allowed.has(name));
     if (unknown.length === 0) return;
-    const shown = unknown.map((name) => (name.length <= 64 ? name : `${name.slice(0, 64)}…`));
+    // A hostile query may hold hundreds of long names: the answer names the first few, each cut short.
+    const shown = unknown.slice(0, 10).map((name) => (name.length <= 64 ? name : `${name.slice(0, 64)}…`));
+    const more = unknown.length > shown.length ? ` and ${unknown.length - shown.length} more` : "";
     throw new TokenServiceError(
       ErrorCode.INVALID_ARGUMENT,
-      `unknown query parameter${unknown.length > 1 ? "s" : ""}: ${shown.join(", ")}; ${takes}`,
+      `unknown query parameter${unknown.length > 1 ? "s" : ""}: ${shown.join(", ")}${more}; ${takes}`,
       { field: shown[0]!, details: { unknownParameters: shown, allowed: [...allowed] } },
     );
   };

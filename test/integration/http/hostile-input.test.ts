@@ -163,6 +163,12 @@ for (const store of storeVariants("hts_hostile")) {
       const several = await api.call("POST", `/api/v1/wallets?chain=ethereum&${"x".repeat(100)}=1`, pair);
       expectInvalid(several, "chain");
       expect(several.body.error.message).to.equal(`unknown query parameters: chain, ${"x".repeat(64)}…; this endpoint takes only apiKey`);
+      const many = await api.call("POST", `/api/v1/wallets?${Array.from({ length: 500 }, (_, index) => `p${index}=1`).join("&")}`, pair);
+      expectInvalid(many, "p0");
+      expect(many.body.error.message).to.equal(
+        "unknown query parameters: p0, p1, p2, p3, p4, p5, p6, p7, p8, p9 and 490 more; this endpoint takes only apiKey",
+      );
+      expect(many.body.error.details.unknownParameters).to.have.length(10);
       const waitSecond = await api.call("GET", `/api/v1/operations/${randomUUID()}?waitSecond=30`);
       expectInvalid(waitSecond, "waitSecond");
       // The key in the query is every endpoint's; the request is then answered as without it.
