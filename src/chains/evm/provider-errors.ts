@@ -1,7 +1,7 @@
 import { isError } from "ethers";
 
 import { ErrorCode, TokenServiceError } from "../../domain/errors.js";
-import { nodeRefusal, refusalOf } from "./node-refusals.js";
+import { refusalOf } from "./node-refusals.js";
 
 /**
  * A call a simulated chain's rpc-errors fault failed on purpose, as a live node behind a busy gateway fails one: an
@@ -60,7 +60,7 @@ export function translateProviderError(error: unknown, upstream: string): TokenS
   if (isError(error, "TIMEOUT") || /\brequest timeout\b|\btimed out\b/i.test(`${text}\n${said}`)) {
     return new TokenServiceError(ErrorCode.UPSTREAM_TIMEOUT, `${upstream} did not answer in time`, { cause: error });
   }
-  const refusal = isError(error, "INSUFFICIENT_FUNDS") ? "insufficient-funds" : nodeRefusal(text);
+  const refusal = isError(error, "INSUFFICIENT_FUNDS") ? "insufficient-funds" : refusalOf(error);
   switch (refusal) {
     case "insufficient-funds":
       return new TokenServiceError(ErrorCode.INSUFFICIENT_FUNDS, `${upstream} refused the transaction: insufficient funds for gas`, {
