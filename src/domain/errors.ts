@@ -332,7 +332,7 @@ export const ERROR_CATALOG = {
     source: "http",
     title: "Too many open connections from this address (see Retry-After)",
     description:
-      "This client address already holds `TOKEN_SERVICE_MAX_CONNECTIONS_PER_CLIENT` open connections: the new one is answered this and closed. Reuse connections (keep-alive), or open fewer at once.",
+      "This client address already holds `TOKEN_SERVICE_MAX_CONNECTIONS_PER_CLIENT` open connections: the new one is answered this as it opens and closed, and no request sent on it is acted on. Reuse connections (keep-alive), or open fewer at once.",
   },
   TOO_MANY_AUTH_FAILURES: {
     httpStatus: 429,

@@ -13,16 +13,22 @@ export { isLoopbackHost } from "./loopback.js";
  */
 export function listen(server: TokenServiceServer, host: string, port: number): Promise<Server> {
   const { headersTimeoutMs, bodyTimeoutMs } = server.settings;
+  const refused = new WeakSet<Socket>();
   const http = createServer(
     {
       headersTimeout: headersTimeoutMs,
       requestTimeout: bodyTimeoutMs,
       connectionsCheckingInterval: Math.max(50, Math.min(1000, Math.floor(headersTimeoutMs / 4))),
     },
-    server.app,
+    (request, response) => {
+      // A connection past the bound was answered 429 when it opened: a request on it is never acted on (a client told to
+      // retry must be able to, without doing the work twice). Its body is left unread; the connection closes shortly.
+      if (refused.has(request.socket)) return;
+      server.app(request, response);
+    },
   );
   http.on("clientError", answerClientError);
-  boundConnections(http, server);
+  boundConnections(http, server, refused);
   return new Promise((resolve, reject) => {
     http.once("error", reject);
     http.listen(port, host, () => {
@@ -32,12 +38,6 @@ export function listen(server: TokenServiceServer, host: string, port: number): 
   });
 }
 
-/**
- * Keeps the number of open connections bounded, in all and per client address, so that clients (keyless ones
- * included: a connection is taken before any key is read) cannot take the file descriptors the store and the chain
- * journals need. Connections past a limit are closed as they arrive. A trusted proxy's connections carry many
- * clients and are not counted per address.
- */
 const TOO_MANY_CONNECTIONS_BODY = JSON.stringify({
   error: {
     code: HttpErrorCode.TOO_MANY_CONNECTIONS,
@@ -48,7 +48,14 @@ const TOO_MANY_CONNECTIONS =
   "HTTP/1.1 429 Too Many Requests\r\nContent-Type: application/json; charset=utf-8\r\nRetry-After: 1\r\nConnection: close\r\n" +
   `Content-Length: ${Buffer.byteLength(TOO_MANY_CONNECTIONS_BODY)}\r\n\r\n${TOO_MANY_CONNECTIONS_BODY}`;
 
-function boundConnections(http: Server, server: TokenServiceServer): void {
+/**
+ * Keeps the number of open connections bounded, in all and per client address, so that clients (keyless ones
+ * included: a connection is taken before any key is read) cannot take the file descriptors the store and the chain
+ * journals need. Connections past the total are closed as they arrive, unread; past the per-client bound they are
+ * answered 429 TOO_MANY_CONNECTIONS and closed, and are put in `refused`: no request they carry is handed to the app.
+ * A trusted proxy's connections carry many clients and are not counted per address.
+ */
+function boundConnections(http: Server, server: TokenServiceServer, refused: WeakSet<Socket>): void {
   const { maxConnections, maxConnectionsPerClient } = server.settings;
   if (maxConnections > 0) http.maxConnections = maxConnections;
   if (maxConnectionsPerClient <= 0) return;
@@ -60,6 +67,7 @@ function boundConnections(http: Server, server: TokenServiceServer): void {
     const count = (open.get(address) ?? 0) + 1;
     if (count > maxConnectionsPerClient) {
       // Answered, not reset: a client that opens too many at once learns why and when to come back.
+      refused.add(socket);
       socket.end(TOO_MANY_CONNECTIONS);
       socket.setTimeout(1_000, () => socket.destroy());
       return;

@@ -1,11 +1,13 @@
 import { execFileSync } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
+import { request as httpRequest } from "node:http";
 import { connect, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { expect } from "chai";
 
-import { eventually, startServer, type RunningServer } from "../../helpers/http-server.js";
+import { ANVIL_ACCOUNT, startAnvil, type AnvilNode } from "../../helpers/anvil.js";
+import { eventually, startServer, TEST_API_KEY, type RunningServer } from "../../helpers/http-server.js";
 import { startServe, type ServeProcess } from "../../helpers/serve-process.js";
 
 const API_KEY = "flood-test-key-0123456789";
@@ -111,5 +113,97 @@ describe("serve's connection bound across client addresses", function () {
       10_000,
     );
     expect(open).to.be.within(20, 30);
+  });
+});
+
+/** One POST on a connection of its own (no agent, no keep-alive), as a client opening one connection per request does. */
+function postOnItsOwnConnection(baseUrl: string, urlPath: string, body: unknown): Promise<{ status: number; body: any }> {
+  const payload = JSON.stringify(body);
+  return new Promise((resolve, reject) => {
+    const request = httpRequest(
+      `${baseUrl}${urlPath}`,
+      {
+        method: "POST",
+        agent: false,
+        headers: { "content-type": "application/json", "content-length": Buffer.byteLength(payload), "x-api-key": TEST_API_KEY },
+      },
+      (response) => {
+        let text = "";
+        response.setEncoding("utf8");
+        response.on("data", (chunk: string) => (text += chunk));
+        response.on("end", () => resolve({ status: response.statusCode ?? 0, body: JSON.parse(text) }));
+        response.on("error", reject);
+      },
+    );
+    request.on("error", reject);
+    request.end(payload);
+  });
+}
+
+/** Every record the test's API key made, page by page. */
+async function allRecords(api: RunningServer): Promise<Array<{ status: string }>> {
+  const items: Array<{ status: string }> = [];
+  let cursor: string | null = null;
+  do {
+    const page: { body: { items: Array<{ status: string }>; nextCursor: string | null } } = await api.call(
+      "GET",
+      `/api/v1/tokens?limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`,
+    );
+    items.push(...page.body.items);
+    cursor = page.body.nextCursor;
+  } while (cursor);
+  return items;
+}
+
+describe("serve's per-client connection bound, counted on the chain (anvil)", function () {
+  let anvil: AnvilNode | undefined;
+  let api: RunningServer | undefined;
+
+  after(async function () {
+    await api?.stop();
+    await anvil?.stop();
+  });
+
+  it("acts on no request of a connection it answers 429: launches on the chain = launches answered 2xx", async function () {
+    this.timeout(120_000);
+    anvil = await startAnvil({ chainId: 11155111 });
+    api = await startServer({ rpcUrls: { "ethereum/sepolia": anvil.url }, env: { TOKEN_SERVICE_MAX_CONNECTIONS_PER_CLIENT: "16" } });
+    const sender = ANVIL_ACCOUNT;
+    const before = Number(await anvil.rpc("eth_getTransactionCount", [sender.address, "pending"]));
+
+    // 120 launches at once from one address, each on a connection of its own: far more than the 16 it may hold.
+    const answers = await Promise.all(
+      Array.from({ length: 120 }, (_, index) =>
+        postOnItsOwnConnection(api!.baseUrl, "/api/v1/tokens", {
+          ...PAIR,
+          type: "ERC20",
+          token: { name: `Bound ${index}`, symbol: `BD${index}` },
+          sender: sender.address,
+          privateKey: sender.privateKey,
+        }),
+      ),
+    );
+    const accepted = answers.filter((answer) => answer.status >= 200 && answer.status < 300).length;
+    const refused = answers.filter((answer) => answer.status === 429);
+    const others = answers.filter((answer) => answer.status !== 429 && (answer.status < 200 || answer.status >= 300));
+    expect(others, "every answer is a launch or a refusal").to.deep.equal([]);
+    expect(refused.length, "connections past the bound were refused").to.be.greaterThan(0);
+    for (const answer of refused) expect(answer.body.error.code).to.equal("TOO_MANY_CONNECTIONS");
+
+    // What the node holds: one transaction from the sender per launch answered 2xx, not one more.
+    const sent = await eventually(
+      async () => Number(await anvil!.rpc("eth_getTransactionCount", [sender.address, "pending"])) - before,
+      (count) => count >= accepted,
+      30_000,
+    );
+    expect(sent, `${accepted} launches answered 2xx, ${refused.length} answered 429`).to.equal(accepted);
+    // And what the service recorded, once every launch it took is mined: a record per launch answered 2xx.
+    const records = await eventually(
+      () => allRecords(api!),
+      (items) => items.length >= accepted && items.every((item) => item.status === "mined"),
+      30_000,
+    );
+    expect(records.length).to.equal(accepted);
+    expect(Number(await anvil.rpc("eth_getTransactionCount", [sender.address, "pending"])) - before).to.equal(accepted);
   });
 });
