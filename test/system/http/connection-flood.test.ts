@@ -8,6 +8,7 @@ import { expect } from "chai";
 
 import { ANVIL_ACCOUNT, startAnvil, type AnvilNode } from "../../helpers/anvil.js";
 import { eventually, startServer, TEST_API_KEY, type RunningServer } from "../../helpers/http-server.js";
+import { settledRecords } from "../../helpers/records.js";
 import { startServe, type ServeProcess } from "../../helpers/serve-process.js";
 
 const API_KEY = "flood-test-key-0123456789";
@@ -140,21 +141,6 @@ function postOnItsOwnConnection(baseUrl: string, urlPath: string, body: unknown)
   });
 }
 
-/** Every record the test's API key made, page by page. */
-async function allRecords(api: RunningServer): Promise<Array<{ status: string }>> {
-  const items: Array<{ status: string }> = [];
-  let cursor: string | null = null;
-  do {
-    const page: { body: { items: Array<{ status: string }>; nextCursor: string | null } } = await api.call(
-      "GET",
-      `/api/v1/tokens?limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`,
-    );
-    items.push(...page.body.items);
-    cursor = page.body.nextCursor;
-  } while (cursor);
-  return items;
-}
-
 describe("serve's per-client connection bound, counted on the chain (anvil)", function () {
   let anvil: AnvilNode | undefined;
   let api: RunningServer | undefined;
@@ -197,12 +183,8 @@ describe("serve's per-client connection bound, counted on the chain (anvil)", fu
       30_000,
     );
     expect(sent, `${accepted} launches answered 2xx, ${refused.length} answered 429`).to.equal(accepted);
-    // And what the service recorded, once every launch it took is mined: a record per launch answered 2xx.
-    const records = await eventually(
-      () => allRecords(api!),
-      (items) => items.length >= accepted && items.every((item) => item.status === "mined"),
-      30_000,
-    );
+    // And what the service recorded, once every launch it took is final: a record per launch answered 2xx.
+    const records = await settledRecords(api, eventually);
     expect(records.length).to.equal(accepted);
     expect(Number(await anvil.rpc("eth_getTransactionCount", [sender.address, "pending"])) - before).to.equal(accepted);
   });

@@ -281,6 +281,20 @@ function stepsOf(ladder: FeeLadder, signed: SignedSend): SignedStep[] {
   return steps;
 }
 
+/** A failure of the store's, asked beside the node: passed on as it is (a database outage is a 503, not the node's 502). */
+class StoreFailure {
+  constructor(readonly error: unknown) {}
+}
+
+function fromStore<T>(promise: Promise<T> | undefined): Promise<T> | undefined {
+  return promise?.catch((error: unknown) => Promise.reject(new StoreFailure(error)));
+}
+
+/** What a failed read beside the node means: the store's own error, or the node's, translated. */
+function nodeOrStoreError(error: unknown, node: string): unknown {
+  return error instanceof StoreFailure ? error.error : translateProviderError(error, node);
+}
+
 /** Nonce, gas and fees for `request`, refused when the sender cannot pay the estimated fee. Runs inside the sender lock. */
 async function buildTransaction(chain: EvmChain, request: TransactionIntent, hooks: BroadcastHooks): Promise<TransactionLike> {
   const node = nodeName(chain);
@@ -291,10 +305,10 @@ async function buildTransaction(chain: EvmChain, request: TransactionIntent, hoo
       estimateAll(chain, [request]),
       chain.provider.getFeeData(),
       chain.provider.getBalance(request.sender, "pending"),
-      hooks.heldNonces?.(),
+      fromStore(hooks.heldNonces?.()),
     ]);
   } catch (error) {
-    throw translateProviderError(error, node);
+    throw nodeOrStoreError(error, node);
   }
   const estimate = estimates[0]!;
   if (estimate.status === "rejected") throw await estimateError(chain, request, estimate.reason);
@@ -525,7 +539,7 @@ async function sendBatch(chain: EvmChain, batch: Job[], before: BatchBroadcasts 
         chain.provider.getTransactionCount(sender, "pending"),
         chain.provider.getFeeData(),
         chain.provider.getBalance(sender, "pending"),
-        heldNonces?.(),
+        fromStore(heldNonces?.()),
         cancelling ? cancelGas(chain, sender) : undefined,
       ]),
       estimateAll(
@@ -534,7 +548,7 @@ async function sendBatch(chain: EvmChain, batch: Job[], before: BatchBroadcasts 
       ),
     ]);
   } catch (error) {
-    const failure = translateProviderError(error, node);
+    const failure = nodeOrStoreError(error, node);
     for (const entry of batch) entry.reject(failure);
     return nothingSent;
   }
