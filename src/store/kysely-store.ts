@@ -818,13 +818,15 @@ export class KyselyStore implements Store {
       .executeTakeFirst();
     if (row === undefined) return undefined;
     // Reservations long past their expiry can no longer be submitted against (their nonces are used or reused): forgotten.
+    // Housekeeping only: the reservation above is made, and a prepare is not refused (503 on a full disk) after it is.
     await this.db
       .deleteFrom("nonce_reservations")
       .where("chain", "=", chain)
       .where("network", "=", network)
       .where("sender", "=", sender)
       .where("expires_at", "<", sql<number>`${now} - ${RESERVATION_MEMORY_MS}`)
-      .execute();
+      .execute()
+      .catch(() => undefined);
     return iso(row.expires_at)!;
   }
 

@@ -1,0 +1,37 @@
+import { ErrorCode, TokenServiceError } from "../domain/errors.js";
+
+/**
+ * SQLite's result codes that say the embedded database's storage ran out or went away (node:sqlite reports them as
+ * `errcode`; an extended code such as SQLITE_IOERR_WRITE, 778, has its primary code in the low byte), with what each means.
+ */
+const STORAGE_RESULTS = new Map<number, { name: string; reason: string }>([
+  [8, { name: "SQLITE_READONLY", reason: "the database file is read-only" }],
+  [10, { name: "SQLITE_IOERR", reason: "a read or write of the database file failed" }],
+  [13, { name: "SQLITE_FULL", reason: "the disk is full" }],
+  [14, { name: "SQLITE_CANTOPEN", reason: "a database file cannot be opened (no file descriptor free, or the directory is not writable)" }],
+]);
+
+/**
+ * The embedded database's storage failure as the one error every layer knows (STORAGE_UNAVAILABLE, a 503 with
+ * Retry-After over HTTP), or `error` itself when it is something else. Translated where node:sqlite raises it, so that
+ * the core (a send's gap, a journal's refusal) and the HTTP layer read it as they read a full journal.
+ */
+export function asStorageError(error: unknown): unknown {
+  const errcode = (error as { errcode?: unknown } | null)?.errcode;
+  const result = typeof errcode === "number" ? STORAGE_RESULTS.get(errcode & 0xff) : undefined;
+  if (result === undefined) return error;
+  return new TokenServiceError(
+    ErrorCode.STORAGE_UNAVAILABLE,
+    `the embedded database cannot be written: ${result.reason}; nothing was done, try again once there is room`,
+    { details: { resource: "embedded database", reason: result.name, errcode }, cause: error },
+  );
+}
+
+/** Runs `work`, throwing a storage failure as STORAGE_UNAVAILABLE. */
+export function translatingStorageErrors<T>(work: () => T): T {
+  try {
+    return work();
+  } catch (error) {
+    throw asStorageError(error);
+  }
+}
