@@ -55,6 +55,8 @@ export const DEFAULT_TRACKER_SETTINGS: TrackerSettings = {
 };
 
 const BATCH = 50;
+/** How often a refused send's `failed` is written again while the store refuses it. */
+const REFUSAL_RETRY_MS = 1_000;
 const BUSY_PASS_INTERVAL_MS = 20;
 /** Records accepted here are looked at once no other was accepted for this long (see `lookSoon`). */
 const QUIET_MS = 5;
@@ -336,6 +338,31 @@ export class OperationTracker {
     } finally {
       this.broadcasting.delete(id);
     }
+  }
+
+  /**
+   * Writes what a refused send's request learned (its record ends `failed`) before the caller is told nothing was done.
+   * When the store refuses that write too (the same full disk), this tracker keeps off the record, which would otherwise
+   * be sent from its stored raw form once room comes back, and the write is tried again each second until it holds.
+   */
+  async writeRefusal(id: string, write: () => Promise<unknown>): Promise<void> {
+    try {
+      await write();
+      return;
+    } catch {
+      // Kept off, and tried again below.
+    }
+    this.broadcasting.add(id);
+    const again = () =>
+      void write().then(
+        () => this.broadcasting.delete(id),
+        () => {
+          // A stopped tracker follows nothing: the record stays `signed` for the next start (see docs/operations.md).
+          if (this.stopped) this.broadcasting.delete(id);
+          else setTimeout(again, REFUSAL_RETRY_MS).unref();
+        },
+      );
+    setTimeout(again, REFUSAL_RETRY_MS).unref();
   }
 
   /**
