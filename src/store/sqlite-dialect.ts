@@ -13,7 +13,7 @@ import {
 } from "kysely";
 
 import { createPrivateFile } from "./private-file.js";
-import { translatingStorageErrors } from "./sqlite-storage-errors.js";
+import { translatingStorageErrors } from "./storage-errors.js";
 
 /** node:sqlite binds null, numbers, bigints, strings and bytes; booleans and dates are converted here. */
 function bindable(parameters: ReadonlyArray<unknown>): SQLInputValue[] {
