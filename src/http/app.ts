@@ -10,9 +10,7 @@ import type { JournalReplay } from "../chains/evm/simulated-chain.js";
 import type { TrackerSettings } from "../core/operations/tracker.js";
 import type { EndpointSource, SimulatedChainFactory } from "../chains/evm/chain.js";
 import type { TokenService } from "../core/token-service.js";
-import { ErrorCode } from "../domain/errors.js";
 import { FINAL_STATUSES } from "../domain/lifecycle.js";
-import type { OperationRecord } from "../core/operations/types.js";
 import { composeTokenService } from "../compose.js";
 import { ApiKeyVerifier } from "./api-keys.js";
 import { apiReference } from "./api-reference.js";
@@ -171,7 +169,7 @@ function routeHandler(route: RouteDefinition, context: ServerContext) {
             const record = await context.store.getOperation(operationId);
             // A record the full disk refused (its request answered 503: nothing was done) is no answer to replay: the
             // request is releasing its key, and the retry then runs anew.
-            if (record === undefined || refusedForStorage(record)) return undefined;
+            if (record === undefined || context.service.operations.refusedForStorage(record)) return undefined;
             // A record still being followed is answered as the first request would have answered it then: 202.
             return { status: FINAL_STATUSES.includes(record.status) ? 200 : 202, body: context.service.operations.outcomeOf(record) };
           },
@@ -189,9 +187,6 @@ function routeHandler(route: RouteDefinition, context: ServerContext) {
     }
   };
 }
-
-const refusedForStorage = (record: OperationRecord) =>
-  record.status === "failed" && (record.error as { code?: unknown } | null)?.code === ErrorCode.STORAGE_UNAVAILABLE;
 
 /** A reason this process must not serve, for the operator: `serve` prints it as one line. */
 export class StartRefused extends Error {

@@ -226,6 +226,8 @@ export class OperationTracker {
   private kickAt = Infinity;
   /** Records this process is broadcasting right now: the tracker leaves them to the request until it returns. */
   private readonly broadcasting = new Set<string>();
+  /** Refused sends whose `failed` is still being written (see writeRefusal). */
+  private readonly refusing = new Set<string>();
   /** Records whose broadcast the node accepted here (answered `pending`); the tracker writes that state at its first look. */
   private readonly accepted = new Set<string>();
   /** Records this process made, for a tracker that follows only those. */
@@ -353,16 +355,23 @@ export class OperationTracker {
       // Kept off, and tried again below.
     }
     this.broadcasting.add(id);
+    this.refusing.add(id);
+    const done = () => {
+      this.broadcasting.delete(id);
+      this.refusing.delete(id);
+    };
     const again = () =>
-      void write().then(
-        () => this.broadcasting.delete(id),
-        () => {
-          // A stopped tracker follows nothing: the record stays `signed` for the next start (see docs/operations.md).
-          if (this.stopped) this.broadcasting.delete(id);
-          else setTimeout(again, REFUSAL_RETRY_MS).unref();
-        },
-      );
+      void write().then(done, () => {
+        // A stopped tracker follows nothing: the record stays `signed` for the next start (see docs/operations.md).
+        if (this.stopped) done();
+        else setTimeout(again, REFUSAL_RETRY_MS).unref();
+      });
     setTimeout(again, REFUSAL_RETRY_MS).unref();
+  }
+
+  /** Whether the record is a refused send's whose `failed` the store has not taken yet: not an answer to replay. */
+  refusalPending(id: string): boolean {
+    return this.refusing.has(id);
   }
 
   /**
