@@ -1014,9 +1014,15 @@ export class KyselyStore implements Store {
       .executeTakeFirstOrThrow();
     const count = Number(row.count);
     const windowStart = Number(row.window_start);
-    // The first hit of a window retires the bucket's earlier windows, so the table stays small.
+    // The first hit of a window retires the bucket's earlier windows, so the table stays small. Housekeeping only: a hit
+    // already counted is not refused (503 on a full disk) after it is.
     if (count === hits)
-      await this.db.deleteFrom("rate_limits").where("bucket", "=", bucket).where("window_start", "<", windowStart).execute();
+      await this.db
+        .deleteFrom("rate_limits")
+        .where("bucket", "=", bucket)
+        .where("window_start", "<", windowStart)
+        .execute()
+        .catch(() => undefined);
     return {
       count,
       allowed: count <= limit,
