@@ -143,7 +143,7 @@ for (const variant of [embedded, postgres])
         try {
           return { status: 200, body: await work() };
         } catch (error) {
-          // What the HTTP service would answer for it (apikey:create prints the same error).
+          // What the HTTP service would answer for it (the store call apikey:create makes raises the same error).
           return toErrorResponse(error);
         }
       };
