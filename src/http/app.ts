@@ -173,6 +173,7 @@ function routeHandler(route: RouteDefinition, context: ServerContext) {
             // A record still being followed is answered as the first request would have answered it then: 202.
             return { status: FINAL_STATUSES.includes(record.status) ? 200 : 202, body: context.service.operations.outcomeOf(record) };
           },
+          (operationId) => context.service.operations.refusalPending(operationId),
         );
         if (outcome.replayed) response.set("Idempotent-Replayed", "true");
         result = outcome.result;

@@ -317,12 +317,17 @@ export class Operations {
   }
 
   /** What a write answered, rebuilt from its record (an idempotent retry after a crash gets it). */
+  /** Whether a refused send's `failed` is still to be written (the store refused it too): its key waits for it. */
+  refusalPending(id: string): boolean {
+    return this.tracker.refusalPending(id);
+  }
+
   /**
    * Whether the record is of a request refused for storage (it answered 503: nothing was done), whose `failed` may not
    * be written yet: an idempotent retry must not take it for the answer, but run anew once the key is free.
    */
   refusedForStorage(record: OperationRecord): boolean {
-    if (this.tracker.refusalPending(record.id)) return true;
+    if (this.refusalPending(record.id)) return true;
     return record.status === "failed" && record.error?.code === ErrorCode.STORAGE_UNAVAILABLE;
   }
 
