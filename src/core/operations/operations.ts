@@ -316,7 +316,6 @@ export class Operations {
     return { ...outcome, status: record.status, blockNumber: record.blockNumber, ...mintedIds(record) };
   }
 
-  /** What a write answered, rebuilt from its record (an idempotent retry after a crash gets it). */
   /** Whether a refused send's `failed` is still to be written (the store refused it too): its key waits for it. */
   refusalPending(id: string): boolean {
     return this.tracker.refusalPending(id);
@@ -331,6 +330,7 @@ export class Operations {
     return record.status === "failed" && record.error?.code === ErrorCode.STORAGE_UNAVAILABLE;
   }
 
+  /** What a write answered, rebuilt from its record (an idempotent retry after a crash gets it). */
   outcomeOf(record: OperationRecord): Record<string, unknown> {
     const pair = this.writes.chains.resolve(record.chain, record.network);
     const common = {
