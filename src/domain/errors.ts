@@ -385,7 +385,7 @@ export const ERROR_CATALOG = {
     stored: true,
     title: "The service's own storage is exhausted (see Retry-After)",
     description:
-      "The data directory (a simulated chain's journal, or the embedded database) is full, read-only or out of file descriptors: nothing was done (a launch's record ends `failed` with this code, its nonce free again); `Retry-After` says when to retry, and the service recovers by itself when room comes back. `/health` shows `storage` not ready meanwhile.",
+      "The data directory (a simulated chain's journal, or the embedded database) is full, read-only or out of file descriptors, or the PostgreSQL server's own disk is full or failing (SQLSTATE 53100, 58030): nothing was done (a launch's record, where one was written, ends `failed` with this code and is never sent, its nonce free again); `Retry-After` says when to retry, and the service recovers by itself when room comes back. `/health` shows `storage` not ready meanwhile.",
   },
   DATA_DIR_IN_USE: {
     httpStatus: 503,

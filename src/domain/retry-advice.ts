@@ -3,9 +3,9 @@ import type { AnyErrorCode } from "./errors.js";
 /**
  * What sending the same request again does after each error: the error reference's Retry column
  * (docs/reference/errors.md). The rule behind it: an answer that tells a client to come back later (408, 429, 503,
- * and the 502/504 of a node that failed to answer) is given only when the request left no trace: no record, no
- * reserved nonce, no signature, no broadcast. A write that was broadcast is answered with its record, never with one
- * of these.
+ * and the 502/504 of a node that failed to answer) is given only when the request left nothing live: no reserved
+ * nonce, no signature the service will send, no broadcast (a record written before the refusal ends `failed`, never
+ * sent). A write that was broadcast is answered with its record, never with one of these.
  */
 export type RetryAdvice =
   /** Nothing was done; the same request may succeed once the condition passes (after `Retry-After` where given). */

@@ -167,10 +167,13 @@ function routeHandler(route: RouteDefinition, context: ServerContext) {
           },
           async (operationId) => {
             const record = await context.store.getOperation(operationId);
-            if (record === undefined) return undefined;
+            // A record the full disk refused (its request answered 503: nothing was done) is no answer to replay: the
+            // request is releasing its key, and the retry then runs anew.
+            if (record === undefined || context.service.operations.refusedForStorage(record)) return undefined;
             // A record still being followed is answered as the first request would have answered it then: 202.
             return { status: FINAL_STATUSES.includes(record.status) ? 200 : 202, body: context.service.operations.outcomeOf(record) };
           },
+          (operationId) => context.service.operations.refusalPending(operationId),
         );
         if (outcome.replayed) response.set("Idempotent-Replayed", "true");
         result = outcome.result;

@@ -818,13 +818,15 @@ export class KyselyStore implements Store {
       .executeTakeFirst();
     if (row === undefined) return undefined;
     // Reservations long past their expiry can no longer be submitted against (their nonces are used or reused): forgotten.
+    // Housekeeping only: the reservation above is made, and a prepare is not refused (503 on a full disk) after it is.
     await this.db
       .deleteFrom("nonce_reservations")
       .where("chain", "=", chain)
       .where("network", "=", network)
       .where("sender", "=", sender)
       .where("expires_at", "<", sql<number>`${now} - ${RESERVATION_MEMORY_MS}`)
-      .execute();
+      .execute()
+      .catch(() => undefined);
     return iso(row.expires_at)!;
   }
 
@@ -1012,9 +1014,15 @@ export class KyselyStore implements Store {
       .executeTakeFirstOrThrow();
     const count = Number(row.count);
     const windowStart = Number(row.window_start);
-    // The first hit of a window retires the bucket's earlier windows, so the table stays small.
+    // The first hit of a window retires the bucket's earlier windows, so the table stays small. Housekeeping only: a hit
+    // already counted is not refused (503 on a full disk) after it is.
     if (count === hits)
-      await this.db.deleteFrom("rate_limits").where("bucket", "=", bucket).where("window_start", "<", windowStart).execute();
+      await this.db
+        .deleteFrom("rate_limits")
+        .where("bucket", "=", bucket)
+        .where("window_start", "<", windowStart)
+        .execute()
+        .catch(() => undefined);
     return {
       count,
       allowed: count <= limit,

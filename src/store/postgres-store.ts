@@ -4,6 +4,7 @@ import pg from "pg";
 import { KyselyStore } from "./kysely-store.js";
 import type { OpenStoreOptions } from "./store-options.js";
 import { createPool } from "./pg-client.js";
+import { storageTranslatingPool } from "./pg-storage-pool.js";
 import { PostgresSenderLock } from "./postgres-sender-lock.js";
 import { printableDatabaseUrl } from "./postgres-url.js";
 import type { Database } from "./schema.js";
@@ -13,7 +14,7 @@ export function openPostgresStore(databaseUrl: string, options: OpenStoreOptions
   const pool = createPool(databaseUrl, options.maxConnections ?? 10);
   const lockPool = createPool(databaseUrl, options.maxLockConnections ?? 10);
   let holder: Promise<pg.Client> | undefined;
-  return new KyselyStore(new Kysely<Database>({ dialect: new PostgresDialect({ pool }) }), {
+  return new KyselyStore(new Kysely<Database>({ dialect: new PostgresDialect({ pool: storageTranslatingPool(pool) }) }), {
     kind: "postgres",
     location: printableDatabaseUrl(databaseUrl),
     senderLock: new PostgresSenderLock(lockPool),

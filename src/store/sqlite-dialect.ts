@@ -13,6 +13,7 @@ import {
 } from "kysely";
 
 import { createPrivateFile } from "./private-file.js";
+import { translatingStorageErrors } from "./storage-errors.js";
 
 /** node:sqlite binds null, numbers, bigints, strings and bytes; booleans and dates are converted here. */
 function bindable(parameters: ReadonlyArray<unknown>): SQLInputValue[] {
@@ -22,6 +23,15 @@ function bindable(parameters: ReadonlyArray<unknown>): SQLInputValue[] {
     if (value instanceof Date) return value.getTime();
     return value as SQLInputValue;
   });
+}
+
+/** Rows read one at a time, a storage failure on the way thrown as STORAGE_UNAVAILABLE. */
+function* translatedRows(rows: IterableIterator<unknown>): IterableIterator<unknown> {
+  for (;;) {
+    const next = translatingStorageErrors(() => rows.next());
+    if (next.done === true) return;
+    yield next.value;
+  }
 }
 
 /**
@@ -36,7 +46,7 @@ function asKyselyDatabase(db: DatabaseSync, cacheSize = 200): SqliteDatabase {
     prepare(text) {
       let entry = cache.get(text);
       if (entry === undefined) {
-        const statement = db.prepare(text);
+        const statement = translatingStorageErrors(() => db.prepare(text));
         entry = { statement, reader: statement.columns().length > 0 };
         if (cache.size >= cacheSize) cache.delete(cache.keys().next().value as string);
         cache.set(text, entry);
@@ -44,18 +54,71 @@ function asKyselyDatabase(db: DatabaseSync, cacheSize = 200): SqliteDatabase {
       const { statement, reader } = entry;
       return {
         reader,
-        all: (parameters) => statement.all(...bindable(parameters)),
-        run: (parameters) => statement.run(...bindable(parameters)),
-        iterate: (parameters) => statement.iterate(...bindable(parameters)) as IterableIterator<unknown>,
+        all: (parameters) => translatingStorageErrors(() => statement.all(...bindable(parameters))),
+        run: (parameters) => translatingStorageErrors(() => statement.run(...bindable(parameters))),
+        iterate: (parameters) => translatedRows(statement.iterate(...bindable(parameters)) as IterableIterator<unknown>),
       };
     },
   };
 }
 
-/** Write transactions take SQLite's one write lock up front, so another process waits (busy_timeout) instead of failing. */
+/**
+ * Write transactions take SQLite's one write lock up front, so another process waits (busy_timeout) instead of failing.
+ *
+ * A write that fails for want of storage (SQLITE_FULL, SQLITE_IOERR, …), the statement's or the COMMIT's, may make SQLite
+ * roll the whole transaction back by itself (https://sqlite.org/lang_transaction.html, "Response To Errors Within A
+ * Transaction"). The ROLLBACK that follows then fails with "cannot rollback - no transaction is active", and Kysely would
+ * throw that instead of the storage error: a 500 where the client should get 503 STORAGE_UNAVAILABLE. So a rollback
+ * runs only while a transaction is open, and no statement ever runs inside one a failed rollback left open (it would
+ * never be committed): the connection rolls it back before it is used again, or refuses with the rollback's error.
+ */
 class ImmediateSqliteDriver extends SqliteDriver {
+  constructor(
+    private readonly file: DatabaseSync,
+    database: SqliteDatabase,
+  ) {
+    super({ database });
+  }
+
+  override async acquireConnection(): Promise<DatabaseConnection> {
+    const connection = await super.acquireConnection();
+    try {
+      this.endLeftoverTransaction();
+    } catch (error) {
+      await super.releaseConnection();
+      throw error;
+    }
+    return connection;
+  }
+
   override async beginTransaction(connection: DatabaseConnection): Promise<void> {
     await connection.executeQuery(CompiledQuery.raw("begin immediate"));
+  }
+
+  override async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
+    if (!this.file.isTransaction) return;
+    try {
+      await connection.executeQuery(CompiledQuery.raw("rollback"));
+    } catch (error) {
+      // Rolled back after all (by SQLite, as the ROLLBACK failed): the caller's own error is the one to report.
+      if (!this.file.isTransaction) return;
+      throw error;
+    }
+  }
+
+  override async releaseConnection(): Promise<void> {
+    // A transaction still open here is one whose ROLLBACK failed: tried again now, and else when next acquired.
+    try {
+      this.endLeftoverTransaction();
+    } catch {
+      // acquireConnection tries again, and refuses until it holds.
+    }
+    await super.releaseConnection();
+  }
+
+  /** Rolls back a transaction that nothing holds any longer; throws the rollback's error if it cannot. */
+  private endLeftoverTransaction(): void {
+    if (this.file.isTransaction) translatingStorageErrors(() => this.file.exec("rollback"));
   }
 }
 
@@ -80,7 +143,7 @@ export function openSqliteFile(file: string): DatabaseSync {
 export function nodeSqliteDialect(db: DatabaseSync): Dialect {
   return {
     createAdapter: () => new TransactionalDdlSqliteAdapter(),
-    createDriver: () => new ImmediateSqliteDriver({ database: asKyselyDatabase(db) }),
+    createDriver: () => new ImmediateSqliteDriver(db, asKyselyDatabase(db)),
     createIntrospector: (kysely: Kysely<unknown>) => new SqliteIntrospector(kysely),
     createQueryCompiler: () => new SqliteQueryCompiler(),
   };

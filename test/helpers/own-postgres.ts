@@ -26,15 +26,18 @@ function binaries(): string {
   return found;
 }
 
-export async function ownPostgres(): Promise<OwnPostgres> {
+/** `under`: the directory the cluster is made in (a small tmpfs, for a server whose disk fills up); default the temp dir. */
+export async function ownPostgres(cluster: { under?: string; initdbArgs?: string[] } = {}): Promise<OwnPostgres> {
   const bin = binaries();
   const port = await closedPort();
-  const directory = mkdtempSync(path.join(tmpdir(), "hts-own-pg-"));
+  const directory = mkdtempSync(path.join(cluster.under ?? tmpdir(), "hts-own-pg-"));
   const data = path.join(directory, "data");
   const asRoot = userInfo().uid === 0;
   if (asRoot) {
     const id = (flag: string) => Number(execFileSync("id", [flag, "postgres"]).toString().trim());
     chownSync(directory, id("-u"), id("-g"));
+    // The postgres user must reach the cluster through its parent too (a tmpfs mounted 0700 for root).
+    if (cluster.under !== undefined) chmodSync(cluster.under, 0o711);
   }
   chmodSync(directory, 0o700);
   const run = (command: string, args: string[]) =>
@@ -43,7 +46,7 @@ export async function ownPostgres(): Promise<OwnPostgres> {
       : execFileSync(command, args, { stdio: "pipe" });
   const options = `-p ${port} -k ${directory} -c listen_addresses=127.0.0.1`;
   const start = () => void run(path.join(bin, "pg_ctl"), ["-D", data, "-o", options, "-l", path.join(directory, "log"), "-w", "start"]);
-  run(path.join(bin, "initdb"), ["-D", data, "-A", "trust", "-U", "postgres"]);
+  run(path.join(bin, "initdb"), ["-D", data, "-A", "trust", "-U", "postgres", ...(cluster.initdbArgs ?? [])]);
   start();
   return {
     url: `postgresql://postgres@127.0.0.1:${port}/postgres`,

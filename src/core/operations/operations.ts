@@ -251,11 +251,15 @@ export class Operations {
         },
       });
     } catch (error) {
-      if (recorded) await this.store.changeOperation(id, decideGrant({ error: errorOf(error) }));
+      // Not granted, and the caller is told so: the tracker must never make the grant after all (it would, from a record
+      // left `signed` because the same full disk refused this write too).
+      if (recorded) await this.tracker.writeRefusal(id, () => this.store.changeOperation(id, decideGrant({ error: errorOf(error) })));
       throw error;
     }
     if (recorded) {
-      await this.store.changeOperation(id, decideGrant({ balance: BigInt(result.balance.balance) }));
+      // Granted: the answer says so even when the store cannot take `mined` now; the tracker finds the grant in the
+      // chain's journal, by the record's id, and writes it then.
+      await this.store.changeOperation(id, decideGrant({ balance: BigInt(result.balance.balance) })).catch(() => this.tracker.kick());
     } else {
       await this.store.insertOperation({
         ...faucetRecord(id, apiKeyId, { ...result, amount: result.amount.balance }),
@@ -310,6 +314,20 @@ export class Operations {
     const record = await this.wait(outcome.id, timeoutMs).catch(() => undefined);
     if (record === undefined) return outcome;
     return { ...outcome, status: record.status, blockNumber: record.blockNumber, ...mintedIds(record) };
+  }
+
+  /** Whether a refused send's `failed` is still to be written (the store refused it too): its key waits for it. */
+  refusalPending(id: string): boolean {
+    return this.tracker.refusalPending(id);
+  }
+
+  /**
+   * Whether the record is of a request refused for storage (it answered 503: nothing was done), whose `failed` may not
+   * be written yet: an idempotent retry must not take it for the answer, but run anew once the key is free.
+   */
+  refusedForStorage(record: OperationRecord): boolean {
+    if (this.refusalPending(record.id)) return true;
+    return record.status === "failed" && record.error?.code === ErrorCode.STORAGE_UNAVAILABLE;
   }
 
   /** What a write answered, rebuilt from its record (an idempotent retry after a crash gets it). */
@@ -501,12 +519,14 @@ export class Operations {
       // launch twice). A refusal is final.
       const transient = isTransient(error);
       const change = decideSent({ ...errorOf(error), transient }, signedAs.chain.pollingIntervalMs);
-      // The record may be unreachable now (a database outage); it is `signed` either way, and the tracker settles it.
-      const written = this.store.changeOperation(id, change).catch(() => undefined);
       if (!transient) {
-        await written;
+        // The caller is told nothing was done: the record must never be sent after all, even when the store cannot
+        // write `failed` yet (a full disk refuses both the journal and the store).
+        await this.tracker.writeRefusal(id, () => this.store.changeOperation(id, change));
         throw error;
       }
+      // The record may be unreachable now (a database outage); it is `signed` either way, and the tracker settles it.
+      const written = this.store.changeOperation(id, change).catch(() => undefined);
       this.tracker.follow(id);
       void written;
       return { ...intent.answer(signedAs.info, signedAs.chain), id, status: "signed", blockNumber: null };

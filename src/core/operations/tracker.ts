@@ -55,6 +55,8 @@ export const DEFAULT_TRACKER_SETTINGS: TrackerSettings = {
 };
 
 const BATCH = 50;
+/** How often a refused send's `failed` is written again while the store refuses it. */
+const REFUSAL_RETRY_MS = 1_000;
 const BUSY_PASS_INTERVAL_MS = 20;
 /** Records accepted here are looked at once no other was accepted for this long (see `lookSoon`). */
 const QUIET_MS = 5;
@@ -224,6 +226,8 @@ export class OperationTracker {
   private kickAt = Infinity;
   /** Records this process is broadcasting right now: the tracker leaves them to the request until it returns. */
   private readonly broadcasting = new Set<string>();
+  /** Refused sends whose `failed` is still being written (see writeRefusal). */
+  private readonly refusing = new Set<string>();
   /** Records whose broadcast the node accepted here (answered `pending`); the tracker writes that state at its first look. */
   private readonly accepted = new Set<string>();
   /** Records this process made, for a tracker that follows only those. */
@@ -336,6 +340,38 @@ export class OperationTracker {
     } finally {
       this.broadcasting.delete(id);
     }
+  }
+
+  /**
+   * Writes what a refused send's request learned (its record ends `failed`) before the caller is told nothing was done.
+   * When the store refuses that write too (the same full disk), this tracker keeps off the record, which would otherwise
+   * be sent from its stored raw form once room comes back, and the write is tried again each second until it holds.
+   */
+  async writeRefusal(id: string, write: () => Promise<unknown>): Promise<void> {
+    try {
+      await write();
+      return;
+    } catch {
+      // Kept off, and tried again below.
+    }
+    this.broadcasting.add(id);
+    this.refusing.add(id);
+    const done = () => {
+      this.broadcasting.delete(id);
+      this.refusing.delete(id);
+    };
+    const again = () =>
+      void write().then(done, () => {
+        // A stopped tracker follows nothing: the record stays `signed` for the next start (see docs/operations.md).
+        if (this.stopped) done();
+        else setTimeout(again, REFUSAL_RETRY_MS).unref();
+      });
+    setTimeout(again, REFUSAL_RETRY_MS).unref();
+  }
+
+  /** Whether the record is a refused send's whose `failed` the store has not taken yet: not an answer to replay. */
+  refusalPending(id: string): boolean {
+    return this.refusing.has(id);
   }
 
   /**

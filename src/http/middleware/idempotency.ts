@@ -47,6 +47,8 @@ export async function runIdempotent(
   settle: (operationId: string) => Promise<RouteResult | undefined>,
   /** The answer an operation's record gives as it stands now, without waiting; undefined when nothing was recorded. */
   peek: (operationId: string) => Promise<RouteResult | undefined> = async () => undefined,
+  /** Whether the operation's record must be written before its key is free (a refused send's `failed`, see writeRefusal). */
+  heldBack: (operationId: string) => boolean = () => false,
 ): Promise<IdempotentOutcome> {
   if (scope.key.length === 0 || scope.key.length > 255) {
     throw new TokenServiceError(ErrorCode.INVALID_ARGUMENT, "Idempotency-Key must be 1 to 255 characters", { field: "Idempotency-Key" });
@@ -86,7 +88,7 @@ export async function runIdempotent(
   try {
     result = await work(operationId);
   } catch (error) {
-    await releaseClaim(store, scope);
+    await releaseClaim(store, scope, () => heldBack(operationId));
     throw error;
   }
   // An answer is given even when it cannot be kept here (the database went away): a retry then gets it from the
@@ -102,11 +104,18 @@ const RELEASE_RETRY_MS = 1_000;
  * Frees the key of a request that ended in an error, so a corrected retry runs at once. While the database refuses
  * (the error may be its outage), the release is tried again until it holds or the claim's lease would end anyway.
  */
-async function releaseClaim(store: Store, scope: { apiKeyId: string | null; route: string; key: string; leaseMs: number }): Promise<void> {
+async function releaseClaim(
+  store: Store,
+  scope: { apiKeyId: string | null; route: string; key: string; leaseMs: number },
+  heldBack: () => boolean,
+): Promise<void> {
   const until = Date.now() + scope.leaseMs;
+  const later = () => {
+    if (Date.now() + RELEASE_RETRY_MS < until) setTimeout(() => void attempt(), RELEASE_RETRY_MS).unref();
+  };
+  // A key freed before its refused send's record says `failed` could run the send again while that record may still be
+  // sent (by the next start, were this process stopped first): the key waits for the record.
   const attempt = (): Promise<void> =>
-    store.releaseIdempotent(scope.apiKeyId, scope.route, scope.key).catch(() => {
-      if (Date.now() + RELEASE_RETRY_MS < until) setTimeout(() => void attempt(), RELEASE_RETRY_MS).unref();
-    });
+    heldBack() ? Promise.resolve(later()) : store.releaseIdempotent(scope.apiKeyId, scope.route, scope.key).catch(later);
   await attempt();
 }

@@ -1,6 +1,6 @@
 import { JsonRpcApiProvider, toQuantity, type FeeData, type Transaction, type TransactionLike } from "ethers";
 
-import { ErrorCode, TokenServiceError } from "../../../domain/errors.js";
+import { ErrorCode, TokenServiceError, isTokenServiceError } from "../../../domain/errors.js";
 import { ceilingOf, feeLadder, maxFeeOf, type FeeLadder, type Fees } from "../../../domain/fee-ladder.js";
 import { amountPair } from "../../../domain/units.js";
 import type { EvmChain } from "../chain.js";
@@ -678,6 +678,8 @@ async function broadcastInTurn(
       if (record.status === "rejected") {
         entry.reject(record.reason);
         gap ??= `(nonce ${info.nonce}) could not be recorded`;
+        // Storage that ran out refuses the later ones the same way: nothing of theirs was done, retry once there is room.
+        if (isTokenServiceError(record.reason, ErrorCode.STORAGE_UNAVAILABLE)) storageGap ??= record.reason;
         continue;
       }
       const sentAtOnce = sentTogether[index];
