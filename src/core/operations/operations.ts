@@ -36,7 +36,7 @@ import type { ApproveRequest, ApproveResult, TransferRequest, TransferResult } f
 import { decideGrant, decideSent } from "./decide.js";
 import { OperationTracker, isTransient, type TrackerHealing, type TrackerSettings } from "./tracker.js";
 import { Replacements, columnsOf, type ReplacementOutcome, type ReplacementRequest } from "./replacements.js";
-import { SignedCancels } from "./signed-cancels.js";
+import { ReservationFillers, SignedCancels } from "./signed-cancels.js";
 import {
   FINAL_STATUSES,
   type NewOperation,
@@ -129,8 +129,9 @@ export class Operations {
       settings,
       {
         ...healing,
-        // The fillers it was given (a caller's own), then the cancels its key-in-body sends signed ahead.
-        fillers: [...(healing.fillers ?? []), new SignedCancels(store)],
+        // The fillers it was given (a caller's own), then the cancels its key-in-body sends signed ahead, and the
+        // transfers they signed ahead for the reservations below them.
+        fillers: [...(healing.fillers ?? []), new SignedCancels(store), new ReservationFillers(store)],
         withSenderLock: (chain, sender, work) => writes.withSenderLock(chain, sender, work),
       },
       Date.now,
@@ -490,6 +491,10 @@ export class Operations {
           },
           heldNonces: () => this.store.heldNonces(where.chain, where.network, where.sender),
           acceptSigned: (transaction) => this.acceptSigned(where, transaction),
+          reservationFillers: {
+            unfilled: () => this.store.unfilledReservations(where.chain, where.network, where.sender),
+            keep: (fillers) => this.store.keepReservationFillers(where.chain, where.network, where.sender, fillers),
+          },
         }),
       );
       this.tracker.lookSoon(Math.min(signedAs?.chain.pollingIntervalMs ?? 0, FIRST_LOOK_MS));
