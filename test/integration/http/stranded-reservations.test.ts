@@ -121,3 +121,47 @@ for (const chain of CHAINS) {
     });
   });
 }
+
+describe("no sender stranded: a drop window shorter than the reservation's TTL drops nothing behind it", function () {
+  let api: RunningServer;
+
+  before(async function () {
+    // The drop window runs out long before the reservation: the writes above it are refused by the chain mining on send
+    // ("nonce too high") all that while, and are waiting, not missing.
+    api = await startServer({ tracker: { dropAfterMs: 500 }, env: { TOKEN_SERVICE_PREPARED_TTL_SECONDS: String(TTL_SECONDS) } });
+  });
+
+  after(async function () {
+    await api?.stop();
+  });
+
+  it("the writes above a live reservation wait for it, and are mined once its filler took the nonce", async function () {
+    const signer = new Wallet(Wallet.createRandom().privateKey);
+    await faucet(api, signer.address);
+    const body = { ...pair, type: "SERVICE_ERC20", token: { name: "Gold", symbol: "GLD", initialSupply: "1000" }, sender: signer.address };
+    const prepared = await api.call("POST", "/api/v1/tokens", body);
+    expect(prepared.status, JSON.stringify(prepared.body)).to.equal(200);
+    const writes = await Promise.all(
+      Array.from({ length: 3 }, () =>
+        api.call("POST", "/api/v1/transfers", {
+          ...pair,
+          type: "NATIVE",
+          to: Wallet.createRandom().address,
+          amount: "1",
+          sender: signer.address,
+          privateKey: signer.privateKey,
+        }),
+      ),
+    );
+    for (const write of writes) expect(write.body.status, JSON.stringify(write.body)).to.equal("signed");
+    const ids = writes.map((write) => write.body.id as string);
+    const statuses = () => Promise.all(ids.map(async (id) => (await api.server.store.getOperation(id))?.status));
+    const deadline = Date.parse(prepared.body.expiresAt) + 10_000;
+    await until(
+      async () => (await statuses()).every((status) => status !== "signed" && status !== "pending"),
+      "the writes final",
+      deadline - Date.now(),
+    );
+    expect(await statuses()).to.deep.equal(["mined", "mined", "mined"]);
+  });
+});
