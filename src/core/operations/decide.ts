@@ -35,6 +35,8 @@ export type BroadcastOutcome =
        * transaction is still good, and is taken once fees fall (some nodes drop such a transaction from their pool).
        */
       underpriced?: boolean;
+      /** Refused as "nonce too low": a transaction at its nonce is mined (read on the raw error). */
+      nonceUsed?: boolean;
     };
 
 /** What the tracker (or the request that sent it) saw of a record's transaction. */

@@ -97,7 +97,7 @@ export function nonceSteps(nextNonce: number | undefined, records: readonly Wait
 export type GapState = "filled" | "reserved" | "open";
 
 /** Whether the node's answer to a broadcast says it has the transaction now. */
-export type SendOutcome = "accepted" | "already-known" | "refused";
+export type SendOutcome = "accepted" | "already-known" | "refused" | "nonce-used";
 
 /** What filling one gap nonce takes: the store, the chain, the sender's lock, the extra fillers and the report. */
 export interface GapFillerOptions {
@@ -186,7 +186,7 @@ export class SenderGaps {
           detail: `sent operation ${own.id}'s transaction again: the node no longer knew it, and later nonces waited for it`,
         });
       }
-      return outcome !== "refused" ? "filled" : "open";
+      return outcome === "refused" ? "open" : "filled";
     }
     this.held ??= options.store.heldNonces(where.chain, where.network, where.sender);
     // A live reservation (no record holds the nonce): a caller is signing the prepared transaction for it.
@@ -202,6 +202,8 @@ export class SenderGaps {
           const fill = await source.fillerAt(gap);
           if (fill === undefined) return undefined;
           const outcome = await options.send(chain, fill.rawTransaction);
+          // The nonce is used (another replica's tracker sent this very filler since this pass read the node): closed.
+          if (outcome === "nonce-used") return "closed" as const;
           return outcome === "refused" ? undefined : { ...fill, outcome };
         })
         .catch(() => undefined);

@@ -185,6 +185,7 @@ async function sendOnce(chain: EvmChain, rawTransaction: string): Promise<Broadc
       error: { code: error.code, message: error.message },
       transient: isTransient(error),
       ...(isUnderpriced(raw) ? { underpriced: true } : {}),
+      ...(refusalOf(raw) === "nonce-too-low" ? { nonceUsed: true } : {}),
     };
   }
 }
@@ -249,7 +250,8 @@ export class OperationTracker {
       withSenderLock: withSenderLock ?? ((_chain, _sender, work) => work()),
       send: async (chain, raw) => {
         const outcome = await sendRaw(chain, raw);
-        return outcome.kind === "refused" ? "refused" : outcome.kind;
+        if (outcome.kind !== "refused") return outcome.kind;
+        return outcome.nonceUsed ? "nonce-used" : "refused";
       },
       report: (healing) => this.report(healing),
     });

@@ -3,6 +3,7 @@ import { Wallet, toQuantity } from "ethers";
 
 import { startAnvil, type AnvilNode } from "../../helpers/anvil.js";
 import { startServer, type RunningServer } from "../../helpers/http-server.js";
+import { freshPostgresSchema } from "../../helpers/postgres-schema.js";
 import { until } from "../../helpers/until.js";
 
 // No sender stranded by a prepare it abandons: the writes a key-in-body sender makes above a nonce reserved for a prepared
@@ -163,5 +164,66 @@ describe("no sender stranded: a drop window shorter than the reservation's TTL d
       deadline - Date.now(),
     );
     expect(await statuses()).to.deep.equal(["mined", "mined", "mined"]);
+  });
+});
+
+describe("no sender stranded: two replicas on one PostgreSQL fill the abandoned nonce once", function () {
+  let node: AnvilNode;
+  let schema: { url: string; drop(): Promise<void> };
+  let replicas: RunningServer[] = [];
+
+  before(async function () {
+    node = await startAnvil({ args: ["--block-time", "1"] });
+    schema = await freshPostgresSchema(this, "hts_stranded");
+    const options = {
+      rpcUrls: { "ethereum/sepolia": node.url },
+      databaseUrl: schema.url,
+      env: { TOKEN_SERVICE_PREPARED_TTL_SECONDS: String(TTL_SECONDS), TOKEN_SERVICE_SIMULATED_CHAINS: "off" },
+    };
+    replicas = [await startServer(options), await startServer(options)];
+  });
+
+  after(async function () {
+    for (const replica of replicas) await replica.stop();
+    await schema?.drop();
+    await node?.stop();
+  });
+
+  it(`a prepare on one, ${WRITES} wait=mined writes spread over both: all mined within the TTL plus 10 s, the nonce filled once`, async function () {
+    const signer = new Wallet(Wallet.createRandom().privateKey);
+    await node.rpc("anvil_setBalance", [signer.address, toQuantity(10n ** 19n)]);
+    const prepared = await replicas[0]!.call("POST", "/api/v1/tokens", {
+      ...pair,
+      type: "SERVICE_ERC20",
+      token: { name: "Gold", symbol: "GLD", initialSupply: "1000" },
+      sender: signer.address,
+    });
+    expect(prepared.status, JSON.stringify(prepared.body)).to.equal(200);
+    const reserved = prepared.body.unsignedTransaction.nonce as number;
+    const deadline = Date.parse(prepared.body.expiresAt) + 10_000;
+    const answers: Array<{ status: number; body: any }> = [];
+    for (let index = 0; index < WRITES; index++) {
+      void replicas[index % 2]!.call("POST", "/api/v1/transfers?wait=mined", {
+        ...pair,
+        type: "NATIVE",
+        to: Wallet.createRandom().address,
+        amount: "1",
+        sender: signer.address,
+        privateKey: signer.privateKey,
+      }).then(
+        (answer) => void answers.push(answer),
+        (error: unknown) => void answers.push({ status: 0, body: String(error) }),
+      );
+    }
+    await until(() => answers.length === WRITES, `${WRITES} writes answered (${answers.length} were)`, deadline - Date.now());
+    expect(answers.map((answer) => `${answer.status} ${answer.body.status}`)).to.deep.equal(Array(WRITES).fill("200 mined"));
+    expect(answers.map((answer) => answer.body.nonce as number).sort((a, b) => a - b)).to.deep.equal(
+      Array.from({ length: WRITES }, (_, index) => reserved + 1 + index),
+    );
+    expect(Number(await node.rpc("eth_getTransactionCount", [signer.address, "latest"]))).to.equal(reserved + 1 + WRITES);
+    const reports = (kind: string) =>
+      replicas.flatMap((replica) => replica.logs.lines).filter((line) => line.includes(`"${kind}"`) && line.includes(signer.address));
+    expect(reports("gap-filled"), "filled by one replica").to.have.length(1);
+    expect(reports("gap-unfilled"), "never reported unfilled").to.have.length(0);
   });
 });

@@ -57,7 +57,7 @@ describe("no sender stranded across a kill -9: the filler signed ahead is durabl
     });
     expect(prepared.status, JSON.stringify(prepared.body)).to.equal(200);
     const reserved = prepared.body.unsignedTransaction.nonce as number;
-    const writes = [];
+    const writes: Array<{ id: string; nonce: number }> = [];
     for (let index = 0; index < WRITES; index++) {
       const write = await serve.call("POST", "/api/v1/transfers", {
         ...pair,
