@@ -427,10 +427,14 @@ export class Operations {
       reservation.live ? Promise.resolve([]) : this.store.heldNonces(where.chain, where.network, where.sender),
     ]);
     if (transaction.nonce < next) {
+      // An expired reservation's nonce may have been used by the zero-value transfer a send above it signed ahead.
+      const expired = reservation.live
+        ? ""
+        : `: the prepared transaction expired at ${reservation.expiresAt}, and a transaction of the sender's (another send, or the zero-value transfer that takes an abandoned nonce so that later sends are mined) used the nonce since`;
       throw new TokenServiceError(
         ErrorCode.NONCE_TAKEN,
-        `nonce ${transaction.nonce} is already used on ${pair} (the sender's next is ${next}): prepare again`,
-        { field, details: { nonce: transaction.nonce, next } },
+        `nonce ${transaction.nonce} is already used on ${pair} (the sender's next is ${next})${expired}: prepare again`,
+        { field, details: { nonce: transaction.nonce, next, ...(reservation.live ? {} : { expiresAt: reservation.expiresAt }) } },
       );
     }
     if (held.includes(transaction.nonce)) {

@@ -119,6 +119,8 @@ for (const chain of CHAINS) {
       });
       expect(late.status, JSON.stringify(late.body)).to.equal(409);
       expect(late.body.error).to.include({ code: "NONCE_TAKEN", field: "signedTransaction" });
+      expect(late.body.error.details).to.include({ nonce: reserved, expiresAt: prepared.body.expiresAt });
+      expect(late.body.error.message).to.match(/expired at .*zero-value transfer/);
     });
   });
 }
