@@ -5,6 +5,7 @@ import { CompiledQuery, sql, type ExpressionBuilder, type Kysely, type Selectabl
 import { invalidArgument } from "../domain/errors.js";
 import type { SenderLock } from "../chains/evm/sender-lock.js";
 import type {
+  ExpiredReservationFiller,
   LeaseFilter,
   LeasedOperation,
   NewNonceReservation,
@@ -15,6 +16,7 @@ import type {
   OperationTransaction,
   OperationTransition,
   PreparedTransaction,
+  ReservationFiller,
   StoredTransaction,
   StuckNotice,
   UnfinishedTransaction,
@@ -28,6 +30,7 @@ import { migrate } from "./migrations.js";
 import { afterCursor, decodeOperationCursor, newestFirstPage } from "./operation-cursor.js";
 import type { Database } from "./schema.js";
 import { KyselyWebhookStore } from "./webhook-store.js";
+import * as reservationFillers from "./reservation-fillers.js";
 import type {
   ApiKeyRecord,
   IdempotencyBegin,
@@ -828,6 +831,18 @@ export class KyselyStore implements Store {
       .execute()
       .catch(() => undefined);
     return iso(row.expires_at)!;
+  }
+
+  unfilledReservations(chain: string, network: string, sender: string): Promise<number[]> {
+    return reservationFillers.unfilledReservations(this.db, this.d, { chain, network, sender });
+  }
+
+  keepReservationFillers(chain: string, network: string, sender: string, fillers: readonly ReservationFiller[]): Promise<void> {
+    return reservationFillers.keepReservationFillers(this.db, { chain, network, sender }, fillers);
+  }
+
+  reservationFillerAt(chain: string, network: string, sender: string, nonce: number): Promise<ExpiredReservationFiller | undefined> {
+    return reservationFillers.reservationFillerAt(this.db, this.d, { chain, network, sender }, nonce);
   }
 
   async getNonceReservation(chain: string, network: string, sender: string, nonce: number): Promise<NonceReservation | undefined> {

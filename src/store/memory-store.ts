@@ -1,4 +1,5 @@
 import type {
+  ExpiredReservationFiller,
   LeaseFilter,
   LeasedOperation,
   NewNonceReservation,
@@ -8,6 +9,7 @@ import type {
   OperationChange,
   OperationRecord,
   OperationStore,
+  ReservationFiller,
   StoredTransaction,
   UnfinishedTransaction,
 } from "../core/operations/types.js";
@@ -28,7 +30,7 @@ interface Entry {
  */
 export class MemoryOperationStore implements OperationStore {
   private readonly entries = new Map<string, Entry>();
-  private readonly reservations = new Map<string, { reservation: NewNonceReservation; expiresAt: number }>();
+  private readonly reservations = new Map<string, { reservation: NewNonceReservation; expiresAt: number; filler?: string }>();
 
   async insertOperation(operation: NewOperation): Promise<void> {
     if (this.entries.has(operation.id)) throw new Error(`operation ${operation.id} exists`);
@@ -237,7 +239,9 @@ export class MemoryOperationStore implements OperationStore {
     const now = Date.now();
     if ((this.reservations.get(key)?.expiresAt ?? 0) > now) return undefined;
     const expiresAt = now + reservation.ttlMs;
-    this.reservations.set(key, { reservation: structuredClone(reservation), expiresAt });
+    // A filler kept beside the expired reservation of this nonce still fills it.
+    const filler = this.reservations.get(key)?.filler;
+    this.reservations.set(key, { reservation: structuredClone(reservation), expiresAt, ...(filler !== undefined ? { filler } : {}) });
     // As the SQL store does: reservations long past their expiry can no longer be submitted against.
     for (const [other, entry] of this.reservations) if (entry.expiresAt < now - RESERVATION_MEMORY_MS) this.reservations.delete(other);
     return new Date(expiresAt).toISOString();
@@ -248,6 +252,28 @@ export class MemoryOperationStore implements OperationStore {
     if (entry === undefined) return undefined;
     const { ttlMs: _ttl, ...reservation } = structuredClone(entry.reservation);
     return { ...reservation, expiresAt: new Date(entry.expiresAt).toISOString(), live: entry.expiresAt > Date.now() };
+  }
+
+  async unfilledReservations(chain: string, network: string, sender: string): Promise<number[]> {
+    const now = Date.now();
+    return [...this.reservations.values()]
+      .filter(({ reservation: r }) => r.chain === chain && r.network === network && r.sender === sender)
+      .filter(({ expiresAt, filler }) => expiresAt > now && filler === undefined)
+      .map(({ reservation }) => reservation.nonce)
+      .sort((a, b) => a - b);
+  }
+
+  async keepReservationFillers(chain: string, network: string, sender: string, fillers: readonly ReservationFiller[]): Promise<void> {
+    for (const { nonce, rawTransaction } of fillers) {
+      const entry = this.reservations.get(reservationKey(chain, network, sender, nonce));
+      if (entry !== undefined) entry.filler ??= rawTransaction;
+    }
+  }
+
+  async reservationFillerAt(chain: string, network: string, sender: string, nonce: number): Promise<ExpiredReservationFiller | undefined> {
+    const entry = this.reservations.get(reservationKey(chain, network, sender, nonce));
+    if (entry?.filler === undefined || entry.expiresAt > Date.now()) return undefined;
+    return { rawTransaction: entry.filler, expiresAt: new Date(entry.expiresAt).toISOString() };
   }
 
   async leaseDueOperations(owner: string, leaseMs: number, limit: number, filter: LeaseFilter = {}): Promise<LeasedOperation[]> {

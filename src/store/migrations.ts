@@ -277,6 +277,13 @@ export function migrations(dialect: DialectName): Record<string, Migration> {
         await db.schema.createIndex("operation_transactions_by_hash").on("operation_transactions").column("transaction_hash").execute();
       },
     },
+    // A reservation keeps the zero-value transfer a key-in-body send above it signed ahead at its nonce, sent if the
+    // reservation expires unused, so that the sends above it are not stranded (docs/decisions/0047-no-sender-stranded.md).
+    "0008_nonce_reservation_fillers": {
+      async up(db: Kysely<unknown>) {
+        await db.schema.alterTable("nonce_reservations").addColumn("filler_transaction", "text").execute();
+      },
+    },
   };
 }
 

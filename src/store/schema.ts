@@ -77,6 +77,8 @@ export interface Database {
     prepared_transaction: Json;
     created_at: Millis;
     expires_at: Millis;
+    /** A zero-value transfer to the sender at this nonce, signed ahead by a send above it (0008). */
+    filler_transaction: string | null;
   };
   rate_limits: {
     bucket: string;

@@ -1,5 +1,6 @@
 import { Wallet, type TransactionLike } from "ethers";
 
+import type { TokenService } from "../../src/api.js";
 import type { NonceFiller, SenderNonce } from "../../src/core/operations/nonce-healing.js";
 
 const SEPOLIA_CHAIN_ID = 11155111;
@@ -31,4 +32,25 @@ export class TestCancels implements NonceFiller {
     if (privateKey === undefined) return undefined;
     return { rawTransaction: await cancelAt({ privateKey }, gap.nonce, this.fees), description: "the test's cancel" };
   }
+}
+
+/**
+ * A gap nothing fills: a transfer prepared and abandoned (its nonce, `gap`), and one prepared after it, signed by the
+ * caller and submitted (`above`, at `gap + 1`). A key-in-body send above the reservation would sign a filler for it
+ * ahead (docs/local-signing.md); a caller-signed one cannot.
+ */
+export async function signedAboveAbandoned(service: TokenService, sender: { address: string; privateKey: string }) {
+  const request = {
+    chain: "ethereum",
+    network: "sepolia",
+    type: "NATIVE" as const,
+    to: sender.address,
+    amount: "1",
+    sender: sender.address,
+  };
+  const abandoned = await service.prepareTransfer(request);
+  const next = await service.prepareTransfer(request);
+  const signedTransaction = await new Wallet(sender.privateKey).signTransaction(next.unsignedTransaction as TransactionLike);
+  const above = await service.transfer({ ...request, signedTransaction });
+  return { gap: abandoned.unsignedTransaction.nonce, above };
 }

@@ -65,3 +65,28 @@ describe("local signing through the programmatic API (operations kept in memory)
     );
   });
 });
+
+describe("local signing through the programmatic API: no sender stranded by an abandoned prepare", function () {
+  let service: TokenService;
+
+  before(async function () {
+    service = await createTokenService({ hre, env: {}, nonceReservationMs: 1_000 });
+  });
+
+  after(async function () {
+    await service?.close();
+  });
+
+  it("key-in-body transfers above an abandoned prepare are mined once its reservation expired (fillers kept in memory)", async function () {
+    const sender = await fundedWallet(service, pair);
+    const request = { ...pair, type: "NATIVE" as const, to: sender.address, amount: "1", sender: sender.address };
+    const prepared = await service.prepareTransfer(request);
+    const sent = [];
+    for (let index = 0; index < 3; index++)
+      sent.push(await service.transfer({ ...request, to: Wallet.createRandom().address, privateKey: sender.privateKey }));
+    expect(sent.map((each) => each.nonce)).to.deep.equal([1, 2, 3].map((step) => prepared.unsignedTransaction.nonce + step));
+    // Within the reservation's second plus 10 s.
+    const records = await Promise.all(sent.map((each) => service.operations.wait(each.id, 11_000)));
+    expect(records.map((record) => record.status)).to.deep.equal(["mined", "mined", "mined"]);
+  });
+});

@@ -8,7 +8,7 @@ import hre from "hardhat";
 import { createTokenService, type TokenService } from "../../src/api.js";
 import type { NonceHealing } from "../../src/core/operations/nonce-healing.js";
 import { startAnvil, type AnvilNode } from "../helpers/anvil.js";
-import { cancelAt, TestCancels } from "../helpers/nonce-fillers.js";
+import { cancelAt, signedAboveAbandoned, TestCancels } from "../helpers/nonce-fillers.js";
 import { transferToNewAddress, transitionReasons } from "../helpers/service.js";
 import { until } from "../helpers/until.js";
 
@@ -143,11 +143,10 @@ describe("nonces that heal on a live node (anvil, mining when told)", function (
     expect((await service.operations.store.getOperation(lost.id))?.status, "what the client was told stays true").to.equal("dropped");
   });
 
-  it("(c) a gap nothing fills (a prepare never signed) is reported once; the sender's next send takes it", async function () {
+  it("(c) a gap nothing fills (a prepare never signed, below one the caller signed) is reported once; the sender's next send takes it", async function () {
     const sender = await newSender();
-    const prepared = await service.prepareTransfer({ ...SEPOLIA, type: "NATIVE", to: sender.address, amount: "1", sender: sender.address });
-    const gap = prepared.unsignedTransaction.nonce;
-    const above = await transfer(sender);
+    // A key-in-body send above it would sign its filler ahead: the one above is the caller's own signed transaction.
+    const { gap, above } = await signedAboveAbandoned(service, sender);
     expect(above.nonce).to.equal(gap + 1);
     await until(() => healingsOf(sender.address, "gap-unfilled").length > 0, "the unfilled gap reported", BOUND_MS);
     expect(healingsOf(sender.address, "gap-unfilled")[0]).to.deep.include({ nonce: gap, ...SEPOLIA });

@@ -7,7 +7,7 @@ import type { NonceHealing } from "../../src/core/operations/nonce-healing.js";
 import type { OperationRecord } from "../../src/core/operations/types.js";
 import type { AnvilNode } from "../helpers/anvil.js";
 import { startAnvilNetwork, type AnvilNetwork } from "../helpers/anvil-network.js";
-import { cancelAt, TestCancels } from "../helpers/nonce-fillers.js";
+import { cancelAt, signedAboveAbandoned, TestCancels } from "../helpers/nonce-fillers.js";
 import { startRoundRobinRelay, type RelayedRequest, type RoundRobinRelay } from "../helpers/round-robin-relay.js";
 import { transferToNewAddress, transitionReasons } from "../helpers/service.js";
 import { until } from "../helpers/until.js";
@@ -63,12 +63,16 @@ describe("nonces that heal behind a load balancer (two anvil nodes, one chain, a
    * A transfer, with the provider held right after its broadcast was answered: the one node it reached, and each node's
    * next nonce for the sender then, before any look of the tracker could send it anywhere else.
    */
-  async function transferSeen(sender: Wallet, amount = "1"): Promise<{ sent: TransferOutcome; holder: number; nonces: number[] }> {
+  async function transferSeen(
+    sender: Wallet,
+    amount = "1",
+    send: () => Promise<TransferOutcome> = () => transfer(sender, amount),
+  ): Promise<{ sent: TransferOutcome; holder: number; nonces: number[] }> {
     // Its broadcast: a new transaction from the sender (the tracker may be sending its earlier ones again meanwhile).
     const before = new Set(relay.requests.flatMap((request) => broadcastsIn(request)).map((transaction) => transaction.hash));
     const isNew = (transaction: Transaction) => transaction.from === sender.address && !before.has(transaction.hash);
     const held = relay.pauseAfter((calls) => broadcastsIn({ calls }).some(isNew));
-    const sending = transfer(sender, amount);
+    const sending = send();
     try {
       await Promise.race([held, sending]);
       const nonces = await network.pendingNonces(sender.address);
@@ -293,9 +297,13 @@ describe("nonces that heal behind a load balancer (two anvil nodes, one chain, a
 
   it("a nonce the service left unused, nothing to fill it: reported, and the sender's next send takes it; both are mined", async function () {
     const sender = await newSender();
-    const prepared = await service.prepareTransfer({ ...SEPOLIA, type: "NATIVE", to: sender.address, amount: "1", sender: sender.address });
-    const gap = prepared.unsignedTransaction.nonce;
-    const { sent: above, holder } = await transferSeen(sender);
+    // A prepare never signed, below a transaction the caller signed (a key-in-body send would sign its filler ahead).
+    let gap = -1;
+    const { sent: above, holder } = await transferSeen(sender, "1", async () => {
+      const made = await signedAboveAbandoned(service, sender);
+      gap = made.gap;
+      return made.above;
+    });
     expect(above.nonce).to.equal(gap + 1);
     const producer = network.nodes[1 - holder]!;
     await until(() => healingsOf(sender.address, "gap-unfilled").length > 0, "the unfilled gap reported", BOUND_MS);

@@ -4,7 +4,7 @@ import hre from "hardhat";
 import { createTokenService, type TokenService } from "../../src/api.js";
 import type { EvmChain } from "../../src/chains/evm/chain.js";
 import type { NonceHealing } from "../../src/core/operations/nonce-healing.js";
-import { cancelAt, TestCancels } from "../helpers/nonce-fillers.js";
+import { cancelAt, signedAboveAbandoned, TestCancels } from "../helpers/nonce-fillers.js";
 import { fundedWallet, transferToNewAddress, transitionReasons } from "../helpers/service.js";
 import { until } from "../helpers/until.js";
 
@@ -148,9 +148,8 @@ describe("nonces that heal on a simulated chain (fault injection)", function () 
     const sender = await fundedWallet(service, SEPOLIA);
     const faults = await service.chainFaults(SEPOLIA);
     await faults.inject({ fault: "stall", seconds: 600 });
-    const prepared = await service.prepareTransfer({ ...SEPOLIA, type: "NATIVE", to: sender.address, amount: "1", sender: sender.address });
-    const gap = prepared.unsignedTransaction.nonce;
-    const above = await transfer(sender);
+    // A prepare never signed, below a transaction the caller signed (a key-in-body send would sign its filler ahead).
+    const { gap, above } = await signedAboveAbandoned(service, sender);
     await faults.clear();
     await until(() => healingsOf(sender.address, "gap-unfilled").length > 0, "the unfilled gap reported", 15_000);
     expect(healingsOf(sender.address, "gap-unfilled")[0]).to.deep.include({ nonce: gap });

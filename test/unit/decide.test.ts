@@ -213,6 +213,29 @@ describe("decide: the tracker's judgement as a pure function of record, observat
     });
   });
 
+  it("counts no drop window for a record refused while a live reservation holds a nonce below it, and clears one begun", function () {
+    const behind: Observation = {
+      kind: "broadcast",
+      outcome: { kind: "refused", error: { code: "UPSTREAM_UNAVAILABLE", message: "nonce too high" }, transient: true },
+      pollMs: 1_000,
+      behindReservation: true,
+    };
+    const longAgo = new Date(NOW - 10 * POLICY.dropAfterMs).toISOString();
+    for (const status of ["signed", "pending"] as const) {
+      expect(changeOf(decide(record(status), behind, POLICY, NOW)), status).to.deep.equal({ checkInMs: 5_000 });
+      expect(changeOf(decide(record(status, { missingSince: longAgo }), behind, POLICY, NOW)), `${status}, missing before`).to.deep.equal({
+        missingSince: null,
+        checkInMs: 5_000,
+      });
+    }
+    // A refusal that is final stays final: the reservation below explains only a refusal for the gap.
+    const final: Observation = {
+      ...behind,
+      outcome: { kind: "refused", error: { code: "INSUFFICIENT_FUNDS", message: "poor" }, transient: false },
+    };
+    expect(changeOf(decide(record("signed"), final, POLICY, NOW))).to.include({ status: "failed" });
+  });
+
   it("sends a mined record back to pending when its block left the canonical chain, and stops watching after the window", function () {
     expect(changeOf(decide(record("mined"), { kind: "canonical", hash: "0xother", pollMs: 1_000 }, POLICY, NOW))).to.include({
       status: "pending",

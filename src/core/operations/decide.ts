@@ -35,6 +35,8 @@ export type BroadcastOutcome =
        * transaction is still good, and is taken once fees fall (some nodes drop such a transaction from their pool).
        */
       underpriced?: boolean;
+      /** Refused as "nonce too low": a transaction at its nonce is mined (read on the raw error). */
+      nonceUsed?: boolean;
     };
 
 /** What the tracker (or the request that sent it) saw of a record's transaction. */
@@ -92,7 +94,19 @@ export type Observation =
    * The tracker sent the stored raw transaction (the node did not know it); with the head and the pair's replace-after
    * blocks, to tell a transaction the node refuses as too cheap past them (stuck) from one it just lost.
    */
-  | { kind: "broadcast"; outcome: BroadcastOutcome; pollMs: number; head?: number; replaceAfterBlocks?: number; heldNowhere?: true }
+  | {
+      kind: "broadcast";
+      outcome: BroadcastOutcome;
+      pollMs: number;
+      head?: number;
+      replaceAfterBlocks?: number;
+      heldNowhere?: true;
+      /**
+       * A nonce below the record's is reserved for a prepared transaction, live: the node cannot take this one before it
+       * (a chain mining on send refuses it), and the gap is the reservation's, filled once it expires unused.
+       */
+      behindReservation?: true;
+    }
   /** The tracker sent a step of the record's fee ladder (written as sent first), as `decide` asked. */
   | { kind: "replaced"; transactionHash: string; outcome: BroadcastOutcome; pollMs: number; head: number; lost?: true };
 
@@ -473,6 +487,15 @@ function decideBroadcast(
       return { ...(record.missingSince === null ? { missingSince: new Date(now) } : {}), ...counted, checkInMs: poll };
     }
     return { status: "pending", missingSince: null, ...counted, checkInMs: poll };
+  }
+  if (outcome.transient && observation.behindReservation) {
+    // Not missing: waiting for the reserved nonce below, whose filler goes once it expires. The drop window starts
+    // only once nothing below explains the refusal.
+    return {
+      ...(record.missingSince !== null ? { missingSince: null } : {}),
+      ...counted,
+      checkInMs: Math.min(poll * 5, policy.dropAfterMs),
+    };
   }
   const refusal = outcome.error.message;
   const since = record.missingSince === null ? now : Date.parse(record.missingSince);

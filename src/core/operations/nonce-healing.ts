@@ -93,8 +93,11 @@ export function nonceSteps(nextNonce: number | undefined, records: readonly Wait
   return steps;
 }
 
+/** What filling a gap nonce came to: a transaction there now, a live reservation holding it, or still nothing. */
+export type GapState = "filled" | "reserved" | "open";
+
 /** Whether the node's answer to a broadcast says it has the transaction now. */
-export type SendOutcome = "accepted" | "already-known" | "refused";
+export type SendOutcome = "accepted" | "already-known" | "refused" | "nonce-used";
 
 /** What filling one gap nonce takes: the store, the chain, the sender's lock, the extra fillers and the report. */
 export interface GapFillerOptions {
@@ -155,8 +158,11 @@ export class SenderGaps {
     private readonly where: Omit<SenderNonce, "nonce">,
   ) {}
 
-  /** Fills `nonce` if anything can; answers whether the node has a transaction there now. */
-  async fill(nonce: number): Promise<boolean> {
+  /**
+   * Fills `nonce` if anything can; answers whether the node has a transaction there now (`filled`), the nonce is held by a
+   * live reservation (`reserved`: its prepared transaction may still come, else its filler once it expired), or neither.
+   */
+  async fill(nonce: number): Promise<GapState> {
     const { chain, where, options } = this;
     const gap = { ...where, nonce };
     this.own ??= options.store
@@ -166,7 +172,7 @@ export class SenderGaps {
     if (own !== undefined) {
       // A `signed` record is its request's to broadcast (or the tracker's, at its own look): sent from here first, the
       // request's own broadcast would meet "already known" and answer it refused. It holds the nonce either way.
-      if (own.status !== "pending" || own.rawTransaction === null) return false;
+      if (own.status !== "pending" || own.rawTransaction === null) return "open";
       // A `pending` one the node lost, in another pass or another replica's lease: the same signed transaction again,
       // so nothing but the node's pool changes. Its record's next look finds it there.
       const raw = own.followed === null ? own.rawTransaction : rawTransactionOf(own.rawTransaction, own.followed, own.followed);
@@ -180,11 +186,11 @@ export class SenderGaps {
           detail: `sent operation ${own.id}'s transaction again: the node no longer knew it, and later nonces waited for it`,
         });
       }
-      return outcome !== "refused";
+      return outcome === "refused" ? "open" : "filled";
     }
     this.held ??= options.store.heldNonces(where.chain, where.network, where.sender);
-    // A live reservation: a caller is signing the prepared transaction for it.
-    if ((await this.held).includes(nonce)) return false;
+    // A live reservation (no record holds the nonce): a caller is signing the prepared transaction for it.
+    if ((await this.held).includes(nonce)) return "reserved";
     for (const source of options.fillers) {
       const filled = await options
         .withSenderLock(chain, where.sender, async () => {
@@ -196,14 +202,16 @@ export class SenderGaps {
           const fill = await source.fillerAt(gap);
           if (fill === undefined) return undefined;
           const outcome = await options.send(chain, fill.rawTransaction);
+          // The nonce is used (another replica's tracker sent this very filler since this pass read the node): closed.
+          if (outcome === "nonce-used") return "closed" as const;
           return outcome === "refused" ? undefined : { ...fill, outcome };
         })
         .catch(() => undefined);
-      if (filled === "closed") return true;
+      if (filled === "closed") return "filled";
       if (filled !== undefined) {
         // "Already known": a node has it from an earlier pass, which reported it.
         if (filled.outcome === "accepted") options.report({ ...gap, kind: "gap-filled", detail: `filled with ${filled.description}` });
-        return true;
+        return "filled";
       }
     }
     this.filler.reportUnfilled(
@@ -211,7 +219,7 @@ export class SenderGaps {
       gap,
       `nonce ${nonce} is unused (its operation ended, or a prepared transaction expired) and nothing can fill it: the sender's later transactions wait for its next send, which takes nonce ${nonce}`,
     );
-    return false;
+    return "open";
   }
 }
 

@@ -36,7 +36,7 @@ import type { ApproveRequest, ApproveResult, TransferRequest, TransferResult } f
 import { decideGrant, decideSent } from "./decide.js";
 import { OperationTracker, isTransient, type TrackerHealing, type TrackerSettings } from "./tracker.js";
 import { Replacements, columnsOf, type ReplacementOutcome, type ReplacementRequest } from "./replacements.js";
-import { SignedCancels } from "./signed-cancels.js";
+import { ReservationFillers, SignedCancels } from "./signed-cancels.js";
 import {
   FINAL_STATUSES,
   type NewOperation,
@@ -129,8 +129,9 @@ export class Operations {
       settings,
       {
         ...healing,
-        // The fillers it was given (a caller's own), then the cancels its key-in-body sends signed ahead.
-        fillers: [...(healing.fillers ?? []), new SignedCancels(store)],
+        // The fillers it was given (a caller's own), then the cancels its key-in-body sends signed ahead, and the
+        // transfers they signed ahead for the reservations below them.
+        fillers: [...(healing.fillers ?? []), new SignedCancels(store), new ReservationFillers(store)],
         withSenderLock: (chain, sender, work) => writes.withSenderLock(chain, sender, work),
       },
       Date.now,
@@ -444,10 +445,14 @@ export class Operations {
       reservation.live ? Promise.resolve([]) : this.store.heldNonces(where.chain, where.network, where.sender),
     ]);
     if (transaction.nonce < next) {
+      // An expired reservation's nonce may have been used by the zero-value transfer a send above it signed ahead.
+      const expired = reservation.live
+        ? ""
+        : `: the prepared transaction expired at ${reservation.expiresAt}, and a transaction of the sender's (another send, or the zero-value transfer that takes an abandoned nonce so that later sends are mined) used the nonce since`;
       throw new TokenServiceError(
         ErrorCode.NONCE_TAKEN,
-        `nonce ${transaction.nonce} is already used on ${pair} (the sender's next is ${next}): prepare again`,
-        { field, details: { nonce: transaction.nonce, next } },
+        `nonce ${transaction.nonce} is already used on ${pair} (the sender's next is ${next})${expired}: prepare again`,
+        { field, details: { nonce: transaction.nonce, next, ...(reservation.live ? {} : { expiresAt: reservation.expiresAt }) } },
       );
     }
     if (held.includes(transaction.nonce)) {
@@ -508,6 +513,10 @@ export class Operations {
           },
           heldNonces: () => this.store.heldNonces(where.chain, where.network, where.sender),
           acceptSigned: (transaction) => this.acceptSigned(where, transaction),
+          reservationFillers: {
+            unfilled: () => this.store.unfilledReservations(where.chain, where.network, where.sender),
+            keep: (fillers) => this.store.keepReservationFillers(where.chain, where.network, where.sender, fillers),
+          },
         }),
       );
       this.tracker.lookSoon(Math.min(signedAs?.chain.pollingIntervalMs ?? 0, FIRST_LOOK_MS));

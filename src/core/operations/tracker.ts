@@ -187,6 +187,7 @@ async function sendOnce(chain: EvmChain, rawTransaction: string): Promise<Broadc
       error: { code: error.code, message: error.message },
       transient: isTransient(error),
       ...(isUnderpriced(raw) ? { underpriced: true } : {}),
+      ...(refusalOf(raw) === "nonce-too-low" ? { nonceUsed: true } : {}),
     };
   }
 }
@@ -253,7 +254,8 @@ export class OperationTracker {
       withSenderLock: withSenderLock ?? ((_chain, _sender, work) => work()),
       send: async (chain, raw) => {
         const outcome = await sendRaw(chain, raw);
-        return outcome.kind === "refused" ? "refused" : outcome.kind;
+        if (outcome.kind !== "refused") return outcome.kind;
+        return outcome.nonceUsed ? "nonce-used" : "refused";
       },
       report: (healing) => this.report(healing),
     });
@@ -571,15 +573,17 @@ export class OperationTracker {
           group.map((look) => ({ id: look.record.id, nonce: look.record.nonce!, broadcast: toSend.has(look) })),
         );
         const gaps = this.gaps.senderView(chain, { chain: group[0]!.record.chain, network: group[0]!.record.network, sender });
+        // Set once a nonce below is a live reservation's: the records above wait for it, and are not missing.
+        let behindReservation = false;
         for (const step of steps) {
           if (step.kind === "fill") {
-            await gaps.fill(step.nonce).catch(() => false);
+            if ((await gaps.fill(step.nonce).catch(() => "open" as const)) === "reserved") behindReservation = true;
             continue;
           }
           const look = byId.get(step.id)!;
-          const observation = await this.broadcast(look.record, chain, pass, heldNowhereOf(look)).catch((): Observation => ({
-            kind: "node-error",
-          }));
+          const observation = await this.broadcast(look.record, chain, pass, heldNowhereOf(look), behindReservation).catch(
+            (): Observation => ({ kind: "node-error" }),
+          );
           look.change = this.decision(look.record, observation);
           // A pending record's transaction the node no longer knew (a signed one's first broadcast is no healing).
           if (observation.kind === "broadcast" && observation.outcome.kind === "accepted" && look.record.status === "pending") {
@@ -753,7 +757,13 @@ export class OperationTracker {
   }
 
   /** Sends the stored raw transaction again (the one the record follows); how the node answered. */
-  private async broadcast(record: LeasedOperation, chain: EvmChain, pass: PassReads, heldNowhere?: true): Promise<Observation> {
+  private async broadcast(
+    record: LeasedOperation,
+    chain: EvmChain,
+    pass: PassReads,
+    heldNowhere?: true,
+    behindReservation = false,
+  ): Promise<Observation> {
     const outcome = await sendRaw(chain, await this.rawOf(record));
     const replaceAfterBlocks = this.replaceAfterBlocks(record);
     // The pass's head, read when it observed the record (it is cached): where its replace-after blocks count from.
@@ -765,6 +775,7 @@ export class OperationTracker {
       ...(head !== undefined ? { head } : {}),
       ...(Number.isFinite(replaceAfterBlocks) ? { replaceAfterBlocks } : {}),
       ...(heldNowhere ? { heldNowhere } : {}),
+      ...(behindReservation ? { behindReservation: true as const } : {}),
     };
   }
 

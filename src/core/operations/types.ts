@@ -142,6 +142,29 @@ export interface OperationStore {
   reserveNonce(reservation: NewNonceReservation): Promise<string | undefined>;
   /** The reservation of `nonce`, live or expired, or undefined when none was ever made (or it was replaced and purged). */
   getNonceReservation(chain: string, network: string, sender: string, nonce: number): Promise<NonceReservation | undefined>;
+  /** The nonces of the sender's live reservations on the pair that keep no filler yet, ascending. */
+  unfilledReservations(chain: string, network: string, sender: string): Promise<number[]>;
+  /**
+   * Keeps beside each reservation a filler: a zero-value transfer from the sender to itself at its nonce, signed ahead by
+   * a key-in-body send that took a nonce above it, for the tracker to send if the reservation expires unused (its nonce
+   * would strand the sends above it). A reservation keeps the first filler it is given, also when a later prepare takes
+   * its nonce again after it expired. Written before that send's record.
+   */
+  keepReservationFillers(chain: string, network: string, sender: string, fillers: readonly ReservationFiller[]): Promise<void>;
+  /** The filler kept beside the sender's reservation of `nonce` once that reservation expired; undefined while it is live, or with none. */
+  reservationFillerAt(chain: string, network: string, sender: string, nonce: number): Promise<ExpiredReservationFiller | undefined>;
+}
+
+/** A zero-value transfer from a sender to itself, signed ahead at a reserved nonce (see `keepReservationFillers`). */
+export interface ReservationFiller {
+  nonce: number;
+  rawTransaction: string;
+}
+
+export interface ExpiredReservationFiller {
+  rawTransaction: string;
+  /** When the reservation it fills expired (ISO time). */
+  expiresAt: string;
 }
 
 /**

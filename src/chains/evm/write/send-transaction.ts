@@ -13,6 +13,7 @@ import { senderLockKey, type SenderLock } from "../sender-lock.js";
 import { signSend, type SendToSign, type SignedSend } from "./sign-transaction.js";
 import { signOffThread } from "./signing-thread.js";
 import { parseSignedTransaction } from "./signed-transaction.js";
+import { fillerFees, fillReservationsBelow, heldBetween, type ReservationFillerHooks } from "./reservation-fillers.js";
 import type { PreparedTransaction } from "../../../core/operations/types.js";
 
 export interface SignedTransactionInfo {
@@ -58,6 +59,8 @@ export interface BroadcastHooks {
   heldNonces?(): Promise<number[]>;
   /** A caller-signed transaction (already checked against the request): refuses it unless it is the prepared one, inside the sender lock. */
   acceptSigned?(transaction: Transaction): Promise<void>;
+  /** Where a key-in-body send keeps the fillers it signs for the reservations below it (reservation-fillers.ts). */
+  reservationFillers?: ReservationFillerHooks;
 }
 
 /** What the transaction does; who signs it is the caller's `privateKey`, a `signedTransaction`, or nobody yet (prepare). */
@@ -606,6 +609,13 @@ async function sendBatch(chain: EvmChain, batch: Job[], before: BatchBroadcasts 
     nonce = lowestFreeNonce(nonce + 1, held);
   }
   if (planned.length === 0) return nothingSent;
+  try {
+    await fillersBelow(chain, planned, held, Math.max(pendingNonce, nothingSent.nextNonce), fees, cancelGasLimit);
+  } catch (error) {
+    // Kept before any send is recorded: without them, a reservation abandoned below would strand the sends.
+    for (const { entry } of planned) entry.reject(error);
+    return nothingSent;
+  }
 
   let unansweredCost = planned.reduce((sum, send) => sum + send.cost, 0n);
   const answered = (send: Planned) => void (unansweredCost -= send.cost);
@@ -634,6 +644,28 @@ async function sendBatch(chain: EvmChain, batch: Job[], before: BatchBroadcasts 
   // Resolved once every send holds its nonce in the store (recorded) or will never be sent.
   await Promise.allSettled(staged);
   return { finished, unanswered: () => unansweredCost + nothingSent.unanswered(), nextNonce: nonce };
+}
+
+/**
+ * The fillers of the live reservations between the node's next nonce (`from`) and the batch's last send, signed with the
+ * batch's key and kept before its sends are recorded (reservation-fillers.ts). Nothing is asked unless a nonce in that
+ * range is held.
+ */
+async function fillersBelow(
+  chain: EvmChain,
+  planned: Planned[],
+  held: readonly number[],
+  from: number,
+  fees: Fees,
+  cancelGasLimit: bigint | undefined,
+): Promise<void> {
+  const { request, hooks } = planned[0]!.entry.job;
+  const passed = heldBetween(held, from, planned.at(-1)!.nonce);
+  if (passed.length === 0 || hooks.reservationFillers === undefined || request.privateKey === undefined) return;
+  const gasLimit = cancelGasLimit ?? (await cancelGas(chain, request.sender));
+  if (gasLimit === undefined) return;
+  const send = { sender: request.sender, privateKey: request.privateKey, fees: fillerFees(fees, request.feeRules?.cap), gasLimit };
+  await fillReservationsBelow(chain, send, passed, hooks.reservationFillers);
 }
 
 /**
