@@ -35,6 +35,8 @@ interface Reading {
   launches: number;
   rssMiB: number;
   heapUsedMiB: number;
+  /** V8's heap as committed (heapTotal): what of the RSS the heap holds, its young generation grown under load included. */
+  heapCommittedMiB: number;
   /** Launches per second over the RATE_WINDOW launches before this count. */
   rate: number;
   /** anvil: the node's own RSS (another process). */
@@ -50,10 +52,10 @@ export interface GrowthRun {
 
 const MiB = 1024 * 1024;
 
-function memory(): { rssMiB: number; heapUsedMiB: number } {
+function memory(): { rssMiB: number; heapUsedMiB: number; heapCommittedMiB: number } {
   collectGarbage();
-  const { rss, heapUsed } = process.memoryUsage();
-  return { rssMiB: rss / MiB, heapUsedMiB: heapUsed / MiB };
+  const { rss, heapUsed, heapTotal } = process.memoryUsage();
+  return { rssMiB: rss / MiB, heapUsedMiB: heapUsed / MiB, heapCommittedMiB: heapTotal / MiB };
 }
 
 function processRssMiB(pid: number): number | undefined {
@@ -97,7 +99,7 @@ async function grow(
     const reading = { launches: count, ...memory(), rate, ...extra() };
     readings.push(reading);
     log(
-      `growth ${label}: ${count} launches, RSS ${reading.rssMiB.toFixed(0)} MiB, heap ${reading.heapUsedMiB.toFixed(0)} MiB, ${rate.toFixed(0)}/s`,
+      `growth ${label}: ${count} launches, RSS ${reading.rssMiB.toFixed(0)} MiB, heap ${reading.heapUsedMiB.toFixed(0)} of ${reading.heapCommittedMiB.toFixed(0)} MiB, ${rate.toFixed(0)}/s`,
     );
   }
   return { readings, failures, ...(firstFailure !== undefined ? { firstFailure } : {}) };
@@ -291,7 +293,7 @@ if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.a
 
 export function formatGrowth(runs: GrowthRun[]): string {
   const lines = [
-    "| target | launches | RSS | heap used | RSS growth since the count before | rate (last 200) | rate ÷ rate at 200 |",
+    "| target | launches | RSS | heap used (committed) | RSS growth since the count before | rate (last 200) | rate ÷ rate at 200 |",
     "|---|---|---|---|---|---|---|",
   ];
   for (const run of runs) {
@@ -304,7 +306,7 @@ export function formatGrowth(runs: GrowthRun[]): string {
           : `${(((reading.rssMiB - before.rssMiB) / (reading.launches - before.launches)) * 1000).toFixed(1)} MiB per 1,000`;
       const node = reading.nodeRssMiB === undefined ? "" : ` (node: ${reading.nodeRssMiB.toFixed(0)} MiB)`;
       lines.push(
-        `| ${run.target} | ${reading.launches.toLocaleString("en-US")} | ${reading.rssMiB.toFixed(0)} MiB${node} | ${reading.heapUsedMiB.toFixed(1)} MiB | ${growth} | ${reading.rate.toFixed(0)} /s | ${first === undefined ? "—" : (reading.rate / first.rate).toFixed(2)} |`,
+        `| ${run.target} | ${reading.launches.toLocaleString("en-US")} | ${reading.rssMiB.toFixed(0)} MiB${node} | ${reading.heapUsedMiB.toFixed(1)} MiB (${reading.heapCommittedMiB.toFixed(0)} MiB) | ${growth} | ${reading.rate.toFixed(0)} /s | ${first === undefined ? "—" : (reading.rate / first.rate).toFixed(2)} |`,
       );
     });
     if (run.failures > 0)
