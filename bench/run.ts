@@ -3,7 +3,9 @@
 // Speed is printed here, never asserted in a test. Progress goes to stderr, the tables to stdout.
 // `npm run bench -- --no-footprint` leaves out the footprint of `serve` (about two minutes); `--only=balances,wallets`
 // runs only the named sections of the ratio table (launches, balances, wallets, replay, anvil) and nothing after it;
-// `--only=token-gas` only the deployment gas of each token option and the gas of batch mints (docs/tokens.md; a minute).
+// `--only=token-gas` only the deployment gas of each token option and the gas of batch mints (docs/tokens.md; a minute);
+// `--only=growth` only what history costs: memory and launch rate at 200, 2,000 and 12,000 launches (bench/growth.ts has
+// its flags; not in the full bench, it takes a quarter of an hour).
 import { rm } from "node:fs/promises";
 import os from "node:os";
 
@@ -11,6 +13,7 @@ import hre from "hardhat";
 
 import { anvilRows } from "./anvil.js";
 import { balanceReadRows } from "./balance-reads.js";
+import { GROWTH_NOTES, formatGrowth, growthOptions, growthRuns } from "./growth.js";
 import { launchRows } from "./launches.js";
 import { replayRows } from "./replay.js";
 import { batchMintGasRows, formatBatchMintGasTable, formatOptionCostTable, formatTokenGasTable, tokenGasRows } from "./token-gas.js";
@@ -89,6 +92,12 @@ async function main(): Promise<void> {
     log("batch mint gas…");
     console.log("Batch mint gas (ethereum/sepolia simulated, to fresh holders):\n");
     console.log(`${formatBatchMintGasTable(await batchMintGasRows(hre, log))}\n`);
+  }
+  if (only?.includes("growth")) {
+    const options = growthOptions(process.argv);
+    log(`growth: ${options.targets.join(", ")} at ${options.counts.join(", ")} launches (anvil: ${options.anvilCounts.join(", ")})…`);
+    console.log("What history costs (memory and launch rate as launches accumulate):\n");
+    console.log(`${formatGrowth(await growthRuns(options, log))}\n\n${GROWTH_NOTES}\n`);
   }
   if (only !== undefined) return;
   log("wallet creation per core…");

@@ -4,7 +4,8 @@ import { BUILT_IN_CHAINS, requireEvm, rpcEnvironmentVariable, type ChainRegistry
 import { ErrorCode, invalidArgument, isTokenServiceError, TokenServiceError } from "../domain/errors.js";
 import { parseChainFault, type ChainFaultRequest, type ChainFaultView } from "../domain/faults.js";
 import { noBitcoinBackends, requireBitcoinBackend, type BitcoinBackends } from "../chains/bitcoin/backend.js";
-import { readBalances, readErc1155Balances, readErc721Balance } from "../chains/evm/read/balances.js";
+import { readBalances, readErc1155Balances, readErc721Balance, tokenMetadataEntries } from "../chains/evm/read/balances.js";
+import { learntShapes } from "../chains/evm/write/gas-shapes.js";
 import { readAllowance, readOwnedTokenIds, readTokenInfo } from "../chains/evm/read/token-info.js";
 import { parseTokenStandard } from "../domain/asset-types.js";
 import { decodeOwnedTokensCursor, encodeOwnedTokensCursor } from "../domain/owned-tokens-cursor.js";
@@ -608,6 +609,22 @@ export class TokenService {
     return this.evm.get(requireEvm(info, operation));
   }
 
+  /**
+   * What the service holds in memory, entry by entry, beside its store: the tracker's records in flight and each open
+   * chain's caches. None of it grows with history (docs/operations.md, "Memory"); tests check that it does not.
+   * @internal
+   */
+  retained(): RetainedEntries {
+    return {
+      tracker: this.operations.tracker.retained(),
+      chains: Object.fromEntries(
+        this.evm
+          .openChains()
+          .map(([pair, chain]) => [pair, { tokenMetadata: tokenMetadataEntries(chain), gasShapes: learntShapes(chain) }]),
+      ),
+    };
+  }
+
   async close(): Promise<void> {
     await this.operations.stop();
     await Promise.all([this.evm.close(), this.bitcoin.close()]);
@@ -616,3 +633,10 @@ export class TokenService {
 }
 
 export type { TokenType } from "../domain/token-params.js";
+
+/** The sizes `TokenService.retained()` reports. */
+export interface RetainedEntries {
+  tracker: { waiters: number; broadcasting: number; accepted: number; own: number };
+  /** By pair: token symbols and decimals kept, and deployment shapes whose gas is kept. */
+  chains: Record<string, { tokenMetadata: number; gasShapes: number }>;
+}

@@ -219,6 +219,11 @@ export class EvmChains {
     return chains.flatMap((chain) => (chain instanceof SimulatedChain && chain.replay ? [chain.replay] : []));
   }
 
+  /** The chains open now, by pair (what the service's `retained()` looks into). */
+  openChains(): Array<[pair: string, chain: EvmChain]> {
+    return [...this.connected];
+  }
+
   /** Each connected live pair's endpoints with their states, in the order requests try them. */
   endpointStatuses(): Array<{ pair: string; endpoints: EndpointStatus[] }> {
     return [...this.connected].flatMap(([pair, chain]) =>

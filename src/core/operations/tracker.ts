@@ -390,6 +390,11 @@ export class OperationTracker {
     if (this.settings.ownRecordsOnly) this.own.add(id);
   }
 
+  /** How many records each of the tracker's in-memory sets holds: records in flight only, never history (tests). */
+  retained(): { waiters: number; broadcasting: number; accepted: number; own: number } {
+    return { waiters: this.waiters.size, broadcasting: this.broadcasting.size, accepted: this.accepted.size, own: this.own.size };
+  }
+
   notify(id: string, record?: OperationRecord): void {
     for (const waiter of [...(this.waiters.get(id) ?? [])]) waiter(record);
   }

@@ -1,6 +1,7 @@
 import { AbiCoder, JsonRpcApiProvider, decodeBytes32String, type Interface } from "ethers";
 
 import { ErrorCode } from "../../../domain/errors.js";
+import { LruMap } from "../../../domain/lru-map.js";
 import { amountPair, type AmountPair } from "../../../domain/units.js";
 import { balanceReaderArtifact } from "../artifacts.js";
 import type { EvmChain } from "../chain.js";
@@ -34,8 +35,18 @@ interface Erc20Metadata {
   decimals: number;
 }
 
-/** Token symbols and decimals never change, so they are read once per chain connection. */
-const metadataCache = new WeakMap<EvmChain, Map<string, Erc20Metadata>>();
+/**
+ * Token symbols and decimals never change, so they are read once per chain connection and kept for the tokens read
+ * lately: at most TOKEN_METADATA_ENTRIES a chain (about 150 bytes each), the least recently read let go first. A token
+ * let go costs its next read two words more from the node (the reader contract asks them in the same call).
+ */
+const metadataCache = new WeakMap<EvmChain, LruMap<string, Erc20Metadata>>();
+export const TOKEN_METADATA_ENTRIES = 1024;
+
+/** How many tokens' metadata the chain's cache holds now (the service's `retained()`; tests of its bound). */
+export function tokenMetadataEntries(chain: EvmChain): number {
+  return metadataCache.get(chain)?.size ?? 0;
+}
 
 export const MAX_LISTED_TOKEN_IDS = 1000;
 
@@ -177,26 +188,28 @@ function decodeWithMetadata(answer: string): { native: bigint; reads: TokenRead[
   };
 }
 
-function metadataOf(chain: EvmChain): Map<string, Erc20Metadata> {
+function metadataOf(chain: EvmChain): LruMap<string, Erc20Metadata> {
   let cache = metadataCache.get(chain);
   if (cache === undefined) {
-    cache = new Map();
+    cache = new LruMap(TOKEN_METADATA_ENTRIES);
     metadataCache.set(chain, cache);
   }
   return cache;
 }
 
-/** A token's balance from its raw answers, its metadata read once per chain; not a token: NOT_A_TOKEN_CONTRACT. */
-function erc20Balance(chain: EvmChain, contract: string, read: TokenRead, field: string): Erc20Balance {
+/**
+ * A token's balance from its raw answers and its metadata as known when the read began (`cached`: the cache may let it
+ * go meanwhile, and the read then did not ask for it); not a token: NOT_A_TOKEN_CONTRACT.
+ */
+function erc20Balance(chain: EvmChain, contract: string, read: TokenRead, field: string, cached: Erc20Metadata | undefined): Erc20Balance {
   if (!read.hasCode) throw notAToken(contract, "an ERC20", true, field);
-  const known = metadataOf(chain);
-  let metadata = known.get(contract);
+  let metadata = cached;
   if (metadata === undefined) {
     const symbol = decodeSymbol(read.symbol);
     const decimals = decodeUint(erc20Interface, "decimals", read.decimals);
     if (symbol === undefined || decimals === undefined || decimals > 255n) throw notAToken(contract, "an ERC20", false, field);
     metadata = { symbol, decimals: Number(decimals) };
-    known.set(contract, metadata);
+    metadataOf(chain).set(contract, metadata);
   }
   // One word is a uint256 as it stands; anything else goes through the ABI decoder, as a token's odd answer may.
   const balance = read.balance.length === 66 ? BigInt(read.balance) : decodeUint(erc20Interface, "balanceOf", read.balance);
@@ -215,8 +228,9 @@ export async function readBalances(
   field = "erc20TokenContractAddresses",
 ): Promise<{ native: AmountPair; tokens: Erc20Balance[] }> {
   if (contracts.length === 0) return { native: await readNativeBalance(chain, owner), tokens: [] };
-  const known = metadataOf(chain);
-  const withMetadata = contracts.some((contract) => !known.has(contract));
+  const cache = metadataOf(chain);
+  const known = contracts.map((contract) => cache.get(contract));
+  const withMetadata = known.some((metadata) => metadata === undefined);
   const size = withMetadata ? TOKENS_PER_READ_WITH_METADATA : TOKENS_PER_READ;
   const batches = Array.from({ length: Math.ceil(contracts.length / size) }, (_, index) =>
     contracts.slice(index * size, (index + 1) * size),
@@ -229,7 +243,7 @@ export async function readBalances(
   const reads = answers.flatMap((answer) => answer!.reads);
   return {
     native: amountPair(answers[0]!.native, chain.info.nativeDecimals),
-    tokens: contracts.map((contract, index) => erc20Balance(chain, contract, reads[index]!, field)),
+    tokens: contracts.map((contract, index) => erc20Balance(chain, contract, reads[index]!, field, known[index])),
   };
 }
 
@@ -243,9 +257,10 @@ export async function readErc20Balances(
   contracts: string[],
   field = "erc20TokenContractAddresses",
 ): Promise<Erc20Balance[]> {
-  const known = metadataOf(chain);
+  const cache = metadataOf(chain);
   const reads = contracts.map(async (contract) => {
-    const cached = known.has(contract);
+    const metadata = cache.get(contract);
+    const cached = metadata !== undefined;
     const [code, balance, symbol, decimals] = await Promise.all([
       cached
         ? Promise.resolve("cached")
@@ -254,7 +269,7 @@ export async function readErc20Balances(
       cached ? Promise.resolve("0x") : call(chain, contract, erc20Interface, "symbol", []),
       cached ? Promise.resolve("0x") : call(chain, contract, erc20Interface, "decimals", []),
     ]);
-    return erc20Balance(chain, contract, { hasCode: code !== "0x", balance, symbol, decimals }, field);
+    return erc20Balance(chain, contract, { hasCode: code !== "0x", balance, symbol, decimals }, field, metadata);
   });
   return Promise.all(reads);
 }

@@ -1,3 +1,4 @@
+import { LruMap } from "../../../domain/lru-map.js";
 import type { EvmChain } from "../chain.js";
 
 /**
@@ -22,7 +23,17 @@ interface Learnt {
  */
 const LEARNT_FOR_MS = { simulated: 10 * 60_000, live: 60_000 };
 
-const learnt = new WeakMap<EvmChain, Map<string, Learnt>>();
+/**
+ * Shapes kept a chain, the least recently used let go first (each about 200 bytes): a service launching tokens of ever
+ * new shapes (every length of name and symbol) holds the recent ones, and estimates the others as a first launch does.
+ */
+export const LEARNT_SHAPES = 512;
+const learnt = new WeakMap<EvmChain, LruMap<string, Learnt>>();
+
+/** How many shapes the chain's estimates are kept for now (the service's `retained()`). */
+export function learntShapes(chain: EvmChain): number {
+  return learnt.get(chain)?.size ?? 0;
+}
 
 /** EIP-2028: 4 gas per zero byte of calldata, 16 per other byte. */
 export function calldataGas(data: string): bigint {
@@ -59,7 +70,7 @@ function reusesEstimates(chain: EvmChain): boolean {
 
 export function learnGas(chain: EvmChain, shape: string, data: string, gas: bigint, now = Date.now()): void {
   let shapes = learnt.get(chain);
-  if (shapes === undefined) learnt.set(chain, (shapes = new Map()));
+  if (shapes === undefined) learnt.set(chain, (shapes = new LruMap(LEARNT_SHAPES)));
   shapes.set(shape, { gas, calldataGas: calldataGas(data), length: data.length, at: now });
 }
 

@@ -1,0 +1,327 @@
+// `npm run bench -- --only=growth`: what history costs. Launches through the service (embedded SQLite store, as `serve`
+// runs) into the simulated chain (its journal on, as `serve` keeps it) and into an anvil node, with the process's RSS
+// and heap used at 200, 2,000 and 12,000 launches, MiB per 1,000 launches, and the launch rate at each count beside the
+// rate at 200; beside them, the same deployments pre-signed into EDR alone: what of the growth is the chain's own.
+// `--growth-launches=200,2000,12000` sets the counts (every target), `--growth-anvil-launches=` anvil's alone (default
+// 200,2000: see docs/benchmarks.md), `--growth-targets=simulated,edr,anvil` which targets run.
+import { spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { mkdtemp, rm } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+
+import { toQuantity } from "ethers";
+import type { HardhatRuntimeEnvironment } from "hardhat/types/hre";
+
+import { createTokenService, type TokenService } from "../src/api.js";
+import { openStore } from "../src/store/open-store.js";
+import { startAnvil, type AnvilNode } from "../test/helpers/anvil.js";
+import { PAIR, PAIR_INFO, erc20Token, freshChain, presignedDeployments, randomSigner, setBalance } from "./deployments.js";
+import { collectGarbage } from "./support.js";
+
+const SENDERS = 10;
+/** Launches fired at once, then each followed to `mined` before the next wave: a steady load, never an unbounded queue. */
+const WAVE = 100;
+/** The rate at a count is taken over the launches just before it (the first 200 for the count 200). */
+const RATE_WINDOW = 200;
+const SETTLE_TIMEOUT_MS = 300_000;
+const FUNDS = 10n ** 26n;
+
+export const DEFAULT_GROWTH_COUNTS = [200, 2_000, 12_000];
+export const DEFAULT_ANVIL_GROWTH_COUNTS = [200, 2_000];
+
+interface Reading {
+  launches: number;
+  rssMiB: number;
+  heapUsedMiB: number;
+  /** V8's heap as committed (heapTotal): what of the RSS the heap holds, its young generation grown under load included. */
+  heapCommittedMiB: number;
+  /** Launches per second over the RATE_WINDOW launches before this count. */
+  rate: number;
+  /** anvil: the node's own RSS (another process). */
+  nodeRssMiB?: number;
+}
+
+export interface GrowthRun {
+  target: string;
+  readings: Reading[];
+  failures: number;
+  firstFailure?: string;
+}
+
+const MiB = 1024 * 1024;
+
+function memory(): { rssMiB: number; heapUsedMiB: number; heapCommittedMiB: number } {
+  collectGarbage();
+  const { rss, heapUsed, heapTotal } = process.memoryUsage();
+  return { rssMiB: rss / MiB, heapUsedMiB: heapUsed / MiB, heapCommittedMiB: heapTotal / MiB };
+}
+
+function processRssMiB(pid: number): number | undefined {
+  try {
+    const line = readFileSync(`/proc/${pid}/status`, "utf8").match(/VmRSS:\s+(\d+) kB/);
+    return line === null ? undefined : Number(line[1]) / 1024;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Runs `wave(from, count)` until each of `counts` is reached, reading memory and the recent rate at each. A wave
+ * answers how many of its launches failed (not mined) and the first failure's words.
+ */
+async function grow(
+  counts: number[],
+  wave: (from: number, count: number) => Promise<{ failed: number; first?: string }>,
+  log: (line: string) => void,
+  label: string,
+  extra: () => Partial<Reading> = () => ({}),
+): Promise<Omit<GrowthRun, "target">> {
+  const readings: Reading[] = [];
+  const finished: number[] = [];
+  let done = 0;
+  let failures = 0;
+  let firstFailure: string | undefined;
+  const started = performance.now();
+  for (const count of counts) {
+    while (done < count) {
+      const size = Math.min(WAVE, count - done);
+      const { failed, first } = await wave(done, size);
+      failures += failed;
+      firstFailure ??= first;
+      done += size;
+      finished[done] = performance.now();
+    }
+    const windowStart = Math.max(0, count - RATE_WINDOW);
+    const from = windowStart === 0 ? started : finished[windowStart]!;
+    const rate = ((count - windowStart) / (finished[count]! - from)) * 1000;
+    const reading = { launches: count, ...memory(), rate, ...extra() };
+    readings.push(reading);
+    log(
+      `growth ${label}: ${count} launches, RSS ${reading.rssMiB.toFixed(0)} MiB, heap ${reading.heapUsedMiB.toFixed(0)} of ${reading.heapCommittedMiB.toFixed(0)} MiB, ${rate.toFixed(0)}/s`,
+    );
+  }
+  return { readings, failures, ...(firstFailure !== undefined ? { firstFailure } : {}) };
+}
+
+/** The service's launches, `WAVE` at a time from `SENDERS` senders, each followed to its final state. */
+function serviceWave(service: TokenService, senders: Array<{ address: string; privateKey: string }>) {
+  return async (from: number, count: number) => {
+    const results = await Promise.allSettled(
+      Array.from({ length: count }, async (_, index) => {
+        const sender = senders[(from + index) % SENDERS]!;
+        const outcome = await service.operations.launch({
+          ...PAIR,
+          type: "ERC20",
+          token: erc20Token(from + index),
+          sender: sender.address,
+          privateKey: sender.privateKey,
+        });
+        return service.operations.settle(outcome, SETTLE_TIMEOUT_MS);
+      }),
+    );
+    const failed = results.filter((result) => result.status === "rejected" || result.value.status !== "mined");
+    const first = failed[0];
+    return {
+      failed: failed.length,
+      ...(first === undefined
+        ? {}
+        : {
+            first:
+              first.status === "rejected"
+                ? String(first.reason)
+                : `ended ${(first as PromiseFulfilledResult<{ status: string }>).value.status}`,
+          }),
+    };
+  };
+}
+
+async function withService<T>(
+  hre: HardhatRuntimeEnvironment,
+  options: { node?: AnvilNode },
+  work: (service: TokenService) => Promise<T>,
+): Promise<T> {
+  const dataDir = await mkdtemp(path.join(os.tmpdir(), "bench-growth-"));
+  const store = await openStore({ dataDir });
+  const node = options.node;
+  const service = await createTokenService({
+    hre,
+    env: {},
+    operationStore: store,
+    // Simulated: its journal in the data directory, as `serve` keeps it. Live: the anvil node.
+    ...(node === undefined ? { dataDir: path.join(dataDir, "chains") } : { rpcUrls: { [`${PAIR.chain}/${PAIR.network}`]: [node.url] } }),
+  });
+  try {
+    return await work(service);
+  } finally {
+    await service.close();
+    await store.close();
+    await rm(dataDir, { recursive: true, force: true });
+  }
+}
+
+async function fundedSenders(service: TokenService, node?: AnvilNode) {
+  const senders = Array.from({ length: SENDERS }, () => service.createWallet(PAIR));
+  for (const sender of senders) {
+    if (node !== undefined) await node.rpc("anvil_setBalance", [sender.address, toQuantity(FUNDS)]);
+    else await service.faucet({ ...PAIR, address: sender.address, amount: FUNDS.toString() });
+  }
+  return senders;
+}
+
+async function simulatedGrowth(hre: HardhatRuntimeEnvironment, counts: number[], log: (line: string) => void): Promise<GrowthRun> {
+  return withService(hre, {}, async (service) => {
+    const senders = await fundedSenders(service);
+    return {
+      target: "service → simulated chain (EDR, journal on)",
+      ...(await grow(counts, serviceWave(service, senders), log, "simulated")),
+    };
+  });
+}
+
+async function anvilGrowth(hre: HardhatRuntimeEnvironment, counts: number[], log: (line: string) => void): Promise<GrowthRun> {
+  const node = await startAnvil({ chainId: PAIR_INFO.chainId });
+  try {
+    return await withService(hre, { node }, async (service) => {
+      const senders = await fundedSenders(service, node);
+      const nodeRss = () => {
+        const rss = processRssMiB(node.pid);
+        return rss === undefined ? {} : { nodeRssMiB: rss };
+      };
+      return { target: "service → anvil (live node)", ...(await grow(counts, serviceWave(service, senders), log, "anvil", nodeRss)) };
+    });
+  } finally {
+    await node.stop();
+  }
+}
+
+/** The anchor: the same deployments, signed beforehand, sent into a fresh EDR chain in this process, no service. */
+async function edrAloneGrowth(hre: HardhatRuntimeEnvironment, counts: number[], log: (line: string) => void): Promise<GrowthRun> {
+  const chain = await freshChain(hre);
+  try {
+    const senders = Array.from({ length: SENDERS }, () => randomSigner());
+    for (const sender of senders) await setBalance(chain, sender.address, FUNDS);
+    const perSender = Math.ceil(counts.at(-1)! / SENDERS);
+    log(`growth EDR alone: signing ${perSender * SENDERS} deployments beforehand…`);
+    let signed: string[] | undefined = await presignedDeployments(chain, senders, perSender);
+    const run = await grow(
+      counts,
+      async (from, count) => {
+        const hashes = await Promise.all(signed!.slice(from, from + count).map((raw) => chain.request("eth_sendRawTransaction", [raw])));
+        const receipts = await Promise.all(
+          hashes.map((hash) => chain.request("eth_getTransactionReceipt", [hash]) as Promise<{ status: string } | null>),
+        );
+        return { failed: receipts.filter((receipt) => receipt?.status !== "0x1").length };
+      },
+      log,
+      "EDR alone",
+      () => ({}),
+    );
+    signed = undefined;
+    return { target: "anchor: pre-signed into EDR alone (no service)", ...run };
+  } finally {
+    await chain.close();
+  }
+}
+
+export interface GrowthOptions {
+  counts: number[];
+  anvilCounts: number[];
+  targets: string[];
+}
+
+export function growthOptions(argv: string[]): GrowthOptions {
+  const list = (name: string) =>
+    argv
+      .find((argument) => argument.startsWith(`--${name}=`))
+      ?.slice(name.length + 3)
+      .split(",")
+      .filter((part) => part !== "");
+  const counts = (name: string, fallback: number[]) => {
+    const given = list(name)?.map(Number);
+    if (given === undefined) return fallback;
+    if (given.some((count) => !Number.isInteger(count) || count <= 0 || count % WAVE !== 0))
+      throw new Error(`--${name} takes positive multiples of ${WAVE}, ascending`);
+    return given;
+  };
+  const all = counts("growth-launches", DEFAULT_GROWTH_COUNTS);
+  return {
+    counts: all,
+    anvilCounts: counts("growth-anvil-launches", list("growth-launches") !== undefined ? all : DEFAULT_ANVIL_GROWTH_COUNTS),
+    targets: list("growth-targets") ?? ["simulated", "edr", "anvil"],
+  };
+}
+
+const TARGETS = { edr: edrAloneGrowth, simulated: simulatedGrowth, anvil: anvilGrowth } as const;
+type Target = keyof typeof TARGETS;
+
+/**
+ * Each target in a Node process of its own, one at a time: its RSS then counts that target alone, not what an earlier
+ * one left to the allocator. The child prints its run as JSON on stdout, its progress on stderr.
+ */
+export async function growthRuns(options: GrowthOptions, log: (line: string) => void): Promise<GrowthRun[]> {
+  const runs: GrowthRun[] = [];
+  for (const target of Object.keys(TARGETS) as Target[]) {
+    if (!options.targets.includes(target)) continue;
+    const counts = target === "anvil" ? options.anvilCounts : options.counts;
+    const child = spawn(
+      process.execPath,
+      ["--expose-gc", "--import", "tsx/esm", fileURLToPath(import.meta.url), target, counts.join(",")],
+      {
+        stdio: ["ignore", "pipe", "inherit"],
+      },
+    );
+    let output = "";
+    child.stdout.on("data", (chunk: Buffer) => (output += chunk.toString("utf8")));
+    const code = await new Promise<number | null>((resolve) => child.on("close", resolve));
+    if (code !== 0) throw new Error(`growth ${target} exited with ${code}`);
+    runs.push(JSON.parse(output.trim().split("\n").at(-1)!) as GrowthRun);
+    log(`growth ${target}: done`);
+  }
+  return runs;
+}
+
+// Run as a child: one target, its counts; the run as JSON on the last line of stdout.
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const [target, counts] = process.argv.slice(2) as [Target, string];
+  const { default: hre } = await import("hardhat");
+  const run = await TARGETS[target](hre, counts.split(",").map(Number), (line) => console.error(`[bench] ${line}`));
+  console.log(JSON.stringify(run));
+  process.exit(0);
+}
+
+export function formatGrowth(runs: GrowthRun[]): string {
+  const lines = [
+    "| target | launches | RSS | heap used (committed) | RSS growth since the count before | rate (last 200) | rate ÷ rate at 200 |",
+    "|---|---|---|---|---|---|---|",
+  ];
+  for (const run of runs) {
+    const first = run.readings[0];
+    run.readings.forEach((reading, index) => {
+      const before = run.readings[index - 1];
+      const growth =
+        before === undefined
+          ? "—"
+          : `${(((reading.rssMiB - before.rssMiB) / (reading.launches - before.launches)) * 1000).toFixed(1)} MiB per 1,000`;
+      const node = reading.nodeRssMiB === undefined ? "" : ` (node: ${reading.nodeRssMiB.toFixed(0)} MiB)`;
+      lines.push(
+        `| ${run.target} | ${reading.launches.toLocaleString("en-US")} | ${reading.rssMiB.toFixed(0)} MiB${node} | ${reading.heapUsedMiB.toFixed(1)} MiB (${reading.heapCommittedMiB.toFixed(0)} MiB) | ${growth} | ${reading.rate.toFixed(0)} /s | ${first === undefined ? "—" : (reading.rate / first.rate).toFixed(2)} |`,
+      );
+    });
+    if (run.failures > 0)
+      lines.push(`| ${run.target}: ${run.failures} launches not mined (first: ${run.firstFailure ?? "?"}) | | | | | | |`);
+  }
+  return lines.join("\n");
+}
+
+export const GROWTH_NOTES = `Notes on the growth figures:
+- ERC20 launches through \`service.operations.launch\` (the embedded SQLite store in a fresh data directory, as \`serve\`
+  runs it), from ${SENDERS} senders, ${WAVE} at once, each followed to \`mined\` before the next ${WAVE}. The simulated chain
+  journals every transaction (as \`serve\` keeps it); anvil mines on send, in a process of its own.
+- RSS and heap used are this process's, after a full garbage collection (\`--expose-gc\`); "node" is anvil's own RSS.
+  The EDR-alone row sends the same deployments, signed beforehand, into a fresh EDR chain in this process: EDR keeps
+  every block, transaction, receipt and state change in memory, so that part of a simulated chain's growth is the
+  chain's, not the service's.
+- The rate at a count is launches per second over the ${RATE_WINDOW} launches before it (for 200: the first 200, the
+  process warming up among them).`;
