@@ -73,7 +73,7 @@ for (const variant of variants) {
             ${sent ? Date.now() : null})`.execute(db);
       }
 
-      expect(await migrate(db as unknown as Kysely<unknown>, variant.dialect)).to.deep.equal([MIGRATION]);
+      expect(await migrate(db as unknown as Kysely<unknown>, variant.dialect)).to.include(MIGRATION);
 
       expect(await store.storedTransaction(before.id, hash("a2"))).to.deep.equal({ rawTransaction: "0x02f8a2", signature: null });
       expect(await store.storedTransaction(before.id, hash("a0"))).to.deep.equal({ rawTransaction: "0x02f8a0", signature: null });
