@@ -652,13 +652,21 @@ export class OperationTracker {
     const key = `${record.id}:${sent.join(",")}`;
     const tip = follower?.latest?.hash;
     const standing = follower === undefined ? undefined : this.poolChecks.standing(key, tip, chain.pollingIntervalMs);
-    if (standing !== undefined) return standing;
+    // It stands while the node still counts the record's nonce in the sender's next one (read once per sender and pass,
+    // for the sender's nonce healing anyway): a node that lost it (or another that took its place) does not.
+    if (standing !== undefined && (await this.stillCounted(record, chain, pass))) return standing;
     const pooled = await this.pooled(chain, sent);
     const state = { pooled, heldNowhere: pooled !== undefined && (await this.holdsNothingAt(record, chain, pass)) };
     // Only "held, and includable" stands: any other answer leads to a send, after which the next look asks again.
     if (follower !== undefined && pooled !== undefined && !state.heldNowhere) this.poolChecks.remember(key, tip, state);
     else this.poolChecks.forget(key);
     return state;
+  }
+
+  private async stillCounted(record: LeasedOperation, chain: EvmChain, pass: PassReads): Promise<boolean> {
+    if (record.sender === null || record.nonce === null) return true;
+    const next = await pass.nextNonce(chain, record.sender).catch(() => undefined);
+    return next !== undefined && next > record.nonce;
   }
 
   /** A reorg the follower saw: the records mined from its first changed block are looked at now, against the new chain. */

@@ -31,8 +31,13 @@ export interface HeadFollowerOptions {
   onReorg?: (fromBlock: number) => void;
 }
 
-/** The newest blocks whose hashes and receipts are kept: reorgs deeper than this are seen, but walked back no further. */
+/** The newest blocks whose receipts are kept. */
 const KEPT_BLOCKS = 256;
+/**
+ * The newest heights whose hashes are kept (an hour of a reorg watch on a chain of 0.5 s blocks; 66 bytes a height):
+ * the watch of a mined record reads its block's hash once. Reorgs deeper than this are seen, but walked back no further.
+ */
+const KEPT_HASHES = 8_192;
 /** A look that needs more blocks' receipts than this reads the receipts of its own transactions by hash instead. */
 const MAX_BLOCKS_PER_READ = 64;
 /** How many finished head reads are remembered, to tell which block a transaction sent at a given time came after. */
@@ -40,6 +45,8 @@ const HEAD_HISTORY = 64;
 
 export class HeadFollower {
   private tip: BlockHeader | undefined;
+  /** Counts the reorgs seen: what was read before one is kept only if none came meanwhile. */
+  private reorgs = 0;
   /** When the last head read started, and the read in flight. */
   private polledAt = -Infinity;
   private polling: Promise<BlockHeader> | undefined;
@@ -99,6 +106,7 @@ export class HeadFollower {
   async hashAt(number: number): Promise<string | null> {
     await this.head();
     const tip = this.tip!;
+    const reorgs = this.reorgs;
     if (number > tip.number) return null;
     const known = this.hashes.get(number);
     if (known !== undefined) return known;
@@ -107,7 +115,7 @@ export class HeadFollower {
     if (answer?.status === "rejected") throw answer.reason;
     if (header === undefined || header === null) return null;
     // Kept only while the chain it was read on is still the one followed.
-    if (this.tip === tip) this.hashes.set(number, header.hash);
+    if (this.reorgs === reorgs) this.hashes.set(number, header.hash);
     return header.hash;
   }
 
@@ -120,6 +128,7 @@ export class HeadFollower {
   async receipts(hashes: readonly string[], after: number | undefined): Promise<Map<string, ReceiptSummary | null>> {
     await this.head();
     const tip = this.tip!;
+    const reorgs = this.reorgs;
     const answer = new Map<string, ReceiptSummary | null>();
     const wanted = hashes.map((hash) => hash.toLowerCase());
     const first = after === undefined ? undefined : Math.max(0, after + 1);
@@ -128,7 +137,7 @@ export class HeadFollower {
     if (wholeBlocks) {
       await this.readBlocks(first, tip.number);
       if (this.blockReceiptsSupported !== false) {
-        for (const hash of wanted) answer.set(hash, this.noteBlock(tip, this.inBlocks(hash, first, tip.number)));
+        for (const hash of wanted) answer.set(hash, this.noteBlock(reorgs, this.inBlocks(hash, first, tip.number)));
         return answer;
       }
     }
@@ -150,7 +159,7 @@ export class HeadFollower {
           this.found.set(hash, summary);
           this.missingAt.delete(hash);
         }
-        answer.set(hash, this.noteBlock(tip, summary));
+        answer.set(hash, this.noteBlock(reorgs, summary));
       });
     }
     return answer;
@@ -160,8 +169,9 @@ export class HeadFollower {
    * A receipt's block is the canonical one at its height as long as the tip it was read at is followed: kept, so that
    * the reorg watch of the record it belongs to reads nothing more while no reorg comes.
    */
-  private noteBlock(tip: BlockHeader, receipt: ReceiptSummary | null): ReceiptSummary | null {
-    if (receipt !== null && this.tip === tip && receipt.blockNumber <= tip.number && !this.hashes.has(receipt.blockNumber)) {
+  private noteBlock(reorgs: number, receipt: ReceiptSummary | null): ReceiptSummary | null {
+    const tip = this.tip!;
+    if (receipt !== null && this.reorgs === reorgs && receipt.blockNumber <= tip.number && !this.hashes.has(receipt.blockNumber)) {
       this.hashes.set(receipt.blockNumber, receipt.blockHash);
     }
     return receipt;
@@ -177,6 +187,9 @@ export class HeadFollower {
 
   /** Reads the receipts of the blocks from `first` to `last` not read yet, in one batch. */
   private async readBlocks(first: number, last: number): Promise<void> {
+    // Until the node said whether it has the method, one read at a time: a node without it is asked once.
+    if (this.blockReceiptsSupported === undefined && this.reading.size > 0) await Promise.allSettled(this.reading.values());
+    if (this.blockReceiptsSupported === false) return;
     const missing: number[] = [];
     const waiting: Array<Promise<void>> = [];
     for (let number = first; number <= last; number++) {
@@ -186,7 +199,7 @@ export class HeadFollower {
       else missing.push(number);
     }
     if (missing.length > 0) {
-      const tip = this.tip;
+      const reorgs = this.reorgs;
       const read = this.requestAll(missing.map(blockReceiptsCall)).then((answers) => {
         answers.forEach((settled, index) => {
           if (settled.status === "rejected") {
@@ -196,7 +209,7 @@ export class HeadFollower {
           }
           this.blockReceiptsSupported = true;
           // Read on a chain a reorg has left since: not kept.
-          if (this.tip !== tip) return;
+          if (this.reorgs !== reorgs) return;
           const receipts = new Map<string, ReceiptSummary>();
           for (const raw of (settled.value as Array<{ transactionHash?: string }> | null) ?? []) {
             const summary = summaryOf(raw);
@@ -271,12 +284,14 @@ export class HeadFollower {
     for (const number of [...this.blockReceipts.keys()]) if (number >= fork) this.blockReceipts.delete(number);
     for (const [hash, receipt] of this.found) if (receipt.blockNumber >= fork) this.found.delete(hash);
     this.missingAt.clear();
+    this.reorgs++;
     this.options.onReorg?.(fork);
   }
 
   private prune(tipNumber: number): void {
     const oldest = tipNumber - KEPT_BLOCKS;
-    for (const number of this.hashes.keys()) if (number < oldest) this.hashes.delete(number);
+    if (this.hashes.size > KEPT_HASHES)
+      for (const number of this.hashes.keys()) if (number < tipNumber - KEPT_HASHES) this.hashes.delete(number);
     for (const number of this.blockReceipts.keys()) if (number < oldest) this.blockReceipts.delete(number);
     for (const [hash, receipt] of this.found) if (receipt.blockNumber < oldest) this.found.delete(hash);
   }
