@@ -38,10 +38,15 @@ const KEPT_BLOCKS = 256;
  * the watch of a mined record reads its block's hash once. Reorgs deeper than this are seen, but walked back no further.
  */
 const KEPT_HASHES = 8_192;
-/** A look that needs more blocks' receipts than this reads the receipts of its own transactions by hash instead. */
-const MAX_BLOCKS_PER_READ = 64;
-/** How many finished head reads are remembered, to tell which block a transaction sent at a given time came after. */
-const HEAD_HISTORY = 64;
+/**
+ * A look that needs more blocks' receipts than this reads the receipts of its own transactions by hash instead (a
+ * record sent long before a restart). Within it, the blocks are read once for every record of the pair: a burst's
+ * records, mined in as many blocks on a chain that mines on send, are found block by block, and their blocks' hashes
+ * kept for their reorg watch.
+ */
+const MAX_BLOCKS_PER_READ = KEPT_BLOCKS;
+/** How many heads seen are remembered (each height once), to tell which block a transaction sent at a time came after. */
+const HEAD_HISTORY = 1_024;
 
 export class HeadFollower {
   private tip: BlockHeader | undefined;
@@ -232,11 +237,13 @@ export class HeadFollower {
     const latest = headerOf(answer.value);
     if (latest === null) throw new Error("the node gave no latest block");
     const previous = this.tip;
-    // A node behind the one read before (a load balancer's, a block or two late): its head is on the chain followed, or
-    // not known here; nothing new. Only another hash at a height already read is a reorg.
+    // A lower head on the chain followed: a node behind the one read before (a load balancer's, a block or two late), or
+    // a chain rewound. No reorg is reported: the blocks above it are forgotten, and a record mined in one finds no block
+    // at its height, which the tracker gives the node-behind grace. Only another hash at a height read is a reorg.
     const known = this.hashes.get(latest.number);
-    if (previous !== undefined && latest.number < previous.number && (known === undefined || known === latest.hash)) return previous;
-    if (previous !== undefined && !(latest.number === previous.number && latest.hash === previous.hash)) {
+    if (previous !== undefined && latest.number < previous.number && (known === undefined || known === latest.hash)) {
+      this.forgetFrom(latest.number + 1);
+    } else if (previous !== undefined && !(latest.number === previous.number && latest.hash === previous.hash)) {
       const extends_ = await this.extendsTip(previous, latest);
       if (!extends_) await this.walkBack(latest);
     }
@@ -245,7 +252,8 @@ export class HeadFollower {
     if (latest.number > 0) this.hashes.set(latest.number - 1, latest.parentHash);
     if (previous?.hash !== latest.hash) this.missingAt.clear();
     this.prune(latest.number);
-    this.history.push({ at: Date.now(), number: latest.number });
+    // Each height once, when it was first seen: the earliest time a transaction sent after is known to be after it.
+    if (this.history.at(-1)?.number !== latest.number) this.history.push({ at: Date.now(), number: latest.number });
     if (this.history.length > HEAD_HISTORY) this.history.shift();
     return latest;
   }
@@ -280,12 +288,17 @@ export class HeadFollower {
         break;
       }
     }
-    for (const number of kept) if (number >= fork) this.hashes.delete(number);
-    for (const number of [...this.blockReceipts.keys()]) if (number >= fork) this.blockReceipts.delete(number);
-    for (const [hash, receipt] of this.found) if (receipt.blockNumber >= fork) this.found.delete(hash);
+    this.forgetFrom(fork);
+    this.options.onReorg?.(fork);
+  }
+
+  /** Forgets every hash and receipt read at `first` or above: what was read before is not kept after. */
+  private forgetFrom(first: number): void {
+    for (const number of [...this.hashes.keys()]) if (number >= first) this.hashes.delete(number);
+    for (const number of [...this.blockReceipts.keys()]) if (number >= first) this.blockReceipts.delete(number);
+    for (const [hash, receipt] of this.found) if (receipt.blockNumber >= first) this.found.delete(hash);
     this.missingAt.clear();
     this.reorgs++;
-    this.options.onReorg?.(fork);
   }
 
   private prune(tipNumber: number): void {
