@@ -86,6 +86,11 @@ export class PassReads {
     return this.once(`${chain.info.chainId}:${sender}:pending`, () => chain.provider.getTransactionCount(sender, "pending"));
   }
 
+  /** The sender's nonce count at the head: its transactions mined. */
+  minedNonce(chain: EvmChain, sender: string): Promise<number> {
+    return this.once(`${chain.info.chainId}:${sender}:latest`, () => chain.provider.getTransactionCount(sender, "latest"));
+  }
+
   /** The sender's nonce count at the newest block with the confirmations a mined record needs. */
   confirmedNonce(chain: EvmChain, sender: string): Promise<number> {
     const required = chain.simulated ? 1 : this.confirmations;

@@ -557,8 +557,9 @@ export class OperationTracker {
     const replaceAfterBlocks = this.replaceAfterBlocks(record);
     // Noted lost at an earlier look and not stuck: decide replaces it now, at what the node asks.
     const lostBefore = heldNowhere && record.missingSince !== null && record.stuck === null;
-    const needed =
-      receipt === null && (lostBefore || replacementDue(record, head, replaceAfterBlocks)) ? await pass.feesNeeded(chain) : undefined;
+    const due = receipt === null && replacementDue(record, head, replaceAfterBlocks);
+    const behindOwnNonces = due && !lostBefore && (await this.behindOwnNonces(record, chain, pass));
+    const needed = receipt === null && (lostBefore || due) && !behindOwnNonces ? await pass.feesNeeded(chain) : undefined;
     return {
       kind: "chain",
       simulated: chain.simulated,
@@ -571,7 +572,15 @@ export class OperationTracker {
       ...(minted !== undefined ? { minted } : {}),
       ...(Number.isFinite(replaceAfterBlocks) ? { replaceAfterBlocks } : {}),
       ...(needed !== undefined ? { needed } : {}),
+      ...(behindOwnNonces ? { behindOwnNonces } : {}),
     };
+  }
+
+  /** Whether a live chain has not mined the sender's nonces below the record's yet (one read per sender and pass). */
+  private async behindOwnNonces(record: LeasedOperation, chain: EvmChain, pass: PassReads): Promise<boolean> {
+    if (chain.simulated || record.sender === null || record.nonce === null) return false;
+    const mined = await pass.minedNonce(chain, record.sender).catch(() => undefined);
+    return mined !== undefined && mined < record.nonce;
   }
 
   /**
