@@ -576,11 +576,15 @@ export class OperationTracker {
     };
   }
 
-  /** Whether a live chain has not mined the sender's nonces below the record's yet (one read per sender and pass). */
+  /**
+   * Whether it is not the record's turn on a live chain: the sender's mined nonce count (one read per sender and pass)
+   * is below its nonce (its own earlier transactions wait), or past it (mined since the receipts were read: the next
+   * look finds it).
+   */
   private async behindOwnNonces(record: LeasedOperation, chain: EvmChain, pass: PassReads): Promise<boolean> {
     if (chain.simulated || record.sender === null || record.nonce === null) return false;
     const mined = await pass.minedNonce(chain, record.sender).catch(() => undefined);
-    return mined !== undefined && mined < record.nonce;
+    return mined !== undefined && mined !== record.nonce;
   }
 
   /**
