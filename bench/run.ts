@@ -2,8 +2,8 @@
 // markdown ratio table (issue 9), then wallet creation per core and the footprint of `hardhat serve` (issue 7).
 // Speed is printed here, never asserted in a test. Progress goes to stderr, the tables to stdout.
 // `npm run bench -- --no-footprint` leaves out the footprint of `serve` (about two minutes); `--only=balances,wallets`
-// runs only the named sections of the ratio table (launches, balances, wallets, replay, anvil) and nothing after it;
-// `--only=token-gas` only the deployment gas of each token option and the gas of batch mints (docs/tokens.md; a minute);
+// runs only the named sections of the ratio table (launches, balances, wallets, replay, anvil, rpc-cost) and nothing after
+// it; `--only=token-gas` only the deployment gas of each token option and the gas of batch mints (docs/tokens.md; a minute);
 // `--only=growth` only what history costs: memory and launch rate at 200, 2,000 and 12,000 launches (bench/growth.ts has
 // its flags; not in the full bench, it takes a quarter of an hour).
 import { rm } from "node:fs/promises";
@@ -16,6 +16,7 @@ import { balanceReadRows } from "./balance-reads.js";
 import { GROWTH_NOTES, formatGrowth, growthOptions, growthRuns } from "./growth.js";
 import { launchRows } from "./launches.js";
 import { replayRows } from "./replay.js";
+import { rpcCostRows } from "./rpc-cost.js";
 import { batchMintGasRows, formatBatchMintGasTable, formatOptionCostTable, formatTokenGasTable, tokenGasRows } from "./token-gas.js";
 import { formatServeFootprint, measureServeFootprints, packedPackageProject } from "./serve-footprint.js";
 import { REPETITIONS, formatRatioTable, machine } from "./support.js";
@@ -74,7 +75,14 @@ async function main(): Promise<void> {
     .find((argument) => argument.startsWith("--only="))
     ?.slice("--only=".length)
     .split(",");
-  const sections = { launches: launchRows, balances: balanceReadRows, wallets: walletHttpRows, replay: replayRows, anvil: anvilRows };
+  const sections = {
+    launches: launchRows,
+    balances: balanceReadRows,
+    wallets: walletHttpRows,
+    replay: replayRows,
+    anvil: anvilRows,
+    "rpc-cost": rpcCostRows,
+  };
   const rows = [];
   for (const [name, section] of Object.entries(sections))
     if (only === undefined || only.includes(name)) rows.push(...(await section(hre, log)));

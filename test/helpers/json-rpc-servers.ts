@@ -28,20 +28,30 @@ export interface CountingProxy {
   url: string;
   /** The JSON-RPC methods of each HTTP request that went through, one array per request. */
   requests: string[][];
+  /** Every JSON-RPC call that went through, a batch's one by one, with its parameters. */
+  calls: Array<{ method: string; params: unknown[] }>;
   close(): Promise<void>;
 }
 
 /**
- * A JSON-RPC pass-through that records every HTTP request, so tests can count round trips.
+ * A JSON-RPC pass-through that records every HTTP request, so tests can count round trips (and every call, so they
+ * can count calls). With `methodNotFound`, calls of that method are answered JSON-RPC -32601 (in a batch too, the
+ * others going on to the node), as from a node that lacks the method.
  * With `refuse`, requests that call that method get an HTTP 503, as from a node that fails; with `refuseCreationCalls`,
  * an `eth_call` without `to` gets a JSON-RPC error, as from a node that runs calls against deployed code only.
  * With `requireHeader`, requests without that header and value get an HTTP 401, as from a provider that wants its key.
  */
 export async function startCountingProxy(
   target: string,
-  options: { refuse?: string; refuseCreationCalls?: boolean; requireHeader?: { name: string; value: string } } = {},
+  options: {
+    refuse?: string;
+    refuseCreationCalls?: boolean;
+    requireHeader?: { name: string; value: string };
+    methodNotFound?: string;
+  } = {},
 ): Promise<CountingProxy> {
   const requests: string[][] = [];
+  const calls: CountingProxy["calls"] = [];
   const server = createServer(async (request, response) => {
     const required = options.requireHeader;
     if (required !== undefined && request.headers[required.name.toLowerCase()] !== required.value) {
@@ -59,6 +69,27 @@ export async function startCountingProxy(
       methods = ["(unparsable)"];
     }
     requests.push(methods);
+    if (parsed !== undefined)
+      for (const call of Array.isArray(parsed) ? parsed : [parsed]) calls.push({ method: call.method, params: call.params ?? [] });
+    const lacking = options.methodNotFound;
+    if (parsed !== undefined && lacking !== undefined && methods.includes(lacking)) {
+      const batch = Array.isArray(parsed) ? parsed : [parsed];
+      const notFound = (call: Call) => ({
+        jsonrpc: "2.0",
+        id: call.id,
+        error: { code: -32601, message: `the method ${lacking} does not exist/is not available` },
+      });
+      const others = batch.filter((call) => call.method !== lacking);
+      const answered =
+        others.length === 0
+          ? []
+          : ((await (
+              await fetch(target, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(others) })
+            ).json()) as Array<{ id?: unknown }>);
+      const answers = batch.map((call) => (call.method === lacking ? notFound(call) : answered.find((answer) => answer.id === call.id)));
+      response.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(Array.isArray(parsed) ? answers : answers[0]));
+      return;
+    }
     if (options.refuse !== undefined && methods.includes(options.refuse)) {
       response.writeHead(503, { "content-type": "text/plain" }).end("unavailable");
       return;
@@ -73,7 +104,7 @@ export async function startCountingProxy(
     await forward(target, body.toString("utf8"), response);
   });
   const url = await listen(server);
-  return { url, requests, close: () => shutdown(server) };
+  return { url, requests, calls, close: () => shutdown(server) };
 }
 
 export interface LosingProxy {

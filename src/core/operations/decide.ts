@@ -84,6 +84,11 @@ export type Observation =
       /** What the node's fee data asks of a transaction now; read when the replace-after blocks are past. */
       needed?: Fees;
       /**
+       * Past its replace-after blocks while the sender's mined nonce count is still below its nonce: it waits for the
+       * sender's own earlier transactions, not for lower fees.
+       */
+      behindOwnNonces?: true;
+      /**
        * With no receipt and not in the pool: the sender's nonce count at the block with the required confirmations, when
        * it is past the record's nonce. Another transaction took that nonce (sent elsewhere, or replacing this one): none
        * of the record's transactions can be mined any more.
@@ -399,7 +404,9 @@ function decideOnChain(record: LeasedOperation, observation: ChainObservation, p
       });
     }
     const seen = { ...(record.missingSince !== null ? { missingSince: null } : {}), checkInMs: poll };
-    if (record.broadcastBlock === null) return change({ ...seen, broadcastBlock: head });
+    // Waiting behind the sender's own lower nonces (a burst on a chain that mines a block per transaction): not held back
+    // by its fees, so no step of its ladder; its replace-after blocks count from its turn.
+    if (record.broadcastBlock === null || observation.behindOwnNonces) return change({ ...seen, broadcastBlock: head });
     if (observation.replaceAfterBlocks !== undefined && replacementDue(record, head, observation.replaceAfterBlocks)) {
       const decision = decideReplacement(record, observation.needed, head, poll);
       return "change" in decision ? change({ ...seen, ...decision.change }) : decision;

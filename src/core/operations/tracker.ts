@@ -5,8 +5,8 @@ import type { TransactionReceipt } from "ethers";
 import { ErrorCode, isTokenServiceError } from "../../domain/errors.js";
 import type { EvmChain } from "../../chains/evm/chain.js";
 import { mintedTokenIds } from "../../chains/evm/write/mint.js";
-import { receiptSummary } from "../../chains/evm/read/transaction-status.js";
 import { CanonicalBlocks } from "./canonical-blocks.js";
+import { ChainFollowers, PassReads, PoolChecks, type PoolState } from "./pass-reads.js";
 import {
   RETRY_AFTER_ERROR_MS,
   currentTransaction,
@@ -17,9 +17,7 @@ import {
   type DecidePolicy,
   type Observation,
 } from "./decide.js";
-import { feesOfFeeData } from "../../chains/evm/write/send-transaction.js";
 import { storedRawTransaction } from "./stored-transactions.js";
-import type { Fees } from "../../domain/fee-ladder.js";
 import {
   GapFiller,
   nonceSteps,
@@ -95,47 +93,6 @@ function waitingOf(look: Look): { chain: EvmChain; sender: string; nonce: number
 const isMissing = (observation: Observation | undefined) =>
   observation?.kind === "chain" && observation.receipt === null && !observation.inPool;
 
-/** The reads one pass shares: a chain's head, a sender's nonces, each asked once. */
-class PassReads {
-  private readonly heads = new Map<EvmChain, Promise<number>>();
-  private readonly nonces = new Map<string, Promise<number>>();
-  private readonly fees = new Map<EvmChain, Promise<Fees>>();
-
-  constructor(private readonly confirmations: number) {}
-
-  head(chain: EvmChain): Promise<number> {
-    let head = this.heads.get(chain);
-    if (head === undefined) this.heads.set(chain, (head = chain.provider.getBlockNumber()));
-    return head;
-  }
-
-  /** What the node's fee data says a transaction needs now (asked only when a record is past its replace-after blocks). */
-  feesNeeded(chain: EvmChain): Promise<Fees> {
-    let fees = this.fees.get(chain);
-    if (fees === undefined) this.fees.set(chain, (fees = chain.provider.getFeeData().then(feesOfFeeData)));
-    return fees;
-  }
-
-  /** The node's next nonce for the sender, its pool counted. */
-  nextNonce(chain: EvmChain, sender: string): Promise<number> {
-    return this.once(`${chain.info.chainId}:${sender}:pending`, () => chain.provider.getTransactionCount(sender, "pending"));
-  }
-
-  /** The sender's nonce count at the newest block with the confirmations a mined record needs. */
-  confirmedNonce(chain: EvmChain, sender: string): Promise<number> {
-    const required = chain.simulated ? 1 : this.confirmations;
-    return this.once(`${chain.info.chainId}:${sender}:confirmed`, async () =>
-      chain.provider.getTransactionCount(sender, Math.max(0, (await this.head(chain)) - required + 1)),
-    );
-  }
-
-  private once(key: string, read: () => Promise<number>): Promise<number> {
-    let value = this.nonces.get(key);
-    if (value === undefined) this.nonces.set(key, (value = read()));
-    return value;
-  }
-}
-
 /** Whether a look found the record's transaction known to the node by hash but held nowhere it could be included. */
 const heldNowhereOf = (look: Look): true | undefined =>
   look.observation?.kind === "chain" && look.observation.heldNowhere ? true : undefined;
@@ -154,6 +111,9 @@ function healingOf(record: OperationRecord, kind: NonceHealingKind, detail: stri
     detail,
   };
 }
+
+/** How far another process's clock may be ahead of this one's, where a record's write time says when it was sent. */
+const OTHER_CLOCKS_MS = 1_000;
 
 /** How many times the tracker sends a transaction that nodes answer "already known", looking for one that lacks it. */
 const SENDS_WHILE_KNOWN = 3;
@@ -223,6 +183,9 @@ export class OperationTracker {
   private soonDeadline: number | undefined;
   private readonly waiters = new Map<string, Set<(record?: OperationRecord) => void>>();
   private readonly canonicalBlocks = new CanonicalBlocks();
+  /** One head follower per live chain: heads, block hashes and receipts read per block, not per record. */
+  private readonly followers = new ChainFollowers((chain, fromBlock) => this.reorged(chain, fromBlock));
+  private readonly poolChecks = new PoolChecks();
   private kickTimer: NodeJS.Timeout | undefined;
   private kickAt = Infinity;
   /** Records this process is broadcasting right now: the tracker leaves them to the request until it returns. */
@@ -409,8 +372,10 @@ export class OperationTracker {
       ...(this.settings.ownRecordsOnly ? { only: this.own } : {}),
     });
     if (due.length === 0) return 0;
-    // One head per chain, and one nonce count per sender, a pass: the records of a burst are looked at together.
-    const pass = new PassReads(this.settings.confirmations);
+    // One head per chain, and one nonce count per sender, a pass: the records of a burst are looked at together. A pass
+    // that looks at records just accepted here reads the head now (their transactions may be in a block already).
+    const fresh = due.some((record) => this.accepted.has(record.id));
+    const pass = new PassReads(this.settings.confirmations, this.followers, fresh);
     const looks = await Promise.all(due.map((record) => this.look(record, pass)));
     await this.markNoncesTaken(looks, pass);
     const healings = new Map<string, NonceHealing>();
@@ -625,18 +590,21 @@ export class OperationTracker {
     const reorged = replacedFrom !== undefined && record.blockNumber !== null && record.blockNumber >= replacedFrom;
     const included = record.status === "mined" || record.status === "cancelled";
     if (included && (!chain.simulated || reorged)) {
-      const hash = record.blockNumber === null ? null : await this.canonicalBlocks.hashAt(chain, record.blockNumber);
+      const follower = this.followers.of(chain);
+      const blocks = follower ?? { hashAt: (number: number) => this.canonicalBlocks.hashAt(chain, number) };
+      const hash = record.blockNumber === null ? null : await blocks.hashAt(record.blockNumber);
       return { kind: "canonical", hash, pollMs: poll, ...(chain.simulated ? { simulated: true } : {}) };
     }
     if (record.transactionHash === null) return { kind: "no-transaction" };
     const { sent, receipt, minted, head } = await this.receiptOf(record, chain, pass);
-    const pooled = receipt === null ? await this.pooled(chain, sent) : undefined;
-    const heldNowhere = pooled !== undefined && (await this.holdsNothingAt(record, chain, pass));
+    const { pooled, heldNowhere } =
+      receipt === null ? await this.poolState(record, chain, sent, pass) : { pooled: undefined, heldNowhere: false };
     const replaceAfterBlocks = this.replaceAfterBlocks(record);
     // Noted lost at an earlier look and not stuck: decide replaces it now, at what the node asks.
     const lostBefore = heldNowhere && record.missingSince !== null && record.stuck === null;
-    const needed =
-      receipt === null && (lostBefore || replacementDue(record, head, replaceAfterBlocks)) ? await pass.feesNeeded(chain) : undefined;
+    const due = receipt === null && replacementDue(record, head, replaceAfterBlocks);
+    const behindOwnNonces = due && !lostBefore && (await this.behindOwnNonces(record, chain, pass));
+    const needed = receipt === null && (lostBefore || due) && !behindOwnNonces ? await pass.feesNeeded(chain) : undefined;
     return {
       kind: "chain",
       simulated: chain.simulated,
@@ -649,7 +617,19 @@ export class OperationTracker {
       ...(minted !== undefined ? { minted } : {}),
       ...(Number.isFinite(replaceAfterBlocks) ? { replaceAfterBlocks } : {}),
       ...(needed !== undefined ? { needed } : {}),
+      ...(behindOwnNonces ? { behindOwnNonces } : {}),
     };
+  }
+
+  /**
+   * Whether it is not the record's turn on a live chain: the sender's mined nonce count (one read per sender and pass)
+   * is below its nonce (its own earlier transactions wait), or past it (mined since the receipts were read: the next
+   * look finds it).
+   */
+  private async behindOwnNonces(record: LeasedOperation, chain: EvmChain, pass: PassReads): Promise<boolean> {
+    if (chain.simulated || record.sender === null || record.nonce === null) return false;
+    const mined = await pass.minedNonce(chain, record.sender).catch(() => undefined);
+    return mined !== undefined && mined !== record.nonce;
   }
 
   /**
@@ -661,7 +641,7 @@ export class OperationTracker {
     let included: ChainObservation | undefined;
     try {
       const chain = await this.chainFor(record);
-      const { receipt, minted, head } = await this.receiptOf(record, chain, pass);
+      const { receipt, minted, head } = await this.receiptOf(record, chain, pass, true);
       if (receipt !== null) {
         const poll = chain.pollingIntervalMs;
         included = { kind: "chain", simulated: chain.simulated, pollMs: poll, head, receipt, inPool: false, ...(minted ? { minted } : {}) };
@@ -682,6 +662,7 @@ export class OperationTracker {
     record: LeasedOperation,
     chain: EvmChain,
     pass: PassReads,
+    firstLook = false,
   ): Promise<{ sent: string[]; receipt: ChainObservation["receipt"]; minted?: ChainObservation["minted"]; head: number }> {
     const sent = [record.transactionHash!.toLowerCase()];
     for (const transaction of record.transactions) {
@@ -689,14 +670,17 @@ export class OperationTracker {
     }
     // Only an ERC721 mint's minted id is read from the logs; for the rest, where and whether it was included.
     const mintOf = record.kind === "mint" && record.tokenType === "ERC721" ? record.contractAddress : null;
-    const [receipts, head] = await Promise.all([
-      Promise.all(sent.map((each) => (mintOf ? chain.provider.getTransactionReceipt(each) : receiptSummary(chain, each)))),
-      pass.head(chain),
-    ]);
+    // The head first: the receipts are then read up to it, and a receipt found is never ahead of it.
+    const head = await pass.head(chain);
+    // Written before its first broadcast: by this process (its first look) at that time, by another maybe by a clock ahead.
+    const writtenBefore = Date.parse(record.createdAt) - (firstLook ? 0 : OTHER_CLOCKS_MS);
+    const receipts = await pass.receipts(chain, sent, { block: record.broadcastBlock, time: writtenBefore });
     const found = receipts.findIndex((each) => each !== null);
     if (found === -1) return { sent, receipt: null, head };
     const receipt = receipts[found]!;
-    const minted = mintOf ? mintedTokens(record, mintedTokenIds(receipt as TransactionReceipt, mintOf)) : undefined;
+    // Its logs are read only here: an ERC721 mint's receipt, whole, once it is in a block.
+    const full = mintOf ? await chain.provider.getTransactionReceipt(sent[found]!) : null;
+    const minted = mintOf && full !== null ? mintedTokens(record, mintedTokenIds(full as TransactionReceipt, mintOf)) : undefined;
     return {
       sent,
       receipt: { blockNumber: receipt.blockNumber, blockHash: receipt.blockHash, status: receipt.status, transactionHash: sent[found]! },
@@ -714,6 +698,43 @@ export class OperationTracker {
     if (chain.simulated || record.status !== "pending" || record.sender === null || record.nonce === null) return false;
     const next = await pass.nextNonce(chain, record.sender).catch(() => undefined);
     return next === record.nonce;
+  }
+
+  /**
+   * Whether the node still holds one of the record's transactions, unmined, and whether it holds it nowhere it could
+   * include it. On a live chain, asked again only after a block that did not include it, or every few poll intervals
+   * (see PoolChecks); between, the last answer stands.
+   */
+  private async poolState(record: LeasedOperation, chain: EvmChain, sent: string[], pass: PassReads): Promise<PoolState> {
+    const follower = this.followers.of(chain);
+    const key = `${record.id}:${sent.join(",")}`;
+    const tip = follower?.latest?.hash;
+    const standing = follower === undefined ? undefined : this.poolChecks.standing(key, tip, chain.pollingIntervalMs);
+    // It stands while the node still counts the record's nonce in the sender's next one (read once per sender and pass,
+    // for the sender's nonce healing anyway): a node that lost it (or another that took its place) does not.
+    if (standing !== undefined && (await this.stillCounted(record, chain, pass))) return standing;
+    const pooled = await this.pooled(chain, sent);
+    const state = { pooled, heldNowhere: pooled !== undefined && (await this.holdsNothingAt(record, chain, pass)) };
+    // Only "held, and includable" stands: any other answer leads to a send, after which the next look asks again.
+    if (follower !== undefined && pooled !== undefined && !state.heldNowhere) this.poolChecks.remember(key, tip, state);
+    else this.poolChecks.forget(key);
+    return state;
+  }
+
+  private async stillCounted(record: LeasedOperation, chain: EvmChain, pass: PassReads): Promise<boolean> {
+    if (record.sender === null || record.nonce === null) return true;
+    const next = await pass.nextNonce(chain, record.sender).catch(() => undefined);
+    return next !== undefined && next > record.nonce;
+  }
+
+  /** A reorg the follower saw: the records mined from its first changed block are looked at now, against the new chain. */
+  private reorged(chain: EvmChain, fromBlock: number): void {
+    void this.store
+      .recheckMined(chain.info.chain, chain.info.network, fromBlock)
+      .then((count) => {
+        if (count > 0) this.kick();
+      })
+      .catch(() => undefined);
   }
 
   /** The one of `hashes` the node holds unmined (the one the record follows asked first), or undefined. */

@@ -1,0 +1,143 @@
+import type { EvmChain } from "../../chains/evm/chain.js";
+import { HeadFollower, type ReceiptSummary } from "../../chains/evm/follow/head-follower.js";
+import { receiptSummary } from "../../chains/evm/read/transaction-status.js";
+import { feesOfFeeData } from "../../chains/evm/write/send-transaction.js";
+import type { Fees } from "../../domain/fee-ladder.js";
+
+/**
+ * One head follower per live chain (see HeadFollower): the tracker reads heads, block hashes and receipts through it, so
+ * its node calls follow blocks, not records. A simulated chain is the service's own node, asked in-process: it has none.
+ */
+export class ChainFollowers {
+  private readonly followers = new WeakMap<EvmChain, HeadFollower>();
+
+  constructor(private readonly onReorg: (chain: EvmChain, fromBlock: number) => void) {}
+
+  of(chain: EvmChain): HeadFollower | undefined {
+    const requestAll = chain.requestAll?.bind(chain);
+    if (chain.simulated || requestAll === undefined) return undefined;
+    let follower = this.followers.get(chain);
+    if (follower === undefined) {
+      follower = new HeadFollower(requestAll, {
+        pollMs: chain.pollingIntervalMs,
+        onReorg: (fromBlock) => this.onReorg(chain, fromBlock),
+      });
+      this.followers.set(chain, follower);
+    }
+    return follower;
+  }
+}
+
+/**
+ * The reads one pass shares: a chain's head, a sender's nonces, each asked once. On a live chain the head comes from its
+ * follower, read at most once per poll interval, or now when the pass looks at records this process just saw accepted
+ * (`fresh`: their transactions may be in a block already).
+ */
+export class PassReads {
+  private readonly heads = new Map<EvmChain, Promise<number>>();
+  private readonly nonces = new Map<string, Promise<number>>();
+  private readonly fees = new Map<EvmChain, Promise<Fees>>();
+  private readonly startedAt = Date.now();
+
+  constructor(
+    private readonly confirmations: number,
+    private readonly followers: ChainFollowers,
+    private readonly fresh: boolean,
+  ) {}
+
+  head(chain: EvmChain): Promise<number> {
+    let head = this.heads.get(chain);
+    if (head === undefined) {
+      const follower = this.followers.of(chain);
+      head = follower === undefined ? chain.provider.getBlockNumber() : follower.head(this.fresh ? this.startedAt : undefined);
+      this.heads.set(chain, head);
+    }
+    return head;
+  }
+
+  /**
+   * The receipts of a record's transactions (null: in no block yet), each as its hash was asked. A live chain's come
+   * from its follower: with the blocks after the one the record's transaction was sent after (`sentAfter`: that block,
+   * or a time before it was sent), one read per block, else by hash, once per head; a simulated chain's by hash.
+   */
+  async receipts(
+    chain: EvmChain,
+    hashes: string[],
+    sentAfter: { block: number | null; time: number },
+  ): Promise<Array<ReceiptSummary | null>> {
+    const follower = this.followers.of(chain);
+    if (follower === undefined) return Promise.all(hashes.map((hash) => receiptSummary(chain, hash)));
+    await this.head(chain);
+    // Only a record with one transaction is looked for in the blocks after it: an earlier one (sped up since) may be older.
+    const after = hashes.length !== 1 ? undefined : (sentAfter.block ?? follower.headBefore(sentAfter.time));
+    const found = await follower.receipts(hashes, after);
+    return hashes.map((hash) => found.get(hash.toLowerCase()) ?? null);
+  }
+
+  /** What the node's fee data says a transaction needs now (asked only when a record is past its replace-after blocks). */
+  feesNeeded(chain: EvmChain): Promise<Fees> {
+    let fees = this.fees.get(chain);
+    if (fees === undefined) this.fees.set(chain, (fees = chain.provider.getFeeData().then(feesOfFeeData)));
+    return fees;
+  }
+
+  /** The node's next nonce for the sender, its pool counted. */
+  nextNonce(chain: EvmChain, sender: string): Promise<number> {
+    return this.once(`${chain.info.chainId}:${sender}:pending`, () => chain.provider.getTransactionCount(sender, "pending"));
+  }
+
+  /** The sender's nonce count at the head: its transactions mined. */
+  minedNonce(chain: EvmChain, sender: string): Promise<number> {
+    return this.once(`${chain.info.chainId}:${sender}:latest`, () => chain.provider.getTransactionCount(sender, "latest"));
+  }
+
+  /** The sender's nonce count at the newest block with the confirmations a mined record needs. */
+  confirmedNonce(chain: EvmChain, sender: string): Promise<number> {
+    const required = chain.simulated ? 1 : this.confirmations;
+    return this.once(`${chain.info.chainId}:${sender}:confirmed`, async () =>
+      chain.provider.getTransactionCount(sender, Math.max(0, (await this.head(chain)) - required + 1)),
+    );
+  }
+
+  private once(key: string, read: () => Promise<number>): Promise<number> {
+    let value = this.nonces.get(key);
+    if (value === undefined) this.nonces.set(key, (value = read()));
+    return value;
+  }
+}
+
+/** What a pool check of a record's transaction found: the hash the node holds unmined, and whether it holds it nowhere. */
+export interface PoolState {
+  pooled: string | undefined;
+  heldNowhere: boolean;
+}
+
+/** A pool check is made again after this many poll intervals at the latest, even while the head stands still. */
+const POOL_RECHECK_POLLS = 3;
+/** Checks older than this are forgotten (their records settled, or another replica follows them). */
+const FORGET_AFTER_MS = 10 * 60_000;
+
+/**
+ * When a live chain's record without a receipt is asked about by hash again (is it still in the pool? does the node
+ * still count its nonce?): once per new block that did not include it, and otherwise every few poll intervals (a node
+ * may lose a transaction while no block comes). Between, the last answer stands.
+ */
+export class PoolChecks {
+  private readonly checks = new Map<string, PoolState & { tip: string | undefined; at: number }>();
+
+  /** The last check's answer when it still stands, else undefined (check now). */
+  standing(key: string, tip: string | undefined, pollMs: number, now = Date.now()): PoolState | undefined {
+    const last = this.checks.get(key);
+    if (last === undefined || last.tip !== tip || now - last.at >= pollMs * POOL_RECHECK_POLLS) return undefined;
+    return { pooled: last.pooled, heldNowhere: last.heldNowhere };
+  }
+
+  remember(key: string, tip: string | undefined, state: PoolState, now = Date.now()): void {
+    this.checks.set(key, { ...state, tip, at: now });
+    if (this.checks.size > 1_000) for (const [each, check] of this.checks) if (now - check.at > FORGET_AFTER_MS) this.checks.delete(each);
+  }
+
+  forget(key: string): void {
+    this.checks.delete(key);
+  }
+}

@@ -1,0 +1,195 @@
+import { expect } from "chai";
+import { toQuantity } from "ethers";
+import hre from "hardhat";
+
+import { createTokenService, type TokenService } from "../../src/api.js";
+import { startAnvil, type AnvilNode } from "../helpers/anvil.js";
+import { startCountingProxy, type CountingProxy } from "../helpers/json-rpc-servers.js";
+
+// What following launches costs the node, counted in JSON-RPC calls (a batch's one by one) through a relay in front of a
+// real anvil mining on send (docs/operations.md, "What the node is asked"). The minimum is one send and one receipt per
+// launch and one head read per block; an idle chain costs at most one head read per poll interval (a live pair's: 1 s),
+// and never the same block twice while the head stands still.
+
+const SEPOLIA = { chain: "ethereum", network: "sepolia" } as const;
+const SETTLE_MS = 120_000;
+/** A live pair's poll interval (LiveChain.pollingIntervalMs). */
+const POLL_MS = 1_000;
+const STEADY = 50;
+const BURST = 200;
+/** The bounded run before the idle window: the issue's 1,000 launches, in bursts. */
+const RUN = 1_000;
+/**
+ * The idle window: calls are counted over it (it is the measurement, not a wait for something). Longer than the first
+ * reorg look at a record mined at its start (5 poll intervals), so every record's watch looks at least once in it.
+ */
+const IDLE_WINDOW_MS = 8 * POLL_MS;
+
+const measure = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** The launches' own preparation: nonce, balance, fee data and gas, asked before each send. */
+const PREPARATION = new Set(["eth_getTransactionCount", "eth_getBalance", "eth_gasPrice", "eth_maxPriorityFeePerGas", "eth_estimateGas"]);
+const isLatestRead = (call: { method: string; params: unknown[] }) => call.method === "eth_getBlockByNumber" && call.params[0] === "latest";
+
+interface Tally {
+  total: number;
+  sends: number;
+  /** Head reads, block reads, receipts, lookups by hash: what following the records cost. */
+  following: number;
+  byHash: number;
+  byMethod: Record<string, number>;
+}
+
+function tally(proxy: CountingProxy, from: number): Tally {
+  const calls = proxy.calls.slice(from);
+  const byMethod: Record<string, number> = {};
+  for (const { method } of calls) byMethod[method] = (byMethod[method] ?? 0) + 1;
+  const sends = byMethod.eth_sendRawTransaction ?? 0;
+  // The fee data's read of the latest block is the launch's preparation (ethers' getFeeData reads it beside the fees).
+  const feeReads = byMethod.eth_maxPriorityFeePerGas ?? 0;
+  const preparation = calls.filter((call) => PREPARATION.has(call.method)).length + feeReads;
+  return {
+    total: calls.length,
+    sends,
+    following: calls.length - sends - preparation,
+    byHash: byMethod.eth_getTransactionByHash ?? 0,
+    byMethod,
+  };
+}
+
+describe("what following launches costs the node (counting relay, anvil mining on send)", function () {
+  let node: AnvilNode;
+  let proxy: CountingProxy;
+  let service: TokenService;
+  let owner: { address: string; privateKey: string };
+
+  const launch = (index: number) =>
+    service.operations.launch({
+      ...SEPOLIA,
+      type: "ERC20",
+      token: { name: `Cost ${index}`, symbol: `C${index}`, initialSupply: "1" },
+      sender: owner.address,
+      privateKey: owner.privateKey,
+    });
+
+  async function burst(count: number, first: number): Promise<void> {
+    const records = await Promise.all(Array.from({ length: count }, (_, index) => launch(first + index)));
+    const settled = await Promise.all(records.map((record) => service.operations.settle(record, SETTLE_MS)));
+    expect(settled.filter((record) => record.status !== "mined").map((record) => record.status)).to.deep.equal([]);
+  }
+
+  before(async function () {
+    node = await startAnvil();
+    proxy = await startCountingProxy(node.url);
+    service = await createTokenService({ hre, env: {}, rpcUrls: { "ethereum/sepolia": proxy.url } });
+    owner = service.createWallet(SEPOLIA);
+    await node.rpc("anvil_setBalance", [owner.address, toQuantity(10n ** 24n)]);
+  });
+
+  after(async function () {
+    await service?.close();
+    await proxy?.close();
+    await node?.stop();
+  });
+
+  it("asks nothing before the first launch", async function () {
+    const from = proxy.calls.length;
+    await measure(3 * POLL_MS);
+    expect(proxy.calls.slice(from)).to.deep.equal([]);
+  });
+
+  it(`steady: ${STEADY} launches one after another, each waited mined, cost one send each and at most 2 calls each to follow`, async function () {
+    const from = proxy.calls.length;
+    for (let index = 0; index < STEADY; index++) {
+      const record = await service.operations.settle(await launch(index), SETTLE_MS);
+      expect(record.status).to.equal("mined");
+    }
+    // The launches' reorg watch comes within the window: counted with them.
+    await measure(IDLE_WINDOW_MS);
+    const cost = tally(proxy, from);
+    const detail = JSON.stringify(cost.byMethod);
+    expect(cost.sends, detail).to.equal(STEADY);
+    expect(cost.byHash, `no lookup by hash: ${detail}`).to.equal(0);
+    // A head read and a block's receipts per launch (its own block), and a head read per poll interval of the window.
+    expect(cost.following, `following: ${detail}`).to.be.at.most(2 * STEADY + IDLE_WINDOW_MS / POLL_MS + 1);
+  });
+
+  it(`a burst of ${BURST} costs at most 3 calls per launch, one send each`, async function () {
+    const from = proxy.calls.length;
+    await burst(BURST, STEADY);
+    await measure(IDLE_WINDOW_MS);
+    const cost = tally(proxy, from);
+    const detail = JSON.stringify(cost.byMethod);
+    expect(cost.sends, detail).to.equal(BURST);
+    expect(cost.total / BURST, `per launch: ${detail}`).to.be.at.most(3);
+  });
+
+  it(`idle after ${RUN} launches: at most one head read per poll interval, and no block read again`, async function () {
+    this.timeout(10 * 60_000);
+    const done = STEADY + BURST;
+    for (let first = done; first < RUN; first += BURST) await burst(Math.min(BURST, RUN - first), first);
+    // Every record's first reorg look comes after 5 poll intervals: the window starts once the last one's is due.
+    await measure(6 * POLL_MS);
+    const from = proxy.calls.length;
+    await measure(IDLE_WINDOW_MS);
+    const calls = proxy.calls.slice(from);
+    expect(
+      calls.filter((call) => !isLatestRead(call)),
+      "only the head is read",
+    ).to.deep.equal([]);
+    expect(calls.length, "head reads in the window").to.be.at.most(IDLE_WINDOW_MS / POLL_MS + 1);
+  });
+});
+
+describe("receipts from a node without eth_getBlockReceipts (counting relay answering it -32601, anvil)", function () {
+  let node: AnvilNode;
+  let proxy: CountingProxy;
+  let service: TokenService;
+
+  before(async function () {
+    node = await startAnvil();
+    proxy = await startCountingProxy(node.url, { methodNotFound: "eth_getBlockReceipts" });
+    service = await createTokenService({ hre, env: {}, rpcUrls: { "ethereum/sepolia": proxy.url } });
+  });
+
+  after(async function () {
+    await service?.close();
+    await proxy?.close();
+    await node?.stop();
+  });
+
+  it("reads receipts by hash in batches, asks the missing method at most once, and reads nothing while idle", async function () {
+    const owner = service.createWallet(SEPOLIA);
+    await node.rpc("anvil_setBalance", [owner.address, toQuantity(10n ** 24n)]);
+    const launches = 40;
+    const records = await Promise.all(
+      Array.from({ length: launches }, (_, index) =>
+        service.operations.launch({
+          ...SEPOLIA,
+          type: "ERC20",
+          token: { name: `Fallback ${index}`, symbol: `F${index}`, initialSupply: "1" },
+          sender: owner.address,
+          privateKey: owner.privateKey,
+        }),
+      ),
+    );
+    const settled = await Promise.all(records.map((record) => service.operations.settle(record, SETTLE_MS)));
+    expect(settled.map((record) => record.status)).to.deep.equal(records.map(() => "mined"));
+    const cost = tally(proxy, 0);
+    const detail = JSON.stringify(cost.byMethod);
+    const asked = proxy.requests.filter((methods) => methods.includes("eth_getBlockReceipts")).length;
+    expect(asked, `requests asking eth_getBlockReceipts: ${detail}`).to.be.at.most(1);
+    expect(cost.byMethod.eth_getTransactionReceipt ?? 0, `one receipt per launch: ${detail}`).to.be.at.most(launches);
+    expect(cost.total / launches, `per launch: ${detail}`).to.be.at.most(3);
+
+    await measure(6 * POLL_MS);
+    const from = proxy.calls.length;
+    await measure(IDLE_WINDOW_MS);
+    const idle = proxy.calls.slice(from);
+    expect(
+      idle.filter((call) => !isLatestRead(call)),
+      "only the head is read",
+    ).to.deep.equal([]);
+    expect(idle.length).to.be.at.most(IDLE_WINDOW_MS / POLL_MS + 1);
+  });
+});
