@@ -227,7 +227,10 @@ describe("nonces that heal behind a load balancer (two anvil nodes, one chain, a
     const producerIndex = 1 - seen[0]!.holder;
     const producer = network.nodes[producerIndex]!;
     const last = seen.at(-1)!.nonces;
-    expect(last[producerIndex], "the producer's next nonce: the lowest, which it lacks").to.equal(sent[0]!.nonce);
+    // Unless the tracker already sent it the lowest (the relay saw that broadcast reach it): it heals as sends go on.
+    if (!nodesSentTo(sent[0]!.transactionHash).includes(producerIndex)) {
+      expect(last[producerIndex], "the producer's next nonce: the lowest, which it lacks").to.equal(sent[0]!.nonce);
+    }
     expect(last[seen[0]!.holder]).to.be.greaterThan(sent[0]!.nonce);
 
     await produceUntilFinal(
