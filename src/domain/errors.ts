@@ -152,7 +152,8 @@ export const ERROR_CATALOG = {
     httpStatus: 409,
     source: "core",
     title: "That signed transaction was submitted before",
-    description: "That `signedTransaction` was submitted before; `details.operationId` names its record.",
+    description:
+      "That `signedTransaction` was submitted before; `details.operationId` names its record. A submit whose record ended `failed` before any node held it (refused for storage, or by the node) does not count: the same bytes may be submitted again.",
   },
   ALREADY_DEPLOYED: {
     httpStatus: 409,

@@ -230,3 +230,14 @@ export function isIn<S extends OperationStatus>(record: OperationRecord, status:
 export function isFinal(status: OperationStatus): boolean {
   return FINAL_STATUSES.includes(status);
 }
+
+/**
+ * Whether no node ever held the record's transaction: it went from `signed` straight to `failed` (its broadcast was
+ * refused, by the node or by storage before the node saw it, or another transaction took its nonce first). Its signed
+ * bytes may be submitted again, as a new operation: a chain includes one hash at most once, so nothing runs twice.
+ */
+export function neverHeld(record: Pick<OperationRecord, "status" | "transitions">): boolean {
+  return (
+    record.status === "failed" && record.transitions.every((transition) => transition.status === "signed" || transition.status === "failed")
+  );
+}

@@ -12,7 +12,9 @@ export type Fault =
   /** Forwarded, the node's error answers relayed without their `data` (as nodes that give no revert data for eth_estimateGas). */
   | "strip-error-data"
   /** Forwarded, the node's error messages relayed reworded (as another client words the same refusal). */
-  | { reword(message: string): string };
+  | { reword(message: string): string }
+  /** Answered with that JSON-RPC error for each call at once, as a node refusing them: the node never sees them. */
+  | { refuse: string };
 
 export interface FaultyRelay {
   url: string;
@@ -68,6 +70,14 @@ export async function startFaultyRelay(
       response.writeHead(fault, { "content-type": "text/plain" }).end(fault === 429 ? "rate limited" : "unavailable");
       return;
     }
+    if (typeof fault === "object" && "refuse" in fault) {
+      relay.faults++;
+      const calls = JSON.parse(body) as { id: unknown } | Array<{ id: unknown }>;
+      const refusal = (call: { id: unknown }) => ({ jsonrpc: "2.0", id: call.id, error: { code: -32000, message: fault.refuse } });
+      const reply = Array.isArray(calls) ? calls.map(refusal) : refusal(calls);
+      response.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(reply));
+      return;
+    }
     let upstream: Response;
     try {
       upstream = await fetch(target, { method: "POST", headers: { "content-type": "application/json" }, body });
@@ -87,7 +97,7 @@ export async function startFaultyRelay(
       for (const reply of Array.isArray(parsed) ? parsed : [parsed]) {
         if (reply.error === undefined) continue;
         if (fault === "strip-error-data") delete reply.error.data;
-        else if (typeof reply.error.message === "string") reply.error.message = fault.reword(reply.error.message);
+        else if (typeof reply.error.message === "string" && "reword" in fault) reply.error.message = fault.reword(reply.error.message);
       }
       response.writeHead(upstream.status, { "content-type": "application/json" }).end(JSON.stringify(parsed));
       return;

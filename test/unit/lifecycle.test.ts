@@ -8,6 +8,7 @@ import {
   TRANSITIONS,
   WEBHOOK_EVENTS,
   eventOfChange,
+  neverHeld,
   noticeOfChange,
   sourcesOf,
   transitionOf,
@@ -63,5 +64,18 @@ describe("the operation lifecycle table", function () {
     expect(allowedSources({ checkInMs: 5 }), "a change of fields only").to.equal(undefined);
     expect(allowedSources({ from: ["signed"], reason: "retry" })).to.deep.equal(["signed"]);
     expect(transitionOf("dropped", "pending")).to.equal(undefined);
+  });
+
+  it("tells a record no node ever held (signed → failed) from one a node held before it failed", function () {
+    const at = "2026-12-07T00:00:00.000Z";
+    const path = (...statuses: Array<(typeof OPERATION_STATUSES)[number]>) => ({
+      status: statuses.at(-1)!,
+      transitions: statuses.map((status) => ({ status, at, reason: status })),
+    });
+    expect(neverHeld(path("signed", "failed")), "refused at its broadcast").to.equal(true);
+    expect(neverHeld(path("signed", "pending", "failed")), "reverted, or its nonce taken after the node had it").to.equal(false);
+    expect(neverHeld(path("signed", "dropped")), "dropped").to.equal(false);
+    expect(neverHeld(path("signed")), "still signed").to.equal(false);
+    expect(neverHeld(path("signed", "pending", "mined", "pending", "failed")), "reorged, then failed").to.equal(false);
   });
 });

@@ -3,6 +3,7 @@ import { randomUUID } from "node:crypto";
 import type { Transaction } from "ethers";
 
 import { ErrorCode, RecordErrorCode, TokenServiceError } from "../../domain/errors.js";
+import { neverHeld } from "../../domain/lifecycle.js";
 import type { EvmChain } from "../../chains/evm/chain.js";
 import { translateProviderError } from "../../chains/evm/provider-errors.js";
 import type { SignedTransactionInfo } from "../../chains/evm/write/send-transaction.js";
@@ -422,7 +423,8 @@ export class Operations {
     const field = "signedTransaction";
     const pair = `${where.chain}/${where.network}`;
     const existing = await this.store.findByTransactionHash(where.chain, where.network, transaction.hash!);
-    if (existing !== undefined) {
+    // A submit refused before any node held it (a 503 on a full disk, a node's refusal) told the caller nothing was done.
+    if (existing !== undefined && !neverHeld(existing) && !this.refusalPending(existing.id)) {
       throw new TokenServiceError(ErrorCode.ALREADY_SUBMITTED, `signedTransaction was already submitted, as operation ${existing.id}`, {
         field,
         details: { operationId: existing.id, status: existing.status },
