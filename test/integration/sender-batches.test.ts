@@ -9,12 +9,8 @@ import hre from "hardhat";
 import { createTokenService, resolveNetwork, type TokenService } from "../../src/api.js";
 import type { EvmChain } from "../../src/chains/evm/chain.js";
 import { ErrorCode, isTokenServiceError } from "../../src/domain/errors.js";
-import {
-  sendTransaction,
-  waitingSends,
-  type BroadcastHooks,
-  type SignedTransactionInfo,
-} from "../../src/chains/evm/write/send-transaction.js";
+import { sendTransaction, waitingSends } from "../../src/chains/evm/write/send-transaction.js";
+import type { BroadcastHooks, SignedTransactionInfo } from "../../src/chains/evm/write/send-types.js";
 import { InProcessSenderLock, senderLockKey, type SenderLock } from "../../src/chains/evm/sender-lock.js";
 import { MAX_BATCH } from "../../src/chains/evm/write/sender-batches.js";
 import type { LaunchOutcome } from "../../src/core/operations/operations.js";

@@ -1,6 +1,6 @@
 import { expect } from "chai";
 
-import { TRANSACTION_GAS_CAP, gasLimitFor } from "../../src/chains/evm/write/send-transaction.js";
+import { TRANSACTION_GAS_CAP, gasLimitFor } from "../../src/chains/evm/write/estimates.js";
 
 describe("a transaction's gas limit: the estimate with 20 % headroom, kept within EIP-7825's cap", function () {
   it("adds 20 % to an estimate far below the cap", function () {

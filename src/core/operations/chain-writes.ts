@@ -6,7 +6,8 @@ import { requireBitcoinBackend, type BitcoinBackends } from "../../chains/bitcoi
 import { transactionsCanWait, type EvmChain } from "../../chains/evm/chain.js";
 import type { EvmChains } from "../../chains/evm/chains-registry.js";
 import type { Signing } from "../../domain/commands.js";
-import { prepareTransaction, sendTransaction, type BroadcastHooks, type FeeRules } from "../../chains/evm/write/send-transaction.js";
+import { prepareTransaction, sendTransaction } from "../../chains/evm/write/send-transaction.js";
+import type { BroadcastHooks, FeeRules } from "../../chains/evm/write/send-types.js";
 import { maxFeeOf } from "../../domain/fee-ladder.js";
 import { FeePolicy } from "./fee-policy.js";
 import type { WriteIntent } from "./intents.js";

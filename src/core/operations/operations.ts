@@ -6,7 +6,7 @@ import { ErrorCode, RecordErrorCode, TokenServiceError } from "../../domain/erro
 import { neverHeld } from "../../domain/lifecycle.js";
 import type { EvmChain } from "../../chains/evm/chain.js";
 import { translateProviderError } from "../../chains/evm/provider-errors.js";
-import type { SignedTransactionInfo } from "../../chains/evm/write/send-transaction.js";
+import type { SignedTransactionInfo } from "../../chains/evm/write/send-types.js";
 import { addressOfPrivateKey } from "../../chains/evm/wallet-keys.js";
 import { assertSameAsPrepared, toPreparedTransaction } from "../../chains/evm/write/signed-transaction.js";
 import type {

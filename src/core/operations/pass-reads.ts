@@ -1,7 +1,7 @@
 import type { EvmChain } from "../../chains/evm/chain.js";
 import { HeadFollower, type ReceiptSummary } from "../../chains/evm/follow/head-follower.js";
 import { receiptSummary } from "../../chains/evm/read/transaction-status.js";
-import { feesOfFeeData } from "../../chains/evm/write/send-transaction.js";
+import { feesOfFeeData } from "../../chains/evm/write/transaction-fields.js";
 import type { Fees } from "../../domain/fee-ladder.js";
 
 /**

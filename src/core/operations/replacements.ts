@@ -2,7 +2,8 @@ import { Transaction, getAddress } from "ethers";
 
 import type { EvmChain } from "../../chains/evm/chain.js";
 import { translateProviderError } from "../../chains/evm/provider-errors.js";
-import { cancelGas, feeFields, feesOfFeeData, feesOfTransaction, PLAIN_TRANSFER_GAS } from "../../chains/evm/write/send-transaction.js";
+import { cancelGas, PLAIN_TRANSFER_GAS } from "../../chains/evm/write/estimates.js";
+import { feeFields, feesOfFeeData, feesOfTransaction } from "../../chains/evm/write/transaction-fields.js";
 import { parseSignedTransaction, toPreparedTransaction } from "../../chains/evm/write/signed-transaction.js";
 import { storedRawTransaction } from "./stored-transactions.js";
 import { ErrorCode, TokenServiceError } from "../../domain/errors.js";

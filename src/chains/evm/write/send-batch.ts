@@ -1,0 +1,446 @@
+import type { FeeData, TransactionLike } from "ethers";
+
+import { ErrorCode, TokenServiceError, isTokenServiceError } from "../../../domain/errors.js";
+import { ceilingOf, feeLadder, maxFeeOf, type FeeLadder, type Fees } from "../../../domain/fee-ladder.js";
+import type { EvmChain } from "../chain.js";
+import { translateProviderError } from "../provider-errors.js";
+import { cancelGas, estimateAll, estimateError, gasLimitFor, nodeName } from "./estimates.js";
+import { chargesL1DataFee, l1DataFee } from "./l1-fee.js";
+import { fillerFees, fillReservationsBelow, heldBetween } from "./reservation-fillers.js";
+import type { Handoff, Queued } from "./sender-batches.js";
+import type { BroadcastHooks, SendRequest, SignedStep, SignedTransactionInfo } from "./send-types.js";
+import { signSend, type SendToSign, type SignedSend } from "./sign-transaction.js";
+import { signOffThread } from "./signing-thread.js";
+import {
+  feesOfFeeData,
+  fromStore,
+  insufficientFunds,
+  lowestFreeNonce,
+  nodeOrStoreError,
+  unsignedTransaction,
+} from "./transaction-fields.js";
+
+// One batch of one sender's key-in-body sends: planned with one read of nonce, fees and balance, signed, recorded and
+// broadcast in nonce order (sender-batches.ts runs the batches one after another inside the sender lock).
+
+export interface SendJob {
+  request: SendRequest;
+  hooks: BroadcastHooks;
+}
+
+export type Job = Queued<SendJob, SignedTransactionInfo>;
+
+/**
+ * What a key-in-body send signs ahead: the same call at the same nonce on each replacement step of its fee ladder, and a
+ * zero-value transfer to the sender on the top step (the cancel).
+ */
+function aheadPlan(
+  chain: EvmChain,
+  request: SendRequest,
+  nonce: number,
+  fees: Fees,
+  cancelGasLimit: bigint | undefined,
+): { ladder: FeeLadder; cancel: TransactionLike | undefined } {
+  const ladder = feeLadder(fees, ceilingOf(fees, request.feeRules!.cap));
+  const cancel =
+    ladder.cancel !== undefined && cancelGasLimit !== undefined
+      ? unsignedTransaction(chain, { to: request.sender, data: "0x" }, nonce, cancelGasLimit, ladder.cancel.fees)
+      : undefined;
+  return { ladder, cancel };
+}
+
+/** The steps signed ahead, as the send keeps them: the replacements as signatures, the cancel whole. */
+function stepsOf(ladder: FeeLadder, signed: SignedSend): SignedStep[] {
+  const steps: SignedStep[] = ladder.replacements.map(({ rung, fees }, index) => ({
+    role: "replacement",
+    rung,
+    fees,
+    transactionHash: signed.resigned[index]!.hash,
+    signature: signed.resigned[index]!.signature,
+  }));
+  if (ladder.cancel !== undefined && signed.cancel !== undefined) {
+    const { raw, hash } = signed.cancel;
+    steps.push({ role: "cancel", rung: ladder.cancel.rung, fees: ladder.cancel.fees, transactionHash: hash, rawTransaction: raw });
+  }
+  return steps;
+}
+
+/** How a batch's broadcasts ended, for the batch after it: set when no later nonce of the sender can be mined. */
+interface BatchEnd {
+  /** Why: "(nonce n) was refused" or "(nonce n) could not be recorded". */
+  gap?: string;
+  /** Set when that was the service's own storage (a journal that could not be written): retrying is the fix, not the request. */
+  storageGap?: TokenServiceError;
+}
+
+/** What a batch hands the next one in the same hold of the sender lock (sender-batches.ts): its broadcasts, going on. */
+export interface BatchBroadcasts extends Handoff {
+  finished: Promise<BatchEnd>;
+  /** What its sends (and those of the batches before it) not answered yet may still cost: the next batch counts it spent. */
+  unanswered(): bigint;
+  /** The nonce after its last send's (0: none): the next batch's are higher, whether or not the store holds them. */
+  nextNonce: number;
+}
+
+/**
+ * One batch of one sender's sends, inside its lock: the nonce, fees and balance are read once, each job is estimated,
+ * checked against what the jobs before it may spend, and given the next nonce; each is signed and recorded
+ * (`beforeBroadcast`, concurrent ones committed by the store as one group) before it is broadcast, in nonce order. A
+ * chain that takes them all at once gets them once all are recorded; elsewhere see `signInTurn`.
+ *
+ * It resolves once every send is recorded (or answered): their nonces are then held in the store, so the next batch
+ * (`before`'s successor) can plan beside this one's broadcasts, which follow `before`'s. What the sends not broadcast
+ * yet may cost is counted spent by the next batch's funds check, and a nonce that never reached the node leaves the
+ * next batch's sends unsent, as it does this batch's later ones.
+ */
+export async function sendBatch(chain: EvmChain, batch: Job[], before: BatchBroadcasts | undefined): Promise<BatchBroadcasts> {
+  const node = nodeName(chain);
+  const sender = batch[0]!.job.request.sender;
+  const nothingSent: BatchBroadcasts = before ?? { finished: Promise.resolve({}), unanswered: () => 0n, nextNonce: 0 };
+  // Every job's hook asks the same store about the same sender: one answer serves the batch.
+  const heldNonces = batch.find((entry) => entry.job.hooks.heldNonces)?.job.hooks.heldNonces;
+  // One cancel's gas serves the batch: every job cancels with the same zero-value transfer to the sender.
+  const cancelling = batch.some((entry) => entry.job.request.feeRules?.signAhead);
+  // Taken before the balance is asked: a send the node takes meanwhile is counted twice (refusing early), never missed.
+  const spentBefore = nothingSent.unanswered();
+  let shared: [number, FeeData, bigint, number[] | undefined, bigint | undefined];
+  let estimates: Array<PromiseSettledResult<bigint>>;
+  try {
+    [shared, estimates] = await Promise.all([
+      Promise.all([
+        chain.provider.getTransactionCount(sender, "pending"),
+        chain.provider.getFeeData(),
+        chain.provider.getBalance(sender, "pending"),
+        fromStore(heldNonces?.()),
+        cancelling ? cancelGas(chain, sender) : undefined,
+      ]),
+      estimateAll(
+        chain,
+        batch.map((entry) => entry.job.request),
+      ),
+    ]);
+  } catch (error) {
+    const failure = nodeOrStoreError(error, node);
+    for (const entry of batch) entry.reject(failure);
+    return nothingSent;
+  }
+  const [pendingNonce, feeData, balance, held = [], cancelGasLimit] = shared;
+  // The node has not seen the sends the batch before is still broadcasting.
+  let nonce = lowestFreeNonce(Math.max(pendingNonce, nothingSent.nextNonce), held);
+  let available = balance - spentBefore;
+  const fees = feesOfFeeData(feeData);
+  const price = maxFeeOf(fees);
+  const l1Fees = chargesL1DataFee(chain) ? askL1Fees(chain, batch, estimates, nonce, held, fees) : undefined;
+
+  // What a refused estimate means, asked of the node for each at once (a dry run where the estimate carried no revert data).
+  const refusals = await Promise.all(
+    estimates.map((estimate, index) =>
+      estimate.status === "rejected" ? estimateError(chain, batch[index]!.job.request, estimate.reason) : undefined,
+    ),
+  );
+  const planned: Planned[] = [];
+  for (const [index, entry] of batch.entries()) {
+    const refusal = refusals[index];
+    const estimate = estimates[index]!;
+    if (refusal !== undefined || estimate.status === "rejected") {
+      entry.reject(refusal!);
+      continue;
+    }
+    const { request } = entry.job;
+    try {
+      request.feeRules?.check(fees);
+    } catch (error) {
+      entry.reject(error);
+      continue;
+    }
+    const gasLimit = gasLimitFor(estimate.value);
+    const transaction = unsignedTransaction(chain, request, nonce, gasLimit, fees);
+    let l1Fee = 0n;
+    if (l1Fees !== undefined) {
+      try {
+        // Asked with the nonce it was expected to take; asked again if a send before it was refused and it took another.
+        const asked = l1Fees[index]!;
+        l1Fee = asked.nonce === nonce ? await asked.fee : await l1DataFee(chain, transaction);
+      } catch (error) {
+        entry.reject(translateProviderError(error, node));
+        continue;
+      }
+    }
+    const gasCost = gasLimit * price;
+    const value = request.value ?? 0n;
+    if (available < gasCost + l1Fee + value) {
+      entry.reject(insufficientFunds(chain, sender, balance, available, gasCost, l1Fee, value));
+      continue;
+    }
+    // What the sends before it in the batch may cost at most is spoken for: the node checks each against what is left.
+    available -= gasCost + l1Fee + value;
+    planned.push({ entry, transaction, nonce, fees, cancelGasLimit, cost: gasCost + l1Fee + value });
+    nonce = lowestFreeNonce(nonce + 1, held);
+  }
+  if (planned.length === 0) return nothingSent;
+  try {
+    await fillersBelow(chain, planned, held, Math.max(pendingNonce, nothingSent.nextNonce), fees, cancelGasLimit);
+  } catch (error) {
+    // Kept before any send is recorded: without them, a reservation abandoned below would strand the sends.
+    for (const { entry } of planned) entry.reject(error);
+    return nothingSent;
+  }
+
+  let unansweredCost = planned.reduce((sum, send) => sum + send.cost, 0n);
+  const answered = (send: Planned) => void (unansweredCost -= send.cost);
+  let staged: Array<Promise<Staged>>;
+  let together: ((gapBefore: boolean) => Promise<Array<PromiseSettledResult<string>>>) | undefined;
+  if (chain.broadcastAll !== undefined) {
+    // Sent all at once: signed and recorded all at once (one commit), and the ones before the first unrecorded nonce go together.
+    const broadcastAll = chain.broadcastAll;
+    const infos = await Promise.all(planned.map((send) => signPlanned(send, chain, false)));
+    const recorded = await Promise.allSettled(planned.map(({ entry }, index) => entry.job.hooks.beforeBroadcast?.(infos[index]!)));
+    staged = infos.map((info, index) => Promise.resolve({ info, recorded: recorded[index]! }));
+    const firstUnrecorded = recorded.findIndex((record) => record.status === "rejected");
+    const atOnce = infos.slice(0, firstUnrecorded === -1 ? infos.length : firstUnrecorded);
+    together = async (gapBefore) =>
+      gapBefore || atOnce.length === 0
+        ? []
+        : broadcastAll(atOnce.map((info) => info.rawTransaction)).catch((error: unknown) =>
+            atOnce.map((): PromiseSettledResult<string> => ({ status: "rejected", reason: error })),
+          );
+  } else {
+    staged = signInTurn(chain, planned);
+  }
+  const finished = broadcastInTurn(chain, planned, staged, nothingSent.finished, together, answered);
+  // Its outcome is read by the hold once this batch is handed off, not before: meanwhile it must not count as unhandled.
+  finished.catch(() => undefined);
+  // Resolved once every send holds its nonce in the store (recorded) or will never be sent.
+  await Promise.allSettled(staged);
+  return { finished, unanswered: () => unansweredCost + nothingSent.unanswered(), nextNonce: nonce };
+}
+
+/**
+ * The fillers of the live reservations between the node's next nonce (`from`) and the batch's last send, signed with the
+ * batch's key and kept before its sends are recorded (reservation-fillers.ts). Nothing is asked unless a nonce in that
+ * range is held.
+ */
+async function fillersBelow(
+  chain: EvmChain,
+  planned: Planned[],
+  held: readonly number[],
+  from: number,
+  fees: Fees,
+  cancelGasLimit: bigint | undefined,
+): Promise<void> {
+  const { request, hooks } = planned[0]!.entry.job;
+  const passed = heldBetween(held, from, planned.at(-1)!.nonce);
+  if (passed.length === 0 || hooks.reservationFillers === undefined || request.privateKey === undefined) return;
+  const gasLimit = cancelGasLimit ?? (await cancelGas(chain, request.sender));
+  if (gasLimit === undefined) return;
+  const send = { sender: request.sender, privateKey: request.privateKey, fees: fillerFees(fees, request.feeRules?.cap), gasLimit };
+  await fillReservationsBelow(chain, send, passed, hooks.reservationFillers);
+}
+
+/**
+ * A batch's sends broadcast in nonce order, once the batch before it (`before`) is done, each once it is recorded and
+ * the node answered the one before; on a chain that takes them all at once, `together` sends them. A nonce that will
+ * never reach the node (refused, or not recorded), here or in the batch before, leaves the later ones unsent.
+ */
+async function broadcastInTurn(
+  chain: EvmChain,
+  planned: Planned[],
+  staged: Array<Promise<Staged>>,
+  before: Promise<BatchEnd>,
+  together: ((gapBefore: boolean) => Promise<Array<PromiseSettledResult<string>>>) | undefined,
+  answered: (send: Planned) => void,
+): Promise<BatchEnd> {
+  const node = nodeName(chain);
+  const sender = planned[0]!.entry.job.request.sender;
+  // Set once a nonce will never reach the node: the later ones could never be mined, so they are not sent.
+  let { gap, storageGap } = await before;
+  const sentTogether = together === undefined ? [] : await together(gap !== undefined);
+  const notSent = () =>
+    storageGap ??
+    new TokenServiceError(
+      ErrorCode.TRANSACTION_REJECTED,
+      `not sent: the transaction before it from ${sender} ${gap}, so this one could not be mined; send it again`,
+    );
+  const refusedBy = (error: TokenServiceError, nonce: number) => {
+    gap = `(nonce ${nonce}) was refused`;
+    if (error.code === ErrorCode.STORAGE_UNAVAILABLE) storageGap = error;
+  };
+  for (const [index, send] of planned.entries()) {
+    const { entry } = send;
+    try {
+      let info: SignedTransactionInfo, record: PromiseSettledResult<void>;
+      try {
+        ({ info, recorded: record } = await staged[index]!);
+      } catch (error) {
+        // Not signed (nothing recorded): neither are the later ones.
+        entry.reject(error);
+        continue;
+      }
+      if (record.status === "rejected") {
+        entry.reject(record.reason);
+        gap ??= `(nonce ${info.nonce}) could not be recorded`;
+        // Storage that ran out refuses the later ones the same way: nothing of theirs was done, retry once there is room.
+        if (isTokenServiceError(record.reason, ErrorCode.STORAGE_UNAVAILABLE)) storageGap ??= record.reason;
+        continue;
+      }
+      const sentAtOnce = sentTogether[index];
+      if (sentAtOnce !== undefined) {
+        if (sentAtOnce.status === "fulfilled") {
+          entry.resolve(info);
+          continue;
+        }
+        // Mined as it is accepted, a refused one is in no pool: after a refused nonce, the node refuses the later ones
+        // ("nonce too high"), and they are not sent in effect.
+        if (gap !== undefined) {
+          entry.reject(notSent());
+          continue;
+        }
+        const error = translateProviderError(sentAtOnce.reason, node);
+        entry.reject(error);
+        if (!outcomeUnknown(error)) refusedBy(error, info.nonce);
+        continue;
+      }
+      if (gap !== undefined) {
+        // Its record is written: the caller's error ends it `failed`, and the next send reuses the nonce.
+        entry.reject(notSent());
+        continue;
+      }
+      try {
+        await chain.broadcast(info.rawTransaction);
+        entry.resolve(info);
+      } catch (raw) {
+        const error = translateProviderError(raw, node);
+        entry.reject(error);
+        if (!outcomeUnknown(error)) refusedBy(error, info.nonce);
+      }
+    } finally {
+      answered(send);
+    }
+  }
+  return { ...(gap !== undefined ? { gap } : {}), ...(storageGap !== undefined ? { storageGap } : {}) };
+}
+
+/** A send of a batch with its nonce, checked and ready to sign (with what its ladder signed ahead needs). */
+interface Planned {
+  entry: Job;
+  transaction: TransactionLike;
+  nonce: number;
+  fees: Fees;
+  /** The batch's cancel gas; undefined: no cancel is signed. */
+  cancelGasLimit: bigint | undefined;
+  /** What it may cost at most: gas, L1 data fee and the value it sends. */
+  cost: bigint;
+}
+
+/** A planned send signed, and whether its record was written. */
+interface Staged {
+  info: SignedTransactionInfo;
+  recorded: PromiseSettledResult<void>;
+}
+
+/**
+ * Signs a planned send, and, for a key-in-body send on a chain where it can wait, its ladder and cancel: on the signing
+ * thread for a send of a burst (`offThread`), here for a lone one (the thread would only add its round trip).
+ */
+async function signPlanned(
+  { entry, transaction, nonce, fees, cancelGasLimit }: Planned,
+  chain: EvmChain,
+  offThread: boolean,
+): Promise<SignedTransactionInfo> {
+  const { request } = entry.job;
+  const plan = request.feeRules?.signAhead ? aheadPlan(chain, request, nonce, fees, cancelGasLimit) : undefined;
+  const send: SendToSign = {
+    transaction,
+    ladder: plan?.ladder.replacements.map((step) => step.fees) ?? [],
+    ...(plan?.cancel !== undefined ? { cancel: plan.cancel } : {}),
+    privateKey: request.privateKey!,
+  };
+  const signed = offThread && plan !== undefined ? await signOffThread(send) : signSend(send);
+  const { raw, hash } = signed.signed;
+  return { transactionHash: hash, nonce, rawTransaction: raw, fees, ...(plan ? { ahead: stepsOf(plan.ladder, signed) } : {}) };
+}
+
+/**
+ * Signs a batch's sends in nonce order and writes their records in groups that double (1, 2, 4, …), one commit each. The
+ * sends are broadcast one by one, each once the node answered the one before: the first leaves after one signature and
+ * one commit, and the later ones are signed and recorded while the node takes the earlier ones, instead of every
+ * broadcast waiting for the last signature. A burst's sends are signed on the signing thread, beside the records and
+ * broadcasts here; a group is recorded once all its sends are signed, after the groups before it.
+ */
+function signInTurn(chain: EvmChain, planned: Planned[]): Array<Promise<Staged>> {
+  const settlers: Array<{ resolve(staged: Staged): void; reject(error: unknown): void }> = [];
+  const staged = planned.map(() => new Promise<Staged>((resolve, reject) => void settlers.push({ resolve, reject })));
+  // Read in order by the batch's loop: a later one refused meanwhile must not count as unhandled.
+  for (const promise of staged) promise.catch(() => undefined);
+  const offThread = planned.length > 1;
+  // The first send that could not be signed: neither it nor a later one is recorded (their nonces would follow a gap).
+  let failure: { error: unknown } | undefined;
+  let recordedBefore = Promise.resolve();
+  const record = (group: Array<{ index: number; info: Promise<SignedTransactionInfo> }>) => {
+    const signing = Promise.allSettled(group.map(({ info }) => info));
+    recordedBefore = recordedBefore.then(async () => {
+      const signed = await signing;
+      // Added in one macrotask: the store commits them together.
+      for (const [position, { index }] of group.entries()) {
+        const outcome = signed[position]!;
+        if (outcome.status === "rejected") failure ??= { error: outcome.reason };
+        if (failure !== undefined) {
+          settlers[index]!.reject(failure.error);
+          continue;
+        }
+        const info = (outcome as PromiseFulfilledResult<SignedTransactionInfo>).value;
+        void Promise.allSettled([planned[index]!.entry.job.hooks.beforeBroadcast?.(info)]).then(([recorded]) =>
+          settlers[index]!.resolve({ info, recorded: recorded! }),
+        );
+      }
+    });
+  };
+  void (async () => {
+    let group: Array<{ index: number; info: Promise<SignedTransactionInfo> }> = [];
+    let groupSize = 1;
+    for (const [index, send] of planned.entries()) {
+      // The node's answers (and the records) are let in between two sends signed here.
+      if (index > 0) await new Promise<void>((resolve) => setImmediate(resolve));
+      group.push({ index, info: signPlanned(send, chain, offThread) });
+      if (group.length < groupSize && index < planned.length - 1) continue;
+      record(group);
+      group = [];
+      groupSize *= 2;
+    }
+  })();
+  return staged;
+}
+
+/**
+ * Each job's L1 data fee, asked all at once (one round trip, not one per job), for the transaction it will sign if every
+ * send before it goes through: the same nonce, gas limit and fees.
+ */
+function askL1Fees(
+  chain: EvmChain,
+  batch: Job[],
+  estimates: Array<PromiseSettledResult<bigint>>,
+  firstNonce: number,
+  held: readonly number[],
+  fees: Fees,
+): Array<{ nonce: number; fee: Promise<bigint> }> {
+  let nonce = firstNonce;
+  return batch.map((entry, index) => {
+    const estimate = estimates[index]!;
+    if (estimate.status === "rejected") return { nonce: -1, fee: Promise.resolve(0n) };
+    const gasLimit = gasLimitFor(estimate.value);
+    const fee = l1DataFee(chain, unsignedTransaction(chain, entry.job.request, nonce, gasLimit, fees));
+    // Read in order by the batch's loop; a job that fails first must not leave its answer unhandled.
+    fee.catch(() => undefined);
+    const asked = { nonce, fee };
+    nonce = lowestFreeNonce(nonce + 1, held);
+    return asked;
+  });
+}
+
+/**
+ * The node may or may not have it (down, slow, or a failure after it answered): the record stays signed and the tracker
+ * finds out and sends it if needed; a node that has the later nonces holds them until then.
+ */
+function outcomeUnknown(error: TokenServiceError): boolean {
+  return error.code === ErrorCode.UPSTREAM_UNAVAILABLE || error.code === ErrorCode.UPSTREAM_TIMEOUT;
+}
