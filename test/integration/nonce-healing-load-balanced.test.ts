@@ -196,7 +196,18 @@ describe("nonces that heal behind a load balancer (two anvil nodes, one chain, a
     const asked = relay.requests.slice(mark);
     const touches = (request: RelayedRequest, method: string) =>
       request.calls.some((call) => call.method === method && call.params[0] === sent.transactionHash);
-    const missed = asked.findIndex((request) => request.node === 1 - holder && touches(request, "eth_getTransactionByHash"));
+    // The producer asked, in a pool check (the transaction by hash, then the sender's next nonce), for either: whichever
+    // request of the check the load balancer gave it.
+    const checked = asked.findIndex((request) => touches(request, "eth_getTransactionByHash"));
+    const asksSender = (request: RelayedRequest) =>
+      request.calls.some(
+        (call) => call.method === "eth_getTransactionCount" && String(call.params[0]).toLowerCase() === sender.address.toLowerCase(),
+      );
+    const missed = asked.findIndex(
+      (request, index) =>
+        index >= checked && request.node === 1 - holder && (touches(request, "eth_getTransactionByHash") || asksSender(request)),
+    );
+    expect(checked, trace(mark)).to.be.at.least(0);
     const reached = asked.findIndex(
       (request, index) =>
         index > missed && request.node === 1 - holder && broadcastsIn(request).some((each) => each.hash === sent.transactionHash),

@@ -27,7 +27,7 @@ const IDLE_WINDOW_MS = 8 * POLL_MS;
 
 const measure = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** The launches' own preparation: nonce, balance, fee data and gas, asked before each send. */
+/** The launches' own preparation: nonce, balance, fee suggestions and gas, asked before a send. */
 const PREPARATION = new Set(["eth_getTransactionCount", "eth_getBalance", "eth_gasPrice", "eth_maxPriorityFeePerGas", "eth_estimateGas"]);
 const isLatestRead = (call: { method: string; params: unknown[] }) => call.method === "eth_getBlockByNumber" && call.params[0] === "latest";
 
@@ -45,9 +45,8 @@ function tally(proxy: CountingProxy, from: number): Tally {
   const byMethod: Record<string, number> = {};
   for (const { method } of calls) byMethod[method] = (byMethod[method] ?? 0) + 1;
   const sends = byMethod.eth_sendRawTransaction ?? 0;
-  // The fee data's read of the latest block is the launch's preparation (ethers' getFeeData reads it beside the fees).
-  const feeReads = byMethod.eth_maxPriorityFeePerGas ?? 0;
-  const preparation = calls.filter((call) => PREPARATION.has(call.method)).length + feeReads;
+  // The fees come from the head the follower reads (a following call); the suggested priority fee is preparation.
+  const preparation = calls.filter((call) => PREPARATION.has(call.method)).length;
   return {
     total: calls.length,
     sends,
@@ -98,20 +97,35 @@ describe("what following launches costs the node (counting relay, anvil mining o
     expect(proxy.calls.slice(from)).to.deep.equal([]);
   });
 
-  it(`steady: ${STEADY} launches one after another, each waited mined, cost one send each and at most 2 calls each to follow`, async function () {
+  it(`steady: ${STEADY} launches one after another, each waited mined, cost at most 4 calls each: one send, 2 to follow`, async function () {
+    // A first launch asks once what the later ones reuse (the chain id, the gas of the deployment's shape: name and
+    // symbol lengths, the suggested priority fee); the steady ones are all of its shape (two-digit names).
+    expect((await service.operations.settle(await launch(99), SETTLE_MS)).status).to.equal("mined");
     const from = proxy.calls.length;
-    for (let index = 0; index < STEADY; index++) {
+    for (let index = 10; index < 10 + STEADY; index++) {
       const record = await service.operations.settle(await launch(index), SETTLE_MS);
       expect(record.status).to.equal("mined");
     }
-    // The launches' reorg watch comes within the window: counted with them.
+    const launched = proxy.calls.length;
+    // The launches' reorg watch comes within the window: head reads only, one per poll interval at most.
     await measure(IDLE_WINDOW_MS);
-    const cost = tally(proxy, from);
+    const cost = tally({ ...proxy, calls: proxy.calls.slice(0, launched) }, from);
     const detail = JSON.stringify(cost.byMethod);
     expect(cost.sends, detail).to.equal(STEADY);
     expect(cost.byHash, `no lookup by hash: ${detail}`).to.equal(0);
-    // A head read and a block's receipts per launch (its own block), and a head read per poll interval of the window.
-    expect(cost.following, `following: ${detail}`).to.be.at.most(2 * STEADY + IDLE_WINDOW_MS / POLL_MS + 1);
+    // Each launch: the sender's next nonce (the key may send elsewhere too: the fees come from the head followed anyway,
+    // and the sender's funds are counted by its own sends while that nonce shows no other), its send, a head read and its
+    // block's receipts. anvil may answer a send before its block is the head: the first look then finds no block, and
+    // the next one reads the head again (and, at times, the sender's nonce): at most two such looks in the 50.
+    const RACES = 2;
+    expect(cost.following, `following: ${detail}`).to.be.at.most(2 * STEADY + RACES);
+    expect(cost.total, `in all: ${detail}`).to.be.at.most(4 * STEADY + 3 * RACES);
+    const watch = proxy.calls.slice(launched);
+    expect(
+      watch.filter((call) => !isLatestRead(call)),
+      "the watch reads only the head",
+    ).to.deep.equal([]);
+    expect(watch.length, "head reads in the window").to.be.at.most(IDLE_WINDOW_MS / POLL_MS + 1);
   });
 
   it(`a burst of ${BURST} costs at most 3 calls per launch, one send each`, async function () {

@@ -3,6 +3,7 @@ import type { AbstractProvider } from "ethers";
 import type { NetworkInfo } from "../../domain/chains.js";
 import type { EndpointProbe, EndpointStatus } from "./endpoint-pool.js";
 import type { ChainFaults } from "./faults.js";
+import type { HeadFollower } from "./follow/head-follower.js";
 
 export type EvmNetworkInfo = NetworkInfo & { chainId: number };
 
@@ -30,6 +31,11 @@ export interface EvmChain {
   requestAll?(calls: ReadonlyArray<{ method: string; params: unknown[] }>): Promise<Array<PromiseSettledResult<unknown>>>;
   /** How often to poll for receipts. */
   readonly pollingIntervalMs: number;
+  /**
+   * A live chain's head follower: what is read of its blocks (heads, hashes, receipts, the base fee) is read through it,
+   * once per block. Absent on simulated chains (the service's own node, asked in-process).
+   */
+  readonly follower?: HeadFollower;
   /** Sends a signed transaction and resolves with its hash once the node accepted it. */
   broadcast(signedTransaction: string): Promise<string>;
   /**

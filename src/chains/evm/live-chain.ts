@@ -4,6 +4,7 @@ import type { EvmChain, EvmNetworkInfo, NodeCallObserver } from "./chain.js";
 import { EndpointPool, type EndpointProbe, type EndpointStatus, type FailoverPolicy } from "./endpoint-pool.js";
 import { redactEndpoint } from "./endpoint-names.js";
 import { translateProviderError } from "./provider-errors.js";
+import { HeadFollower } from "./follow/head-follower.js";
 
 export { printableHost, redactEndpoint } from "./endpoint-names.js";
 
@@ -76,6 +77,7 @@ export class LiveChain implements EvmChain {
   readonly pollingIntervalMs = 1000;
   readonly endpoint: string;
   readonly provider: JsonRpcProvider;
+  readonly follower: HeadFollower;
   private readonly pool: EndpointPool;
   private readonly observe: NodeCallObserver | undefined;
   /** "ethereum/sepolia". */
@@ -108,6 +110,7 @@ export class LiveChain implements EvmChain {
       providerOptions,
       observe === undefined ? undefined : (method, seconds, ok) => observe(pair, method, seconds, ok),
     );
+    this.follower = new HeadFollower((calls) => this.requestAll(calls), { pollMs: this.pollingIntervalMs });
   }
 
   /**

@@ -1,28 +1,25 @@
 import type { EvmChain } from "../../chains/evm/chain.js";
-import { HeadFollower, type ReceiptSummary } from "../../chains/evm/follow/head-follower.js";
+import type { HeadFollower, ReceiptSummary } from "../../chains/evm/follow/head-follower.js";
 import { receiptSummary } from "../../chains/evm/read/transaction-status.js";
 import { feesOfFeeData } from "../../chains/evm/write/transaction-fields.js";
 import type { Fees } from "../../domain/fee-ladder.js";
 
 /**
- * One head follower per live chain (see HeadFollower): the tracker reads heads, block hashes and receipts through it, so
- * its node calls follow blocks, not records. A simulated chain is the service's own node, asked in-process: it has none.
+ * The head followers of the live chains the tracker follows (see HeadFollower; each live chain has one, which its sends
+ * read fees from too): the tracker reads heads, block hashes and receipts through them, so its node calls follow blocks,
+ * not records, and is told of their reorgs. A simulated chain is the service's own node, asked in-process: it has none.
  */
 export class ChainFollowers {
-  private readonly followers = new WeakMap<EvmChain, HeadFollower>();
+  private readonly listened = new WeakSet<EvmChain>();
 
   constructor(private readonly onReorg: (chain: EvmChain, fromBlock: number) => void) {}
 
   of(chain: EvmChain): HeadFollower | undefined {
-    const requestAll = chain.requestAll?.bind(chain);
-    if (chain.simulated || requestAll === undefined) return undefined;
-    let follower = this.followers.get(chain);
-    if (follower === undefined) {
-      follower = new HeadFollower(requestAll, {
-        pollMs: chain.pollingIntervalMs,
-        onReorg: (fromBlock) => this.onReorg(chain, fromBlock),
-      });
-      this.followers.set(chain, follower);
+    const follower = chain.follower;
+    if (follower === undefined) return undefined;
+    if (!this.listened.has(chain)) {
+      this.listened.add(chain);
+      follower.onReorg((fromBlock) => this.onReorg(chain, fromBlock));
     }
     return follower;
   }
@@ -123,17 +120,28 @@ const FORGET_AFTER_MS = 10 * 60_000;
  * may lose a transaction while no block comes). Between, the last answer stands.
  */
 export class PoolChecks {
-  private readonly checks = new Map<string, PoolState & { tip: string | undefined; at: number }>();
+  private readonly checks = new Map<string, PoolState & { tip: string | undefined; at: number; accepted: boolean }>();
 
-  /** The last check's answer when it still stands, else undefined (check now). */
-  standing(key: string, tip: string | undefined, pollMs: number, now = Date.now()): PoolState | undefined {
+  /**
+   * The last check's answer when it still stands, else undefined (check now). `accepted`: the answer is the node's
+   * acceptance of the broadcast this process saw, with no block since.
+   */
+  standing(key: string, tip: string | undefined, pollMs: number, now = Date.now()): (PoolState & { accepted: boolean }) | undefined {
     const last = this.checks.get(key);
     if (last === undefined || last.tip !== tip || now - last.at >= pollMs * POOL_RECHECK_POLLS) return undefined;
-    return { pooled: last.pooled, heldNowhere: last.heldNowhere };
+    return { pooled: last.pooled, heldNowhere: last.heldNowhere, accepted: last.accepted };
   }
 
-  remember(key: string, tip: string | undefined, state: PoolState, now = Date.now()): void {
-    this.checks.set(key, { ...state, tip, at: now });
+  /**
+   * A broadcast this process saw the node accept, its transaction in no block at the head `tip` yet: held, as a check
+   * would find it, until a block comes (a chain that mines as it accepts may answer before its block is the head).
+   */
+  accepted(key: string, transactionHash: string, tip: string | undefined, now = Date.now()): void {
+    this.remember(key, tip, { pooled: transactionHash, heldNowhere: false }, now, true);
+  }
+
+  remember(key: string, tip: string | undefined, state: PoolState, now = Date.now(), accepted = false): void {
+    this.checks.set(key, { ...state, tip, at: now, accepted });
     if (this.checks.size > 1_000) for (const [each, check] of this.checks) if (now - check.at > FORGET_AFTER_MS) this.checks.delete(each);
   }
 

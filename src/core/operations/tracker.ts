@@ -641,7 +641,9 @@ export class OperationTracker {
     let included: ChainObservation | undefined;
     try {
       const chain = await this.chainFor(record);
-      const { receipt, minted, head } = await this.receiptOf(record, chain, pass, true);
+      const { sent, receipt, minted, head } = await this.receiptOf(record, chain, pass, true);
+      const tip = this.followers.of(chain)?.latest?.hash;
+      if (receipt === null && tip !== undefined) this.poolChecks.accepted(`${record.id}:${sent.join(",")}`, sent[0]!, tip);
       if (receipt !== null) {
         const poll = chain.pollingIntervalMs;
         included = { kind: "chain", simulated: chain.simulated, pollMs: poll, head, receipt, inPool: false, ...(minted ? { minted } : {}) };
@@ -712,7 +714,9 @@ export class OperationTracker {
     const standing = follower === undefined ? undefined : this.poolChecks.standing(key, tip, chain.pollingIntervalMs);
     // It stands while the node still counts the record's nonce in the sender's next one (read once per sender and pass,
     // for the sender's nonce healing anyway): a node that lost it (or another that took its place) does not.
-    if (standing !== undefined && (await this.stillCounted(record, chain, pass))) return standing;
+    if (standing !== undefined && (standing.accepted || (await this.stillCounted(record, chain, pass)))) {
+      return { pooled: standing.pooled, heldNowhere: standing.heldNowhere };
+    }
     const pooled = await this.pooled(chain, sent);
     const state = { pooled, heldNowhere: pooled !== undefined && (await this.holdsNothingAt(record, chain, pass)) };
     // Only "held, and includable" stands: any other answer leads to a send, after which the next look asks again.

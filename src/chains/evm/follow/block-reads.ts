@@ -6,6 +6,8 @@ export interface BlockHeader {
   number: number;
   hash: string;
   parentHash: string;
+  /** The block's base fee (wei): what a transaction's fees are set from; null on a chain without one (legacy gas prices). */
+  baseFeePerGas: bigint | null;
 }
 
 /** A transaction's receipt as far as following a record needs it: where it was included and whether it succeeded. */
@@ -19,7 +21,7 @@ export interface ReceiptSummary {
 /** One JSON-RPC batch to the node, each call settling as the node answered it (see `EvmChain.requestAll`). */
 export type RequestAll = (calls: ReadonlyArray<{ method: string; params: unknown[] }>) => Promise<Array<PromiseSettledResult<unknown>>>;
 
-type RawHeader = { number?: string; hash?: string; parentHash?: string } | null;
+type RawHeader = { number?: string; hash?: string; parentHash?: string; baseFeePerGas?: string | null } | null;
 type RawReceipt = { transactionHash?: string; blockNumber?: string | null; blockHash?: string | null; status?: string | null } | null;
 
 const quantity = (value: number) => `0x${value.toString(16)}`;
@@ -27,7 +29,12 @@ const quantity = (value: number) => `0x${value.toString(16)}`;
 export function headerOf(raw: unknown): BlockHeader | null {
   const block = raw as RawHeader;
   if (block === null || block === undefined || block.number == null || block.hash == null || block.parentHash == null) return null;
-  return { number: Number(BigInt(block.number)), hash: block.hash.toLowerCase(), parentHash: block.parentHash.toLowerCase() };
+  return {
+    number: Number(BigInt(block.number)),
+    hash: block.hash.toLowerCase(),
+    parentHash: block.parentHash.toLowerCase(),
+    baseFeePerGas: block.baseFeePerGas == null ? null : BigInt(block.baseFeePerGas),
+  };
 }
 
 /** A receipt without a block is none yet (as ethers reads it). */

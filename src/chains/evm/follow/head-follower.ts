@@ -27,8 +27,6 @@ export type { ReceiptSummary } from "./block-reads.js";
 export interface HeadFollowerOptions {
   /** At most one head read per this long, unless a caller asks for a fresher one. */
   pollMs: number;
-  /** Told of a reorg: the first block height whose block changed. */
-  onReorg?: (fromBlock: number) => void;
 }
 
 /** The newest blocks whose receipts are kept. */
@@ -69,10 +67,19 @@ export class HeadFollower {
   /** The last head reads that finished: when, and the tip they gave. */
   private readonly history: Array<{ at: number; number: number }> = [];
 
+  /** Told of a reorg: the first block height whose block changed. */
+  private readonly reorgListeners = new Set<(fromBlock: number) => void>();
+
   constructor(
     private readonly requestAll: RequestAll,
     private readonly options: HeadFollowerOptions,
   ) {}
+
+  /** Tells `listener` of every reorg seen from now on (the first height that changed); the answer stops it. */
+  onReorg(listener: (fromBlock: number) => void): () => void {
+    this.reorgListeners.add(listener);
+    return () => this.reorgListeners.delete(listener);
+  }
 
   /**
    * The head's height: the last one read while it is younger than the poll interval, else read now. `freshAfter`: read
@@ -289,7 +296,7 @@ export class HeadFollower {
       }
     }
     this.forgetFrom(fork);
-    this.options.onReorg?.(fork);
+    for (const listener of this.reorgListeners) listener(fork);
   }
 
   /** Forgets every hash and receipt read at `first` or above: what was read before is not kept after. */

@@ -1,24 +1,18 @@
-import type { FeeData, TransactionLike } from "ethers";
+import type { TransactionLike } from "ethers";
 
 import { ErrorCode, TokenServiceError, isTokenServiceError } from "../../../domain/errors.js";
 import { ceilingOf, feeLadder, maxFeeOf, type FeeLadder, type Fees } from "../../../domain/fee-ladder.js";
 import type { EvmChain } from "../chain.js";
 import { translateProviderError } from "../provider-errors.js";
 import { cancelGas, estimateAll, estimateError, gasLimitFor, nodeName } from "./estimates.js";
+import { sendReadsOf, type SenderReading } from "./send-reads.js";
 import { chargesL1DataFee, l1DataFee } from "./l1-fee.js";
 import { fillerFees, fillReservationsBelow, heldBetween } from "./reservation-fillers.js";
 import type { Handoff, Queued } from "./sender-batches.js";
 import type { BroadcastHooks, SendRequest, SignedStep, SignedTransactionInfo } from "./send-types.js";
 import { signSend, type SendToSign, type SignedSend } from "./sign-transaction.js";
 import { signOffThread } from "./signing-thread.js";
-import {
-  feesOfFeeData,
-  fromStore,
-  insufficientFunds,
-  lowestFreeNonce,
-  nodeOrStoreError,
-  unsignedTransaction,
-} from "./transaction-fields.js";
+import { fromStore, insufficientFunds, lowestFreeNonce, nodeOrStoreError, unsignedTransaction } from "./transaction-fields.js";
 
 // One batch of one sender's key-in-body sends: planned with one read of nonce, fees and balance, signed, recorded and
 // broadcast in nonce order (sender-batches.ts runs the batches one after another inside the sender lock).
@@ -103,17 +97,12 @@ export async function sendBatch(chain: EvmChain, batch: Job[], before: BatchBroa
   const cancelling = batch.some((entry) => entry.job.request.feeRules?.signAhead);
   // Taken before the balance is asked: a send the node takes meanwhile is counted twice (refusing early), never missed.
   const spentBefore = nothingSent.unanswered();
-  let shared: [number, FeeData, bigint, number[] | undefined, bigint | undefined];
+  const reads = sendReadsOf(chain);
+  let shared: [SenderReading, Fees, number[] | undefined, bigint | undefined];
   let estimates: Array<PromiseSettledResult<bigint>>;
   try {
     [shared, estimates] = await Promise.all([
-      Promise.all([
-        chain.provider.getTransactionCount(sender, "pending"),
-        chain.provider.getFeeData(),
-        chain.provider.getBalance(sender, "pending"),
-        fromStore(heldNonces?.()),
-        cancelling ? cancelGas(chain, sender) : undefined,
-      ]),
+      Promise.all([reads.sender(sender), reads.fees(), fromStore(heldNonces?.()), cancelling ? cancelGas(chain, sender) : undefined]),
       estimateAll(
         chain,
         batch.map((entry) => entry.job.request),
@@ -124,13 +113,25 @@ export async function sendBatch(chain: EvmChain, batch: Job[], before: BatchBroa
     for (const entry of batch) entry.reject(failure);
     return nothingSent;
   }
-  const [pendingNonce, feeData, balance, held = [], cancelGasLimit] = shared;
+  const [reading, fees, held = [], cancelGasLimit] = shared;
   // The node has not seen the sends the batch before is still broadcasting.
-  let nonce = lowestFreeNonce(Math.max(pendingNonce, nothingSent.nextNonce), held);
-  let available = balance - spentBefore;
-  const fees = feesOfFeeData(feeData);
+  let nonce = lowestFreeNonce(Math.max(reading.nonce, nothingSent.nextNonce), held);
+  // A count takes every send planned before it as spent already; the node's answer only those it was sent.
+  let available = reading.counted ? reading.funds : reading.funds - spentBefore;
   const price = maxFeeOf(fees);
   const l1Fees = chargesL1DataFee(chain) ? askL1Fees(chain, batch, estimates, nonce, held, fees) : undefined;
+  // What a refusal for funds names as the sender's balance.
+  let balance = reading.funds;
+  if (reading.counted && available < (await batchCost(batch, estimates, price, l1Fees))) {
+    // A count is a bound: before it refuses a send for funds, the node is asked (the sender may have been paid since).
+    try {
+      balance = await reads.freshFunds(sender);
+    } catch (error) {
+      for (const entry of batch) entry.reject(translateProviderError(error, node));
+      return nothingSent;
+    }
+    available = balance - spentBefore;
+  }
 
   // What a refused estimate means, asked of the node for each at once (a dry run where the estimate carried no revert data).
   const refusals = await Promise.all(
@@ -177,9 +178,10 @@ export async function sendBatch(chain: EvmChain, batch: Job[], before: BatchBroa
     planned.push({ entry, transaction, nonce, fees, cancelGasLimit, cost: gasCost + l1Fee + value });
     nonce = lowestFreeNonce(nonce + 1, held);
   }
+  reads.planned(sender, nonce, available);
   if (planned.length === 0) return nothingSent;
   try {
-    await fillersBelow(chain, planned, held, Math.max(pendingNonce, nothingSent.nextNonce), fees, cancelGasLimit);
+    await fillersBelow(chain, planned, held, Math.max(reading.nonce, nothingSent.nextNonce), fees, cancelGasLimit);
   } catch (error) {
     // Kept before any send is recorded: without them, a reservation abandoned below would strand the sends.
     for (const { entry } of planned) entry.reject(error);
@@ -207,7 +209,11 @@ export async function sendBatch(chain: EvmChain, batch: Job[], before: BatchBroa
   } else {
     staged = signInTurn(chain, planned);
   }
-  const finished = broadcastInTurn(chain, planned, staged, nothingSent.finished, together, answered);
+  const finished = broadcastInTurn(chain, planned, staged, nothingSent.finished, together, answered).then((end) => {
+    // A nonce that did not reach the node: the funds it was counted to spend are asked again.
+    if (end.gap !== undefined) reads.forget(sender);
+    return end;
+  });
   // Its outcome is read by the hold once this batch is handed off, not before: meanwhile it must not count as unhandled.
   finished.catch(() => undefined);
   // Resolved once every send holds its nonce in the store (recorded) or will never be sent.
@@ -443,4 +449,24 @@ function askL1Fees(
  */
 function outcomeUnknown(error: TokenServiceError): boolean {
   return error.code === ErrorCode.UPSTREAM_UNAVAILABLE || error.code === ErrorCode.UPSTREAM_TIMEOUT;
+}
+
+/**
+ * The most a batch's sends may cost together (gas, L1 data fees, the value they send), those the node will not
+ * estimate left out: what a counted balance must cover before a send is refused on its word.
+ */
+async function batchCost(
+  batch: Job[],
+  estimates: Array<PromiseSettledResult<bigint>>,
+  price: bigint,
+  l1Fees: Array<{ nonce: number; fee: Promise<bigint> }> | undefined,
+): Promise<bigint> {
+  let total = 0n;
+  for (const [index, entry] of batch.entries()) {
+    const estimate = estimates[index]!;
+    if (estimate.status === "rejected") continue;
+    const l1Fee = l1Fees === undefined ? 0n : await l1Fees[index]!.fee.catch(() => 0n);
+    total += gasLimitFor(estimate.value) * price + l1Fee + (entry.job.request.value ?? 0n);
+  }
+  return total;
 }
