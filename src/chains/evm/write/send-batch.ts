@@ -327,7 +327,9 @@ async function broadcastInTurn(
       index++;
       continue;
     }
-    // With it, the sends after it that are recorded by now, in nonce order.
+    // With it, the sends after it that are recorded by now, in nonce order: those committed with it settle a few
+    // microtasks after it, so the group is formed once they have.
+    if (chain.broadcastBatch !== undefined) await new Promise<void>((resolve) => setImmediate(resolve));
     const group: Array<{ send: Planned; info: SignedTransactionInfo }> = [{ send, info }];
     let gas = send.transaction.gasLimit as bigint;
     while (chain.broadcastBatch !== undefined && group.length < GROUP_SENDS) {
