@@ -238,7 +238,7 @@ async function fillersBelow(
 }
 
 /**
- * The most gas one group of broadcasts carries (half a 30 M-gas block: an ERC20 deployment's gas limit is about 1.2 M).
+ * The most gas one group of broadcasts carries (half a 30 M-gas block: an ERC20 deployment's gas limit is about 1.1 M).
  * A node mining on send (anvil 1.7) mines what its pool holds ready into one block when a transaction comes, and leaves
  * what does not fit in that block waiting until the next transaction comes, which at the end of a burst never does: a
  * group's sends, and the unmined rest of the group before it, fit in one block.
