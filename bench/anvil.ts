@@ -242,9 +242,10 @@ async function rawIngestThroughput(mode: IngestMode): Promise<Throughput> {
           const receipt = answer.result as { status: string } | null | undefined;
           if (receipt) found.set(missing[index]!, receipt);
         });
-        // anvil takes a batch's items concurrently: one that arrived ahead of its predecessor waits in the pool, and once
-        // the gap is filled it waits there for the next block, which mining on send makes only for the next transaction
-        // (foundry-rs/foundry#10122). The anchor measures what the node ingests, so it asks for that block.
+        // Mining on send, anvil mines what its pool holds ready into one block when a transaction comes, and what does
+        // not fit in that block (about 33 of these deployments fill its 30 M gas) waits there until the next transaction
+        // comes (foundry-rs/foundry#10122), which after the batch never does. The anchor measures what the node ingests,
+        // so it asks for that block.
         if (mode === "batch" && found.size < hashes.length) await node.rpc("evm_mine", []);
       }
       return found;

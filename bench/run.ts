@@ -52,8 +52,8 @@ const NOTES = `Notes on the method:
   service's launches go through \`service.operations.launch\` with the SQLite store, fired at once from one sender, counted
   mined when the tracker recorded them mined; the anchor sends the same deployments, signed beforehand, into a fresh
   node as one JSON-RPC batch of \`eth_sendRawTransaction\` in nonce order, and reads receipts in batches (asking anvil for
-  a block while some are missing: a batch's items arrive in any order, and one ahead of its predecessor waits in the
-  pool) until every one exists; a second row sends them one by one, each once the node answered the one before. Before the service's, two warm-up launches at once (a burst's path: the signing thread starts once per
+  a block while some are missing: mining on send, anvil mines what is ready into one block when a transaction comes, and
+  what does not fit in it waits for the next transaction) until every one exists; a second row sends them one by one, each once the node answered the one before. Before the service's, two warm-up launches at once (a burst's path: the signing thread starts once per
   process) and the thread up; before the anchor's, one warm-up transaction. A first round of both, logged and not
   counted, warms up the process (V8 compiles a burst path's functions over its first bursts). The CPU row adds the CPU
   time this process and the anvil node used while each side was timed (from /proc: Linux only). The failover rows launch

@@ -14,7 +14,20 @@ export type Fault =
   /** Forwarded, the node's error messages relayed reworded (as another client words the same refusal). */
   | { reword(message: string): string }
   /** Answered with that JSON-RPC error for each call at once, as a node refusing them: the node never sees them. */
-  | { refuse: string };
+  | { refuse: string }
+  /**
+   * Each call of the request (a batch's, in order) for which `refuseCall` gives a message is answered with that JSON-RPC
+   * error, as a node refusing that one; the others go to the node (together, as a batch if the request was one).
+   */
+  | { refuseCall(call: RelayedCall, position: number, calls: RelayedCall[]): string | undefined };
+
+/** One JSON-RPC call as the relay received it. */
+export interface RelayedCall {
+  jsonrpc?: string;
+  id?: unknown;
+  method: string;
+  params?: unknown[];
+}
 
 export interface FaultyRelay {
   url: string;
@@ -78,6 +91,30 @@ export async function startFaultyRelay(
       response.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(reply));
       return;
     }
+    if (typeof fault === "object" && "refuseCall" in fault) {
+      const parsed = JSON.parse(body) as RelayedCall | RelayedCall[];
+      const calls = Array.isArray(parsed) ? parsed : [parsed];
+      const refusals = calls.map((call, position) => fault.refuseCall(call, position, calls));
+      if (refusals.some((refusal) => refusal !== undefined)) relay.faults++;
+      const forwarded = calls.filter((_, position) => refusals[position] === undefined);
+      let answers: Array<{ id?: unknown }> = [];
+      if (forwarded.length > 0) {
+        const sent = await fetch(target, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify(Array.isArray(parsed) ? forwarded : forwarded[0]),
+        });
+        const answer = (await sent.json()) as { id?: unknown } | Array<{ id?: unknown }>;
+        answers = Array.isArray(answer) ? answer : [answer];
+      }
+      const reply = calls.map((call, position) =>
+        refusals[position] !== undefined
+          ? { jsonrpc: "2.0", id: call.id, error: { code: -32000, message: refusals[position] } }
+          : answers.find((answer) => answer.id === call.id),
+      );
+      response.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(Array.isArray(parsed) ? reply : reply[0]));
+      return;
+    }
     let upstream: Response;
     try {
       upstream = await fetch(target, { method: "POST", headers: { "content-type": "application/json" }, body });
@@ -91,13 +128,13 @@ export async function startFaultyRelay(
       response.writeHead(503, { "content-type": "text/plain" }).end("unavailable");
       return;
     }
-    if (fault === "strip-error-data" || typeof fault === "object") {
+    if (fault === "strip-error-data" || (typeof fault === "object" && "reword" in fault)) {
       type Reply = { error?: { data?: unknown; message?: unknown } };
       const parsed = JSON.parse(answer.toString("utf8")) as Reply | Reply[];
       for (const reply of Array.isArray(parsed) ? parsed : [parsed]) {
         if (reply.error === undefined) continue;
         if (fault === "strip-error-data") delete reply.error.data;
-        else if (typeof reply.error.message === "string" && "reword" in fault) reply.error.message = fault.reword(reply.error.message);
+        else if (typeof reply.error.message === "string") reply.error.message = fault.reword(reply.error.message);
       }
       response.writeHead(upstream.status, { "content-type": "application/json" }).end(JSON.stringify(parsed));
       return;

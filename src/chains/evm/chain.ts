@@ -41,9 +41,16 @@ export interface EvmChain {
   /**
    * Sends several at once, in this order, each settling as the node accepted or refused it. Only on a chain that takes
    * requests in the order they are made and mines each transaction as it accepts it, so that a refused one leaves no
-   * later one waiting in a pool (a simulated chain mining on send); elsewhere undefined, and sends go one by one.
+   * later one waiting in a pool (a simulated chain mining on send); elsewhere undefined (see `broadcastBatch`).
    */
   broadcastAll?: ((signedTransactions: string[]) => Promise<Array<PromiseSettledResult<string>>>) | undefined;
+  /**
+   * Sends several in one request (a JSON-RPC batch), in this order, each settling as the node accepted or refused it; a
+   * failure of the whole request (no answer) settles each with it. The node may take a batch's items in any order: its
+   * pool holds a sender's higher nonce until the lower one comes. A refused one leaves the later ones it took waiting
+   * there. Live nodes only.
+   */
+  broadcastBatch?(signedTransactions: string[]): Promise<Array<PromiseSettledResult<string>>>;
   /** Gives native currency to an address; only simulated chains have it. `grantId` names the grant in the chain's history. */
   fund?(address: string, amount: bigint, grantId?: string): Promise<bigint>;
   /** Whether the grant named `grantId` is part of the chain (a process that died mid-grant may not have made it). */

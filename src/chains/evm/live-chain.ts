@@ -129,9 +129,9 @@ export class LiveChain implements EvmChain {
   }
 
   /**
-   * Straight to the endpoint pool, past ethers' request queue: a batch's broadcasts go one after another (nonce order),
-   * and each would otherwise wait for the queue's timer (`batchStallTime`) before it leaves. Errors are typed as ethers
-   * types them.
+   * Straight to the endpoint pool, past ethers' request queue: a batch's broadcasts go in nonce order, each group once
+   * the node answered the one before, and each would otherwise wait for the queue's timer (`batchStallTime`) before it
+   * leaves. Errors are typed as ethers types them.
    */
   async broadcast(signedTransaction: string): Promise<string> {
     const payload: JsonRpcPayload = { jsonrpc: "2.0", id: 1, method: "eth_sendRawTransaction", params: [signedTransaction] };
@@ -148,6 +148,13 @@ export class LiveChain implements EvmChain {
     if (answer === undefined) throw new Error("the node sent no answer to eth_sendRawTransaction");
     if ("error" in answer) throw this.provider.getRpcError(payload, answer);
     return answer.result as string;
+  }
+
+  /** Signed transactions in one JSON-RPC batch through the endpoint pool (see `EvmChain.broadcastBatch`). */
+  async broadcastBatch(signedTransactions: string[]): Promise<Array<PromiseSettledResult<string>>> {
+    return (await this.requestAll(signedTransactions.map((raw) => ({ method: "eth_sendRawTransaction", params: [raw] })))) as Array<
+      PromiseSettledResult<string>
+    >;
   }
 
   /**

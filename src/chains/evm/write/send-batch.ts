@@ -80,7 +80,7 @@ export interface BatchBroadcasts extends Handoff {
  * One batch of one sender's sends, inside its lock: the nonce, fees and balance are read once, each job is estimated,
  * checked against what the jobs before it may spend, and given the next nonce; each is signed and recorded
  * (`beforeBroadcast`, concurrent ones committed by the store as one group) before it is broadcast, in nonce order. A
- * chain that takes them all at once gets them once all are recorded; elsewhere see `signInTurn`.
+ * chain that takes them all at once gets them once all are recorded; elsewhere see `signInTurn` and `broadcastInTurn`.
  *
  * It resolves once every send is recorded (or answered): their nonces are then held in the store, so the next batch
  * (`before`'s successor) can plan beside this one's broadcasts, which follow `before`'s. What the sends not broadcast
@@ -244,9 +244,23 @@ async function fillersBelow(
 }
 
 /**
- * A batch's sends broadcast in nonce order, once the batch before it (`before`) is done, each once it is recorded and
- * the node answered the one before; on a chain that takes them all at once, `together` sends them. A nonce that will
- * never reach the node (refused, or not recorded), here or in the batch before, leaves the later ones unsent.
+ * The most gas one group of broadcasts carries (half a 30 M-gas block: an ERC20 deployment's gas limit is about 1.1 M).
+ * A node mining on send (anvil 1.7) mines what its pool holds ready into one block when a transaction comes, and leaves
+ * what does not fit in that block waiting until the next transaction comes, which at the end of a burst never does: a
+ * group's sends, and the unmined rest of the group before it, fit in one block.
+ */
+const GROUP_GAS = 15_000_000n;
+/** The most sends one group of broadcasts carries (one JSON-RPC batch: providers cap them, often at 100). */
+const GROUP_SENDS = 64;
+
+/**
+ * A batch's sends broadcast in nonce order, once the batch before it (`before`) is done, each once it is recorded; on a
+ * chain that takes them all at once, `together` sends them. On a live node (`broadcastBatch`), the sends recorded by the
+ * time the one before them was answered go together, as one JSON-RPC batch (up to GROUP_GAS and GROUP_SENDS), and each
+ * is answered as the node answered it; elsewhere one by one, each once the node answered the one before. A nonce that
+ * will never reach the node (refused, or not recorded), here or in the batch before, leaves the later ones unsent: those
+ * already sent with it in a group are in the node's pool, above the refused nonce, which the tracker fills with that
+ * send's pre-signed cancel (its record ends `failed`), or the sender's next send takes.
  */
 async function broadcastInTurn(
   chain: EvmChain,
@@ -258,6 +272,9 @@ async function broadcastInTurn(
 ): Promise<BatchEnd> {
   const node = nodeName(chain);
   const sender = planned[0]!.entry.job.request.sender;
+  // Which sends are signed and recorded already, read when a group is formed.
+  const ready: Array<Staged | undefined> = planned.map(() => undefined);
+  staged.forEach((stage, index) => void stage.then((done) => (ready[index] = done)).catch(() => undefined));
   // Set once a nonce will never reach the node: the later ones could never be mined, so they are not sent.
   let { gap, storageGap } = await before;
   const sentTogether = together === undefined ? [] : await together(gap !== undefined);
@@ -267,61 +284,85 @@ async function broadcastInTurn(
       ErrorCode.TRANSACTION_REJECTED,
       `not sent: the transaction before it from ${sender} ${gap}, so this one could not be mined; send it again`,
     );
-  const refusedBy = (error: TokenServiceError, nonce: number) => {
-    gap = `(nonce ${nonce}) was refused`;
-    if (error.code === ErrorCode.STORAGE_UNAVAILABLE) storageGap = error;
+  /** Answers a send as the node answered its broadcast. */
+  const settle = (send: Planned, info: SignedTransactionInfo, outcome: PromiseSettledResult<string>) => {
+    if (outcome.status === "fulfilled") return send.entry.resolve(info);
+    const error = translateProviderError(outcome.reason, node);
+    send.entry.reject(error);
+    if (outcomeUnknown(error)) return;
+    gap ??= `(nonce ${info.nonce}) was refused`;
+    if (error.code === ErrorCode.STORAGE_UNAVAILABLE) storageGap ??= error;
   };
-  for (const [index, send] of planned.entries()) {
+  let index = 0;
+  while (index < planned.length) {
+    const send = planned[index]!;
     const { entry } = send;
+    let info: SignedTransactionInfo, record: PromiseSettledResult<void>;
     try {
-      let info: SignedTransactionInfo, record: PromiseSettledResult<void>;
-      try {
-        ({ info, recorded: record } = await staged[index]!);
-      } catch (error) {
-        // Not signed (nothing recorded): neither are the later ones.
-        entry.reject(error);
-        continue;
-      }
-      if (record.status === "rejected") {
-        entry.reject(record.reason);
-        gap ??= `(nonce ${info.nonce}) could not be recorded`;
-        // Storage that ran out refuses the later ones the same way: nothing of theirs was done, retry once there is room.
-        if (isTokenServiceError(record.reason, ErrorCode.STORAGE_UNAVAILABLE)) storageGap ??= record.reason;
-        continue;
-      }
-      const sentAtOnce = sentTogether[index];
-      if (sentAtOnce !== undefined) {
-        if (sentAtOnce.status === "fulfilled") {
-          entry.resolve(info);
-          continue;
-        }
-        // Mined as it is accepted, a refused one is in no pool: after a refused nonce, the node refuses the later ones
-        // ("nonce too high"), and they are not sent in effect.
-        if (gap !== undefined) {
-          entry.reject(notSent());
-          continue;
-        }
-        const error = translateProviderError(sentAtOnce.reason, node);
-        entry.reject(error);
-        if (!outcomeUnknown(error)) refusedBy(error, info.nonce);
-        continue;
-      }
-      if (gap !== undefined) {
-        // Its record is written: the caller's error ends it `failed`, and the next send reuses the nonce.
-        entry.reject(notSent());
-        continue;
-      }
-      try {
-        await chain.broadcast(info.rawTransaction);
-        entry.resolve(info);
-      } catch (raw) {
-        const error = translateProviderError(raw, node);
-        entry.reject(error);
-        if (!outcomeUnknown(error)) refusedBy(error, info.nonce);
-      }
-    } finally {
+      ({ info, recorded: record } = await staged[index]!);
+    } catch (error) {
+      // Not signed (nothing recorded): neither are the later ones.
+      entry.reject(error);
       answered(send);
+      index++;
+      continue;
     }
+    if (record.status === "rejected") {
+      entry.reject(record.reason);
+      gap ??= `(nonce ${info.nonce}) could not be recorded`;
+      // Storage that ran out refuses the later ones the same way: nothing of theirs was done, retry once there is room.
+      if (isTokenServiceError(record.reason, ErrorCode.STORAGE_UNAVAILABLE)) storageGap ??= record.reason;
+      answered(send);
+      index++;
+      continue;
+    }
+    const sentAtOnce = sentTogether[index];
+    if (sentAtOnce !== undefined) {
+      // Mined as it is accepted, a refused one is in no pool: after a refused nonce, the node refuses the later ones
+      // ("nonce too high"), and they are not sent in effect.
+      if (sentAtOnce.status === "rejected" && gap !== undefined) entry.reject(notSent());
+      else settle(send, info, sentAtOnce);
+      answered(send);
+      index++;
+      continue;
+    }
+    if (gap !== undefined) {
+      // Its record is written: the caller's error ends it `failed`, and the next send reuses the nonce.
+      entry.reject(notSent());
+      answered(send);
+      index++;
+      continue;
+    }
+    // With it, the sends after it that are recorded by now, in nonce order: those committed with it settle a few
+    // microtasks after it, so the group is formed once they have.
+    if (chain.broadcastBatch !== undefined) await new Promise<void>((resolve) => setImmediate(resolve));
+    const group: Array<{ send: Planned; info: SignedTransactionInfo }> = [{ send, info }];
+    let gas = send.transaction.gasLimit as bigint;
+    while (chain.broadcastBatch !== undefined && group.length < GROUP_SENDS) {
+      const next = ready[index + group.length];
+      if (next === undefined || next.recorded.status === "rejected") break;
+      const nextSend = planned[index + group.length]!;
+      gas += nextSend.transaction.gasLimit as bigint;
+      if (gas > GROUP_GAS) break;
+      group.push({ send: nextSend, info: next.info });
+    }
+    const outcomes =
+      group.length === 1
+        ? [
+            await chain.broadcast(info.rawTransaction).then(
+              (hash): PromiseSettledResult<string> => ({ status: "fulfilled", value: hash }),
+              (reason: unknown): PromiseSettledResult<string> => ({ status: "rejected", reason }),
+            ),
+          ]
+        : await chain.broadcastBatch!(group.map((member) => member.info.rawTransaction)).catch((reason: unknown) =>
+            group.map((): PromiseSettledResult<string> => ({ status: "rejected", reason })),
+          );
+    // Each as the node answered it, those after a refused one included: they were sent, and the node may hold them.
+    for (const [position, member] of group.entries()) {
+      settle(member.send, member.info, outcomes[position]!);
+      answered(member.send);
+    }
+    index += group.length;
   }
   return { ...(gap !== undefined ? { gap } : {}), ...(storageGap !== undefined ? { storageGap } : {}) };
 }
@@ -368,7 +409,7 @@ async function signPlanned(
 
 /**
  * Signs a batch's sends in nonce order and writes their records in groups that double (1, 2, 4, …), one commit each. The
- * sends are broadcast one by one, each once the node answered the one before: the first leaves after one signature and
+ * sends are broadcast in nonce order as they are recorded (`broadcastInTurn`): the first leaves after one signature and
  * one commit, and the later ones are signed and recorded while the node takes the earlier ones, instead of every
  * broadcast waiting for the last signature. A burst's sends are signed on the signing thread, beside the records and
  * broadcasts here; a group is recorded once all its sends are signed, after the groups before it.
