@@ -1,0 +1,211 @@
+import { mkdtemp, readFile, readdir, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { expect } from "chai";
+import hre from "hardhat";
+
+import { toQuantity } from "ethers";
+
+import { createTokenService, resolveNetwork, type TokenService } from "../../src/api.js";
+import type { EvmNetworkInfo } from "../../src/chains/evm/chain.js";
+import { checkpointPathOf } from "../../src/chains/evm/checkpoint.js";
+import { SimulatedChain } from "../../src/chains/evm/simulated-chain.js";
+import { smallDisk } from "../helpers/tmpfs.js";
+
+const SEPOLIA = { chain: "ethereum", network: "sepolia" };
+const INFO = resolveNetwork(SEPOLIA.chain, SEPOLIA.network) as EvmNetworkInfo;
+
+async function chainOf(service: TokenService): Promise<SimulatedChain> {
+  const chain = await service.evm.get(INFO);
+  if (!(chain instanceof SimulatedChain)) throw new Error("expected a simulated chain");
+  return chain;
+}
+
+interface World {
+  wallet: { address: string; privateKey: string };
+  other: string;
+  tokens: string[];
+}
+
+/** Everything a restart must bring back: balances, nonces, token balances, code and the tokens' first storage slots. */
+async function stateOf(service: TokenService, world: World): Promise<unknown> {
+  const chain = await chainOf(service);
+  const read = (method: string, params: unknown[]) => chain.rpc!(method, params);
+  const accounts = [world.wallet.address, world.other, ...world.tokens];
+  const result: Record<string, unknown> = {};
+  for (const address of accounts) {
+    result[address] = {
+      balance: await read("eth_getBalance", [address, "latest"]),
+      nonce: await read("eth_getTransactionCount", [address, "latest"]),
+      code: await read("eth_getCode", [address, "latest"]),
+      slots: await Promise.all(Array.from({ length: 8 }, (_, slot) => read("eth_getStorageAt", [address, toQuantity(slot), "latest"]))),
+    };
+  }
+  const balances = await service.getBalances({ ...SEPOLIA, address: world.other, erc20TokenContractAddresses: world.tokens });
+  result.tokens = Object.values(balances.balances).map((entry) => entry.balance);
+  result.head = await read("eth_blockNumber", []);
+  return result;
+}
+
+async function launchAndTransfer(service: TokenService, world: World, name: string): Promise<void> {
+  const launched = await service.operations.launch({
+    ...SEPOLIA,
+    type: "ERC20",
+    token: { name, symbol: name.slice(0, 4).toUpperCase(), initialSupply: "1000" },
+    sender: world.wallet.address,
+    privateKey: world.wallet.privateKey,
+  });
+  expect((await service.operations.settle(launched, 30_000)).status).to.equal("mined");
+  world.tokens.push(launched.contractAddress!);
+  const sent = await service.operations.transfer({
+    ...SEPOLIA,
+    type: "ERC20",
+    contractAddress: launched.contractAddress!,
+    to: world.other,
+    amount: "7",
+    sender: world.wallet.address,
+    privateKey: world.wallet.privateKey,
+  });
+  expect((await service.operations.settle(sent, 30_000)).status).to.equal("mined");
+}
+
+describe("simulated chain checkpoint: a start replays only the journal after it", function () {
+  let dataDir: string;
+
+  beforeEach(async function () {
+    dataDir = await mkdtemp(path.join(tmpdir(), "hts-checkpoint-"));
+  });
+
+  afterEach(async function () {
+    await rm(dataDir, { recursive: true, force: true });
+  });
+
+  const start = (entries = "0") =>
+    createTokenService({ hre, env: { TOKEN_SERVICE_CHAIN_CHECKPOINT_ENTRIES: entries }, dataDir, blockTimeSeconds: 0 });
+
+  it("restarts from a checkpoint and the journal after it with the same balances, nonces, token balances, code and storage", async function () {
+    const first = await start();
+    const wallet = first.createWallet(SEPOLIA);
+    const world: World = { wallet, other: first.createWallet(SEPOLIA).address, tokens: [] };
+    await first.faucet({ ...SEPOLIA, address: wallet.address });
+    await launchAndTransfer(first, world, "Before");
+    const outcome = await (await chainOf(first)).checkpoint();
+    expect(outcome, JSON.stringify(outcome)).to.deep.include({ ok: true, height: 2, entriesCovered: 3, rotated: true });
+    await launchAndTransfer(first, world, "After");
+    await first.faucet({ ...SEPOLIA, address: world.other, amount: "12345" });
+    const before = await stateOf(first, world);
+    await first.close();
+
+    const journal = path.join(dataDir, "chains", "ethereum-sepolia.jsonl");
+    expect((await readFile(journal, "utf8")).trim().split("\n")).to.have.length(1 + 3, "the marker, then the entries after the checkpoint");
+
+    const second = await start();
+    try {
+      const [replay] = await second.evm.openJournaled();
+      expect(replay!.entries, "only the entries after the checkpoint are replayed").to.equal(3);
+      expect(replay!.checkpoint).to.deep.include({ height: 2, entriesCovered: 3 });
+      expect(await stateOf(second, world)).to.deep.equal(before);
+      // The chain goes on from there: the sender's next nonce, a new token.
+      await launchAndTransfer(second, world, "Later");
+    } finally {
+      await second.close();
+    }
+  });
+
+  it("writes checkpoints by itself every N entries; a start after many entries replays fewer than N", async function () {
+    const first = await start("4");
+    const wallet = first.createWallet(SEPOLIA);
+    const world: World = { wallet, other: first.createWallet(SEPOLIA).address, tokens: [] };
+    await first.faucet({ ...SEPOLIA, address: wallet.address });
+    for (let index = 0; index < 5; index++) await launchAndTransfer(first, world, `Token${index}`);
+    // 11 entries, each sent after the one before was mined: checkpoints come due after the 4th and the 8th.
+    const before = await stateOf(first, world);
+    await first.close(); // waits for a checkpoint under way
+
+    const second = await start("4");
+    try {
+      const [replay] = await second.evm.openJournaled();
+      expect(replay!.entries).to.be.lessThan(4);
+      expect(replay!.checkpoint!.entriesCovered).to.be.at.least(8);
+      expect(replay!.checkpoint!.entriesCovered + replay!.entries).to.equal(11);
+      expect(await stateOf(second, world)).to.deep.equal(before);
+    } finally {
+      await second.close();
+    }
+  });
+
+  it("starts right after a kill between the checkpoint and the journal's rotation, or during the checkpoint's write", async function () {
+    const first = await start();
+    const wallet = first.createWallet(SEPOLIA);
+    const world: World = { wallet, other: first.createWallet(SEPOLIA).address, tokens: [] };
+    await first.faucet({ ...SEPOLIA, address: wallet.address });
+    await launchAndTransfer(first, world, "Before");
+    const journal = path.join(dataDir, "chains", "ethereum-sepolia.jsonl");
+    const unrotated = await readFile(journal);
+    expect((await (await chainOf(first)).checkpoint())?.ok).to.equal(true);
+    await launchAndTransfer(first, world, "After");
+    const before = await stateOf(first, world);
+    await first.close();
+
+    // As if killed after the checkpoint's rename, before the journal was rotated: the old journal, then what followed.
+    const after = (await readFile(journal, "utf8")).split("\n").slice(1).join("\n");
+    await writeFile(journal, Buffer.concat([unrotated, Buffer.from(after)]));
+    // And a checkpoint write killed half-way: its temporary file is left beside the whole one.
+    await writeFile(`${checkpointPathOf(journal)}.999999.tmp`, '{"version":1,"id":"torn');
+
+    const second = await start();
+    try {
+      const [replay] = await second.evm.openJournaled();
+      expect(replay!.entries).to.equal(2);
+      expect(await stateOf(second, world)).to.deep.equal(before);
+      const first = JSON.parse((await readFile(journal, "utf8")).split("\n")[0]!) as { op: string };
+      expect(first.op, "the journal is cut at the checkpoint on start").to.equal("checkpoint");
+    } finally {
+      await second.close();
+    }
+  });
+
+  it("a checkpoint the full disk refuses leaves the last checkpoint and the journal whole; the chain goes on and checkpoints later", async function () {
+    const disk = await smallDisk("4m");
+    const service = await createTokenService({
+      hre,
+      env: { TOKEN_SERVICE_CHAIN_CHECKPOINT_ENTRIES: "0" },
+      dataDir: disk.path,
+      blockTimeSeconds: 0,
+    });
+    let restarted: TokenService | undefined;
+    try {
+      const wallet = service.createWallet(SEPOLIA);
+      const world: World = { wallet, other: service.createWallet(SEPOLIA).address, tokens: [] };
+      await service.faucet({ ...SEPOLIA, address: wallet.address });
+      await launchAndTransfer(service, world, "Before");
+      const chain = await chainOf(service);
+      expect((await chain.checkpoint())?.ok).to.equal(true);
+      await launchAndTransfer(service, world, "After");
+      const journal = path.join(disk.path, "chains", "ethereum-sepolia.jsonl");
+      const checkpointFile = checkpointPathOf(journal);
+      const [journalBefore, checkpointBefore] = await Promise.all([readFile(journal), readFile(checkpointFile)]);
+
+      disk.fill();
+      const refused = await chain.checkpoint();
+      expect(refused?.ok, JSON.stringify(refused)).to.equal(false);
+      expect(await readFile(journal)).to.deep.equal(journalBefore);
+      expect(await readFile(checkpointFile)).to.deep.equal(checkpointBefore);
+      expect((await readdir(path.dirname(journal))).filter((name) => name.endsWith(".tmp"))).to.deep.equal([]);
+      disk.unfill();
+
+      await launchAndTransfer(service, world, "Later");
+      expect((await chain.checkpoint())?.ok).to.equal(true);
+      const before = await stateOf(service, world);
+      await service.close();
+
+      restarted = await createTokenService({ hre, env: {}, dataDir: disk.path, blockTimeSeconds: 0 });
+      const [replay] = await restarted.evm.openJournaled();
+      expect(replay!.entries).to.equal(0);
+      expect(await stateOf(restarted, world)).to.deep.equal(before);
+    } finally {
+      await (restarted ?? service).close().catch(() => undefined);
+      await disk.remove();
+    }
+  });
+});
