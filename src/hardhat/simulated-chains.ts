@@ -70,7 +70,7 @@ async function loadInternals(): Promise<HardhatEdrInternals> {
   };
 }
 
-const bytes = (hex: string) => Uint8Array.from(Buffer.from(hex.replace(/^0x/, ""), "hex"));
+const bytes = (hex: string) => new Uint8Array(Buffer.from(hex.replace(/^0x/, ""), "hex"));
 
 /**
  * A fresh chain whose genesis holds `genesis`' accounts, code and storage. Hardhat's network config takes balances
@@ -94,13 +94,16 @@ async function withGenesis(
   const networkConfig = { ...base, chainId, mining: { ...base.mining, auto: true, interval: 0 } };
   const config = await hardhat.getProviderConfig(networkConfig, undefined, undefined, hre.config.chainDescriptors, undefined);
   const ours = new Set(genesis.accounts.map((account) => account.address.toLowerCase()));
+  // Thousands of tokens share a handful of codes: each is converted once.
+  const codes = new Map<string, Uint8Array>();
+  const codeBytes = (code: string) => codes.get(code) ?? codes.set(code, bytes(code)).get(code)!;
   config.genesisState = [
     ...config.genesisState.filter((account) => !ours.has(`0x${Buffer.from(account.address).toString("hex")}`)),
     ...genesis.accounts.map((account) => ({
       address: bytes(account.address),
       balance: account.balance,
       nonce: account.nonce,
-      ...(account.code !== undefined ? { code: bytes(account.code) } : {}),
+      ...(account.code !== undefined ? { code: codeBytes(account.code) } : {}),
       ...(account.storage !== undefined
         ? { storage: account.storage.map(([index, value]) => ({ index: BigInt(index), value: BigInt(value) })) }
         : {}),

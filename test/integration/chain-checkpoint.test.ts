@@ -4,12 +4,14 @@ import path from "node:path";
 import { expect } from "chai";
 import hre from "hardhat";
 
-import { toQuantity } from "ethers";
+import { Wallet, toQuantity } from "ethers";
 
 import { createTokenService, resolveNetwork, type TokenService } from "../../src/api.js";
 import type { EvmNetworkInfo } from "../../src/chains/evm/chain.js";
 import { checkpointPathOf } from "../../src/chains/evm/checkpoint.js";
 import { SimulatedChain } from "../../src/chains/evm/simulated-chain.js";
+import { parseChainFault } from "../../src/domain/faults.js";
+import { hardhatSimulatedChains } from "../../src/hardhat/simulated-chains.js";
 import { smallDisk } from "../helpers/tmpfs.js";
 
 const SEPOLIA = { chain: "ethereum", network: "sepolia" };
@@ -41,8 +43,10 @@ async function stateOf(service: TokenService, world: World): Promise<unknown> {
       slots: await Promise.all(Array.from({ length: 8 }, (_, slot) => read("eth_getStorageAt", [address, toQuantity(slot), "latest"]))),
     };
   }
-  const balances = await service.getBalances({ ...SEPOLIA, address: world.other, erc20TokenContractAddresses: world.tokens });
-  result.tokens = Object.values(balances.balances).map((entry) => entry.balance);
+  for (const holder of [world.wallet.address, world.other]) {
+    const balances = await service.getBalances({ ...SEPOLIA, address: holder, erc20TokenContractAddresses: world.tokens });
+    result[`tokens of ${holder}`] = Object.values(balances.balances).map((entry) => entry.balance);
+  }
   result.head = await read("eth_blockNumber", []);
   return result;
 }
@@ -89,8 +93,21 @@ describe("simulated chain checkpoint: a start replays only the journal after it"
     const world: World = { wallet, other: first.createWallet(SEPOLIA).address, tokens: [] };
     await first.faucet({ ...SEPOLIA, address: wallet.address });
     await launchAndTransfer(first, world, "Before");
-    const outcome = await (await chainOf(first)).checkpoint();
+    const chain = await chainOf(first);
+    const outcome = await chain.checkpoint();
     expect(outcome, JSON.stringify(outcome)).to.deep.include({ ok: true, height: 2, entriesCovered: 3, rotated: true });
+    // A token the last checkpoint holds changes, one holder's balance to zero (a slot cleared): the next one has it so.
+    const rest = await first.operations.transfer({
+      ...SEPOLIA,
+      type: "ERC20",
+      contractAddress: world.tokens[0]!,
+      to: world.other,
+      amount: "993",
+      sender: wallet.address,
+      privateKey: wallet.privateKey,
+    });
+    expect((await first.operations.settle(rest, 30_000)).status).to.equal("mined");
+    expect(await chain.checkpoint()).to.deep.include({ ok: true, height: 3, entriesCovered: 4 });
     await launchAndTransfer(first, world, "After");
     await first.faucet({ ...SEPOLIA, address: world.other, amount: "12345" });
     const before = await stateOf(first, world);
@@ -103,7 +120,7 @@ describe("simulated chain checkpoint: a start replays only the journal after it"
     try {
       const [replay] = await second.evm.openJournaled();
       expect(replay!.entries, "only the entries after the checkpoint are replayed").to.equal(3);
-      expect(replay!.checkpoint).to.deep.include({ height: 2, entriesCovered: 3 });
+      expect(replay!.checkpoint).to.deep.include({ height: 3, entriesCovered: 4 });
       expect(await stateOf(second, world)).to.deep.equal(before);
       // The chain goes on from there: the sender's next nonce, a new token.
       await launchAndTransfer(second, world, "Later");
@@ -206,6 +223,64 @@ describe("simulated chain checkpoint: a start replays only the journal after it"
     } finally {
       await (restarted ?? service).close().catch(() => undefined);
       await disk.remove();
+    }
+  });
+});
+
+describe("simulated chain checkpoint with faults on: a reorg reaches back no further than it", function () {
+  let directory: string;
+
+  beforeEach(async function () {
+    directory = await mkdtemp(path.join(tmpdir(), "hts-checkpoint-faults-"));
+  });
+
+  afterEach(async function () {
+    await rm(directory, { recursive: true, force: true });
+  });
+
+  it("refuses a reorg below the checkpoint, replays one above it after a restart, and keeps the state", async function () {
+    const journalPath = path.join(directory, "ethereum-sepolia.jsonl");
+    const options = { blockTimeSeconds: 0, journalPath, checkpointEntries: 0, faults: { requestTimeoutMs: 50 } };
+    const wallet = new Wallet(Wallet.createRandom().privateKey);
+    const send = (nonce: number) =>
+      wallet.signTransaction({
+        chainId: INFO.chainId,
+        nonce,
+        to: wallet.address,
+        value: 1n,
+        gasLimit: 21_000n,
+        type: 2,
+        maxFeePerGas: 10n ** 11n,
+        maxPriorityFeePerGas: 10n ** 9n,
+      });
+    const chain = await SimulatedChain.start(hardhatSimulatedChains(hre), INFO, options);
+    let before: unknown;
+    try {
+      await chain.fund(wallet.address, 10n ** 18n);
+      for (let nonce = 0; nonce < 3; nonce++) await chain.broadcast(await send(nonce));
+      expect(await chain.checkpoint()).to.deep.include({ ok: true, height: 3 });
+      for (let nonce = 3; nonce < 5; nonce++) await chain.broadcast(await send(nonce));
+      const tooDeep = await chain.faults!.inject(parseChainFault({ fault: "reorg", blocks: 3 })).catch((error: unknown) => error);
+      expect((tooDeep as Error).message).to.include("at most its latest 2 blocks");
+      await chain.faults!.inject(parseChainFault({ fault: "reorg", blocks: 2 }));
+      before = {
+        head: await chain.provider.getBlockNumber(),
+        nonce: await chain.provider.getTransactionCount(wallet.address),
+        balance: await chain.provider.getBalance(wallet.address),
+      };
+    } finally {
+      await chain.close();
+    }
+    const restarted = await SimulatedChain.start(hardhatSimulatedChains(hre), INFO, options);
+    try {
+      expect(restarted.replay!.checkpoint).to.deep.include({ height: 3 });
+      expect({
+        head: await restarted.provider.getBlockNumber(),
+        nonce: await restarted.provider.getTransactionCount(wallet.address),
+        balance: await restarted.provider.getBalance(wallet.address),
+      }).to.deep.equal(before);
+    } finally {
+      await restarted.close();
     }
   });
 });

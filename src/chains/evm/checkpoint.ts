@@ -137,18 +137,28 @@ export function genesisAccounts(checkpoint: ChainCheckpoint): Array<{
 /** The node a capture reads: historical reads at a fixed block, and transaction traces. */
 type Node = (method: string, params: unknown[]) => Promise<unknown>;
 
+interface TracedAccount {
+  balance?: string;
+  nonce?: number | string;
+  code?: string;
+  storage?: Record<string, string>;
+}
+
 interface PrestateDiff {
-  pre?: Record<string, { storage?: Record<string, string> }>;
-  post?: Record<string, { storage?: Record<string, string> }>;
+  pre?: Record<string, TracedAccount>;
+  post?: Record<string, TracedAccount>;
 }
 
 const ZERO_WORD = /^0x0*$/;
+const word = (hex: string) => `0x${BigInt(hex).toString(16).padStart(64, "0")}`;
 
 /**
- * Brings `accounts` (the state at the previous checkpoint, `fromHeight`) to block `toHeight`: every account and storage
- * slot a transaction of the blocks between touched (EDR's prestate tracer in diff mode names them), every address in
- * `alsoTouched` (faucet grants, which no transaction shows) and each block's fee recipient are read again at
- * `toHeight`. Reads name the block, so blocks mined meanwhile change nothing.
+ * Brings `state` (the state at the previous checkpoint, `fromHeight`) to block `toHeight`. Each transaction of the
+ * blocks between is traced with EDR's prestate tracer in diff mode, whose `post` holds the values it changed (a slot in
+ * `pre` but not in `post` became zero); these are applied in order. What no trace shows is read at `toHeight`:
+ * `alsoTouched` (faucet grants set balances outside transactions), each block's fee recipient, and an account a trace
+ * names that the state did not hold yet but that existed before (a genesis account). Reads name the block, so blocks
+ * mined meanwhile change nothing. Applying the same diffs again (a retry after a failed write) gives the same state.
  */
 export async function captureState(
   node: Node,
@@ -157,33 +167,66 @@ export async function captureState(
   toHeight: number,
   alsoTouched: Iterable<string>,
 ): Promise<void> {
-  const touched = new Map<string, Set<string>>();
-  const touch = (address: string) => {
+  const reread = new Map<string, Set<string>>();
+  const readAgain = (address: string) => {
     const key = address.toLowerCase();
-    let slots = touched.get(key);
-    if (slots === undefined) touched.set(key, (slots = new Set()));
+    let slots = reread.get(key);
+    if (slots === undefined) reread.set(key, (slots = new Set()));
     return slots;
   };
-  for (const address of alsoTouched) touch(address);
+  for (const address of alsoTouched) readAgain(address);
+  const setCode = (account: CheckpointAccount, code: string) => {
+    if (code === "0x") return void delete account.codeHash;
+    const codeHash = keccak256(code);
+    state.codes[codeHash] ??= code;
+    account.codeHash = codeHash;
+  };
   for (let number = fromHeight + 1; number <= toHeight; number++) {
     const block = (await node("eth_getBlockByNumber", [toQuantity(number), false])) as { miner: string; transactions: string[] } | null;
     if (block === null) continue;
-    touch(block.miner);
+    readAgain(block.miner);
     for (const hash of block.transactions) {
       const diff = (await node("debug_traceTransaction", [
         hash,
         { tracer: "prestateTracer", tracerConfig: { diffMode: true } },
       ])) as PrestateDiff;
-      for (const side of [diff.pre, diff.post]) {
-        for (const [address, account] of Object.entries(side ?? {})) {
-          const slots = touch(address);
-          for (const slot of Object.keys(account.storage ?? {})) slots.add(slot);
+      const pre = diff.pre ?? {};
+      const post = diff.post ?? {};
+      for (const [address, before] of Object.entries(pre)) {
+        const key = address.toLowerCase();
+        const after = post[address];
+        // Held before this transaction but not known here (a genesis account), or gone after it: read whole at the end.
+        if (reread.has(key) || state.accounts[key] === undefined || after === undefined) {
+          const slots = readAgain(key);
+          for (const slot of Object.keys(before.storage ?? {})) slots.add(slot);
+          continue;
         }
+        for (const slot of Object.keys(before.storage ?? {})) {
+          if (after.storage?.[slot] === undefined) delete state.accounts[key].storage?.[word(slot)];
+        }
+      }
+      for (const [address, after] of Object.entries(post)) {
+        const key = address.toLowerCase();
+        if (reread.has(key)) {
+          const slots = readAgain(key);
+          for (const slot of Object.keys(after.storage ?? {})) slots.add(slot);
+          continue;
+        }
+        const account: CheckpointAccount = state.accounts[key] ?? { nonce: "0x0", balance: "0x0" };
+        if (after.balance !== undefined) account.balance = toQuantity(BigInt(after.balance));
+        if (after.nonce !== undefined) account.nonce = toQuantity(BigInt(after.nonce));
+        if (after.code !== undefined) setCode(account, after.code);
+        for (const [slot, value] of Object.entries(after.storage ?? {})) {
+          account.storage ??= {};
+          if (ZERO_WORD.test(value)) delete account.storage[word(slot)];
+          else account.storage[word(slot)] = word(value);
+        }
+        state.accounts[key] = account;
       }
     }
   }
   const at = toQuantity(toHeight);
-  for (const [address, slots] of touched) {
+  for (const [address, touchedSlots] of reread) {
     const [balance, nonce, code] = (await Promise.all([
       node("eth_getBalance", [address, at]),
       node("eth_getTransactionCount", [address, at]),
@@ -194,27 +237,22 @@ export async function captureState(
       nonce: toQuantity(BigInt(nonce)),
       balance: toQuantity(BigInt(balance)),
     };
-    if (code !== "0x") {
-      const codeHash = keccak256(code);
-      state.codes[codeHash] = code;
-      account.codeHash = codeHash;
-    } else delete account.codeHash;
-    if (slots.size > 0) {
-      const storage = { ...account.storage };
-      const values = (await Promise.all([...slots].map((slot) => node("eth_getStorageAt", [address, slot, at])))) as string[];
-      [...slots].forEach((slot, index) => {
-        const word = `0x${BigInt(slot).toString(16).padStart(64, "0")}`;
-        const value = values[index]!;
-        if (ZERO_WORD.test(value)) delete storage[word];
-        else storage[word] = `0x${BigInt(value).toString(16).padStart(64, "0")}`;
-      });
-      if (Object.keys(storage).length > 0) account.storage = storage;
-      else delete account.storage;
-    }
+    setCode(account, code);
+    const slots = [...new Set([...Object.keys(account.storage ?? {}), ...[...touchedSlots].map(word)])];
+    const values = (await Promise.all(slots.map((slot) => node("eth_getStorageAt", [address, slot, at])))) as string[];
+    const storage: Record<string, string> = {};
+    slots.forEach((slot, index) => {
+      if (!ZERO_WORD.test(values[index]!)) storage[slot] = word(values[index]!);
+    });
+    if (Object.keys(storage).length > 0) account.storage = storage;
+    else delete account.storage;
+    state.accounts[address] = account;
+  }
+  for (const [address, account] of Object.entries(state.accounts)) {
+    if (account.storage !== undefined && Object.keys(account.storage).length === 0) delete account.storage;
     const empty =
       BigInt(account.nonce) === 0n && BigInt(account.balance) === 0n && account.codeHash === undefined && account.storage === undefined;
     if (empty) delete state.accounts[address];
-    else state.accounts[address] = account;
   }
   // Codes no account uses any more (none, in practice: contracts are not destroyed after Cancun) are dropped.
   const used = new Set(Object.values(state.accounts).flatMap((account) => (account.codeHash === undefined ? [] : [account.codeHash])));
