@@ -9,6 +9,7 @@ import { Wallet, toQuantity } from "ethers";
 import { createTokenService, resolveNetwork, type TokenService } from "../../src/api.js";
 import type { EvmNetworkInfo } from "../../src/chains/evm/chain.js";
 import { checkpointPathOf } from "../../src/chains/evm/checkpoint.js";
+import { ChainJournal } from "../../src/chains/evm/journal.js";
 import { SimulatedChain } from "../../src/chains/evm/simulated-chain.js";
 import { parseChainFault } from "../../src/domain/faults.js";
 import { hardhatSimulatedChains } from "../../src/hardhat/simulated-chains.js";
@@ -281,6 +282,41 @@ describe("simulated chain checkpoint with faults on: a reorg reaches back no fur
       }).to.deep.equal(before);
     } finally {
       await restarted.close();
+    }
+  });
+});
+
+describe("a journal's rotation under appends that never stop", function () {
+  it("takes its turn: the rotation ends while appends go on, and every append lands after the marker or before the cut", async function () {
+    const directory = await mkdtemp(path.join(tmpdir(), "hts-rotation-"));
+    const journal = new ChainJournal(path.join(directory, "pair.jsonl"));
+    try {
+      const fund = (index: number) => ({ op: "fund" as const, address: `0x${"1".repeat(40)}`, amount: String(index) });
+      for (let index = 0; index < 3; index++) await journal.append(fund(index));
+      const offset = await journal.durableLength();
+      // Appends back to back, each started before the one before it ends: the journal is never idle.
+      let appended = 3;
+      const rotation: { doneAt?: number } = {};
+      const appending = (async () => {
+        const pending: Array<Promise<void>> = [];
+        while (rotation.doneAt === undefined && appended < 5_000) {
+          pending.push(journal.append(fund(appended++)));
+          if (pending.length > 4) await pending.shift();
+        }
+        await Promise.all(pending);
+      })();
+      await new Promise((resolve) => setImmediate(resolve));
+      await journal.rotate(offset, { op: "checkpoint", id: "test" });
+      rotation.doneAt = appended;
+      await appending;
+      expect(rotation.doneAt, "the rotation did not wait for the appends to stop").to.be.lessThan(5_000);
+      const read = await journal.read();
+      expect(read.entries[0]).to.deep.equal({ op: "checkpoint", id: "test" });
+      const amounts = read.entries.slice(1).map((entry) => Number((entry as { amount: string }).amount));
+      expect(amounts).to.deep.equal(Array.from({ length: appended - 3 }, (_, index) => index + 3));
+    } finally {
+      await journal.close();
+      await rm(directory, { recursive: true, force: true });
     }
   });
 });

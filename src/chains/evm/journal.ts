@@ -87,6 +87,8 @@ export class ChainJournal {
   private dirty = false;
   private queue: Array<{ lines: string; resolve: () => void; reject: (error: unknown) => void }> = [];
   private writing = false;
+  /** Set while a rotation waits for the writes under way: the flush hands over after its current group. */
+  private rotationWaiting = false;
 
   constructor(readonly path: string) {}
 
@@ -183,8 +185,11 @@ export class ChainJournal {
    * it: a crash leaves the old journal or the new one, and the checkpoint's marker tells a start which it found.
    */
   async rotate(offset: number, marker: JournalEntry): Promise<void> {
+    // Under a steady load appends never stop: the flush stops taking them until the rotation is done.
+    this.rotationWaiting = true;
     while (this.writing) await new Promise((resolve) => setImmediate(resolve));
     this.writing = true;
+    this.rotationWaiting = false;
     try {
       const handle = await this.opened();
       if (offset > this.size) throw new Error(`the journal holds ${this.size} bytes, fewer than the ${offset} its checkpoint covers`);
@@ -215,7 +220,7 @@ export class ChainJournal {
   }
 
   private async flush(): Promise<void> {
-    while (this.queue.length > 0) {
+    while (this.queue.length > 0 && !this.rotationWaiting) {
       const group = this.queue;
       this.queue = [];
       try {
