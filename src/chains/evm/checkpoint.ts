@@ -150,6 +150,8 @@ interface PrestateDiff {
 }
 
 const ZERO_WORD = /^0x0*$/;
+/** Blocks, and then their transactions' traces, asked at once when a checkpoint reads what changed. */
+const CAPTURE_BATCH = 100;
 const word = (hex: string) => `0x${BigInt(hex).toString(16).padStart(64, "0")}`;
 
 /**
@@ -181,49 +183,58 @@ export async function captureState(
     state.codes[codeHash] ??= code;
     account.codeHash = codeHash;
   };
-  for (let number = fromHeight + 1; number <= toHeight; number++) {
-    const block = (await node("eth_getBlockByNumber", [toQuantity(number), false])) as { miner: string; transactions: string[] } | null;
-    if (block === null) continue;
-    readAgain(block.miner);
-    for (const hash of block.transactions) {
-      const diff = (await node("debug_traceTransaction", [
-        hash,
-        { tracer: "prestateTracer", tracerConfig: { diffMode: true } },
-      ])) as PrestateDiff;
-      const pre = diff.pre ?? {};
-      const post = diff.post ?? {};
-      for (const [address, before] of Object.entries(pre)) {
-        const key = address.toLowerCase();
-        const after = post[address];
-        // Held before this transaction but not known here (a genesis account), or gone after it: read whole at the end.
-        if (reread.has(key) || state.accounts[key] === undefined || after === undefined) {
-          const slots = readAgain(key);
-          for (const slot of Object.keys(before.storage ?? {})) slots.add(slot);
-          continue;
-        }
-        for (const slot of Object.keys(before.storage ?? {})) {
-          if (after.storage?.[slot] === undefined) delete state.accounts[key].storage?.[word(slot)];
-        }
+  /** Applies one transaction's diff, in chain order. */
+  const apply = (diff: PrestateDiff) => {
+    const pre = diff.pre ?? {};
+    const post = diff.post ?? {};
+    for (const [address, before] of Object.entries(pre)) {
+      const key = address.toLowerCase();
+      const after = post[address];
+      // Held before this transaction but not known here (a genesis account), or gone after it: read whole at the end.
+      if (reread.has(key) || state.accounts[key] === undefined || after === undefined) {
+        const slots = readAgain(key);
+        for (const slot of Object.keys(before.storage ?? {})) slots.add(slot);
+        continue;
       }
-      for (const [address, after] of Object.entries(post)) {
-        const key = address.toLowerCase();
-        if (reread.has(key)) {
-          const slots = readAgain(key);
-          for (const slot of Object.keys(after.storage ?? {})) slots.add(slot);
-          continue;
-        }
-        const account: CheckpointAccount = state.accounts[key] ?? { nonce: "0x0", balance: "0x0" };
-        if (after.balance !== undefined) account.balance = toQuantity(BigInt(after.balance));
-        if (after.nonce !== undefined) account.nonce = toQuantity(BigInt(after.nonce));
-        if (after.code !== undefined) setCode(account, after.code);
-        for (const [slot, value] of Object.entries(after.storage ?? {})) {
-          account.storage ??= {};
-          if (ZERO_WORD.test(value)) delete account.storage[word(slot)];
-          else account.storage[word(slot)] = word(value);
-        }
-        state.accounts[key] = account;
+      for (const slot of Object.keys(before.storage ?? {})) {
+        if (after.storage?.[slot] === undefined) delete state.accounts[key].storage?.[word(slot)];
       }
     }
+    for (const [address, after] of Object.entries(post)) {
+      const key = address.toLowerCase();
+      if (reread.has(key)) {
+        const slots = readAgain(key);
+        for (const slot of Object.keys(after.storage ?? {})) slots.add(slot);
+        continue;
+      }
+      const account: CheckpointAccount = state.accounts[key] ?? { nonce: "0x0", balance: "0x0" };
+      if (after.balance !== undefined) account.balance = toQuantity(BigInt(after.balance));
+      if (after.nonce !== undefined) account.nonce = toQuantity(BigInt(after.nonce));
+      if (after.code !== undefined) setCode(account, after.code);
+      for (const [slot, value] of Object.entries(after.storage ?? {})) {
+        account.storage ??= {};
+        if (ZERO_WORD.test(value)) delete account.storage[word(slot)];
+        else account.storage[word(slot)] = word(value);
+      }
+      state.accounts[key] = account;
+    }
+  };
+  // Asked a batch at a time: beside a busy chain, requests one after another would each wait their turn in the node.
+  for (let first = fromHeight + 1; first <= toHeight; first += CAPTURE_BATCH) {
+    const numbers = Array.from({ length: Math.min(CAPTURE_BATCH, toHeight - first + 1) }, (_, index) => first + index);
+    const blocks = (await Promise.all(numbers.map((number) => node("eth_getBlockByNumber", [toQuantity(number), false])))) as Array<{
+      miner: string;
+      transactions: string[];
+    } | null>;
+    const hashes = blocks.flatMap((block) => {
+      if (block === null) return [];
+      readAgain(block.miner);
+      return block.transactions;
+    });
+    const diffs = (await Promise.all(
+      hashes.map((hash) => node("debug_traceTransaction", [hash, { tracer: "prestateTracer", tracerConfig: { diffMode: true } }])),
+    )) as PrestateDiff[];
+    for (const diff of diffs) apply(diff);
   }
   const at = toQuantity(toHeight);
   for (const [address, touchedSlots] of reread) {

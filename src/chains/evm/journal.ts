@@ -146,7 +146,8 @@ export class ChainJournal {
     const lines = entries.map((entry) => `${JSON.stringify(entry)}\n`).join("");
     return new Promise((resolve, reject) => {
       this.queue.push({ lines, resolve, reject });
-      if (!this.writing) {
+      // A rotation waiting takes the file next; it flushes what queued meanwhile when it is done.
+      if (!this.writing && !this.rotationWaiting) {
         this.writing = true;
         // Appends that start together (a burst of requests) are microtasks apart: the next macrotask takes them all.
         setImmediate(() => void this.flush());
