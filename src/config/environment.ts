@@ -481,7 +481,7 @@ export const VARIABLES = {
     type: "whole number ≥ 0",
     default: "1000",
     description:
-      "How many journal entries a simulated chain writes between checkpoints of its state (every account's nonce, balance, code and storage, beside its journal): a start loads the checkpoint and replays only the entries after it. 0 writes none (a start replays the whole journal).",
+      "How many journal entries a simulated chain writes between checkpoints of its state (every account's nonce, balance, code and storage, beside its journal): a start loads the checkpoint and replays only the entries after it; the blocks below it come back empty (no old transaction, receipt or log). 0 writes none (a start replays the whole journal).",
     readBy: ALL_DOORS_WITH_CHAINS,
     schema: wholeNumber(1000, 0),
   }),
