@@ -6,7 +6,7 @@
 // 200,2000: see docs/benchmarks.md), `--growth-targets=simulated,edr,anvil` which targets run.
 import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
-import { mkdtemp, rm } from "node:fs/promises";
+import { copyFile, mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -15,6 +15,9 @@ import { toQuantity } from "ethers";
 import type { HardhatRuntimeEnvironment } from "hardhat/types/hre";
 
 import { createTokenService, type TokenService } from "../src/api.js";
+import { checkpointPathOf } from "../src/chains/evm/checkpoint.js";
+import { SimulatedChain } from "../src/chains/evm/simulated-chain.js";
+import { hardhatSimulatedChains } from "../src/hardhat/simulated-chains.js";
 import { openStore } from "../src/store/open-store.js";
 import { startAnvil, type AnvilNode } from "../test/helpers/anvil.js";
 import { PAIR, PAIR_INFO, erc20Token, freshChain, presignedDeployments, randomSigner, setBalance } from "./deployments.js";
@@ -41,6 +44,16 @@ interface Reading {
   rate: number;
   /** anvil: the node's own RSS (another process). */
   nodeRssMiB?: number;
+  /** simulated: a start of the chain from a copy of its data (checkpoint + journal after it), as a restart makes it. */
+  restart?: {
+    ms: number;
+    /** Of `ms`: reading the checkpoint and making the chain from it; replaying the journal after it. */
+    checkpointMs: number;
+    replayMs: number;
+    replayed: number;
+    checkpointHeight: number | undefined;
+    emptyStartMs: number;
+  };
 }
 
 export interface GrowthRun {
@@ -77,6 +90,7 @@ async function grow(
   log: (line: string) => void,
   label: string,
   extra: () => Partial<Reading> = () => ({}),
+  afterCount?: () => Promise<Partial<Reading>>,
 ): Promise<Omit<GrowthRun, "target">> {
   const readings: Reading[] = [];
   const finished: number[] = [];
@@ -96,7 +110,9 @@ async function grow(
     const windowStart = Math.max(0, count - RATE_WINDOW);
     const from = windowStart === 0 ? started : finished[windowStart]!;
     const rate = ((count - windowStart) / (finished[count]! - from)) * 1000;
-    const reading = { launches: count, ...memory(), rate, ...extra() };
+    const reading: Reading = { launches: count, ...memory(), rate, ...extra() };
+    // After the memory reading: a restart's chain is made (and closed) in this process.
+    if (afterCount !== undefined) Object.assign(reading, await afterCount());
     readings.push(reading);
     log(
       `growth ${label}: ${count} launches, RSS ${reading.rssMiB.toFixed(0)} MiB, heap ${reading.heapUsedMiB.toFixed(0)} of ${reading.heapCommittedMiB.toFixed(0)} MiB, ${rate.toFixed(0)}/s`,
@@ -170,12 +186,56 @@ async function fundedSenders(service: TokenService, node?: AnvilNode) {
   return senders;
 }
 
+/**
+ * What a restart of the simulated chain costs now: its data (checkpoint and journal, copied once no checkpoint is being
+ * written) started as `serve` starts it, beside the anchor, a start of an empty chain.
+ */
+async function restartFigures(
+  hre: HardhatRuntimeEnvironment,
+  service: TokenService,
+  log: (line: string) => void,
+): Promise<Partial<Reading>> {
+  const chain = await service.evm.get(PAIR_INFO);
+  if (!(chain instanceof SimulatedChain) || chain.journalPath === undefined) return {};
+  await chain.checkpointIdle();
+  const copyDir = await mkdtemp(path.join(os.tmpdir(), "bench-restart-"));
+  try {
+    const journalPath = path.join(copyDir, path.basename(chain.journalPath));
+    await copyFile(chain.journalPath, journalPath);
+    await copyFile(checkpointPathOf(chain.journalPath), checkpointPathOf(journalPath)).catch(() => undefined);
+    const factory = hardhatSimulatedChains(hre);
+    let started = performance.now();
+    const restarted = await SimulatedChain.start(factory, PAIR_INFO, { blockTimeSeconds: 0, journalPath, checkpointEntries: 0 });
+    const ms = performance.now() - started;
+    const replay = restarted.replay;
+    await restarted.close();
+    started = performance.now();
+    const empty = await SimulatedChain.start(factory, PAIR_INFO, { blockTimeSeconds: 0 });
+    const emptyStartMs = performance.now() - started;
+    await empty.close();
+    const restart = {
+      ms,
+      checkpointMs: replay?.checkpoint?.milliseconds ?? 0,
+      replayMs: replay?.milliseconds ?? 0,
+      replayed: replay?.entries ?? 0,
+      checkpointHeight: replay?.checkpoint?.height,
+      emptyStartMs,
+    };
+    log(
+      `growth simulated: restart ${(ms / 1000).toFixed(2)} s (checkpoint at block ${restart.checkpointHeight ?? "none"}: ${(restart.checkpointMs / 1000).toFixed(2)} s; ${restart.replayed} entries replayed: ${(restart.replayMs / 1000).toFixed(2)} s); empty chain start ${emptyStartMs.toFixed(0)} ms`,
+    );
+    return { restart };
+  } finally {
+    await rm(copyDir, { recursive: true, force: true });
+  }
+}
+
 async function simulatedGrowth(hre: HardhatRuntimeEnvironment, counts: number[], log: (line: string) => void): Promise<GrowthRun> {
   return withService(hre, {}, async (service) => {
     const senders = await fundedSenders(service);
     return {
       target: "service → simulated chain (EDR, journal on)",
-      ...(await grow(counts, serviceWave(service, senders), log, "simulated")),
+      ...(await grow(counts, serviceWave(service, senders), log, "simulated", undefined, () => restartFigures(hre, service, log))),
     };
   });
 }
@@ -311,6 +371,20 @@ export function formatGrowth(runs: GrowthRun[]): string {
     });
     if (run.failures > 0)
       lines.push(`| ${run.target}: ${run.failures} launches not mined (first: ${run.firstFailure ?? "?"}) | | | | | | |`);
+  }
+  const restarts = runs.flatMap((run) => run.readings.flatMap((reading) => (reading.restart === undefined ? [] : [{ run, reading }])));
+  if (restarts.length > 0) {
+    lines.push(
+      "",
+      "| target | launches | chain start from its data (checkpoint + journal after it) | of which: the checkpoint's chain | the journal after it | checkpoint block | entries replayed | anchor: empty chain start | ratio |",
+      "|---|---|---|---|---|---|---|---|---|",
+    );
+    for (const { run, reading } of restarts) {
+      const restart = reading.restart!;
+      lines.push(
+        `| ${run.target} | ${reading.launches.toLocaleString("en-US")} | ${(restart.ms / 1000).toFixed(2)} s | ${(restart.checkpointMs / 1000).toFixed(2)} s | ${(restart.replayMs / 1000).toFixed(2)} s | ${restart.checkpointHeight?.toLocaleString("en-US") ?? "none"} | ${restart.replayed.toLocaleString("en-US")} | ${restart.emptyStartMs.toFixed(0)} ms | ${(restart.ms / restart.emptyStartMs).toFixed(1)} |`,
+      );
+    }
   }
   return lines.join("\n");
 }

@@ -27,14 +27,15 @@ export async function replayRows(hre: HardhatRuntimeEnvironment, log: (line: str
     const signed = await presignedDeployments(signing, senders, LAUNCHES / SENDERS).finally(() => signing.close());
 
     log("replay: journaling them through a simulated chain…");
-    const writer = await SimulatedChain.start(factory, PAIR_INFO, { blockTimeSeconds: 0, journalPath });
+    // No checkpoint: this measures a replay of the whole journal (the growth section measures restarts from checkpoints).
+    const writer = await SimulatedChain.start(factory, PAIR_INFO, { blockTimeSeconds: 0, journalPath, checkpointEntries: 0 });
     for (const sender of senders) await writer.fund(sender.address, FUNDS);
     // One at a time, as the sender lock sends them: the journal keeps each sender's nonces in order.
     for (const raw of signed) await writer.broadcast(raw);
     await writer.close();
 
     log("replay: restarting the chain from its journal…");
-    const restarted = await SimulatedChain.start(factory, PAIR_INFO, { blockTimeSeconds: 0, journalPath });
+    const restarted = await SimulatedChain.start(factory, PAIR_INFO, { blockTimeSeconds: 0, journalPath, checkpointEntries: 0 });
     const replay = restarted.replay!;
     const nonces = await Promise.all(senders.map((sender) => restarted.provider.getTransactionCount(sender.address)));
     await restarted.close();

@@ -476,6 +476,15 @@ export const VARIABLES = {
     readBy: ALL_DOORS_WITH_CHAINS,
     schema: wholeNumber(3, 1),
   }),
+  TOKEN_SERVICE_CHAIN_CHECKPOINT_ENTRIES: variable({
+    name: "TOKEN_SERVICE_CHAIN_CHECKPOINT_ENTRIES",
+    type: "whole number ≥ 0",
+    default: "1000",
+    description:
+      "How many journal entries a simulated chain writes between checkpoints of its state (every account's nonce, balance, code and storage, beside its journal): a start loads the checkpoint and replays only the entries after it; the blocks below it come back empty (no old transaction, receipt or log). 0 writes none (a start replays the whole journal).",
+    readBy: ALL_DOORS_WITH_CHAINS,
+    schema: wholeNumber(1000, 0),
+  }),
   TOKEN_SERVICE_ENDPOINT_COOLDOWN_SECONDS: variable({
     name: "TOKEN_SERVICE_ENDPOINT_COOLDOWN_SECONDS",
     type: "seconds > 0",

@@ -20,7 +20,7 @@ import type {
   TransferRequest,
 } from "../domain/transfer-requests.js";
 import type { EndpointSource, EvmChain, NodeCallObserver, SimulatedChainFactory } from "../chains/evm/chain.js";
-import { EvmChains } from "../chains/evm/chains-registry.js";
+import { EvmChains, type EvmChainsOptions } from "../chains/evm/chains-registry.js";
 import { SharedChainReads } from "../chains/evm/read/read-memo.js";
 import { mintedTokenId } from "../chains/evm/write/mint.js";
 import { InProcessSenderLock, type SenderLock } from "../chains/evm/sender-lock.js";
@@ -102,6 +102,8 @@ export interface TokenServiceOptions {
   requestTimeoutMs?: number;
   /** Told of every call to an EVM node, for metrics. */
   onNodeCall?: NodeCallObserver;
+  /** Told how each checkpoint of a simulated chain went (written, or refused by a full disk), for the log. */
+  onCheckpoint?: EvmChainsOptions["onCheckpoint"];
   /** false: EVM pairs without an endpoint are not served instead of simulated in this process. Default true. */
   simulatedChains?: boolean;
   /** Where launch, mint and faucet records live; default this process's memory (the HTTP service passes its database). */

@@ -237,6 +237,11 @@ export async function createServer(options: CreateServerOptions): Promise<TokenS
       blockTimeSeconds: options.blockTimeSeconds ?? 2,
       senderLock: metrics.timedSenderLock(store.senderLock()),
       onNodeCall: metrics.nodeCallObserver(),
+      onCheckpoint: (info, outcome) => {
+        const pair = `${info.chain}/${info.network}`;
+        if (outcome.ok) logger.info({ pair, ...outcome }, "wrote a simulated chain's checkpoint");
+        else logger.warn({ pair, error: outcome.error }, "a simulated chain's checkpoint failed; the last one and the journal stand");
+      },
       onNonceHealing: (healing) => {
         metrics.countNonceHealing(healing);
         logNonceHealing(logger, healing);

@@ -98,7 +98,14 @@ export type NodeCallObserver = (pair: string, method: string, seconds: number, o
 export interface SimulatedChainConnection {
   provider: { request(args: { method: string; params?: unknown[] }): Promise<unknown> };
   close(): Promise<void>;
+  /** True when the chain was made with the genesis it was asked for; otherwise its accounts are set one call at a time. */
+  genesisApplied?: boolean;
+}
+
+/** Accounts a fresh chain holds from its genesis block on: a checkpoint's state (see checkpoint.ts). */
+export interface SimulatedGenesis {
+  accounts: Array<{ address: string; balance: bigint; nonce: bigint; code?: string; storage?: Array<[slot: string, value: string]> }>;
 }
 
 /** Makes simulated chains; the core knows no Hardhat, the plugin supplies one backed by Hardhat's EDR. */
-export type SimulatedChainFactory = (info: EvmNetworkInfo) => Promise<SimulatedChainConnection>;
+export type SimulatedChainFactory = (info: EvmNetworkInfo, genesis?: SimulatedGenesis) => Promise<SimulatedChainConnection>;

@@ -9,6 +9,7 @@ import { ErrorCode, TokenServiceError } from "../../domain/errors.js";
 import type { EndpointSource, EvmChain, EvmNetworkInfo, LazyEndpoint, NodeCallObserver, SimulatedChainFactory } from "./chain.js";
 import type { EndpointStatus, FailoverPolicy } from "./endpoint-pool.js";
 import { LiveChain, printableHost } from "./live-chain.js";
+import type { CheckpointOutcome } from "./checkpointer.js";
 import { SimulatedChain, type JournalReplay } from "./simulated-chain.js";
 
 export interface EvmChainsOptions {
@@ -31,6 +32,8 @@ export interface EvmChainsOptions {
   onJournalLoss?(info: EvmNetworkInfo, replay: JournalReplay): Promise<void>;
   /** Simulated chains can be told to misbehave (src/chains/evm/faults.ts). Default false; live pairs never. */
   chainFaults?: boolean;
+  /** Told how each checkpoint of a simulated chain went (see checkpointer.ts). */
+  onCheckpoint?(info: EvmNetworkInfo, outcome: CheckpointOutcome): void;
   /** Told after a reorg fault replaced a simulated chain's blocks from `fromBlock` on. */
   onReorg?(info: EvmNetworkInfo, fromBlock: number): Promise<void>;
 }
@@ -188,8 +191,20 @@ export class EvmChains {
     this.options.dataDirectory?.claim();
     const journalPath = this.journalPath(info);
     const onReorg = this.options.onReorg;
+    let checkpointEntries: number;
+    try {
+      checkpointEntries = readVariable(this.options.env ?? process.env, "TOKEN_SERVICE_CHAIN_CHECKPOINT_ENTRIES");
+    } catch (error) {
+      if (!(error instanceof EnvironmentError)) throw error;
+      return Promise.reject(
+        new TokenServiceError(ErrorCode.BACKEND_NOT_CONFIGURED, error.message, { field: "network", details: { variable: error.variable } }),
+      );
+    }
+    const onCheckpoint = this.options.onCheckpoint;
     return SimulatedChain.start(factory, info, {
       ...(this.options.onNodeCall ? { onNodeCall: this.options.onNodeCall } : {}),
+      checkpointEntries,
+      ...(onCheckpoint ? { onCheckpoint: (outcome: CheckpointOutcome) => onCheckpoint(info, outcome) } : {}),
       blockTimeSeconds: this.options.blockTimeSeconds ?? 0,
       ...(journalPath !== undefined ? { journalPath } : {}),
       ...(this.options.chainFaults

@@ -245,6 +245,21 @@ export class ChainFaults {
     throw new SimulatedNodeFailure("timeout", this.options.pair);
   }
 
+  /**
+   * Runs `mark` in turn with every change, when nothing waits to be mined and no stall, drop or fee spike is active
+   * (answers undefined otherwise); no reorg then reaches below the head it ran at: a checkpoint there is where the
+   * chain's history starts, as a restart is.
+   */
+  quietPoint<T>(mark: () => Promise<T>): Promise<T | undefined> {
+    return this.exclusive(async () => {
+      if (this.pooled.size > 0 || this.hold !== undefined || this.spike !== undefined || this.restoreFee !== undefined) return undefined;
+      const result = await mark();
+      for (const number of [...this.snapshots.keys()]) if (number < this.head) this.snapshots.delete(number);
+      this.prune();
+      return result;
+    });
+  }
+
   /** The lowest block height a reorg replaced since start: records mined from there on are checked as on a live network. */
   replacedFrom(): number | undefined {
     return this.replaced;
@@ -451,7 +466,7 @@ export class ChainFaults {
 
   /** Forgets what no reorg can reach any more. (EDR keeps its snapshots; they share the state they did not change.) */
   private prune(): void {
-    const oldest = this.head - MAX_REORG_BLOCKS;
+    const oldest = Math.max(this.head - MAX_REORG_BLOCKS, Math.min(...this.snapshots.keys()));
     for (const number of this.snapshots.keys()) if (number < oldest) this.snapshots.delete(number);
     for (const [number, hashes] of this.blockTransactions) {
       if (number > oldest) continue;

@@ -1,8 +1,9 @@
 import { constants } from "node:fs";
-import { mkdir, open, readFile, rename, type FileHandle } from "node:fs/promises";
+import { mkdir, open, readFile, rename, unlink, type FileHandle } from "node:fs/promises";
 import path from "node:path";
 
 import { ErrorCode, TokenServiceError } from "../../domain/errors.js";
+import { syncDirectory } from "./checkpoint.js";
 
 /**
  * One change to a simulated chain: a signed transaction it was sent (with the base fee a fee-spike fault gave its
@@ -14,7 +15,9 @@ export type JournalEntry =
   /** An empty block a fault mined (on a chain mining on send), at that base fee. */
   | { op: "mine"; baseFee?: string }
   | { op: "fund"; address: string; amount: string; grant?: string }
-  | { op: "forget"; transactions: string[] };
+  | { op: "forget"; transactions: string[] }
+  /** The first line of a journal that follows a checkpoint (see checkpoint.ts): its entries come after that state. */
+  | { op: "checkpoint"; id: string };
 
 /** What reading a journal back found. */
 export interface JournalRead {
@@ -48,6 +51,7 @@ const isEntry = (value: unknown): value is JournalEntry => {
       Array.isArray(entry.transactions) && entry.transactions.every((hash) => typeof hash === "string" && /^0x[0-9a-fA-F]{64}$/.test(hash))
     );
   }
+  if (entry.op === "checkpoint") return typeof entry.id === "string";
   return entry.op === "fund" && typeof entry.address === "string" && typeof entry.amount === "string" && /^\d+$/.test(entry.amount);
 };
 
@@ -83,6 +87,8 @@ export class ChainJournal {
   private dirty = false;
   private queue: Array<{ lines: string; resolve: () => void; reject: (error: unknown) => void }> = [];
   private writing = false;
+  /** Set while a rotation waits for the writes under way: the flush hands over after its current group. */
+  private rotationWaiting = false;
 
   constructor(readonly path: string) {}
 
@@ -140,12 +146,71 @@ export class ChainJournal {
     const lines = entries.map((entry) => `${JSON.stringify(entry)}\n`).join("");
     return new Promise((resolve, reject) => {
       this.queue.push({ lines, resolve, reject });
-      if (!this.writing) {
+      // A rotation waiting takes the file next; it flushes what queued meanwhile when it is done.
+      if (!this.writing && !this.rotationWaiting) {
         this.writing = true;
         // Appends that start together (a burst of requests) are microtasks apart: the next macrotask takes them all.
         setImmediate(() => void this.flush());
       }
     });
+  }
+
+  /** The bytes of the file every append so far made durable (after a failed write: without it). */
+  async durableLength(): Promise<number> {
+    await this.opened();
+    return this.size;
+  }
+
+  /** The first entry of the file, when it can be read as one: a checkpoint marker says which checkpoint it follows. */
+  async firstEntry(): Promise<JournalEntry | undefined> {
+    let text: string;
+    try {
+      text = await readFile(this.path, "utf8");
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+      throw error;
+    }
+    const end = text.indexOf("\n");
+    if (end < 0) return undefined;
+    try {
+      const entry: unknown = JSON.parse(text.slice(0, end));
+      return isEntry(entry) ? entry : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
+  /**
+   * Starts the journal afresh after a checkpoint: `marker`, then what was written after the first `offset` bytes (the
+   * entries the checkpoint does not cover). Appends wait meanwhile. Written beside the file, synced and renamed over
+   * it: a crash leaves the old journal or the new one, and the checkpoint's marker tells a start which it found.
+   */
+  async rotate(offset: number, marker: JournalEntry): Promise<void> {
+    // Under a steady load appends never stop: the flush stops taking them until the rotation is done.
+    this.rotationWaiting = true;
+    while (this.writing) await new Promise((resolve) => setImmediate(resolve));
+    this.writing = true;
+    this.rotationWaiting = false;
+    try {
+      const handle = await this.opened();
+      if (offset > this.size) throw new Error(`the journal holds ${this.size} bytes, fewer than the ${offset} its checkpoint covers`);
+      // The appending handle only writes: the durable bytes are read through another.
+      const whole = (await readFile(this.path)).subarray(0, this.size);
+      if (offset > 0 && whole[offset - 1] !== 0x0a) throw new Error(`the journal's byte ${offset} does not start an entry`);
+      const tail = whole.subarray(offset);
+      await this.writeWhole(this.path, Buffer.concat([Buffer.from(`${JSON.stringify(marker)}\n`), tail]));
+      await syncDirectory(path.dirname(this.path));
+      // The old file's handle points at the replaced inode: the next write opens the new one.
+      this.handle = undefined;
+      this.dirty = false;
+      await handle.close().catch(() => undefined);
+    } finally {
+      this.writing = false;
+      if (this.queue.length > 0) {
+        this.writing = true;
+        setImmediate(() => void this.flush());
+      }
+    }
   }
 
   async close(): Promise<void> {
@@ -156,7 +221,7 @@ export class ChainJournal {
   }
 
   private async flush(): Promise<void> {
-    while (this.queue.length > 0) {
+    while (this.queue.length > 0 && !this.rotationWaiting) {
       const group = this.queue;
       this.queue = [];
       try {
@@ -212,16 +277,21 @@ export class ChainJournal {
     return handle;
   }
 
-  /** Replaces a file's contents whole: written beside it, synced, then renamed over it. */
-  private async writeWhole(file: string, text: string): Promise<void> {
+  /** Replaces a file's contents whole: written beside it, synced, then renamed over it; a failed write leaves no temporary file. */
+  private async writeWhole(file: string, text: string | Buffer): Promise<void> {
     const temporary = `${file}.${process.pid}.tmp`;
-    const handle = await open(temporary, "w", 0o600);
     try {
-      await handle.writeFile(text);
-      await handle.datasync();
-    } finally {
-      await handle.close();
+      const handle = await open(temporary, "w", 0o600);
+      try {
+        await handle.writeFile(text);
+        await handle.datasync();
+      } finally {
+        await handle.close();
+      }
+      await rename(temporary, file);
+    } catch (error) {
+      await unlink(temporary).catch(() => undefined);
+      throw error;
     }
-    await rename(temporary, file);
   }
 }

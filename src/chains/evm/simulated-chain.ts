@@ -1,6 +1,8 @@
 import { BrowserProvider, keccak256, toQuantity, type Eip1193Provider } from "ethers";
 import type { EvmChain, EvmNetworkInfo, NodeCallObserver, SimulatedChainConnection, SimulatedChainFactory } from "./chain.js";
 import type { RpcErrorKind } from "../../domain/faults.js";
+import { genesisAccounts } from "./checkpoint.js";
+import { ChainCheckpointer, loadCheckpoint, restoreCheckpoint, type CheckpointOutcome, type LoadedCheckpoint } from "./checkpointer.js";
 import { ChainFaults } from "./faults.js";
 import { ChainJournal, type JournalEntry } from "./journal.js";
 import { PoolSlots } from "./pool-slots.js";
@@ -8,8 +10,11 @@ import { PoolSlots } from "./pool-slots.js";
 /** What a start-up replay found, for the operator. */
 export interface JournalReplay {
   path: string;
+  /** Entries replayed: those after the checkpoint, when the chain started from one. */
   entries: number;
   bytes: number;
+  /** When the chain started from a checkpoint: its block, its accounts, the entries it stands for (not replayed), and how long loading it took. */
+  checkpoint?: { height: number; accounts: number; entriesCovered: number; milliseconds: number };
   milliseconds: number;
   /** Bytes of an unfinished last line (a write cut short by kill -9 or a full disk), set aside. */
   tornBytes: number;
@@ -31,6 +36,13 @@ export interface SimulatedChainOptions {
   onNodeCall?: NodeCallObserver;
   /** When set, every state change is journaled there and replayed on the next start, so tasks run in separate processes share one chain. */
   journalPath?: string;
+  /**
+   * With a journal: a checkpoint of the chain's state is written beside it after this many entries, and the journal
+   * starts afresh after it, so that a start replays only what followed (see checkpointer.ts). 0: never. Default 1,000.
+   */
+  checkpointEntries?: number;
+  /** Told how each checkpoint went. */
+  onCheckpoint?(outcome: CheckpointOutcome): void;
   /** When set, the chain can be told to misbehave (src/chains/evm/faults.ts); never by default. */
   faults?: {
     /** How long a call an rpc-errors fault times out is held before it fails. */
@@ -109,6 +121,12 @@ export class SimulatedChain implements EvmChain {
   private readonly clients: SimulatedChainConnection["provider"];
   private readonly close_: () => Promise<void>;
   private readonly journal: ChainJournal | undefined;
+  /** Addresses the replay granted funds to: the first checkpoint reads them again (no transaction trace names them). */
+  private replayedGrants: string[] = [];
+  /** With a journal: writes the checkpoints (made once the journal was replayed). */
+  private checkpointer: ChainCheckpointer | undefined;
+  /** Journals entries, counting them toward the next checkpoint. */
+  private readonly journalAppend: ((...entries: JournalEntry[]) => Promise<void>) | undefined;
   /** With a block time, which transaction holds each sender's pending nonce: one a replacement took the place of is forgotten. */
   private readonly slots = new PoolSlots();
   broadcastAll: ((signedTransactions: string[]) => Promise<Array<PromiseSettledResult<string>>>) | undefined;
@@ -131,6 +149,14 @@ export class SimulatedChain implements EvmChain {
       }
     };
     const journal = this.journal;
+    this.journalAppend =
+      journal === undefined
+        ? undefined
+        : async (...entries) => {
+            await journal.append(...entries);
+            this.checkpointer?.wrote(entries.length);
+          };
+    const append = this.journalAppend;
     this.faults =
       options.faults === undefined
         ? undefined
@@ -139,7 +165,7 @@ export class SimulatedChain implements EvmChain {
             blockTimeMs: Math.round(options.blockTimeSeconds * 1000),
             requestTimeoutMs: options.faults.requestTimeoutMs,
             isRead: (method) => READ_ONLY_METHODS.has(method),
-            ...(journal ? { journal: (...entries: JournalEntry[]) => journal.append(...entries) } : {}),
+            ...(append ? { journal: append } : {}),
             ...(options.faults.onReorg ? { onReorg: options.faults.onReorg } : {}),
           });
     const faults = this.faults;
@@ -156,9 +182,32 @@ export class SimulatedChain implements EvmChain {
   }
 
   static async start(factory: SimulatedChainFactory, info: EvmNetworkInfo, options: SimulatedChainOptions): Promise<SimulatedChain> {
-    const connection = observed(await factory(info), `${info.chain}/${info.network}`, options.onNodeCall);
+    const loadStarted = performance.now();
+    const loaded = options.journalPath === undefined ? undefined : await loadCheckpoint(new ChainJournal(options.journalPath));
+    const made = await factory(info, loaded === undefined ? undefined : { accounts: genesisAccounts(loaded.checkpoint) });
+    const connection = observed(made, `${info.chain}/${info.network}`, options.onNodeCall);
     const chain = new SimulatedChain(info, connection, options);
-    await chain.replayJournal();
+    if (loaded !== undefined)
+      await restoreCheckpoint((method, params) => chain.request(method, params), loaded.checkpoint, made.genesisApplied === true);
+    await chain.replayJournal(loaded, performance.now() - loadStarted);
+    if (chain.journal !== undefined) {
+      const faults = chain.faults;
+      chain.checkpointer = new ChainCheckpointer(
+        {
+          journal: chain.journal,
+          chainId: info.chainId,
+          every: options.checkpointEntries ?? DEFAULT_CHECKPOINT_ENTRIES,
+          node: (method, params) => connection.provider.request({ method, params }),
+          ...(faults !== undefined ? { quietPoint: (mark) => faults.quietPoint(mark) } : {}),
+          intervalMining: options.blockTimeSeconds > 0,
+          grants: () => chain.grants,
+          ...(options.onCheckpoint ? { onCheckpoint: options.onCheckpoint } : {}),
+        },
+        { ...(loaded !== undefined ? { checkpoint: loaded.checkpoint } : {}), replayedEntries: chain.replay?.entries ?? 0 },
+      );
+      for (const address of chain.replayedGrants) chain.checkpointer.fundedAddress(address);
+      chain.replayedGrants = [];
+    }
     // Mining on send, EDR takes requests in order and mines or refuses each: a burst can be sent at once.
     chain.broadcastAll = options.blockTimeSeconds > 0 ? undefined : (signed) => chain.sendAll(signed);
     chain.intervalMining = options.blockTimeSeconds > 0;
@@ -178,6 +227,21 @@ export class SimulatedChain implements EvmChain {
     return (this.request("eth_blockNumber", []) as Promise<string>).then((head) => `${changes}@${head}`);
   }
 
+  /** Where the chain journals, when it does. */
+  get journalPath(): string | undefined {
+    return this.journal?.path;
+  }
+
+  /** Resolves once no checkpoint is being written (a copy of the files taken then is a consistent pair). */
+  checkpointIdle(): Promise<void> {
+    return this.checkpointer?.idle() ?? Promise.resolve();
+  }
+
+  /** Writes a checkpoint now, when the chain is quiet (tests, an operator's tool); answers how it went. */
+  checkpoint(): Promise<CheckpointOutcome | undefined> {
+    return this.checkpointer?.checkpoint() ?? Promise.resolve(undefined);
+  }
+
   rpc(method: string, params: unknown[]): Promise<unknown> {
     return this.clients.request({ method, params });
   }
@@ -186,16 +250,18 @@ export class SimulatedChain implements EvmChain {
   async broadcast(signedTransaction: string): Promise<string> {
     const faults = this.faults;
     if (faults === undefined) {
-      await this.journal?.append({ op: "rawTransaction", raw: signedTransaction });
-      const hash = (await this.request("eth_sendRawTransaction", [signedTransaction])) as string;
-      if (this.intervalMining && this.journal !== undefined) {
-        // A replacement (the same sender and nonce, higher fees) took a pooled transaction's place: a restart must not
-        // mine that one instead. Written after the node took it: had the process died in between, the first one is
-        // mined after a restart, and its operation's tracker follows it.
-        const replaced = await this.slots.took((method, params) => this.request(method, params), hash);
-        if (replaced !== undefined) await this.journal.append({ op: "forget", transactions: [replaced] });
-      }
-      return hash;
+      return this.changing(async () => {
+        await this.journalAppend?.({ op: "rawTransaction", raw: signedTransaction });
+        const hash = (await this.request("eth_sendRawTransaction", [signedTransaction])) as string;
+        if (this.intervalMining && this.journalAppend !== undefined) {
+          // A replacement (the same sender and nonce, higher fees) took a pooled transaction's place: a restart must not
+          // mine that one instead. Written after the node took it: had the process died in between, the first one is
+          // mined after a restart, and its operation's tracker follows it.
+          const replaced = await this.slots.took((method, params) => this.request(method, params), hash);
+          if (replaced !== undefined) await this.journalAppend({ op: "forget", transactions: [replaced] });
+        }
+        return hash;
+      });
     }
     // With faults on, the fault layer journals and sends, in turn with the blocks it mines. A send the rpc-errors fault
     // refuses is refused before it is journaled: a restart must not make it.
@@ -214,12 +280,14 @@ export class SimulatedChain implements EvmChain {
   private async sendAll(signedTransactions: string[]): Promise<Array<PromiseSettledResult<string>>> {
     const faults = this.faults;
     if (faults === undefined) {
-      try {
-        await this.journal?.append(...signedTransactions.map((raw): JournalEntry => ({ op: "rawTransaction", raw })));
-      } catch (error) {
-        return signedTransactions.map(() => ({ status: "rejected", reason: error }));
-      }
-      return Promise.allSettled(signedTransactions.map((raw) => this.request("eth_sendRawTransaction", [raw]) as Promise<string>));
+      return this.changing(async () => {
+        try {
+          await this.journalAppend?.(...signedTransactions.map((raw): JournalEntry => ({ op: "rawTransaction", raw })));
+        } catch (error) {
+          return signedTransactions.map((): PromiseSettledResult<string> => ({ status: "rejected", reason: error }));
+        }
+        return Promise.allSettled(signedTransactions.map((raw) => this.request("eth_sendRawTransaction", [raw]) as Promise<string>));
+      });
     }
     // The rpc-errors fault decides each send first: one it refuses is neither journaled nor sent; one it times out is
     // sent, and its answer lost.
@@ -250,10 +318,13 @@ export class SimulatedChain implements EvmChain {
     const granted = this.granting.then(async () => {
       const entry: JournalEntry = { op: "fund", address, amount: amount.toString(), ...(grantId !== undefined ? { grant: grantId } : {}) };
       let balance: bigint;
+      this.checkpointer?.fundedAddress(address);
       if (this.faults !== undefined) balance = await this.faults.grant(address, amount, entry);
       else {
-        await this.journal?.append(entry);
-        balance = await this.addBalance(address, amount);
+        balance = await this.changing(async () => {
+          await this.journalAppend?.(entry);
+          return this.addBalance(address, amount);
+        });
       }
       if (grantId !== undefined) this.grants.add(grantId);
       return balance;
@@ -267,6 +338,7 @@ export class SimulatedChain implements EvmChain {
   }
 
   async close(): Promise<void> {
+    await this.checkpointer?.close();
     await this.faults?.close();
     await this.journal?.close();
     await this.close_();
@@ -283,21 +355,28 @@ export class SimulatedChain implements EvmChain {
     return this.node(method, params);
   }
 
-  private async replayJournal(): Promise<void> {
+  /** A change that journals then acts: a checkpoint's mark waits for it (without faults; with them, faults.ts orders changes). */
+  private changing<T>(run: () => Promise<T>): Promise<T> {
+    return this.checkpointer === undefined ? run() : this.checkpointer.change(run);
+  }
+
+  private async replayJournal(loaded: LoadedCheckpoint | undefined, checkpointMs: number): Promise<void> {
     if (this.journal === undefined) return;
     const started = performance.now();
+    for (const grant of loaded?.checkpoint.grants ?? []) this.grants.add(grant);
     // What cannot be trusted (a torn or damaged line) is set aside, never a reason not to start. A transaction whose
     // entry was lost has its record checked again by the tracker (see EvmChains' onJournalLoss).
     const read = await this.journal.read();
-    if (read.entries.length === 0 && read.tornBytes === 0 && read.rejectedLines === 0) return;
+    if (loaded === undefined && read.entries.length === 0 && read.tornBytes === 0 && read.rejectedLines === 0) return;
     const forgotten = forgottenEntries(read.entries);
     let lossFromBlock: number | undefined;
     const blockAfterTrusted = async () => Number(BigInt((await this.request("eth_blockNumber", [])) as string)) + 1;
     for (const [index, entry] of read.entries.entries()) {
       if (index === read.trustedBeforeLoss) lossFromBlock = await blockAfterTrusted();
-      if (entry.op === "forget" || forgotten.has(index)) continue;
+      if (entry.op === "forget" || entry.op === "checkpoint" || forgotten.has(index)) continue;
       if (entry.op === "fund") {
         await this.addBalance(entry.address, BigInt(entry.amount));
+        this.replayedGrants.push(entry.address);
         if (entry.grant !== undefined) this.grants.add(entry.grant);
         continue;
       }
@@ -308,11 +387,22 @@ export class SimulatedChain implements EvmChain {
       else await this.request("eth_sendRawTransaction", [entry.raw]).catch(() => undefined);
     }
     if (read.trustedBeforeLoss === read.entries.length) lossFromBlock = await blockAfterTrusted();
+    const checkpoint = loaded?.checkpoint;
     this.replay = {
       path: this.journal.path,
-      entries: read.entries.length,
+      entries: read.entries.filter((entry) => entry.op !== "checkpoint").length,
       bytes: read.bytes,
       milliseconds: performance.now() - started,
+      ...(checkpoint !== undefined
+        ? {
+            checkpoint: {
+              height: checkpoint.height,
+              accounts: Object.keys(checkpoint.accounts).length,
+              entriesCovered: checkpoint.entriesCovered,
+              milliseconds: checkpointMs,
+            },
+          }
+        : {}),
       tornBytes: read.tornBytes,
       rejectedLines: read.rejectedLines,
       ...(read.setAsidePath !== undefined ? { setAsidePath: read.setAsidePath } : {}),
@@ -320,6 +410,9 @@ export class SimulatedChain implements EvmChain {
     };
   }
 }
+
+/** Journal entries between checkpoints, unless configured (SimulatedChainOptions.checkpointEntries). */
+export const DEFAULT_CHECKPOINT_ENTRIES = 1_000;
 
 /**
  * The transaction entries a later `forget` entry cancels: for each hash it names, the latest earlier entry of that
