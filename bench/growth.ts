@@ -163,7 +163,8 @@ async function withService<T>(
   const node = options.node;
   const service = await createTokenService({
     hre,
-    env: {},
+    // Checkpoints on (they are off by default), as an operator of a long-running simulated chain sets them.
+    env: { TOKEN_SERVICE_CHAIN_CHECKPOINT_ENTRIES: "1000" },
     operationStore: store,
     // Simulated: its journal in the data directory, as `serve` keeps it. Live: the anvil node.
     ...(node === undefined ? { dataDir: path.join(dataDir, "chains") } : { rpcUrls: { [`${PAIR.chain}/${PAIR.network}`]: [node.url] } }),

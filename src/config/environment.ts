@@ -479,11 +479,11 @@ export const VARIABLES = {
   TOKEN_SERVICE_CHAIN_CHECKPOINT_ENTRIES: variable({
     name: "TOKEN_SERVICE_CHAIN_CHECKPOINT_ENTRIES",
     type: "whole number ≥ 0",
-    default: "1000",
+    default: "0",
     description:
-      "How many journal entries a simulated chain writes between checkpoints of its state (every account's nonce, balance, code and storage, beside its journal): a start loads the checkpoint and replays only the entries after it; the blocks below it come back empty (no old transaction, receipt or log). 0 writes none (a start replays the whole journal).",
+      "How many journal entries a simulated chain writes between checkpoints of its state (every account's nonce, balance, code and storage, beside its journal), for example 1000: a start loads the checkpoint and replays only the entries after it; the blocks below it come back empty (no old transaction, receipt or log, so owned ERC1155 and non-enumerable ERC721 ids read from logs miss those moved below it). 0, the default, writes none (a start replays the whole journal).",
     readBy: ALL_DOORS_WITH_CHAINS,
-    schema: wholeNumber(1000, 0),
+    schema: wholeNumber(0, 0),
   }),
   TOKEN_SERVICE_ENDPOINT_COOLDOWN_SECONDS: variable({
     name: "TOKEN_SERVICE_ENDPOINT_COOLDOWN_SECONDS",

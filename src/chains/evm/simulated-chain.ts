@@ -411,8 +411,12 @@ export class SimulatedChain implements EvmChain {
   }
 }
 
-/** Journal entries between checkpoints, unless configured (SimulatedChainOptions.checkpointEntries). */
-export const DEFAULT_CHECKPOINT_ENTRIES = 1_000;
+/**
+ * Journal entries between checkpoints, unless configured (SimulatedChainOptions.checkpointEntries): none. A restart from
+ * a checkpoint finds the blocks below it empty (old transactions, receipts and logs gone): an operator's choice for a
+ * long-running simulated chain (docs/decisions/0051-simulated-chain-checkpoint.md).
+ */
+export const DEFAULT_CHECKPOINT_ENTRIES = 0;
 
 /**
  * The transaction entries a later `forget` entry cancels: for each hash it names, the latest earlier entry of that
