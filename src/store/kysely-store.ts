@@ -692,6 +692,9 @@ export class KyselyStore implements Store {
             )
             .$if(skip !== undefined && skip.size > 0, (select) => select.where("id", "not in", [...skip!]))
             .$if(only !== undefined, (select) => select.where("id", "in", [...only!]))
+            // The records the tracker knows are ready first: a backlog of due checks (reorg watches after a restart) does
+            // not hold a launch's first look behind it.
+            .$if(early !== undefined, (select) => select.orderBy((eb) => eb.case().when("id", "in", early!).then(0).else(1).end()))
             .orderBy("next_check_at")
             .limit(limit)
             // SKIP LOCKED: replicas polling at once each take other records. SQLite has one writer: nothing to skip.

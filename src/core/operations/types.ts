@@ -69,7 +69,10 @@ export interface LeasedOperation extends OperationRecord {
 export interface LeaseFilter {
   skip?: ReadonlySet<string>;
   only?: ReadonlySet<string>;
-  /** Taken before their check time too (still unfinished, and free or this owner's): records a tracker knows are ready. */
+  /**
+   * Taken before their check time too (still unfinished, and free or this owner's), and before any other due record:
+   * records a tracker knows are ready.
+   */
   early?: ReadonlySet<string>;
 }
 
