@@ -597,6 +597,17 @@ export class KyselyStore implements Store {
     return Number(result.numUpdatedRows);
   }
 
+  async recheckWatched(): Promise<number> {
+    const result = await this.db
+      .updateTable("operations")
+      .set({ next_check_at: this.d.nowMs })
+      .where("status", "in", ["mined", "cancelled"])
+      .where("next_check_at", "is not", null)
+      .where("next_check_at", ">", this.d.nowMs)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows);
+  }
+
   /** Records sent under `hash`: as the one they follow, or as any transaction they were sent as (a replaced one). */
   private sentUnder(hash: string) {
     const lower = hash.toLowerCase();

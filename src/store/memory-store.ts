@@ -172,6 +172,18 @@ export class MemoryOperationStore implements OperationStore {
     return count;
   }
 
+  async recheckWatched(): Promise<number> {
+    let count = 0;
+    const now = Date.now();
+    for (const entry of this.entries.values()) {
+      if (entry.record.status !== "mined" && entry.record.status !== "cancelled") continue;
+      if (entry.nextCheckAt === null || entry.nextCheckAt <= now) continue;
+      entry.nextCheckAt = now;
+      count++;
+    }
+    return count;
+  }
+
   async findByTransactionHash(chain: string, network: string, transactionHash: string): Promise<OperationRecord | undefined> {
     const hash = transactionHash.toLowerCase();
     for (const entry of this.entries.values()) {
