@@ -100,6 +100,15 @@ describe("mined records on a live chain watched by its head follower (anvil, cou
     // Still followed: the head is read (a reorg is seen), at most once per poll interval.
     expect(window.length).to.be.within(1, IDLE_WINDOW_MS / POLL_MS + 1);
     expect(service.retained().following.watchedHeights).to.equal(heights.size);
+    // However long the history, a block is read once: its receipts once, its header (when not known from them) once.
+    const once = (method: string) => {
+      const blocks = proxy.calls
+        .filter((call) => call.method === method && call.params[0] !== "latest")
+        .map(({ params }) => String(params[0]));
+      expect(blocks.length, `${method} of a block already read`).to.equal(new Set(blocks).size);
+    };
+    once("eth_getBlockReceipts");
+    once("eth_getBlockByNumber");
   });
 
   it("sends a record back to pending when a reorg reaches its watched block; it is mined again", async function () {
