@@ -1,9 +1,10 @@
 // `npm run bench -- --only=growth`: what history costs. Launches through the service (embedded SQLite store, as `serve`
 // runs) into the simulated chain (its journal on, as `serve` keeps it) and into an anvil node, with the process's RSS
 // and heap used at 200, 2,000 and 12,000 launches, MiB per 1,000 launches, and the launch rate at each count beside the
-// rate at 200; beside them, the same deployments pre-signed into EDR alone: what of the growth is the chain's own.
-// `--growth-launches=200,2000,12000` sets the counts (every target), `--growth-anvil-launches=` anvil's alone (default
-// 200,2000: see docs/benchmarks.md), `--growth-targets=simulated,edr,anvil` which targets run.
+// rate at 200; beside them, the same deployments pre-signed into EDR alone and into anvil alone: what of the growth is
+// the chain's own. `--growth-launches=200,2000,12000` sets the counts (every target), `--growth-anvil-launches=` the
+// anvil targets' alone (default 200,2000: see docs/benchmarks.md), `--growth-targets=simulated,edr,anvil-alone,anvil`
+// which targets run.
 import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { copyFile, mkdtemp, rm } from "node:fs/promises";
@@ -11,7 +12,7 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 
-import { toQuantity } from "ethers";
+import { Transaction, toQuantity } from "ethers";
 import type { HardhatRuntimeEnvironment } from "hardhat/types/hre";
 
 import { createTokenService, type TokenService } from "../src/api.js";
@@ -20,7 +21,16 @@ import { SimulatedChain } from "../src/chains/evm/simulated-chain.js";
 import { hardhatSimulatedChains } from "../src/hardhat/simulated-chains.js";
 import { openStore } from "../src/store/open-store.js";
 import { startAnvil, type AnvilNode } from "../test/helpers/anvil.js";
-import { PAIR, PAIR_INFO, erc20Token, freshChain, presignedDeployments, randomSigner, setBalance } from "./deployments.js";
+import {
+  PAIR,
+  PAIR_INFO,
+  erc20DeploymentData,
+  erc20Token,
+  freshChain,
+  presignedDeployments,
+  randomSigner,
+  setBalance,
+} from "./deployments.js";
 import { collectGarbage } from "./support.js";
 
 const SENDERS = 10;
@@ -286,6 +296,71 @@ async function edrAloneGrowth(hre: HardhatRuntimeEnvironment, counts: number[], 
   }
 }
 
+/** Gas for a pre-signed ERC20 deployment into anvil: above its use (about 1.6 M), below a block's. */
+const ANVIL_DEPLOYMENT_GAS = 3_000_000n;
+
+/**
+ * The anchor on a live node: the same deployments, signed beforehand, sent into a fresh anvil node (mining on send) in
+ * waves of `WAVE`, each sender's in nonce order, each followed to its receipt. What of the rate's fall is anvil's own.
+ */
+async function anvilAloneGrowth(_hre: HardhatRuntimeEnvironment, counts: number[], log: (line: string) => void): Promise<GrowthRun> {
+  const node = await startAnvil({ chainId: PAIR_INFO.chainId });
+  try {
+    const senders = Array.from({ length: SENDERS }, () => randomSigner());
+    for (const sender of senders) await node.rpc("anvil_setBalance", [sender.address, toQuantity(FUNDS)]);
+    const total = counts.at(-1)!;
+    log(`growth anvil alone: signing ${total} deployments beforehand…`);
+    const signed: string[] = [];
+    for (let index = 0; index < total; index++) {
+      const sender = senders[index % SENDERS]!;
+      const transaction = Transaction.from({
+        type: 2,
+        chainId: PAIR_INFO.chainId,
+        nonce: Math.floor(index / SENDERS),
+        maxFeePerGas: 100n * 10n ** 9n,
+        maxPriorityFeePerGas: 10n ** 9n,
+        gasLimit: ANVIL_DEPLOYMENT_GAS,
+        data: erc20DeploymentData(sender.address, index),
+      });
+      transaction.signature = sender.signingKey.sign(transaction.unsignedHash);
+      signed.push(transaction.serialized);
+    }
+    const nodeRss = () => {
+      const rss = processRssMiB(node.pid);
+      return rss === undefined ? {} : { nodeRssMiB: rss };
+    };
+    const run = await grow(
+      counts,
+      async (from, count) => {
+        const wave = signed.slice(from, from + count);
+        // Each sender's transactions in nonce order (as the service sends them), the senders side by side.
+        const hashes = await Promise.all(
+          senders.map(async (_, first) => {
+            const sent: string[] = [];
+            for (let index = first; index < wave.length; index += SENDERS)
+              sent.push((await node.rpc("eth_sendRawTransaction", [wave[index]])) as string);
+            return sent;
+          }),
+        );
+        let failed = 0;
+        for (const hash of hashes.flat()) {
+          let receipt: { status: string } | null = null;
+          for (let tries = 0; receipt === null && tries < 10_000; tries++)
+            receipt = (await node.rpc("eth_getTransactionReceipt", [hash])) as { status: string } | null;
+          if (receipt?.status !== "0x1") failed++;
+        }
+        return { failed };
+      },
+      log,
+      "anvil alone",
+      nodeRss,
+    );
+    return { target: "anchor: pre-signed into anvil alone (no service)", ...run };
+  } finally {
+    await node.stop();
+  }
+}
+
 export interface GrowthOptions {
   counts: number[];
   anvilCounts: number[];
@@ -310,11 +385,11 @@ export function growthOptions(argv: string[]): GrowthOptions {
   return {
     counts: all,
     anvilCounts: counts("growth-anvil-launches", list("growth-launches") !== undefined ? all : DEFAULT_ANVIL_GROWTH_COUNTS),
-    targets: list("growth-targets") ?? ["simulated", "edr", "anvil"],
+    targets: list("growth-targets") ?? ["simulated", "edr", "anvil-alone", "anvil"],
   };
 }
 
-const TARGETS = { edr: edrAloneGrowth, simulated: simulatedGrowth, anvil: anvilGrowth } as const;
+const TARGETS = { edr: edrAloneGrowth, simulated: simulatedGrowth, "anvil-alone": anvilAloneGrowth, anvil: anvilGrowth } as const;
 type Target = keyof typeof TARGETS;
 
 /**
@@ -325,7 +400,7 @@ export async function growthRuns(options: GrowthOptions, log: (line: string) => 
   const runs: GrowthRun[] = [];
   for (const target of Object.keys(TARGETS) as Target[]) {
     if (!options.targets.includes(target)) continue;
-    const counts = target === "anvil" ? options.anvilCounts : options.counts;
+    const counts = target === "anvil" || target === "anvil-alone" ? options.anvilCounts : options.counts;
     const child = spawn(
       process.execPath,
       ["--expose-gc", "--import", "tsx/esm", fileURLToPath(import.meta.url), target, counts.join(",")],
@@ -397,6 +472,7 @@ export const GROWTH_NOTES = `Notes on the growth figures:
 - RSS and heap used are this process's, after a full garbage collection (\`--expose-gc\`); "node" is anvil's own RSS.
   The EDR-alone row sends the same deployments, signed beforehand, into a fresh EDR chain in this process: EDR keeps
   every block, transaction, receipt and state change in memory, so that part of a simulated chain's growth is the
-  chain's, not the service's.
+  chain's, not the service's. The anvil-alone row sends the same deployments, signed beforehand, into a fresh anvil
+  node, each sender's in nonce order, and reads each receipt: what of the rate into anvil is the node's own.
 - The rate at a count is launches per second over the ${RATE_WINDOW} launches before it (for 200: the first 200, the
   process warming up among them).`;

@@ -619,6 +619,7 @@ export class TokenService {
   retained(): RetainedEntries {
     return {
       tracker: this.operations.tracker.retained(),
+      following: this.operations.tracker.following(),
       chains: Object.fromEntries(
         this.evm
           .openChains()
@@ -639,6 +640,11 @@ export type { TokenType } from "../domain/token-params.js";
 /** The sizes `TokenService.retained()` reports. */
 export interface RetainedEntries {
   tracker: { waiters: number; broadcasting: number; accepted: number; own: number };
+  /**
+   * The live chains' head followers that watch mined records for reorgs: the heights watched (a record's block, for its
+   * watch: an hour by default), and the hashes and receipts they keep.
+   */
+  following: { watchedHeights: number; hashes: number; blocksWithReceipts: number; receiptsByHash: number };
   /** By pair: token symbols and decimals kept, and deployment shapes whose gas is kept. */
   chains: Record<string, { tokenMetadata: number; gasShapes: number }>;
 }

@@ -597,6 +597,17 @@ export class KyselyStore implements Store {
     return Number(result.numUpdatedRows);
   }
 
+  async recheckWatched(): Promise<number> {
+    const result = await this.db
+      .updateTable("operations")
+      .set({ next_check_at: this.d.nowMs })
+      .where("status", "in", ["mined", "cancelled"])
+      .where("next_check_at", "is not", null)
+      .where("next_check_at", ">", this.d.nowMs)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows);
+  }
+
   /** Records sent under `hash`: as the one they follow, or as any transaction they were sent as (a replaced one). */
   private sentUnder(hash: string) {
     const lower = hash.toLowerCase();
@@ -692,6 +703,9 @@ export class KyselyStore implements Store {
             )
             .$if(skip !== undefined && skip.size > 0, (select) => select.where("id", "not in", [...skip!]))
             .$if(only !== undefined, (select) => select.where("id", "in", [...only!]))
+            // The records the tracker knows are ready first: a backlog of due checks (reorg watches after a restart) does
+            // not hold a launch's first look behind it.
+            .$if(early !== undefined, (select) => select.orderBy((eb) => eb.case().when("id", "in", early!).then(0).else(1).end()))
             .orderBy("next_check_at")
             .limit(limit)
             // SKIP LOCKED: replicas polling at once each take other records. SQLite has one writer: nothing to skip.

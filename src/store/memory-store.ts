@@ -172,6 +172,18 @@ export class MemoryOperationStore implements OperationStore {
     return count;
   }
 
+  async recheckWatched(): Promise<number> {
+    let count = 0;
+    const now = Date.now();
+    for (const entry of this.entries.values()) {
+      if (entry.record.status !== "mined" && entry.record.status !== "cancelled") continue;
+      if (entry.nextCheckAt === null || entry.nextCheckAt <= now) continue;
+      entry.nextCheckAt = now;
+      count++;
+    }
+    return count;
+  }
+
   async findByTransactionHash(chain: string, network: string, transactionHash: string): Promise<OperationRecord | undefined> {
     const hash = transactionHash.toLowerCase();
     for (const entry of this.entries.values()) {
@@ -279,6 +291,7 @@ export class MemoryOperationStore implements OperationStore {
   async leaseDueOperations(owner: string, leaseMs: number, limit: number, filter: LeaseFilter = {}): Promise<LeasedOperation[]> {
     const now = Date.now();
     const free = (entry: Entry) => entry.leaseOwner === null || entry.leaseOwner === owner || entry.leaseUntil < now;
+    const earlyFirst = (entry: Entry) => (filter.early?.has(entry.record.id) === true ? 0 : 1);
     const due = [...this.entries.values()]
       .filter(
         (entry) =>
@@ -288,7 +301,8 @@ export class MemoryOperationStore implements OperationStore {
           !filter.skip?.has(entry.record.id) &&
           (filter.only?.has(entry.record.id) ?? true),
       )
-      .sort((a, b) => a.nextCheckAt! - b.nextCheckAt!)
+      // The records the tracker knows are ready first (see LeaseFilter.early), then by check time.
+      .sort((a, b) => earlyFirst(a) - earlyFirst(b) || a.nextCheckAt! - b.nextCheckAt!)
       .slice(0, limit);
     for (const entry of due) {
       entry.leaseOwner = owner;

@@ -248,6 +248,23 @@ describe("decide: the tracker's judgement as a pure function of record, observat
     expect(changeOf(decide(old, { kind: "canonical", hash: "0xblock10", pollMs: 1_000 }, POLICY, NOW)).checkInMs).to.equal(null);
   });
 
+  it("leaves a mined record's watch to the chain's follower once it took it over: looked at again when the watch ends", function () {
+    const minedAt = new Date(NOW - 60_000).toISOString();
+    const canonical: Observation = { kind: "canonical", hash: "0xblock10", pollMs: 1_000 };
+    // Watched by the record: looked at again within minutes (a tenth of its age, at least five polls).
+    expect(changeOf(decide(record("mined", { minedAt }), canonical, POLICY, NOW)).checkInMs).to.equal(6_000);
+    // Taken over: once more, when the watch ends; a reorg the follower sees brings it back sooner (tracker).
+    expect(changeOf(decide(record("mined", { minedAt }), { ...canonical, followed: true }, POLICY, NOW)).checkInMs).to.equal(
+      POLICY.reorgWatchMs - 60_000,
+    );
+    const old = record("mined", { minedAt: new Date(NOW - POLICY.reorgWatchMs).toISOString() });
+    expect(changeOf(decide(old, { ...canonical, followed: true }, POLICY, NOW)).checkInMs).to.equal(null);
+    // Another block at its height is a reorg, taken over or not.
+    expect(changeOf(decide(record("mined", { minedAt }), { ...canonical, hash: "0xother", followed: true }, POLICY, NOW))).to.include({
+      status: "pending",
+    });
+  });
+
   it("waits out a node behind the chain: a mined record's block missing (no block at its height) is a reorg only once missing for the grace", function () {
     const missing: Observation = { kind: "canonical", hash: null, pollMs: 1_000 };
     // First seen missing: remembered, looked at again within a poll, still mined.

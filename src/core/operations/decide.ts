@@ -56,9 +56,11 @@ export type Observation =
   | { kind: "granted"; balance: bigint }
   /**
    * A mined record's block: the canonical hash at its height now (null: no block there). `simulated`: a simulated
-   * chain's record looked at after a reorg fault, not watched any longer once its block is found canonical.
+   * chain's record looked at after a reorg fault, not watched any longer once its block is found canonical. `followed`:
+   * the live chain's head follower took over the record's watch (it reports a reorg that reaches the block, and the
+   * records mined from there are looked at then): the record is looked at once more, when its watch ends.
    */
-  | { kind: "canonical"; hash: string | null; pollMs: number; simulated?: boolean }
+  | { kind: "canonical"; hash: string | null; pollMs: number; simulated?: boolean; followed?: boolean }
   /** The node's view of an unfinished record's transaction. */
   | {
       kind: "chain";
@@ -305,7 +307,9 @@ function decideReorg(
   const seen = record.missingSince !== null ? { missingSince: null } : {};
   if (observation.simulated) return { ...seen, checkInMs: null };
   const minedForMs = record.minedAt === null ? Infinity : now - Date.parse(record.minedAt);
-  return { ...seen, checkInMs: minedForMs < policy.reorgWatchMs ? reorgCheckInMs(observation.pollMs, minedForMs) : null };
+  if (minedForMs >= policy.reorgWatchMs) return { ...seen, checkInMs: null };
+  const watchLeftMs = policy.reorgWatchMs - minedForMs;
+  return { ...seen, checkInMs: observation.followed ? watchLeftMs : reorgCheckInMs(observation.pollMs, minedForMs) };
 }
 
 function decideOnChain(record: LeasedOperation, observation: ChainObservation, policy: DecidePolicy): Decision {

@@ -11,8 +11,46 @@ import type { Fees } from "../../domain/fee-ladder.js";
  */
 export class ChainFollowers {
   private readonly listened = new WeakSet<EvmChain>();
+  /** The followers that took over records' reorg watches: their heads are read once per poll interval while they last. */
+  private readonly watching = new Set<HeadFollower>();
 
   constructor(private readonly onReorg: (chain: EvmChain, fromBlock: number) => void) {}
+
+  /**
+   * Hands the reorg watch of a live record mined at `number` in block `hash` to its chain's follower until `until`:
+   * answers whether it took it (see HeadFollower.watch).
+   */
+  watch(chain: EvmChain, number: number, hash: string, until: number): boolean {
+    const follower = this.of(chain);
+    if (follower === undefined || !follower.watch(number, hash, until)) return false;
+    this.watching.add(follower);
+    return true;
+  }
+
+  /** What the followers watching records keep, summed (tests of their bounds): heights watched, hashes, receipts. */
+  retained(): { watchedHeights: number; hashes: number; blocksWithReceipts: number; receiptsByHash: number } {
+    const sum = { watchedHeights: 0, hashes: 0, blocksWithReceipts: 0, receiptsByHash: 0 };
+    for (const follower of this.watching) {
+      const kept = follower.retained();
+      sum.watchedHeights += kept.watched;
+      sum.hashes += kept.hashes;
+      sum.blocksWithReceipts += kept.blocksWithReceipts;
+      sum.receiptsByHash += kept.receiptsByHash;
+    }
+    return sum;
+  }
+
+  /**
+   * Reads the head of each chain whose follower watches records (at most once per poll interval: the follower's own
+   * pace), so that a reorg is seen while no record is due; a follower whose watches all ended is let go.
+   */
+  keepFollowing(): void {
+    for (const follower of this.watching) {
+      if (!follower.watching()) this.watching.delete(follower);
+      // A failed read changes nothing: the next one tries again.
+      else void follower.head().catch(() => undefined);
+    }
+  }
 
   of(chain: EvmChain): HeadFollower | undefined {
     const follower = chain.follower;

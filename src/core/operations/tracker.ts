@@ -226,6 +226,11 @@ export class OperationTracker {
 
   start(): void {
     this.stopped = false;
+    if (this.running === undefined && !this.settings.ownRecordsOnly) {
+      // The records whose reorg watch a follower took over in an earlier process are looked at once: this process's
+      // followers know no block yet (nor what happened while none ran). They take the watches over again.
+      void this.store.recheckWatched().catch(() => undefined);
+    }
     this.running ??= this.loop().finally(() => (this.running = undefined));
   }
 
@@ -358,6 +363,11 @@ export class OperationTracker {
     return { waiters: this.waiters.size, broadcasting: this.broadcasting.size, accepted: this.accepted.size, own: this.own.size };
   }
 
+  /** What the head followers that took over reorg watches keep (see ChainFollowers.retained; tests). */
+  following(): ReturnType<ChainFollowers["retained"]> {
+    return this.followers.retained();
+  }
+
   notify(id: string, record?: OperationRecord): void {
     for (const waiter of [...(this.waiters.get(id) ?? [])]) waiter(record);
   }
@@ -448,6 +458,7 @@ export class OperationTracker {
       } catch {
         // The store is unreachable; its records wait for it, nothing is lost.
       }
+      if (!this.stopped) this.followers.keepFollowing();
       if (!this.stopped && looked < BATCH) {
         // A busy tracker pauses briefly between passes, so that each pass (one lease, one commit) takes more records; so
         // does one kicked during its pass (a record falls due now), which would otherwise wait for the idle poll.
@@ -593,7 +604,15 @@ export class OperationTracker {
       const follower = this.followers.of(chain);
       const blocks = follower ?? { hashAt: (number: number) => this.canonicalBlocks.hashAt(chain, number) };
       const hash = record.blockNumber === null ? null : await blocks.hashAt(record.blockNumber);
-      return { kind: "canonical", hash, pollMs: poll, ...(chain.simulated ? { simulated: true } : {}) };
+      // Its block canonical, on a chain this process follows: the follower watches it from here on (one head read per
+      // poll interval for all records, not a look per record; see decide's `followed`).
+      const followed =
+        follower !== undefined &&
+        hash !== null &&
+        hash === record.blockHash &&
+        record.minedAt !== null &&
+        this.followers.watch(chain, record.blockNumber!, hash, Date.parse(record.minedAt) + this.settings.reorgWatchMs);
+      return { kind: "canonical", hash, pollMs: poll, ...(chain.simulated ? { simulated: true } : {}), ...(followed ? { followed } : {}) };
     }
     if (record.transactionHash === null) return { kind: "no-transaction" };
     const { sent, receipt, minted, head } = await this.receiptOf(record, chain, pass);

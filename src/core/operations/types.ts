@@ -69,7 +69,10 @@ export interface LeasedOperation extends OperationRecord {
 export interface LeaseFilter {
   skip?: ReadonlySet<string>;
   only?: ReadonlySet<string>;
-  /** Taken before their check time too (still unfinished, and free or this owner's): records a tracker knows are ready. */
+  /**
+   * Taken before their check time too (still unfinished, and free or this owner's), and before any other due record:
+   * records a tracker knows are ready.
+   */
   early?: ReadonlySet<string>;
 }
 
@@ -105,6 +108,11 @@ export interface OperationStore {
    * Answers how many.
    */
   recheckMined(chain: string, network: string, fromBlock?: number): Promise<number>;
+  /**
+   * Makes every `mined` or `cancelled` record still in its reorg watch (a check to come) due now, on every pair: a
+   * tracker starting knows no block yet, and looks at each once. Answers how many.
+   */
+  recheckWatched(): Promise<number>;
   /** The record of a transaction, by any hash it was sent under on a pair (a replaced one too). */
   findByTransactionHash(chain: string, network: string, transactionHash: string): Promise<OperationRecord | undefined>;
   /**

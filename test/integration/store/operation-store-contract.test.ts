@@ -248,6 +248,21 @@ for (const subject of subjects) {
       expect(ids(await store.leaseDueOperations("a", 60_000, 500, { early })), "finished: never due").to.not.include(soon.id);
     });
 
+    it("leases records named early before records due long ago (a backlog of checks holds no first look back)", async function () {
+      const network = `early-first-${randomUUID().slice(0, 8)}`;
+      const backlog = Array.from({ length: 5 }, () => launch({ network }));
+      for (const record of backlog) await store.insertOperation({ ...record, checkInMs: 0 });
+      const ready = launch({ network });
+      await store.insertOperation({ ...ready, checkInMs: 60_000, lease: { owner: "a", ms: 60_000 } });
+      const taken = await store.leaseDueOperations("a", 60_000, 1, { early: new Set([ready.id]) });
+      expect(taken.map(({ id }) => id)).to.deep.equal([ready.id]);
+      const next = await store.leaseDueOperations("a", 60_000, 1);
+      expect(
+        next.map(({ id }) => id),
+        "then the due records, as before",
+      ).to.not.include(ready.id);
+    });
+
     it("makes a pair's mined records due again: all of them, or those mined from a block on (a reorg fault)", async function () {
       const network = `recheck-${randomUUID().slice(0, 8)}`;
       const minedAt = async (blockNumber: number) => {

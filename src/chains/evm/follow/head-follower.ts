@@ -53,8 +53,13 @@ export class HeadFollower {
   /** When the last head read started, and the read in flight. */
   private polledAt = -Infinity;
   private polling: Promise<BlockHeader> | undefined;
-  /** Hashes by height: the chain from the tip down (and heights read on their own), as far as KEPT_BLOCKS. */
+  /** Hashes by height: the chain from the tip down (and heights read on their own), as far as KEPT_HASHES. */
   private readonly hashes = new Map<number, string>();
+  /**
+   * The heights of blocks holding records in their reorg watch (see `watch`), with when the last watch there ends: their
+   * hashes are kept past KEPT_HASHES until then, so that a reorg reaching them is walked back to them and reported.
+   */
+  private readonly watched = new Map<number, number>();
   /** Each block's receipts, by transaction hash, for the blocks read whole (`eth_getBlockReceipts`). */
   private readonly blockReceipts = new Map<number, Map<string, ReceiptSummary>>();
   private readonly reading = new Map<number, Promise<void>>();
@@ -98,6 +103,37 @@ export class HeadFollower {
     } finally {
       if (this.polling === polling) this.polling = undefined;
     }
+  }
+
+  /**
+   * Takes over the reorg watch of a record mined at `number` in the block `hash`, until `until` (ms since the epoch):
+   * while the head is read (see `watching`), a reorg that reaches the block is reported through `onReorg`. Answers
+   * whether it did: only a block whose hash was read on the chain followed, and is canonical as of the last head read.
+   */
+  watch(number: number, hash: string, until: number): boolean {
+    if (this.tip === undefined || number > this.tip.number || this.hashes.get(number) !== hash) return false;
+    if ((this.watched.get(number) ?? 0) < until) this.watched.set(number, until);
+    return true;
+  }
+
+  /** Whether a record's reorg watch is taken over now (expired watches let go first): the head is to be read. */
+  watching(now = Date.now()): boolean {
+    // Heights are mostly added in time order: the oldest watches end first.
+    for (const [number, until] of this.watched) {
+      if (until > now) break;
+      this.watched.delete(number);
+    }
+    return this.watched.size > 0;
+  }
+
+  /** How many heights the follower keeps hashes and receipts for (tests of its bounds). */
+  retained(): { hashes: number; watched: number; blocksWithReceipts: number; receiptsByHash: number } {
+    return {
+      hashes: this.hashes.size,
+      watched: this.watched.size,
+      blocksWithReceipts: this.blockReceipts.size,
+      receiptsByHash: this.found.size,
+    };
   }
 
   /** The tip read last, with its hash (undefined before the first read). */
@@ -249,7 +285,10 @@ export class HeadFollower {
     // at its height, which the tracker gives the node-behind grace. Only another hash at a height read is a reorg.
     const known = this.hashes.get(latest.number);
     if (previous !== undefined && latest.number < previous.number && (known === undefined || known === latest.hash)) {
+      // Records whose watch was taken over above it are looked at again (finding no block there, the grace applies).
+      const watchedAbove = [...this.watched.keys()].some((number) => number > latest.number);
       this.forgetFrom(latest.number + 1);
+      if (watchedAbove) for (const listener of this.reorgListeners) listener(latest.number + 1);
     } else if (previous !== undefined && !(latest.number === previous.number && latest.hash === previous.hash)) {
       const extends_ = await this.extendsTip(previous, latest);
       if (!extends_) await this.walkBack(latest);
@@ -302,6 +341,8 @@ export class HeadFollower {
   /** Forgets every hash and receipt read at `first` or above: what was read before is not kept after. */
   private forgetFrom(first: number): void {
     for (const number of [...this.hashes.keys()]) if (number >= first) this.hashes.delete(number);
+    // Their records are looked at again (onReorg); the watch is taken over again from the new chain.
+    for (const number of [...this.watched.keys()]) if (number >= first) this.watched.delete(number);
     for (const number of [...this.blockReceipts.keys()]) if (number >= first) this.blockReceipts.delete(number);
     for (const [hash, receipt] of this.found) if (receipt.blockNumber >= first) this.found.delete(hash);
     this.missingAt.clear();
@@ -310,8 +351,9 @@ export class HeadFollower {
 
   private prune(tipNumber: number): void {
     const oldest = tipNumber - KEPT_BLOCKS;
-    if (this.hashes.size > KEPT_HASHES)
-      for (const number of this.hashes.keys()) if (number < tipNumber - KEPT_HASHES) this.hashes.delete(number);
+    if (this.hashes.size > KEPT_HASHES + this.watched.size)
+      for (const number of this.hashes.keys())
+        if (number < tipNumber - KEPT_HASHES && !this.watched.has(number)) this.hashes.delete(number);
     for (const number of this.blockReceipts.keys()) if (number < oldest) this.blockReceipts.delete(number);
     for (const [hash, receipt] of this.found) if (receipt.blockNumber < oldest) this.found.delete(hash);
   }

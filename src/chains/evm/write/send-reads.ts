@@ -82,20 +82,25 @@ class CountedReads extends NodeReads {
 
   override async fees(): Promise<Fees> {
     // The head read at most one poll interval ago (the follower's, for the tracker too): its base fee is what ethers'
-    // getFeeData would read of the latest block, and the fees are set from it as ethers sets them.
+    // getFeeData would read of the latest block, and the fees are set from it as ethers sets them. The priority fee is
+    // asked beside the head, not after it, unless the chain is known to have no base fee.
+    const legacy = this.follower.latest?.baseFeePerGas === null;
+    const priority = legacy ? undefined : this.suggested("eth_maxPriorityFeePerGas").catch(() => DEFAULT_PRIORITY_FEE);
     await this.follower.head();
     const baseFee = this.follower.latest!.baseFeePerGas;
     if (baseFee === null) return { type: 0, gasPrice: await this.suggested("eth_gasPrice") };
-    const priority = await this.suggested("eth_maxPriorityFeePerGas").catch(() => DEFAULT_PRIORITY_FEE);
-    return { type: 2, maxFeePerGas: baseFee * 2n + priority, maxPriorityFeePerGas: priority };
+    const tip = await (priority ?? this.suggested("eth_maxPriorityFeePerGas").catch(() => DEFAULT_PRIORITY_FEE));
+    return { type: 2, maxFeePerGas: baseFee * 2n + tip, maxPriorityFeePerGas: tip };
   }
 
   override async sender(sender: string): Promise<SenderReading> {
-    const nonce = await this.chain.provider.getTransactionCount(sender, "pending");
     const count = this.counts.get(sender.toLowerCase());
+    // No count yet: both asked at once.
+    if (count === undefined) return super.sender(sender);
+    const nonce = await this.chain.provider.getTransactionCount(sender, "pending");
     // The node counts exactly the service's sends since: nothing else spent from the key (another wallet, a replica, a
     // task would have taken a nonce), and none of the service's own is still on its way.
-    if (count !== undefined && count.next === nonce) return { nonce, funds: count.funds, counted: true };
+    if (count.next === nonce) return { nonce, funds: count.funds, counted: true };
     return { nonce, funds: await this.freshFunds(sender), counted: false };
   }
 
