@@ -1,8 +1,10 @@
 import { randomUUID } from "node:crypto";
-import { open, readFile, rename, unlink } from "node:fs/promises";
+import { readFile } from "node:fs/promises";
 import path from "node:path";
 
 import { keccak256, toQuantity } from "ethers";
+
+import { replaceFile, syncDirectory } from "./durable-file.js";
 
 /** One account as a checkpoint keeps it: what a fresh chain needs to hold it again. */
 export interface CheckpointAccount {
@@ -90,31 +92,8 @@ export async function readCheckpoint(file: string): Promise<ChainCheckpoint | un
  * disk at any point leaves the previous checkpoint whole. A failed write removes its temporary file and throws.
  */
 export async function writeCheckpoint(file: string, checkpoint: ChainCheckpoint): Promise<void> {
-  const temporary = `${file}.${process.pid}.tmp`;
-  try {
-    const handle = await open(temporary, "w", 0o600);
-    try {
-      await handle.writeFile(JSON.stringify(checkpoint));
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-    await rename(temporary, file);
-  } catch (error) {
-    await unlink(temporary).catch(() => undefined);
-    throw error;
-  }
+  await replaceFile(file, JSON.stringify(checkpoint));
   await syncDirectory(path.dirname(file));
-}
-
-/** Makes a rename in `directory` durable (a crash after it does not bring the old name back). */
-export async function syncDirectory(directory: string): Promise<void> {
-  const handle = await open(directory, "r");
-  try {
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
 }
 
 /** A chain's state as accounts, the shape a fresh EDR chain takes it in (see SimulatedGenesis). */

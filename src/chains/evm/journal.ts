@@ -1,9 +1,9 @@
 import { constants } from "node:fs";
-import { mkdir, open, readFile, rename, unlink, type FileHandle } from "node:fs/promises";
+import { mkdir, open, readFile, type FileHandle } from "node:fs/promises";
 import path from "node:path";
 
 import { ErrorCode, TokenServiceError } from "../../domain/errors.js";
-import { syncDirectory } from "./checkpoint.js";
+import { replaceFile, syncDirectory } from "./durable-file.js";
 
 /**
  * One change to a simulated chain: a signed transaction it was sent (with the base fee a fee-spike fault gave its
@@ -132,9 +132,9 @@ export class ChainJournal {
     if (rejected.length > 0 || tornBytes > 0) {
       setAsidePath = `${this.path}.rejected-${new Date().toISOString().replaceAll(":", "-")}`;
       const lost = [...rejected, ...(tornBytes > 0 ? [text.slice(complete)] : [])].join("\n");
-      await this.writeWhole(setAsidePath, `${lost}\n`);
+      await replaceFile(setAsidePath, `${lost}\n`);
       // The journal is rewritten with only the trusted entries, atomically: a crash here leaves the old file or the new.
-      await this.writeWhole(this.path, kept.map((line) => `${line}\n`).join(""));
+      await replaceFile(this.path, kept.map((line) => `${line}\n`).join(""));
     }
     const bytes = kept.reduce((total, line) => total + Buffer.byteLength(line) + 1, 0);
     return { entries, bytes, tornBytes, rejectedLines: rejected.length, setAsidePath, trustedBeforeLoss };
@@ -198,7 +198,7 @@ export class ChainJournal {
       const whole = (await readFile(this.path)).subarray(0, this.size);
       if (offset > 0 && whole[offset - 1] !== 0x0a) throw new Error(`the journal's byte ${offset} does not start an entry`);
       const tail = whole.subarray(offset);
-      await this.writeWhole(this.path, Buffer.concat([Buffer.from(`${JSON.stringify(marker)}\n`), tail]));
+      await replaceFile(this.path, Buffer.concat([Buffer.from(`${JSON.stringify(marker)}\n`), tail]));
       await syncDirectory(path.dirname(this.path));
       // The old file's handle points at the replaced inode: the next write opens the new one.
       this.handle = undefined;
@@ -275,23 +275,5 @@ export class ChainJournal {
     }
     this.handle = handle;
     return handle;
-  }
-
-  /** Replaces a file's contents whole: written beside it, synced, then renamed over it; a failed write leaves no temporary file. */
-  private async writeWhole(file: string, text: string | Buffer): Promise<void> {
-    const temporary = `${file}.${process.pid}.tmp`;
-    try {
-      const handle = await open(temporary, "w", 0o600);
-      try {
-        await handle.writeFile(text);
-        await handle.datasync();
-      } finally {
-        await handle.close();
-      }
-      await rename(temporary, file);
-    } catch (error) {
-      await unlink(temporary).catch(() => undefined);
-      throw error;
-    }
   }
 }
