@@ -13,8 +13,6 @@ export type Fault =
   | "strip-error-data"
   /** Forwarded, the node's error messages relayed reworded (as another client words the same refusal). */
   | { reword(message: string): string }
-  /** Answered with that JSON-RPC error for each call at once, as a node refusing them: the node never sees them. */
-  | { refuse: string }
   /**
    * Each call of the request (a batch's, in order) for which `refuseCall` gives a message is answered with that JSON-RPC
    * error, as a node refusing that one; the others go to the node (together, as a batch if the request was one).
@@ -81,14 +79,6 @@ export async function startFaultyRelay(
     if (fault === 429 || fault === 503) {
       relay.faults++;
       response.writeHead(fault, { "content-type": "text/plain" }).end(fault === 429 ? "rate limited" : "unavailable");
-      return;
-    }
-    if (typeof fault === "object" && "refuse" in fault) {
-      relay.faults++;
-      const calls = JSON.parse(body) as { id: unknown } | Array<{ id: unknown }>;
-      const refusal = (call: { id: unknown }) => ({ jsonrpc: "2.0", id: call.id, error: { code: -32000, message: fault.refuse } });
-      const reply = Array.isArray(calls) ? calls.map(refusal) : refusal(calls);
-      response.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(reply));
       return;
     }
     if (typeof fault === "object" && "refuseCall" in fault) {

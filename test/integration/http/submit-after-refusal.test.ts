@@ -39,9 +39,9 @@ describe("a signed transaction refused before any node held it can be submitted 
     expect(prepared.status, JSON.stringify(prepared.body)).to.equal(200);
     const signedTransaction = await signer.signTransaction(prepared.body.unsignedTransaction);
 
-    relay.setFault((methods) =>
-      methods.includes("eth_sendRawTransaction") ? { refuse: "insufficient funds for gas * price + value" } : "forward",
-    );
+    relay.setFault(() => ({
+      refuseCall: (call) => (call.method === "eth_sendRawTransaction" ? "insufficient funds for gas * price + value" : undefined),
+    }));
     const refused = await api.call("POST", "/api/v1/tokens", { ...body, signedTransaction });
     expect(refused.status, JSON.stringify(refused.body)).to.be.within(400, 499);
     expect(relay.faults, "the relay refused the broadcast").to.be.greaterThan(0);
