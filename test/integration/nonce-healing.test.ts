@@ -109,8 +109,13 @@ describe("nonces that heal on a simulated chain (fault injection)", function () 
   it("a drop that ends on its own: every record of the burst is sent again and mined", async function () {
     const sender = await fundedWallet(service, SEPOLIA);
     const faults = await service.chainFaults(SEPOLIA);
-    await faults.inject({ fault: "drop", seconds: 0.5 });
+    // Long enough that the whole burst lands inside it on a loaded machine; checked below, not assumed.
+    const drop = await faults.inject({ fault: "drop", seconds: 3 });
     const sent = await Promise.all([1, 2, 3, 4].map((amount) => transfer(sender, String(amount))));
+    expect(
+      faults.list().find((fault) => fault.id === drop.id)?.effect,
+      "the burst sent while the drop still held the chain",
+    ).to.deep.include({ held: 4 });
     const records = await Promise.all(sent.map((entry) => service.operations.wait(entry.id, 15_000)));
     expect(
       records.map((record) => record.status),
