@@ -401,6 +401,23 @@ describe("decide: the tracker's judgement as a pure function of record, observat
       });
     });
 
+    it("replaces nothing past its blocks while it pays what the node asks (waiting in line): its count starts again", function () {
+      // Its 3 gwei pay a head that takes 2 (signing now would take 4): on a node that mines a block per transaction,
+      // other senders' blocks pass it by.
+      const inLine = changeOf(
+        decide(pending(), chain({ inPool: true, head: 30, replaceAfterBlocks: 3, needed: needed(4n), floor: needed(2n) }), POLICY, NOW),
+      );
+      expect(inLine).to.include({ broadcastBlock: 30 });
+      expect(inLine).to.not.have.property("stuck");
+      expect(inLine).to.not.have.property("transactionHash");
+      // The same wait with the head taking more than it pays: the ladder's step that covers what the node asks.
+      const outbid = chain({ inPool: true, head: 30, replaceAfterBlocks: 3, needed: needed(4n), floor: needed(3n + 1n) });
+      expect(decide(pending(), outbid, POLICY, NOW)).to.deep.equal({
+        action: "replace",
+        transactionHash: HASHES.rung1,
+      });
+    });
+
     it("follows a step the node took, counting its blocks again; a refused step is a stuck notice", function () {
       const accepted = changeOf(
         decide(

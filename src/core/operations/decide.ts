@@ -1,5 +1,5 @@
 import { ErrorCode, RecordErrorCode } from "../../domain/errors.js";
-import { formatGwei, maxFeeOf, nextStep, type Fees, type LadderStep } from "../../domain/fee-ladder.js";
+import { covers, formatGwei, maxFeeOf, nextStep, type Fees, type LadderStep } from "../../domain/fee-ladder.js";
 import type { OperationTransaction } from "../../domain/lifecycle.js";
 import type { OperationChange, LeasedOperation } from "./types.js";
 
@@ -85,6 +85,8 @@ export type Observation =
       replaceAfterBlocks?: number;
       /** What the node's fee data asks of a transaction now; read when the replace-after blocks are past. */
       needed?: Fees;
+      /** The least the head takes (its base fee plus the node's tip), read with `needed`: paying it is waiting in line. */
+      floor?: Fees;
       /**
        * Past its replace-after blocks while the sender's mined nonce count is still below its nonce: it waits for the
        * sender's own earlier transactions, not for lower fees.
@@ -198,6 +200,12 @@ export function replacementDue(record: LeasedOperation, head: number, replaceAft
     record.broadcastBlock !== null &&
     head - record.broadcastBlock >= replaceAfterBlocks
   );
+}
+
+/** Whether the transaction a record follows pays at least what the head takes (unknown: no). */
+function paysTheFloor(record: LeasedOperation, floor: Fees | undefined): boolean {
+  const current = currentTransaction(record);
+  return floor !== undefined && current !== undefined && covers(feesOf(current), floor);
 }
 
 /**
@@ -412,6 +420,9 @@ function decideOnChain(record: LeasedOperation, observation: ChainObservation, p
     // by its fees, so no step of its ladder; its replace-after blocks count from its turn.
     if (record.broadcastBlock === null || observation.behindOwnNonces) return change({ ...seen, broadcastBlock: head });
     if (observation.replaceAfterBlocks !== undefined && replacementDue(record, head, observation.replaceAfterBlocks)) {
+      // Held, and paying what the head takes: waiting in line (a node that mines a block per transaction, busy with
+      // other senders'), not held back by its fees. A higher fee would not help; its count starts again.
+      if (paysTheFloor(record, observation.floor)) return change({ ...seen, broadcastBlock: head });
       const decision = decideReplacement(record, observation.needed, head, poll);
       return "change" in decision ? change({ ...seen, ...decision.change }) : decision;
     }

@@ -1,8 +1,7 @@
 import type { EvmChain } from "../../chains/evm/chain.js";
 import type { HeadFollower, ReceiptSummary } from "../../chains/evm/follow/head-follower.js";
 import { receiptSummary } from "../../chains/evm/read/transaction-status.js";
-import { feesOfFeeData } from "../../chains/evm/write/transaction-fields.js";
-import type { Fees } from "../../domain/fee-ladder.js";
+import { sendReadsOf, type FeeAsks } from "../../chains/evm/write/send-reads.js";
 
 /**
  * The head followers of the live chains the tracker follows (see HeadFollower; each live chain has one, which its sends
@@ -71,7 +70,7 @@ export class ChainFollowers {
 export class PassReads {
   private readonly heads = new Map<EvmChain, Promise<number>>();
   private readonly nonces = new Map<string, Promise<number>>();
-  private readonly fees = new Map<EvmChain, Promise<Fees>>();
+  private readonly fees = new Map<EvmChain, Promise<FeeAsks>>();
   private readonly startedAt = Date.now();
 
   constructor(
@@ -109,11 +108,14 @@ export class PassReads {
     return hashes.map((hash) => found.get(hash.toLowerCase()) ?? null);
   }
 
-  /** What the node's fee data says a transaction needs now (asked only when a record is past its replace-after blocks). */
-  feesNeeded(chain: EvmChain): Promise<Fees> {
-    let fees = this.fees.get(chain);
-    if (fees === undefined) this.fees.set(chain, (fees = chain.provider.getFeeData().then(feesOfFeeData)));
-    return fees;
+  /**
+   * What the node asks of a transaction now, as a send is priced, and the least the head takes (asked only when a record
+   * is past its replace-after blocks; a live chain's from the head its follower reads).
+   */
+  feeAsks(chain: EvmChain): Promise<FeeAsks> {
+    let asks = this.fees.get(chain);
+    if (asks === undefined) this.fees.set(chain, (asks = sendReadsOf(chain).asks()));
+    return asks;
   }
 
   /** The node's next nonce for the sender, its pool counted. */

@@ -623,7 +623,7 @@ export class OperationTracker {
     const lostBefore = heldNowhere && record.missingSince !== null && record.stuck === null;
     const due = receipt === null && replacementDue(record, head, replaceAfterBlocks);
     const behindOwnNonces = due && !lostBefore && (await this.behindOwnNonces(record, chain, pass));
-    const needed = receipt === null && (lostBefore || due) && !behindOwnNonces ? await pass.feesNeeded(chain) : undefined;
+    const asks = receipt === null && (lostBefore || due) && !behindOwnNonces ? await pass.feeAsks(chain) : undefined;
     return {
       kind: "chain",
       simulated: chain.simulated,
@@ -635,7 +635,7 @@ export class OperationTracker {
       ...(pooled !== undefined && pooled !== sent[0] ? { pooled } : {}),
       ...(minted !== undefined ? { minted } : {}),
       ...(Number.isFinite(replaceAfterBlocks) ? { replaceAfterBlocks } : {}),
-      ...(needed !== undefined ? { needed } : {}),
+      ...(asks !== undefined ? { needed: asks.fees, floor: asks.floor } : {}),
       ...(behindOwnNonces ? { behindOwnNonces } : {}),
     };
   }

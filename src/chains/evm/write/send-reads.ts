@@ -29,9 +29,22 @@ export interface SenderReading {
   counted: boolean;
 }
 
+/** What the node asks of a transaction now. */
+export interface FeeAsks {
+  /** The fees a transaction is signed with: the base fee doubled plus the suggested tip (as ethers' getFeeData). */
+  fees: Fees;
+  /**
+   * The least it must pay to be taken at the head: the head's base fee plus the suggested tip (a chain without a base
+   * fee: the node's gas price). A transaction paying this waits in line, not for lower fees.
+   */
+  floor: Fees;
+}
+
 export interface SendReads {
   /** The fees a transaction takes now: EIP-1559 where the chain has a base fee, else a gas price. */
   fees(): Promise<Fees>;
+  /** The fees a transaction takes now, and the least the head would take. */
+  asks(): Promise<FeeAsks>;
   /** The sender's next nonce, and its funds, counted where the count still holds. */
   sender(sender: string): Promise<SenderReading>;
   /** The node's answer for the sender's funds now (a count that would refuse a send is checked against it first). */
@@ -48,6 +61,11 @@ class NodeReads implements SendReads {
 
   async fees(): Promise<Fees> {
     return feesOfFeeData(await this.chain.provider.getFeeData());
+  }
+
+  async asks(): Promise<FeeAsks> {
+    const [fees, head] = await Promise.all([this.fees(), this.chain.provider.getBlock("latest")]);
+    return { fees, floor: floorOf(fees, head?.baseFeePerGas ?? null) };
   }
 
   async sender(sender: string): Promise<SenderReading> {
@@ -81,6 +99,10 @@ class CountedReads extends NodeReads {
   }
 
   override async fees(): Promise<Fees> {
+    return (await this.asks()).fees;
+  }
+
+  override async asks(): Promise<FeeAsks> {
     // The head read at most one poll interval ago (the follower's, for the tracker too): its base fee is what ethers'
     // getFeeData would read of the latest block, and the fees are set from it as ethers sets them. The priority fee is
     // asked beside the head, not after it, unless the chain is known to have no base fee.
@@ -88,9 +110,13 @@ class CountedReads extends NodeReads {
     const priority = legacy ? undefined : this.suggested("eth_maxPriorityFeePerGas").catch(() => DEFAULT_PRIORITY_FEE);
     await this.follower.head();
     const baseFee = this.follower.latest!.baseFeePerGas;
-    if (baseFee === null) return { type: 0, gasPrice: await this.suggested("eth_gasPrice") };
+    if (baseFee === null) {
+      const fees: Fees = { type: 0, gasPrice: await this.suggested("eth_gasPrice") };
+      return { fees, floor: fees };
+    }
     const tip = await (priority ?? this.suggested("eth_maxPriorityFeePerGas").catch(() => DEFAULT_PRIORITY_FEE));
-    return { type: 2, maxFeePerGas: baseFee * 2n + tip, maxPriorityFeePerGas: tip };
+    const fees: Fees = { type: 2, maxFeePerGas: baseFee * 2n + tip, maxPriorityFeePerGas: tip };
+    return { fees, floor: floorOf(fees, baseFee) };
   }
 
   override async sender(sender: string): Promise<SenderReading> {
@@ -127,6 +153,12 @@ class CountedReads extends NodeReads {
     });
     return value;
   }
+}
+
+/** The least the head takes, beside the fees a transaction is signed with: its base fee plus the same tip. */
+function floorOf(fees: Fees, baseFee: bigint | null): Fees {
+  if (fees.type === 0 || baseFee === null) return fees;
+  return { type: 2, maxFeePerGas: baseFee + fees.maxPriorityFeePerGas, maxPriorityFeePerGas: fees.maxPriorityFeePerGas };
 }
 
 const readsByChain = new WeakMap<EvmChain, SendReads>();
