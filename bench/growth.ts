@@ -21,6 +21,7 @@ import { SimulatedChain } from "../src/chains/evm/simulated-chain.js";
 import { hardhatSimulatedChains } from "../src/hardhat/simulated-chains.js";
 import { openStore } from "../src/store/open-store.js";
 import { startAnvil, type AnvilNode } from "../test/helpers/anvil.js";
+import { startCountingProxy } from "../test/helpers/json-rpc-servers.js";
 import {
   PAIR,
   PAIR_INFO,
@@ -54,6 +55,8 @@ interface Reading {
   rate: number;
   /** anvil: the node's own RSS (another process). */
   nodeRssMiB?: number;
+  /** anvil: JSON-RPC calls the node got per launch over the RATE_WINDOW launches before this count, sends among them. */
+  node?: { callsPerLaunch: number; sendsPerLaunch: number; byMethod: Record<string, number> };
   /** simulated: a start of the chain from a copy of its data (checkpoint + journal after it), as a restart makes it. */
   restart?: {
     ms: number;
@@ -99,7 +102,7 @@ async function grow(
   wave: (from: number, count: number) => Promise<{ failed: number; first?: string }>,
   log: (line: string) => void,
   label: string,
-  extra: () => Partial<Reading> = () => ({}),
+  extra: (window: { from: number; to: number }) => Partial<Reading> = () => ({}),
   afterCount?: () => Promise<Partial<Reading>>,
 ): Promise<Omit<GrowthRun, "target">> {
   const readings: Reading[] = [];
@@ -120,7 +123,7 @@ async function grow(
     const windowStart = Math.max(0, count - RATE_WINDOW);
     const from = windowStart === 0 ? started : finished[windowStart]!;
     const rate = ((count - windowStart) / (finished[count]! - from)) * 1000;
-    const reading: Reading = { launches: count, ...memory(), rate, ...extra() };
+    const reading: Reading = { launches: count, ...memory(), rate, ...extra({ from: windowStart, to: count }) };
     // After the memory reading: a restart's chain is made (and closed) in this process.
     if (afterCount !== undefined) Object.assign(reading, await afterCount());
     readings.push(reading);
@@ -165,7 +168,7 @@ function serviceWave(service: TokenService, senders: Array<{ address: string; pr
 
 async function withService<T>(
   hre: HardhatRuntimeEnvironment,
-  options: { node?: AnvilNode },
+  options: { node?: AnvilNode; url?: string },
   work: (service: TokenService) => Promise<T>,
 ): Promise<T> {
   const dataDir = await mkdtemp(path.join(os.tmpdir(), "bench-growth-"));
@@ -177,7 +180,9 @@ async function withService<T>(
     env: { TOKEN_SERVICE_CHAIN_CHECKPOINT_ENTRIES: "1000" },
     operationStore: store,
     // Simulated: its journal in the data directory, as `serve` keeps it. Live: the anvil node.
-    ...(node === undefined ? { dataDir: path.join(dataDir, "chains") } : { rpcUrls: { [`${PAIR.chain}/${PAIR.network}`]: [node.url] } }),
+    ...(node === undefined
+      ? { dataDir: path.join(dataDir, "chains") }
+      : { rpcUrls: { [`${PAIR.chain}/${PAIR.network}`]: [options.url ?? node.url] } }),
   });
   try {
     return await work(service);
@@ -253,16 +258,35 @@ async function simulatedGrowth(hre: HardhatRuntimeEnvironment, counts: number[],
 
 async function anvilGrowth(hre: HardhatRuntimeEnvironment, counts: number[], log: (line: string) => void): Promise<GrowthRun> {
   const node = await startAnvil({ chainId: PAIR_INFO.chainId });
+  // The service reaches the node through a relay that counts its calls by method (and keeps nothing else).
+  const relay = await startCountingProxy(node.url, { countOnly: true });
   try {
-    return await withService(hre, { node }, async (service) => {
+    return await withService(hre, { node, url: relay.url }, async (service) => {
       const senders = await fundedSenders(service, node);
-      const nodeRss = () => {
-        const rss = processRssMiB(node.pid);
-        return rss === undefined ? {} : { nodeRssMiB: rss };
+      // The relay's counts after each wave, by the launches done then.
+      const countsAt = new Map<number, Map<string, number>>([[0, new Map(relay.counts)]]);
+      const launches = serviceWave(service, senders);
+      const wave = async (from: number, count: number) => {
+        const outcome = await launches(from, count);
+        countsAt.set(from + count, new Map(relay.counts));
+        return outcome;
       };
-      return { target: "service → anvil (live node)", ...(await grow(counts, serviceWave(service, senders), log, "anvil", nodeRss)) };
+      const figures = ({ from, to }: { from: number; to: number }): Partial<Reading> => {
+        const rss = processRssMiB(node.pid);
+        const byMethod: Record<string, number> = {};
+        for (const [method, calls] of countsAt.get(to)!) {
+          const since = calls - (countsAt.get(from)!.get(method) ?? 0);
+          if (since > 0) byMethod[method] = since / (to - from);
+        }
+        const callsPerLaunch = Object.values(byMethod).reduce((sum, calls) => sum + calls, 0);
+        const nodeCalls = { callsPerLaunch, sendsPerLaunch: byMethod.eth_sendRawTransaction ?? 0, byMethod };
+        log(`growth anvil: ${to} launches, ${callsPerLaunch.toFixed(2)} node calls per launch over the last ${to - from}`);
+        return { ...(rss === undefined ? {} : { nodeRssMiB: rss }), node: nodeCalls };
+      };
+      return { target: "service → anvil (live node)", ...(await grow(counts, wave, log, "anvil", figures)) };
     });
   } finally {
+    await relay.close();
     await node.stop();
   }
 }
@@ -447,6 +471,25 @@ export function formatGrowth(runs: GrowthRun[]): string {
     });
     if (run.failures > 0)
       lines.push(`| ${run.target}: ${run.failures} launches not mined (first: ${run.firstFailure ?? "?"}) | | | | | | |`);
+  }
+  const counted = runs.flatMap((run) => run.readings.flatMap((reading) => (reading.node === undefined ? [] : [{ run, reading }])));
+  if (counted.length > 0) {
+    lines.push(
+      "",
+      `| target | launches | node calls per launch (last ${RATE_WINDOW}) | sends per launch | the most asked | minimum |`,
+      "|---|---|---|---|---|---|",
+    );
+    for (const { run, reading } of counted) {
+      const { callsPerLaunch, sendsPerLaunch, byMethod } = reading.node!;
+      const most = Object.entries(byMethod)
+        .sort(([, a], [, b]) => b - a)
+        .slice(0, 4)
+        .map(([method, calls]) => `${method} ${calls.toFixed(2)}`)
+        .join(", ");
+      lines.push(
+        `| ${run.target} | ${reading.launches.toLocaleString("en-US")} | ${callsPerLaunch.toFixed(2)} | ${sendsPerLaunch.toFixed(2)} | ${most} | 2 (a send, a receipt) |`,
+      );
+    }
   }
   const restarts = runs.flatMap((run) => run.readings.flatMap((reading) => (reading.restart === undefined ? [] : [{ run, reading }])));
   if (restarts.length > 0) {

@@ -28,8 +28,10 @@ export interface CountingProxy {
   url: string;
   /** The JSON-RPC methods of each HTTP request that went through, one array per request. */
   requests: string[][];
-  /** Every JSON-RPC call that went through, a batch's one by one, with its parameters. */
+  /** Every JSON-RPC call that went through, a batch's one by one, with its parameters (none kept with `countOnly`). */
   calls: Array<{ method: string; params: unknown[] }>;
+  /** How many calls of each method went through: kept with `countOnly` too. */
+  counts: Map<string, number>;
   close(): Promise<void>;
 }
 
@@ -40,6 +42,7 @@ export interface CountingProxy {
  * With `refuse`, requests that call that method get an HTTP 503, as from a node that fails; with `refuseCreationCalls`,
  * an `eth_call` without `to` gets a JSON-RPC error, as from a node that runs calls against deployed code only.
  * With `requireHeader`, requests without that header and value get an HTTP 401, as from a provider that wants its key.
+ * With `countOnly`, only the counts by method are kept (a long benchmark run, whose memory is measured).
  */
 export async function startCountingProxy(
   target: string,
@@ -48,10 +51,12 @@ export async function startCountingProxy(
     refuseCreationCalls?: boolean;
     requireHeader?: { name: string; value: string };
     methodNotFound?: string;
+    countOnly?: boolean;
   } = {},
 ): Promise<CountingProxy> {
   const requests: string[][] = [];
   const calls: CountingProxy["calls"] = [];
+  const counts = new Map<string, number>();
   const server = createServer(async (request, response) => {
     const required = options.requireHeader;
     if (required !== undefined && request.headers[required.name.toLowerCase()] !== required.value) {
@@ -68,9 +73,12 @@ export async function startCountingProxy(
     } catch {
       methods = ["(unparsable)"];
     }
-    requests.push(methods);
-    if (parsed !== undefined)
-      for (const call of Array.isArray(parsed) ? parsed : [parsed]) calls.push({ method: call.method, params: call.params ?? [] });
+    for (const method of methods) counts.set(method, (counts.get(method) ?? 0) + 1);
+    if (!options.countOnly) {
+      requests.push(methods);
+      if (parsed !== undefined)
+        for (const call of Array.isArray(parsed) ? parsed : [parsed]) calls.push({ method: call.method, params: call.params ?? [] });
+    }
     const lacking = options.methodNotFound;
     if (parsed !== undefined && lacking !== undefined && methods.includes(lacking)) {
       const batch = Array.isArray(parsed) ? parsed : [parsed];
@@ -104,7 +112,7 @@ export async function startCountingProxy(
     await forward(target, body.toString("utf8"), response);
   });
   const url = await listen(server);
-  return { url, requests, calls, close: () => shutdown(server) };
+  return { url, requests, calls, counts, close: () => shutdown(server) };
 }
 
 export interface LosingProxy {

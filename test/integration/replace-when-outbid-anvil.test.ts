@@ -130,8 +130,7 @@ describe("replacements when outbid: a launch the base fee overtook on anvil (min
     const mined = await service.operations.wait(record.id, SETTLE_MS);
     expect(mined.status, mined.transitions.map((transition) => transition.reason).join("; ")).to.equal("mined");
     expect(mined.transactionHash, "mined as a replacement").to.not.equal(first.transactionHash);
-    expect(BigInt(mined.transactions.find((each) => each.transactionHash === mined.transactionHash)!.maxFeePerGas!)).to.be.greaterThan(
-      overtaking,
-    );
+    const step = mined.transactions.find((each) => each.transactionHash === mined.transactionHash)!;
+    expect(BigInt(step.maxFeePerGas!) > overtaking, "the step pays more than the head takes").to.equal(true);
   });
 });
