@@ -527,6 +527,16 @@ export const VARIABLES = {
       .optional()
       .transform((value) => value === "on"),
   }),
+  TOKEN_SERVICE_KEYSTORE_PASSPHRASE: variable({
+    name: "TOKEN_SERVICE_KEYSTORE_PASSPHRASE",
+    type: "text, at least 12 characters",
+    default: "unset: the keystore is locked",
+    description:
+      "Unlocks the service's keystore, where held wallets' keys are kept encrypted (scrypt, Web3 Secret Storage v3; docs/custody.md). Set, and no keystore in the store yet: the first held wallet makes one under it. Unset, or one that does not open the keystore: writes from held wallets answer `503 KEYSTORE_LOCKED` and everything else works. `serve` says at start whether the keystore is unlocked. Never logged, never stored.",
+    readBy: ALL_DOORS_WITH_CHAINS,
+    secret: true,
+    schema: z.string().min(12, "must be at least 12 characters (a long random passphrase)").optional(),
+  }),
 } as const;
 
 export type VariableName = keyof typeof VARIABLES;

@@ -67,6 +67,10 @@ import {
 import { DEFAULT_TRACKER_SETTINGS, type TrackerSettings } from "./operations/tracker.js";
 import type { NonceFiller, NonceHealingObserver } from "./operations/nonce-healing.js";
 import type { OperationStore } from "./operations/types.js";
+import { Custody } from "./custody/custody.js";
+import { MemoryCustodyStore } from "./custody/memory-custody-store.js";
+import type { CustodyStore } from "./custody/types.js";
+import { readVariable } from "../config/environment.js";
 import { createWallet, type CreateWalletRequest, type Wallet } from "./wallets.js";
 
 export type * from "../domain/requests.js";
@@ -108,6 +112,11 @@ export interface TokenServiceOptions {
   simulatedChains?: boolean;
   /** Where launch, mint and faucet records live; default this process's memory (the HTTP service passes its database). */
   operationStore?: OperationStore;
+  /**
+   * Where the keystore and held wallets live; default this process's memory (the HTTP service passes its database). The
+   * passphrase is read from `env`'s TOKEN_SERVICE_KEYSTORE_PASSPHRASE.
+   */
+  custodyStore?: CustodyStore;
   /** Confirmations, drop and reorg windows, leases of the operation tracker. */
   tracker?: Partial<TrackerSettings>;
   /** How long a prepared (unsigned) launch or mint keeps its nonce reserved for the sender; default 120 s. */
@@ -188,6 +197,8 @@ export class TokenService {
   readonly evm: EvmChains;
   /** Launch, mint and faucet with durable records, followed to a final state. */
   readonly operations: Operations;
+  /** The wallets the service holds and signs for (docs/custody.md). */
+  readonly custody: Custody;
   private readonly bitcoin: BitcoinBackends;
   /** Released on close when the composition root opened it for this service. */
   private readonly ownDataDirectory: DataDirectory | undefined;
@@ -227,6 +238,12 @@ export class TokenService {
       ...(options.env ? { env: options.env } : {}),
     });
     const writes = new ChainWrites(this.evm, options.senderLock ?? new InProcessSenderLock(), this.bitcoin, feePolicy);
+    const env = options.env ?? process.env;
+    this.custody = new Custody(
+      options.custodyStore ?? new MemoryCustodyStore(),
+      this.chains,
+      readVariable(env, "TOKEN_SERVICE_KEYSTORE_PASSPHRASE"),
+    );
     this.operations = new Operations(
       writes,
       options.operationStore ?? new MemoryOperationStore(),
@@ -236,6 +253,7 @@ export class TokenService {
         ...(options.onNonceHealing !== undefined ? { observe: options.onNonceHealing } : {}),
         ...(options.nonceFillers !== undefined ? { fillers: options.nonceFillers } : {}),
       },
+      (scope, chain, network, sender) => this.custody.signerFor(scope, chain, network, sender),
     );
   }
 

@@ -148,6 +148,13 @@ export const ERROR_CATALOG = {
     description:
       "A `signedTransaction` whose reservation expired and whose nonce was taken since (or the chain already used it): prepare again. Stored in an operation's record when another transaction from the same sender (sent with another wallet or tool, or replacing this one) was mined at the record's nonce: the operation's own transaction can never be mined, and it did not happen.",
   },
+  WALLET_ALREADY_HELD: {
+    httpStatus: 409,
+    source: "core",
+    title: "That key is already a held wallet on the pair",
+    description:
+      "An import of a key whose address is already a held wallet on that chain and network (imported before, by this API key or another). Nothing was written; the key is not echoed.",
+  },
   ALREADY_SUBMITTED: {
     httpStatus: 409,
     source: "core",
@@ -379,6 +386,13 @@ export const ERROR_CATALOG = {
     source: "http",
     title: "The database cannot be reached (see Retry-After)",
     description: "The database cannot be reached; `Retry-After` says when to retry.",
+  },
+  KEYSTORE_LOCKED: {
+    httpStatus: 503,
+    source: "core",
+    title: "The keystore cannot sign: its passphrase is not set, or wrong",
+    description:
+      "A write from a held wallet (or an import) while the service's keystore is locked: `TOKEN_SERVICE_KEYSTORE_PASSPHRASE` is not set, does not open the keystore, or (for an import) there is no keystore yet and no passphrase to make one. Nothing was signed and no nonce was taken; the message says which. Everything else works meanwhile, creating held wallets included (their addresses need no passphrase). An operator sets the right passphrase and restarts `serve`.",
   },
   STORAGE_UNAVAILABLE: {
     httpStatus: 503,

@@ -16,6 +16,22 @@ export function assertKeyDerivesSender(
   field = "privateKey",
   addressOf: AddressOfKey = computeAddress,
 ): string {
+  const { key, address } = parsePrivateKey(privateKey, field, addressOf);
+  if (address !== sender) {
+    throw new TokenServiceError(ErrorCode.KEY_SENDER_MISMATCH, `${field} does not derive the sender address ${sender}`, {
+      field,
+      details: { sender },
+    });
+  }
+  return key;
+}
+
+/** A well-formed private key (0x-prefixed) and the checksummed address it derives; errors name the field, never the key. */
+export function parsePrivateKey(
+  privateKey: unknown,
+  field = "privateKey",
+  addressOf: AddressOfKey = computeAddress,
+): { key: string; address: string } {
   if (typeof privateKey !== "string" || privateKey === "") {
     throw new TokenServiceError(ErrorCode.INVALID_PRIVATE_KEY, `${field} is required: the sender's 0x-prefixed 32-byte hex private key`, {
       field,
@@ -29,17 +45,9 @@ export function assertKeyDerivesSender(
       { field },
     );
   }
-  let derived: string;
   try {
-    derived = addressOf(normalized);
+    return { key: normalized, address: addressOf(normalized) };
   } catch {
     throw new TokenServiceError(ErrorCode.INVALID_PRIVATE_KEY, `${field} is not a valid secp256k1 private key`, { field });
   }
-  if (derived !== sender) {
-    throw new TokenServiceError(ErrorCode.KEY_SENDER_MISMATCH, `${field} does not derive the sender address ${sender}`, {
-      field,
-      details: { sender },
-    });
-  }
-  return normalized;
 }

@@ -39,6 +39,7 @@ export const RETRY_ADVICE: Record<AnyErrorCode, RetryAdvice> = {
   TRANSACTION_NOT_PREPARED: "after-change",
   NONCE_TAKEN: "after-change",
   ALREADY_SUBMITTED: "after-change",
+  WALLET_ALREADY_HELD: "after-change",
   ALREADY_DEPLOYED: "after-change",
   OPERATION_FINAL: "after-change",
   LIVE_NETWORK_FAULTS: "after-change",
@@ -75,6 +76,8 @@ export const RETRY_ADVICE: Record<AnyErrorCode, RetryAdvice> = {
   BACKEND_NOT_CONFIGURED: "after-change",
   SERVICE_UNAVAILABLE: "later",
   STORAGE_UNAVAILABLE: "later",
+  // Nothing was signed; it passes once an operator restarts the service with the right passphrase.
+  KEYSTORE_LOCKED: "later",
   DATA_DIR_IN_USE: "later",
   UPSTREAM_TIMEOUT: "later",
   TRANSACTION_REVERTED: "record",

@@ -249,6 +249,7 @@ export async function createServer(options: CreateServerOptions): Promise<TokenS
       simulatedChains: settings.simulatedChains,
       chainFaults: settings.chainFaults,
       operationStore: store,
+      custodyStore: store.custody,
       tracker: { ...settings.tracker, ...options.tracker },
       nonceReservationMs: options.nonceReservationMs ?? settings.nonceReservationMs,
       ...(options.requestTimeoutMs !== undefined ? { requestTimeoutMs: options.requestTimeoutMs } : {}),

@@ -55,6 +55,12 @@ export const CreateWalletBody = z.strictObject({
   chain,
   network,
   addressType: z.enum(["p2wpkh", "p2tr", "p2pkh"]).optional().describe("Bitcoin only; default p2wpkh (native SegWit)"),
+  custody: z
+    .enum(["caller", "service"])
+    .optional()
+    .describe(
+      "caller (default): the answer holds the new key, stored nowhere. service: a held wallet (EVM chains), its key kept encrypted in the service's keystore and never shown; writes from it need no key (201)",
+    ),
 });
 
 export const Wallet = z.object({

@@ -30,6 +30,7 @@ import { migrate } from "./migrations.js";
 import { afterCursor, decodeOperationCursor, newestFirstPage } from "./operation-cursor.js";
 import type { Database } from "./schema.js";
 import { KyselyWebhookStore } from "./webhook-store.js";
+import { KyselyCustodyStore } from "./custody-store.js";
 import * as reservationFillers from "./reservation-fillers.js";
 import type {
   ApiKeyRecord,
@@ -107,6 +108,7 @@ export class KyselyStore implements Store {
   readonly kind: Store["kind"];
   readonly location: string;
   readonly webhooks: KyselyWebhookStore;
+  readonly custody: KyselyCustodyStore;
   private readonly d: DialectSql;
   private closing: Promise<void> | undefined;
   private readonly inserts = new GroupCommit<NewOperation>(
@@ -122,6 +124,7 @@ export class KyselyStore implements Store {
     this.location = options.location;
     this.d = dialectSql(options.kind === "postgres" ? "postgres" : "sqlite");
     this.webhooks = new KyselyWebhookStore(db, this.d);
+    this.custody = new KyselyCustodyStore(db, this.d);
   }
 
   async migrate(): Promise<void> {

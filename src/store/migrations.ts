@@ -284,6 +284,45 @@ export function migrations(dialect: DialectName): Record<string, Migration> {
         await db.schema.alterTable("nonce_reservations").addColumn("filler_transaction", "text").execute();
       },
     },
+    // Held wallets (docs/custody.md): one keystore (its seed encrypted as Web3 Secret Storage v3, with the public key of
+    // its EVM account so that addresses are derived without the passphrase), and the wallets it holds, by pair.
+    "0009_held_wallets": {
+      async up(db: Kysely<unknown>) {
+        await d
+          .strict(
+            db.schema
+              .createTable("keystore")
+              .addColumn("id", "text", (c) => c.primaryKey())
+              .addColumn("seed", "text", (c) => c.notNull())
+              .addColumn("evm_account_key", "text", (c) => c.notNull())
+              .addColumn("next_index", d.msType, (c) => c.notNull())
+              .addColumn("created_at", d.msType, (c) => c.notNull())
+              .addColumn("updated_at", d.msType, (c) => c.notNull()),
+          )
+          .execute();
+        await d
+          .strict(
+            db.schema
+              .createTable("held_wallets")
+              .addColumn("chain", "text", (c) => c.notNull())
+              .addColumn("network", "text", (c) => c.notNull())
+              .addColumn("address", "text", (c) => c.notNull())
+              .addColumn("api_key_id", "text")
+              .addColumn("source", "text", (c) => c.notNull().check(sql`source in ('derived', 'imported')`))
+              // Derived: its index under the seed's account. Imported: its key, encrypted as Web3 Secret Storage v3.
+              .addColumn("derivation_index", d.msType)
+              .addColumn("encrypted_key", "text")
+              .addColumn("created_at", d.msType, (c) => c.notNull())
+              .addPrimaryKeyConstraint("held_wallets_pkey", ["chain", "network", "address"]),
+          )
+          .execute();
+        await db.schema
+          .createIndex("held_wallets_by_key_newest_first")
+          .on("held_wallets")
+          .columns(["api_key_id", "created_at", "address"])
+          .execute();
+      },
+    },
   };
 }
 

@@ -69,6 +69,27 @@ export interface Database {
     lease_until: Millis;
     expires_at: Millis;
   };
+  keystore: {
+    id: string;
+    /** Web3 Secret Storage v3 JSON of the seed's first EVM account, its mnemonic inside (ethers' x-ethers). */
+    seed: string;
+    /** The extended public key of the seed's EVM account (m/44'/60'/0'): addresses without the passphrase. */
+    evm_account_key: string;
+    next_index: number | string;
+    created_at: Millis;
+    updated_at: Millis;
+  };
+  held_wallets: {
+    chain: string;
+    network: string;
+    /** Lowercase. */
+    address: string;
+    api_key_id: string | null;
+    source: "derived" | "imported";
+    derivation_index: number | string | null;
+    encrypted_key: string | null;
+    created_at: Millis;
+  };
   nonce_reservations: {
     chain: string;
     network: string;

@@ -1,6 +1,7 @@
 import type { SenderLock } from "../chains/evm/sender-lock.js";
 import type { OperationRecord, OperationStore } from "../core/operations/types.js";
 import type { WebhookStore } from "../webhooks/types.js";
+import type { CustodyStore } from "../core/custody/types.js";
 
 export type { NewOperation, OperationKind, OperationRecord, OperationStatus } from "../core/operations/types.js";
 
@@ -109,4 +110,7 @@ export interface Store extends OperationStore {
 
   /** Webhook subscriptions and the outbox their events are queued in, with each operation's state change. */
   readonly webhooks: WebhookStore;
+
+  /** The keystore and the wallets the service holds (docs/custody.md). */
+  readonly custody: CustodyStore;
 }

@@ -7,13 +7,16 @@ import { transactionsCanWait, type EvmChain } from "../../chains/evm/chain.js";
 import type { EvmChains } from "../../chains/evm/chains-registry.js";
 import type { Signing } from "../../domain/commands.js";
 import { prepareTransaction, sendTransaction } from "../../chains/evm/write/send-transaction.js";
-import type { BroadcastHooks, FeeRules } from "../../chains/evm/write/send-types.js";
+import type { BroadcastHooks, FeeRules, TransactionSigner } from "../../chains/evm/write/send-types.js";
 import { maxFeeOf } from "../../domain/fee-ladder.js";
 import { FeePolicy } from "./fee-policy.js";
 import type { WriteIntent } from "./intents.js";
 import { senderLockKey, type SenderLock } from "../../chains/evm/sender-lock.js";
 import { amountPair, parseUint256 } from "../../domain/units.js";
 import type { FaucetHooks, FaucetRequest, FaucetResult, PrepareHooks, PreparedTransactionResult } from "../../domain/requests.js";
+
+/** Who signs a write: the key in the request, the caller (a signed transaction), or a held wallet's signer. */
+export type WriteSigning = Signing | { signer: TransactionSigner };
 
 function liveNetworkFaucet(info: NetworkInfo, advice: string): TokenServiceError {
   return new TokenServiceError(
@@ -50,7 +53,7 @@ export class ChainWrites {
   }
 
   /** Checks, signs (or takes the caller's signature) and sends an intent; resolves once the node accepted it. */
-  async send<Answer>(intent: WriteIntent<Answer>, signing: Signing, hooks: BroadcastHooks): Promise<Answer> {
+  async send<Answer>(intent: WriteIntent<Answer>, signing: WriteSigning, hooks: BroadcastHooks): Promise<Answer> {
     const { pair, sender } = intent.command;
     const chain = await this.evmChain(pair, intent.kind === "launch" ? "token launch" : intent.kind);
     const transaction = await checkedTransaction(intent, chain);

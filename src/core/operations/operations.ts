@@ -6,7 +6,8 @@ import { ErrorCode, RecordErrorCode, TokenServiceError } from "../../domain/erro
 import { neverHeld } from "../../domain/lifecycle.js";
 import type { EvmChain } from "../../chains/evm/chain.js";
 import { translateProviderError } from "../../chains/evm/provider-errors.js";
-import type { SignedTransactionInfo } from "../../chains/evm/write/send-types.js";
+import type { SignedTransactionInfo, TransactionSigner } from "../../chains/evm/write/send-types.js";
+import type { HolderScope } from "../custody/types.js";
 import { addressOfPrivateKey } from "../../chains/evm/wallet-keys.js";
 import { assertSameAsPrepared, toPreparedTransaction } from "../../chains/evm/write/signed-transaction.js";
 import type {
@@ -18,12 +19,13 @@ import type {
   MintRequest,
   PrepareHooks,
   PreparedTransactionResult,
+  SigningFields,
   Unsigned,
 } from "../../domain/requests.js";
 import type { BurnResult, OwnershipResult, PauseResult, RoleResult } from "../../domain/admin-requests.js";
-import type { ChainWrites } from "./chain-writes.js";
+import type { ChainWrites, WriteSigning } from "./chain-writes.js";
 import { amountPair } from "../../domain/units.js";
-import { parseSigning, type EvmPair, type Signing } from "../../domain/commands.js";
+import { parseSigning, type EvmPair } from "../../domain/commands.js";
 import type { WriteIntent } from "./intents.js";
 import {
   WRITE_COMMANDS,
@@ -47,6 +49,9 @@ import {
   type OperationStore,
   type PreparedTransaction,
 } from "./types.js";
+
+/** A held wallet's signer for a sender on a pair, when `scope` may use it; undefined when it is no held wallet of its. */
+export type HeldSigners = (scope: HolderScope, chain: string, network: string, sender: string) => Promise<TransactionSigner | undefined>;
 
 export interface OperationContext {
   /** Whose record it is (the HTTP service's API key id). */
@@ -123,6 +128,8 @@ export class Operations {
     settings: TrackerSettings,
     private readonly nonceReservationMs = DEFAULT_NONCE_RESERVATION_MS,
     healing: Omit<TrackerHealing, "withSenderLock"> = {},
+    /** The signer of a held wallet the scope may use (core/custody), for a write that carries no key. */
+    private readonly heldSigners?: HeldSigners,
   ) {
     this.tracker = new OperationTracker(
       store,
@@ -153,8 +160,25 @@ export class Operations {
   /** Any write by its command's name (write-commands.ts), recorded before it is broadcast and followed to a final state. */
   async write<N extends WriteCommandName>(name: N, request: RequestOf<N>, context: OperationContext = {}): Promise<Outcome<AnswerOf<N>>> {
     const intent = this.intentOf(name, request);
-    const signing = parseSigning(request, intent.command.sender, addressOfPrivateKey);
+    const signing = await this.signingOf(request, intent.command, context);
     return (await this.recorded(context, intent, signing)) as unknown as Outcome<AnswerOf<N>>;
+  }
+
+  /**
+   * Who signs: the request's key or signed transaction; without either, the held wallet the sender is, if the caller
+   * may use it (an HTTP request's API key its own; the programmatic API and the tasks any). Otherwise a key is required.
+   */
+  private async signingOf(
+    request: SigningFields,
+    command: { pair: { chain: string; network: string }; sender: string },
+    context: OperationContext,
+  ): Promise<WriteSigning> {
+    if (request.privateKey === undefined && request.signedTransaction === undefined && this.heldSigners !== undefined) {
+      const scope = context.apiKeyId === undefined ? "operator" : { apiKeyId: context.apiKeyId };
+      const signer = await this.heldSigners(scope, command.pair.chain, command.pair.network, command.sender);
+      if (signer !== undefined) return { signer };
+    }
+    return parseSigning(request, command.sender, addressOfPrivateKey);
   }
 
   /** The transaction `write` would send, unsigned, its nonce reserved for the sender until `expiresAt` (no record yet). */
@@ -482,7 +506,7 @@ export class Operations {
   private async recorded<R extends { transactionHash: string; status: "pending" }>(
     context: OperationContext,
     intent: WriteIntent<R>,
-    signing: Signing,
+    signing: WriteSigning,
   ): Promise<Outcome<R>> {
     const id = context.id ?? randomUUID();
     const { pair, sender } = intent.command;

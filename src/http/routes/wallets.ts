@@ -1,6 +1,8 @@
 import { Balances, BalanceQuery, CreateWalletBody, Wallet } from "../schemas.js";
 import { defineRoute } from "../route.js";
-import { EXAMPLE_PAIR } from "../examples.js";
+import { EXAMPLE_ACCOUNT, EXAMPLE_PAIR } from "../examples.js";
+import { HeldWallet, HeldWalletList, HeldWalletQuery, ImportWalletBody } from "../custody-schemas.js";
+import { invalidArgument } from "../../domain/errors.js";
 import { errorResponses } from "./common.js";
 
 /** `erc20TokenContractAddresses` may be repeated and each value may be a comma-separated list. */
@@ -18,16 +20,66 @@ export const createWalletRoute = defineRoute({
   operationId: "createWallet",
   tag: "wallets",
   summary: "Create a wallet",
-  description: "A new address and its private key. The key is returned once and stored nowhere.",
+  description:
+    'A new address and its private key: the key is returned once and stored nowhere. With `"custody": "service"`, a held wallet instead (201): the service keeps its key encrypted and signs the writes that name it as `sender` without a key; only your API key sees and uses it (docs/custody.md).',
   auth: true,
   body: CreateWalletBody,
   bodyExamples: {
     evm: { summary: "An Ethereum Sepolia wallet", value: { ...EXAMPLE_PAIR } },
     bitcoin: { summary: "A Bitcoin testnet wallet, Taproot", value: { chain: "bitcoin", network: "testnet", addressType: "p2tr" } },
+    held: { summary: "A held wallet: the service keeps its key", value: { ...EXAMPLE_PAIR, custody: "service" } },
   },
-  responses: { 200: { description: "The new wallet", schema: Wallet }, ...errorResponses(400, 401, 429) },
-  async handle({ body }, { service }) {
-    return { body: service.createWallet(body) };
+  responses: {
+    200: { description: "The new wallet, with its key", schema: Wallet },
+    201: { description: "The new held wallet (no key)", schema: HeldWallet },
+    ...errorResponses(400, 401, 429, 503),
+  },
+  async handle({ body, apiKeyId }, { service }) {
+    if (body.custody !== "service") return { body: service.createWallet(body) };
+    if (body.addressType !== undefined) throw invalidArgument("addressType", "addressType applies to bitcoin wallets, which are not held");
+    return { status: 201, body: await service.custody.create({ apiKeyId }, body.chain, body.network) };
+  },
+});
+
+export const importWalletRoute = defineRoute({
+  method: "post",
+  paths: ["/wallets/import"],
+  operationId: "importWallet",
+  tag: "wallets",
+  summary: "Hold a key you have: a held wallet from its private key",
+  description:
+    "The service keeps the key encrypted under its keystore's passphrase and signs with it; the answer, and every later one, holds no key. The keystore must be unlocked (`TOKEN_SERVICE_KEYSTORE_PASSPHRASE`).",
+  auth: true,
+  body: ImportWalletBody,
+  bodyExamples: { evm: { summary: "Hold a Sepolia key", value: { ...EXAMPLE_PAIR, privateKey: EXAMPLE_ACCOUNT.privateKey } } },
+  responses: { 201: { description: "The held wallet (no key)", schema: HeldWallet }, ...errorResponses(400, 401, 409, 429, 503) },
+  async handle({ body, apiKeyId }, { service }) {
+    return { status: 201, body: await service.custody.import({ apiKeyId }, body.chain, body.network, body.privateKey) };
+  },
+});
+
+export const listHeldWalletsRoute = defineRoute({
+  method: "get",
+  paths: ["/wallets/held"],
+  operationId: "listHeldWallets",
+  tag: "wallets",
+  summary: "Your API key's held wallets",
+  description: "Newest first; `chain` (and `network`) narrow the list. Pass `nextCursor` as `cursor` for the next page.",
+  auth: true,
+  query: HeldWalletQuery,
+  responses: { 200: { description: "A page of held wallets", schema: HeldWalletList }, ...errorResponses(400, 401, 429) },
+  async handle({ query, apiKeyId }, { service }) {
+    return {
+      body: await service.custody.list(
+        { apiKeyId },
+        {
+          limit: query.limit ?? 20,
+          ...(query.chain !== undefined ? { chain: query.chain } : {}),
+          ...(query.network !== undefined ? { network: query.network } : {}),
+          ...(query.cursor !== undefined ? { cursor: query.cursor } : {}),
+        },
+      ),
+    };
   },
 });
 

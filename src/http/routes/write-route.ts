@@ -99,7 +99,10 @@ export function defineWriteRoute<W extends Write, N extends WriteCommandName, Q 
       const { wait } = query as { wait?: string };
       spec.checkQuery?.(query as z.infer<Q>, body);
       const { operations } = context.service;
-      if (isPrepare(body)) return { body: await operations.prepare(spec.command, body as RequestOf<N>) };
+      // No key and no signature: the service signs for a held wallet of this API key; any other sender gets a prepare.
+      const { chain, network, sender } = body as { chain?: unknown; network?: unknown; sender?: unknown };
+      if (isPrepare(body) && !(await context.service.custody.holds({ apiKeyId }, chain, network, sender)))
+        return { body: await operations.prepare(spec.command, body as RequestOf<N>) };
       const sent = await operations.write(spec.command, body as RequestOf<N>, { apiKeyId, id: operationId });
       return settle(context, sent as Settled, wait);
     },

@@ -44,7 +44,8 @@ for (const variant of migrationDatabases("0008")) {
         );
       }
 
-      expect(await migrate(db as unknown as Kysely<unknown>, variant.dialect)).to.deep.equal([MIGRATION]);
+      // The later migrations apply after it.
+      expect((await migrate(db as unknown as Kysely<unknown>, variant.dialect))[0]).to.equal(MIGRATION);
 
       expect(await store.unfilledReservations(PAIR.chain, PAIR.network, PAIR.sender), "the live one, with no filler").to.deep.equal([4]);
       expect(await store.getNonceReservation(PAIR.chain, PAIR.network, PAIR.sender, 4)).to.include({ nonce: 4 });

@@ -3,7 +3,6 @@ import type { TransactionLike } from "ethers";
 import { ceilingOf, type Fees } from "../../../domain/fee-ladder.js";
 import type { ReservationFiller } from "../../../core/operations/types.js";
 import type { EvmChain } from "../chain.js";
-import { signTransaction } from "./sign-transaction.js";
 
 // No sender stranded by a prepare it abandons (docs/decisions/0047-no-sender-stranded.md). A key-in-body send that takes
 // a nonce above one reserved for a prepared transaction cannot be mined until that nonce is used; if the caller never
@@ -45,7 +44,7 @@ export function fillerFees(fees: Fees, cap: bigint | undefined): Fees {
  */
 export async function fillReservationsBelow(
   chain: EvmChain,
-  send: { sender: string; privateKey: string; fees: Fees; gasLimit: bigint },
+  send: { sender: string; sign(transaction: TransactionLike): Promise<{ raw: string }>; fees: Fees; gasLimit: bigint },
   candidates: readonly number[],
   hooks: ReservationFillerHooks,
 ): Promise<void> {
@@ -53,7 +52,7 @@ export async function fillReservationsBelow(
   const reserved = new Set(await hooks.unfilled());
   const nonces = candidates.filter((nonce) => reserved.has(nonce));
   if (nonces.length === 0) return;
-  const fillers = nonces.map((nonce): ReservationFiller => {
+  const fillers = nonces.map(async (nonce): Promise<ReservationFiller> => {
     const transaction: TransactionLike = {
       chainId: chain.info.chainId,
       nonce,
@@ -65,7 +64,7 @@ export async function fillReservationsBelow(
         ? { type: 2, maxFeePerGas: send.fees.maxFeePerGas, maxPriorityFeePerGas: send.fees.maxPriorityFeePerGas }
         : { type: 0, gasPrice: send.fees.gasPrice }),
     };
-    return { nonce, rawTransaction: signTransaction(transaction, send.privateKey).raw };
+    return { nonce, rawTransaction: (await send.sign(transaction)).raw };
   });
-  await hooks.keep(fillers);
+  await hooks.keep(await Promise.all(fillers));
 }

@@ -10,7 +10,7 @@ import { chargesL1DataFee, l1DataFee } from "./l1-fee.js";
 import { fillerFees, fillReservationsBelow, heldBetween } from "./reservation-fillers.js";
 import type { Handoff, Queued } from "./sender-batches.js";
 import type { BroadcastHooks, SendRequest, SignedStep, SignedTransactionInfo } from "./send-types.js";
-import { signSend, type SendToSign, type SignedSend } from "./sign-transaction.js";
+import { signSend, signTransaction, type SendToSign, type SignedSend } from "./sign-transaction.js";
 import { signOffThread } from "./signing-thread.js";
 import { fromStore, insufficientFunds, lowestFreeNonce, nodeOrStoreError, unsignedTransaction } from "./transaction-fields.js";
 
@@ -236,10 +236,11 @@ async function fillersBelow(
 ): Promise<void> {
   const { request, hooks } = planned[0]!.entry.job;
   const passed = heldBetween(held, from, planned.at(-1)!.nonce);
-  if (passed.length === 0 || hooks.reservationFillers === undefined || request.privateKey === undefined) return;
+  const sign = signerOf(request);
+  if (passed.length === 0 || hooks.reservationFillers === undefined || sign === undefined) return;
   const gasLimit = cancelGasLimit ?? (await cancelGas(chain, request.sender));
   if (gasLimit === undefined) return;
-  const send = { sender: request.sender, privateKey: request.privateKey, fees: fillerFees(fees, request.feeRules?.cap), gasLimit };
+  const send = { sender: request.sender, sign, fees: fillerFees(fees, request.feeRules?.cap), gasLimit };
   await fillReservationsBelow(chain, send, passed, hooks.reservationFillers);
 }
 
@@ -385,9 +386,17 @@ interface Staged {
   recorded: PromiseSettledResult<void>;
 }
 
+/** How a send's transactions are signed: with the key in the request, or by the held wallet's signer; none for a prepare. */
+function signerOf(request: SendRequest): ((transaction: TransactionLike) => Promise<{ raw: string }>) | undefined {
+  if (request.signer !== undefined) return (transaction) => request.signer!.signTransaction(transaction);
+  const key = request.privateKey;
+  return key === undefined ? undefined : async (transaction) => signTransaction(transaction, key);
+}
+
 /**
  * Signs a planned send, and, for a key-in-body send on a chain where it can wait, its ladder and cancel: on the signing
- * thread for a send of a burst (`offThread`), here for a lone one (the thread would only add its round trip).
+ * thread for a send of a burst (`offThread`), here for a lone one (the thread would only add its round trip). A held
+ * wallet's signer signs the send alone: its replacements are signed when they are needed.
  */
 async function signPlanned(
   { entry, transaction, nonce, fees, cancelGasLimit }: Planned,
@@ -395,6 +404,10 @@ async function signPlanned(
   offThread: boolean,
 ): Promise<SignedTransactionInfo> {
   const { request } = entry.job;
+  if (request.signer !== undefined) {
+    const { raw, hash } = await request.signer.signTransaction(transaction);
+    return { transactionHash: hash, nonce, rawTransaction: raw, fees };
+  }
   const plan = request.feeRules?.signAhead ? aheadPlan(chain, request, nonce, fees, cancelGasLimit) : undefined;
   const send: SendToSign = {
     transaction,

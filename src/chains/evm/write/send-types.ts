@@ -1,4 +1,4 @@
-import type { Transaction } from "ethers";
+import type { Transaction, TransactionLike } from "ethers";
 
 import type { Fees } from "../../../domain/fee-ladder.js";
 import type { ReservationFillerHooks } from "./reservation-fillers.js";
@@ -69,9 +69,24 @@ export interface TransactionIntent {
   feeRules?: FeeRules;
 }
 
+/**
+ * A key the service holds (a held wallet: the local keystore's, or a KMS key), signing for one sender. Held keys sign
+ * only what is sent: nothing ahead, a replacement when it is needed.
+ */
+export interface TransactionSigner {
+  /** The sender it signs for (checksummed). */
+  readonly address: string;
+  /** Where the key is, for messages and the start-up banner: "local-keystore", "aws-kms". */
+  readonly kind: string;
+  /** Signs an EIP-1559 transaction, or a legacy one with a chain id: its raw form and hash. */
+  signTransaction(transaction: TransactionLike): Promise<{ raw: string; hash: string }>;
+}
+
 export interface SendRequest extends TransactionIntent {
   /** Already checked to derive `sender`. */
   privateKey?: string;
+  /** A held wallet's signer, for `sender` (no key in the request). */
+  signer?: TransactionSigner;
   /** Signed by the caller; parsed and checked here. */
   signedTransaction?: string;
 }

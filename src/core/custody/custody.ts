@@ -1,0 +1,314 @@
+import type { Mnemonic } from "ethers";
+
+import {
+  WrongPassphrase,
+  decryptKey,
+  derivedEvmAddress,
+  derivedEvmKey,
+  encryptKey,
+  encryptSeed,
+  openSeed,
+  sealSeed,
+} from "../../chains/signers/keystore-crypto.js";
+import { localSigner } from "../../chains/signers/local-signer.js";
+import { addressOfPrivateKey } from "../../chains/evm/wallet-keys.js";
+import type { TransactionSigner } from "../../chains/evm/write/send-types.js";
+import { parseEvmAddress } from "../../domain/addresses.js";
+import type { ChainRegistry } from "../../domain/chains.js";
+import { ErrorCode, TokenServiceError, invalidArgument } from "../../domain/errors.js";
+import { parsePrivateKey } from "../../domain/keys.js";
+import { LruMap } from "../../domain/lru-map.js";
+import type { CustodyStore, HeldWalletPage, HeldWalletRecord, HolderScope } from "./types.js";
+
+// Held wallets (docs/custody.md): keys the service keeps and signs with, so that a write names its sender and carries
+// no key. The local keystore keeps them under one passphrase (TOKEN_SERVICE_KEYSTORE_PASSPHRASE), read at start; without
+// it, or with a wrong one, the keystore is locked: wallets can still be made (their addresses derive from the seed's
+// public key) but nothing is signed for them (KEYSTORE_LOCKED), and everything else works.
+
+export type KeystoreState =
+  /** No keystore in the store yet: the first held wallet makes it (with a passphrase). */
+  "empty" | "locked" | "unlocked";
+
+export interface CustodyStatus {
+  signer: "local-keystore";
+  state: KeystoreState;
+  /** Why it is locked, or what `empty` needs. */
+  reason?: string;
+}
+
+export interface HeldWallet {
+  address: string;
+  chain: string;
+  network: string;
+  custody: "service";
+  source: "derived" | "imported";
+  createdAt: string;
+}
+
+/** Imported keys and derived keys decrypted once, by pair and address: a held wallet signs without scrypt again. */
+const KEYS_KEPT = 10_000;
+
+const PASSPHRASE_VARIABLE = "TOKEN_SERVICE_KEYSTORE_PASSPHRASE";
+
+function keystoreLocked(reason: string): TokenServiceError {
+  return new TokenServiceError(ErrorCode.KEYSTORE_LOCKED, `the keystore is locked: ${reason}`);
+}
+
+export function presentHeldWallet(record: HeldWalletRecord): HeldWallet {
+  return {
+    address: record.address,
+    chain: record.chain,
+    network: record.network,
+    custody: "service",
+    source: record.source,
+    createdAt: record.createdAt,
+  };
+}
+
+export class Custody {
+  private mnemonic: Mnemonic | undefined;
+  private lockedBecause: string | undefined;
+  private evmAccountKey: string | undefined;
+  private readonly keys = new LruMap<string, string>(KEYS_KEPT);
+  private started: Promise<void> | undefined;
+
+  constructor(
+    private readonly store: CustodyStore,
+    private readonly chains: ChainRegistry,
+    /** TOKEN_SERVICE_KEYSTORE_PASSPHRASE; undefined or empty: locked. */
+    private readonly passphrase: string | undefined,
+  ) {}
+
+  /** Reads the keystore and opens it with the passphrase (once; scrypt takes about a second). */
+  start(): Promise<void> {
+    this.started ??= this.open();
+    return this.started;
+  }
+
+  async status(): Promise<CustodyStatus> {
+    await this.start();
+    if (this.mnemonic !== undefined) return { signer: "local-keystore", state: "unlocked" };
+    if (this.evmAccountKey === undefined && this.lockedBecause === undefined) {
+      return this.passphrase
+        ? { signer: "local-keystore", state: "empty", reason: "made with the first held wallet" }
+        : { signer: "local-keystore", state: "empty", reason: `set ${PASSPHRASE_VARIABLE} to make one` };
+    }
+    return { signer: "local-keystore", state: "locked", reason: this.lockedBecause! };
+  }
+
+  /** A new held wallet for the pair, derived from the seed: its address only (no key leaves the keystore). */
+  async create(scope: HolderScope, chain: string, network: string): Promise<HeldWallet> {
+    const pair = this.evmPair(chain, network);
+    const accountKey = await this.accountKey();
+    for (;;) {
+      const index = await this.store.takeDerivationIndex();
+      const record: HeldWalletRecord = {
+        ...pair,
+        address: derivedEvmAddress(accountKey, index),
+        apiKeyId: scope === "operator" ? null : scope.apiKeyId,
+        source: "derived",
+        derivationIndex: index,
+        encryptedKey: null,
+        createdAt: new Date().toISOString(),
+      };
+      // An index is taken once; an address already held for the pair (imported before) takes the next one.
+      if (await this.store.insertHeldWallet(record)) return presentHeldWallet(record);
+    }
+  }
+
+  /** Holds the caller's key for the pair, encrypted under the passphrase; answers the wallet without it. */
+  async import(scope: HolderScope, chain: string, network: string, privateKey: unknown): Promise<HeldWallet> {
+    const pair = this.evmPair(chain, network);
+    const { key, address } = parsePrivateKey(privateKey, "privateKey", addressOfPrivateKey);
+    const passphrase = await this.unlockedPassphrase();
+    const record: HeldWalletRecord = {
+      ...pair,
+      address,
+      apiKeyId: scope === "operator" ? null : scope.apiKeyId,
+      source: "imported",
+      derivationIndex: null,
+      encryptedKey: await encryptKey(address, key, passphrase),
+      createdAt: new Date().toISOString(),
+    };
+    if (!(await this.store.insertHeldWallet(record))) {
+      throw new TokenServiceError(ErrorCode.WALLET_ALREADY_HELD, `${address} is already a held wallet on ${pair.chain}/${pair.network}`, {
+        field: "privateKey",
+      });
+    }
+    this.keys.set(this.keyOf(pair.chain, pair.network, address), key);
+    return presentHeldWallet(record);
+  }
+
+  /** Newest first; `chain` alone, or `chain` and `network`, narrow the list. */
+  async list(
+    scope: HolderScope,
+    options: { chain?: string; network?: string; limit: number; cursor?: string },
+  ): Promise<{ items: HeldWallet[]; nextCursor: string | null }> {
+    const filter: { chain?: string; network?: string; limit: number; cursor?: string } = { limit: options.limit };
+    if (options.cursor !== undefined) filter.cursor = options.cursor;
+    if (options.network !== undefined) {
+      if (options.chain === undefined) throw invalidArgument("chain", "chain is required with network");
+      Object.assign(filter, this.pairOf(options.chain, options.network));
+    } else if (options.chain !== undefined) {
+      filter.chain = this.chains.parseChain(options.chain);
+    }
+    const page: HeldWalletPage = await this.store.listHeldWallets(scope === "operator" ? undefined : scope.apiKeyId, filter);
+    return { items: page.items.map(presentHeldWallet), nextCursor: page.nextCursor };
+  }
+
+  /**
+   * Whether a write naming this pair and sender, with no key, is signed by the service (the sender is a held wallet the
+   * scope may use) rather than prepared for the caller to sign. Values that name no pair or address: no (the write's own
+   * checks then say what is wrong).
+   */
+  async holds(scope: HolderScope, chain: unknown, network: unknown, sender: unknown): Promise<boolean> {
+    let pair: { chain: string; network: string };
+    try {
+      pair = this.pairOf(chain as string, network as string);
+    } catch {
+      return false;
+    }
+    if (typeof sender !== "string" || !/^0x[0-9a-fA-F]{40}$/.test(sender)) return false;
+    return (await this.find(scope, pair.chain, pair.network, sender)) !== undefined;
+  }
+
+  /** The held wallet at `address` on the pair, if the scope may use it (another key's is not there for it). */
+  async find(scope: HolderScope, chain: string, network: string, address: string): Promise<HeldWalletRecord | undefined> {
+    const record = await this.store.findHeldWallet(chain, network, address.toLowerCase());
+    if (record === undefined) return undefined;
+    return scope === "operator" || scope.apiKeyId === record.apiKeyId ? record : undefined;
+  }
+
+  /**
+   * The signer of `sender` on the pair, when it is a held wallet the scope may use; undefined otherwise (the write is a
+   * prepare, or needs a key). KEYSTORE_LOCKED when it is held but the keystore cannot sign.
+   */
+  async signerFor(scope: HolderScope, chain: string, network: string, sender: string): Promise<TransactionSigner | undefined> {
+    const pair = this.pairOf(chain, network);
+    const record = await this.find(scope, pair.chain, pair.network, sender);
+    if (record === undefined) return undefined;
+    return localSigner(record.address, await this.keyOfRecord(record));
+  }
+
+  private async keyOfRecord(record: HeldWalletRecord): Promise<string> {
+    const cacheKey = this.keyOf(record.chain, record.network, record.address);
+    const kept = this.keys.get(cacheKey);
+    if (kept !== undefined) return kept;
+    const passphrase = await this.unlockedPassphrase();
+    let key: string;
+    if (record.source === "derived") key = derivedEvmKey(this.mnemonic!, record.derivationIndex!);
+    else {
+      try {
+        key = await decryptKey(record.encryptedKey!, passphrase);
+      } catch (error) {
+        if (error instanceof WrongPassphrase)
+          throw keystoreLocked(
+            `the passphrase this process started with no longer opens ${record.address}'s key (rotated since?): restart it with the new one`,
+          );
+        throw error;
+      }
+    }
+    this.keys.set(cacheKey, key);
+    return key;
+  }
+
+  private keyOf(chain: string, network: string, address: string): string {
+    return `${chain}/${network}/${address.toLowerCase()}`;
+  }
+
+  private pairOf(chain: string, network: string): { chain: string; network: string } {
+    const info = this.chains.resolve(chain, network);
+    return { chain: info.chain, network: info.network };
+  }
+
+  private evmPair(chain: string, network: string): { chain: string; network: string } {
+    const info = this.chains.resolve(chain, network);
+    if (info.kind !== "evm") {
+      throw new TokenServiceError(
+        ErrorCode.UNSUPPORTED_OPERATION,
+        `held wallets are on EVM chains only for now: ${info.chain} keys are created with their private key (omit custody)`,
+        { field: "chain" },
+      );
+    }
+    return { chain: info.chain, network: info.network };
+  }
+
+  /** The EVM account's public key: the keystore made first if there is none (with the passphrase). */
+  private async accountKey(): Promise<string> {
+    await this.start();
+    if (this.evmAccountKey !== undefined) return this.evmAccountKey;
+    await this.initialise();
+    return this.evmAccountKey!;
+  }
+
+  private async unlockedPassphrase(): Promise<string> {
+    await this.start();
+    if (this.mnemonic === undefined && this.evmAccountKey === undefined && this.lockedBecause === undefined) await this.initialise();
+    if (this.mnemonic === undefined) throw keystoreLocked(this.lockedBecause ?? `set ${PASSPHRASE_VARIABLE}`);
+    return this.passphrase!;
+  }
+
+  /** Makes the keystore (another replica may have just made one: then that one is opened). */
+  private async initialise(): Promise<void> {
+    const existing = await this.store.readKeystore();
+    if (existing === undefined && !this.passphrase) {
+      throw keystoreLocked(`there is no keystore yet: set ${PASSPHRASE_VARIABLE} (a long random passphrase) and restart to make one`);
+    }
+    if (existing === undefined) {
+      const sealed = await sealSeed(this.passphrase!);
+      const kept = await this.store.initKeystore({ seed: sealed.encrypted, evmAccountKey: sealed.evmAccountKey });
+      if (kept.seed === sealed.encrypted) {
+        this.mnemonic = sealed.mnemonic;
+        this.evmAccountKey = sealed.evmAccountKey;
+        return;
+      }
+    }
+    await this.openKeystore();
+  }
+
+  private async open(): Promise<void> {
+    if ((await this.store.readKeystore()) !== undefined) await this.openKeystore();
+  }
+
+  private async openKeystore(): Promise<void> {
+    const keystore = (await this.store.readKeystore())!;
+    this.evmAccountKey = keystore.evmAccountKey;
+    if (!this.passphrase) {
+      this.lockedBecause = `${PASSPHRASE_VARIABLE} is not set`;
+      return;
+    }
+    try {
+      this.mnemonic = await openSeed(keystore.seed, this.passphrase);
+      this.lockedBecause = undefined;
+    } catch (error) {
+      if (!(error instanceof WrongPassphrase)) throw error;
+      this.lockedBecause = `${PASSPHRASE_VARIABLE} does not open it (a wrong passphrase)`;
+    }
+  }
+
+  /** A new passphrase for the seed and every imported key (the `custody:passphrase` task); this process keeps the old. */
+  static async rotate(store: CustodyStore, from: string, to: string): Promise<{ importedKeys: number }> {
+    const keystore = await store.readKeystore();
+    if (keystore === undefined) throw keystoreLocked("there is no keystore to rotate");
+    let mnemonic: Mnemonic;
+    try {
+      mnemonic = await openSeed(keystore.seed, from);
+    } catch (error) {
+      if (error instanceof WrongPassphrase) throw keystoreLocked(`${PASSPHRASE_VARIABLE} does not open it (a wrong passphrase)`);
+      throw error;
+    }
+    const imported = await store.importedKeys();
+    const reencrypted = [];
+    for (const entry of imported) {
+      const key = await decryptKey(entry.encryptedKey, from);
+      reencrypted.push({ ...entry, encryptedKey: await encryptKey(entry.address, key, to) });
+    }
+    await store.reencrypt(await encryptSeed(mnemonic, to), reencrypted);
+    return { importedKeys: reencrypted.length };
+  }
+}
+
+/** Lowercases an EVM address given in a path or body, named `field` when it is not one. */
+export function heldAddress(value: unknown, field: string): string {
+  return parseEvmAddress(value, field);
+}

@@ -1,0 +1,54 @@
+// What the service keeps of the keys it holds (docs/custody.md): one keystore, and the wallets it holds, by pair. The
+// store keeps them encrypted (the seed, and each imported key, as Web3 Secret Storage v3) or public (an address, a
+// derivation index, the EVM account's extended public key); the passphrase is never stored.
+
+/** Who asks: an HTTP request's API key (its own held wallets only), or the operator (a task, the programmatic API: all). */
+export type HolderScope = { apiKeyId: string | null } | "operator";
+
+export interface KeystoreRecord {
+  /** The seed, encrypted. */
+  seed: string;
+  /** The EVM account's extended public key: held addresses without the passphrase. */
+  evmAccountKey: string;
+}
+
+export interface HeldWalletRecord {
+  chain: string;
+  network: string;
+  /** Checksummed. */
+  address: string;
+  /** The API key that made it: only that key sees and uses it (null: made without one, by a task or the API). */
+  apiKeyId: string | null;
+  source: "derived" | "imported";
+  /** Derived: its index under the seed's EVM account. */
+  derivationIndex: number | null;
+  /** Imported: its key, encrypted. */
+  encryptedKey: string | null;
+  createdAt: string;
+}
+
+export interface HeldWalletPage {
+  items: HeldWalletRecord[];
+  /** Opaque cursor for the next (older) page, or null at the end. */
+  nextCursor: string | null;
+}
+
+export interface CustodyStore {
+  readKeystore(): Promise<KeystoreRecord | undefined>;
+  /** Writes the keystore unless one is there; answers the one that is (another replica may have written it first). */
+  initKeystore(record: KeystoreRecord): Promise<KeystoreRecord>;
+  /** The next derivation index, taken once across every process that shares the store. */
+  takeDerivationIndex(): Promise<number>;
+  /** False when the pair already holds that address (nothing is written then). */
+  insertHeldWallet(record: HeldWalletRecord): Promise<boolean>;
+  findHeldWallet(chain: string, network: string, address: string): Promise<HeldWalletRecord | undefined>;
+  /** Newest first; `apiKeyId` undefined: every key's. */
+  listHeldWallets(
+    apiKeyId: string | null | undefined,
+    options: { chain?: string; network?: string; limit: number; cursor?: string },
+  ): Promise<HeldWalletPage>;
+  /** A rotation: the seed and every imported key encrypted again, written together. */
+  reencrypt(seed: string, importedKeys: Array<{ chain: string; network: string; address: string; encryptedKey: string }>): Promise<void>;
+  /** Every imported key (a rotation encrypts them again). */
+  importedKeys(): Promise<Array<{ chain: string; network: string; address: string; encryptedKey: string }>>;
+}
