@@ -288,6 +288,8 @@ export async function createServer(options: CreateServerOptions): Promise<TokenS
     .runOnce()
     .catch((error: unknown) => logger.warn({ err: (error as Error).message }, "could not resume operations yet"));
   service.operations.start();
+  // The keystore is opened beside the first requests (scrypt takes about a second); held writes wait for it.
+  service.custody.start().catch((error: unknown) => logger.warn({ err: (error as Error).message }, "could not read the keystore yet"));
   const targets = new TargetGuard(settings.webhooks.allowPrivateTargets);
   const webhooks = new Webhooks(store.webhooks, targets);
   const deliveries = new DeliveryWorker(store.webhooks, targets, settings.webhooks.delivery, logger);

@@ -81,7 +81,11 @@ export class Custody {
 
   /** Reads the keystore and opens it with the passphrase (once; scrypt takes about a second). */
   start(): Promise<void> {
-    this.started ??= this.open();
+    // A store that could not be read (a database outage) is read again by the next caller.
+    this.started ??= this.open().catch((error: unknown) => {
+      this.started = undefined;
+      throw error;
+    });
     return this.started;
   }
 

@@ -141,6 +141,11 @@ export class Operations {
         // transfers they signed ahead for the reservations below them.
         fillers: [...(healing.fillers ?? []), new SignedCancels(store), new ReservationFillers(store)],
         withSenderLock: (chain, sender, work) => writes.withSenderLock(chain, sender, work),
+        // A held wallet's replacement, signed now (nothing was signed ahead for it); any other record stays stuck.
+        replaceHeld: async (record) =>
+          record.sender !== null &&
+          (await this.heldSigners?.("operator", record.chain, record.network, record.sender)) !== undefined &&
+          "sent" in (await this.replacements.replace(record.id, "speed-up")),
       },
       Date.now,
       (record) => this.writes.feePolicy.replaceAfterBlocksOf(record),
@@ -154,6 +159,8 @@ export class Operations {
         this.tracker.follow(id);
         this.tracker.kick(FIRST_LOOK_MS);
       },
+      // The write was allowed to use the wallet; its replacements sign for the same record.
+      async (record) => (record.sender === null ? undefined : this.heldSigners?.("operator", record.chain, record.network, record.sender)),
     );
   }
 

@@ -1,10 +1,11 @@
-import { Transaction, getAddress } from "ethers";
+import { Transaction, getAddress, type TransactionLike } from "ethers";
 
 import type { EvmChain } from "../../chains/evm/chain.js";
 import { translateProviderError } from "../../chains/evm/provider-errors.js";
 import { cancelGas, PLAIN_TRANSFER_GAS } from "../../chains/evm/write/estimates.js";
 import { feeFields, feesOfFeeData, feesOfTransaction } from "../../chains/evm/write/transaction-fields.js";
 import { parseSignedTransaction, toPreparedTransaction } from "../../chains/evm/write/signed-transaction.js";
+import type { TransactionSigner } from "../../chains/evm/write/send-types.js";
 import { storedRawTransaction } from "./stored-transactions.js";
 import { ErrorCode, TokenServiceError } from "../../domain/errors.js";
 import { ceilingOf, formatGwei, isReplacementOf, maxFeeOf, nextStep, replacementFees, type Fees } from "../../domain/fee-ladder.js";
@@ -63,14 +64,23 @@ export class Replacements {
     private readonly chainOf: (record: OperationRecord) => Promise<EvmChain>,
     /** Told once a replacement was sent, so the tracker looks at the record soon. */
     private readonly onSent: (id: string) => void,
+    /** The signer of a record's sender when the service holds its key (a held wallet): replacements are signed now. */
+    private readonly heldSignerOf: (record: OperationRecord) => Promise<TransactionSigner | undefined> = async () => undefined,
   ) {}
 
   async replace(id: string, kind: ReplacementKind, request: ReplacementRequest = {}): Promise<ReplacementOutcome> {
     const followed = await this.followed(id, kind);
     if (request.signedTransaction !== undefined) return { sent: await this.submit(followed, kind, request.signedTransaction) };
-    const ahead = this.signedAhead(followed, kind, await this.needed(followed.chain));
+    const needed = await this.needed(followed.chain);
+    const ahead = this.signedAhead(followed, kind, needed);
     if (ahead !== undefined) return { sent: await this.sendAhead(followed, kind, ahead) };
-    return { prepared: await this.prepare(followed, kind) };
+    // A held wallet signs its replacement when it is needed, at what the node asks now; checked as a caller's would be.
+    const signer = await this.heldSignerOf(followed.record);
+    if (signer !== undefined) {
+      const { raw } = await signer.signTransaction(await this.unsignedReplacement(followed, kind, needed));
+      return { sent: await this.submit(followed, kind, raw) };
+    }
+    return { prepared: await this.prepare(followed, kind, needed) };
   }
 
   /** The operation, checked to be one that can be replaced, with what its replacements are measured against. */
@@ -139,9 +149,24 @@ export class Replacements {
   }
 
   /** The replacement for the caller to sign: the minimum bump, raised to what the node asks now, held under the ceiling. */
-  private async prepare(followed: Followed, kind: ReplacementKind): Promise<PreparedReplacement> {
+  private async prepare(followed: Followed, kind: ReplacementKind, needed: Fees): Promise<PreparedReplacement> {
+    const { record, current, ceiling } = followed;
+    return {
+      operationId: record.id,
+      chain: record.chain,
+      network: record.network,
+      sender: record.sender,
+      replacement: kind,
+      replaces: current.transactionHash,
+      unsignedTransaction: toPreparedTransaction(await this.unsignedReplacement(followed, kind, needed)),
+      ceiling: ceiling.toString(),
+    };
+  }
+
+  /** The replacement's transaction: the same call (or the cancel) at the nonce, with the least fees that replace it. */
+  private async unsignedReplacement(followed: Followed, kind: ReplacementKind, needed: Fees): Promise<TransactionLike> {
     const { record, chain, current, original, ceiling } = followed;
-    const fees = replacementFees(current.fees, await this.needed(chain), ceiling);
+    const fees = replacementFees(current.fees, needed, ceiling);
     if (fees === undefined) {
       throw feeCapExceeded(
         record,
@@ -154,17 +179,7 @@ export class Replacements {
       kind === "cancel"
         ? { to: record.sender, data: "0x", value: 0n, gasLimit: (await cancelGas(chain, record.sender)) ?? PLAIN_TRANSFER_GAS }
         : { to: original.to, data: original.data, value: original.value, gasLimit: original.gasLimit };
-    const unsigned = toPreparedTransaction({ chainId: chain.info.chainId, nonce: record.nonce, ...call, ...feeFields(fees) });
-    return {
-      operationId: record.id,
-      chain: record.chain,
-      network: record.network,
-      sender: record.sender,
-      replacement: kind,
-      replaces: current.transactionHash,
-      unsignedTransaction: unsigned,
-      ceiling: ceiling.toString(),
-    };
+    return { chainId: chain.info.chainId, nonce: record.nonce, ...call, ...feeFields(fees) };
   }
 
   /** A replacement the caller signed: the same call (or a cancel) at the nonce, fees raised enough and under the ceiling. */

@@ -69,6 +69,11 @@ export interface TrackerHealing {
   fillers?: readonly NonceFiller[];
   /** The sender lock every send takes; a filler's transaction is sent under it. Default: none (no filler runs). */
   withSenderLock?<T>(chain: EvmChain, sender: string, work: () => Promise<T>): Promise<T>;
+  /**
+   * A record about to be said stuck (outbid, no step signed ahead above it): replaces it now if the service holds its
+   * sender's key (a held wallet signs its replacements when they are needed); answers whether it sent one.
+   */
+  replaceHeld?(record: LeasedOperation): Promise<boolean>;
 }
 
 /** A record in one pass: where it is, what was seen of it, and, once judged, the change to write. */
@@ -394,7 +399,10 @@ export class OperationTracker {
       looks.map(async (look) => {
         if (look.change !== undefined || look.observation === undefined) return;
         const decision = decide(look.record, look.observation, this.settings, this.now());
-        if ("change" in decision) {
+        if ("change" in decision && decision.change.stuck && look.record.stuck === null && (await this.replacedHeld(look.record))) {
+          // Sent in its place, and the record follows it now: looked at again after a poll interval.
+          look.change = { checkInMs: look.chain?.pollingIntervalMs ?? RETRY_AFTER_ERROR_MS };
+        } else if ("change" in decision) {
           look.change = decision.change;
           look.then = decision.then;
         } else if (decision.action === "broadcast") broadcasts.push(look);
@@ -781,6 +789,12 @@ export class OperationTracker {
    * Sends a step of the record's ladder in place of the transaction it follows: written as sent first (so that a crash
    * after the broadcast still has its hash followed), then broadcast.
    */
+  /** Whether a held wallet's replacement went out in place of the stuck notice (any failure: the notice stands). */
+  private async replacedHeld(record: LeasedOperation): Promise<boolean> {
+    if (this.healing.replaceHeld === undefined) return false;
+    return this.healing.replaceHeld(record).catch(() => false);
+  }
+
   private async replace(record: LeasedOperation, chain: EvmChain, hash: string, pass: PassReads, lost?: true): Promise<Observation> {
     const step = record.transactions.find((transaction) => transaction.transactionHash === hash.toLowerCase());
     if (step === undefined || record.nonce === null) throw new Error(`step ${hash} of ${record.id} is not stored`);

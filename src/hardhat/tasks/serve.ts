@@ -125,6 +125,10 @@ async function run(args: Args, hre: HardhatRuntimeEnvironment): Promise<void> {
   const base = `http://${args.host.includes(":") ? `[${args.host}]` : args.host}:${port}`;
 
   server.dataDirectory.announce(base);
+  const keystore = await server.service.custody.status().then(
+    ({ state, reason }) => `local keystore, ${state === "empty" ? "none yet" : state.toUpperCase()}${reason ? ` (${reason})` : ""}`,
+    (error: unknown) => `local keystore, not read yet (${(error as Error).message})`,
+  );
   const lines = [`hardhat-token-service listening on ${base}`, ""];
   for (const pair of server.service.networks()) {
     const mode = pair.backend === "none" ? "NOT SERVED" : pair.kind === "bitcoin" ? "LIVE" : pair.simulated ? "SIMULATED" : "LIVE";
@@ -141,6 +145,7 @@ async function run(args: Args, hre: HardhatRuntimeEnvironment): Promise<void> {
         `              ${path.basename(journal.path)}: ${journal.entries} entries, ${(journal.bytes / 1024).toFixed(1)} KiB, replayed in ${(journal.milliseconds / 1000).toFixed(2)} s${journal.tornBytes > 0 ? ` (dropped a ${journal.tornBytes}-byte line cut short by a crash)` : ""}`,
     ),
     `  auth        ${args.noAuth ? "OFF (--no-auth, loopback only)" : "API key required (apiKey query parameter or x-api-key header)"}`,
+    `  signer      ${keystore}: held wallets' keys (docs/custody.md)`,
     ...(settings.chainFaults
       ? [
           `  faults      ON (TOKEN_SERVICE_CHAIN_FAULTS=on): simulated chains misbehave on request, ${base}/api/v1/chains/{chain}/{network}/faults`,
