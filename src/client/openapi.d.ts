@@ -1131,6 +1131,29 @@ export interface operations {
                     };
                 };
             };
+            /** @description `PRIVATE_KEYS_DISABLED`: This service takes no private key */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "PRIVATE_KEYS_DISABLED";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
             /** @description `REQUEST_TIMEOUT`: The request was not received in time */
             408: {
                 headers: {
@@ -1381,6 +1404,29 @@ export interface operations {
                              * @enum {string}
                              */
                             code: "UNAUTHORIZED";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `PRIVATE_KEYS_DISABLED`: This service takes no private key */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "PRIVATE_KEYS_DISABLED";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -2720,6 +2766,29 @@ export interface operations {
                     };
                 };
             };
+            /** @description `PRIVATE_KEYS_DISABLED`: This service takes no private key */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "PRIVATE_KEYS_DISABLED";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
             /** @description `REQUEST_TIMEOUT`: The request was not received in time */
             408: {
                 headers: {
@@ -3357,6 +3426,29 @@ export interface operations {
                              * @enum {string}
                              */
                             code: "UNAUTHORIZED";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `PRIVATE_KEYS_DISABLED`: This service takes no private key */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "PRIVATE_KEYS_DISABLED";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -4079,6 +4171,29 @@ export interface operations {
                     };
                 };
             };
+            /** @description `PRIVATE_KEYS_DISABLED`: This service takes no private key */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "PRIVATE_KEYS_DISABLED";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
             /** @description `NOT_FOUND`: No such route, operation or webhook; `TRANSACTION_NOT_FOUND`: The node knows no transaction with that hash; `CHAIN_FAULTS_OFF`: Chain faults are off; `OPERATION_NOT_FOUND`: No operation with that id; `CHAIN_FAULT_NOT_FOUND`: No fault with that id on that pair */
             404: {
                 headers: {
@@ -4534,6 +4649,29 @@ export interface operations {
                              * @enum {string}
                              */
                             code: "UNAUTHORIZED";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `PRIVATE_KEYS_DISABLED`: This service takes no private key */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "PRIVATE_KEYS_DISABLED";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -5413,6 +5551,29 @@ export interface operations {
                     };
                 };
             };
+            /** @description `PRIVATE_KEYS_DISABLED`: This service takes no private key */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "PRIVATE_KEYS_DISABLED";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
             /** @description `REQUEST_TIMEOUT`: The request was not received in time */
             408: {
                 headers: {
@@ -5980,6 +6141,29 @@ export interface operations {
                     };
                 };
             };
+            /** @description `PRIVATE_KEYS_DISABLED`: This service takes no private key */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "PRIVATE_KEYS_DISABLED";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
             /** @description `REQUEST_TIMEOUT`: The request was not received in time */
             408: {
                 headers: {
@@ -6524,6 +6708,29 @@ export interface operations {
                     };
                 };
             };
+            /** @description `PRIVATE_KEYS_DISABLED`: This service takes no private key */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "PRIVATE_KEYS_DISABLED";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
             /** @description `REQUEST_TIMEOUT`: The request was not received in time */
             408: {
                 headers: {
@@ -7011,6 +7218,29 @@ export interface operations {
                              * @enum {string}
                              */
                             code: "UNAUTHORIZED";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `PRIVATE_KEYS_DISABLED`: This service takes no private key */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "PRIVATE_KEYS_DISABLED";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -7548,6 +7778,29 @@ export interface operations {
                     };
                 };
             };
+            /** @description `PRIVATE_KEYS_DISABLED`: This service takes no private key */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "PRIVATE_KEYS_DISABLED";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
             /** @description `REQUEST_TIMEOUT`: The request was not received in time */
             408: {
                 headers: {
@@ -8075,6 +8328,29 @@ export interface operations {
                     };
                 };
             };
+            /** @description `PRIVATE_KEYS_DISABLED`: This service takes no private key */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "PRIVATE_KEYS_DISABLED";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
             /** @description `REQUEST_TIMEOUT`: The request was not received in time */
             408: {
                 headers: {
@@ -8569,6 +8845,29 @@ export interface operations {
                              * @enum {string}
                              */
                             code: "UNAUTHORIZED";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `PRIVATE_KEYS_DISABLED`: This service takes no private key */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "PRIVATE_KEYS_DISABLED";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -10102,6 +10401,29 @@ export interface operations {
                     };
                 };
             };
+            /** @description `PRIVATE_KEYS_DISABLED`: This service takes no private key */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "PRIVATE_KEYS_DISABLED";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
             /** @description `REQUEST_TIMEOUT`: The request was not received in time */
             408: {
                 headers: {
@@ -10821,6 +11143,29 @@ export interface operations {
                              * @enum {string}
                              */
                             code: "UNAUTHORIZED";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `PRIVATE_KEYS_DISABLED`: This service takes no private key */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "PRIVATE_KEYS_DISABLED";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -12041,6 +12386,29 @@ export interface operations {
                              * @enum {string}
                              */
                             code: "UNAUTHORIZED";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `PRIVATE_KEYS_DISABLED`: This service takes no private key */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "PRIVATE_KEYS_DISABLED";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;

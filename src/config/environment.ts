@@ -527,6 +527,18 @@ export const VARIABLES = {
       .optional()
       .transform((value) => value === "on"),
   }),
+  TOKEN_SERVICE_ALLOW_PRIVATE_KEYS: variable({
+    name: "TOKEN_SERVICE_ALLOW_PRIVATE_KEYS",
+    type: "true | false",
+    default: "true",
+    description:
+      "false is the production switch: no private key crosses the HTTP API. A `privateKey` in any request body (a write, an import) answers `403 PRIVATE_KEYS_DISABLED` before anything is read of it, and `POST /api/v1/wallets` makes held wallets only (`custody` omitted means `service`; `caller` is refused). Writes are then signed by held wallets (docs/custody.md) or by their callers (prepare, sign, submit).",
+    readBy: HTTP_SERVICE,
+    schema: z
+      .enum(["true", "false"], { error: "must be true or false" })
+      .optional()
+      .transform((value) => value !== "false"),
+  }),
   TOKEN_SERVICE_KEYSTORE_PASSPHRASE: variable({
     name: "TOKEN_SERVICE_KEYSTORE_PASSPHRASE",
     type: "text, at least 12 characters",

@@ -148,6 +148,13 @@ export const ERROR_CATALOG = {
     description:
       "A `signedTransaction` whose reservation expired and whose nonce was taken since (or the chain already used it): prepare again. Stored in an operation's record when another transaction from the same sender (sent with another wallet or tool, or replacing this one) was mined at the record's nonce: the operation's own transaction can never be mined, and it did not happen.",
   },
+  PRIVATE_KEYS_DISABLED: {
+    httpStatus: 403,
+    source: "core",
+    title: "This service takes no private key",
+    description:
+      "`TOKEN_SERVICE_ALLOW_PRIVATE_KEYS=false` (the production switch): a request carried `privateKey` (a write, an import), or asked `POST /wallets` for a wallet whose key it would answer (`custody: caller`). Nothing was read of the key, nothing done. Name a held wallet as `sender` without a key, or prepare, sign and submit `signedTransaction`.",
+  },
   WALLET_ALREADY_HELD: {
     httpStatus: 409,
     source: "core",

@@ -40,6 +40,7 @@ export const RETRY_ADVICE: Record<AnyErrorCode, RetryAdvice> = {
   NONCE_TAKEN: "after-change",
   ALREADY_SUBMITTED: "after-change",
   WALLET_ALREADY_HELD: "after-change",
+  PRIVATE_KEYS_DISABLED: "after-change",
   ALREADY_DEPLOYED: "after-change",
   OPERATION_FINAL: "after-change",
   LIVE_NETWORK_FAULTS: "after-change",

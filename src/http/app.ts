@@ -21,6 +21,7 @@ import { cachedHealthCheck, withoutDetails } from "./health.js";
 import { StorageHealth } from "./storage-health.js";
 import { noStore, securityHeaders } from "./security-headers.js";
 import { HttpError, HttpErrorCode } from "./http-errors.js";
+import { ErrorCode, TokenServiceError } from "../domain/errors.js";
 import { createLogger, logNonceHealing } from "./logger.js";
 import { requireApiKey } from "./middleware/auth.js";
 import { errorHandler } from "./middleware/errors.js";
@@ -137,6 +138,7 @@ function routeHandler(route: RouteDefinition, context: ServerContext) {
       checkQueryParameters(rawQuery);
       const query = route.query ? parseWith(route.query, rawQuery) : {};
       const rawBody = request.body ?? {};
+      if (!context.allowPrivateKeys) refusePrivateKey(rawBody);
       const body = route.validateBody ? route.validateBody(rawBody) : route.body ? parseWith(route.body, rawBody) : undefined;
       const apiKeyId = request.apiKeyId ?? null;
       const params = request.params as Record<string, string>;
@@ -187,6 +189,17 @@ function routeHandler(route: RouteDefinition, context: ServerContext) {
       next(error);
     }
   };
+}
+
+/** The production switch (TOKEN_SERVICE_ALLOW_PRIVATE_KEYS=false): a key in a request body goes no further. */
+function refusePrivateKey(body: unknown): void {
+  if (typeof body === "object" && body !== null && Object.hasOwn(body, "privateKey")) {
+    throw new TokenServiceError(
+      ErrorCode.PRIVATE_KEYS_DISABLED,
+      "this service takes no private key (TOKEN_SERVICE_ALLOW_PRIVATE_KEYS=false): name a held wallet as sender and omit privateKey, or prepare the transaction, sign it yourself and submit signedTransaction (the key was not read)",
+      { field: "privateKey" },
+    );
+  }
 }
 
 /** A reason this process must not serve, for the operator: `serve` prints it as one line. */
@@ -308,6 +321,7 @@ export async function createServer(options: CreateServerOptions): Promise<TokenS
     webhooks,
     logger,
     waitTimeoutMs,
+    allowPrivateKeys: settings.allowPrivateKeys,
     // Longer than any request may take (a wait=mined included), so only a dead owner's claim expires.
     idempotencyLeaseMs: settings.idempotencyLeaseMs ?? waitTimeoutMs + IDEMPOTENCY_LEASE_MARGIN_MS,
     idempotencyRetentionMs: options.idempotencyRetentionMs ?? settings.idempotencyRetentionMs,

@@ -14,6 +14,8 @@ export interface ServerContext {
   logger: Logger;
   /** How long `wait=mined` waits before answering 202 with the pending status. */
   waitTimeoutMs: number;
+  /** false: a private key in a request body is refused (TOKEN_SERVICE_ALLOW_PRIVATE_KEYS=false). */
+  allowPrivateKeys: boolean;
   /** How long a request holds its Idempotency-Key before a retry may settle it (its owner is presumed dead). */
   idempotencyLeaseMs: number;
   /** How long an Idempotency-Key replays its first answer. */

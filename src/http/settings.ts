@@ -38,6 +38,8 @@ export interface Settings {
   chainFaults: boolean;
   /** true: GET /metrics answers without an API key (for a scraper on a private network). */
   metricsPublic: boolean;
+  /** false: no private key in any request body (the production switch; docs/custody.md). */
+  allowPrivateKeys: boolean;
   /** Webhook targets and deliveries. */
   webhooks: { allowPrivateTargets: boolean; delivery: DeliverySettings };
 }
@@ -72,6 +74,7 @@ export function loadSettings(env: NodeJS.ProcessEnv): Settings {
     simulatedChains: settings.TOKEN_SERVICE_SIMULATED_CHAINS,
     chainFaults: settings.TOKEN_SERVICE_CHAIN_FAULTS,
     metricsPublic: settings.TOKEN_SERVICE_METRICS_PUBLIC,
+    allowPrivateKeys: settings.TOKEN_SERVICE_ALLOW_PRIVATE_KEYS,
     webhooks: {
       allowPrivateTargets: settings.TOKEN_SERVICE_WEBHOOK_ALLOW_PRIVATE_TARGETS,
       delivery: {

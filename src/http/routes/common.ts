@@ -39,7 +39,8 @@ export function middlewareResponses(route: RouteDefinition): ReturnType<typeof e
     408,
     431,
     ...(route.auth ? [401, 421, 429, 503] : []),
-    ...(route.method === "post" ? [413, 415] : []),
+    // 403: a privateKey in a body under the production switch (TOKEN_SERVICE_ALLOW_PRIVATE_KEYS=false).
+    ...(route.method === "post" ? [403, 413, 415] : []),
     ...(route.idempotent ? [409] : []),
   );
 }

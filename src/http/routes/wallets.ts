@@ -2,7 +2,7 @@ import { Balances, BalanceQuery, CreateWalletBody, Wallet } from "../schemas.js"
 import { defineRoute } from "../route.js";
 import { EXAMPLE_ACCOUNT, EXAMPLE_PAIR } from "../examples.js";
 import { HeldWallet, HeldWalletList, HeldWalletQuery, ImportWalletBody } from "../custody-schemas.js";
-import { invalidArgument } from "../../domain/errors.js";
+import { ErrorCode, TokenServiceError, invalidArgument } from "../../domain/errors.js";
 import { errorResponses } from "./common.js";
 
 /** `erc20TokenContractAddresses` may be repeated and each value may be a comma-separated list. */
@@ -34,8 +34,17 @@ export const createWalletRoute = defineRoute({
     201: { description: "The new held wallet (no key)", schema: HeldWallet },
     ...errorResponses(400, 401, 429, 503),
   },
-  async handle({ body, apiKeyId }, { service }) {
-    if (body.custody !== "service") return { body: service.createWallet(body) };
+  async handle({ body, apiKeyId }, { service, allowPrivateKeys }) {
+    // With the production switch, a wallet is held unless a key is asked for: then refused, as any key in an answer.
+    const custody = body.custody ?? (allowPrivateKeys ? "caller" : "service");
+    if (custody === "caller" && !allowPrivateKeys) {
+      throw new TokenServiceError(
+        ErrorCode.PRIVATE_KEYS_DISABLED,
+        'this service answers no private key (TOKEN_SERVICE_ALLOW_PRIVATE_KEYS=false): create a held wallet ("custody": "service")',
+        { field: "custody" },
+      );
+    }
+    if (custody === "caller") return { body: service.createWallet(body) };
     if (body.addressType !== undefined) throw invalidArgument("addressType", "addressType applies to bitcoin wallets, which are not held");
     return { status: 201, body: await service.custody.create({ apiKeyId }, body.chain, body.network) };
   },

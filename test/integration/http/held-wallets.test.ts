@@ -198,3 +198,47 @@ describe("held wallets without a keystore or a passphrase", function () {
     expect((await api.call("POST", "/api/v1/wallets", SEPOLIA)).status).to.equal(200);
   });
 });
+
+describe("the production switch: TOKEN_SERVICE_ALLOW_PRIVATE_KEYS=false", function () {
+  this.timeout(60_000);
+  let api: RunningServer;
+
+  before(async function () {
+    api = await startServer({ env: { TOKEN_SERVICE_ALLOW_PRIVATE_KEYS: "false", TOKEN_SERVICE_KEYSTORE_PASSPHRASE: PASSPHRASE } });
+  });
+
+  after(async function () {
+    await api?.stop();
+  });
+
+  it("refuses a privateKey in any body (403) and answers no key; held wallets and prepares work", async function () {
+    const key = Wallet.createRandom();
+    const launch = { ...SEPOLIA, type: "ERC20", token: { name: "Prod", symbol: "PRD" }, sender: key.address };
+    const bodies: Array<[string, unknown]> = [
+      ["/api/v1/tokens", { ...launch, privateKey: key.privateKey }],
+      ["/api/v1/wallets/import", { ...SEPOLIA, privateKey: key.privateKey }],
+      ["/api/v1/faucet", { ...SEPOLIA, address: key.address, privateKey: key.privateKey }],
+      ["/api/v1/transfers", { ...SEPOLIA, type: "NATIVE", to: key.address, amount: "1", sender: key.address, privateKey: "0x01" }],
+    ];
+    for (const [url, body] of bodies) {
+      const refused = await api.call("POST", url, body);
+      expect(refused.status, `${url}: ${JSON.stringify(refused.body)}`).to.equal(403);
+      expect(refused.body.error).to.include({ code: "PRIVATE_KEYS_DISABLED", field: "privateKey" });
+      expect(JSON.stringify(refused.body)).to.not.include(key.privateKey.slice(2));
+    }
+    expect((await api.call("GET", "/api/v1/tokens")).body.items, "nothing recorded").to.deep.equal([]);
+    const caller = await api.call("POST", "/api/v1/wallets", { ...SEPOLIA, custody: "caller" });
+    expect(caller.status).to.equal(403);
+    expect(caller.body.error.code).to.equal("PRIVATE_KEYS_DISABLED");
+    const held = await api.call("POST", "/api/v1/wallets", SEPOLIA);
+    expect(held.status, "custody omitted: a held wallet").to.equal(201);
+    expect(held.body).to.not.have.property("privateKey");
+    await api.call("POST", "/api/v1/faucet", { ...SEPOLIA, address: held.body.address });
+    const signed = await api.call("POST", "/api/v1/tokens?wait=mined", { ...launch, sender: held.body.address });
+    expect(signed.body.status, JSON.stringify(signed.body)).to.equal("mined");
+    await api.call("POST", "/api/v1/faucet", { ...SEPOLIA, address: key.address });
+    const prepared = await api.call("POST", "/api/v1/tokens", launch);
+    expect(prepared.status).to.equal(200);
+    expect(prepared.body).to.have.property("unsignedTransaction");
+  });
+});
