@@ -66,6 +66,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/wallets/{address}/policy": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A held wallet's policy
+         * @description `{}` when none is set.
+         */
+        get: operations["getWalletPolicy"];
+        /**
+         * Set a held wallet's policy: what the service signs for it
+         * @description Replaces the policy (every rule optional; `{}` removes them all). A write outside it answers 403 `POLICY_DENIED` naming the rule, before anything is signed or a nonce is taken. Amounts in smallest units; `maxValuePerDay` counts the native value of the writes signed each UTC day, on each pair, across replicas and restarts.
+         */
+        put: operations["putWalletPolicy"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/tokens": {
         parameters: {
             query?: never;
@@ -1131,7 +1155,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `PRIVATE_KEYS_DISABLED`: This service takes no private key */
+            /** @description `PRIVATE_KEYS_DISABLED`: This service takes no private key; `POLICY_DENIED`: The held wallet's policy refuses this write */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1143,7 +1167,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "PRIVATE_KEYS_DISABLED";
+                            code: "PRIVATE_KEYS_DISABLED" | "POLICY_DENIED";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -1414,7 +1438,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `PRIVATE_KEYS_DISABLED`: This service takes no private key */
+            /** @description `PRIVATE_KEYS_DISABLED`: This service takes no private key; `POLICY_DENIED`: The held wallet's policy refuses this write */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1426,7 +1450,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "PRIVATE_KEYS_DISABLED";
+                            code: "PRIVATE_KEYS_DISABLED" | "POLICY_DENIED";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -1725,6 +1749,534 @@ export interface operations {
                              * @enum {string}
                              */
                             code: "REQUEST_TIMEOUT";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `HOST_NOT_ALLOWED`: Without API keys (--no-auth): a Host other than a loopback name */
+            421: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "HOST_NOT_ALLOWED";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `RATE_LIMITED`: Per-key rate limit reached (see Retry-After); `TOO_MANY_CONNECTIONS`: Too many open connections from this address (see Retry-After); `TOO_MANY_AUTH_FAILURES`: Too many wrong API keys from this address (see Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "RATE_LIMITED" | "TOO_MANY_CONNECTIONS" | "TOO_MANY_AUTH_FAILURES";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `HEADERS_TOO_LARGE`: Request headers over 16 KiB */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "HEADERS_TOO_LARGE";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `BACKEND_NOT_CONFIGURED`: No backend for that network; `SERVICE_UNAVAILABLE`: The database cannot be reached (see Retry-After); `KEYSTORE_LOCKED`: The keystore cannot sign: its passphrase is not set, or wrong; `STORAGE_UNAVAILABLE`: The service's own storage is exhausted (see Retry-After); `DATA_DIR_IN_USE`: Another process holds the data directory */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "BACKEND_NOT_CONFIGURED" | "SERVICE_UNAVAILABLE" | "KEYSTORE_LOCKED" | "STORAGE_UNAVAILABLE" | "DATA_DIR_IN_USE";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+    };
+    getWalletPolicy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The held wallet's address */
+                address: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The policy */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        maxValuePerTransaction?: string;
+                        maxValuePerDay?: string;
+                        allowedRecipients?: string[];
+                        allowedContracts?: string[];
+                        maxFeePerGas?: string;
+                        networks?: string[];
+                    };
+                };
+            };
+            /** @description `INVALID_ARGUMENT`: A field is missing, has the wrong type or breaks a rule; `INVALID_ADDRESS`: Not an address of that chain and network; `INVALID_PRIVATE_KEY`: Not a 32-byte hex private key; `UNSUPPORTED_CHAIN`: Unknown chain; `UNSUPPORTED_NETWORK`: Unknown network of that chain; `UNSUPPORTED_OPERATION`: The chain cannot do that; `MALFORMED_JSON`: The body is not valid JSON; `MALFORMED_REQUEST`: Not valid HTTP/1.1, or a bad percent-encoding in the path */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "INVALID_ARGUMENT" | "INVALID_ADDRESS" | "INVALID_PRIVATE_KEY" | "UNSUPPORTED_CHAIN" | "UNSUPPORTED_NETWORK" | "UNSUPPORTED_OPERATION" | "MALFORMED_JSON" | "MALFORMED_REQUEST";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `UNAUTHORIZED`: Missing or wrong API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "UNAUTHORIZED";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `NOT_FOUND`: No such route, operation or webhook; `TRANSACTION_NOT_FOUND`: The node knows no transaction with that hash; `HELD_WALLET_NOT_FOUND`: No held wallet at that address for your API key; `CHAIN_FAULTS_OFF`: Chain faults are off; `OPERATION_NOT_FOUND`: No operation with that id; `CHAIN_FAULT_NOT_FOUND`: No fault with that id on that pair */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "NOT_FOUND" | "TRANSACTION_NOT_FOUND" | "HELD_WALLET_NOT_FOUND" | "CHAIN_FAULTS_OFF" | "OPERATION_NOT_FOUND" | "CHAIN_FAULT_NOT_FOUND";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `REQUEST_TIMEOUT`: The request was not received in time */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "REQUEST_TIMEOUT";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `HOST_NOT_ALLOWED`: Without API keys (--no-auth): a Host other than a loopback name */
+            421: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "HOST_NOT_ALLOWED";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `RATE_LIMITED`: Per-key rate limit reached (see Retry-After); `TOO_MANY_CONNECTIONS`: Too many open connections from this address (see Retry-After); `TOO_MANY_AUTH_FAILURES`: Too many wrong API keys from this address (see Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "RATE_LIMITED" | "TOO_MANY_CONNECTIONS" | "TOO_MANY_AUTH_FAILURES";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `HEADERS_TOO_LARGE`: Request headers over 16 KiB */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "HEADERS_TOO_LARGE";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `BACKEND_NOT_CONFIGURED`: No backend for that network; `SERVICE_UNAVAILABLE`: The database cannot be reached (see Retry-After); `KEYSTORE_LOCKED`: The keystore cannot sign: its passphrase is not set, or wrong; `STORAGE_UNAVAILABLE`: The service's own storage is exhausted (see Retry-After); `DATA_DIR_IN_USE`: Another process holds the data directory */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "BACKEND_NOT_CONFIGURED" | "SERVICE_UNAVAILABLE" | "KEYSTORE_LOCKED" | "STORAGE_UNAVAILABLE" | "DATA_DIR_IN_USE";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+    };
+    putWalletPolicy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The held wallet's address */
+                address: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description The most native currency one transaction may send (smallest units)
+                     * @example 1000000000000000000
+                     */
+                    maxValuePerTransaction?: string;
+                    /**
+                     * @description The most native currency its transactions may send per UTC day, on each pair (smallest units)
+                     * @example 1000000000000000000
+                     */
+                    maxValuePerDay?: string;
+                    /** @description Who may receive: a transfer's or mint's recipients, an approval's spender, a role's account, a new owner */
+                    allowedRecipients?: string[];
+                    /** @description The contracts it may call (a launch calls none) */
+                    allowedContracts?: string[];
+                    /**
+                     * @description The most it may pay per gas, in wei (maxFeePerGas, or a legacy gasPrice); its replacements included
+                     * @example 1000000000000000000
+                     */
+                    maxFeePerGas?: string;
+                    /**
+                     * @description The pairs it may write on, as chain/network
+                     * @example [
+                     *       "ethereum/sepolia"
+                     *     ]
+                     */
+                    networks?: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description The policy now */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        maxValuePerTransaction?: string;
+                        maxValuePerDay?: string;
+                        allowedRecipients?: string[];
+                        allowedContracts?: string[];
+                        maxFeePerGas?: string;
+                        networks?: string[];
+                    };
+                };
+            };
+            /** @description `INVALID_ARGUMENT`: A field is missing, has the wrong type or breaks a rule; `INVALID_ADDRESS`: Not an address of that chain and network; `INVALID_PRIVATE_KEY`: Not a 32-byte hex private key; `UNSUPPORTED_CHAIN`: Unknown chain; `UNSUPPORTED_NETWORK`: Unknown network of that chain; `UNSUPPORTED_OPERATION`: The chain cannot do that; `MALFORMED_JSON`: The body is not valid JSON; `MALFORMED_REQUEST`: Not valid HTTP/1.1, or a bad percent-encoding in the path */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "INVALID_ARGUMENT" | "INVALID_ADDRESS" | "INVALID_PRIVATE_KEY" | "UNSUPPORTED_CHAIN" | "UNSUPPORTED_NETWORK" | "UNSUPPORTED_OPERATION" | "MALFORMED_JSON" | "MALFORMED_REQUEST";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `UNAUTHORIZED`: Missing or wrong API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "UNAUTHORIZED";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `PRIVATE_KEYS_DISABLED`: This service takes no private key; `POLICY_DENIED`: The held wallet's policy refuses this write */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "PRIVATE_KEYS_DISABLED" | "POLICY_DENIED";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `NOT_FOUND`: No such route, operation or webhook; `TRANSACTION_NOT_FOUND`: The node knows no transaction with that hash; `HELD_WALLET_NOT_FOUND`: No held wallet at that address for your API key; `CHAIN_FAULTS_OFF`: Chain faults are off; `OPERATION_NOT_FOUND`: No operation with that id; `CHAIN_FAULT_NOT_FOUND`: No fault with that id on that pair */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "NOT_FOUND" | "TRANSACTION_NOT_FOUND" | "HELD_WALLET_NOT_FOUND" | "CHAIN_FAULTS_OFF" | "OPERATION_NOT_FOUND" | "CHAIN_FAULT_NOT_FOUND";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `REQUEST_TIMEOUT`: The request was not received in time */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "REQUEST_TIMEOUT";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `PAYLOAD_TOO_LARGE`: Body over 64 KiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "PAYLOAD_TOO_LARGE";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `UNSUPPORTED_MEDIA_TYPE`: Body not sent as application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "UNSUPPORTED_MEDIA_TYPE";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -2766,7 +3318,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `PRIVATE_KEYS_DISABLED`: This service takes no private key */
+            /** @description `PRIVATE_KEYS_DISABLED`: This service takes no private key; `POLICY_DENIED`: The held wallet's policy refuses this write */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2778,7 +3330,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "PRIVATE_KEYS_DISABLED";
+                            code: "PRIVATE_KEYS_DISABLED" | "POLICY_DENIED";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -3436,7 +3988,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `PRIVATE_KEYS_DISABLED`: This service takes no private key */
+            /** @description `PRIVATE_KEYS_DISABLED`: This service takes no private key; `POLICY_DENIED`: The held wallet's policy refuses this write */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3448,7 +4000,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "PRIVATE_KEYS_DISABLED";
+                            code: "PRIVATE_KEYS_DISABLED" | "POLICY_DENIED";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -3844,7 +4396,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `NOT_FOUND`: No such route, operation or webhook; `TRANSACTION_NOT_FOUND`: The node knows no transaction with that hash; `CHAIN_FAULTS_OFF`: Chain faults are off; `OPERATION_NOT_FOUND`: No operation with that id; `CHAIN_FAULT_NOT_FOUND`: No fault with that id on that pair */
+            /** @description `NOT_FOUND`: No such route, operation or webhook; `TRANSACTION_NOT_FOUND`: The node knows no transaction with that hash; `HELD_WALLET_NOT_FOUND`: No held wallet at that address for your API key; `CHAIN_FAULTS_OFF`: Chain faults are off; `OPERATION_NOT_FOUND`: No operation with that id; `CHAIN_FAULT_NOT_FOUND`: No fault with that id on that pair */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3856,7 +4408,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "NOT_FOUND" | "TRANSACTION_NOT_FOUND" | "CHAIN_FAULTS_OFF" | "OPERATION_NOT_FOUND" | "CHAIN_FAULT_NOT_FOUND";
+                            code: "NOT_FOUND" | "TRANSACTION_NOT_FOUND" | "HELD_WALLET_NOT_FOUND" | "CHAIN_FAULTS_OFF" | "OPERATION_NOT_FOUND" | "CHAIN_FAULT_NOT_FOUND";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -4171,7 +4723,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `PRIVATE_KEYS_DISABLED`: This service takes no private key */
+            /** @description `PRIVATE_KEYS_DISABLED`: This service takes no private key; `POLICY_DENIED`: The held wallet's policy refuses this write */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4183,7 +4735,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "PRIVATE_KEYS_DISABLED";
+                            code: "PRIVATE_KEYS_DISABLED" | "POLICY_DENIED";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -4194,7 +4746,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `NOT_FOUND`: No such route, operation or webhook; `TRANSACTION_NOT_FOUND`: The node knows no transaction with that hash; `CHAIN_FAULTS_OFF`: Chain faults are off; `OPERATION_NOT_FOUND`: No operation with that id; `CHAIN_FAULT_NOT_FOUND`: No fault with that id on that pair */
+            /** @description `NOT_FOUND`: No such route, operation or webhook; `TRANSACTION_NOT_FOUND`: The node knows no transaction with that hash; `HELD_WALLET_NOT_FOUND`: No held wallet at that address for your API key; `CHAIN_FAULTS_OFF`: Chain faults are off; `OPERATION_NOT_FOUND`: No operation with that id; `CHAIN_FAULT_NOT_FOUND`: No fault with that id on that pair */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4206,7 +4758,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "NOT_FOUND" | "TRANSACTION_NOT_FOUND" | "CHAIN_FAULTS_OFF" | "OPERATION_NOT_FOUND" | "CHAIN_FAULT_NOT_FOUND";
+                            code: "NOT_FOUND" | "TRANSACTION_NOT_FOUND" | "HELD_WALLET_NOT_FOUND" | "CHAIN_FAULTS_OFF" | "OPERATION_NOT_FOUND" | "CHAIN_FAULT_NOT_FOUND";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -4659,7 +5211,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `PRIVATE_KEYS_DISABLED`: This service takes no private key */
+            /** @description `PRIVATE_KEYS_DISABLED`: This service takes no private key; `POLICY_DENIED`: The held wallet's policy refuses this write */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4671,7 +5223,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "PRIVATE_KEYS_DISABLED";
+                            code: "PRIVATE_KEYS_DISABLED" | "POLICY_DENIED";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -4682,7 +5234,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `NOT_FOUND`: No such route, operation or webhook; `TRANSACTION_NOT_FOUND`: The node knows no transaction with that hash; `CHAIN_FAULTS_OFF`: Chain faults are off; `OPERATION_NOT_FOUND`: No operation with that id; `CHAIN_FAULT_NOT_FOUND`: No fault with that id on that pair */
+            /** @description `NOT_FOUND`: No such route, operation or webhook; `TRANSACTION_NOT_FOUND`: The node knows no transaction with that hash; `HELD_WALLET_NOT_FOUND`: No held wallet at that address for your API key; `CHAIN_FAULTS_OFF`: Chain faults are off; `OPERATION_NOT_FOUND`: No operation with that id; `CHAIN_FAULT_NOT_FOUND`: No fault with that id on that pair */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4694,7 +5246,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "NOT_FOUND" | "TRANSACTION_NOT_FOUND" | "CHAIN_FAULTS_OFF" | "OPERATION_NOT_FOUND" | "CHAIN_FAULT_NOT_FOUND";
+                            code: "NOT_FOUND" | "TRANSACTION_NOT_FOUND" | "HELD_WALLET_NOT_FOUND" | "CHAIN_FAULTS_OFF" | "OPERATION_NOT_FOUND" | "CHAIN_FAULT_NOT_FOUND";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -5551,7 +6103,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `PRIVATE_KEYS_DISABLED`: This service takes no private key */
+            /** @description `PRIVATE_KEYS_DISABLED`: This service takes no private key; `POLICY_DENIED`: The held wallet's policy refuses this write */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5563,7 +6115,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "PRIVATE_KEYS_DISABLED";
+                            code: "PRIVATE_KEYS_DISABLED" | "POLICY_DENIED";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -6141,7 +6693,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `PRIVATE_KEYS_DISABLED`: This service takes no private key */
+            /** @description `PRIVATE_KEYS_DISABLED`: This service takes no private key; `POLICY_DENIED`: The held wallet's policy refuses this write */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6153,7 +6705,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "PRIVATE_KEYS_DISABLED";
+                            code: "PRIVATE_KEYS_DISABLED" | "POLICY_DENIED";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -6708,7 +7260,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `PRIVATE_KEYS_DISABLED`: This service takes no private key */
+            /** @description `PRIVATE_KEYS_DISABLED`: This service takes no private key; `POLICY_DENIED`: The held wallet's policy refuses this write */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6720,7 +7272,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "PRIVATE_KEYS_DISABLED";
+                            code: "PRIVATE_KEYS_DISABLED" | "POLICY_DENIED";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -7228,7 +7780,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `PRIVATE_KEYS_DISABLED`: This service takes no private key */
+            /** @description `PRIVATE_KEYS_DISABLED`: This service takes no private key; `POLICY_DENIED`: The held wallet's policy refuses this write */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7240,7 +7792,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "PRIVATE_KEYS_DISABLED";
+                            code: "PRIVATE_KEYS_DISABLED" | "POLICY_DENIED";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -7778,7 +8330,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `PRIVATE_KEYS_DISABLED`: This service takes no private key */
+            /** @description `PRIVATE_KEYS_DISABLED`: This service takes no private key; `POLICY_DENIED`: The held wallet's policy refuses this write */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7790,7 +8342,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "PRIVATE_KEYS_DISABLED";
+                            code: "PRIVATE_KEYS_DISABLED" | "POLICY_DENIED";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -8328,7 +8880,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `PRIVATE_KEYS_DISABLED`: This service takes no private key */
+            /** @description `PRIVATE_KEYS_DISABLED`: This service takes no private key; `POLICY_DENIED`: The held wallet's policy refuses this write */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8340,7 +8892,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "PRIVATE_KEYS_DISABLED";
+                            code: "PRIVATE_KEYS_DISABLED" | "POLICY_DENIED";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -8855,7 +9407,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `PRIVATE_KEYS_DISABLED`: This service takes no private key */
+            /** @description `PRIVATE_KEYS_DISABLED`: This service takes no private key; `POLICY_DENIED`: The held wallet's policy refuses this write */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8867,7 +9419,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "PRIVATE_KEYS_DISABLED";
+                            code: "PRIVATE_KEYS_DISABLED" | "POLICY_DENIED";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -10078,7 +10630,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `NOT_FOUND`: No such route, operation or webhook; `TRANSACTION_NOT_FOUND`: The node knows no transaction with that hash; `CHAIN_FAULTS_OFF`: Chain faults are off; `OPERATION_NOT_FOUND`: No operation with that id; `CHAIN_FAULT_NOT_FOUND`: No fault with that id on that pair */
+            /** @description `NOT_FOUND`: No such route, operation or webhook; `TRANSACTION_NOT_FOUND`: The node knows no transaction with that hash; `HELD_WALLET_NOT_FOUND`: No held wallet at that address for your API key; `CHAIN_FAULTS_OFF`: Chain faults are off; `OPERATION_NOT_FOUND`: No operation with that id; `CHAIN_FAULT_NOT_FOUND`: No fault with that id on that pair */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -10090,7 +10642,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "NOT_FOUND" | "TRANSACTION_NOT_FOUND" | "CHAIN_FAULTS_OFF" | "OPERATION_NOT_FOUND" | "CHAIN_FAULT_NOT_FOUND";
+                            code: "NOT_FOUND" | "TRANSACTION_NOT_FOUND" | "HELD_WALLET_NOT_FOUND" | "CHAIN_FAULTS_OFF" | "OPERATION_NOT_FOUND" | "CHAIN_FAULT_NOT_FOUND";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -10401,7 +10953,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `PRIVATE_KEYS_DISABLED`: This service takes no private key */
+            /** @description `PRIVATE_KEYS_DISABLED`: This service takes no private key; `POLICY_DENIED`: The held wallet's policy refuses this write */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -10413,7 +10965,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "PRIVATE_KEYS_DISABLED";
+                            code: "PRIVATE_KEYS_DISABLED" | "POLICY_DENIED";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -11153,7 +11705,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `PRIVATE_KEYS_DISABLED`: This service takes no private key */
+            /** @description `PRIVATE_KEYS_DISABLED`: This service takes no private key; `POLICY_DENIED`: The held wallet's policy refuses this write */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -11165,7 +11717,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "PRIVATE_KEYS_DISABLED";
+                            code: "PRIVATE_KEYS_DISABLED" | "POLICY_DENIED";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -11411,7 +11963,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `NOT_FOUND`: No such route, operation or webhook; `TRANSACTION_NOT_FOUND`: The node knows no transaction with that hash; `CHAIN_FAULTS_OFF`: Chain faults are off; `OPERATION_NOT_FOUND`: No operation with that id; `CHAIN_FAULT_NOT_FOUND`: No fault with that id on that pair */
+            /** @description `NOT_FOUND`: No such route, operation or webhook; `TRANSACTION_NOT_FOUND`: The node knows no transaction with that hash; `HELD_WALLET_NOT_FOUND`: No held wallet at that address for your API key; `CHAIN_FAULTS_OFF`: Chain faults are off; `OPERATION_NOT_FOUND`: No operation with that id; `CHAIN_FAULT_NOT_FOUND`: No fault with that id on that pair */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -11423,7 +11975,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "NOT_FOUND" | "TRANSACTION_NOT_FOUND" | "CHAIN_FAULTS_OFF" | "OPERATION_NOT_FOUND" | "CHAIN_FAULT_NOT_FOUND";
+                            code: "NOT_FOUND" | "TRANSACTION_NOT_FOUND" | "HELD_WALLET_NOT_FOUND" | "CHAIN_FAULTS_OFF" | "OPERATION_NOT_FOUND" | "CHAIN_FAULT_NOT_FOUND";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -11616,7 +12168,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `NOT_FOUND`: No such route, operation or webhook; `TRANSACTION_NOT_FOUND`: The node knows no transaction with that hash; `CHAIN_FAULTS_OFF`: Chain faults are off; `OPERATION_NOT_FOUND`: No operation with that id; `CHAIN_FAULT_NOT_FOUND`: No fault with that id on that pair */
+            /** @description `NOT_FOUND`: No such route, operation or webhook; `TRANSACTION_NOT_FOUND`: The node knows no transaction with that hash; `HELD_WALLET_NOT_FOUND`: No held wallet at that address for your API key; `CHAIN_FAULTS_OFF`: Chain faults are off; `OPERATION_NOT_FOUND`: No operation with that id; `CHAIN_FAULT_NOT_FOUND`: No fault with that id on that pair */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -11628,7 +12180,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "NOT_FOUND" | "TRANSACTION_NOT_FOUND" | "CHAIN_FAULTS_OFF" | "OPERATION_NOT_FOUND" | "CHAIN_FAULT_NOT_FOUND";
+                            code: "NOT_FOUND" | "TRANSACTION_NOT_FOUND" | "HELD_WALLET_NOT_FOUND" | "CHAIN_FAULTS_OFF" | "OPERATION_NOT_FOUND" | "CHAIN_FAULT_NOT_FOUND";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -11847,7 +12399,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `NOT_FOUND`: No such route, operation or webhook; `TRANSACTION_NOT_FOUND`: The node knows no transaction with that hash; `CHAIN_FAULTS_OFF`: Chain faults are off; `OPERATION_NOT_FOUND`: No operation with that id; `CHAIN_FAULT_NOT_FOUND`: No fault with that id on that pair */
+            /** @description `NOT_FOUND`: No such route, operation or webhook; `TRANSACTION_NOT_FOUND`: The node knows no transaction with that hash; `HELD_WALLET_NOT_FOUND`: No held wallet at that address for your API key; `CHAIN_FAULTS_OFF`: Chain faults are off; `OPERATION_NOT_FOUND`: No operation with that id; `CHAIN_FAULT_NOT_FOUND`: No fault with that id on that pair */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -11859,7 +12411,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "NOT_FOUND" | "TRANSACTION_NOT_FOUND" | "CHAIN_FAULTS_OFF" | "OPERATION_NOT_FOUND" | "CHAIN_FAULT_NOT_FOUND";
+                            code: "NOT_FOUND" | "TRANSACTION_NOT_FOUND" | "HELD_WALLET_NOT_FOUND" | "CHAIN_FAULTS_OFF" | "OPERATION_NOT_FOUND" | "CHAIN_FAULT_NOT_FOUND";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -12088,7 +12640,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `NOT_FOUND`: No such route, operation or webhook; `TRANSACTION_NOT_FOUND`: The node knows no transaction with that hash; `CHAIN_FAULTS_OFF`: Chain faults are off; `OPERATION_NOT_FOUND`: No operation with that id; `CHAIN_FAULT_NOT_FOUND`: No fault with that id on that pair */
+            /** @description `NOT_FOUND`: No such route, operation or webhook; `TRANSACTION_NOT_FOUND`: The node knows no transaction with that hash; `HELD_WALLET_NOT_FOUND`: No held wallet at that address for your API key; `CHAIN_FAULTS_OFF`: Chain faults are off; `OPERATION_NOT_FOUND`: No operation with that id; `CHAIN_FAULT_NOT_FOUND`: No fault with that id on that pair */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -12100,7 +12652,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "NOT_FOUND" | "TRANSACTION_NOT_FOUND" | "CHAIN_FAULTS_OFF" | "OPERATION_NOT_FOUND" | "CHAIN_FAULT_NOT_FOUND";
+                            code: "NOT_FOUND" | "TRANSACTION_NOT_FOUND" | "HELD_WALLET_NOT_FOUND" | "CHAIN_FAULTS_OFF" | "OPERATION_NOT_FOUND" | "CHAIN_FAULT_NOT_FOUND";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -12396,7 +12948,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `PRIVATE_KEYS_DISABLED`: This service takes no private key */
+            /** @description `PRIVATE_KEYS_DISABLED`: This service takes no private key; `POLICY_DENIED`: The held wallet's policy refuses this write */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -12408,7 +12960,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "PRIVATE_KEYS_DISABLED";
+                            code: "PRIVATE_KEYS_DISABLED" | "POLICY_DENIED";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -12419,7 +12971,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `NOT_FOUND`: No such route, operation or webhook; `TRANSACTION_NOT_FOUND`: The node knows no transaction with that hash; `CHAIN_FAULTS_OFF`: Chain faults are off; `OPERATION_NOT_FOUND`: No operation with that id; `CHAIN_FAULT_NOT_FOUND`: No fault with that id on that pair */
+            /** @description `NOT_FOUND`: No such route, operation or webhook; `TRANSACTION_NOT_FOUND`: The node knows no transaction with that hash; `HELD_WALLET_NOT_FOUND`: No held wallet at that address for your API key; `CHAIN_FAULTS_OFF`: Chain faults are off; `OPERATION_NOT_FOUND`: No operation with that id; `CHAIN_FAULT_NOT_FOUND`: No fault with that id on that pair */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -12431,7 +12983,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "NOT_FOUND" | "TRANSACTION_NOT_FOUND" | "CHAIN_FAULTS_OFF" | "OPERATION_NOT_FOUND" | "CHAIN_FAULT_NOT_FOUND";
+                            code: "NOT_FOUND" | "TRANSACTION_NOT_FOUND" | "HELD_WALLET_NOT_FOUND" | "CHAIN_FAULTS_OFF" | "OPERATION_NOT_FOUND" | "CHAIN_FAULT_NOT_FOUND";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -12753,7 +13305,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `NOT_FOUND`: No such route, operation or webhook; `TRANSACTION_NOT_FOUND`: The node knows no transaction with that hash; `CHAIN_FAULTS_OFF`: Chain faults are off; `OPERATION_NOT_FOUND`: No operation with that id; `CHAIN_FAULT_NOT_FOUND`: No fault with that id on that pair */
+            /** @description `NOT_FOUND`: No such route, operation or webhook; `TRANSACTION_NOT_FOUND`: The node knows no transaction with that hash; `HELD_WALLET_NOT_FOUND`: No held wallet at that address for your API key; `CHAIN_FAULTS_OFF`: Chain faults are off; `OPERATION_NOT_FOUND`: No operation with that id; `CHAIN_FAULT_NOT_FOUND`: No fault with that id on that pair */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -12765,7 +13317,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "NOT_FOUND" | "TRANSACTION_NOT_FOUND" | "CHAIN_FAULTS_OFF" | "OPERATION_NOT_FOUND" | "CHAIN_FAULT_NOT_FOUND";
+                            code: "NOT_FOUND" | "TRANSACTION_NOT_FOUND" | "HELD_WALLET_NOT_FOUND" | "CHAIN_FAULTS_OFF" | "OPERATION_NOT_FOUND" | "CHAIN_FAULT_NOT_FOUND";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -13020,7 +13572,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `NOT_FOUND`: No such route, operation or webhook; `TRANSACTION_NOT_FOUND`: The node knows no transaction with that hash; `CHAIN_FAULTS_OFF`: Chain faults are off; `OPERATION_NOT_FOUND`: No operation with that id; `CHAIN_FAULT_NOT_FOUND`: No fault with that id on that pair */
+            /** @description `NOT_FOUND`: No such route, operation or webhook; `TRANSACTION_NOT_FOUND`: The node knows no transaction with that hash; `HELD_WALLET_NOT_FOUND`: No held wallet at that address for your API key; `CHAIN_FAULTS_OFF`: Chain faults are off; `OPERATION_NOT_FOUND`: No operation with that id; `CHAIN_FAULT_NOT_FOUND`: No fault with that id on that pair */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -13032,7 +13584,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "NOT_FOUND" | "TRANSACTION_NOT_FOUND" | "CHAIN_FAULTS_OFF" | "OPERATION_NOT_FOUND" | "CHAIN_FAULT_NOT_FOUND";
+                            code: "NOT_FOUND" | "TRANSACTION_NOT_FOUND" | "HELD_WALLET_NOT_FOUND" | "CHAIN_FAULTS_OFF" | "OPERATION_NOT_FOUND" | "CHAIN_FAULT_NOT_FOUND";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;

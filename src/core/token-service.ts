@@ -243,6 +243,7 @@ export class TokenService {
       options.custodyStore ?? new MemoryCustodyStore(),
       this.chains,
       readVariable(env, "TOKEN_SERVICE_KEYSTORE_PASSPHRASE"),
+      options.senderLock,
     );
     this.operations = new Operations(
       writes,
@@ -253,7 +254,7 @@ export class TokenService {
         ...(options.onNonceHealing !== undefined ? { observe: options.onNonceHealing } : {}),
         ...(options.nonceFillers !== undefined ? { fillers: options.nonceFillers } : {}),
       },
-      (scope, chain, network, sender) => this.custody.signerFor(scope, chain, network, sender),
+      this.custody,
     );
   }
 

@@ -95,6 +95,12 @@ export const ERROR_CATALOG = {
     title: "The node knows no transaction with that hash",
     description: "The node knows no transaction with that hash.",
   },
+  HELD_WALLET_NOT_FOUND: {
+    httpStatus: 404,
+    source: "core",
+    title: "No held wallet at that address for your API key",
+    description: "No held wallet at that address for your API key (another key's held wallets do not exist for you).",
+  },
   CHAIN_FAULTS_OFF: {
     httpStatus: 404,
     source: "core",
@@ -154,6 +160,13 @@ export const ERROR_CATALOG = {
     title: "This service takes no private key",
     description:
       "`TOKEN_SERVICE_ALLOW_PRIVATE_KEYS=false` (the production switch): a request carried `privateKey` (a write, an import), or asked `POST /wallets` for a wallet whose key it would answer (`custody: caller`). Nothing was read of the key, nothing done. Name a held wallet as `sender` without a key, or prepare, sign and submit `signedTransaction`.",
+  },
+  POLICY_DENIED: {
+    httpStatus: 403,
+    source: "core",
+    title: "The held wallet's policy refuses this write",
+    description:
+      "A write from a held wallet that its policy (`PUT /wallets/{address}/policy`) does not allow: `field` and `details.rule` name the rule (`networks`, `allowedRecipients`, `allowedContracts`, `maxValuePerTransaction`, `maxValuePerDay`, `maxFeePerGas`), the message says why. Nothing was signed and no nonce was taken. A replacement its `maxFeePerGas` refuses leaves the operation stuck instead.",
   },
   WALLET_ALREADY_HELD: {
     httpStatus: 409,

@@ -30,6 +30,7 @@ export const RETRY_ADVICE: Record<AnyErrorCode, RetryAdvice> = {
   UNAUTHORIZED: "after-change",
   NOT_FOUND: "after-change",
   TRANSACTION_NOT_FOUND: "after-change",
+  HELD_WALLET_NOT_FOUND: "after-change",
   CHAIN_FAULTS_OFF: "after-change",
   OPERATION_NOT_FOUND: "after-change",
   CHAIN_FAULT_NOT_FOUND: "after-change",
@@ -40,6 +41,8 @@ export const RETRY_ADVICE: Record<AnyErrorCode, RetryAdvice> = {
   NONCE_TAKEN: "after-change",
   ALREADY_SUBMITTED: "after-change",
   WALLET_ALREADY_HELD: "after-change",
+  // maxValuePerDay passes the next UTC day; the others once the policy or the request changes.
+  POLICY_DENIED: "after-change",
   PRIVATE_KEYS_DISABLED: "after-change",
   ALREADY_DEPLOYED: "after-change",
   OPERATION_FINAL: "after-change",

@@ -180,7 +180,7 @@ function routeHandler(route: RouteDefinition, context: ServerContext) {
         if (outcome.replayed) response.set("Idempotent-Replayed", "true");
         result = outcome.result;
       }
-      if (route.method === "post") {
+      if (route.method === "post" || route.method === "put") {
         // A write went through: storage that was out is back.
         context.storage?.succeeded();
         sendWithoutEtag(response, result.status ?? 200, result.body);
@@ -373,7 +373,7 @@ export async function createServer(options: CreateServerOptions): Promise<TokenS
   api.use(ServiceMetrics.notePath(), authenticate, rateLimit(limiter, limits));
   for (const route of API_ROUTES) {
     const handlers =
-      route.method === "post"
+      route.method === "post" || route.method === "put"
         ? [express.json({ limit: BODY_LIMIT, strict: false }), requireJsonBody, routeHandler(route, context)]
         : [routeHandler(route, context)];
     for (const path of route.paths) api[route.method](path, ...handlers);

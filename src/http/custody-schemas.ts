@@ -35,3 +35,40 @@ export const HeldWalletList = z.object({
   items: z.array(HeldWallet),
   nextCursor: z.string().nullable(),
 });
+
+const amountRule = (description: string) =>
+  z
+    .string()
+    .regex(/^\d+$/, "must be a decimal string of a non-negative integer (smallest units)")
+    .describe(description)
+    .meta({ examples: ["1000000000000000000"] });
+
+/** A held wallet's policy: every rule optional; a PUT replaces the whole policy ({} removes every rule). */
+export const WalletPolicyBody = z.strictObject({
+  maxValuePerTransaction: amountRule("The most native currency one transaction may send (smallest units)").optional(),
+  maxValuePerDay: amountRule("The most native currency its transactions may send per UTC day, on each pair (smallest units)").optional(),
+  allowedRecipients: z
+    .array(z.string())
+    .max(100)
+    .optional()
+    .describe("Who may receive: a transfer's or mint's recipients, an approval's spender, a role's account, a new owner"),
+  allowedContracts: z.array(z.string()).max(100).optional().describe("The contracts it may call (a launch calls none)"),
+  maxFeePerGas: amountRule(
+    "The most it may pay per gas, in wei (maxFeePerGas, or a legacy gasPrice); its replacements included",
+  ).optional(),
+  networks: z
+    .array(z.string())
+    .max(100)
+    .optional()
+    .describe("The pairs it may write on, as chain/network")
+    .meta({ examples: [["ethereum/sepolia"]] }),
+});
+
+export const WalletPolicy = z.object({
+  maxValuePerTransaction: z.string().optional(),
+  maxValuePerDay: z.string().optional(),
+  allowedRecipients: z.array(z.string()).optional(),
+  allowedContracts: z.array(z.string()).optional(),
+  maxFeePerGas: z.string().optional(),
+  networks: z.array(z.string()).optional(),
+});

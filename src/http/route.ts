@@ -23,7 +23,7 @@ export interface RouteResult {
 
 /** One HTTP operation: its shapes feed both request validation and /openapi.json. */
 export interface RouteDefinition<Q extends z.ZodType = z.ZodType, B extends z.ZodType = z.ZodType> {
-  method: "get" | "post" | "delete";
+  method: "get" | "post" | "put" | "delete";
   /** Express path under the version prefix (/api/v1 and /v1); the first is documented. */
   paths: string[];
   operationId: string;

@@ -119,6 +119,11 @@ export class KyselyCustodyStore implements CustodyStore {
     return row === undefined ? undefined : toRecord(row);
   }
 
+  async heldPairsOf(address: string): Promise<HeldWalletRecord[]> {
+    const rows = await this.db.selectFrom("held_wallets").selectAll().where("address", "=", address.toLowerCase()).execute();
+    return rows.map(toRecord);
+  }
+
   async listHeldWallets(
     apiKeyId: string | null | undefined,
     options: { chain?: string; network?: string; limit: number; cursor?: string },
@@ -144,6 +149,66 @@ export class KyselyCustodyStore implements CustodyStore {
     const rows = await query.execute();
     const page = rows.slice(0, limit);
     return { items: page.map(toRecord), nextCursor: rows.length > limit ? encodeCursor(page.at(-1)!) : null };
+  }
+
+  async readPolicy(address: string): Promise<{ apiKeyId: string | null; policy: Record<string, unknown> } | undefined> {
+    const row = await this.db
+      .selectFrom("wallet_policies")
+      .select(["api_key_id", "policy"])
+      .where("address", "=", address.toLowerCase())
+      .executeTakeFirst();
+    if (row === undefined) return undefined;
+    // PostgreSQL parses jsonb; SQLite keeps the text.
+    const policy = (typeof row.policy === "string" ? JSON.parse(row.policy) : row.policy) as Record<string, unknown>;
+    return { apiKeyId: row.api_key_id, policy };
+  }
+
+  async writePolicy(address: string, apiKeyId: string | null, policy: Record<string, unknown>): Promise<void> {
+    const text = JSON.stringify(policy);
+    const now = Date.now();
+    await this.db
+      .insertInto("wallet_policies")
+      .values({ address: address.toLowerCase(), api_key_id: apiKeyId, policy: text, updated_at: now })
+      .onConflict((conflict) => conflict.column("address").doUpdateSet({ policy: text, api_key_id: apiKeyId, updated_at: now }))
+      .execute();
+  }
+
+  async spentOn(chain: string, network: string, address: string, day: string): Promise<bigint> {
+    const rows = await this.db
+      .selectFrom("wallet_spending")
+      .select("value")
+      .where("chain", "=", chain)
+      .where("network", "=", network)
+      .where("address", "=", address.toLowerCase())
+      .where("day", "=", day)
+      .execute();
+    return rows.reduce((sum, row) => sum + BigInt(row.value), 0n);
+  }
+
+  async recordSpending(entry: {
+    operationId: string;
+    chain: string;
+    network: string;
+    address: string;
+    day: string;
+    value: bigint;
+  }): Promise<void> {
+    await this.db
+      .insertInto("wallet_spending")
+      .values({
+        operation_id: entry.operationId,
+        chain: entry.chain,
+        network: entry.network,
+        address: entry.address.toLowerCase(),
+        day: entry.day,
+        value: entry.value.toString(),
+        created_at: Date.now(),
+      })
+      .execute();
+  }
+
+  async forgetSpending(operationId: string): Promise<void> {
+    await this.db.deleteFrom("wallet_spending").where("operation_id", "=", operationId).execute();
   }
 
   async importedKeys(): Promise<Array<{ chain: string; network: string; address: string; encryptedKey: string }>> {

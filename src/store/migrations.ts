@@ -321,6 +321,36 @@ export function migrations(dialect: DialectName): Record<string, Migration> {
           .on("held_wallets")
           .columns(["api_key_id", "created_at", "address"])
           .execute();
+        // A held wallet's policy (by address, across its pairs), and the native value its writes sent each UTC day.
+        await d
+          .strict(
+            db.schema
+              .createTable("wallet_policies")
+              .addColumn("address", "text", (c) => c.primaryKey())
+              .addColumn("api_key_id", "text")
+              .addColumn("policy", d.jsonType, (c) => c.notNull())
+              .addColumn("updated_at", d.msType, (c) => c.notNull()),
+          )
+          .execute();
+        await d
+          .strict(
+            db.schema
+              .createTable("wallet_spending")
+              .addColumn("operation_id", "text", (c) => c.primaryKey())
+              .addColumn("chain", "text", (c) => c.notNull())
+              .addColumn("network", "text", (c) => c.notNull())
+              .addColumn("address", "text", (c) => c.notNull())
+              .addColumn("day", "text", (c) => c.notNull())
+              // uint256 in decimal: summed by the service, not the database.
+              .addColumn("value", "text", (c) => c.notNull())
+              .addColumn("created_at", d.msType, (c) => c.notNull()),
+          )
+          .execute();
+        await db.schema
+          .createIndex("wallet_spending_by_day")
+          .on("wallet_spending")
+          .columns(["chain", "network", "address", "day"])
+          .execute();
       },
     },
   };

@@ -90,6 +90,23 @@ export interface Database {
     encrypted_key: string | null;
     created_at: Millis;
   };
+  wallet_policies: {
+    /** Lowercase. */
+    address: string;
+    api_key_id: string | null;
+    policy: Json;
+    updated_at: Millis;
+  };
+  wallet_spending: {
+    operation_id: string;
+    chain: string;
+    network: string;
+    address: string;
+    /** YYYY-MM-DD, UTC. */
+    day: string;
+    value: string;
+    created_at: Millis;
+  };
   nonce_reservations: {
     chain: string;
     network: string;

@@ -19,6 +19,8 @@ import { ErrorCode, TokenServiceError, invalidArgument } from "../../domain/erro
 import { parsePrivateKey } from "../../domain/keys.js";
 import { LruMap } from "../../domain/lru-map.js";
 import type { CustodyStore, HeldWalletPage, HeldWalletRecord, HolderScope } from "./types.js";
+import { WalletPolicies, type AdmittedWrite } from "./policies.js";
+import { InProcessSenderLock, type SenderLock } from "../../chains/evm/sender-lock.js";
 
 // Held wallets (docs/custody.md): keys the service keeps and signs with, so that a write names its sender and carries
 // no key. The local keystore keeps them under one passphrase (TOKEN_SERVICE_KEYSTORE_PASSPHRASE), read at start; without
@@ -72,12 +74,19 @@ export class Custody {
   private readonly keys = new LruMap<string, string>(KEYS_KEPT);
   private started: Promise<void> | undefined;
 
+  /** Every held wallet's policy: what the service signs for it. */
+  readonly policies: WalletPolicies;
+
   constructor(
     private readonly store: CustodyStore,
     private readonly chains: ChainRegistry,
     /** TOKEN_SERVICE_KEYSTORE_PASSPHRASE; undefined or empty: locked. */
     private readonly passphrase: string | undefined,
-  ) {}
+    /** Serializes a wallet's writes under a daily limit, across every process sharing the store. */
+    lock: SenderLock = new InProcessSenderLock(),
+  ) {
+    this.policies = new WalletPolicies(store, chains, lock);
+  }
 
   /** Reads the keystore and opens it with the passphrase (once; scrypt takes about a second). */
   start(): Promise<void> {
@@ -191,7 +200,13 @@ export class Custody {
     const pair = this.pairOf(chain, network);
     const record = await this.find(scope, pair.chain, pair.network, sender);
     if (record === undefined) return undefined;
-    return localSigner(record.address, await this.keyOfRecord(record));
+    const policy = await this.policies.of(record.address);
+    return localSigner(record.address, await this.keyOfRecord(record), policy?.maxFeePerGas);
+  }
+
+  /** Runs a held wallet's write if its policy lets it through (POLICY_DENIED otherwise, nothing signed). */
+  async admit<T>(write: AdmittedWrite, run: () => Promise<T>, spent: () => Promise<boolean>): Promise<T> {
+    return this.policies.admit(write, await this.policies.of(write.sender), run, spent);
   }
 
   private async keyOfRecord(record: HeldWalletRecord): Promise<string> {

@@ -37,6 +37,10 @@ export class MemoryCustodyStore implements CustodyStore {
     return this.wallets.get(`${chain}/${network}/${address.toLowerCase()}`);
   }
 
+  async heldPairsOf(address: string): Promise<HeldWalletRecord[]> {
+    return [...this.wallets.values()].filter((record) => record.address.toLowerCase() === address.toLowerCase());
+  }
+
   async listHeldWallets(
     apiKeyId: string | null | undefined,
     options: { chain?: string; network?: string; limit: number; cursor?: string },
@@ -61,6 +65,42 @@ export class MemoryCustodyStore implements CustodyStore {
     const items = newestFirst.slice(start, start + options.limit);
     const next = start + options.limit;
     return { items, nextCursor: next < newestFirst.length ? Buffer.from(String(next), "utf8").toString("base64url") : null };
+  }
+
+  private readonly policies = new Map<string, { apiKeyId: string | null; policy: Record<string, unknown> }>();
+  private readonly spending = new Map<string, { key: string; value: bigint }>();
+
+  async readPolicy(address: string): Promise<{ apiKeyId: string | null; policy: Record<string, unknown> } | undefined> {
+    return this.policies.get(address.toLowerCase());
+  }
+
+  async writePolicy(address: string, apiKeyId: string | null, policy: Record<string, unknown>): Promise<void> {
+    this.policies.set(address.toLowerCase(), { apiKeyId, policy });
+  }
+
+  async spentOn(chain: string, network: string, address: string, day: string): Promise<bigint> {
+    const key = `${chain}/${network}/${address.toLowerCase()}/${day}`;
+    let sum = 0n;
+    for (const entry of this.spending.values()) if (entry.key === key) sum += entry.value;
+    return sum;
+  }
+
+  async recordSpending(entry: {
+    operationId: string;
+    chain: string;
+    network: string;
+    address: string;
+    day: string;
+    value: bigint;
+  }): Promise<void> {
+    this.spending.set(entry.operationId, {
+      key: `${entry.chain}/${entry.network}/${entry.address.toLowerCase()}/${entry.day}`,
+      value: entry.value,
+    });
+  }
+
+  async forgetSpending(operationId: string): Promise<void> {
+    this.spending.delete(operationId);
   }
 
   async importedKeys(): Promise<Array<{ chain: string; network: string; address: string; encryptedKey: string }>> {

@@ -42,6 +42,8 @@ export interface CustodyStore {
   /** False when the pair already holds that address (nothing is written then). */
   insertHeldWallet(record: HeldWalletRecord): Promise<boolean>;
   findHeldWallet(chain: string, network: string, address: string): Promise<HeldWalletRecord | undefined>;
+  /** The pairs that hold `address` (an address may be held on several). */
+  heldPairsOf(address: string): Promise<HeldWalletRecord[]>;
   /** Newest first; `apiKeyId` undefined: every key's. */
   listHeldWallets(
     apiKeyId: string | null | undefined,
@@ -49,6 +51,21 @@ export interface CustodyStore {
   ): Promise<HeldWalletPage>;
   /** A rotation: the seed and every imported key encrypted again, written together. */
   reencrypt(seed: string, importedKeys: Array<{ chain: string; network: string; address: string; encryptedKey: string }>): Promise<void>;
+  /** A held wallet's policy (its rules as JSON, amounts as strings), by address; undefined: none. */
+  readPolicy(address: string): Promise<{ apiKeyId: string | null; policy: Record<string, unknown> } | undefined>;
+  writePolicy(address: string, apiKeyId: string | null, policy: Record<string, unknown>): Promise<void>;
+  /** The native value a held wallet's writes sent on a pair on `day` (YYYY-MM-DD, UTC), as counted when each was signed. */
+  spentOn(chain: string, network: string, address: string, day: string): Promise<bigint>;
+  recordSpending(entry: {
+    operationId: string;
+    chain: string;
+    network: string;
+    address: string;
+    day: string;
+    value: bigint;
+  }): Promise<void>;
+  /** A write counted, then refused before anything was sent: it spent nothing. */
+  forgetSpending(operationId: string): Promise<void>;
   /** Every imported key (a rotation encrypts them again). */
   importedKeys(): Promise<Array<{ chain: string; network: string; address: string; encryptedKey: string }>>;
 }

@@ -8,12 +8,23 @@ import type { EvmChains } from "../../chains/evm/chains-registry.js";
 import type { Signing } from "../../domain/commands.js";
 import { prepareTransaction, sendTransaction } from "../../chains/evm/write/send-transaction.js";
 import type { BroadcastHooks, FeeRules, TransactionSigner } from "../../chains/evm/write/send-types.js";
-import { maxFeeOf } from "../../domain/fee-ladder.js";
+import { formatGwei, maxFeeOf, type Fees } from "../../domain/fee-ladder.js";
+import { policyDenied } from "../../domain/wallet-policy.js";
 import { FeePolicy } from "./fee-policy.js";
 import type { WriteIntent } from "./intents.js";
 import { senderLockKey, type SenderLock } from "../../chains/evm/sender-lock.js";
 import { amountPair, parseUint256 } from "../../domain/units.js";
 import type { FaucetHooks, FaucetRequest, FaucetResult, PrepareHooks, PreparedTransactionResult } from "../../domain/requests.js";
+
+/** A held wallet's policy ceiling on fees (`maxFeePerGas`), checked before it signs. */
+export function assertUnderPolicyFee(signer: TransactionSigner | undefined, fees: Fees): void {
+  const ceiling = signer?.maxFeePerGas;
+  if (ceiling === undefined || maxFeeOf(fees) <= ceiling) return;
+  throw policyDenied(signer!.address, {
+    rule: "maxFeePerGas",
+    reason: `it would pay ${formatGwei(maxFeeOf(fees))} gwei per gas, over the ${formatGwei(ceiling)} gwei it may`,
+  });
+}
 
 /** Who signs a write: the key in the request, the caller (a signed transaction), or a held wallet's signer. */
 export type WriteSigning = Signing | { signer: TransactionSigner };
@@ -57,7 +68,7 @@ export class ChainWrites {
     const { pair, sender } = intent.command;
     const chain = await this.evmChain(pair, intent.kind === "launch" ? "token launch" : intent.kind);
     const transaction = await checkedTransaction(intent, chain);
-    const feeRules = this.feeRules(chain, "privateKey" in signing);
+    const feeRules = this.feeRules(chain, "privateKey" in signing, "signer" in signing ? signing.signer : undefined);
     const sent = await sendTransaction(chain, this.lock, { sender, ...signing, ...transaction, feeRules }, hooks);
     return intent.answer(sent, chain);
   }
@@ -66,10 +77,13 @@ export class ChainWrites {
    * The pair's fee ceiling, checked before signing; and, for a send whose key is at hand on a chain where a transaction
    * can wait unmined, its fee ladder and cancel signed ahead (a simulated chain without faults has none).
    */
-  feeRules(chain: EvmChain, keyAtHand: boolean): FeeRules {
+  feeRules(chain: EvmChain, keyAtHand: boolean, signer?: TransactionSigner): FeeRules {
     const cap = this.feePolicy.capOf(chain.info);
     return {
-      check: (fees) => this.feePolicy.assertUnderCap(chain.info, maxFeeOf(fees), "the fee a transaction needs now is"),
+      check: (fees) => {
+        this.feePolicy.assertUnderCap(chain.info, maxFeeOf(fees), "the fee a transaction needs now is");
+        assertUnderPolicyFee(signer, fees);
+      },
       cap: cap?.wei,
       signAhead: keyAtHand && transactionsCanWait(chain),
     };

@@ -8,6 +8,8 @@ import type { EvmChain } from "../../chains/evm/chain.js";
 import { translateProviderError } from "../../chains/evm/provider-errors.js";
 import type { SignedTransactionInfo, TransactionSigner } from "../../chains/evm/write/send-types.js";
 import type { HolderScope } from "../custody/types.js";
+import type { AdmittedWrite } from "../custody/policies.js";
+import type { PolicedWrite } from "../../domain/wallet-policy.js";
 import { addressOfPrivateKey } from "../../chains/evm/wallet-keys.js";
 import { assertSameAsPrepared, toPreparedTransaction } from "../../chains/evm/write/signed-transaction.js";
 import type {
@@ -50,8 +52,34 @@ import {
   type PreparedTransaction,
 } from "./types.js";
 
-/** A held wallet's signer for a sender on a pair, when `scope` may use it; undefined when it is no held wallet of its. */
-export type HeldSigners = (scope: HolderScope, chain: string, network: string, sender: string) => Promise<TransactionSigner | undefined>;
+/** The wallets the service holds, as the write pipeline uses them (core/custody/custody.ts). */
+export interface HeldWallets {
+  /** A held wallet's signer for a sender on a pair, when `scope` may use it; undefined when it is no held wallet of its. */
+  signerFor(scope: HolderScope, chain: string, network: string, sender: string): Promise<TransactionSigner | undefined>;
+  /** Runs a held wallet's write if its policy lets it through; `spent` says, after a failure, whether a node may hold it. */
+  admit<T>(write: AdmittedWrite, run: () => Promise<T>, spent: () => Promise<boolean>): Promise<T>;
+}
+
+/** A write as a wallet policy sees it: the native value it sends, who receives, the contract it calls. */
+function policedWrite(intent: WriteIntent<unknown>): PolicedWrite {
+  const { params, contractAddress } = intent.record(0);
+  const recipients: string[] = [];
+  for (const field of ["to", "spender", "account", "newOwner"]) {
+    if (intent.kind !== "launch" && typeof params[field] === "string") recipients.push((params[field] as string).toLowerCase());
+  }
+  if (Array.isArray(params.recipients)) {
+    for (const recipient of params.recipients as Array<{ to?: unknown }>) {
+      if (typeof recipient.to === "string") recipients.push(recipient.to.toLowerCase());
+    }
+  }
+  return {
+    pair: intent.command.pair,
+    kind: intent.kind,
+    value: intent.transaction.value ?? 0n,
+    recipients,
+    contract: intent.kind === "launch" ? null : (contractAddress?.toLowerCase() ?? null),
+  };
+}
 
 export interface OperationContext {
   /** Whose record it is (the HTTP service's API key id). */
@@ -128,8 +156,8 @@ export class Operations {
     settings: TrackerSettings,
     private readonly nonceReservationMs = DEFAULT_NONCE_RESERVATION_MS,
     healing: Omit<TrackerHealing, "withSenderLock"> = {},
-    /** The signer of a held wallet the scope may use (core/custody), for a write that carries no key. */
-    private readonly heldSigners?: HeldSigners,
+    /** The wallets the service holds (core/custody): their signers, for a write that carries no key, and policies. */
+    private readonly held?: HeldWallets,
   ) {
     this.tracker = new OperationTracker(
       store,
@@ -144,7 +172,7 @@ export class Operations {
         // A held wallet's replacement, signed now (nothing was signed ahead for it); any other record stays stuck.
         replaceHeld: async (record) =>
           record.sender !== null &&
-          (await this.heldSigners?.("operator", record.chain, record.network, record.sender)) !== undefined &&
+          (await this.held?.signerFor("operator", record.chain, record.network, record.sender)) !== undefined &&
           "sent" in (await this.replacements.replace(record.id, "speed-up")),
       },
       Date.now,
@@ -160,7 +188,8 @@ export class Operations {
         this.tracker.kick(FIRST_LOOK_MS);
       },
       // The write was allowed to use the wallet; its replacements sign for the same record.
-      async (record) => (record.sender === null ? undefined : this.heldSigners?.("operator", record.chain, record.network, record.sender)),
+      async (record) =>
+        record.sender === null ? undefined : this.held?.signerFor("operator", record.chain, record.network, record.sender),
     );
   }
 
@@ -168,7 +197,20 @@ export class Operations {
   async write<N extends WriteCommandName>(name: N, request: RequestOf<N>, context: OperationContext = {}): Promise<Outcome<AnswerOf<N>>> {
     const intent = this.intentOf(name, request);
     const signing = await this.signingOf(request, intent.command, context);
-    return (await this.recorded(context, intent, signing)) as unknown as Outcome<AnswerOf<N>>;
+    if (!("signer" in signing) || this.held === undefined) {
+      return (await this.recorded(context, intent, signing)) as unknown as Outcome<AnswerOf<N>>;
+    }
+    // A held wallet's write passes its policy first: nothing is signed, and no nonce taken, for one it refuses.
+    const id = context.id ?? randomUUID();
+    const outcome = await this.held.admit(
+      { ...policedWrite(intent), sender: intent.command.sender, operationId: id },
+      () => this.recorded({ ...context, id }, intent, signing),
+      async () => {
+        const record = await this.store.getOperation(id).catch(() => undefined);
+        return record !== undefined && !neverHeld(record);
+      },
+    );
+    return outcome as unknown as Outcome<AnswerOf<N>>;
   }
 
   /**
@@ -180,9 +222,9 @@ export class Operations {
     command: { pair: { chain: string; network: string }; sender: string },
     context: OperationContext,
   ): Promise<WriteSigning> {
-    if (request.privateKey === undefined && request.signedTransaction === undefined && this.heldSigners !== undefined) {
+    if (request.privateKey === undefined && request.signedTransaction === undefined && this.held !== undefined) {
       const scope = context.apiKeyId === undefined ? "operator" : { apiKeyId: context.apiKeyId };
-      const signer = await this.heldSigners(scope, command.pair.chain, command.pair.network, command.sender);
+      const signer = await this.held.signerFor(scope, command.pair.chain, command.pair.network, command.sender);
       if (signer !== undefined) return { signer };
     }
     return parseSigning(request, command.sender, addressOfPrivateKey);

@@ -11,6 +11,7 @@ import { ErrorCode, TokenServiceError } from "../../domain/errors.js";
 import { ceilingOf, formatGwei, isReplacementOf, maxFeeOf, nextStep, replacementFees, type Fees } from "../../domain/fee-ladder.js";
 import { isFinal, type OperationTransaction, type TransactionRole } from "../../domain/lifecycle.js";
 import { currentTransaction, feesOf } from "./decide.js";
+import { assertUnderPolicyFee } from "./chain-writes.js";
 import { feeCapExceeded, type FeePolicy } from "./fee-policy.js";
 import { isAlreadyKnown, isTransient } from "./tracker.js";
 import type { NewOperationTransaction, OperationRecord, OperationStore, PreparedTransaction } from "./types.js";
@@ -77,7 +78,9 @@ export class Replacements {
     // A held wallet signs its replacement when it is needed, at what the node asks now; checked as a caller's would be.
     const signer = await this.heldSignerOf(followed.record);
     if (signer !== undefined) {
-      const { raw } = await signer.signTransaction(await this.unsignedReplacement(followed, kind, needed));
+      const unsigned = await this.unsignedReplacement(followed, kind, needed);
+      assertUnderPolicyFee(signer, feesOfTransaction(Transaction.from(unsigned)));
+      const { raw } = await signer.signTransaction(unsigned);
       return { sent: await this.submit(followed, kind, raw) };
     }
     return { prepared: await this.prepare(followed, kind, needed) };

@@ -40,7 +40,7 @@ export function middlewareResponses(route: RouteDefinition): ReturnType<typeof e
     431,
     ...(route.auth ? [401, 421, 429, 503] : []),
     // 403: a privateKey in a body under the production switch (TOKEN_SERVICE_ALLOW_PRIVATE_KEYS=false).
-    ...(route.method === "post" ? [403, 413, 415] : []),
+    ...(route.method === "post" || route.method === "put" ? [403, 413, 415] : []),
     ...(route.idempotent ? [409] : []),
   );
 }

@@ -5,7 +5,14 @@ import { faucetRoute, networksRoute, transactionRoute } from "./misc.js";
 import { cancelRoute, speedUpRoute } from "./replacements.js";
 import { getOperationRoute, launchTokenRoute, listTokensRoute, mintTokenRoute, tokenBalanceRoute } from "./tokens.js";
 import { allowanceRoute, approveRoute, ownedTokensRoute, tokenInfoRoute, transferRoute } from "./transfers.js";
-import { createWalletRoute, importWalletRoute, listHeldWalletsRoute, readBalanceRoute } from "./wallets.js";
+import {
+  createWalletRoute,
+  getWalletPolicyRoute,
+  importWalletRoute,
+  listHeldWalletsRoute,
+  putWalletPolicyRoute,
+  readBalanceRoute,
+} from "./wallets.js";
 import { createWebhookRoute, deleteWebhookRoute, getWebhookRoute, listDeliveriesRoute, listWebhooksRoute } from "./webhooks.js";
 
 /** Every versioned operation; each answers under /api/v1 and /v1. */
@@ -13,6 +20,8 @@ export const API_ROUTES: RouteDefinition[] = [
   createWalletRoute,
   importWalletRoute,
   listHeldWalletsRoute,
+  putWalletPolicyRoute,
+  getWalletPolicyRoute,
   readBalanceRoute,
   launchTokenRoute,
   listTokensRoute,

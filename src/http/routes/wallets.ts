@@ -1,7 +1,7 @@
 import { Balances, BalanceQuery, CreateWalletBody, Wallet } from "../schemas.js";
 import { defineRoute } from "../route.js";
 import { EXAMPLE_ACCOUNT, EXAMPLE_PAIR } from "../examples.js";
-import { HeldWallet, HeldWalletList, HeldWalletQuery, ImportWalletBody } from "../custody-schemas.js";
+import { HeldWallet, HeldWalletList, HeldWalletQuery, ImportWalletBody, WalletPolicy, WalletPolicyBody } from "../custody-schemas.js";
 import { ErrorCode, TokenServiceError, invalidArgument } from "../../domain/errors.js";
 import { errorResponses } from "./common.js";
 
@@ -111,5 +111,45 @@ export const readBalanceRoute = defineRoute({
         erc20TokenContractAddresses: splitAddressList(query.erc20TokenContractAddresses),
       }),
     };
+  },
+});
+
+const ADDRESS = { address: "The held wallet's address" };
+
+export const putWalletPolicyRoute = defineRoute({
+  method: "put",
+  paths: ["/wallets/:address/policy"],
+  operationId: "putWalletPolicy",
+  tag: "wallets",
+  summary: "Set a held wallet's policy: what the service signs for it",
+  description:
+    "Replaces the policy (every rule optional; `{}` removes them all). A write outside it answers 403 `POLICY_DENIED` naming the rule, before anything is signed or a nonce is taken. Amounts in smallest units; `maxValuePerDay` counts the native value of the writes signed each UTC day, on each pair, across replicas and restarts.",
+  auth: true,
+  pathParams: ADDRESS,
+  body: WalletPolicyBody,
+  bodyExamples: {
+    capped: {
+      summary: "At most 0.1 ETH a transaction and 1 ETH a day, on Sepolia only",
+      value: { maxValuePerTransaction: "100000000000000000", maxValuePerDay: "1000000000000000000", networks: ["ethereum/sepolia"] },
+    },
+  },
+  responses: { 200: { description: "The policy now", schema: WalletPolicy }, ...errorResponses(400, 401, 404, 429) },
+  async handle({ params, body, apiKeyId }, { service }) {
+    return { body: await service.custody.policies.set({ apiKeyId }, params.address, body as Record<string, unknown>) };
+  },
+});
+
+export const getWalletPolicyRoute = defineRoute({
+  method: "get",
+  paths: ["/wallets/:address/policy"],
+  operationId: "getWalletPolicy",
+  tag: "wallets",
+  summary: "A held wallet's policy",
+  description: "`{}` when none is set.",
+  auth: true,
+  pathParams: ADDRESS,
+  responses: { 200: { description: "The policy", schema: WalletPolicy }, ...errorResponses(400, 401, 404, 429) },
+  async handle({ params, apiKeyId }, { service }) {
+    return { body: await service.custody.policies.get({ apiKeyId }, params.address) };
   },
 });

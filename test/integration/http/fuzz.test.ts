@@ -617,6 +617,8 @@ describe("HTTP service — bad-input fuzz", function () {
         TOKEN_SERVICE_ESPLORA_BITCOIN_REGTEST: esplora.url,
         // Counted, so the path runs, but never reached: the fuzz sends wrong keys on purpose.
         TOKEN_SERVICE_AUTH_FAILURE_LIMIT: "1000000",
+        // The keystore unlocked, as a service that holds wallets runs: a locked one answers 503 by design (KEYSTORE_LOCKED).
+        TOKEN_SERVICE_KEYSTORE_PASSPHRASE: "the fuzz test's keystore passphrase",
       },
     });
   });

@@ -78,6 +78,8 @@ export interface TransactionSigner {
   readonly address: string;
   /** Where the key is, for messages and the start-up banner: "local-keystore", "aws-kms". */
   readonly kind: string;
+  /** The most its policy lets it pay per gas (wei): a send or replacement above it is refused before signing. */
+  readonly maxFeePerGas?: bigint;
   /** Signs an EIP-1559 transaction, or a legacy one with a chain id: its raw form and hash. */
   signTransaction(transaction: TransactionLike): Promise<{ raw: string; hash: string }>;
 }
