@@ -1,6 +1,7 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
+import { DatabaseSync } from "node:sqlite";
 
 import { expect } from "chai";
 import { toQuantity } from "ethers";
@@ -54,6 +55,17 @@ describe("mined records on a live chain watched by its head follower (anvil, cou
     });
   };
 
+  /** Records the tracker would look at before `time` (read beside the store, as a second reader of its file). */
+  const dueBefore = (time: number): number => {
+    const database = new DatabaseSync(path.join(dataDir, "store.sqlite"), { readOnly: true });
+    try {
+      const row = database.prepare("select count(*) as due from operations where next_check_at <= ?").get(time) as { due: number };
+      return Number(row.due);
+    } finally {
+      database.close();
+    }
+  };
+
   before(async function () {
     node = await startAnvil();
     proxy = await startCountingProxy(node.url);
@@ -89,6 +101,9 @@ describe("mined records on a live chain watched by its head follower (anvil, cou
     const heights = new Set(mined.map((record) => record.blockNumber));
     // Each record is looked at once after it was mined (its block canonical), and its watch handed to the follower.
     await until(() => service.retained().following.watchedHeights === heights.size, "every record's watch taken over", 30_000, 50);
+    // Each record's own look after it was mined has come: none is due before the idle window ends (several records
+    // share a block, so every height being watched does not yet say that every record was looked at).
+    await until(() => dueBefore(Date.now() + IDLE_WINDOW_MS + POLL_MS) === 0, "every record looked at once mined", 30_000, 50);
 
     const calls = proxy.calls.length;
     const leased = leases.length;
