@@ -539,6 +539,37 @@ export const VARIABLES = {
       .optional()
       .transform((value) => value !== "false"),
   }),
+  TOKEN_SERVICE_SIGNER: variable({
+    name: "TOKEN_SERVICE_SIGNER",
+    type: "local-keystore | aws-kms",
+    default: "local-keystore",
+    description:
+      "Where new held wallets' keys are made and kept: the service's local keystore (encrypted under TOKEN_SERVICE_KEYSTORE_PASSPHRASE), or AWS KMS (`ECC_SECG_P256K1` keys made with `CreateKey`, signing with `Sign`; the key never leaves KMS; needs TOKEN_SERVICE_AWS_KMS_REGION, and credentials from `AWS_ACCESS_KEY_ID`/`AWS_SECRET_ACCESS_KEY`/`AWS_SESSION_TOKEN` or the AWS SDK's default chain). Imported keys stay in the local keystore either way. docs/custody.md.",
+    readBy: ALL_DOORS_WITH_CHAINS,
+    schema: z
+      .enum(["local-keystore", "aws-kms"], { error: "must be local-keystore or aws-kms" })
+      .optional()
+      .transform((value) => value ?? "local-keystore"),
+  }),
+  TOKEN_SERVICE_AWS_KMS_REGION: variable({
+    name: "TOKEN_SERVICE_AWS_KMS_REGION",
+    type: "AWS region (`eu-west-1`)",
+    default: "unset (required with TOKEN_SERVICE_SIGNER=aws-kms)",
+    description: "The AWS region of the KMS keys held wallets are made with (TOKEN_SERVICE_SIGNER=aws-kms).",
+    readBy: ALL_DOORS_WITH_CHAINS,
+    schema: z
+      .string()
+      .regex(/^[a-z]{2}(-[a-z]+)+-\d$/, "must be an AWS region like eu-west-1")
+      .optional(),
+  }),
+  TOKEN_SERVICE_AWS_KMS_ENDPOINT: variable({
+    name: "TOKEN_SERVICE_AWS_KMS_ENDPOINT",
+    type: "http(s) URL",
+    default: "unset: the region's public KMS endpoint",
+    description: "Another KMS endpoint than the region's: a VPC interface endpoint (TOKEN_SERVICE_SIGNER=aws-kms).",
+    readBy: ALL_DOORS_WITH_CHAINS,
+    schema: url(["http:", "https:"], "https://kms.eu-west-1.amazonaws.com"),
+  }),
   TOKEN_SERVICE_KEYSTORE_PASSPHRASE: variable({
     name: "TOKEN_SERVICE_KEYSTORE_PASSPHRASE",
     type: "text, at least 12 characters",
@@ -713,6 +744,12 @@ export function readEnvironment(env: Environment): EnvironmentValues {
   const values = Object.fromEntries(
     (Object.keys(VARIABLES) as VariableName[]).map((name) => [name, readVariable(env, name)]),
   ) as EnvironmentValues;
+  if (values.TOKEN_SERVICE_SIGNER === "aws-kms" && values.TOKEN_SERVICE_AWS_KMS_REGION === undefined) {
+    throw new EnvironmentError(
+      "TOKEN_SERVICE_AWS_KMS_REGION is required with TOKEN_SERVICE_SIGNER=aws-kms",
+      "TOKEN_SERVICE_AWS_KMS_REGION",
+    );
+  }
   if (values.TOKEN_SERVICE_BODY_TIMEOUT_SECONDS < values.TOKEN_SERVICE_HEADERS_TIMEOUT_SECONDS) {
     // Node refuses a server whose headers timeout exceeds its request timeout.
     const name = "TOKEN_SERVICE_BODY_TIMEOUT_SECONDS";

@@ -69,8 +69,8 @@ import type { NonceFiller, NonceHealingObserver } from "./operations/nonce-heali
 import type { OperationStore } from "./operations/types.js";
 import { Custody } from "./custody/custody.js";
 import { MemoryCustodyStore } from "./custody/memory-custody-store.js";
-import type { CustodyStore } from "./custody/types.js";
-import { readVariable } from "../config/environment.js";
+import type { CustodyStore, KmsKeys } from "./custody/types.js";
+import { EnvironmentError, readVariable } from "../config/environment.js";
 import { createWallet, type CreateWalletRequest, type Wallet } from "./wallets.js";
 
 export type * from "../domain/requests.js";
@@ -180,6 +180,32 @@ function parseTransactionHash(value: unknown): string {
   return value.toLowerCase();
 }
 
+/**
+ * TOKEN_SERVICE_SIGNER=aws-kms: the KMS client, loaded on first use (the AWS SDK is not loaded by a service that does
+ * not use it). Credentials from the given environment's AWS_* variables, else the SDK's default chain.
+ */
+function kmsOf(env: NodeJS.ProcessEnv): { kms?: () => Promise<KmsKeys> } {
+  if (readVariable(env, "TOKEN_SERVICE_SIGNER") !== "aws-kms") return {};
+  const region = readVariable(env, "TOKEN_SERVICE_AWS_KMS_REGION");
+  if (region === undefined) {
+    throw new EnvironmentError(
+      "TOKEN_SERVICE_AWS_KMS_REGION is required with TOKEN_SERVICE_SIGNER=aws-kms",
+      "TOKEN_SERVICE_AWS_KMS_REGION",
+    );
+  }
+  const endpoint = readVariable(env, "TOKEN_SERVICE_AWS_KMS_ENDPOINT");
+  const { AWS_ACCESS_KEY_ID: accessKeyId, AWS_SECRET_ACCESS_KEY: secretAccessKey, AWS_SESSION_TOKEN: sessionToken } = env;
+  const credentials =
+    accessKeyId && secretAccessKey ? { accessKeyId, secretAccessKey, ...(sessionToken ? { sessionToken } : {}) } : undefined;
+  let keys: Promise<KmsKeys> | undefined;
+  return {
+    kms: () =>
+      (keys ??= import("../chains/signers/aws-kms-signer.js").then(({ awsKmsKeys }) =>
+        awsKmsKeys({ region, ...(endpoint !== undefined ? { endpoint } : {}), ...(credentials !== undefined ? { credentials } : {}) }),
+      )),
+  };
+}
+
 /** Answers are frozen: one may be given to every equal read at one chain state, and no caller may change what others see. */
 function frozenBalances(result: BalancesResult): BalancesResult {
   for (const entry of Object.values(result.balances)) Object.freeze(entry);
@@ -239,12 +265,11 @@ export class TokenService {
     });
     const writes = new ChainWrites(this.evm, options.senderLock ?? new InProcessSenderLock(), this.bitcoin, feePolicy);
     const env = options.env ?? process.env;
-    this.custody = new Custody(
-      options.custodyStore ?? new MemoryCustodyStore(),
-      this.chains,
-      readVariable(env, "TOKEN_SERVICE_KEYSTORE_PASSPHRASE"),
-      options.senderLock,
-    );
+    this.custody = new Custody(options.custodyStore ?? new MemoryCustodyStore(), this.chains, {
+      passphrase: readVariable(env, "TOKEN_SERVICE_KEYSTORE_PASSPHRASE"),
+      ...(options.senderLock !== undefined ? { lock: options.senderLock } : {}),
+      ...kmsOf(env),
+    });
     this.operations = new Operations(
       writes,
       options.operationStore ?? new MemoryOperationStore(),
@@ -649,7 +674,7 @@ export class TokenService {
 
   async close(): Promise<void> {
     await this.operations.stop();
-    await Promise.all([this.evm.close(), this.bitcoin.close()]);
+    await Promise.all([this.evm.close(), this.bitcoin.close(), this.custody.close()]);
     this.ownDataDirectory?.release();
   }
 }

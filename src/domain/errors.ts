@@ -386,7 +386,7 @@ export const ERROR_CATALOG = {
     httpStatus: 502,
     source: "core",
     title: "The node or Esplora failed to answer",
-    description: "The node, bitcoind or Esplora failed to answer.",
+    description: "The node, bitcoind, Esplora or AWS KMS (a held wallet's signer) failed to answer.",
   },
   CHAIN_ID_MISMATCH: {
     httpStatus: 502,
@@ -414,6 +414,13 @@ export const ERROR_CATALOG = {
     description:
       "A write from a held wallet (or an import) while the service's keystore is locked: `TOKEN_SERVICE_KEYSTORE_PASSPHRASE` is not set, does not open the keystore, or (for an import) there is no keystore yet and no passphrase to make one. Nothing was signed and no nonce was taken; the message says which. Everything else works meanwhile, creating held wallets included (their addresses need no passphrase). An operator sets the right passphrase and restarts `serve`.",
   },
+  SIGNING_KEY_UNAVAILABLE: {
+    httpStatus: 503,
+    source: "core",
+    title: "The held wallet's KMS key cannot sign",
+    description:
+      "A write from a held wallet whose key is in AWS KMS (`TOKEN_SERVICE_SIGNER=aws-kms`), or a new held wallet there, that KMS refused for the key's sake: `details.problem` says why (`not-found`, `access-denied`, `credentials`, `unusable-state`, `wrong-key-spec`, `wrong-address`, `refused`), the message names the key (never key material). Nothing was signed; an operator fixes the key, its policy or the service's credentials. KMS not answering is `UPSTREAM_UNAVAILABLE` or `UPSTREAM_TIMEOUT`.",
+  },
   STORAGE_UNAVAILABLE: {
     httpStatus: 503,
     source: "core",
@@ -433,7 +440,7 @@ export const ERROR_CATALOG = {
     httpStatus: 504,
     source: "core",
     title: "The node or Esplora timed out",
-    description: "The node, bitcoind or Esplora did not answer in time.",
+    description: "The node, bitcoind, Esplora or AWS KMS (a held wallet's signer) did not answer in time.",
   },
   TRANSACTION_REVERTED: {
     httpStatus: null,

@@ -11,8 +11,10 @@ export const HeldWallet = z.object({
   network: z.string(),
   custody: z.literal("service"),
   source: z
-    .enum(["derived", "imported"])
-    .describe("derived: from the keystore's seed (BIP-44); imported: a key given to POST /wallets/import"),
+    .enum(["derived", "imported", "kms"])
+    .describe(
+      "derived: from the keystore's seed (BIP-44); imported: a key given to POST /wallets/import; kms: a key made and kept in AWS KMS",
+    ),
   createdAt: z.string(),
 });
 

@@ -46,6 +46,7 @@ function toRecord(row: HeldRow): HeldWalletRecord {
     source: row.source,
     derivationIndex: row.derivation_index === null ? null : Number(row.derivation_index),
     encryptedKey: row.encrypted_key,
+    kmsKeyId: row.kms_key_id,
     createdAt: new Date(Number(row.created_at)).toISOString(),
   };
 }
@@ -101,6 +102,7 @@ export class KyselyCustodyStore implements CustodyStore {
         source: record.source,
         derivation_index: record.derivationIndex,
         encrypted_key: record.encryptedKey,
+        kms_key_id: record.kmsKeyId,
         created_at: Date.parse(record.createdAt),
       })
       .onConflict((conflict) => conflict.columns(["chain", "network", "address"]).doNothing())

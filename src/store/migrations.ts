@@ -308,10 +308,12 @@ export function migrations(dialect: DialectName): Record<string, Migration> {
               .addColumn("network", "text", (c) => c.notNull())
               .addColumn("address", "text", (c) => c.notNull())
               .addColumn("api_key_id", "text")
-              .addColumn("source", "text", (c) => c.notNull().check(sql`source in ('derived', 'imported')`))
+              .addColumn("source", "text", (c) => c.notNull().check(sql`source in ('derived', 'imported', 'kms')`))
               // Derived: its index under the seed's account. Imported: its key, encrypted as Web3 Secret Storage v3.
+              // KMS: the id (ARN) of its key in AWS KMS, which never leaves it.
               .addColumn("derivation_index", d.msType)
               .addColumn("encrypted_key", "text")
+              .addColumn("kms_key_id", "text")
               .addColumn("created_at", d.msType, (c) => c.notNull())
               .addPrimaryKeyConstraint("held_wallets_pkey", ["chain", "network", "address"]),
           )

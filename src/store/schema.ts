@@ -85,9 +85,10 @@ export interface Database {
     /** Lowercase. */
     address: string;
     api_key_id: string | null;
-    source: "derived" | "imported";
+    source: "derived" | "imported" | "kms";
     derivation_index: number | string | null;
     encrypted_key: string | null;
+    kms_key_id: string | null;
     created_at: Millis;
   };
   wallet_policies: {

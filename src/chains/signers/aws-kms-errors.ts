@@ -23,19 +23,21 @@ export type AwsKmsKeyProblem =
   | "refused";
 
 /**
- * A KMS key the service cannot sign with, for a reason an operator fixes (see AwsKmsKeyProblem). No error code of the
- * catalog fits a held key that is there but unusable, so this is not a TokenServiceError (the HTTP service answers it
- * INTERNAL and logs it). The message names the key (an id or ARN, never key material) and what KMS said.
+ * A KMS key the service cannot sign with, for a reason an operator fixes (see AwsKmsKeyProblem): SIGNING_KEY_UNAVAILABLE
+ * (503; nothing was signed). The message names the key (an id or ARN, never key material) and what KMS said.
  */
-export class AwsKmsKeyError extends Error {
-  override name = "AwsKmsKeyError";
+export class AwsKmsKeyError extends TokenServiceError {
   constructor(
     readonly problem: AwsKmsKeyProblem,
     readonly keyId: string | undefined,
     message: string,
     options?: { cause?: unknown },
   ) {
-    super(message, options);
+    super(ErrorCode.SIGNING_KEY_UNAVAILABLE, message, {
+      details: { problem },
+      ...(options?.cause !== undefined ? { cause: options.cause } : {}),
+    });
+    this.name = "AwsKmsKeyError";
   }
 }
 

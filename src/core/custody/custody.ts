@@ -18,7 +18,7 @@ import type { ChainRegistry } from "../../domain/chains.js";
 import { ErrorCode, TokenServiceError, invalidArgument } from "../../domain/errors.js";
 import { parsePrivateKey } from "../../domain/keys.js";
 import { LruMap } from "../../domain/lru-map.js";
-import type { CustodyStore, HeldWalletPage, HeldWalletRecord, HolderScope } from "./types.js";
+import type { CustodyStore, HeldWalletPage, HeldWalletRecord, HolderScope, KmsKeys } from "./types.js";
 import { WalletPolicies, type AdmittedWrite } from "./policies.js";
 import { InProcessSenderLock, type SenderLock } from "../../chains/evm/sender-lock.js";
 
@@ -32,10 +32,22 @@ export type KeystoreState =
   "empty" | "locked" | "unlocked";
 
 export interface CustodyStatus {
-  signer: "local-keystore";
+  /** Where new held wallets' keys are made: the local keystore, or AWS KMS (imported keys stay in the keystore). */
+  signer: "local-keystore" | "aws-kms";
+  /** The local keystore's state (with aws-kms: for imported keys). */
   state: KeystoreState;
   /** Why it is locked, or what `empty` needs. */
   reason?: string;
+}
+
+/** Options of a Custody beyond its store and chains. */
+export interface CustodyOptions {
+  /** TOKEN_SERVICE_KEYSTORE_PASSPHRASE; undefined or empty: the local keystore is locked. */
+  passphrase?: string | undefined;
+  /** Serializes a wallet's writes under a daily limit, across every process sharing the store. */
+  lock?: SenderLock;
+  /** TOKEN_SERVICE_SIGNER=aws-kms: new held wallets' keys are made in KMS (loaded on first use). */
+  kms?: () => Promise<KmsKeys>;
 }
 
 export interface HeldWallet {
@@ -43,7 +55,7 @@ export interface HeldWallet {
   chain: string;
   network: string;
   custody: "service";
-  source: "derived" | "imported";
+  source: "derived" | "imported" | "kms";
   createdAt: string;
 }
 
@@ -77,15 +89,28 @@ export class Custody {
   /** Every held wallet's policy: what the service signs for it. */
   readonly policies: WalletPolicies;
 
+  private readonly passphrase: string | undefined;
+  private readonly kms: (() => Promise<KmsKeys>) | undefined;
+
   constructor(
     private readonly store: CustodyStore,
     private readonly chains: ChainRegistry,
-    /** TOKEN_SERVICE_KEYSTORE_PASSPHRASE; undefined or empty: locked. */
-    private readonly passphrase: string | undefined,
-    /** Serializes a wallet's writes under a daily limit, across every process sharing the store. */
-    lock: SenderLock = new InProcessSenderLock(),
+    options: CustodyOptions = {},
   ) {
-    this.policies = new WalletPolicies(store, chains, lock);
+    this.passphrase = options.passphrase;
+    this.kms = options.kms;
+    this.policies = new WalletPolicies(store, chains, options.lock ?? new InProcessSenderLock());
+  }
+
+  /** Lets the KMS client's connections go, if one was made. */
+  async close(): Promise<void> {
+    if (this.kmsKeys !== undefined) (await this.kmsKeys.catch(() => undefined))?.close();
+  }
+
+  /** The KMS keys, loaded once. */
+  private kmsKeys: Promise<KmsKeys> | undefined;
+  private keysInKms(): Promise<KmsKeys> {
+    return (this.kmsKeys ??= this.kms!());
   }
 
   /** Reads the keystore and opens it with the passphrase (once; scrypt takes about a second). */
@@ -100,18 +125,20 @@ export class Custody {
 
   async status(): Promise<CustodyStatus> {
     await this.start();
-    if (this.mnemonic !== undefined) return { signer: "local-keystore", state: "unlocked" };
+    const signer = this.kms === undefined ? "local-keystore" : "aws-kms";
+    if (this.mnemonic !== undefined) return { signer, state: "unlocked" };
     if (this.evmAccountKey === undefined && this.lockedBecause === undefined) {
       return this.passphrase
-        ? { signer: "local-keystore", state: "empty", reason: "made with the first held wallet" }
-        : { signer: "local-keystore", state: "empty", reason: `set ${PASSPHRASE_VARIABLE} to make one` };
+        ? { signer, state: "empty", reason: `made with the first ${signer === "aws-kms" ? "imported key" : "held wallet"}` }
+        : { signer, state: "empty", reason: `set ${PASSPHRASE_VARIABLE} to make one` };
     }
-    return { signer: "local-keystore", state: "locked", reason: this.lockedBecause! };
+    return { signer, state: "locked", reason: this.lockedBecause! };
   }
 
   /** A new held wallet for the pair, derived from the seed: its address only (no key leaves the keystore). */
   async create(scope: HolderScope, chain: string, network: string): Promise<HeldWallet> {
     const pair = this.evmPair(chain, network);
+    if (this.kms !== undefined) return this.createInKms(scope, pair);
     const accountKey = await this.accountKey();
     for (;;) {
       const index = await this.store.takeDerivationIndex();
@@ -122,6 +149,7 @@ export class Custody {
         source: "derived",
         derivationIndex: index,
         encryptedKey: null,
+        kmsKeyId: null,
         createdAt: new Date().toISOString(),
       };
       // An index is taken once; an address already held for the pair (imported before) takes the next one.
@@ -141,6 +169,7 @@ export class Custody {
       source: "imported",
       derivationIndex: null,
       encryptedKey: await encryptKey(address, key, passphrase),
+      kmsKeyId: null,
       createdAt: new Date().toISOString(),
     };
     if (!(await this.store.insertHeldWallet(record))) {
@@ -201,7 +230,35 @@ export class Custody {
     const record = await this.find(scope, pair.chain, pair.network, sender);
     if (record === undefined) return undefined;
     const policy = await this.policies.of(record.address);
+    if (record.source === "kms") {
+      if (this.kms === undefined) {
+        throw new TokenServiceError(
+          ErrorCode.SIGNING_KEY_UNAVAILABLE,
+          `${record.address}'s key is in AWS KMS (${record.kmsKeyId}): this service runs without it; set TOKEN_SERVICE_SIGNER=aws-kms`,
+          { details: { problem: "not-configured" } },
+        );
+      }
+      const signer = (await this.keysInKms()).signer(record.kmsKeyId!, record.address);
+      return policy?.maxFeePerGas === undefined ? signer : { ...signer, maxFeePerGas: policy.maxFeePerGas };
+    }
     return localSigner(record.address, await this.keyOfRecord(record), policy?.maxFeePerGas);
+  }
+
+  /** A new held wallet whose key KMS makes and keeps: the service stores its id and address. */
+  private async createInKms(scope: HolderScope, pair: { chain: string; network: string }): Promise<HeldWallet> {
+    const { keyId, address } = await (await this.keysInKms()).createKey();
+    const record: HeldWalletRecord = {
+      ...pair,
+      address,
+      apiKeyId: scope === "operator" ? null : scope.apiKeyId,
+      source: "kms",
+      derivationIndex: null,
+      encryptedKey: null,
+      kmsKeyId: keyId,
+      createdAt: new Date().toISOString(),
+    };
+    if (!(await this.store.insertHeldWallet(record))) throw new Error(`AWS KMS made a key for ${address}, already held on the pair`);
+    return presentHeldWallet(record);
   }
 
   /** Runs a held wallet's write if its policy lets it through (POLICY_DENIED otherwise, nothing signed). */

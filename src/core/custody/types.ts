@@ -2,6 +2,18 @@
 // store keeps them encrypted (the seed, and each imported key, as Web3 Secret Storage v3) or public (an address, a
 // derivation index, the EVM account's extended public key); the passphrase is never stored.
 
+import type { TransactionSigner } from "../../chains/evm/write/send-types.js";
+
+/** Keys in a KMS (TOKEN_SERVICE_SIGNER=aws-kms): made there, used there, never read out. */
+export interface KmsKeys {
+  /** A new secp256k1 signing key: its id (ARN) and address. */
+  createKey(): Promise<{ keyId: string; address: string }>;
+  /** The signer of a key held for `address`. */
+  signer(keyId: string, address: string): TransactionSigner;
+  /** Lets its connections go. */
+  close(): void;
+}
+
 /** Who asks: an HTTP request's API key (its own held wallets only), or the operator (a task, the programmatic API: all). */
 export type HolderScope = { apiKeyId: string | null } | "operator";
 
@@ -19,11 +31,13 @@ export interface HeldWalletRecord {
   address: string;
   /** The API key that made it: only that key sees and uses it (null: made without one, by a task or the API). */
   apiKeyId: string | null;
-  source: "derived" | "imported";
+  source: "derived" | "imported" | "kms";
   /** Derived: its index under the seed's EVM account. */
   derivationIndex: number | null;
   /** Imported: its key, encrypted. */
   encryptedKey: string | null;
+  /** KMS: its key's id (ARN) in AWS KMS. */
+  kmsKeyId: string | null;
   createdAt: string;
 }
 

@@ -6,6 +6,7 @@ import { Wallet } from "ethers";
 
 import { createLogger } from "../../../src/http/logger.js";
 import { LogCapture, TEST_API_KEY, startServer, type RunningServer } from "../../helpers/http-server.js";
+import { startKmsStandIn, type KmsStandIn } from "../../helpers/kms-stand-in.js";
 
 // Held wallets through a real `serve` composition on a socket (docs/custody.md): the service keeps their keys in its
 // keystore and signs the writes that name them without a key; another API key neither sees nor uses them; a locked
@@ -240,5 +241,59 @@ describe("the production switch: TOKEN_SERVICE_ALLOW_PRIVATE_KEYS=false", functi
     const prepared = await api.call("POST", "/api/v1/tokens", launch);
     expect(prepared.status).to.equal(200);
     expect(prepared.body).to.have.property("unsignedTransaction");
+  });
+});
+
+describe("held wallets in AWS KMS (TOKEN_SERVICE_SIGNER=aws-kms), against a loopback KMS stand-in", function () {
+  this.timeout(60_000);
+  let kms: KmsStandIn;
+  let api: RunningServer;
+
+  before(async function () {
+    kms = await startKmsStandIn({ region: "eu-west-1" });
+    api = await startServer({
+      env: {
+        TOKEN_SERVICE_SIGNER: "aws-kms",
+        TOKEN_SERVICE_AWS_KMS_REGION: "eu-west-1",
+        TOKEN_SERVICE_AWS_KMS_ENDPOINT: kms.endpoint,
+        AWS_ACCESS_KEY_ID: "AKIASTANDIN000000000",
+        AWS_SECRET_ACCESS_KEY: "stand-in-secret",
+      },
+    });
+  });
+
+  after(async function () {
+    await api?.stop();
+    await kms?.close();
+  });
+
+  it("makes the key in KMS (201), signs a launch with it there, and answers 503 SIGNING_KEY_UNAVAILABLE when KMS refuses the key", async function () {
+    const created = await api.call("POST", "/api/v1/wallets", { ...SEPOLIA, custody: "service" });
+    expect(created.status, JSON.stringify(created.body)).to.equal(201);
+    expect(created.body).to.include({ custody: "service", source: "kms" });
+    const sender = created.body.address as string;
+    await api.call("POST", "/api/v1/faucet", { ...SEPOLIA, address: sender });
+    const launched = await api.call("POST", "/api/v1/tokens?wait=mined", {
+      ...SEPOLIA,
+      type: "ERC20",
+      token: { name: "Kms", symbol: "KMS", initialSupply: "1" },
+      sender,
+    });
+    expect(launched.body.status, JSON.stringify(launched.body)).to.equal("mined");
+    const { service } = api.server;
+    const chain = await service.evm.get(service.chains.resolve(SEPOLIA.chain, SEPOLIA.network) as never);
+    expect((await chain.provider.getTransaction(launched.body.transactionHash))?.from, "signed by the KMS key").to.equal(sender);
+
+    kms.failWith({ type: "AccessDeniedException", status: 400, message: "User is not authorized to perform: kms:Sign" });
+    const refused = await api.call("POST", "/api/v1/tokens", {
+      ...SEPOLIA,
+      type: "ERC20",
+      token: { name: "Denied", symbol: "DNY" },
+      sender,
+    });
+    kms.failWith(undefined);
+    expect(refused.status, JSON.stringify(refused.body)).to.equal(503);
+    expect(refused.body.error).to.deep.include({ code: "SIGNING_KEY_UNAVAILABLE", details: { problem: "access-denied" } });
+    expect(await chain.provider.getTransactionCount(sender, "pending"), "nothing sent").to.equal(1);
   });
 });

@@ -21,6 +21,7 @@ function refusal(env: Record<string, string>): string {
 describe("Settings from the environment", function () {
   it("has bounded defaults", function () {
     expect(loadSettings({})).to.deep.equal({
+      allowPrivateKeys: true,
       apiKeys: [],
       rateLimit: { limit: 600, windowMs: 60_000 },
       authFailures: { limit: 10, windowMs: 300_000 },
@@ -152,5 +153,35 @@ describe("Settings from the environment", function () {
     } finally {
       await rm(dataDir, { recursive: true, force: true });
     }
+  });
+});
+
+describe("Settings of held wallets' signers", function () {
+  it("refuses aws-kms without a region, naming the variable, and a passphrase too short to be one", function () {
+    expect(() => loadSettings({ TOKEN_SERVICE_SIGNER: "aws-kms" })).to.throw(SettingsError, /^TOKEN_SERVICE_AWS_KMS_REGION is required/);
+    expect(() => loadSettings({ TOKEN_SERVICE_SIGNER: "kms" })).to.throw(
+      SettingsError,
+      /^TOKEN_SERVICE_SIGNER must be local-keystore or aws-kms/,
+    );
+    expect(() => loadSettings({ TOKEN_SERVICE_KEYSTORE_PASSPHRASE: "short" })).to.throw(
+      SettingsError,
+      /^TOKEN_SERVICE_KEYSTORE_PASSPHRASE must be at least 12/,
+    );
+    expect(() => loadSettings({ TOKEN_SERVICE_ALLOW_PRIVATE_KEYS: "no" })).to.throw(
+      SettingsError,
+      /^TOKEN_SERVICE_ALLOW_PRIVATE_KEYS must be true or false/,
+    );
+    expect(loadSettings({ TOKEN_SERVICE_ALLOW_PRIVATE_KEYS: "false" }).allowPrivateKeys).to.equal(false);
+  });
+
+  it("never quotes the passphrase it refuses", function () {
+    let message = "";
+    try {
+      loadSettings({ TOKEN_SERVICE_KEYSTORE_PASSPHRASE: "tiny-secret" });
+    } catch (error) {
+      message = (error as Error).message;
+    }
+    expect(message).to.match(/TOKEN_SERVICE_KEYSTORE_PASSPHRASE/);
+    expect(message).to.not.include("tiny-secret");
   });
 });
