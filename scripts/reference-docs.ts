@@ -3,7 +3,16 @@
 // test/reference-docs.test.ts checks the committed pages equal a fresh generation.
 import { STATUS_CODES } from "node:http";
 
-import { API_KEY_VARIABLE, DOORS, FAMILIES, PRIVATE_KEY_VARIABLE, VARIABLES, type VariableSpec } from "../src/config/environment.js";
+import {
+  API_KEY_VARIABLE,
+  DOORS,
+  FAMILIES,
+  MNEMONIC_VARIABLE,
+  NEW_PASSPHRASE_VARIABLE,
+  PRIVATE_KEY_VARIABLE,
+  VARIABLES,
+  type VariableSpec,
+} from "../src/config/environment.js";
 import { HARDHAT_CONFIG_FIELDS } from "../src/config/hardhat-config-fields.js";
 import { ALL_ERROR_CODES, ERROR_CATALOG, type AnyErrorCode, type ErrorSource } from "../src/domain/errors.js";
 import { RETRY_ADVICE, type RetryAdvice } from "../src/domain/retry-advice.js";
@@ -137,6 +146,8 @@ export function configurationReference(): string {
     ...header,
     variableRow(PRIVATE_KEY_VARIABLE, PRIVATE_KEY_VARIABLE.name),
     variableRow(API_KEY_VARIABLE, API_KEY_VARIABLE.name),
+    variableRow(MNEMONIC_VARIABLE, MNEMONIC_VARIABLE.name),
+    variableRow(NEW_PASSPHRASE_VARIABLE, NEW_PASSPHRASE_VARIABLE.name),
     "",
     "## Hardhat config: `tokenService`",
     "",

@@ -13,6 +13,7 @@ import { tokenCancelTask, tokenSpeedUpTask } from "./token-replace.js";
 import { serveTask } from "./serve.js";
 import { apikeyCreateTask } from "./apikey-create.js";
 import { chainFaultTask } from "./chain-fault.js";
+import { custodyBackupTask, custodyInitTask, custodyPassphraseTask, custodyRestoreTask } from "./custody.js";
 
 /** Every task the plugin declares; each action loads only when its task runs. */
 export const tokenServiceTasks = [
@@ -33,4 +34,8 @@ export const tokenServiceTasks = [
   serveTask,
   apikeyCreateTask,
   chainFaultTask,
+  custodyInitTask,
+  custodyBackupTask,
+  custodyRestoreTask,
+  custodyPassphraseTask,
 ];

@@ -38,6 +38,12 @@ export const signerOptions = <T extends ReturnType<typeof task>>(builder: T) =>
       type: ArgumentType.STRING_WITHOUT_DEFAULT,
       defaultValue: undefined,
     })
+    .addOption({
+      name: "from",
+      description: "A held wallet's address: the service signs with the key it holds (docs/custody.md); no key is read",
+      type: ArgumentType.STRING_WITHOUT_DEFAULT,
+      defaultValue: undefined,
+    })
     .addFlag({ name: "noWait", description: "Return once the node accepted the transaction, without waiting for it to be mined" })
     // Declared only to refuse it with a pointer to --private-key-env, instead of Hardhat's bare "unknown option" (a
     // hidden option cannot be given on the command line at all). The value is never read or printed.

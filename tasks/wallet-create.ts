@@ -12,5 +12,11 @@ export const walletCreateTask = json(
     type: ArgumentType.STRING_WITHOUT_DEFAULT,
     defaultValue: undefined,
   })
+  .addOption({
+    name: "custody",
+    description: "caller (default): the key is printed once and stored nowhere; service: a held wallet, its key kept by the service",
+    type: ArgumentType.STRING_WITHOUT_DEFAULT,
+    defaultValue: undefined,
+  })
   .setAction(() => import("../src/hardhat/tasks/wallet-create.js"))
   .build();

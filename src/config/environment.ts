@@ -41,6 +41,7 @@ export const DOORS = {
   signingTasks: "the signing tasks (`token:launch`, `token:mint`, `token:transfer`, `token:speed-up`, `token:cancel`)",
   apikeyCreate: "`npx hardhat apikey:create`",
   faultTask: "`npx hardhat chain:fault`",
+  custodyTasks: "the keystore tasks (`custody:init`, `custody:backup`, `custody:restore`, `custody:passphrase`)",
   api: "`createTokenService()` (programmatic API)",
 } as const;
 
@@ -692,6 +693,29 @@ export const API_KEY_VARIABLE: VariableSpec<string | undefined> = {
   schema: z.string().trim().optional(),
 };
 
+/** The variable `custody:restore --mnemonic-env NAME` names: the seed's backed-up words, kept off the command line. */
+export const MNEMONIC_VARIABLE: VariableSpec<string | undefined> = {
+  name: "the NAME given to `--mnemonic-env`",
+  type: "24 BIP-39 words (English), as `custody:backup` printed them",
+  default: "unset: `custody:restore` refuses",
+  description: "The keystore's seed, for `custody:restore` to make the keystore from, kept off the command line.",
+  readBy: ["custodyTasks"],
+  secret: true,
+  schema: z.string().trim().optional(),
+};
+
+/** The variable `custody:passphrase --new-passphrase-env NAME` names: the keystore's next passphrase. */
+export const NEW_PASSPHRASE_VARIABLE: VariableSpec<string | undefined> = {
+  name: "the NAME given to `--new-passphrase-env`",
+  type: "text, at least 12 characters",
+  default: "unset: `custody:passphrase` refuses",
+  description:
+    "The passphrase `custody:passphrase` encrypts the keystore under instead of TOKEN_SERVICE_KEYSTORE_PASSPHRASE; restart every `serve` with it as TOKEN_SERVICE_KEYSTORE_PASSPHRASE after.",
+  readBy: ["custodyTasks"],
+  secret: true,
+  schema: z.string().min(12, "must be at least 12 characters (a long random passphrase)").optional(),
+};
+
 // ---- reading -----------------------------------------------------------------------------------------------------
 
 type Environment = Readonly<Record<string, string | undefined>>;
@@ -729,6 +753,16 @@ export function isVariableSet(env: Environment, name: string): boolean {
 /** The variable `chain:fault --api-key-env` names: undefined when unset. */
 export function readApiKeyVariable(env: Environment, name: string): string | undefined {
   return parse(API_KEY_VARIABLE, name, env);
+}
+
+/** The variable `custody:restore --mnemonic-env` names: undefined when unset. */
+export function readMnemonicVariable(env: Environment, name: string): string | undefined {
+  return parse(MNEMONIC_VARIABLE, name, env);
+}
+
+/** The variable `custody:passphrase --new-passphrase-env` names: undefined when unset. */
+export function readNewPassphraseVariable(env: Environment, name: string): string | undefined {
+  return parse(NEW_PASSPHRASE_VARIABLE, name, env);
 }
 
 /** The variable a task's `--private-key-env` names: undefined when unset. */

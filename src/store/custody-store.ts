@@ -63,7 +63,7 @@ export class KyselyCustodyStore implements CustodyStore {
     return row === undefined ? undefined : { seed: row.seed, evmAccountKey: row.evm_account_key };
   }
 
-  async initKeystore(record: KeystoreRecord): Promise<KeystoreRecord> {
+  async initKeystore(record: KeystoreRecord, nextIndex = 0): Promise<KeystoreRecord> {
     const now = Date.now();
     await this.db
       .insertInto("keystore")
@@ -71,7 +71,7 @@ export class KyselyCustodyStore implements CustodyStore {
         id: KEYSTORE_ID,
         seed: record.seed,
         evm_account_key: record.evmAccountKey,
-        next_index: 0,
+        next_index: nextIndex,
         created_at: now,
         updated_at: now,
       })
@@ -119,6 +119,10 @@ export class KyselyCustodyStore implements CustodyStore {
       .where("address", "=", address.toLowerCase())
       .executeTakeFirst();
     return row === undefined ? undefined : toRecord(row);
+  }
+
+  async derivedWallets(): Promise<HeldWalletRecord[]> {
+    return (await this.db.selectFrom("held_wallets").selectAll().where("source", "=", "derived").execute()).map(toRecord);
   }
 
   async heldPairsOf(address: string): Promise<HeldWalletRecord[]> {

@@ -362,8 +362,51 @@ export class Custody {
     }
   }
 
+  /** Makes the keystore now if there is none (`custody:init`); answers whether it made it. */
+  async init(): Promise<boolean> {
+    await this.start();
+    if (this.evmAccountKey !== undefined || this.lockedBecause !== undefined) return false;
+    await this.initialise();
+    return true;
+  }
+
+  /** The seed's 24 words (`custody:backup`, never over HTTP): every derived held key comes back from them. */
+  async backupPhrase(): Promise<string> {
+    await this.unlockedPassphrase();
+    return this.mnemonic!.phrase;
+  }
+
+  /**
+   * Makes the keystore from a backed-up seed (`custody:restore`), in a store that has none: the held wallets still
+   * recorded there must derive from it (a phrase of another seed is refused), and new ones continue after them.
+   */
+  async restore(phrase: string): Promise<{ heldWallets: number }> {
+    if (!this.passphrase) throw keystoreLocked(`set ${PASSPHRASE_VARIABLE} to encrypt the restored seed under`);
+    if ((await this.store.readKeystore()) !== undefined) {
+      throw new TokenServiceError(ErrorCode.INVALID_ARGUMENT, "this store already has a keystore: restore into a store without one", {
+        field: "mnemonic",
+      });
+    }
+    let sealed: Awaited<ReturnType<typeof sealSeed>>;
+    try {
+      sealed = await sealSeed(this.passphrase, phrase);
+    } catch {
+      throw invalidArgument("mnemonic", "the backup is not a BIP-39 phrase (24 words from the English list)");
+    }
+    const derived = (await this.store.derivedWallets()).filter((record) => record.derivationIndex !== null);
+    const stranger = derived.find((record) => derivedEvmAddress(sealed.evmAccountKey, record.derivationIndex!) !== record.address);
+    if (stranger !== undefined) {
+      throw invalidArgument("mnemonic", `the backup is another seed's: it does not derive the held wallet ${stranger.address}`);
+    }
+    const next = derived.reduce((highest, record) => Math.max(highest, record.derivationIndex! + 1), 0);
+    await this.store.initKeystore({ seed: sealed.encrypted, evmAccountKey: sealed.evmAccountKey }, next);
+    this.started = undefined;
+    return { heldWallets: derived.length };
+  }
+
   /** A new passphrase for the seed and every imported key (the `custody:passphrase` task); this process keeps the old. */
-  static async rotate(store: CustodyStore, from: string, to: string): Promise<{ importedKeys: number }> {
+  async rotate(from: string, to: string): Promise<{ importedKeys: number }> {
+    const store = this.store;
     const keystore = await store.readKeystore();
     if (keystore === undefined) throw keystoreLocked("there is no keystore to rotate");
     let mnemonic: Mnemonic;

@@ -17,9 +17,16 @@ export class MemoryCustodyStore implements CustodyStore {
     return this.keystore;
   }
 
-  async initKeystore(record: KeystoreRecord): Promise<KeystoreRecord> {
-    this.keystore ??= { ...record };
+  async initKeystore(record: KeystoreRecord, nextIndex = 0): Promise<KeystoreRecord> {
+    if (this.keystore === undefined) {
+      this.keystore = { ...record };
+      this.nextIndex = nextIndex;
+    }
     return this.keystore;
+  }
+
+  async derivedWallets(): Promise<HeldWalletRecord[]> {
+    return [...this.wallets.values()].filter((record) => record.source === "derived");
   }
 
   async takeDerivationIndex(): Promise<number> {

@@ -49,8 +49,13 @@ export interface HeldWalletPage {
 
 export interface CustodyStore {
   readKeystore(): Promise<KeystoreRecord | undefined>;
-  /** Writes the keystore unless one is there; answers the one that is (another replica may have written it first). */
-  initKeystore(record: KeystoreRecord): Promise<KeystoreRecord>;
+  /**
+   * Writes the keystore unless one is there; answers the one that is (another replica may have written it first).
+   * `nextIndex`: the first derivation index it gives (a restore continues after the held wallets already recorded).
+   */
+  initKeystore(record: KeystoreRecord, nextIndex?: number): Promise<KeystoreRecord>;
+  /** Every held wallet derived from the seed (a restore checks the phrase against them). */
+  derivedWallets(): Promise<HeldWalletRecord[]>;
   /** The next derivation index, taken once across every process that shares the store. */
   takeDerivationIndex(): Promise<number>;
   /** False when the pair already holds that address (nothing is written then). */

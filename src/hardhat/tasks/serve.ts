@@ -126,8 +126,9 @@ async function run(args: Args, hre: HardhatRuntimeEnvironment): Promise<void> {
 
   server.dataDirectory.announce(base);
   const keystore = await server.service.custody.status().then(
-    ({ state, reason }) => `local keystore, ${state === "empty" ? "none yet" : state.toUpperCase()}${reason ? ` (${reason})` : ""}`,
-    (error: unknown) => `local keystore, not read yet (${(error as Error).message})`,
+    ({ signer, state, reason }) =>
+      `${signer === "aws-kms" ? "AWS KMS; imported keys: " : ""}local keystore ${state === "empty" ? "none yet" : state.toUpperCase()}${reason ? ` (${reason})` : ""}`,
+    (error: unknown) => `local keystore not read yet (${(error as Error).message})`,
   );
   const lines = [`hardhat-token-service listening on ${base}`, ""];
   for (const pair of server.service.networks()) {

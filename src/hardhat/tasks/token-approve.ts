@@ -2,7 +2,7 @@ import type { HardhatRuntimeEnvironment } from "hardhat/types/hre";
 
 import { parseTokenStandard } from "../../domain/asset-types.js";
 import { parseDecimalUnits } from "../../domain/units.js";
-import { resolveSigner } from "./support/private-key.js";
+import { resolveSigner, signerSource } from "./support/private-key.js";
 import { TASK_WAIT_MS, chainLabel, printJson, withService } from "./support/run.js";
 import { withSpinner } from "./support/spinner.js";
 
@@ -17,6 +17,7 @@ interface Args {
   all?: string;
   sender?: string;
   privateKeyEnv?: string;
+  from?: string;
   /** Refused: see refusePrivateKeyOption. */
   privateKey?: string;
   noWait?: boolean;
@@ -39,10 +40,7 @@ function allOf(text: string): boolean | string {
 
 export default async function tokenApprove(args: Args, hre: HardhatRuntimeEnvironment): Promise<void> {
   await withService(hre, { ...args, recordsOperations: true }, async (service, pair) => {
-    const { sender, privateKey } = await resolveSigner(hre, {
-      ...(args.privateKeyEnv ? { privateKeyEnv: args.privateKeyEnv } : {}),
-      ...(args.sender ? { sender: args.sender } : {}),
-    });
+    const { sender, privateKey } = await resolveSigner(hre, signerSource(args));
     const type = args.type ?? "erc20";
     // An ERC20 allowance in whole tokens: the token's decimals say how many smallest units that is.
     const token =
@@ -61,7 +59,7 @@ export default async function tokenApprove(args: Args, hre: HardhatRuntimeEnviro
       // A value other than true or false reaches the core as typed, which refuses it naming --all.
       ...(args.all !== undefined ? { all: allOf(args.all) as boolean } : {}),
       sender,
-      privateKey,
+      ...(privateKey !== undefined ? { privateKey } : {}),
     });
     const result = args.noWait
       ? approved

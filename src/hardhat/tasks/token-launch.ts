@@ -2,7 +2,7 @@ import type { HardhatRuntimeEnvironment } from "hardhat/types/hre";
 
 import { invalidArgument } from "../../domain/errors.js";
 import { parseDecimalUnits } from "../../domain/units.js";
-import { resolveSigner } from "./support/private-key.js";
+import { resolveSigner, signerSource } from "./support/private-key.js";
 import { TASK_WAIT_MS, chainLabel, printJson, withService } from "./support/run.js";
 import { withSpinner } from "./support/spinner.js";
 
@@ -22,6 +22,7 @@ interface Args {
   salt?: string;
   sender?: string;
   privateKeyEnv?: string;
+  from?: string;
   /** Refused: see refusePrivateKeyOption. */
   privateKey?: string;
   noWait?: boolean;
@@ -84,17 +85,14 @@ function tokenFields(args: Args): Record<string, unknown> {
 
 export default async function tokenLaunch(args: Args, hre: HardhatRuntimeEnvironment): Promise<void> {
   await withService(hre, { ...args, recordsOperations: true }, async (service, pair) => {
-    const { sender, privateKey } = await resolveSigner(hre, {
-      ...(args.privateKeyEnv ? { privateKeyEnv: args.privateKeyEnv } : {}),
-      ...(args.sender ? { sender: args.sender } : {}),
-    });
+    const { sender, privateKey } = await resolveSigner(hre, signerSource(args));
     const launched = await service.operations.launch({
       ...pair,
       type: args.type ?? "",
       token: tokenFields(args),
       ...(args.salt !== undefined ? { salt: args.salt } : {}),
       sender,
-      privateKey,
+      ...(privateKey !== undefined ? { privateKey } : {}),
     });
     const result = args.noWait
       ? launched

@@ -6,7 +6,7 @@ import type { TokenService } from "../../core/token-service.js";
 import type { MintRecipientRequest, MintRecipientResult } from "../../domain/requests.js";
 import { parseTokenType } from "../../domain/token-params.js";
 import { formatUnits, parseDecimalUnits } from "../../domain/units.js";
-import { resolveSigner } from "./support/private-key.js";
+import { resolveSigner, signerSource } from "./support/private-key.js";
 import { readRecipientsOption } from "./support/recipients-option.js";
 import { TASK_WAIT_MS, chainLabel, printJson, withService } from "./support/run.js";
 import { withSpinner } from "./support/spinner.js";
@@ -24,6 +24,7 @@ interface Args {
   recipients?: string;
   sender?: string;
   privateKeyEnv?: string;
+  from?: string;
   /** Refused: see refusePrivateKeyOption. */
   privateKey?: string;
   noWait?: boolean;
@@ -111,10 +112,7 @@ export default async function tokenMint(args: Args, hre: HardhatRuntimeEnvironme
     // Read before the signer is looked for: a batch that is not JSON is refused without touching a key.
     const recipients = args.recipients === undefined ? undefined : await readRecipientsOption(args.recipients);
     const batch = recipients !== undefined;
-    const { sender, privateKey } = await resolveSigner(hre, {
-      ...(args.privateKeyEnv ? { privateKeyEnv: args.privateKeyEnv } : {}),
-      ...(args.sender ? { sender: args.sender } : {}),
-    });
+    const { sender, privateKey } = await resolveSigner(hre, signerSource(args));
     const token =
       isErc20(args.type) && (args.amount !== undefined || hasAmount(recipients))
         ? await erc20Token(service, { ...pair, tokenAddress: args.contract ?? "", address: sender })
@@ -134,7 +132,7 @@ export default async function tokenMint(args: Args, hre: HardhatRuntimeEnvironme
         ? { amount: token ? parseDecimalUnits(args.amount, token.decimals ?? 18, "amount").toString() : args.amount }
         : {}),
       sender,
-      privateKey,
+      ...(privateKey !== undefined ? { privateKey } : {}),
     });
     const result = args.noWait
       ? minted

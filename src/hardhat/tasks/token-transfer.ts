@@ -3,7 +3,7 @@ import type { HardhatRuntimeEnvironment } from "hardhat/types/hre";
 import { parseAssetType, type AssetType } from "../../domain/asset-types.js";
 import type { TokenService } from "../../core/token-service.js";
 import { parseDecimalUnits } from "../../domain/units.js";
-import { resolveSigner } from "./support/private-key.js";
+import { resolveSigner, signerSource } from "./support/private-key.js";
 import { TASK_WAIT_MS, chainLabel, printJson, withService, type TaskPair } from "./support/run.js";
 import { withSpinner } from "./support/spinner.js";
 
@@ -17,6 +17,7 @@ interface Args {
   tokenId?: string;
   sender?: string;
   privateKeyEnv?: string;
+  from?: string;
   /** Refused: see refusePrivateKeyOption. */
   privateKey?: string;
   noWait?: boolean;
@@ -57,10 +58,7 @@ async function smallestUnits(
 
 export default async function tokenTransfer(args: Args, hre: HardhatRuntimeEnvironment): Promise<void> {
   await withService(hre, { ...args, recordsOperations: true }, async (service, pair) => {
-    const { sender, privateKey } = await resolveSigner(hre, {
-      ...(args.privateKeyEnv ? { privateKeyEnv: args.privateKeyEnv } : {}),
-      ...(args.sender ? { sender: args.sender } : {}),
-    });
+    const { sender, privateKey } = await resolveSigner(hre, signerSource(args));
     const type = typeOf(args.type);
     const { amount, unit } = await smallestUnits(service, pair, type, args);
     const sent = await service.operations.transfer({
@@ -71,7 +69,7 @@ export default async function tokenTransfer(args: Args, hre: HardhatRuntimeEnvir
       ...(amount !== undefined ? { amount } : {}),
       ...(args.tokenId !== undefined ? { tokenId: args.tokenId } : {}),
       sender,
-      privateKey,
+      ...(privateKey !== undefined ? { privateKey } : {}),
     });
     const result = args.noWait
       ? sent

@@ -1,16 +1,31 @@
 import type { HardhatRuntimeEnvironment } from "hardhat/types/hre";
 
+import { invalidArgument } from "../../domain/errors.js";
 import { printJson, withService } from "./support/run.js";
 
 interface Args {
   chain?: string;
   chainNetwork?: string;
   addressType?: string;
+  custody?: string;
   json?: boolean;
 }
 
 export default async function walletCreate(args: Args, hre: HardhatRuntimeEnvironment): Promise<void> {
-  await withService(hre, args, async (service, pair) => {
+  const custody = args.custody ?? "caller";
+  if (custody !== "caller" && custody !== "service") throw invalidArgument("custody", "--custody is caller (default) or service");
+  // A held wallet lives in the service's store (DATABASE_URL, else the data directory's), as its records do.
+  await withService(hre, { ...args, recordsOperations: custody === "service" }, async (service, pair) => {
+    if (custody === "service") {
+      if (args.addressType !== undefined)
+        throw invalidArgument("addressType", "--address-type applies to bitcoin wallets, which are not held");
+      const held = await service.custody.create("operator", pair.chain, pair.network);
+      if (args.json) return printJson(held);
+      console.log(`New held ${held.chain}/${held.network} wallet (source: ${held.source})`);
+      console.log(`  address     ${held.address}`);
+      console.log("The service keeps its key (docs/custody.md): sign with --from on the write tasks; no key is shown.");
+      return;
+    }
     const wallet = service.createWallet({
       ...pair,
       ...(args.addressType ? { addressType: args.addressType } : {}),

@@ -1,4 +1,4 @@
-import { computeAddress } from "ethers";
+import { computeAddress, getAddress, isAddress } from "ethers";
 import type { HardhatRuntimeEnvironment } from "hardhat/types/hre";
 
 import { readPrivateKeyVariable } from "../../../config/environment.js";
@@ -7,6 +7,17 @@ import { invalidArgument } from "../../../domain/errors.js";
 interface KeySource {
   privateKeyEnv?: string;
   sender?: string;
+  /** `--from`: a held wallet (docs/custody.md), which the service signs for: no key is read. */
+  from?: string;
+}
+
+/** The key options of a signing task, as `resolveSigner` takes them. */
+export function signerSource(args: { privateKeyEnv?: string; sender?: string; from?: string }): KeySource {
+  return {
+    ...(args.privateKeyEnv ? { privateKeyEnv: args.privateKeyEnv } : {}),
+    ...(args.sender ? { sender: args.sender } : {}),
+    ...(args.from ? { from: args.from } : {}),
+  };
 }
 
 interface Resolvable {
@@ -35,7 +46,16 @@ async function configuredAccountKeys(hre: HardhatRuntimeEnvironment): Promise<st
  * environment variable the user names, or from the Hardhat network's
  * configured accounts (the one whose address is --sender).
  */
-export async function resolveSigner(hre: HardhatRuntimeEnvironment, source: KeySource): Promise<{ sender: string; privateKey: string }> {
+export async function resolveSigner(hre: HardhatRuntimeEnvironment, source: KeySource): Promise<{ sender: string; privateKey?: string }> {
+  if (source.from !== undefined) {
+    if (source.privateKeyEnv || source.sender)
+      throw invalidArgument(
+        "from",
+        "--from names a held wallet, which the service signs for: give it alone, without --sender or --private-key-env",
+      );
+    if (!isAddress(source.from)) throw invalidArgument("from", "--from must be the address of a held wallet (0x and 40 hex digits)");
+    return { sender: getAddress(source.from) };
+  }
   if (source.privateKeyEnv) {
     const privateKey = readPrivateKeyVariable(process.env, source.privateKeyEnv);
     if (!privateKey) throw invalidArgument("privateKey", `environment variable ${source.privateKeyEnv} is not set`);

@@ -57,6 +57,8 @@ export async function replaceOperation(kind: ReplacementKind, args: Args, hre: H
         ...(args.privateKeyEnv ? { privateKeyEnv: args.privateKeyEnv } : {}),
         sender: prepared.sender,
       });
+      // Prepared only where the service holds no key for the sender: the key comes from the task's options.
+      if (privateKey === undefined) throw new Error("a prepared replacement is signed with the sender's own key");
       const signedTransaction = await new Wallet(privateKey).signTransaction(prepared.unsignedTransaction);
       outcome = await replace({ signedTransaction });
     }

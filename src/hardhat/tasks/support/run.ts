@@ -111,7 +111,12 @@ export async function withService(
       dataDirectory,
       blockTimeSeconds: 0,
       ...(store
-        ? { operationStore: store, senderLock: store.senderLock(), tracker: { ...DEFAULT_TRACKER_SETTINGS, ownRecordsOnly: true } }
+        ? {
+            operationStore: store,
+            custodyStore: store.custody,
+            senderLock: store.senderLock(),
+            tracker: { ...DEFAULT_TRACKER_SETTINGS, ownRecordsOnly: true },
+          }
         : {}),
       ...(selected && pair ? { rpcUrls: { [`${pair.chain}/${pair.network}`]: selected.endpoint } } : {}),
     });

@@ -2,7 +2,7 @@ import type { HardhatRuntimeEnvironment } from "hardhat/types/hre";
 
 import type { OperationStatus } from "../../../core/operations/types.js";
 import type { TokenService } from "../../../core/token-service.js";
-import { resolveSigner } from "./private-key.js";
+import { resolveSigner, signerSource } from "./private-key.js";
 import { TASK_WAIT_MS, chainLabel, printJson, withService, type TaskOptions, type TaskPair } from "./run.js";
 import { withSpinner } from "./spinner.js";
 
@@ -10,6 +10,8 @@ import { withSpinner } from "./spinner.js";
 export interface SignerOptions extends TaskOptions {
   sender?: string;
   privateKeyEnv?: string;
+  /** A held wallet the service signs for. */
+  from?: string;
   noWait?: boolean;
 }
 
@@ -31,14 +33,11 @@ type Written = {
 export async function runSignedWrite<T extends Written>(
   hre: HardhatRuntimeEnvironment,
   args: SignerOptions,
-  write: (service: TokenService, pair: TaskPair, signer: { sender: string; privateKey: string }) => Promise<T>,
+  write: (service: TokenService, pair: TaskPair, signer: { sender: string; privateKey?: string }) => Promise<T>,
   headline: (result: T) => string,
 ): Promise<void> {
   await withService(hre, { ...args, recordsOperations: true }, async (service, pair) => {
-    const signer = await resolveSigner(hre, {
-      ...(args.privateKeyEnv ? { privateKeyEnv: args.privateKeyEnv } : {}),
-      ...(args.sender ? { sender: args.sender } : {}),
-    });
+    const signer = await resolveSigner(hre, signerSource(args));
     const sent = await write(service, pair, signer);
     const result: T = args.noWait
       ? sent
