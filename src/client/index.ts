@@ -42,6 +42,10 @@ export type OwnershipTransfer = Exclude<Answer<operations["transferOwnership"], 
 export type Operation = Answer<operations["getOperation"], 200>;
 export type PreparedReplacement = Extract<Answer<operations["speedUpOperation"], 200>, Prepared>;
 export type ErrorBody = Answer<operations["getOperation"], 404>["error"];
+/** A wallet the service holds (docs/custody.md): `POST /api/v1/wallets` with `custody: "service"`, or an import. */
+export type HeldWallet = Answer<operations["importWallet"], 201>;
+export type HeldWalletPage = Answer<operations["listHeldWallets"], 200>;
+export type WalletPolicy = JsonBody<operations["putWalletPolicy"]>;
 
 /**
  * What signs locally: an ethers v6 Signer (a `Wallet`, or any external signer — a hardware wallet, a KMS — that

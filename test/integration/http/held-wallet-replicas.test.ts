@@ -1,6 +1,7 @@
 import { expect } from "chai";
 import { Wallet, type JsonRpcProvider } from "ethers";
 import hre from "hardhat";
+import pg from "pg";
 import type { JsonRpcServer } from "hardhat/types/network";
 
 import { freshPostgresSchema } from "../../helpers/postgres-schema.js";
@@ -20,12 +21,14 @@ describe("held wallets on two replicas sharing one PostgreSQL and one live node"
   let node: JsonRpcServer;
   let replicas: RunningServer[] = [];
   let dropSchema: () => Promise<void>;
+  let schemaUrl: string;
 
   before(async function () {
     node = await hre.network.createServer({ override: { chainId: 11155111 } } as never, "127.0.0.1", 0);
     const { port } = await node.listen();
     const schema = await freshPostgresSchema(this, "hts_held_replicas");
     dropSchema = schema.drop;
+    schemaUrl = schema.url;
     const env = {
       TOKEN_SERVICE_RPC_ETHEREUM_SEPOLIA: `http://127.0.0.1:${port}`,
       TOKEN_SERVICE_SIMULATED_CHAINS: "off",
@@ -91,5 +94,33 @@ describe("held wallets on two replicas sharing one PostgreSQL and one live node"
     ]);
     expect(capped.filter((answer) => answer.status === 403).every((answer) => answer.body.error.field === "maxValuePerDay")).to.equal(true);
     expect((await provider.getBalance(recipient)) - before, "the chain received five").to.equal(5n * ETH);
+  });
+
+  it("keeps an imported key in no row of the shared database, in any encoding", async function () {
+    const [, second] = replicas as [RunningServer, RunningServer];
+    const key = Wallet.createRandom();
+    expect((await second.call("POST", "/api/v1/wallets/import", { ...SEPOLIA, privateKey: key.privateKey })).status).to.equal(201);
+    const raw = Buffer.from(key.privateKey.slice(2), "hex");
+    const encodings = [key.privateKey.slice(2), key.privateKey.slice(2).toUpperCase(), raw.toString("base64"), raw.toString("base64url")];
+    const client = new pg.Client({ connectionString: schemaUrl });
+    await client.connect();
+    try {
+      const tables = await client.query<{ table_name: string }>(
+        "select table_name from information_schema.tables where table_schema = current_schema() and table_type = 'BASE TABLE'",
+      );
+      expect(tables.rows.map((row) => row.table_name)).to.include.members(["held_wallets", "keystore"]);
+      let rows = 0;
+      for (const { table_name: table } of tables.rows) {
+        const dump = await client.query<{ row: string }>(`select row_to_json(t)::text as row from "${table}" t`);
+        rows += dump.rowCount ?? 0;
+        for (const { row } of dump.rows) {
+          for (const encoding of encodings) expect(row.includes(encoding), `a row of ${table} holds the key`).to.equal(false);
+          // bytea columns come out as \x hex: the raw bytes in hex are covered by the first encoding.
+        }
+      }
+      expect(rows, "the database holds rows").to.be.greaterThan(0);
+    } finally {
+      await client.end();
+    }
   });
 });

@@ -4,6 +4,7 @@ import path from "node:path";
 import { expect } from "chai";
 import { Wallet } from "ethers";
 
+import { createTokenServiceClient, type HeldWallet, type WalletPolicy } from "../../../src/client/index.js";
 import { createLogger } from "../../../src/http/logger.js";
 import { LogCapture, TEST_API_KEY, startServer, type RunningServer } from "../../helpers/http-server.js";
 import { startKmsStandIn, type KmsStandIn } from "../../helpers/kms-stand-in.js";
@@ -295,5 +296,37 @@ describe("held wallets in AWS KMS (TOKEN_SERVICE_SIGNER=aws-kms), against a loop
     expect(refused.status, JSON.stringify(refused.body)).to.equal(503);
     expect(refused.body.error).to.deep.include({ code: "SIGNING_KEY_UNAVAILABLE", details: { problem: "access-denied" } });
     expect(await chain.provider.getTransactionCount(sender, "pending"), "nothing sent").to.equal(1);
+  });
+});
+
+describe("held wallets through the typed client", function () {
+  this.timeout(60_000);
+  let api: RunningServer;
+
+  before(async function () {
+    api = await startServer({ env: { TOKEN_SERVICE_KEYSTORE_PASSPHRASE: PASSPHRASE } });
+  });
+
+  after(async function () {
+    await api?.stop();
+  });
+
+  it("creates a held wallet, sets its policy and launches from it with typed calls", async function () {
+    const client = createTokenServiceClient({ baseUrl: api.baseUrl, apiKey: TEST_API_KEY });
+    const created = await client.POST("/api/v1/wallets", { body: { ...SEPOLIA, custody: "service" } });
+    expect(created.response.status).to.equal(201);
+    const held = created.data as HeldWallet;
+    expect(held.custody).to.equal("service");
+    const policy: WalletPolicy = { networks: ["ethereum/sepolia"] };
+    const set = await client.PUT("/api/v1/wallets/{address}/policy", { params: { path: { address: held.address } }, body: policy });
+    expect(set.data).to.deep.equal(policy);
+    await client.POST("/api/v1/faucet", { body: { ...SEPOLIA, address: held.address } });
+    const launched = await client.POST("/api/v1/tokens", {
+      params: { query: { wait: "mined" } },
+      body: { ...SEPOLIA, type: "ERC20", token: { name: "Typed", symbol: "TYP" }, sender: held.address },
+    });
+    expect(launched.data).to.deep.include({ status: "mined", sender: held.address });
+    const page = await client.GET("/api/v1/wallets/held", { params: { query: { chain: "ethereum" } } });
+    expect(page.data?.items.map((wallet) => wallet.address)).to.deep.equal([held.address]);
   });
 });
