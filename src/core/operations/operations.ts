@@ -6,10 +6,9 @@ import { ErrorCode, RecordErrorCode, TokenServiceError } from "../../domain/erro
 import { neverHeld } from "../../domain/lifecycle.js";
 import type { EvmChain } from "../../chains/evm/chain.js";
 import { translateProviderError } from "../../chains/evm/provider-errors.js";
-import type { SignedTransactionInfo, TransactionSigner } from "../../chains/evm/write/send-types.js";
-import type { HolderScope } from "../custody/types.js";
-import type { AdmittedWrite } from "../custody/policies.js";
-import type { PolicedWrite } from "../../domain/wallet-policy.js";
+import type { SignedTransactionInfo } from "../../chains/evm/write/send-types.js";
+import { policedWrite, type HeldWallets } from "./held-writes.js";
+import { faucetRecord, transactionsOf } from "./record-rows.js";
 import { addressOfPrivateKey } from "../../chains/evm/wallet-keys.js";
 import { assertSameAsPrepared, toPreparedTransaction } from "../../chains/evm/write/signed-transaction.js";
 import type {
@@ -40,46 +39,9 @@ import {
 import type { ApproveRequest, ApproveResult, TransferRequest, TransferResult } from "../../domain/transfer-requests.js";
 import { decideGrant, decideSent } from "./decide.js";
 import { OperationTracker, isTransient, type TrackerHealing, type TrackerSettings } from "./tracker.js";
-import { Replacements, columnsOf, type ReplacementOutcome, type ReplacementRequest } from "./replacements.js";
+import { Replacements, type ReplacementOutcome, type ReplacementRequest } from "./replacements.js";
 import { ReservationFillers, SignedCancels } from "./signed-cancels.js";
-import {
-  FINAL_STATUSES,
-  type NewOperation,
-  type NewOperationTransaction,
-  type OperationRecord,
-  type OperationStatus,
-  type OperationStore,
-  type PreparedTransaction,
-} from "./types.js";
-
-/** The wallets the service holds, as the write pipeline uses them (core/custody/custody.ts). */
-export interface HeldWallets {
-  /** A held wallet's signer for a sender on a pair, when `scope` may use it; undefined when it is no held wallet of its. */
-  signerFor(scope: HolderScope, chain: string, network: string, sender: string): Promise<TransactionSigner | undefined>;
-  /** Runs a held wallet's write if its policy lets it through; `spent` says, after a failure, whether a node may hold it. */
-  admit<T>(write: AdmittedWrite, run: () => Promise<T>, spent: () => Promise<boolean>): Promise<T>;
-}
-
-/** A write as a wallet policy sees it: the native value it sends, who receives, the contract it calls. */
-function policedWrite(intent: WriteIntent<unknown>): PolicedWrite {
-  const { params, contractAddress } = intent.record(0);
-  const recipients: string[] = [];
-  for (const field of ["to", "spender", "account", "newOwner"]) {
-    if (intent.kind !== "launch" && typeof params[field] === "string") recipients.push((params[field] as string).toLowerCase());
-  }
-  if (Array.isArray(params.recipients)) {
-    for (const recipient of params.recipients as Array<{ to?: unknown }>) {
-      if (typeof recipient.to === "string") recipients.push(recipient.to.toLowerCase());
-    }
-  }
-  return {
-    pair: intent.command.pair,
-    kind: intent.kind,
-    value: intent.transaction.value ?? 0n,
-    recipients,
-    contract: intent.kind === "launch" ? null : (contractAddress?.toLowerCase() ?? null),
-  };
-}
+import { FINAL_STATUSES, type OperationRecord, type OperationStatus, type OperationStore, type PreparedTransaction } from "./types.js";
 
 export interface OperationContext {
   /** Whose record it is (the HTTP service's API key id). */
@@ -120,26 +82,6 @@ const SIGNED_GRACE_MS = 15_000;
 const FIRST_LOOK_MS = 100;
 /** Likewise for a faucet grant in progress; a grant takes milliseconds. */
 const GRANT_GRACE_MS = 5_000;
-
-function faucetRecord(
-  id: string,
-  apiKeyId: string | null,
-  grant: { chain: string; network: string; address: string; amount: string },
-): Omit<NewOperation, "status"> {
-  return {
-    id,
-    apiKeyId,
-    kind: "faucet",
-    chain: grant.chain,
-    network: grant.network,
-    tokenType: null,
-    params: { address: grant.address, amount: grant.amount },
-    sender: null,
-    transactionHash: null,
-    contractAddress: null,
-    error: null,
-  };
-}
 
 /**
  * Launch, mint and faucet as durable operations: each is recorded (with its signed raw transaction)
@@ -616,36 +558,6 @@ export class Operations {
       return { ...intent.answer(signedAs.info, signedAs.chain), id, status: "signed", blockNumber: null };
     }
   }
-}
-
-/**
- * The rows a send writes with its record: the transaction it broadcasts (its raw form is the record's own), and those it
- * signed ahead: its ladder's steps as signatures over the same call, its cancel whole.
- */
-function transactionsOf(signed: SignedTransactionInfo): NewOperationTransaction[] {
-  const common = { nonce: signed.nonce };
-  return [
-    {
-      ...common,
-      transactionHash: signed.transactionHash,
-      role: "original",
-      rung: 0,
-      rawTransaction: null,
-      signature: null,
-      ...columnsOf(signed.fees),
-      broadcast: true,
-    },
-    ...(signed.ahead ?? []).map((step): NewOperationTransaction => ({
-      ...common,
-      transactionHash: step.transactionHash,
-      role: step.role,
-      rung: step.rung,
-      rawTransaction: step.role === "cancel" ? step.rawTransaction : null,
-      signature: step.role === "replacement" ? step.signature : null,
-      ...columnsOf(step.fees),
-      broadcast: false,
-    })),
-  ];
 }
 
 /** The ERC721 ids a mined mint produced, as its answer carries them: one mint's `tokenId`, a batch's `tokenIds`. */
