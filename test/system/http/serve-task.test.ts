@@ -114,6 +114,8 @@ describe("npx hardhat serve and apikey:create (real CLI, real socket)", function
       expect(output).to.match(/binance_smart_chain\/mainnet\s+chain id 56\s+SIMULATED/);
       expect(output).to.include(`${baseUrl}/docs`);
       expect(output).to.include(dataDir);
+      // Which signer holds held wallets' keys, and whether it can sign (no passphrase here: none made, none possible).
+      expect(output).to.match(/signer\s+local keystore none yet \(set TOKEN_SERVICE_KEYSTORE_PASSPHRASE to make one\)/);
 
       const unauthorized = await fetch(`${baseUrl}/api/v1/networks`);
       expect(unauthorized.status).to.equal(401);
