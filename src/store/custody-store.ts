@@ -41,7 +41,8 @@ function toRecord(row: HeldRow): HeldWalletRecord {
   return {
     chain: row.chain,
     network: row.network,
-    address: getAddress(row.address),
+    // An EVM address checksummed; a Bitcoin one (bech32, lowercase) as it is.
+    address: row.chain === "bitcoin" ? row.address : getAddress(row.address),
     apiKeyId: row.api_key_id,
     source: row.source,
     derivationIndex: row.derivation_index === null ? null : Number(row.derivation_index),

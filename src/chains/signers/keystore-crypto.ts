@@ -1,10 +1,23 @@
 import { randomBytes } from "node:crypto";
 
-import { HDNodeWallet, Mnemonic, decryptKeystoreJson, encryptKeystoreJson, getAddress, isKeystoreJson, type KeystoreAccount } from "ethers";
+import { bitcoinLibraries } from "../bitcoin/libraries.js";
+import { bitcoinjsNetwork } from "../bitcoin/networks.js";
+
+import {
+  HDNodeWallet,
+  Mnemonic,
+  decryptKeystoreJson,
+  encryptKeystoreJson,
+  getAddress,
+  getBytes,
+  isKeystoreJson,
+  type KeystoreAccount,
+} from "ethers";
 
 // The keystore's cryptography, all of it from ethers v6 (a maintained library; no hand-written cipher or KDF):
 // - the seed is a BIP-39 mnemonic of 24 words (256 bits from the OS's CSPRNG);
-// - held EVM keys are its BIP-44 keys m/44'/60'/0'/0/i, one index per held wallet;
+// - held EVM keys are its BIP-44 keys m/44'/60'/0'/0/i, one index per held wallet; held Bitcoin keys its BIP-84 keys
+//   m/84'/0'/0'/0/i (mainnet) or m/84'/1'/0'/0/i (the test networks), native SegWit;
 // - at rest, the seed and each imported key are Web3 Secret Storage v3 JSON (scrypt, N = 2^17, r = 8, p = 1; AES-128-CTR
 //   with a keccak-256 MAC over the ciphertext), the format geth, MetaMask and ethers read. The seed's file is its first
 //   account's (m/44'/60'/0'/0/0) with the mnemonic inside, as ethers' `HDNodeWallet.encrypt` writes it (`x-ethers`).
@@ -64,6 +77,23 @@ export function derivedEvmAddress(evmAccountKey: string, index: number): string 
 /** The held key at `index` (0x hex). */
 export function derivedEvmKey(mnemonic: Mnemonic, index: number): string {
   return HDNodeWallet.fromMnemonic(mnemonic, `${EVM_ACCOUNT_PATH}/0/${index}`).privateKey;
+}
+
+/** BIP-84's path of the held Bitcoin key at `index`: coin type 0 on mainnet, 1 on the test networks. */
+export function bitcoinKeyPath(network: string, index: number): string {
+  return `m/84'/${network === "mainnet" ? 0 : 1}'/0'/0/${index}`;
+}
+
+/** The held Bitcoin key at `index` on `network` (BIP-84): its private key (0x hex) and compressed public key. */
+export function derivedBitcoinKey(mnemonic: Mnemonic, network: string, index: number): { privateKey: string; publicKey: Uint8Array } {
+  const node = HDNodeWallet.fromMnemonic(mnemonic, bitcoinKeyPath(network, index));
+  return { privateKey: node.privateKey, publicKey: getBytes(node.publicKey) };
+}
+
+/** The native SegWit (P2WPKH) address of a held Bitcoin key, as bitcoinjs-lib encodes it. */
+export function derivedBitcoinAddress(mnemonic: Mnemonic, network: string, index: number): string {
+  const { publicKey } = derivedBitcoinKey(mnemonic, network, index);
+  return bitcoinLibraries().lib.payments.p2wpkh({ pubkey: Buffer.from(publicKey), network: bitcoinjsNetwork(network) }).address!;
 }
 
 /** An imported key encrypted under `passphrase`, for the address it derives. */

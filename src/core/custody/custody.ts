@@ -3,6 +3,7 @@ import type { Mnemonic } from "ethers";
 import {
   WrongPassphrase,
   decryptKey,
+  derivedBitcoinAddress,
   derivedEvmAddress,
   derivedEvmKey,
   encryptKey,
@@ -137,6 +138,8 @@ export class Custody {
 
   /** A new held wallet for the pair, derived from the seed: its address only (no key leaves the keystore). */
   async create(scope: HolderScope, chain: string, network: string): Promise<HeldWallet> {
+    const info = this.chains.resolve(chain, network);
+    if (info.kind === "bitcoin") return this.createBitcoin(scope, info.network);
     const pair = this.evmPair(chain, network);
     if (this.kms !== undefined) return this.createInKms(scope, pair);
     const accountKey = await this.accountKey();
@@ -228,7 +231,8 @@ export class Custody {
   async signerFor(scope: HolderScope, chain: string, network: string, sender: string): Promise<TransactionSigner | undefined> {
     const pair = this.pairOf(chain, network);
     const record = await this.find(scope, pair.chain, pair.network, sender);
-    if (record === undefined) return undefined;
+    // A held Bitcoin wallet signs no EVM transaction (its sends are not built yet).
+    if (record === undefined || record.chain === "bitcoin") return undefined;
     const policy = await this.policies.of(record.address);
     if (record.source === "kms") {
       if (this.kms === undefined) {
@@ -242,6 +246,29 @@ export class Custody {
       return policy?.maxFeePerGas === undefined ? signer : { ...signer, maxFeePerGas: policy.maxFeePerGas };
     }
     return localSigner(record.address, await this.keyOfRecord(record), policy?.maxFeePerGas);
+  }
+
+  /**
+   * A new held Bitcoin wallet (BIP-84, native SegWit) from the seed. Its address needs the seed itself (no Bitcoin account
+   * key is kept in the clear), so the keystore must be unlocked. It can be funded and read; sends from it come later.
+   */
+  private async createBitcoin(scope: HolderScope, network: string): Promise<HeldWallet> {
+    await this.unlockedPassphrase();
+    for (;;) {
+      const index = await this.store.takeDerivationIndex();
+      const record: HeldWalletRecord = {
+        chain: "bitcoin",
+        network,
+        address: derivedBitcoinAddress(this.mnemonic!, network, index),
+        apiKeyId: scope === "operator" ? null : scope.apiKeyId,
+        source: "derived",
+        derivationIndex: index,
+        encryptedKey: null,
+        kmsKeyId: null,
+        createdAt: new Date().toISOString(),
+      };
+      if (await this.store.insertHeldWallet(record)) return presentHeldWallet(record);
+    }
   }
 
   /** A new held wallet whose key KMS makes and keeps: the service stores its id and address. */

@@ -17,8 +17,9 @@ export default async function walletCreate(args: Args, hre: HardhatRuntimeEnviro
   // A held wallet lives in the service's store (DATABASE_URL, else the data directory's), as its records do.
   await withService(hre, { ...args, recordsOperations: custody === "service" }, async (service, pair) => {
     if (custody === "service") {
-      if (args.addressType !== undefined)
-        throw invalidArgument("addressType", "--address-type applies to bitcoin wallets, which are not held");
+      if (args.addressType !== undefined && args.addressType !== "p2wpkh") {
+        throw invalidArgument("addressType", "a held bitcoin wallet is native SegWit (p2wpkh, BIP-84)");
+      }
       const held = await service.custody.create("operator", pair.chain, pair.network);
       if (args.json) return printJson(held);
       console.log(`New held ${held.chain}/${held.network} wallet (source: ${held.source})`);

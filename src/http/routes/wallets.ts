@@ -45,7 +45,12 @@ export const createWalletRoute = defineRoute({
       );
     }
     if (custody === "caller") return { body: service.createWallet(body) };
-    if (body.addressType !== undefined) throw invalidArgument("addressType", "addressType applies to bitcoin wallets, which are not held");
+    if (body.addressType !== undefined && body.addressType !== "p2wpkh") {
+      throw invalidArgument(
+        "addressType",
+        "a held wallet on bitcoin is native SegWit (p2wpkh, BIP-84); on other chains addressType does not apply",
+      );
+    }
     return { status: 201, body: await service.custody.create({ apiKeyId }, body.chain, body.network) };
   },
 });

@@ -2,7 +2,7 @@ import { readdir, readFile, stat } from "node:fs/promises";
 import path from "node:path";
 
 import { expect } from "chai";
-import { Wallet } from "ethers";
+import { HDNodeWallet, Wallet } from "ethers";
 
 import { createTokenServiceClient, type HeldWallet, type WalletPolicy } from "../../../src/client/index.js";
 import { createLogger } from "../../../src/http/logger.js";
@@ -328,5 +328,49 @@ describe("held wallets through the typed client", function () {
     expect(launched.data).to.deep.include({ status: "mined", sender: held.address });
     const page = await client.GET("/api/v1/wallets/held", { params: { query: { chain: "ethereum" } } });
     expect(page.data?.items.map((wallet) => wallet.address)).to.deep.equal([held.address]);
+  });
+});
+
+describe("held Bitcoin wallets: BIP-84 addresses from the keystore's seed", function () {
+  this.timeout(60_000);
+  let api: RunningServer;
+
+  before(async function () {
+    api = await startServer({ env: { TOKEN_SERVICE_KEYSTORE_PASSPHRASE: PASSPHRASE } });
+  });
+
+  after(async function () {
+    await api?.stop();
+  });
+
+  it("makes native SegWit addresses any BIP-84 wallet derives from the seed, on mainnet and testnet", async function () {
+    // The keystore exists once an EVM held wallet made it (index 0); the Bitcoin ones take the next indexes.
+    await api.call("POST", "/api/v1/wallets", { ...SEPOLIA, custody: "service" });
+    const testnet = await api.call("POST", "/api/v1/wallets", { chain: "bitcoin", network: "testnet", custody: "service" });
+    expect(testnet.status, JSON.stringify(testnet.body)).to.equal(201);
+    expect(testnet.body.address).to.match(/^tb1q[02-9ac-hj-np-z]{38}$/);
+    const mainnet = await api.call("POST", "/api/v1/wallets", { chain: "bitcoin", network: "mainnet", custody: "service" });
+    expect(mainnet.body.address).to.match(/^bc1q/);
+    const taproot = await api.call("POST", "/api/v1/wallets", {
+      chain: "bitcoin",
+      network: "testnet",
+      custody: "service",
+      addressType: "p2tr",
+    });
+    expect(taproot.status).to.equal(400);
+    expect(taproot.body.error.field).to.equal("addressType");
+
+    // Read back with bitcoinjs-lib and ethers' BIP-32 from the backed-up words, as a reader's own wallet would.
+    const phrase = await api.server.service.custody.backupPhrase();
+    const { payments, networks } = await import("bitcoinjs-lib");
+    const addressAt = (path: string, network: typeof networks.bitcoin) =>
+      payments.p2wpkh({ pubkey: Buffer.from(HDNodeWallet.fromPhrase(phrase, undefined, path).publicKey.slice(2), "hex"), network }).address;
+    expect(testnet.body.address).to.equal(addressAt("m/84'/1'/0'/0/1", networks.testnet));
+    expect(mainnet.body.address).to.equal(addressAt("m/84'/0'/0'/0/2", networks.bitcoin));
+    const listed = await api.call("GET", "/api/v1/wallets/held?chain=bitcoin");
+    expect(listed.body.items.map((wallet: { address: string }) => wallet.address)).to.have.members([
+      testnet.body.address,
+      mainnet.body.address,
+    ]);
   });
 });
