@@ -7,10 +7,10 @@ import { FEE_RATE_FLOOR } from "./tx-size.js";
 
 /** Bitcoin Core's codes for a transaction it refuses (rpc/protocol.h). */
 const REFUSAL_CODES: readonly number[] = [
-  -22, // RPC_DESERIALIZATION_ERROR: not a transaction
-  -25, // RPC_VERIFY_ERROR: inputs missing or spent, over maxfeerate
-  -26, // RPC_VERIFY_REJECTED: mempool policy (fees, dust, conflicts, standardness)
-  -27, // RPC_VERIFY_ALREADY_IN_CHAIN (RPC_TRANSACTION_ALREADY_IN_UTXO_SET)
+  RpcCode.DESERIALIZATION_ERROR,
+  RpcCode.VERIFY_ERROR,
+  RpcCode.VERIFY_REJECTED,
+  RpcCode.VERIFY_ALREADY_IN_CHAIN,
 ];
 
 interface WalletTransaction {
@@ -49,7 +49,7 @@ export class BitcoindTransactions {
       return await this.rpc.call<string>("sendrawtransaction", [rawHex]);
     } catch (error) {
       if (!isRpcError(error) || !REFUSAL_CODES.includes(error.rpcCode)) throw error;
-      if (error.rpcCode === -27 || isAlreadyKnown(error.rpcMessage)) return ownTxid(rawHex);
+      if (error.rpcCode === RpcCode.VERIFY_ALREADY_IN_CHAIN || isAlreadyKnown(error.rpcMessage)) return ownTxid(rawHex);
       throw broadcastRefused(this.rpc.upstream, error.rpcMessage, error.rpcCode);
     }
   }

@@ -205,6 +205,11 @@ export class EsploraBackend implements BitcoinBackend {
   private async get(path: string): Promise<string> {
     const response = await this.request(path);
     if (response.status === 200) return response.body;
+    // electrs caps what one answer lists ("Too many unspent transaction outputs (>500)…"): the address is fine, the
+    // server will not list it.
+    if (response.status === 400 && /too many/i.test(response.body)) {
+      throw upstreamUnavailable(this.upstream, `will not list that much for /${path}: ${quoteUpstream(response.body)}`, { status: 400 });
+    }
     // Esplora answers 400 with a plain-text reason ("Invalid Bitcoin address", "Address on invalid network").
     if (response.status === 400) {
       throw new TokenServiceError(

@@ -69,12 +69,20 @@ describe("bitcoin sends through Esplora (scripted answers on a local HTTP server
     ]);
   });
 
-  it("refuses a utxo list it cannot read as UPSTREAM_UNAVAILABLE, and an address Esplora rejects as INVALID_ADDRESS", async function () {
+  it("refuses a utxo list it cannot read or that is over electrs's cap as UPSTREAM_UNAVAILABLE, an address Esplora rejects as INVALID_ADDRESS", async function () {
     esplora.answer(`GET /api/address/${ADDRESS}/utxo`, 200, [{ txid: TXID, vout: 0, value: 1.5, status: { confirmed: false } }]);
     esplora.answer("GET /api/blocks/tip/height", 200, "104");
     await expectServiceError(backend.listUnspent(ADDRESS), ErrorCode.UPSTREAM_UNAVAILABLE, undefined);
     esplora.answer(`GET /api/address/${ADDRESS}/utxo`, 400, "Invalid Bitcoin address");
     await expectServiceError(backend.listUnspent(ADDRESS), ErrorCode.INVALID_ADDRESS, "address");
+    // electrs's cap on one listing is no fault of the address.
+    esplora.answer(
+      `GET /api/address/${ADDRESS}/utxo`,
+      400,
+      "Too many unspent transaction outputs (>500). Contact support to raise limits.",
+    );
+    const capped = await expectServiceError(backend.listUnspent(ADDRESS), ErrorCode.UPSTREAM_UNAVAILABLE, undefined);
+    expect(capped.message).to.match(/will not list that much/);
   });
 
   it("broadcasts with POST /tx, the hex as the body, and answers Esplora's txid", async function () {
