@@ -245,7 +245,13 @@ describe("bitcoin sends as PSBTs: build, sign, bump", function () {
       expect(cancel.fee >= send.fee + BigInt(cancel.vsize)).to.equal(true);
 
       const small = await buildSend({ sender: from, coins: [coinOf(1_000n)], to: RECIPIENT, amount: 300n, feeRate: 1 });
-      await expectServiceError(buildCancel({ sender: from, previous: small, feeRate: 9 }), ErrorCode.INSUFFICIENT_FUNDS, "feeRate");
+      const tooSmall = await expectServiceError(
+        buildCancel({ sender: from, previous: small, feeRate: 9 }),
+        ErrorCode.INSUFFICIENT_FUNDS,
+        "feeRate",
+      );
+      // 110 vB at 9 sat/vB, plus the 294 sat an output must keep.
+      expect(tooSmall.details).to.deep.include({ needed: String(990 + 294), available: "1000" });
     });
   });
 

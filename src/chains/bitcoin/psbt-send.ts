@@ -10,7 +10,7 @@ import { type BitcoinSigner, psbtSigner, senderOutput, taprootKeyPathSigner, xOn
 import { type SpendableOutput, selectCoins } from "./coin-selection.js";
 import { bitcoinLibraries } from "./libraries.js";
 import { bitcoinjsNetwork } from "./networks.js";
-import { MAX_FEE_RATE, dustThreshold, feeFor, feeRateOf, milliSatoshisPerVbyte } from "./tx-size.js";
+import { MAX_FEE_RATE, dustThreshold, estimateVirtualSize, feeFor, feeRateOf, milliSatoshisPerVbyte } from "./tx-size.js";
 import type { BitcoinAddressType } from "./wallet-keys.js";
 
 // Builds, signs and serialises the sends of a held wallet: a payment, its fee bump (BIP 125 replacement) and its
@@ -164,16 +164,18 @@ export async function buildCancel(request: Omit<ReplacementRequest, "coins">): P
     changeScript: own.script,
     feeRate,
     minimumFee,
+    shortfallField: "feeRate",
   });
   if (selection.change === 0n) {
+    // Everything would go to the fee: a transaction with no output is invalid, and one paying dust is not relayed.
     const total = previous.inputs.reduce((sum, input) => sum + input.value, 0n);
+    const dust = dustThreshold(own.script);
+    const vsize = estimateVirtualSize(sender.addressType, previous.inputs.length, [own.script]);
+    const fee = max(feeFor(vsize, feeRate), minimumFee(vsize));
     throw new TokenServiceError(
       ErrorCode.INSUFFICIENT_FUNDS,
-      `cancelling would leave less than the dust threshold of ${dustThreshold(own.script)} sat out of the ${total} sat the send spends, after a fee of ${selection.fee} sat: let it confirm instead`,
-      {
-        field: "feeRate",
-        details: { needed: (selection.fee + dustThreshold(own.script)).toString(), available: total.toString(), symbol: "BTC" },
-      },
+      `cancelling at ${feeRate} sat/vB would leave less than the dust threshold of ${dust} sat of the ${total} sat the send spends: let it confirm, or cancel at a lower fee rate`,
+      { field: "feeRate", details: { needed: (fee + dust).toString(), available: total.toString(), symbol: "BTC" } },
     );
   }
   return sign(sender, own, selection.inputs, undefined, selection.change, (vsize) => max(feeFor(vsize, feeRate), minimumFee(vsize)));
