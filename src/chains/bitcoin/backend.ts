@@ -6,12 +6,47 @@ export interface BitcoinBalance extends AmountPair {
   unconfirmed: AmountPair;
 }
 
-/** A source of Bitcoin balances for one network: Esplora REST or Bitcoin Core JSON-RPC. */
+/** An unspent output of an address. */
+export interface BitcoinUtxo {
+  txid: string;
+  vout: number;
+  /** Satoshis. */
+  value: bigint;
+  /** Blocks since it was mined, counting its own; 0 while its transaction waits in the mempool. */
+  confirmations: number;
+  /** The output's script, hex, when the backend tells it (bitcoind does, Esplora does not). */
+  scriptPubKey?: string;
+}
+
+/**
+ * Where a transaction stands as the backend sees it now. `unknown`: neither in its mempool nor in its best chain
+ * (never arrived, evicted, replaced, or its block was reorganised away and it did not return to the mempool).
+ */
+export type BitcoinTransactionStatus =
+  { state: "mempool" } | { state: "confirmed"; blockHeight: number; blockHash: string; confirmations: number } | { state: "unknown" };
+
+/** A source of Bitcoin balances, coins, transactions and fee rates for one network: Esplora REST or Bitcoin Core JSON-RPC. */
 export interface BitcoinBackend {
   readonly kind: "esplora" | "bitcoind";
   /** Where it lives, safe to print (no credentials). */
   readonly endpoint: string;
   getBalance(address: string): Promise<BitcoinBalance>;
+  /** The address's unspent outputs, mempool ones included; outputs a mempool transaction spends are left out. */
+  listUnspent(address: string): Promise<BitcoinUtxo[]>;
+  /**
+   * Sends a signed transaction (hex) to the network and answers its txid; a transaction the node already holds (in
+   * its mempool or chain) answers the same. A refusal is TRANSACTION_REJECTED with `details.reason` and
+   * `details.retryable` (broadcast-refusals.ts: broadcastOutcome tells final from try-again); not answering is
+   * UPSTREAM_UNAVAILABLE or UPSTREAM_TIMEOUT, after which the node may or may not hold it.
+   */
+  broadcast(rawHex: string): Promise<string>;
+  transactionStatus(txid: string): Promise<BitcoinTransactionStatus>;
+  /** The full transaction, hex, or undefined when the backend cannot find it (a p2pkh input needs its previous transaction). */
+  transactionHex(txid: string): Promise<string | undefined>;
+  /** sat/vB to confirm within `targetBlocks`, never below what the backend relays (1 sat/vB when it has no estimate). */
+  feeRate(targetBlocks: number): Promise<number>;
+  /** The height of the best block. */
+  tipHeight(): Promise<number>;
   /** Readiness probe: resolves when the backend answers. */
   ping?(): Promise<void>;
   /** Regtest only: sends `amount` satoshis from a node wallet and mines a block. */

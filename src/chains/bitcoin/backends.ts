@@ -18,6 +18,12 @@ function misconfigured(kind: "esplora" | "bitcoind", variable: string, error: To
     kind,
     endpoint: `misconfigured (fix ${variable})`,
     getBalance: () => Promise.reject(error),
+    listUnspent: () => Promise.reject(error),
+    broadcast: () => Promise.reject(error),
+    transactionStatus: () => Promise.reject(error),
+    transactionHex: () => Promise.reject(error),
+    feeRate: () => Promise.reject(error),
+    tipHeight: () => Promise.reject(error),
     ping: () => Promise.reject(error),
   };
 }

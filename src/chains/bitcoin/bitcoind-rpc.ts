@@ -12,6 +12,14 @@ export const RpcCode = {
   IN_WARMUP: -28,
   WALLET_NOT_FOUND: -18,
   WALLET_ALREADY_LOADED: -35,
+  /** Not a transaction (sendrawtransaction's "TX decode failed"). */
+  DESERIALIZATION_ERROR: -22,
+  /** Inputs missing or spent, over maxfeerate. */
+  VERIFY_ERROR: -25,
+  /** Mempool policy: fees, dust, conflicts, standardness. */
+  VERIFY_REJECTED: -26,
+  /** Already in the chain ("Transaction outputs already in utxo set"). */
+  VERIFY_ALREADY_IN_CHAIN: -27,
   METHOD_NOT_FOUND: -32601,
 } as const;
 

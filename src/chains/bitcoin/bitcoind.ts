@@ -1,7 +1,8 @@
 import { ErrorCode, TokenServiceError } from "../../domain/errors.js";
 import { bitcoinBalance, btcToSatoshis } from "./amounts.js";
-import type { BitcoinBackend, BitcoinBalance } from "./backend.js";
+import type { BitcoinBackend, BitcoinBalance, BitcoinTransactionStatus, BitcoinUtxo } from "./backend.js";
 import { BitcoindRpc, RpcCode, isRpcError, type BitcoindConnection } from "./bitcoind-rpc.js";
+import { BitcoindTransactions, settleNotifications } from "./bitcoind-transactions.js";
 import { NodeWallets } from "./node-wallets.js";
 import { RegtestFaucet } from "./regtest-faucet.js";
 import { Serial, sleep } from "./serial.js";
@@ -30,8 +31,11 @@ export interface BitcoindBackendOptions {
 }
 
 interface Unspent {
+  txid: string;
+  vout: number;
   amount: number;
   confirmations: number;
+  scriptPubKey?: string;
 }
 
 interface WalletTransaction {
@@ -64,6 +68,7 @@ export class BitcoindBackend implements BitcoinBackend {
   private readonly timeoutMs: number;
   private readonly importTimeoutMs: number;
   private readonly wallets: NodeWallets;
+  private readonly transactions: BitcoindTransactions;
   private readonly watched = new Map<string, Promise<void>>();
   /** scantxoutset runs one at a time node-wide and a wallet rescans one import at a time. */
   private readonly imports = new Serial();
@@ -78,6 +83,7 @@ export class BitcoindBackend implements BitcoinBackend {
     this.importTimeoutMs = options.importTimeoutMs ?? DEFAULT_IMPORT_TIMEOUT_MS;
     this.rpc = new BitcoindRpc(options.connection, this.timeoutMs);
     this.wallets = new NodeWallets(this.rpc);
+    this.transactions = new BitcoindTransactions(this.rpc, this.wallets, WATCH_WALLET);
     if (options.network === "regtest") {
       const faucet = new RegtestFaucet(this.rpc, this.wallets);
       this.fund = async (address, amount) => {
@@ -93,10 +99,7 @@ export class BitcoindBackend implements BitcoinBackend {
 
   async getBalance(address: string): Promise<BitcoinBalance> {
     try {
-      await this.checkChain();
-      await this.watchWithin(address);
-      await this.settleNotifications();
-      const unspent = await this.rpc.call<Unspent[]>("listunspent", [0, 9_999_999, [address], true], { wallet: WATCH_WALLET });
+      const unspent = await this.unspent(address);
       let confirmed = 0n;
       let pending = 0n;
       for (const output of unspent) {
@@ -111,6 +114,44 @@ export class BitcoindBackend implements BitcoinBackend {
     }
   }
 
+  /** The watch wallet's view: mempool outputs included (confirmations 0), outputs a mempool transaction spends left out. */
+  async listUnspent(address: string): Promise<BitcoinUtxo[]> {
+    try {
+      const unspent = await this.unspent(address);
+      return unspent
+        .filter((output) => output.confirmations >= 0)
+        .map((output) => ({
+          txid: output.txid,
+          vout: output.vout,
+          value: btcToSatoshis(output.amount),
+          confirmations: output.confirmations,
+          ...(output.scriptPubKey !== undefined ? { scriptPubKey: output.scriptPubKey } : {}),
+        }));
+    } catch (error) {
+      throw this.explain(error);
+    }
+  }
+
+  broadcast(rawHex: string): Promise<string> {
+    return this.checked(() => this.transactions.broadcast(rawHex));
+  }
+
+  transactionStatus(txid: string): Promise<BitcoinTransactionStatus> {
+    return this.checked(() => this.transactions.transactionStatus(txid));
+  }
+
+  transactionHex(txid: string): Promise<string | undefined> {
+    return this.checked(() => this.transactions.transactionHex(txid));
+  }
+
+  feeRate(targetBlocks: number): Promise<number> {
+    return this.checked(() => this.transactions.feeRate(targetBlocks));
+  }
+
+  tipHeight(): Promise<number> {
+    return this.checked(() => this.transactions.tipHeight());
+  }
+
   async ping(): Promise<void> {
     try {
       await this.checkChain();
@@ -121,6 +162,24 @@ export class BitcoindBackend implements BitcoinBackend {
 
   async close(): Promise<void> {
     this.rpc.close();
+  }
+
+  /** A call after the chain check, its failures explained. */
+  private async checked<T>(call: () => Promise<T>): Promise<T> {
+    try {
+      await this.checkChain();
+      return await call();
+    } catch (error) {
+      throw this.explain(error);
+    }
+  }
+
+  /** Every output the watch wallet holds for the address, imported first if it is new. */
+  private async unspent(address: string): Promise<Unspent[]> {
+    await this.checkChain();
+    await this.watchWithin(address);
+    await settleNotifications(this.rpc);
+    return this.rpc.call<Unspent[]>("listunspent", [0, 9_999_999, [address], true], { wallet: WATCH_WALLET });
   }
 
   /** The node must serve the network it is configured for. */
@@ -216,16 +275,6 @@ export class BitcoindBackend implements BitcoinBackend {
         if (!isBusy(error) || Date.now() > deadline) throw error;
         await sleep(500);
       }
-    }
-  }
-
-  /** Lets the wallets take in the mempool notifications the node already sent, so a read reflects every accepted transaction. */
-  private async settleNotifications(): Promise<void> {
-    try {
-      await this.rpc.call("syncwithvalidationinterfacequeue");
-    } catch (error) {
-      // A hidden RPC: a node without it only makes reads lag by a moment.
-      if (!isRpcError(error)) throw error;
     }
   }
 

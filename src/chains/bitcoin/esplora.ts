@@ -1,7 +1,10 @@
 import { ErrorCode, TokenServiceError } from "../../domain/errors.js";
 import { bitcoinBalance } from "./amounts.js";
-import type { BitcoinBackend, BitcoinBalance } from "./backend.js";
-import { exchange, quoteUpstream, upstreamLabel, upstreamUnavailable, type Upstream } from "./upstream.js";
+import type { BitcoinBackend, BitcoinBalance, BitcoinTransactionStatus, BitcoinUtxo } from "./backend.js";
+import { broadcastRefused, isAlreadyKnown } from "./broadcast-refusals.js";
+import { ownTxid, requireTxid, satPerVbyte } from "./transactions.js";
+import { FEE_RATE_FLOOR } from "./tx-size.js";
+import { exchange, quoteUpstream, upstreamLabel, upstreamUnavailable, type Upstream, type UpstreamResponse } from "./upstream.js";
 
 /**
  * Public Esplora endpoints run by mempool.space. "testnet" is testnet4 (BIP 94):
@@ -27,6 +30,23 @@ interface AddressStats {
   funded_txo_sum: number;
   spent_txo_sum: number;
 }
+
+/** Where Esplora says a transaction is: `confirmed: false` also for a transaction it does not know. */
+interface EsploraStatus {
+  confirmed: boolean;
+  block_height?: number;
+  block_hash?: string;
+}
+
+interface EsploraUtxo {
+  txid: string;
+  vout: number;
+  value: number;
+  status: EsploraStatus;
+}
+
+const isCount = (value: unknown): value is number => typeof value === "number" && Number.isSafeInteger(value) && value >= 0;
+const isHash = (value: unknown): value is string => typeof value === "string" && /^[0-9a-f]{64}$/.test(value);
 
 /** Balances from an Esplora REST API (mempool.space, blockstream.info, or a self-hosted electrs). */
 export class EsploraBackend implements BitcoinBackend {
@@ -67,13 +87,129 @@ export class EsploraBackend implements BitcoinBackend {
 
   /** Readiness: the tip height answers. */
   async ping(): Promise<void> {
+    await this.tipHeight();
+  }
+
+  async tipHeight(): Promise<number> {
     const body = await this.get("blocks/tip/height");
     if (!/^\d+\s*$/.test(body)) throw upstreamUnavailable(this.upstream, "answered blocks/tip/height with something other than a height");
+    return Number(body.trim());
+  }
+
+  /** `/address/:address/utxo`; confirmations follow from the tip height read right after. */
+  async listUnspent(address: string): Promise<BitcoinUtxo[]> {
+    const listed = this.json(await this.get(`address/${encodeURIComponent(address)}/utxo`), "address utxo");
+    if (!Array.isArray(listed))
+      throw upstreamUnavailable(this.upstream, "answered the address's utxo list with something other than a list");
+    const tip = await this.tipHeight();
+    return listed.map((entry: Partial<EsploraUtxo>) => {
+      if (!isHash(entry?.txid) || !isCount(entry.vout) || !isCount(entry.value) || typeof entry.status?.confirmed !== "boolean") {
+        throw upstreamUnavailable(this.upstream, "answered a utxo without txid, vout, value or status");
+      }
+      return { txid: entry.txid, vout: entry.vout, value: BigInt(entry.value), confirmations: this.confirmations(entry.status, tip) };
+    });
+  }
+
+  /** `POST /tx`; Esplora passes on the node's refusal as `400 sendrawtransaction RPC error: {"code":…,"message":…}`. */
+  async broadcast(rawHex: string): Promise<string> {
+    const response = await this.request("tx", { method: "POST", headers: { "content-type": "text/plain" }, body: rawHex });
+    if (response.status === 200) {
+      const txid = response.body.trim();
+      if (!isHash(txid)) throw upstreamUnavailable(this.upstream, "answered the broadcast with something other than a txid");
+      return txid;
+    }
+    if (response.status === 400) {
+      const { message, code } = nodeError(response.body);
+      if (isAlreadyKnown(message)) return ownTxid(rawHex);
+      throw broadcastRefused(this.upstream, message, code);
+    }
+    throw this.failure(response, "tx");
+  }
+
+  /**
+   * `/tx/:txid/status`. Esplora answers `{"confirmed": false}` for a transaction it does not know as for one in its
+   * mempool, so an unconfirmed answer is told apart by `/tx/:txid/hex` (404 when unknown).
+   */
+  async transactionStatus(txid: string): Promise<BitcoinTransactionStatus> {
+    requireTxid(txid);
+    const response = await this.request(`tx/${txid}/status`);
+    if (response.status === 404) return { state: "unknown" };
+    if (response.status !== 200) throw this.failure(response, "tx");
+    const status = this.json(response.body, "transaction status") as Partial<EsploraStatus> | null;
+    if (typeof status?.confirmed !== "boolean")
+      throw upstreamUnavailable(this.upstream, "answered a transaction status without `confirmed`");
+    if (!status.confirmed) return (await this.transactionHex(txid)) === undefined ? { state: "unknown" } : { state: "mempool" };
+    if (!isCount(status.block_height) || !isHash(status.block_hash)) {
+      throw upstreamUnavailable(this.upstream, "answered a confirmed transaction status without block_height or block_hash");
+    }
+    const tip = await this.tipHeight();
+    return {
+      state: "confirmed",
+      blockHeight: status.block_height,
+      blockHash: status.block_hash,
+      confirmations: this.confirmations(status as EsploraStatus, tip),
+    };
+  }
+
+  async transactionHex(txid: string): Promise<string | undefined> {
+    requireTxid(txid);
+    const response = await this.request(`tx/${txid}/hex`);
+    if (response.status === 404) return undefined;
+    if (response.status !== 200) throw this.failure(response, "tx");
+    const hex = response.body.trim();
+    if (!/^(?:[0-9a-f]{2})+$/.test(hex))
+      throw upstreamUnavailable(this.upstream, "answered a transaction's hex with something other than hex");
+    return hex;
+  }
+
+  /**
+   * `/fee-estimates` maps confirmation targets (1 to 25, 144, 504, 1008 blocks) to sat/vB. The estimate used is the
+   * one for the largest target within `targetBlocks` (a rate that confirms at least as fast), or the smallest target's
+   * when all are longer; with no estimate at all (a regtest Esplora) it is FEE_RATE_FLOOR, and never below it.
+   */
+  async feeRate(targetBlocks: number): Promise<number> {
+    const estimates = this.json(await this.get("fee-estimates"), "fee estimates");
+    if (typeof estimates !== "object" || estimates === null || Array.isArray(estimates)) {
+      throw upstreamUnavailable(this.upstream, "answered fee-estimates with something other than an object");
+    }
+    const targets = Object.entries(estimates)
+      .map(([target, rate]) => ({ target: Number(target), rate }))
+      .filter(
+        (entry): entry is { target: number; rate: number } =>
+          Number.isInteger(entry.target) && typeof entry.rate === "number" && entry.rate > 0,
+      )
+      .sort((a, b) => a.target - b.target);
+    const within = targets.filter((entry) => entry.target <= targetBlocks).at(-1) ?? targets[0];
+    return within === undefined ? FEE_RATE_FLOOR : Math.max(satPerVbyte(within.rate), FEE_RATE_FLOOR);
+  }
+
+  private confirmations(status: EsploraStatus, tip: number): number {
+    if (!status.confirmed) return 0;
+    if (!isCount(status.block_height)) throw upstreamUnavailable(this.upstream, "answered a confirmed output without block_height");
+    // The tip is read after the list; a load-balanced Esplora may answer it from a node a block behind.
+    return Math.max(1, tip - status.block_height + 1);
+  }
+
+  private json(body: string, what: string): unknown {
+    try {
+      return JSON.parse(body);
+    } catch (error) {
+      throw upstreamUnavailable(this.upstream, `answered the ${what} with a body that is not JSON`, {}, error);
+    }
+  }
+
+  private request(path: string, init: RequestInit = {}): Promise<UpstreamResponse> {
+    return exchange(this.upstream, new URL(path, this.base), { headers: { accept: "application/json" }, ...init }, this.timeoutMs);
   }
 
   private async get(path: string): Promise<string> {
-    const response = await exchange(this.upstream, new URL(path, this.base), { headers: { accept: "application/json" } }, this.timeoutMs);
+    const response = await this.request(path);
     if (response.status === 200) return response.body;
+    // electrs caps what one answer lists ("Too many unspent transaction outputs (>500)…"): the address is fine, the
+    // server will not list it.
+    if (response.status === 400 && /too many/i.test(response.body)) {
+      throw upstreamUnavailable(this.upstream, `will not list that much for /${path}: ${quoteUpstream(response.body)}`, { status: 400 });
+    }
     // Esplora answers 400 with a plain-text reason ("Invalid Bitcoin address", "Address on invalid network").
     if (response.status === 400) {
       throw new TokenServiceError(
@@ -85,20 +221,25 @@ export class EsploraBackend implements BitcoinBackend {
         },
       );
     }
+    throw this.failure(response, path);
+  }
+
+  /** The error for an answer that is neither success nor a refusal the caller handles. */
+  private failure(response: UpstreamResponse, path: string): TokenServiceError {
     const status = `${response.status}${response.statusText ? ` ${response.statusText}` : ""}`;
     if (response.status === 429)
-      throw upstreamUnavailable(
+      return upstreamUnavailable(
         this.upstream,
         `is rate limiting this service (${status}); retry later or point the network at another Esplora`,
         { status: 429 },
       );
     if (response.status === 404)
-      throw upstreamUnavailable(
+      return upstreamUnavailable(
         this.upstream,
         `answered ${status} for /${path.split("/")[0]}: is the URL an Esplora API base (like https://mempool.space/api)?`,
         { status: 404 },
       );
-    throw upstreamUnavailable(this.upstream, `answered ${status}`, { status: response.status });
+    return upstreamUnavailable(this.upstream, `answered ${status}`, { status: response.status });
   }
 
   private stats(value: unknown, name: string): AddressStats {
@@ -109,4 +250,19 @@ export class EsploraBackend implements BitcoinBackend {
     }
     return stats as AddressStats;
   }
+}
+
+/** The node's code and message inside Esplora's 400 answer to a broadcast; the whole body when it has no JSON part. */
+function nodeError(body: string): { message: string; code?: number } {
+  const start = body.indexOf("{");
+  if (start >= 0) {
+    try {
+      const parsed = JSON.parse(body.slice(start)) as { code?: unknown; message?: unknown };
+      if (typeof parsed.message === "string")
+        return { message: parsed.message, ...(typeof parsed.code === "number" ? { code: parsed.code } : {}) };
+    } catch {
+      // Not JSON after all: the plain text is the reason.
+    }
+  }
+  return { message: body };
 }
