@@ -4,6 +4,7 @@ import {
   WrongPassphrase,
   decryptKey,
   derivedBitcoinAddress,
+  derivedBitcoinKey,
   derivedEvmAddress,
   derivedEvmKey,
   encryptKey,
@@ -12,6 +13,7 @@ import {
   sealSeed,
 } from "../../chains/signers/keystore-crypto.js";
 import { localSigner } from "../../chains/signers/local-signer.js";
+import { localBitcoinSigner, type BitcoinSigner } from "../../chains/bitcoin/bitcoin-signer.js";
 import { addressOfPrivateKey } from "../../chains/evm/wallet-keys.js";
 import type { TransactionSigner } from "../../chains/evm/write/send-types.js";
 import { parseEvmAddress } from "../../domain/addresses.js";
@@ -286,6 +288,15 @@ export class Custody {
     };
     if (!(await this.store.insertHeldWallet(record))) throw new Error(`AWS KMS made a key for ${address}, already held on the pair`);
     return presentHeldWallet(record);
+  }
+
+  /** The signer of a held Bitcoin wallet the scope may use; undefined when it is none of its. KEYSTORE_LOCKED when locked. */
+  async bitcoinSignerFor(scope: HolderScope, network: string, sender: string): Promise<BitcoinSigner | undefined> {
+    const record = await this.find(scope, "bitcoin", network, sender);
+    if (record === undefined || record.source !== "derived") return undefined;
+    await this.unlockedPassphrase();
+    const { privateKey } = derivedBitcoinKey(this.mnemonic!, network, record.derivationIndex!);
+    return localBitcoinSigner(privateKey.slice(2), network);
   }
 
   /** Runs a held wallet's write if its policy lets it through (POLICY_DENIED otherwise, nothing signed). */

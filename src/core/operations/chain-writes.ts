@@ -58,6 +58,16 @@ export class ChainWrites {
     readonly feePolicy: FeePolicy = new FeePolicy(),
   ) {}
 
+  /** The Bitcoin backends, for sends from held wallets. */
+  get bitcoinBackends(): BitcoinBackends {
+    return this.bitcoin;
+  }
+
+  /** The lock every send takes, shared by replicas where the store provides it. */
+  get senderLock(): SenderLock {
+    return this.lock;
+  }
+
   /** The service's chains, where requests and records name their pair. */
   get chains(): ChainRegistry {
     return this.evm.chains;

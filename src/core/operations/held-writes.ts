@@ -1,3 +1,4 @@
+import type { BitcoinSigner } from "../../chains/bitcoin/bitcoin-signer.js";
 import type { TransactionSigner } from "../../chains/evm/write/send-types.js";
 import type { PolicedWrite } from "../../domain/wallet-policy.js";
 import type { AdmittedWrite } from "../custody/policies.js";
@@ -11,6 +12,8 @@ import type { WriteIntent } from "./intents.js";
 export interface HeldWallets {
   /** A held wallet's signer for a sender on a pair, when `scope` may use it; undefined when it is no held wallet of its. */
   signerFor(scope: HolderScope, chain: string, network: string, sender: string): Promise<TransactionSigner | undefined>;
+  /** A held Bitcoin wallet's signer, when `scope` may use it. */
+  bitcoinSignerFor(scope: HolderScope, network: string, sender: string): Promise<BitcoinSigner | undefined>;
   /** Runs a held wallet's write if its policy lets it through; `spent` says, after a failure, whether a node may hold it. */
   admit<T>(write: AdmittedWrite, run: () => Promise<T>, spent: () => Promise<boolean>): Promise<T>;
 }

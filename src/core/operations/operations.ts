@@ -8,6 +8,7 @@ import type { EvmChain } from "../../chains/evm/chain.js";
 import { translateProviderError } from "../../chains/evm/provider-errors.js";
 import type { SignedTransactionInfo } from "../../chains/evm/write/send-types.js";
 import { policedWrite, type HeldWallets } from "./held-writes.js";
+import { BitcoinSends, type BitcoinSendOutcome, type BitcoinSendRequest } from "./bitcoin-sends.js";
 import { faucetRecord, transactionsOf } from "./record-rows.js";
 import { addressOfPrivateKey } from "../../chains/evm/wallet-keys.js";
 import { assertSameAsPrepared, toPreparedTransaction } from "../../chains/evm/write/signed-transaction.js";
@@ -91,6 +92,7 @@ const GRANT_GRACE_MS = 5_000;
 export class Operations {
   readonly tracker: OperationTracker;
   private readonly replacements: Replacements;
+  private readonly bitcoinSends: BitcoinSends;
 
   constructor(
     private readonly writes: ChainWrites,
@@ -112,6 +114,7 @@ export class Operations {
         fillers: [...(healing.fillers ?? []), new SignedCancels(store), new ReservationFillers(store)],
         withSenderLock: (chain, sender, work) => writes.withSenderLock(chain, sender, work),
         // A held wallet's replacement, signed now (nothing was signed ahead for it); any other record stays stuck.
+        observeBitcoin: (record) => this.bitcoinSends.observe(record),
         replaceHeld: async (record) =>
           record.sender !== null &&
           (await this.held?.signerFor("operator", record.chain, record.network, record.sender)) !== undefined &&
@@ -119,6 +122,17 @@ export class Operations {
       },
       Date.now,
       (record) => this.writes.feePolicy.replaceAfterBlocksOf(record),
+    );
+    this.bitcoinSends = new BitcoinSends(
+      store,
+      writes.chains,
+      writes.bitcoinBackends,
+      writes.senderLock,
+      async (scope, network, sender) => this.held?.bitcoinSignerFor(scope, network, sender),
+      (id) => {
+        this.tracker.follow(id);
+        this.tracker.kick(FIRST_LOOK_MS);
+      },
     );
     this.replacements = new Replacements(
       store,
@@ -133,6 +147,12 @@ export class Operations {
       async (record) =>
         record.sender === null ? undefined : this.held?.signerFor("operator", record.chain, record.network, record.sender),
     );
+  }
+
+  /** Sends Bitcoin from a held wallet (docs/custody.md), recorded before it is broadcast and followed as any write. */
+  sendBitcoin(request: BitcoinSendRequest, context: OperationContext = {}): Promise<BitcoinSendOutcome> {
+    this.start();
+    return this.bitcoinSends.send(request, context);
   }
 
   /** Any write by its command's name (write-commands.ts), recorded before it is broadcast and followed to a final state. */

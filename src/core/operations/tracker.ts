@@ -74,6 +74,8 @@ export interface TrackerHealing {
    * sender's key (a held wallet signs its replacements when they are needed); answers whether it sent one.
    */
   replaceHeld?(record: LeasedOperation): Promise<boolean>;
+  /** What the Bitcoin backend says of a Bitcoin record's transaction (sent again when it knows it not). */
+  observeBitcoin?(record: LeasedOperation): Promise<Observation>;
 }
 
 /** A record in one pass: where it is, what was seen of it, and, once judged, the change to write. */
@@ -488,6 +490,11 @@ export class OperationTracker {
   private async look(record: LeasedOperation, pass: PassReads): Promise<Look> {
     // What the request answered comes first: the node may already have lost it, and that is the next look's business.
     if (this.accepted.delete(record.id) && record.status === "signed") return this.firstLook(record, pass);
+    if (record.chain === "bitcoin") {
+      // No EVM node, nonce or head follower: the Bitcoin backend's word, judged by the same decide.
+      const observed = await this.healing.observeBitcoin?.(record).catch(() => undefined);
+      return observed === undefined ? { record, change: this.decision(record, { kind: "node-error" }) } : { record, observation: observed };
+    }
     try {
       const chain = await this.chainFor(record);
       return { record, chain, observation: await this.observe(record, chain, pass) };

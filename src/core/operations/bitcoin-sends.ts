@@ -1,0 +1,185 @@
+import { randomUUID } from "node:crypto";
+
+import { parseBitcoinAddress } from "../../chains/bitcoin/addresses.js";
+import { requireBitcoinBackend, type BitcoinBackends } from "../../chains/bitcoin/backend.js";
+import type { BitcoinSigner } from "../../chains/bitcoin/bitcoin-signer.js";
+import { broadcastOutcome } from "../../chains/bitcoin/broadcast-refusals.js";
+import { buildSend } from "../../chains/bitcoin/psbt-send.js";
+import type { SenderLock } from "../../chains/evm/sender-lock.js";
+import type { ChainRegistry } from "../../domain/chains.js";
+import { ErrorCode, TokenServiceError, invalidArgument, isTokenServiceError } from "../../domain/errors.js";
+import { parseUint256 } from "../../domain/units.js";
+import type { HolderScope } from "../custody/types.js";
+import type { BroadcastOutcome, Observation } from "./decide.js";
+import type { OperationRecord, OperationStore } from "./types.js";
+
+// Bitcoin sent from held wallets (docs/custody.md): coins selected, a PSBT built and signed with RBF signalled
+// (src/chains/bitcoin/psbt-send.ts), recorded `signed` before the broadcast as an EVM send is, and followed by the same
+// tracker and the same decide function: the mempool is the pool, a confirmed block the receipt, the tip the head.
+
+/** What a Bitcoin send asks. */
+export interface BitcoinSendRequest {
+  network: string;
+  /** A held wallet's address (native SegWit). */
+  sender: string;
+  to: string;
+  /** Satoshis, a decimal string. */
+  amount: string;
+  /** sat/vB; default: the backend's estimate for the next two blocks (at least 1). */
+  feeRate?: number;
+}
+
+export interface BitcoinSendOutcome {
+  id: string;
+  chain: "bitcoin";
+  network: string;
+  type: "NATIVE";
+  sender: string;
+  to: string;
+  amount: string;
+  /** Satoshis paid to miners, and the rate (sat/vB). */
+  fee: string;
+  feeRate: number;
+  transactionHash: string;
+  status: "signed" | "pending";
+  blockNumber: null;
+}
+
+/** The signer of a held Bitcoin wallet the scope may use; undefined when the address is no held wallet of its. */
+export type BitcoinSigners = (scope: HolderScope, network: string, sender: string) => Promise<BitcoinSigner | undefined>;
+
+/** How often a Bitcoin record is looked at: blocks come every ten minutes, regtest's when told. */
+const BITCOIN_POLL_MS = 1_000;
+/** The most a caller may ask per vbyte: bitcoind's default maxfeerate. */
+const MAX_FEE_RATE = 10_000;
+
+function parseFeeRate(value: unknown): number | undefined {
+  if (value === undefined || value === null) return undefined;
+  const rate = typeof value === "string" ? Number(value) : value;
+  if (typeof rate !== "number" || !Number.isFinite(rate) || rate < 1 || rate > MAX_FEE_RATE) {
+    throw invalidArgument("feeRate", `feeRate must be a number of sat/vB from 1 to ${MAX_FEE_RATE}`);
+  }
+  return rate;
+}
+
+export class BitcoinSends {
+  constructor(
+    private readonly store: OperationStore,
+    private readonly chains: ChainRegistry,
+    private readonly backends: BitcoinBackends,
+    private readonly lock: SenderLock,
+    private readonly signers: BitcoinSigners,
+    /** The tracker that follows the records, so that it looks at a new one soon. */
+    private readonly follow: (id: string) => void,
+  ) {}
+
+  /**
+   * Sends `amount` satoshis from a held wallet: its coins selected and signed under a lock on the wallet (two sends
+   * never pick the same coins), recorded, then broadcast. A refusal by the node ends the record `failed` and is thrown;
+   * no answer leaves it `signed` for the tracker to send again.
+   */
+  async send(request: BitcoinSendRequest, context: { apiKeyId?: string | null; id?: string } = {}): Promise<BitcoinSendOutcome> {
+    const info = this.chains.resolve("bitcoin", request.network);
+    const sender = parseBitcoinAddress(request.sender, info.network, "sender");
+    const to = parseBitcoinAddress(request.to, info.network, "to");
+    const amount = parseUint256(request.amount, "amount");
+    if (amount === 0n) throw invalidArgument("amount", "amount must be greater than 0 (satoshis)");
+    const asked = parseFeeRate(request.feeRate);
+    const scope: HolderScope = context.apiKeyId === undefined ? "operator" : { apiKeyId: context.apiKeyId };
+    const signer = await this.signers(scope, info.network, sender);
+    if (signer === undefined) {
+      throw invalidArgument("sender", `${sender} is no held wallet of yours on bitcoin/${info.network}: Bitcoin is sent from held wallets`);
+    }
+    const backend = requireBitcoinBackend(this.backends, info.network);
+    const id = context.id ?? randomUUID();
+    return this.lock.withLock(`bitcoin:${info.network}:${sender}`, async () => {
+      const [coins, feeRate] = await Promise.all([backend.listUnspent(sender), asked ?? backend.feeRate(2)]);
+      const built = await buildSend({ sender: { network: info.network, signer, addressType: "p2wpkh", address: sender }, coins, to, amount, feeRate });
+      await this.store.insertOperation({
+        id,
+        apiKeyId: context.apiKeyId ?? null,
+        kind: "transfer",
+        chain: "bitcoin",
+        network: info.network,
+        tokenType: "NATIVE",
+        params: { to, amount: amount.toString(), fee: built.fee.toString(), feeRate: built.feeRate },
+        sender,
+        transactionHash: built.txid,
+        contractAddress: null,
+        rawTransaction: built.hex,
+        error: null,
+        status: "signed",
+        reason: "signed",
+        checkInMs: BITCOIN_POLL_MS,
+      });
+      let status: "signed" | "pending" = "signed";
+      try {
+        await backend.broadcast(built.hex);
+        await this.store.changeOperation(id, { status: "pending", from: ["signed"], reason: "accepted by the node", checkInMs: BITCOIN_POLL_MS });
+        status = "pending";
+      } catch (error) {
+        // Refused for good: nothing reached the chain, the record ends failed and the caller is told why. Anything else
+        // (no answer, a full mempool) may pass: the record stays signed and the tracker sends it again.
+        if (isTokenServiceError(error) && error.code === ErrorCode.TRANSACTION_REJECTED && broadcastOutcome(error)?.kind === "final") {
+          await this.store.changeOperation(id, {
+            status: "failed",
+            from: ["signed"],
+            reason: `the node refused it: ${error.message}`,
+            error: { code: error.code, message: error.message },
+            checkInMs: null,
+          });
+          throw error;
+        }
+      }
+      this.follow(id);
+      return {
+        id,
+        chain: "bitcoin",
+        network: info.network,
+        type: "NATIVE",
+        sender,
+        to,
+        amount: amount.toString(),
+        fee: built.fee.toString(),
+        feeRate: built.feeRate,
+        transactionHash: built.txid,
+        status,
+        blockNumber: null,
+      };
+    });
+  }
+
+  /**
+   * What the backend says of a record's transaction, as decide reads a node's: in a block (a receipt at its height), in
+   * the mempool, or unknown (sent again here: the broadcast's outcome). A mined record is checked against its block:
+   * its transaction in another block, or in none, is a reorg.
+   */
+  async observe(record: OperationRecord): Promise<Observation> {
+    const backend = requireBitcoinBackend(this.backends, record.network);
+    const txid = record.transactionHash!;
+    const [status, head] = await Promise.all([backend.transactionStatus(txid), backend.tipHeight()]);
+    if (record.status === "mined") {
+      // Not in a block at all is as final a "no longer canonical" as another block: "" differs from every hash.
+      return { kind: "canonical", hash: status.state === "confirmed" ? status.blockHash : "", pollMs: BITCOIN_POLL_MS };
+    }
+    if (status.state === "confirmed") {
+      const receipt = { blockNumber: status.blockHeight, blockHash: status.blockHash, status: 1 };
+      return { kind: "chain", simulated: false, pollMs: BITCOIN_POLL_MS, head, receipt, inPool: false };
+    }
+    if (status.state === "mempool") return { kind: "chain", simulated: false, pollMs: BITCOIN_POLL_MS, head, receipt: null, inPool: true };
+    return { kind: "broadcast", outcome: await this.sendAgain(record), pollMs: BITCOIN_POLL_MS, head };
+  }
+
+  private async sendAgain(record: OperationRecord): Promise<BroadcastOutcome> {
+    try {
+      await requireBitcoinBackend(this.backends, record.network).broadcast(record.rawTransaction!);
+      return { kind: "accepted" };
+    } catch (error) {
+      const typed = isTokenServiceError(error)
+        ? error
+        : new TokenServiceError(ErrorCode.UPSTREAM_UNAVAILABLE, "the Bitcoin backend did not answer the broadcast");
+      const retry = !isTokenServiceError(error) || typed.code !== ErrorCode.TRANSACTION_REJECTED || broadcastOutcome(typed)?.kind === "retry";
+      return { kind: "refused", error: { code: typed.code, message: typed.message }, transient: retry };
+    }
+  }
+}

@@ -1,0 +1,95 @@
+import { expect } from "chai";
+
+import { useRegtestBitcoind } from "../../helpers/bitcoind.js";
+import { startServer, type RunningServer } from "../../helpers/http-server.js";
+import { until } from "../../helpers/until.js";
+
+// Bitcoin sent from a held wallet (docs/custody.md) against a real bitcoind in regtest: a BIP-84 address made by the
+// keystore, funded by the regtest faucet, sends through the service's own API; the record is followed by the tracker
+// as an EVM one is: pending in the mempool, mined once in a block, back to pending when `invalidateblock` takes the
+// block away, and mined again in the block that replaces it. Read back from the node.
+
+const PASSPHRASE = "the regtest keystore passphrase";
+
+describe("Bitcoin sends from a held wallet, followed to mined and through a reorg (bitcoind regtest)", function () {
+  this.timeout(180_000);
+  const regtest = useRegtestBitcoind();
+  let api: RunningServer;
+
+  before(async function () {
+    if (!regtest.available) this.skip();
+    api = await startServer({
+      env: { TOKEN_SERVICE_BITCOIND_BITCOIN_REGTEST: regtest.node.url, TOKEN_SERVICE_KEYSTORE_PASSPHRASE: PASSPHRASE },
+    });
+  });
+
+  after(async function () {
+    await api?.stop();
+  });
+
+  it("sends from the held wallet, is mined, goes back to pending in a reorg and is mined again", async function () {
+    const created = await api.call("POST", "/api/v1/wallets", { chain: "bitcoin", network: "regtest", custody: "service" });
+    expect(created.status, JSON.stringify(created.body)).to.equal(201);
+    const sender = created.body.address as string;
+    expect(sender).to.match(/^bcrt1q/);
+    const funded = await api.call("POST", "/api/v1/faucet", { chain: "bitcoin", network: "regtest", address: sender, amount: "5000000" });
+    expect(funded.status, JSON.stringify(funded.body)).to.equal(200);
+
+    const { service } = api.server;
+    const to = await regtest.node.rpc<string>("getnewaddress", [], regtest.funder.wallet);
+    const sent = await service.operations.sendBitcoin({ network: "regtest", sender, to, amount: "1234567", feeRate: 3 });
+    expect(sent).to.include({ status: "pending", to, amount: "1234567" });
+    const entry = await regtest.node.rpc<{ fees: { base: number }; vsize: number; "bip125-replaceable": boolean }>("getmempoolentry", [
+      sent.transactionHash,
+    ]);
+    expect(Math.round(entry.fees.base * 1e8), "the fee the answer names").to.equal(Number(sent.fee));
+    expect(Number(sent.fee) / entry.vsize, "at least the asked rate").to.be.at.least(3);
+
+    const [block] = await regtest.node.rpc<string[]>("generatetoaddress", [1, regtest.funder.address]);
+    const mined = await service.operations.wait(sent.id, 30_000);
+    expect(mined).to.include({ status: "mined", blockHash: block });
+    const onChain = await regtest.node.rpc<{ vout: Array<{ value: number; scriptPubKey: { address?: string } }> }>("getrawtransaction", [
+      sent.transactionHash,
+      true,
+      block,
+    ]);
+    expect(onChain.vout.find((output) => output.scriptPubKey.address === to)?.value).to.equal(0.01234567);
+
+    // The block is taken away: its transactions return to the mempool, and the record to pending.
+    await regtest.node.rpc("invalidateblock", [block]);
+    await until(
+      async () => (await service.operations.store.getOperation(sent.id))?.status === "pending",
+      "the record back to pending after the reorg",
+      60_000,
+    );
+    // Another coinbase address: the same one would make the same block again, the one now marked invalid.
+    const miner = await regtest.node.rpc<string>("getnewaddress", [], regtest.funder.wallet);
+    const [replacementBlock] = await regtest.node.rpc<string[]>("generatetoaddress", [1, miner]);
+    await until(
+      async () => (await service.operations.store.getOperation(sent.id))?.blockHash === replacementBlock,
+      "mined again in the block that replaced it",
+      60_000,
+    );
+    const record = (await service.operations.store.getOperation(sent.id))!;
+    expect(record.status).to.equal("mined");
+    expect(record.transitions.map((transition) => transition.status)).to.deep.equal(["signed", "pending", "mined", "pending", "mined"]);
+    expect(record.transitions[3]!.reason).to.match(/^reorg: block \d+ \(.+\) is no longer canonical/);
+  });
+
+  it("refuses a sender that is no held wallet, and funds short of the amount, before anything is recorded", async function () {
+    const { service } = api.server;
+    const stranger = await regtest.node.rpc<string>("getnewaddress", [], regtest.funder.wallet);
+    await expectRefusal(service.operations.sendBitcoin({ network: "regtest", sender: stranger, to: stranger, amount: "1000" }), "sender");
+    const held = (await api.call("POST", "/api/v1/wallets", { chain: "bitcoin", network: "regtest", custody: "service" })).body.address;
+    await expectRefusal(service.operations.sendBitcoin({ network: "regtest", sender: held, to: stranger, amount: "1000" }), "amount");
+  });
+});
+
+async function expectRefusal(promise: Promise<unknown>, field: string): Promise<void> {
+  const error = await promise.then(
+    () => undefined,
+    (reason: unknown) => reason as { field?: string; code?: string },
+  );
+  expect(error, "refused").to.not.equal(undefined);
+  expect(error!.field, JSON.stringify(error)).to.equal(field);
+}
