@@ -94,7 +94,13 @@ export class BitcoinSends {
     const id = context.id ?? randomUUID();
     return this.lock.withLock(`bitcoin:${info.network}:${sender}`, async () => {
       const [coins, feeRate] = await Promise.all([backend.listUnspent(sender), asked ?? backend.feeRate(2)]);
-      const built = await buildSend({ sender: { network: info.network, signer, addressType: "p2wpkh", address: sender }, coins, to, amount, feeRate });
+      const built = await buildSend({
+        sender: { network: info.network, signer, addressType: "p2wpkh", address: sender },
+        coins,
+        to,
+        amount,
+        feeRate,
+      });
       await this.store.insertOperation({
         id,
         apiKeyId: context.apiKeyId ?? null,
@@ -115,7 +121,12 @@ export class BitcoinSends {
       let status: "signed" | "pending" = "signed";
       try {
         await backend.broadcast(built.hex);
-        await this.store.changeOperation(id, { status: "pending", from: ["signed"], reason: "accepted by the node", checkInMs: BITCOIN_POLL_MS });
+        await this.store.changeOperation(id, {
+          status: "pending",
+          from: ["signed"],
+          reason: "accepted by the node",
+          checkInMs: BITCOIN_POLL_MS,
+        });
         status = "pending";
       } catch (error) {
         // Refused for good: nothing reached the chain, the record ends failed and the caller is told why. Anything else
@@ -178,7 +189,8 @@ export class BitcoinSends {
       const typed = isTokenServiceError(error)
         ? error
         : new TokenServiceError(ErrorCode.UPSTREAM_UNAVAILABLE, "the Bitcoin backend did not answer the broadcast");
-      const retry = !isTokenServiceError(error) || typed.code !== ErrorCode.TRANSACTION_REJECTED || broadcastOutcome(typed)?.kind === "retry";
+      const retry =
+        !isTokenServiceError(error) || typed.code !== ErrorCode.TRANSACTION_REJECTED || broadcastOutcome(typed)?.kind === "retry";
       return { kind: "refused", error: { code: typed.code, message: typed.message }, transient: retry };
     }
   }
