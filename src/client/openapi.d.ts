@@ -5809,7 +5809,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
+                "application/json": ({
                     /**
                      * @description One of: ethereum, binance_smart_chain, base, arbitrum, optimism, polygon, avalanche, bitcoin, or an EVM chain the service declares (`GET /api/v1/networks` lists every pair it serves)
                      * @example ethereum
@@ -5939,6 +5939,36 @@ export interface operations {
                      * @example 0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266
                      */
                     sender: string;
+                }) | {
+                    /** @constant */
+                    chain: "bitcoin";
+                    /**
+                     * @description ethereum: mainnet, sepolia, holesky, hoodi, rinkeby, testnet (= sepolia); binance_smart_chain: mainnet, testnet; base: mainnet, sepolia, testnet (= sepolia); arbitrum: mainnet, sepolia, testnet (= sepolia); optimism: mainnet, sepolia, testnet (= sepolia); polygon: mainnet, amoy, testnet (= amoy); avalanche: mainnet, fuji, testnet (= fuji); bitcoin: mainnet, testnet (testnet4), signet, regtest
+                     * @example sepolia
+                     */
+                    network: string;
+                    /**
+                     * @description Bitcoin sends its native currency only
+                     * @constant
+                     */
+                    type?: "NATIVE";
+                    /**
+                     * @description The recipient, an address of the network
+                     * @example 0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266
+                     */
+                    to: string;
+                    /**
+                     * @description Satoshis; greater than 0, and above the recipient's dust limit
+                     * @example 100000
+                     */
+                    amount: string;
+                    /**
+                     * @description A held wallet of your API key on the network: the service signs
+                     * @example 0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266
+                     */
+                    sender: string;
+                    /** @description sat/vB; default: the backend's estimate for the next two blocks */
+                    feeRate?: number;
                 };
             };
         };
@@ -5974,6 +6004,29 @@ export interface operations {
                         /** @description The sender's nonce this transfer used */
                         nonce: number;
                         simulated: boolean;
+                        blockNumber?: number | null;
+                    } | {
+                        /** @description This operation's record id */
+                        id: string;
+                        /** @example 0x9f8e7d6c5b4a39281706f5e4d3c2b1a09f8e7d6c5b4a39281706f5e4d3c2b1a0 */
+                        transactionHash: string;
+                        /**
+                         * @description pending when answered at once; with wait=mined the state reached: mined, failed, dropped (or pending after the wait timeout)
+                         * @enum {string}
+                         */
+                        status: "signed" | "pending" | "mined" | "failed" | "dropped" | "cancelled";
+                        chain: string;
+                        network: string;
+                        /** @constant */
+                        type: "NATIVE";
+                        sender: string;
+                        to: string;
+                        /** @description Satoshis */
+                        amount: string;
+                        /** @description Satoshis paid to miners */
+                        fee: string;
+                        /** @description sat/vB paid */
+                        feeRate: number;
                         blockNumber?: number | null;
                     } | {
                         /** @description Sign exactly this (e.g. ethers `signer.signTransaction(unsignedTransaction)`); any change is refused */
@@ -6053,6 +6106,29 @@ export interface operations {
                         /** @description The sender's nonce this transfer used */
                         nonce: number;
                         simulated: boolean;
+                        blockNumber?: number | null;
+                    } | {
+                        /** @description This operation's record id */
+                        id: string;
+                        /** @example 0x9f8e7d6c5b4a39281706f5e4d3c2b1a09f8e7d6c5b4a39281706f5e4d3c2b1a0 */
+                        transactionHash: string;
+                        /**
+                         * @description pending when answered at once; with wait=mined the state reached: mined, failed, dropped (or pending after the wait timeout)
+                         * @enum {string}
+                         */
+                        status: "signed" | "pending" | "mined" | "failed" | "dropped" | "cancelled";
+                        chain: string;
+                        network: string;
+                        /** @constant */
+                        type: "NATIVE";
+                        sender: string;
+                        to: string;
+                        /** @description Satoshis */
+                        amount: string;
+                        /** @description Satoshis paid to miners */
+                        fee: string;
+                        /** @description sat/vB paid */
+                        feeRate: number;
                         blockNumber?: number | null;
                     };
                 };

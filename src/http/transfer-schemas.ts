@@ -66,6 +66,28 @@ export const Transfer = z.object({
   blockNumber: z.number().int().nonnegative().nullable().optional(),
 });
 
+/** A Bitcoin send from a held wallet (docs/custody.md): satoshis, at a fee rate. */
+export const BitcoinTransferBody = z.strictObject({
+  chain: z.literal("bitcoin"),
+  network,
+  type: z.literal("NATIVE").optional().describe("Bitcoin sends its native currency only"),
+  to: address.describe("The recipient, an address of the network"),
+  amount: integerString("Satoshis; greater than 0, and above the recipient's dust limit", "100000"),
+  sender: address.describe("A held wallet of your API key on the network: the service signs"),
+  feeRate: z.number().min(1).max(10_000).optional().describe("sat/vB; default: the backend's estimate for the next two blocks"),
+});
+
+export const BitcoinTransfer = z.object({
+  ...settled,
+  type: z.literal("NATIVE"),
+  sender: z.string(),
+  to: z.string(),
+  amount: z.string().describe("Satoshis"),
+  fee: z.string().describe("Satoshis paid to miners"),
+  feeRate: z.number().describe("sat/vB paid"),
+  blockNumber: z.number().int().nonnegative().nullable().optional(),
+});
+
 const approveFields = {
   chain,
   network,

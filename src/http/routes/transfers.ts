@@ -13,7 +13,10 @@ import {
   TokenInfo,
   Transfer,
   TransferWrite,
+  BitcoinTransfer,
+  BitcoinTransferBody,
 } from "../transfer-schemas.js";
+import type { z } from "zod/v4";
 import { errorResponses } from "./common.js";
 import { defineWriteRoute } from "./write-route.js";
 
@@ -27,6 +30,19 @@ export const transferRoute = defineWriteRoute({
   description:
     'NATIVE sends `amount` wei (a value transfer); ERC20 calls `transfer(to, amount)`; ERC721 `safeTransferFrom(sender, to, tokenId)`; ERC1155 `safeTransferFrom(sender, to, tokenId, amount, "")`. Refused before anything is signed when the sender lacks what it would send (`INSUFFICIENT_FUNDS`, `INSUFFICIENT_TOKEN_BALANCE`, `NOT_TOKEN_OWNER`, each naming the field) or the node\'s estimate says the token would revert. Recorded, broadcast and tracked as launches are: `wait=mined`, `Idempotency-Key`, webhooks, and without `privateKey` the `unsignedTransaction` to sign, taken back as `signedTransaction`.',
   write: TransferWrite,
+  // Bitcoin: from a held wallet only (docs/custody.md), its own body and answer.
+  alternative: {
+    body: BitcoinTransferBody,
+    answer: BitcoinTransfer,
+    when: (raw) => typeof raw === "object" && raw !== null && (raw as { chain?: unknown }).chain === "bitcoin",
+    send: (body, { service }, { apiKeyId, operationId }) => {
+      const { network, sender, to, amount, feeRate } = body as z.infer<typeof BitcoinTransferBody>;
+      return service.operations.sendBitcoin(
+        { network, sender, to, amount, ...(feeRate !== undefined ? { feeRate } : {}) },
+        { apiKeyId, id: operationId },
+      );
+    },
+  },
   bodyExamples: {
     native: {
       summary: "1 ETH to Hardhat's second account, signed by the service (the example key is public: simulated chains only)",
@@ -52,6 +68,17 @@ export const transferRoute = defineWriteRoute({
         to: EXAMPLE_RECIPIENT,
         tokenId: "1",
         ...signedByService,
+      },
+    },
+    bitcoin: {
+      summary: "0.001 BTC from a held wallet on testnet, at 5 sat/vB (docs/custody.md)",
+      value: {
+        chain: "bitcoin",
+        network: "testnet",
+        to: "tb1qw508d6qejxtdg4y5r3zarvary0c5xw7kxpjzsx",
+        amount: "100000",
+        sender: "tb1qrp33g0q5c5txsp9arysrx4k6zdkfs4nce4xj0gdcccefvpysxf3q0sl5k7",
+        feeRate: 5,
       },
     },
     prepare: {

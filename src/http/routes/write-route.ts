@@ -64,6 +64,13 @@ export interface WriteRouteSpec<W extends Write, Q extends z.ZodType, N extends 
   checkQuery?(query: z.infer<Q>, body: z.infer<W["body"]>): void;
   /** The write the body asks for (core/operations/write-commands.ts): prepared without a key, else recorded and sent. */
   command: N;
+  /** Another kind of body the route takes (a Bitcoin transfer), told apart by `when`, written by `send`. */
+  alternative?: {
+    body: z.ZodType;
+    answer: z.ZodType;
+    when(raw: unknown): boolean;
+    send(body: unknown, context: ServerContext, ids: { apiKeyId: string | null; operationId: string }): Promise<Settled>;
+  };
 }
 
 const ACCEPTED = "Signed and recorded, broadcast not confirmed (status signed), or wait=mined timed out (status pending)";
@@ -82,21 +89,28 @@ export function defineWriteRoute<W extends Write, N extends WriteCommandName, Q 
     auth: true,
     idempotent: true,
     query: (spec.query ?? WaitQuery) as Q,
-    body: spec.write.body,
+    body: (spec.alternative ? z.union([spec.write.body, spec.alternative.body]) : spec.write.body) as W["body"],
     bodyExamples: spec.bodyExamples,
     responses: {
       200: {
         description:
           "Accepted by the node (or mined, with wait=mined); a prepare (no privateKey, no signedTransaction): the transaction to sign",
-        schema: z.union([spec.answer, spec.prepared]),
+        schema: z.union([spec.answer, ...(spec.alternative ? [spec.alternative.answer] : []), spec.prepared]),
       },
-      202: { description: spec.acceptedDescription ?? ACCEPTED, schema: spec.answer },
+      202: {
+        description: spec.acceptedDescription ?? ACCEPTED,
+        schema: spec.alternative ? z.union([spec.answer, spec.alternative.answer]) : spec.answer,
+      },
       ...errorResponses(400, 401, 409, 413, 415, 422, 429, 502, 503, 504),
     },
     // Checked against the fields a body may hold; with notBoth, it is then one of the documented union's shapes.
-    validateBody: (raw: unknown) => notBoth(spec.parseBody ? spec.parseBody(raw) : parseWith(spec.write.fields, raw)) as z.infer<W["body"]>,
+    validateBody: (raw: unknown) =>
+      (spec.alternative?.when(raw)
+        ? parseWith(spec.alternative.body, raw)
+        : notBoth(spec.parseBody ? spec.parseBody(raw) : parseWith(spec.write.fields, raw))) as z.infer<W["body"]>,
     async handle({ query, body, apiKeyId, operationId }, context) {
       const { wait } = query as { wait?: string };
+      if (spec.alternative?.when(body)) return settle(context, await spec.alternative.send(body, context, { apiKeyId, operationId }), wait);
       spec.checkQuery?.(query as z.infer<Q>, body);
       const { operations } = context.service;
       // No key and no signature: the service signs for a held wallet of this API key; any other sender gets a prepare.

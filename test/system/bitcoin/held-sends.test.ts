@@ -93,3 +93,44 @@ async function expectRefusal(promise: Promise<unknown>, field: string): Promise<
   expect(error, "refused").to.not.equal(undefined);
   expect(error!.field, JSON.stringify(error)).to.equal(field);
 }
+
+describe("Bitcoin sends from a held wallet over HTTP: POST /api/v1/transfers with chain bitcoin (bitcoind regtest)", function () {
+  this.timeout(120_000);
+  const regtest = useRegtestBitcoind();
+  let api: RunningServer;
+
+  before(async function () {
+    if (!regtest.available) this.skip();
+    api = await startServer({
+      env: { TOKEN_SERVICE_BITCOIND_BITCOIN_REGTEST: regtest.node.url, TOKEN_SERVICE_KEYSTORE_PASSPHRASE: PASSPHRASE },
+    });
+  });
+
+  after(async function () {
+    await api?.stop();
+  });
+
+  it("answers the send (pending, its fee), replays it under its Idempotency-Key, and follows it to mined", async function () {
+    const sender = (await api.call("POST", "/api/v1/wallets", { chain: "bitcoin", network: "regtest", custody: "service" })).body.address;
+    await api.call("POST", "/api/v1/faucet", { chain: "bitcoin", network: "regtest", address: sender, amount: "3000000" });
+    const to = await regtest.node.rpc<string>("getnewaddress", [], regtest.funder.wallet);
+    const body = { chain: "bitcoin", network: "regtest", to, amount: "200000", sender, feeRate: 2 };
+    const sent = await api.call("POST", "/api/v1/transfers", body, { "Idempotency-Key": "btc-send-1" });
+    expect(sent.status, JSON.stringify(sent.body)).to.equal(200);
+    expect(sent.body).to.include({ chain: "bitcoin", network: "regtest", type: "NATIVE", status: "pending", amount: "200000" });
+    const again = await api.call("POST", "/api/v1/transfers", body, { "Idempotency-Key": "btc-send-1" });
+    expect(again.body.transactionHash, "the same send, not a second").to.equal(sent.body.transactionHash);
+    expect(await regtest.node.rpc<string[]>("getrawmempool")).to.include(sent.body.transactionHash);
+
+    await regtest.node.rpc("generatetoaddress", [1, regtest.funder.address]);
+    const mined = await api.server.service.operations.wait(sent.body.id, 30_000);
+    expect(mined.status).to.equal("mined");
+    // A key-in-body field is no Bitcoin field: named, not read.
+    const refused = await api.call("POST", "/api/v1/transfers", {
+      ...body,
+      privateKey: "cVt4o7BGAig1UXywgGSmARhxMdzP5qvQsxKkSsc1XEkw3tDTQFpy",
+    });
+    expect(refused.status).to.equal(400);
+    expect(refused.body.error.field).to.equal("privateKey");
+  });
+});
