@@ -80,9 +80,10 @@ describe("replacements only when outbid: ten senders in line on anvil, one launc
       settled.filter((record) => record.stuck !== null).map((record) => record.stuck!.reason),
       "none stuck",
     ).to.deep.equal([]);
-    // They did wait in line: each launch took a block of its own, most behind more than the replace-after 3.
+    // They did wait in line: a wave of 30 spread over at least 20 blocks (a block holds one launch; now and then anvil
+    // fits a second when their gas limits differ), so most launches waited far more than the replace-after 3.
     const blocks = new Set(settled.map((record) => record.blockNumber));
-    expect(blocks.size, "one launch per block").to.equal(WAVES * WAVE);
+    expect(blocks.size, "launches spread over many blocks").to.be.at.least(WAVES * 20);
     for (const record of settled) expect(record.transactionHash).to.equal(record.transactions[0]!.transactionHash);
     const sends = proxy.calls.slice(from).filter((call) => call.method === "eth_sendRawTransaction").length;
     expect(sends, "one send per launch").to.equal(WAVES * WAVE);
@@ -115,15 +116,18 @@ describe("replacements when outbid: a launch the base fee overtook on anvil (min
     });
     const first = (await service.operations.store.getOperation(record.id))!.transactions[0]!;
     const overtaking = BigInt(first.maxFeePerGas!) + 1n;
-    // Four blocks whose base fee is above what the launch pays: none can include it.
-    for (let block = 0; block < 4; block++) {
-      await node.rpc("anvil_setNextBlockBaseFeePerGas", [toQuantity(overtaking)]);
-      await node.rpc("evm_mine");
-    }
+    // Blocks whose base fee is above what the launch pays (none can include it), one at a time until it is replaced: its
+    // replace-after blocks count from the head its first look saw, which a loaded machine may take after some of them.
     await until(
-      async () => (await service.operations.store.getOperation(record.id))?.transactionHash !== first.transactionHash,
+      async () => {
+        if ((await service.operations.store.getOperation(record.id))?.transactionHash !== first.transactionHash) return true;
+        await node.rpc("anvil_setNextBlockBaseFeePerGas", [toQuantity(overtaking)]);
+        await node.rpc("evm_mine");
+        return false;
+      },
       "the launch replaced",
       SETTLE_MS,
+      200,
     );
     await node.rpc("anvil_setNextBlockBaseFeePerGas", [toQuantity(overtaking)]);
     await node.rpc("evm_mine");

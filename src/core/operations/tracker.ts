@@ -14,6 +14,7 @@ import {
   replacementDue,
   type BroadcastOutcome,
   type ChainObservation,
+  type Decision,
   type DecidePolicy,
   type Observation,
 } from "./decide.js";
@@ -401,7 +402,7 @@ export class OperationTracker {
       looks.map(async (look) => {
         if (look.change !== undefined || look.observation === undefined) return;
         const decision = decide(look.record, look.observation, this.settings, this.now());
-        if ("change" in decision && decision.change.stuck && look.record.stuck === null && (await this.replacedHeld(look.record))) {
+        if (this.heldMayReplace(look, decision) && (await this.replacedHeld(look.record))) {
           // Sent in its place, and the record follows it now: looked at again after a poll interval.
           look.change = { checkInMs: look.chain?.pollingIntervalMs ?? RETRY_AFTER_ERROR_MS };
         } else if ("change" in decision) {
@@ -796,6 +797,22 @@ export class OperationTracker {
    * Sends a step of the record's ladder in place of the transaction it follows: written as sent first (so that a crash
    * after the broadcast still has its hash followed), then broadcast.
    */
+  /**
+   * Whether a held wallet (nothing signed ahead) could be replaced instead: decide says it is stuck, or, past its
+   * replace-after blocks and gone from the node's pool (a node drops what the base fee overtook), would send the same
+   * bytes again, which the node would only drop again.
+   */
+  private heldMayReplace(look: Look, decision: Decision): boolean {
+    const { record, observation } = look;
+    if (record.stuck !== null) return false;
+    if ("change" in decision) return decision.change.stuck !== undefined && decision.change.stuck !== null;
+    if (decision.action !== "broadcast" || observation?.kind !== "chain" || observation.receipt !== null) return false;
+    const ahead = record.transactions.some((transaction) => transaction.role === "replacement");
+    return (
+      !ahead && observation.replaceAfterBlocks !== undefined && replacementDue(record, observation.head, observation.replaceAfterBlocks)
+    );
+  }
+
   /** Whether a held wallet's replacement went out in place of the stuck notice (any failure: the notice stands). */
   private async replacedHeld(record: LeasedOperation): Promise<boolean> {
     if (this.healing.replaceHeld === undefined) return false;
