@@ -29,7 +29,7 @@ export interface PolicedWrite {
   kind: string;
   /** Native currency it sends. */
   value: bigint;
-  /** Lowercase addresses that receive value or power from it. */
+  /** Addresses that receive value or power from it (EVM: lowercase; Bitcoin: as the network writes them). */
   recipients: string[];
   /** The contract it calls (lowercase); null for a deployment or a native transfer. */
   contract: string | null;
@@ -38,7 +38,17 @@ export interface PolicedWrite {
 const LIST_LIMIT = 100;
 
 /** The policy a PUT body asks for, checked field by field (INVALID_ARGUMENT names the field). */
-export function parseWalletPolicy(body: Record<string, unknown>, pairs: (value: string, field: string) => string): WalletPolicy {
+export function parseWalletPolicy(
+  body: Record<string, unknown>,
+  pairs: (value: string, field: string) => string,
+  /** A held Bitcoin wallet's recipients are addresses of its network (no contracts, no gas); default: EVM addresses. */
+  bitcoinRecipient?: (value: string, field: string) => string,
+): WalletPolicy {
+  if (bitcoinRecipient !== undefined) {
+    for (const field of ["allowedContracts", "maxFeePerGas"] as const) {
+      if (body[field] !== undefined && body[field] !== null) throw invalidArgument(field, `${field} does not apply to a Bitcoin wallet`);
+    }
+  }
   const policy: WalletPolicy = {};
   const amount = (field: "maxValuePerTransaction" | "maxValuePerDay" | "maxFeePerGas") => {
     const value = body[field];
@@ -64,7 +74,7 @@ export function parseWalletPolicy(body: Record<string, unknown>, pairs: (value: 
     ];
   };
   const address = (value: string, field: string) => parseEvmAddress(value, field).toLowerCase();
-  list("allowedRecipients", address);
+  list("allowedRecipients", bitcoinRecipient ?? address);
   list("allowedContracts", address);
   list("networks", pairs);
   return policy;

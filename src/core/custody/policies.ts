@@ -11,6 +11,7 @@ import {
   type WalletPolicy,
 } from "../../domain/wallet-policy.js";
 import { parseEvmAddress } from "../../domain/addresses.js";
+import { parseBitcoinAddress } from "../../chains/bitcoin/addresses.js";
 import type { CustodyStore, HolderScope } from "./types.js";
 
 /** A write a held wallet is asked to sign, as its policy judges it. */
@@ -37,14 +38,20 @@ export class WalletPolicies {
 
   /** Replaces the wallet's policy (every rule optional); NOT_FOUND when the scope holds no wallet at that address. */
   async set(scope: HolderScope, addressValue: unknown, body: Record<string, unknown>): Promise<Record<string, string | string[]>> {
-    const address = await this.ownAddress(scope, addressValue);
-    const policy = parseWalletPolicy(body, (value, field) => {
-      const [chain, network, extra] = value.split("/");
-      const info = extra === undefined && network !== undefined ? this.chains.resolve(chain, network) : undefined;
-      if (info === undefined)
-        throw new TokenServiceError(ErrorCode.INVALID_ARGUMENT, `${field} must name a pair as chain/network (ethereum/sepolia)`, { field });
-      return `${info.chain}/${info.network}`;
-    });
+    const { address, bitcoinNetwork } = await this.ownAddress(scope, addressValue);
+    const policy = parseWalletPolicy(
+      body,
+      (value, field) => {
+        const [chain, network, extra] = value.split("/");
+        const info = extra === undefined && network !== undefined ? this.chains.resolve(chain, network) : undefined;
+        if (info === undefined)
+          throw new TokenServiceError(ErrorCode.INVALID_ARGUMENT, `${field} must name a pair as chain/network (ethereum/sepolia)`, {
+            field,
+          });
+        return `${info.chain}/${info.network}`;
+      },
+      bitcoinNetwork === undefined ? undefined : (value, field) => parseBitcoinAddress(value, bitcoinNetwork, field),
+    );
     const shown = presentWalletPolicy(policy);
     await this.store.writePolicy(address, scope === "operator" ? null : scope.apiKeyId, shown);
     return shown;
@@ -52,7 +59,7 @@ export class WalletPolicies {
 
   /** The wallet's policy ({} when none is set); NOT_FOUND when the scope holds no wallet at that address. */
   async get(scope: HolderScope, addressValue: unknown): Promise<Record<string, string | string[]>> {
-    const address = await this.ownAddress(scope, addressValue);
+    const { address } = await this.ownAddress(scope, addressValue);
     const stored = await this.store.readPolicy(address);
     return stored === undefined ? {} : presentWalletPolicy(storedWalletPolicy(stored.policy));
   }
@@ -99,12 +106,18 @@ export class WalletPolicies {
     }
   }
 
-  private async ownAddress(scope: HolderScope, value: unknown): Promise<string> {
-    const address = parseEvmAddress(value, "address");
-    const held = await this.store.heldPairsOf(address);
-    if (!held.some((record) => scope === "operator" || record.apiKeyId === scope.apiKeyId)) {
+  /** The held address, if the scope holds it; a Bitcoin wallet's network with it. */
+  private async ownAddress(scope: HolderScope, value: unknown): Promise<{ address: string; bitcoinNetwork?: string }> {
+    if (typeof value !== "string" || value === "" || value.length > 100) {
+      throw new TokenServiceError(ErrorCode.HELD_WALLET_NOT_FOUND, "no held wallet at that address for this API key", { field: "address" });
+    }
+    const evm = /^0x[0-9a-fA-F]{40}$/.test(value);
+    const address = evm ? parseEvmAddress(value, "address") : value;
+    const held = (await this.store.heldPairsOf(address)).filter((record) => scope === "operator" || record.apiKeyId === scope.apiKeyId);
+    if (held.length === 0) {
       throw new TokenServiceError(ErrorCode.HELD_WALLET_NOT_FOUND, `no held wallet ${address} for this API key`, { field: "address" });
     }
-    return address;
+    const bitcoin = held.find((record) => record.chain === "bitcoin");
+    return bitcoin === undefined ? { address } : { address, bitcoinNetwork: bitcoin.network };
   }
 }

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 
 import { parseBitcoinAddress } from "../../chains/bitcoin/addresses.js";
-import { requireBitcoinBackend, type BitcoinBackends } from "../../chains/bitcoin/backend.js";
+import { requireBitcoinBackend, type BitcoinBackend, type BitcoinBackends } from "../../chains/bitcoin/backend.js";
 import type { BitcoinSigner } from "../../chains/bitcoin/bitcoin-signer.js";
 import { broadcastOutcome } from "../../chains/bitcoin/broadcast-refusals.js";
 import { buildSend } from "../../chains/bitcoin/psbt-send.js";
@@ -9,7 +9,10 @@ import type { SenderLock } from "../../chains/evm/sender-lock.js";
 import type { ChainRegistry } from "../../domain/chains.js";
 import { ErrorCode, TokenServiceError, invalidArgument, isTokenServiceError } from "../../domain/errors.js";
 import { parseUint256 } from "../../domain/units.js";
+import type { AdmittedWrite } from "../custody/policies.js";
+import type { HeldWallets } from "./held-writes.js";
 import type { HolderScope } from "../custody/types.js";
+import { neverHeld } from "../../domain/lifecycle.js";
 import type { BroadcastOutcome, Observation } from "./decide.js";
 import type { OperationRecord, OperationStore } from "./types.js";
 
@@ -45,9 +48,6 @@ export interface BitcoinSendOutcome {
   blockNumber: null;
 }
 
-/** The signer of a held Bitcoin wallet the scope may use; undefined when the address is no held wallet of its. */
-export type BitcoinSigners = (scope: HolderScope, network: string, sender: string) => Promise<BitcoinSigner | undefined>;
-
 /** How often a Bitcoin record is looked at: blocks come every ten minutes, regtest's when told. */
 const BITCOIN_POLL_MS = 1_000;
 /** The most a caller may ask per vbyte: bitcoind's default maxfeerate. */
@@ -68,7 +68,8 @@ export class BitcoinSends {
     private readonly chains: ChainRegistry,
     private readonly backends: BitcoinBackends,
     private readonly lock: SenderLock,
-    private readonly signers: BitcoinSigners,
+    /** The wallets the service holds: their Bitcoin signers, and their policies, applied before anything is signed. */
+    private readonly held: HeldWallets | undefined,
     /** The tracker that follows the records, so that it looks at a new one soon. */
     private readonly follow: (id: string) => void,
   ) {}
@@ -86,12 +87,41 @@ export class BitcoinSends {
     if (amount === 0n) throw invalidArgument("amount", "amount must be greater than 0 (satoshis)");
     const asked = parseFeeRate(request.feeRate);
     const scope: HolderScope = context.apiKeyId === undefined ? "operator" : { apiKeyId: context.apiKeyId };
-    const signer = await this.signers(scope, info.network, sender);
+    const signer = await this.held?.bitcoinSignerFor(scope, info.network, sender);
     if (signer === undefined) {
       throw invalidArgument("sender", `${sender} is no held wallet of yours on bitcoin/${info.network}: Bitcoin is sent from held wallets`);
     }
     const backend = requireBitcoinBackend(this.backends, info.network);
     const id = context.id ?? randomUUID();
+    const write: AdmittedWrite = {
+      pair: { chain: "bitcoin", network: info.network },
+      kind: "transfer",
+      value: amount,
+      recipients: [to],
+      contract: null,
+      sender,
+      operationId: id,
+    };
+    const spent = async () => {
+      const record = await this.store.getOperation(id).catch(() => undefined);
+      return record !== undefined && !neverHeld(record);
+    };
+    const run = () => this.sendAdmitted(info.network, id, sender, to, amount, asked, signer, backend, context);
+    return this.held === undefined ? run() : this.held.admit(write, run, spent);
+  }
+
+  private async sendAdmitted(
+    network: string,
+    id: string,
+    sender: string,
+    to: string,
+    amount: bigint,
+    asked: number | undefined,
+    signer: BitcoinSigner,
+    backend: BitcoinBackend,
+    context: { apiKeyId?: string | null },
+  ): Promise<BitcoinSendOutcome> {
+    const info = { network };
     return this.lock.withLock(`bitcoin:${info.network}:${sender}`, async () => {
       const [coins, feeRate] = await Promise.all([backend.listUnspent(sender), asked ?? backend.feeRate(2)]);
       const built = await buildSend({

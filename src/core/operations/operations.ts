@@ -123,17 +123,10 @@ export class Operations {
       Date.now,
       (record) => this.writes.feePolicy.replaceAfterBlocksOf(record),
     );
-    this.bitcoinSends = new BitcoinSends(
-      store,
-      writes.chains,
-      writes.bitcoinBackends,
-      writes.senderLock,
-      async (scope, network, sender) => this.held?.bitcoinSignerFor(scope, network, sender),
-      (id) => {
-        this.tracker.follow(id);
-        this.tracker.kick(FIRST_LOOK_MS);
-      },
-    );
+    this.bitcoinSends = new BitcoinSends(store, writes.chains, writes.bitcoinBackends, writes.senderLock, held, (id) => {
+      this.tracker.follow(id);
+      this.tracker.kick(FIRST_LOOK_MS);
+    });
     this.replacements = new Replacements(
       store,
       writes.feePolicy,

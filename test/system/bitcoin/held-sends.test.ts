@@ -125,6 +125,23 @@ describe("Bitcoin sends from a held wallet over HTTP: POST /api/v1/transfers wit
     await regtest.node.rpc("generatetoaddress", [1, regtest.funder.address]);
     const mined = await api.server.service.operations.wait(sent.body.id, 30_000);
     expect(mined.status).to.equal("mined");
+    // A policy: at most 100,000 satoshis a send, to `to` only; refused sends are recorded nowhere and spend nothing.
+    const policy = await api.call("PUT", `/api/v1/wallets/${sender}/policy`, { maxValuePerTransaction: "100000", allowedRecipients: [to] });
+    expect(policy.status, JSON.stringify(policy.body)).to.equal(200);
+    const gas = await api.call("PUT", `/api/v1/wallets/${sender}/policy`, { maxFeePerGas: "1" });
+    expect(gas.status).to.equal(400);
+    expect(gas.body.error.field).to.equal("maxFeePerGas");
+    const mempool = (await regtest.node.rpc<string[]>("getrawmempool")).length;
+    const over = await api.call("POST", "/api/v1/transfers", { ...body, amount: "100001" });
+    expect(over.status).to.equal(403);
+    expect(over.body.error).to.include({ code: "POLICY_DENIED", field: "maxValuePerTransaction" });
+    const stranger = await regtest.node.rpc<string>("getnewaddress", [], regtest.funder.wallet);
+    const elsewhere = await api.call("POST", "/api/v1/transfers", { ...body, to: stranger, amount: "1000" });
+    expect(elsewhere.body.error).to.include({ code: "POLICY_DENIED", field: "allowedRecipients" });
+    expect((await regtest.node.rpc<string[]>("getrawmempool")).length, "nothing broadcast").to.equal(mempool);
+    const within = await api.call("POST", "/api/v1/transfers", { ...body, amount: "100000" });
+    expect(within.status, JSON.stringify(within.body)).to.equal(200);
+
     // A key-in-body field is no Bitcoin field: named, not read.
     const refused = await api.call("POST", "/api/v1/transfers", {
       ...body,
