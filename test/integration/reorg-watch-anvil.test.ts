@@ -120,7 +120,8 @@ describe("mined records on a live chain watched by its head follower (anvil, cou
       const blocks = proxy.calls
         .filter((call) => call.method === method && call.params[0] !== "latest")
         .map(({ params }) => String(params[0]));
-      expect(blocks.length, `${method} of a block already read`).to.equal(new Set(blocks).size);
+      const twice = blocks.filter((block, index) => blocks.indexOf(block) !== index);
+      expect(blocks.length, `${method} of a block already read: ${twice.join(", ")}`).to.equal(new Set(blocks).size);
     };
     once("eth_getBlockReceipts");
     once("eth_getBlockByNumber");

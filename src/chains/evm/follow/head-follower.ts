@@ -60,6 +60,8 @@ export class HeadFollower {
    * hashes are kept past KEPT_HASHES until then, so that a reorg reaching them is walked back to them and reported.
    */
   private readonly watched = new Map<number, number>();
+  /** Header reads in flight, by reorg count and height: concurrent asks for one height share one call. */
+  private readonly headerReads = new Map<string, Promise<string | null>>();
   /** Each block's receipts, by transaction hash, for the blocks read whole (`eth_getBlockReceipts`). */
   private readonly blockReceipts = new Map<number, Map<string, ReceiptSummary>>();
   private readonly reading = new Map<number, Promise<void>>();
@@ -158,6 +160,17 @@ export class HeadFollower {
     if (number > tip.number) return null;
     const known = this.hashes.get(number);
     if (known !== undefined) return known;
+    // Records mined in one block look in the same pass, at once: they share the one read of its header.
+    const key = `${reorgs}:${number}`;
+    let reading = this.headerReads.get(key);
+    if (reading === undefined) {
+      reading = this.readHash(number, reorgs).finally(() => this.headerReads.delete(key));
+      this.headerReads.set(key, reading);
+    }
+    return reading;
+  }
+
+  private async readHash(number: number, reorgs: number): Promise<string | null> {
     const [answer] = await this.requestAll([headerCall(number)]);
     const header = answer?.status === "fulfilled" ? headerOf(answer.value) : undefined;
     if (answer?.status === "rejected") throw answer.reason;
