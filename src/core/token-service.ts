@@ -69,8 +69,9 @@ import type { NonceFiller, NonceHealingObserver } from "./operations/nonce-heali
 import type { OperationStore } from "./operations/types.js";
 import { Custody } from "./custody/custody.js";
 import { MemoryCustodyStore } from "./custody/memory-custody-store.js";
-import type { CustodyStore, KmsKeys } from "./custody/types.js";
-import { EnvironmentError, readVariable } from "../config/environment.js";
+import type { CustodyStore } from "./custody/types.js";
+import { kmsOf } from "./custody/kms-config.js";
+import { readVariable } from "../config/environment.js";
 import { createWallet, type CreateWalletRequest, type Wallet } from "./wallets.js";
 
 export type * from "../domain/requests.js";
@@ -178,32 +179,6 @@ function parseTransactionHash(value: unknown): string {
     throw invalidArgument("transactionHash", "transactionHash must be a 0x-prefixed 32-byte hex string");
   }
   return value.toLowerCase();
-}
-
-/**
- * TOKEN_SERVICE_SIGNER=aws-kms: the KMS client, loaded on first use (the AWS SDK is not loaded by a service that does
- * not use it). Credentials from the given environment's AWS_* variables, else the SDK's default chain.
- */
-function kmsOf(env: NodeJS.ProcessEnv): { kms?: () => Promise<KmsKeys> } {
-  if (readVariable(env, "TOKEN_SERVICE_SIGNER") !== "aws-kms") return {};
-  const region = readVariable(env, "TOKEN_SERVICE_AWS_KMS_REGION");
-  if (region === undefined) {
-    throw new EnvironmentError(
-      "TOKEN_SERVICE_AWS_KMS_REGION is required with TOKEN_SERVICE_SIGNER=aws-kms",
-      "TOKEN_SERVICE_AWS_KMS_REGION",
-    );
-  }
-  const endpoint = readVariable(env, "TOKEN_SERVICE_AWS_KMS_ENDPOINT");
-  const { AWS_ACCESS_KEY_ID: accessKeyId, AWS_SECRET_ACCESS_KEY: secretAccessKey, AWS_SESSION_TOKEN: sessionToken } = env;
-  const credentials =
-    accessKeyId && secretAccessKey ? { accessKeyId, secretAccessKey, ...(sessionToken ? { sessionToken } : {}) } : undefined;
-  let keys: Promise<KmsKeys> | undefined;
-  return {
-    kms: () =>
-      (keys ??= import("../chains/signers/aws-kms-signer.js").then(({ awsKmsKeys }) =>
-        awsKmsKeys({ region, ...(endpoint !== undefined ? { endpoint } : {}), ...(credentials !== undefined ? { credentials } : {}) }),
-      )),
-  };
 }
 
 /** Answers are frozen: one may be given to every equal read at one chain state, and no caller may change what others see. */

@@ -16,7 +16,6 @@ import { localSigner } from "../../chains/signers/local-signer.js";
 import { localBitcoinSigner, type BitcoinSigner } from "../../chains/bitcoin/bitcoin-signer.js";
 import { addressOfPrivateKey } from "../../chains/evm/wallet-keys.js";
 import type { TransactionSigner } from "../../chains/evm/write/send-types.js";
-import { parseEvmAddress } from "../../domain/addresses.js";
 import type { ChainRegistry } from "../../domain/chains.js";
 import { ErrorCode, TokenServiceError, invalidArgument } from "../../domain/errors.js";
 import { parsePrivateKey } from "../../domain/keys.js";
@@ -69,6 +68,25 @@ const PASSPHRASE_VARIABLE = "TOKEN_SERVICE_KEYSTORE_PASSPHRASE";
 
 function keystoreLocked(reason: string): TokenServiceError {
   return new TokenServiceError(ErrorCode.KEYSTORE_LOCKED, `the keystore is locked: ${reason}`);
+}
+
+/** A held wallet's record for the scope's key, its key kept as `kept` says (an index, an encrypted key, a KMS key id). */
+function heldRecord(
+  scope: HolderScope,
+  pair: { chain: string; network: string },
+  address: string,
+  kept: Pick<HeldWalletRecord, "source"> & Partial<Pick<HeldWalletRecord, "derivationIndex" | "encryptedKey" | "kmsKeyId">>,
+): HeldWalletRecord {
+  return {
+    ...pair,
+    address,
+    apiKeyId: scope === "operator" ? null : scope.apiKeyId,
+    derivationIndex: null,
+    encryptedKey: null,
+    kmsKeyId: null,
+    ...kept,
+    createdAt: new Date().toISOString(),
+  };
 }
 
 export function presentHeldWallet(record: HeldWalletRecord): HeldWallet {
@@ -145,19 +163,19 @@ export class Custody {
     const pair = this.evmPair(chain, network);
     if (this.kms !== undefined) return this.createInKms(scope, pair);
     const accountKey = await this.accountKey();
+    return this.holdDerived(scope, pair, (index) => derivedEvmAddress(accountKey, index));
+  }
+
+  /** A held wallet at the seed's next index (taken once across replicas), at the address `addressAt` derives for it. */
+  private async holdDerived(
+    scope: HolderScope,
+    pair: { chain: string; network: string },
+    addressAt: (index: number) => string,
+  ): Promise<HeldWallet> {
     for (;;) {
       const index = await this.store.takeDerivationIndex();
-      const record: HeldWalletRecord = {
-        ...pair,
-        address: derivedEvmAddress(accountKey, index),
-        apiKeyId: scope === "operator" ? null : scope.apiKeyId,
-        source: "derived",
-        derivationIndex: index,
-        encryptedKey: null,
-        kmsKeyId: null,
-        createdAt: new Date().toISOString(),
-      };
-      // An index is taken once; an address already held for the pair (imported before) takes the next one.
+      const record = heldRecord(scope, pair, addressAt(index), { source: "derived", derivationIndex: index });
+      // An address already held for the pair (imported before) takes the next index.
       if (await this.store.insertHeldWallet(record)) return presentHeldWallet(record);
     }
   }
@@ -167,16 +185,7 @@ export class Custody {
     const pair = this.evmPair(chain, network);
     const { key, address } = parsePrivateKey(privateKey, "privateKey", addressOfPrivateKey);
     const passphrase = await this.unlockedPassphrase();
-    const record: HeldWalletRecord = {
-      ...pair,
-      address,
-      apiKeyId: scope === "operator" ? null : scope.apiKeyId,
-      source: "imported",
-      derivationIndex: null,
-      encryptedKey: await encryptKey(address, key, passphrase),
-      kmsKeyId: null,
-      createdAt: new Date().toISOString(),
-    };
+    const record = heldRecord(scope, pair, address, { source: "imported", encryptedKey: await encryptKey(address, key, passphrase) });
     if (!(await this.store.insertHeldWallet(record))) {
       throw new TokenServiceError(ErrorCode.WALLET_ALREADY_HELD, `${address} is already a held wallet on ${pair.chain}/${pair.network}`, {
         field: "privateKey",
@@ -256,36 +265,13 @@ export class Custody {
    */
   private async createBitcoin(scope: HolderScope, network: string): Promise<HeldWallet> {
     await this.unlockedPassphrase();
-    for (;;) {
-      const index = await this.store.takeDerivationIndex();
-      const record: HeldWalletRecord = {
-        chain: "bitcoin",
-        network,
-        address: derivedBitcoinAddress(this.mnemonic!, network, index),
-        apiKeyId: scope === "operator" ? null : scope.apiKeyId,
-        source: "derived",
-        derivationIndex: index,
-        encryptedKey: null,
-        kmsKeyId: null,
-        createdAt: new Date().toISOString(),
-      };
-      if (await this.store.insertHeldWallet(record)) return presentHeldWallet(record);
-    }
+    return this.holdDerived(scope, { chain: "bitcoin", network }, (index) => derivedBitcoinAddress(this.mnemonic!, network, index));
   }
 
   /** A new held wallet whose key KMS makes and keeps: the service stores its id and address. */
   private async createInKms(scope: HolderScope, pair: { chain: string; network: string }): Promise<HeldWallet> {
     const { keyId, address } = await (await this.keysInKms()).createKey();
-    const record: HeldWalletRecord = {
-      ...pair,
-      address,
-      apiKeyId: scope === "operator" ? null : scope.apiKeyId,
-      source: "kms",
-      derivationIndex: null,
-      encryptedKey: null,
-      kmsKeyId: keyId,
-      createdAt: new Date().toISOString(),
-    };
+    const record = heldRecord(scope, pair, address, { source: "kms", kmsKeyId: keyId });
     if (!(await this.store.insertHeldWallet(record))) throw new Error(`AWS KMS made a key for ${address}, already held on the pair`);
     return presentHeldWallet(record);
   }
@@ -463,9 +449,4 @@ export class Custody {
     await store.reencrypt(await encryptSeed(mnemonic, to), reencrypted);
     return { importedKeys: reencrypted.length };
   }
-}
-
-/** Lowercases an EVM address given in a path or body, named `field` when it is not one. */
-export function heldAddress(value: unknown, field: string): string {
-  return parseEvmAddress(value, field);
 }

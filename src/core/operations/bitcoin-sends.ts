@@ -121,11 +121,10 @@ export class BitcoinSends {
     backend: BitcoinBackend,
     context: { apiKeyId?: string | null },
   ): Promise<BitcoinSendOutcome> {
-    const info = { network };
-    return this.lock.withLock(`bitcoin:${info.network}:${sender}`, async () => {
+    return this.lock.withLock(`bitcoin:${network}:${sender}`, async () => {
       const [coins, feeRate] = await Promise.all([backend.listUnspent(sender), asked ?? backend.feeRate(2)]);
       const built = await buildSend({
-        sender: { network: info.network, signer, addressType: "p2wpkh", address: sender },
+        sender: { network: network, signer, addressType: "p2wpkh", address: sender },
         coins,
         to,
         amount,
@@ -136,7 +135,7 @@ export class BitcoinSends {
         apiKeyId: context.apiKeyId ?? null,
         kind: "transfer",
         chain: "bitcoin",
-        network: info.network,
+        network: network,
         tokenType: "NATIVE",
         params: { to, amount: amount.toString(), fee: built.fee.toString(), feeRate: built.feeRate },
         sender,
@@ -176,7 +175,7 @@ export class BitcoinSends {
       return {
         id,
         chain: "bitcoin",
-        network: info.network,
+        network: network,
         type: "NATIVE",
         sender,
         to,
