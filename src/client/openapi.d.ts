@@ -174,7 +174,7 @@ export interface paths {
         put?: never;
         /**
          * Replace a pending transaction with the same call at higher fees
-         * @description For an operation whose key was in its body, sends the next step of the fee ladder signed ahead at send time: the lowest that pays what the node asks now. Otherwise (a caller-signed operation, or the ladder used up) answers the replacement to sign (`unsignedTransaction`: the same call at the same nonce, every fee at least 12.5 % higher and up to what the node asks, under the operation's fee ceiling); send it back signed as `signedTransaction`. The operation is `mined` whichever of its transactions is mined. 409 OPERATION_FINAL once it is final; 422 FEE_CAP_EXCEEDED when the replacement would pay over its ceiling. The service replaces a stuck key-in-body transaction by itself after the pair's replace-after blocks: see docs/operations.md#stuck-transactions.
+         * @description For an operation whose key was in its body, sends the next step of the fee ladder signed ahead at send time: the lowest that pays what the node asks now. Otherwise (a caller-signed operation, or the ladder used up) answers the replacement to sign (`unsignedTransaction`: the same call at the same nonce, every fee at least 12.5 % higher and up to what the node asks, under the operation's fee ceiling); send it back signed as `signedTransaction`. The operation is `mined` whichever of its transactions is mined. 409 OPERATION_FINAL once it is final; 422 FEE_CAP_EXCEEDED when the replacement would pay over its ceiling. The service replaces a stuck key-in-body transaction by itself after the pair's replace-after blocks: see docs/operations.md#stuck-transactions. A Bitcoin send from a held wallet is replaced by the service (BIP 125): the same coins and payment at `feeRate` sat/vB, the fee taken from the change; 409 OUTPUT_SPENT when a later unconfirmed send spends its change (speed that one up instead): see docs/custody.md#speed-up-and-cancel-on-bitcoin.
          */
         post: operations["speedUpOperation"];
         delete?: never;
@@ -194,7 +194,7 @@ export interface paths {
         put?: never;
         /**
          * Cancel a pending transaction: a zero-value transfer to the sender takes its nonce
-         * @description Sends, at the operation's nonce and with higher fees, a transfer of nothing from its sender to itself: signed ahead at send time for an operation whose key was in its body, else answered as `unsignedTransaction` to sign and send back as `signedTransaction` (as a speed-up). The operation ends `cancelled` (webhook `operation.cancelled`) when the cancel is mined, or `mined` when its own transaction won the race. 409 OPERATION_FINAL once it is final.
+         * @description Sends, at the operation's nonce and with higher fees, a transfer of nothing from its sender to itself: signed ahead at send time for an operation whose key was in its body, else answered as `unsignedTransaction` to sign and send back as `signedTransaction` (as a speed-up). The operation ends `cancelled` (webhook `operation.cancelled`) when the cancel is mined, or `mined` when its own transaction won the race. 409 OPERATION_FINAL once it is final. A Bitcoin send's cancel spends the same coins back to the sender at a higher rate (`feeRate`, sat/vB).
          */
         post: operations["cancelOperation"];
         delete?: never;
@@ -1484,7 +1484,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `IDEMPOTENCY_CONFLICT`: Idempotency-Key reused with another body; `IDEMPOTENCY_IN_PROGRESS`: The first request with that Idempotency-Key is still running; `TRANSACTION_NOT_PREPARED`: A signed transaction no prepare reserved; `NONCE_TAKEN`: The prepared transaction's nonce was taken since: prepare again; `WALLET_ALREADY_HELD`: That key is already a held wallet on the pair; `ALREADY_SUBMITTED`: That signed transaction was submitted before; `ALREADY_DEPLOYED`: A contract is already at the launch's CREATE2 address; `OPERATION_FINAL`: The operation is final: nothing to speed up or cancel; `LIVE_NETWORK_FAULTS`: Faults on a live network; `CHAIN_FAULT_CONFLICT`: The fault cannot be made while another one runs */
+            /** @description `IDEMPOTENCY_CONFLICT`: Idempotency-Key reused with another body; `IDEMPOTENCY_IN_PROGRESS`: The first request with that Idempotency-Key is still running; `TRANSACTION_NOT_PREPARED`: A signed transaction no prepare reserved; `NONCE_TAKEN`: The prepared transaction's nonce was taken since: prepare again; `WALLET_ALREADY_HELD`: That key is already a held wallet on the pair; `ALREADY_SUBMITTED`: That signed transaction was submitted before; `ALREADY_DEPLOYED`: A contract is already at the launch's CREATE2 address; `OPERATION_FINAL`: The operation is final: nothing to speed up or cancel; `OUTPUT_SPENT`: A later transaction spends an output of the Bitcoin send to replace; `LIVE_NETWORK_FAULTS`: Faults on a live network; `CHAIN_FAULT_CONFLICT`: The fault cannot be made while another one runs */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -1496,7 +1496,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "IDEMPOTENCY_CONFLICT" | "IDEMPOTENCY_IN_PROGRESS" | "TRANSACTION_NOT_PREPARED" | "NONCE_TAKEN" | "WALLET_ALREADY_HELD" | "ALREADY_SUBMITTED" | "ALREADY_DEPLOYED" | "OPERATION_FINAL" | "LIVE_NETWORK_FAULTS" | "CHAIN_FAULT_CONFLICT";
+                            code: "IDEMPOTENCY_CONFLICT" | "IDEMPOTENCY_IN_PROGRESS" | "TRANSACTION_NOT_PREPARED" | "NONCE_TAKEN" | "WALLET_ALREADY_HELD" | "ALREADY_SUBMITTED" | "ALREADY_DEPLOYED" | "OPERATION_FINAL" | "OUTPUT_SPENT" | "LIVE_NETWORK_FAULTS" | "CHAIN_FAULT_CONFLICT";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -2447,7 +2447,7 @@ export interface operations {
                             transactions: {
                                 transactionHash: string;
                                 /**
-                                 * @description original, replacement (same call, higher fees) or cancel (a zero-value transfer to the sender)
+                                 * @description original, replacement (same call, higher fees) or cancel (a zero-value transfer to the sender; on Bitcoin, the same coins back to the sender)
                                  * @enum {string}
                                  */
                                 role: "original" | "replacement" | "cancel";
@@ -2457,6 +2457,10 @@ export interface operations {
                                 maxPriorityFeePerGas: string | null;
                                 /** @description A legacy transaction's price, instead of the EIP-1559 fees */
                                 gasPrice: string | null;
+                                /** @description Bitcoin only (its fees per gas are null): the satoshis it pays */
+                                fee?: string;
+                                /** @description Bitcoin only: the rate it pays, sat/vB */
+                                feeRate?: number;
                                 /** @description When it was written as sent, just before its broadcast */
                                 broadcastAt: string;
                             }[];
@@ -3364,7 +3368,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `IDEMPOTENCY_CONFLICT`: Idempotency-Key reused with another body; `IDEMPOTENCY_IN_PROGRESS`: The first request with that Idempotency-Key is still running; `TRANSACTION_NOT_PREPARED`: A signed transaction no prepare reserved; `NONCE_TAKEN`: The prepared transaction's nonce was taken since: prepare again; `WALLET_ALREADY_HELD`: That key is already a held wallet on the pair; `ALREADY_SUBMITTED`: That signed transaction was submitted before; `ALREADY_DEPLOYED`: A contract is already at the launch's CREATE2 address; `OPERATION_FINAL`: The operation is final: nothing to speed up or cancel; `LIVE_NETWORK_FAULTS`: Faults on a live network; `CHAIN_FAULT_CONFLICT`: The fault cannot be made while another one runs */
+            /** @description `IDEMPOTENCY_CONFLICT`: Idempotency-Key reused with another body; `IDEMPOTENCY_IN_PROGRESS`: The first request with that Idempotency-Key is still running; `TRANSACTION_NOT_PREPARED`: A signed transaction no prepare reserved; `NONCE_TAKEN`: The prepared transaction's nonce was taken since: prepare again; `WALLET_ALREADY_HELD`: That key is already a held wallet on the pair; `ALREADY_SUBMITTED`: That signed transaction was submitted before; `ALREADY_DEPLOYED`: A contract is already at the launch's CREATE2 address; `OPERATION_FINAL`: The operation is final: nothing to speed up or cancel; `OUTPUT_SPENT`: A later transaction spends an output of the Bitcoin send to replace; `LIVE_NETWORK_FAULTS`: Faults on a live network; `CHAIN_FAULT_CONFLICT`: The fault cannot be made while another one runs */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3376,7 +3380,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "IDEMPOTENCY_CONFLICT" | "IDEMPOTENCY_IN_PROGRESS" | "TRANSACTION_NOT_PREPARED" | "NONCE_TAKEN" | "WALLET_ALREADY_HELD" | "ALREADY_SUBMITTED" | "ALREADY_DEPLOYED" | "OPERATION_FINAL" | "LIVE_NETWORK_FAULTS" | "CHAIN_FAULT_CONFLICT";
+                            code: "IDEMPOTENCY_CONFLICT" | "IDEMPOTENCY_IN_PROGRESS" | "TRANSACTION_NOT_PREPARED" | "NONCE_TAKEN" | "WALLET_ALREADY_HELD" | "ALREADY_SUBMITTED" | "ALREADY_DEPLOYED" | "OPERATION_FINAL" | "OUTPUT_SPENT" | "LIVE_NETWORK_FAULTS" | "CHAIN_FAULT_CONFLICT";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -4034,7 +4038,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `IDEMPOTENCY_CONFLICT`: Idempotency-Key reused with another body; `IDEMPOTENCY_IN_PROGRESS`: The first request with that Idempotency-Key is still running; `TRANSACTION_NOT_PREPARED`: A signed transaction no prepare reserved; `NONCE_TAKEN`: The prepared transaction's nonce was taken since: prepare again; `WALLET_ALREADY_HELD`: That key is already a held wallet on the pair; `ALREADY_SUBMITTED`: That signed transaction was submitted before; `ALREADY_DEPLOYED`: A contract is already at the launch's CREATE2 address; `OPERATION_FINAL`: The operation is final: nothing to speed up or cancel; `LIVE_NETWORK_FAULTS`: Faults on a live network; `CHAIN_FAULT_CONFLICT`: The fault cannot be made while another one runs */
+            /** @description `IDEMPOTENCY_CONFLICT`: Idempotency-Key reused with another body; `IDEMPOTENCY_IN_PROGRESS`: The first request with that Idempotency-Key is still running; `TRANSACTION_NOT_PREPARED`: A signed transaction no prepare reserved; `NONCE_TAKEN`: The prepared transaction's nonce was taken since: prepare again; `WALLET_ALREADY_HELD`: That key is already a held wallet on the pair; `ALREADY_SUBMITTED`: That signed transaction was submitted before; `ALREADY_DEPLOYED`: A contract is already at the launch's CREATE2 address; `OPERATION_FINAL`: The operation is final: nothing to speed up or cancel; `OUTPUT_SPENT`: A later transaction spends an output of the Bitcoin send to replace; `LIVE_NETWORK_FAULTS`: Faults on a live network; `CHAIN_FAULT_CONFLICT`: The fault cannot be made while another one runs */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4046,7 +4050,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "IDEMPOTENCY_CONFLICT" | "IDEMPOTENCY_IN_PROGRESS" | "TRANSACTION_NOT_PREPARED" | "NONCE_TAKEN" | "WALLET_ALREADY_HELD" | "ALREADY_SUBMITTED" | "ALREADY_DEPLOYED" | "OPERATION_FINAL" | "LIVE_NETWORK_FAULTS" | "CHAIN_FAULT_CONFLICT";
+                            code: "IDEMPOTENCY_CONFLICT" | "IDEMPOTENCY_IN_PROGRESS" | "TRANSACTION_NOT_PREPARED" | "NONCE_TAKEN" | "WALLET_ALREADY_HELD" | "ALREADY_SUBMITTED" | "ALREADY_DEPLOYED" | "OPERATION_FINAL" | "OUTPUT_SPENT" | "LIVE_NETWORK_FAULTS" | "CHAIN_FAULT_CONFLICT";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -4332,7 +4336,7 @@ export interface operations {
                         transactions: {
                             transactionHash: string;
                             /**
-                             * @description original, replacement (same call, higher fees) or cancel (a zero-value transfer to the sender)
+                             * @description original, replacement (same call, higher fees) or cancel (a zero-value transfer to the sender; on Bitcoin, the same coins back to the sender)
                              * @enum {string}
                              */
                             role: "original" | "replacement" | "cancel";
@@ -4342,6 +4346,10 @@ export interface operations {
                             maxPriorityFeePerGas: string | null;
                             /** @description A legacy transaction's price, instead of the EIP-1559 fees */
                             gasPrice: string | null;
+                            /** @description Bitcoin only (its fees per gas are null): the satoshis it pays */
+                            fee?: string;
+                            /** @description Bitcoin only: the rate it pays, sat/vB */
+                            feeRate?: number;
                             /** @description When it was written as sent, just before its broadcast */
                             broadcastAt: string;
                         }[];
@@ -4554,6 +4562,8 @@ export interface operations {
                 "application/json": {
                     /** @description The prepared replacement, signed by the operation's sender; without it, the service sends the next step signed ahead or prepares one */
                     signedTransaction?: string;
+                    /** @description Bitcoin operations only: the replacement's rate, sat/vB, above the current one; default: the backend's next-block estimate, at least 1 sat/vB above the current rate */
+                    feeRate?: number;
                 };
             };
         };
@@ -4609,7 +4619,7 @@ export interface operations {
                         transactions: {
                             transactionHash: string;
                             /**
-                             * @description original, replacement (same call, higher fees) or cancel (a zero-value transfer to the sender)
+                             * @description original, replacement (same call, higher fees) or cancel (a zero-value transfer to the sender; on Bitcoin, the same coins back to the sender)
                              * @enum {string}
                              */
                             role: "original" | "replacement" | "cancel";
@@ -4619,6 +4629,10 @@ export interface operations {
                             maxPriorityFeePerGas: string | null;
                             /** @description A legacy transaction's price, instead of the EIP-1559 fees */
                             gasPrice: string | null;
+                            /** @description Bitcoin only (its fees per gas are null): the satoshis it pays */
+                            fee?: string;
+                            /** @description Bitcoin only: the rate it pays, sat/vB */
+                            feeRate?: number;
                             /** @description When it was written as sent, just before its broadcast */
                             broadcastAt: string;
                         }[];
@@ -4792,7 +4806,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `IDEMPOTENCY_CONFLICT`: Idempotency-Key reused with another body; `IDEMPOTENCY_IN_PROGRESS`: The first request with that Idempotency-Key is still running; `TRANSACTION_NOT_PREPARED`: A signed transaction no prepare reserved; `NONCE_TAKEN`: The prepared transaction's nonce was taken since: prepare again; `WALLET_ALREADY_HELD`: That key is already a held wallet on the pair; `ALREADY_SUBMITTED`: That signed transaction was submitted before; `ALREADY_DEPLOYED`: A contract is already at the launch's CREATE2 address; `OPERATION_FINAL`: The operation is final: nothing to speed up or cancel; `LIVE_NETWORK_FAULTS`: Faults on a live network; `CHAIN_FAULT_CONFLICT`: The fault cannot be made while another one runs */
+            /** @description `IDEMPOTENCY_CONFLICT`: Idempotency-Key reused with another body; `IDEMPOTENCY_IN_PROGRESS`: The first request with that Idempotency-Key is still running; `TRANSACTION_NOT_PREPARED`: A signed transaction no prepare reserved; `NONCE_TAKEN`: The prepared transaction's nonce was taken since: prepare again; `WALLET_ALREADY_HELD`: That key is already a held wallet on the pair; `ALREADY_SUBMITTED`: That signed transaction was submitted before; `ALREADY_DEPLOYED`: A contract is already at the launch's CREATE2 address; `OPERATION_FINAL`: The operation is final: nothing to speed up or cancel; `OUTPUT_SPENT`: A later transaction spends an output of the Bitcoin send to replace; `LIVE_NETWORK_FAULTS`: Faults on a live network; `CHAIN_FAULT_CONFLICT`: The fault cannot be made while another one runs */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4804,7 +4818,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "IDEMPOTENCY_CONFLICT" | "IDEMPOTENCY_IN_PROGRESS" | "TRANSACTION_NOT_PREPARED" | "NONCE_TAKEN" | "WALLET_ALREADY_HELD" | "ALREADY_SUBMITTED" | "ALREADY_DEPLOYED" | "OPERATION_FINAL" | "LIVE_NETWORK_FAULTS" | "CHAIN_FAULT_CONFLICT";
+                            code: "IDEMPOTENCY_CONFLICT" | "IDEMPOTENCY_IN_PROGRESS" | "TRANSACTION_NOT_PREPARED" | "NONCE_TAKEN" | "WALLET_ALREADY_HELD" | "ALREADY_SUBMITTED" | "ALREADY_DEPLOYED" | "OPERATION_FINAL" | "OUTPUT_SPENT" | "LIVE_NETWORK_FAULTS" | "CHAIN_FAULT_CONFLICT";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -5042,6 +5056,8 @@ export interface operations {
                 "application/json": {
                     /** @description The prepared replacement, signed by the operation's sender; without it, the service sends the next step signed ahead or prepares one */
                     signedTransaction?: string;
+                    /** @description Bitcoin operations only: the replacement's rate, sat/vB, above the current one; default: the backend's next-block estimate, at least 1 sat/vB above the current rate */
+                    feeRate?: number;
                 };
             };
         };
@@ -5097,7 +5113,7 @@ export interface operations {
                         transactions: {
                             transactionHash: string;
                             /**
-                             * @description original, replacement (same call, higher fees) or cancel (a zero-value transfer to the sender)
+                             * @description original, replacement (same call, higher fees) or cancel (a zero-value transfer to the sender; on Bitcoin, the same coins back to the sender)
                              * @enum {string}
                              */
                             role: "original" | "replacement" | "cancel";
@@ -5107,6 +5123,10 @@ export interface operations {
                             maxPriorityFeePerGas: string | null;
                             /** @description A legacy transaction's price, instead of the EIP-1559 fees */
                             gasPrice: string | null;
+                            /** @description Bitcoin only (its fees per gas are null): the satoshis it pays */
+                            fee?: string;
+                            /** @description Bitcoin only: the rate it pays, sat/vB */
+                            feeRate?: number;
                             /** @description When it was written as sent, just before its broadcast */
                             broadcastAt: string;
                         }[];
@@ -5280,7 +5300,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `IDEMPOTENCY_CONFLICT`: Idempotency-Key reused with another body; `IDEMPOTENCY_IN_PROGRESS`: The first request with that Idempotency-Key is still running; `TRANSACTION_NOT_PREPARED`: A signed transaction no prepare reserved; `NONCE_TAKEN`: The prepared transaction's nonce was taken since: prepare again; `WALLET_ALREADY_HELD`: That key is already a held wallet on the pair; `ALREADY_SUBMITTED`: That signed transaction was submitted before; `ALREADY_DEPLOYED`: A contract is already at the launch's CREATE2 address; `OPERATION_FINAL`: The operation is final: nothing to speed up or cancel; `LIVE_NETWORK_FAULTS`: Faults on a live network; `CHAIN_FAULT_CONFLICT`: The fault cannot be made while another one runs */
+            /** @description `IDEMPOTENCY_CONFLICT`: Idempotency-Key reused with another body; `IDEMPOTENCY_IN_PROGRESS`: The first request with that Idempotency-Key is still running; `TRANSACTION_NOT_PREPARED`: A signed transaction no prepare reserved; `NONCE_TAKEN`: The prepared transaction's nonce was taken since: prepare again; `WALLET_ALREADY_HELD`: That key is already a held wallet on the pair; `ALREADY_SUBMITTED`: That signed transaction was submitted before; `ALREADY_DEPLOYED`: A contract is already at the launch's CREATE2 address; `OPERATION_FINAL`: The operation is final: nothing to speed up or cancel; `OUTPUT_SPENT`: A later transaction spends an output of the Bitcoin send to replace; `LIVE_NETWORK_FAULTS`: Faults on a live network; `CHAIN_FAULT_CONFLICT`: The fault cannot be made while another one runs */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5292,7 +5312,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "IDEMPOTENCY_CONFLICT" | "IDEMPOTENCY_IN_PROGRESS" | "TRANSACTION_NOT_PREPARED" | "NONCE_TAKEN" | "WALLET_ALREADY_HELD" | "ALREADY_SUBMITTED" | "ALREADY_DEPLOYED" | "OPERATION_FINAL" | "LIVE_NETWORK_FAULTS" | "CHAIN_FAULT_CONFLICT";
+                            code: "IDEMPOTENCY_CONFLICT" | "IDEMPOTENCY_IN_PROGRESS" | "TRANSACTION_NOT_PREPARED" | "NONCE_TAKEN" | "WALLET_ALREADY_HELD" | "ALREADY_SUBMITTED" | "ALREADY_DEPLOYED" | "OPERATION_FINAL" | "OUTPUT_SPENT" | "LIVE_NETWORK_FAULTS" | "CHAIN_FAULT_CONFLICT";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -6225,7 +6245,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `IDEMPOTENCY_CONFLICT`: Idempotency-Key reused with another body; `IDEMPOTENCY_IN_PROGRESS`: The first request with that Idempotency-Key is still running; `TRANSACTION_NOT_PREPARED`: A signed transaction no prepare reserved; `NONCE_TAKEN`: The prepared transaction's nonce was taken since: prepare again; `WALLET_ALREADY_HELD`: That key is already a held wallet on the pair; `ALREADY_SUBMITTED`: That signed transaction was submitted before; `ALREADY_DEPLOYED`: A contract is already at the launch's CREATE2 address; `OPERATION_FINAL`: The operation is final: nothing to speed up or cancel; `LIVE_NETWORK_FAULTS`: Faults on a live network; `CHAIN_FAULT_CONFLICT`: The fault cannot be made while another one runs */
+            /** @description `IDEMPOTENCY_CONFLICT`: Idempotency-Key reused with another body; `IDEMPOTENCY_IN_PROGRESS`: The first request with that Idempotency-Key is still running; `TRANSACTION_NOT_PREPARED`: A signed transaction no prepare reserved; `NONCE_TAKEN`: The prepared transaction's nonce was taken since: prepare again; `WALLET_ALREADY_HELD`: That key is already a held wallet on the pair; `ALREADY_SUBMITTED`: That signed transaction was submitted before; `ALREADY_DEPLOYED`: A contract is already at the launch's CREATE2 address; `OPERATION_FINAL`: The operation is final: nothing to speed up or cancel; `OUTPUT_SPENT`: A later transaction spends an output of the Bitcoin send to replace; `LIVE_NETWORK_FAULTS`: Faults on a live network; `CHAIN_FAULT_CONFLICT`: The fault cannot be made while another one runs */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -6237,7 +6257,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "IDEMPOTENCY_CONFLICT" | "IDEMPOTENCY_IN_PROGRESS" | "TRANSACTION_NOT_PREPARED" | "NONCE_TAKEN" | "WALLET_ALREADY_HELD" | "ALREADY_SUBMITTED" | "ALREADY_DEPLOYED" | "OPERATION_FINAL" | "LIVE_NETWORK_FAULTS" | "CHAIN_FAULT_CONFLICT";
+                            code: "IDEMPOTENCY_CONFLICT" | "IDEMPOTENCY_IN_PROGRESS" | "TRANSACTION_NOT_PREPARED" | "NONCE_TAKEN" | "WALLET_ALREADY_HELD" | "ALREADY_SUBMITTED" | "ALREADY_DEPLOYED" | "OPERATION_FINAL" | "OUTPUT_SPENT" | "LIVE_NETWORK_FAULTS" | "CHAIN_FAULT_CONFLICT";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -6815,7 +6835,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `IDEMPOTENCY_CONFLICT`: Idempotency-Key reused with another body; `IDEMPOTENCY_IN_PROGRESS`: The first request with that Idempotency-Key is still running; `TRANSACTION_NOT_PREPARED`: A signed transaction no prepare reserved; `NONCE_TAKEN`: The prepared transaction's nonce was taken since: prepare again; `WALLET_ALREADY_HELD`: That key is already a held wallet on the pair; `ALREADY_SUBMITTED`: That signed transaction was submitted before; `ALREADY_DEPLOYED`: A contract is already at the launch's CREATE2 address; `OPERATION_FINAL`: The operation is final: nothing to speed up or cancel; `LIVE_NETWORK_FAULTS`: Faults on a live network; `CHAIN_FAULT_CONFLICT`: The fault cannot be made while another one runs */
+            /** @description `IDEMPOTENCY_CONFLICT`: Idempotency-Key reused with another body; `IDEMPOTENCY_IN_PROGRESS`: The first request with that Idempotency-Key is still running; `TRANSACTION_NOT_PREPARED`: A signed transaction no prepare reserved; `NONCE_TAKEN`: The prepared transaction's nonce was taken since: prepare again; `WALLET_ALREADY_HELD`: That key is already a held wallet on the pair; `ALREADY_SUBMITTED`: That signed transaction was submitted before; `ALREADY_DEPLOYED`: A contract is already at the launch's CREATE2 address; `OPERATION_FINAL`: The operation is final: nothing to speed up or cancel; `OUTPUT_SPENT`: A later transaction spends an output of the Bitcoin send to replace; `LIVE_NETWORK_FAULTS`: Faults on a live network; `CHAIN_FAULT_CONFLICT`: The fault cannot be made while another one runs */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -6827,7 +6847,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "IDEMPOTENCY_CONFLICT" | "IDEMPOTENCY_IN_PROGRESS" | "TRANSACTION_NOT_PREPARED" | "NONCE_TAKEN" | "WALLET_ALREADY_HELD" | "ALREADY_SUBMITTED" | "ALREADY_DEPLOYED" | "OPERATION_FINAL" | "LIVE_NETWORK_FAULTS" | "CHAIN_FAULT_CONFLICT";
+                            code: "IDEMPOTENCY_CONFLICT" | "IDEMPOTENCY_IN_PROGRESS" | "TRANSACTION_NOT_PREPARED" | "NONCE_TAKEN" | "WALLET_ALREADY_HELD" | "ALREADY_SUBMITTED" | "ALREADY_DEPLOYED" | "OPERATION_FINAL" | "OUTPUT_SPENT" | "LIVE_NETWORK_FAULTS" | "CHAIN_FAULT_CONFLICT";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -7382,7 +7402,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `IDEMPOTENCY_CONFLICT`: Idempotency-Key reused with another body; `IDEMPOTENCY_IN_PROGRESS`: The first request with that Idempotency-Key is still running; `TRANSACTION_NOT_PREPARED`: A signed transaction no prepare reserved; `NONCE_TAKEN`: The prepared transaction's nonce was taken since: prepare again; `WALLET_ALREADY_HELD`: That key is already a held wallet on the pair; `ALREADY_SUBMITTED`: That signed transaction was submitted before; `ALREADY_DEPLOYED`: A contract is already at the launch's CREATE2 address; `OPERATION_FINAL`: The operation is final: nothing to speed up or cancel; `LIVE_NETWORK_FAULTS`: Faults on a live network; `CHAIN_FAULT_CONFLICT`: The fault cannot be made while another one runs */
+            /** @description `IDEMPOTENCY_CONFLICT`: Idempotency-Key reused with another body; `IDEMPOTENCY_IN_PROGRESS`: The first request with that Idempotency-Key is still running; `TRANSACTION_NOT_PREPARED`: A signed transaction no prepare reserved; `NONCE_TAKEN`: The prepared transaction's nonce was taken since: prepare again; `WALLET_ALREADY_HELD`: That key is already a held wallet on the pair; `ALREADY_SUBMITTED`: That signed transaction was submitted before; `ALREADY_DEPLOYED`: A contract is already at the launch's CREATE2 address; `OPERATION_FINAL`: The operation is final: nothing to speed up or cancel; `OUTPUT_SPENT`: A later transaction spends an output of the Bitcoin send to replace; `LIVE_NETWORK_FAULTS`: Faults on a live network; `CHAIN_FAULT_CONFLICT`: The fault cannot be made while another one runs */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -7394,7 +7414,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "IDEMPOTENCY_CONFLICT" | "IDEMPOTENCY_IN_PROGRESS" | "TRANSACTION_NOT_PREPARED" | "NONCE_TAKEN" | "WALLET_ALREADY_HELD" | "ALREADY_SUBMITTED" | "ALREADY_DEPLOYED" | "OPERATION_FINAL" | "LIVE_NETWORK_FAULTS" | "CHAIN_FAULT_CONFLICT";
+                            code: "IDEMPOTENCY_CONFLICT" | "IDEMPOTENCY_IN_PROGRESS" | "TRANSACTION_NOT_PREPARED" | "NONCE_TAKEN" | "WALLET_ALREADY_HELD" | "ALREADY_SUBMITTED" | "ALREADY_DEPLOYED" | "OPERATION_FINAL" | "OUTPUT_SPENT" | "LIVE_NETWORK_FAULTS" | "CHAIN_FAULT_CONFLICT";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -7902,7 +7922,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `IDEMPOTENCY_CONFLICT`: Idempotency-Key reused with another body; `IDEMPOTENCY_IN_PROGRESS`: The first request with that Idempotency-Key is still running; `TRANSACTION_NOT_PREPARED`: A signed transaction no prepare reserved; `NONCE_TAKEN`: The prepared transaction's nonce was taken since: prepare again; `WALLET_ALREADY_HELD`: That key is already a held wallet on the pair; `ALREADY_SUBMITTED`: That signed transaction was submitted before; `ALREADY_DEPLOYED`: A contract is already at the launch's CREATE2 address; `OPERATION_FINAL`: The operation is final: nothing to speed up or cancel; `LIVE_NETWORK_FAULTS`: Faults on a live network; `CHAIN_FAULT_CONFLICT`: The fault cannot be made while another one runs */
+            /** @description `IDEMPOTENCY_CONFLICT`: Idempotency-Key reused with another body; `IDEMPOTENCY_IN_PROGRESS`: The first request with that Idempotency-Key is still running; `TRANSACTION_NOT_PREPARED`: A signed transaction no prepare reserved; `NONCE_TAKEN`: The prepared transaction's nonce was taken since: prepare again; `WALLET_ALREADY_HELD`: That key is already a held wallet on the pair; `ALREADY_SUBMITTED`: That signed transaction was submitted before; `ALREADY_DEPLOYED`: A contract is already at the launch's CREATE2 address; `OPERATION_FINAL`: The operation is final: nothing to speed up or cancel; `OUTPUT_SPENT`: A later transaction spends an output of the Bitcoin send to replace; `LIVE_NETWORK_FAULTS`: Faults on a live network; `CHAIN_FAULT_CONFLICT`: The fault cannot be made while another one runs */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -7914,7 +7934,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "IDEMPOTENCY_CONFLICT" | "IDEMPOTENCY_IN_PROGRESS" | "TRANSACTION_NOT_PREPARED" | "NONCE_TAKEN" | "WALLET_ALREADY_HELD" | "ALREADY_SUBMITTED" | "ALREADY_DEPLOYED" | "OPERATION_FINAL" | "LIVE_NETWORK_FAULTS" | "CHAIN_FAULT_CONFLICT";
+                            code: "IDEMPOTENCY_CONFLICT" | "IDEMPOTENCY_IN_PROGRESS" | "TRANSACTION_NOT_PREPARED" | "NONCE_TAKEN" | "WALLET_ALREADY_HELD" | "ALREADY_SUBMITTED" | "ALREADY_DEPLOYED" | "OPERATION_FINAL" | "OUTPUT_SPENT" | "LIVE_NETWORK_FAULTS" | "CHAIN_FAULT_CONFLICT";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -8452,7 +8472,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `IDEMPOTENCY_CONFLICT`: Idempotency-Key reused with another body; `IDEMPOTENCY_IN_PROGRESS`: The first request with that Idempotency-Key is still running; `TRANSACTION_NOT_PREPARED`: A signed transaction no prepare reserved; `NONCE_TAKEN`: The prepared transaction's nonce was taken since: prepare again; `WALLET_ALREADY_HELD`: That key is already a held wallet on the pair; `ALREADY_SUBMITTED`: That signed transaction was submitted before; `ALREADY_DEPLOYED`: A contract is already at the launch's CREATE2 address; `OPERATION_FINAL`: The operation is final: nothing to speed up or cancel; `LIVE_NETWORK_FAULTS`: Faults on a live network; `CHAIN_FAULT_CONFLICT`: The fault cannot be made while another one runs */
+            /** @description `IDEMPOTENCY_CONFLICT`: Idempotency-Key reused with another body; `IDEMPOTENCY_IN_PROGRESS`: The first request with that Idempotency-Key is still running; `TRANSACTION_NOT_PREPARED`: A signed transaction no prepare reserved; `NONCE_TAKEN`: The prepared transaction's nonce was taken since: prepare again; `WALLET_ALREADY_HELD`: That key is already a held wallet on the pair; `ALREADY_SUBMITTED`: That signed transaction was submitted before; `ALREADY_DEPLOYED`: A contract is already at the launch's CREATE2 address; `OPERATION_FINAL`: The operation is final: nothing to speed up or cancel; `OUTPUT_SPENT`: A later transaction spends an output of the Bitcoin send to replace; `LIVE_NETWORK_FAULTS`: Faults on a live network; `CHAIN_FAULT_CONFLICT`: The fault cannot be made while another one runs */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -8464,7 +8484,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "IDEMPOTENCY_CONFLICT" | "IDEMPOTENCY_IN_PROGRESS" | "TRANSACTION_NOT_PREPARED" | "NONCE_TAKEN" | "WALLET_ALREADY_HELD" | "ALREADY_SUBMITTED" | "ALREADY_DEPLOYED" | "OPERATION_FINAL" | "LIVE_NETWORK_FAULTS" | "CHAIN_FAULT_CONFLICT";
+                            code: "IDEMPOTENCY_CONFLICT" | "IDEMPOTENCY_IN_PROGRESS" | "TRANSACTION_NOT_PREPARED" | "NONCE_TAKEN" | "WALLET_ALREADY_HELD" | "ALREADY_SUBMITTED" | "ALREADY_DEPLOYED" | "OPERATION_FINAL" | "OUTPUT_SPENT" | "LIVE_NETWORK_FAULTS" | "CHAIN_FAULT_CONFLICT";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -9002,7 +9022,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `IDEMPOTENCY_CONFLICT`: Idempotency-Key reused with another body; `IDEMPOTENCY_IN_PROGRESS`: The first request with that Idempotency-Key is still running; `TRANSACTION_NOT_PREPARED`: A signed transaction no prepare reserved; `NONCE_TAKEN`: The prepared transaction's nonce was taken since: prepare again; `WALLET_ALREADY_HELD`: That key is already a held wallet on the pair; `ALREADY_SUBMITTED`: That signed transaction was submitted before; `ALREADY_DEPLOYED`: A contract is already at the launch's CREATE2 address; `OPERATION_FINAL`: The operation is final: nothing to speed up or cancel; `LIVE_NETWORK_FAULTS`: Faults on a live network; `CHAIN_FAULT_CONFLICT`: The fault cannot be made while another one runs */
+            /** @description `IDEMPOTENCY_CONFLICT`: Idempotency-Key reused with another body; `IDEMPOTENCY_IN_PROGRESS`: The first request with that Idempotency-Key is still running; `TRANSACTION_NOT_PREPARED`: A signed transaction no prepare reserved; `NONCE_TAKEN`: The prepared transaction's nonce was taken since: prepare again; `WALLET_ALREADY_HELD`: That key is already a held wallet on the pair; `ALREADY_SUBMITTED`: That signed transaction was submitted before; `ALREADY_DEPLOYED`: A contract is already at the launch's CREATE2 address; `OPERATION_FINAL`: The operation is final: nothing to speed up or cancel; `OUTPUT_SPENT`: A later transaction spends an output of the Bitcoin send to replace; `LIVE_NETWORK_FAULTS`: Faults on a live network; `CHAIN_FAULT_CONFLICT`: The fault cannot be made while another one runs */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -9014,7 +9034,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "IDEMPOTENCY_CONFLICT" | "IDEMPOTENCY_IN_PROGRESS" | "TRANSACTION_NOT_PREPARED" | "NONCE_TAKEN" | "WALLET_ALREADY_HELD" | "ALREADY_SUBMITTED" | "ALREADY_DEPLOYED" | "OPERATION_FINAL" | "LIVE_NETWORK_FAULTS" | "CHAIN_FAULT_CONFLICT";
+                            code: "IDEMPOTENCY_CONFLICT" | "IDEMPOTENCY_IN_PROGRESS" | "TRANSACTION_NOT_PREPARED" | "NONCE_TAKEN" | "WALLET_ALREADY_HELD" | "ALREADY_SUBMITTED" | "ALREADY_DEPLOYED" | "OPERATION_FINAL" | "OUTPUT_SPENT" | "LIVE_NETWORK_FAULTS" | "CHAIN_FAULT_CONFLICT";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -9529,7 +9549,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `IDEMPOTENCY_CONFLICT`: Idempotency-Key reused with another body; `IDEMPOTENCY_IN_PROGRESS`: The first request with that Idempotency-Key is still running; `TRANSACTION_NOT_PREPARED`: A signed transaction no prepare reserved; `NONCE_TAKEN`: The prepared transaction's nonce was taken since: prepare again; `WALLET_ALREADY_HELD`: That key is already a held wallet on the pair; `ALREADY_SUBMITTED`: That signed transaction was submitted before; `ALREADY_DEPLOYED`: A contract is already at the launch's CREATE2 address; `OPERATION_FINAL`: The operation is final: nothing to speed up or cancel; `LIVE_NETWORK_FAULTS`: Faults on a live network; `CHAIN_FAULT_CONFLICT`: The fault cannot be made while another one runs */
+            /** @description `IDEMPOTENCY_CONFLICT`: Idempotency-Key reused with another body; `IDEMPOTENCY_IN_PROGRESS`: The first request with that Idempotency-Key is still running; `TRANSACTION_NOT_PREPARED`: A signed transaction no prepare reserved; `NONCE_TAKEN`: The prepared transaction's nonce was taken since: prepare again; `WALLET_ALREADY_HELD`: That key is already a held wallet on the pair; `ALREADY_SUBMITTED`: That signed transaction was submitted before; `ALREADY_DEPLOYED`: A contract is already at the launch's CREATE2 address; `OPERATION_FINAL`: The operation is final: nothing to speed up or cancel; `OUTPUT_SPENT`: A later transaction spends an output of the Bitcoin send to replace; `LIVE_NETWORK_FAULTS`: Faults on a live network; `CHAIN_FAULT_CONFLICT`: The fault cannot be made while another one runs */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -9541,7 +9561,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "IDEMPOTENCY_CONFLICT" | "IDEMPOTENCY_IN_PROGRESS" | "TRANSACTION_NOT_PREPARED" | "NONCE_TAKEN" | "WALLET_ALREADY_HELD" | "ALREADY_SUBMITTED" | "ALREADY_DEPLOYED" | "OPERATION_FINAL" | "LIVE_NETWORK_FAULTS" | "CHAIN_FAULT_CONFLICT";
+                            code: "IDEMPOTENCY_CONFLICT" | "IDEMPOTENCY_IN_PROGRESS" | "TRANSACTION_NOT_PREPARED" | "NONCE_TAKEN" | "WALLET_ALREADY_HELD" | "ALREADY_SUBMITTED" | "ALREADY_DEPLOYED" | "OPERATION_FINAL" | "OUTPUT_SPENT" | "LIVE_NETWORK_FAULTS" | "CHAIN_FAULT_CONFLICT";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -11075,7 +11095,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `IDEMPOTENCY_CONFLICT`: Idempotency-Key reused with another body; `IDEMPOTENCY_IN_PROGRESS`: The first request with that Idempotency-Key is still running; `TRANSACTION_NOT_PREPARED`: A signed transaction no prepare reserved; `NONCE_TAKEN`: The prepared transaction's nonce was taken since: prepare again; `WALLET_ALREADY_HELD`: That key is already a held wallet on the pair; `ALREADY_SUBMITTED`: That signed transaction was submitted before; `ALREADY_DEPLOYED`: A contract is already at the launch's CREATE2 address; `OPERATION_FINAL`: The operation is final: nothing to speed up or cancel; `LIVE_NETWORK_FAULTS`: Faults on a live network; `CHAIN_FAULT_CONFLICT`: The fault cannot be made while another one runs */
+            /** @description `IDEMPOTENCY_CONFLICT`: Idempotency-Key reused with another body; `IDEMPOTENCY_IN_PROGRESS`: The first request with that Idempotency-Key is still running; `TRANSACTION_NOT_PREPARED`: A signed transaction no prepare reserved; `NONCE_TAKEN`: The prepared transaction's nonce was taken since: prepare again; `WALLET_ALREADY_HELD`: That key is already a held wallet on the pair; `ALREADY_SUBMITTED`: That signed transaction was submitted before; `ALREADY_DEPLOYED`: A contract is already at the launch's CREATE2 address; `OPERATION_FINAL`: The operation is final: nothing to speed up or cancel; `OUTPUT_SPENT`: A later transaction spends an output of the Bitcoin send to replace; `LIVE_NETWORK_FAULTS`: Faults on a live network; `CHAIN_FAULT_CONFLICT`: The fault cannot be made while another one runs */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -11087,7 +11107,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "IDEMPOTENCY_CONFLICT" | "IDEMPOTENCY_IN_PROGRESS" | "TRANSACTION_NOT_PREPARED" | "NONCE_TAKEN" | "WALLET_ALREADY_HELD" | "ALREADY_SUBMITTED" | "ALREADY_DEPLOYED" | "OPERATION_FINAL" | "LIVE_NETWORK_FAULTS" | "CHAIN_FAULT_CONFLICT";
+                            code: "IDEMPOTENCY_CONFLICT" | "IDEMPOTENCY_IN_PROGRESS" | "TRANSACTION_NOT_PREPARED" | "NONCE_TAKEN" | "WALLET_ALREADY_HELD" | "ALREADY_SUBMITTED" | "ALREADY_DEPLOYED" | "OPERATION_FINAL" | "OUTPUT_SPENT" | "LIVE_NETWORK_FAULTS" | "CHAIN_FAULT_CONFLICT";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -12762,7 +12782,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `IDEMPOTENCY_CONFLICT`: Idempotency-Key reused with another body; `IDEMPOTENCY_IN_PROGRESS`: The first request with that Idempotency-Key is still running; `TRANSACTION_NOT_PREPARED`: A signed transaction no prepare reserved; `NONCE_TAKEN`: The prepared transaction's nonce was taken since: prepare again; `WALLET_ALREADY_HELD`: That key is already a held wallet on the pair; `ALREADY_SUBMITTED`: That signed transaction was submitted before; `ALREADY_DEPLOYED`: A contract is already at the launch's CREATE2 address; `OPERATION_FINAL`: The operation is final: nothing to speed up or cancel; `LIVE_NETWORK_FAULTS`: Faults on a live network; `CHAIN_FAULT_CONFLICT`: The fault cannot be made while another one runs */
+            /** @description `IDEMPOTENCY_CONFLICT`: Idempotency-Key reused with another body; `IDEMPOTENCY_IN_PROGRESS`: The first request with that Idempotency-Key is still running; `TRANSACTION_NOT_PREPARED`: A signed transaction no prepare reserved; `NONCE_TAKEN`: The prepared transaction's nonce was taken since: prepare again; `WALLET_ALREADY_HELD`: That key is already a held wallet on the pair; `ALREADY_SUBMITTED`: That signed transaction was submitted before; `ALREADY_DEPLOYED`: A contract is already at the launch's CREATE2 address; `OPERATION_FINAL`: The operation is final: nothing to speed up or cancel; `OUTPUT_SPENT`: A later transaction spends an output of the Bitcoin send to replace; `LIVE_NETWORK_FAULTS`: Faults on a live network; `CHAIN_FAULT_CONFLICT`: The fault cannot be made while another one runs */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -12774,7 +12794,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "IDEMPOTENCY_CONFLICT" | "IDEMPOTENCY_IN_PROGRESS" | "TRANSACTION_NOT_PREPARED" | "NONCE_TAKEN" | "WALLET_ALREADY_HELD" | "ALREADY_SUBMITTED" | "ALREADY_DEPLOYED" | "OPERATION_FINAL" | "LIVE_NETWORK_FAULTS" | "CHAIN_FAULT_CONFLICT";
+                            code: "IDEMPOTENCY_CONFLICT" | "IDEMPOTENCY_IN_PROGRESS" | "TRANSACTION_NOT_PREPARED" | "NONCE_TAKEN" | "WALLET_ALREADY_HELD" | "ALREADY_SUBMITTED" | "ALREADY_DEPLOYED" | "OPERATION_FINAL" | "OUTPUT_SPENT" | "LIVE_NETWORK_FAULTS" | "CHAIN_FAULT_CONFLICT";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -13093,7 +13113,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `IDEMPOTENCY_CONFLICT`: Idempotency-Key reused with another body; `IDEMPOTENCY_IN_PROGRESS`: The first request with that Idempotency-Key is still running; `TRANSACTION_NOT_PREPARED`: A signed transaction no prepare reserved; `NONCE_TAKEN`: The prepared transaction's nonce was taken since: prepare again; `WALLET_ALREADY_HELD`: That key is already a held wallet on the pair; `ALREADY_SUBMITTED`: That signed transaction was submitted before; `ALREADY_DEPLOYED`: A contract is already at the launch's CREATE2 address; `OPERATION_FINAL`: The operation is final: nothing to speed up or cancel; `LIVE_NETWORK_FAULTS`: Faults on a live network; `CHAIN_FAULT_CONFLICT`: The fault cannot be made while another one runs */
+            /** @description `IDEMPOTENCY_CONFLICT`: Idempotency-Key reused with another body; `IDEMPOTENCY_IN_PROGRESS`: The first request with that Idempotency-Key is still running; `TRANSACTION_NOT_PREPARED`: A signed transaction no prepare reserved; `NONCE_TAKEN`: The prepared transaction's nonce was taken since: prepare again; `WALLET_ALREADY_HELD`: That key is already a held wallet on the pair; `ALREADY_SUBMITTED`: That signed transaction was submitted before; `ALREADY_DEPLOYED`: A contract is already at the launch's CREATE2 address; `OPERATION_FINAL`: The operation is final: nothing to speed up or cancel; `OUTPUT_SPENT`: A later transaction spends an output of the Bitcoin send to replace; `LIVE_NETWORK_FAULTS`: Faults on a live network; `CHAIN_FAULT_CONFLICT`: The fault cannot be made while another one runs */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -13105,7 +13125,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "IDEMPOTENCY_CONFLICT" | "IDEMPOTENCY_IN_PROGRESS" | "TRANSACTION_NOT_PREPARED" | "NONCE_TAKEN" | "WALLET_ALREADY_HELD" | "ALREADY_SUBMITTED" | "ALREADY_DEPLOYED" | "OPERATION_FINAL" | "LIVE_NETWORK_FAULTS" | "CHAIN_FAULT_CONFLICT";
+                            code: "IDEMPOTENCY_CONFLICT" | "IDEMPOTENCY_IN_PROGRESS" | "TRANSACTION_NOT_PREPARED" | "NONCE_TAKEN" | "WALLET_ALREADY_HELD" | "ALREADY_SUBMITTED" | "ALREADY_DEPLOYED" | "OPERATION_FINAL" | "OUTPUT_SPENT" | "LIVE_NETWORK_FAULTS" | "CHAIN_FAULT_CONFLICT";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -13427,7 +13447,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `IDEMPOTENCY_CONFLICT`: Idempotency-Key reused with another body; `IDEMPOTENCY_IN_PROGRESS`: The first request with that Idempotency-Key is still running; `TRANSACTION_NOT_PREPARED`: A signed transaction no prepare reserved; `NONCE_TAKEN`: The prepared transaction's nonce was taken since: prepare again; `WALLET_ALREADY_HELD`: That key is already a held wallet on the pair; `ALREADY_SUBMITTED`: That signed transaction was submitted before; `ALREADY_DEPLOYED`: A contract is already at the launch's CREATE2 address; `OPERATION_FINAL`: The operation is final: nothing to speed up or cancel; `LIVE_NETWORK_FAULTS`: Faults on a live network; `CHAIN_FAULT_CONFLICT`: The fault cannot be made while another one runs */
+            /** @description `IDEMPOTENCY_CONFLICT`: Idempotency-Key reused with another body; `IDEMPOTENCY_IN_PROGRESS`: The first request with that Idempotency-Key is still running; `TRANSACTION_NOT_PREPARED`: A signed transaction no prepare reserved; `NONCE_TAKEN`: The prepared transaction's nonce was taken since: prepare again; `WALLET_ALREADY_HELD`: That key is already a held wallet on the pair; `ALREADY_SUBMITTED`: That signed transaction was submitted before; `ALREADY_DEPLOYED`: A contract is already at the launch's CREATE2 address; `OPERATION_FINAL`: The operation is final: nothing to speed up or cancel; `OUTPUT_SPENT`: A later transaction spends an output of the Bitcoin send to replace; `LIVE_NETWORK_FAULTS`: Faults on a live network; `CHAIN_FAULT_CONFLICT`: The fault cannot be made while another one runs */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -13439,7 +13459,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "IDEMPOTENCY_CONFLICT" | "IDEMPOTENCY_IN_PROGRESS" | "TRANSACTION_NOT_PREPARED" | "NONCE_TAKEN" | "WALLET_ALREADY_HELD" | "ALREADY_SUBMITTED" | "ALREADY_DEPLOYED" | "OPERATION_FINAL" | "LIVE_NETWORK_FAULTS" | "CHAIN_FAULT_CONFLICT";
+                            code: "IDEMPOTENCY_CONFLICT" | "IDEMPOTENCY_IN_PROGRESS" | "TRANSACTION_NOT_PREPARED" | "NONCE_TAKEN" | "WALLET_ALREADY_HELD" | "ALREADY_SUBMITTED" | "ALREADY_DEPLOYED" | "OPERATION_FINAL" | "OUTPUT_SPENT" | "LIVE_NETWORK_FAULTS" | "CHAIN_FAULT_CONFLICT";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -13694,7 +13714,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `IDEMPOTENCY_CONFLICT`: Idempotency-Key reused with another body; `IDEMPOTENCY_IN_PROGRESS`: The first request with that Idempotency-Key is still running; `TRANSACTION_NOT_PREPARED`: A signed transaction no prepare reserved; `NONCE_TAKEN`: The prepared transaction's nonce was taken since: prepare again; `WALLET_ALREADY_HELD`: That key is already a held wallet on the pair; `ALREADY_SUBMITTED`: That signed transaction was submitted before; `ALREADY_DEPLOYED`: A contract is already at the launch's CREATE2 address; `OPERATION_FINAL`: The operation is final: nothing to speed up or cancel; `LIVE_NETWORK_FAULTS`: Faults on a live network; `CHAIN_FAULT_CONFLICT`: The fault cannot be made while another one runs */
+            /** @description `IDEMPOTENCY_CONFLICT`: Idempotency-Key reused with another body; `IDEMPOTENCY_IN_PROGRESS`: The first request with that Idempotency-Key is still running; `TRANSACTION_NOT_PREPARED`: A signed transaction no prepare reserved; `NONCE_TAKEN`: The prepared transaction's nonce was taken since: prepare again; `WALLET_ALREADY_HELD`: That key is already a held wallet on the pair; `ALREADY_SUBMITTED`: That signed transaction was submitted before; `ALREADY_DEPLOYED`: A contract is already at the launch's CREATE2 address; `OPERATION_FINAL`: The operation is final: nothing to speed up or cancel; `OUTPUT_SPENT`: A later transaction spends an output of the Bitcoin send to replace; `LIVE_NETWORK_FAULTS`: Faults on a live network; `CHAIN_FAULT_CONFLICT`: The fault cannot be made while another one runs */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -13706,7 +13726,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "IDEMPOTENCY_CONFLICT" | "IDEMPOTENCY_IN_PROGRESS" | "TRANSACTION_NOT_PREPARED" | "NONCE_TAKEN" | "WALLET_ALREADY_HELD" | "ALREADY_SUBMITTED" | "ALREADY_DEPLOYED" | "OPERATION_FINAL" | "LIVE_NETWORK_FAULTS" | "CHAIN_FAULT_CONFLICT";
+                            code: "IDEMPOTENCY_CONFLICT" | "IDEMPOTENCY_IN_PROGRESS" | "TRANSACTION_NOT_PREPARED" | "NONCE_TAKEN" | "WALLET_ALREADY_HELD" | "ALREADY_SUBMITTED" | "ALREADY_DEPLOYED" | "OPERATION_FINAL" | "OUTPUT_SPENT" | "LIVE_NETWORK_FAULTS" | "CHAIN_FAULT_CONFLICT";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -14099,7 +14119,7 @@ export interface operations {
                         transactions: {
                             transactionHash: string;
                             /**
-                             * @description original, replacement (same call, higher fees) or cancel (a zero-value transfer to the sender)
+                             * @description original, replacement (same call, higher fees) or cancel (a zero-value transfer to the sender; on Bitcoin, the same coins back to the sender)
                              * @enum {string}
                              */
                             role: "original" | "replacement" | "cancel";
@@ -14109,6 +14129,10 @@ export interface operations {
                             maxPriorityFeePerGas: string | null;
                             /** @description A legacy transaction's price, instead of the EIP-1559 fees */
                             gasPrice: string | null;
+                            /** @description Bitcoin only (its fees per gas are null): the satoshis it pays */
+                            fee?: string;
+                            /** @description Bitcoin only: the rate it pays, sat/vB */
+                            feeRate?: number;
                             /** @description When it was written as sent, just before its broadcast */
                             broadcastAt: string;
                         }[];
@@ -14195,7 +14219,7 @@ export interface operations {
                         transactions: {
                             transactionHash: string;
                             /**
-                             * @description original, replacement (same call, higher fees) or cancel (a zero-value transfer to the sender)
+                             * @description original, replacement (same call, higher fees) or cancel (a zero-value transfer to the sender; on Bitcoin, the same coins back to the sender)
                              * @enum {string}
                              */
                             role: "original" | "replacement" | "cancel";
@@ -14205,6 +14229,10 @@ export interface operations {
                             maxPriorityFeePerGas: string | null;
                             /** @description A legacy transaction's price, instead of the EIP-1559 fees */
                             gasPrice: string | null;
+                            /** @description Bitcoin only (its fees per gas are null): the satoshis it pays */
+                            fee?: string;
+                            /** @description Bitcoin only: the rate it pays, sat/vB */
+                            feeRate?: number;
                             /** @description When it was written as sent, just before its broadcast */
                             broadcastAt: string;
                         }[];
@@ -14291,7 +14319,7 @@ export interface operations {
                         transactions: {
                             transactionHash: string;
                             /**
-                             * @description original, replacement (same call, higher fees) or cancel (a zero-value transfer to the sender)
+                             * @description original, replacement (same call, higher fees) or cancel (a zero-value transfer to the sender; on Bitcoin, the same coins back to the sender)
                              * @enum {string}
                              */
                             role: "original" | "replacement" | "cancel";
@@ -14301,6 +14329,10 @@ export interface operations {
                             maxPriorityFeePerGas: string | null;
                             /** @description A legacy transaction's price, instead of the EIP-1559 fees */
                             gasPrice: string | null;
+                            /** @description Bitcoin only (its fees per gas are null): the satoshis it pays */
+                            fee?: string;
+                            /** @description Bitcoin only: the rate it pays, sat/vB */
+                            feeRate?: number;
                             /** @description When it was written as sent, just before its broadcast */
                             broadcastAt: string;
                         }[];
@@ -14387,7 +14419,7 @@ export interface operations {
                         transactions: {
                             transactionHash: string;
                             /**
-                             * @description original, replacement (same call, higher fees) or cancel (a zero-value transfer to the sender)
+                             * @description original, replacement (same call, higher fees) or cancel (a zero-value transfer to the sender; on Bitcoin, the same coins back to the sender)
                              * @enum {string}
                              */
                             role: "original" | "replacement" | "cancel";
@@ -14397,6 +14429,10 @@ export interface operations {
                             maxPriorityFeePerGas: string | null;
                             /** @description A legacy transaction's price, instead of the EIP-1559 fees */
                             gasPrice: string | null;
+                            /** @description Bitcoin only (its fees per gas are null): the satoshis it pays */
+                            fee?: string;
+                            /** @description Bitcoin only: the rate it pays, sat/vB */
+                            feeRate?: number;
                             /** @description When it was written as sent, just before its broadcast */
                             broadcastAt: string;
                         }[];
@@ -14483,7 +14519,7 @@ export interface operations {
                         transactions: {
                             transactionHash: string;
                             /**
-                             * @description original, replacement (same call, higher fees) or cancel (a zero-value transfer to the sender)
+                             * @description original, replacement (same call, higher fees) or cancel (a zero-value transfer to the sender; on Bitcoin, the same coins back to the sender)
                              * @enum {string}
                              */
                             role: "original" | "replacement" | "cancel";
@@ -14493,6 +14529,10 @@ export interface operations {
                             maxPriorityFeePerGas: string | null;
                             /** @description A legacy transaction's price, instead of the EIP-1559 fees */
                             gasPrice: string | null;
+                            /** @description Bitcoin only (its fees per gas are null): the satoshis it pays */
+                            fee?: string;
+                            /** @description Bitcoin only: the rate it pays, sat/vB */
+                            feeRate?: number;
                             /** @description When it was written as sent, just before its broadcast */
                             broadcastAt: string;
                         }[];
@@ -14579,7 +14619,7 @@ export interface operations {
                         transactions: {
                             transactionHash: string;
                             /**
-                             * @description original, replacement (same call, higher fees) or cancel (a zero-value transfer to the sender)
+                             * @description original, replacement (same call, higher fees) or cancel (a zero-value transfer to the sender; on Bitcoin, the same coins back to the sender)
                              * @enum {string}
                              */
                             role: "original" | "replacement" | "cancel";
@@ -14589,6 +14629,10 @@ export interface operations {
                             maxPriorityFeePerGas: string | null;
                             /** @description A legacy transaction's price, instead of the EIP-1559 fees */
                             gasPrice: string | null;
+                            /** @description Bitcoin only (its fees per gas are null): the satoshis it pays */
+                            fee?: string;
+                            /** @description Bitcoin only: the rate it pays, sat/vB */
+                            feeRate?: number;
                             /** @description When it was written as sent, just before its broadcast */
                             broadcastAt: string;
                         }[];
@@ -14675,7 +14719,7 @@ export interface operations {
                         transactions: {
                             transactionHash: string;
                             /**
-                             * @description original, replacement (same call, higher fees) or cancel (a zero-value transfer to the sender)
+                             * @description original, replacement (same call, higher fees) or cancel (a zero-value transfer to the sender; on Bitcoin, the same coins back to the sender)
                              * @enum {string}
                              */
                             role: "original" | "replacement" | "cancel";
@@ -14685,6 +14729,10 @@ export interface operations {
                             maxPriorityFeePerGas: string | null;
                             /** @description A legacy transaction's price, instead of the EIP-1559 fees */
                             gasPrice: string | null;
+                            /** @description Bitcoin only (its fees per gas are null): the satoshis it pays */
+                            fee?: string;
+                            /** @description Bitcoin only: the rate it pays, sat/vB */
+                            feeRate?: number;
                             /** @description When it was written as sent, just before its broadcast */
                             broadcastAt: string;
                         }[];

@@ -196,6 +196,13 @@ export const ERROR_CATALOG = {
     description:
       "A speed-up or cancel of an operation that is already `mined`, `failed`, `dropped` or `cancelled`; `details.status` says which. Nothing was sent.",
   },
+  OUTPUT_SPENT: {
+    httpStatus: 409,
+    source: "core",
+    title: "A later transaction spends an output of the Bitcoin send to replace",
+    description:
+      "A speed-up or cancel of a Bitcoin send whose change (or payment) a later transaction, still unconfirmed, already spends: a replacement would evict that transaction from every mempool. `details.output` names the output (txid:vout). Speed up the later send instead: miners take a child with its parent, so its higher fee pays for both. Nothing was signed.",
+  },
   LIVE_NETWORK_FAULTS: {
     httpStatus: 409,
     source: "core",

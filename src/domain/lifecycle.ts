@@ -150,6 +150,26 @@ export interface OperationTransaction {
   gasPrice: string | null;
   /** When it was written as about to be broadcast (before the broadcast); null: signed ahead, never sent. */
   broadcastAt: string | null;
+  /** A Bitcoin transaction's coins and fee (no fees per gas there): what a replacement of it must spend and outbid. */
+  bitcoin?: BitcoinSpend;
+}
+
+/**
+ * What a Bitcoin transaction of an operation spends and pays (satoshis as decimal strings): the coins a replacement
+ * must spend again (BIP 125: it conflicts with the original only by sharing them), the fee and size it must outbid,
+ * and the payment it must keep (a speed-up) or leave out (a cancel).
+ */
+export interface BitcoinSpend {
+  fee: string;
+  /** Virtual size, vB. */
+  vsize: number;
+  /** sat/vB actually paid. */
+  feeRate: number;
+  inputs: Array<{ txid: string; vout: number; value: string }>;
+  /** The recipient's output; null in a cancel. */
+  payment: { address: string; value: string; vout: number } | null;
+  /** The sender's own output, when there is one. */
+  change: { address: string; value: string; vout: number } | null;
 }
 
 /** Why an operation waits with no higher fee the service can send on its own (the `operation.stuck` notice). */

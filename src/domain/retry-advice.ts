@@ -46,6 +46,7 @@ export const RETRY_ADVICE: Record<AnyErrorCode, RetryAdvice> = {
   PRIVATE_KEYS_DISABLED: "after-change",
   ALREADY_DEPLOYED: "after-change",
   OPERATION_FINAL: "after-change",
+  OUTPUT_SPENT: "after-change",
   LIVE_NETWORK_FAULTS: "after-change",
   CHAIN_FAULT_CONFLICT: "after-change",
   PAYLOAD_TOO_LARGE: "after-change",

@@ -11,6 +11,11 @@ export function presentOperation(record: OperationRecord) {
     type: tokenType,
     transactions: transactions
       .filter((transaction) => transaction.broadcastAt !== null)
-      .map((transaction) => ({ ...transaction, broadcastAt: transaction.broadcastAt! })),
+      .map(({ bitcoin, ...transaction }) => ({
+        ...transaction,
+        broadcastAt: transaction.broadcastAt!,
+        // A Bitcoin transaction's fee; the coins it spends stay in the store (a block explorer shows them).
+        ...(bitcoin === undefined ? {} : { fee: bitcoin.fee, feeRate: bitcoin.feeRate }),
+      })),
   };
 }

@@ -561,11 +561,15 @@ export const Operation = z.object({
         transactionHash: z.string(),
         role: z
           .enum(TRANSACTION_ROLES)
-          .describe("original, replacement (same call, higher fees) or cancel (a zero-value transfer to the sender)"),
+          .describe(
+            "original, replacement (same call, higher fees) or cancel (a zero-value transfer to the sender; on Bitcoin, the same coins back to the sender)",
+          ),
         rung: z.number().int().nonnegative().describe("Its step on the fee ladder: 0 the original"),
         maxFeePerGas: z.string().nullable(),
         maxPriorityFeePerGas: z.string().nullable(),
         gasPrice: z.string().nullable().describe("A legacy transaction's price, instead of the EIP-1559 fees"),
+        fee: z.string().optional().describe("Bitcoin only (its fees per gas are null): the satoshis it pays"),
+        feeRate: z.number().optional().describe("Bitcoin only: the rate it pays, sat/vB"),
         broadcastAt: z.string().describe("When it was written as sent, just before its broadcast"),
       }),
     )
@@ -595,6 +599,14 @@ export const ReplacementBody = z.strictObject({
     .optional()
     .describe(
       "The prepared replacement, signed by the operation's sender; without it, the service sends the next step signed ahead or prepares one",
+    ),
+  feeRate: z
+    .number()
+    .min(1)
+    .max(10_000)
+    .optional()
+    .describe(
+      "Bitcoin operations only: the replacement's rate, sat/vB, above the current one; default: the backend's next-block estimate, at least 1 sat/vB above the current rate",
     ),
 });
 

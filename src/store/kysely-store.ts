@@ -24,7 +24,7 @@ import type {
 import { GroupCommit } from "./group-commit.js";
 import { generateApiKey, hashApiKey, sameHash } from "./api-key-secret.js";
 import { dialectSql, type DialectSql } from "./dialect.js";
-import { eventOfChange, noticeOfChange, type WebhookEvent } from "../domain/lifecycle.js";
+import { eventOfChange, noticeOfChange, type BitcoinSpend, type WebhookEvent } from "../domain/lifecycle.js";
 import { allowedSources, lastIndexById } from "./transition-guard.js";
 import { migrate } from "./migrations.js";
 import { afterCursor, decodeOperationCursor, newestFirstPage } from "./operation-cursor.js";
@@ -58,6 +58,7 @@ const TRANSACTION_COLUMNS = [
   "max_priority_fee_per_gas",
   "gas_price",
   "broadcast_at",
+  "bitcoin_spend",
 ] as const;
 
 /** How long an expired reservation is kept, so that a late submit is told it expired rather than that it was never prepared. */
@@ -209,6 +210,7 @@ export class KyselyStore implements Store {
   }
 
   private toTransaction(row: TransactionRow): OperationTransaction {
+    const bitcoin = this.d.readJson<BitcoinSpend>(row.bitcoin_spend);
     return {
       transactionHash: row.transaction_hash,
       role: row.role,
@@ -217,6 +219,7 @@ export class KyselyStore implements Store {
       maxPriorityFeePerGas: row.max_priority_fee_per_gas,
       gasPrice: row.gas_price,
       broadcastAt: iso(row.broadcast_at),
+      ...(bitcoin ? { bitcoin } : {}),
     };
   }
 
@@ -265,6 +268,7 @@ export class KyselyStore implements Store {
       gas_price: transaction.gasPrice,
       created_at: now,
       broadcast_at: transaction.broadcast ? now : null,
+      bitcoin_spend: json(transaction.bitcoin),
     };
   }
 

@@ -355,6 +355,12 @@ export function migrations(dialect: DialectName): Record<string, Migration> {
           .execute();
       },
     },
+    // A Bitcoin transaction's coins and fee, kept with it: what its speed-up or cancel (BIP 125) must spend and outbid.
+    "0010_bitcoin_transaction_spends": {
+      async up(db: Kysely<unknown>) {
+        await db.schema.alterTable("operation_transactions").addColumn("bitcoin_spend", d.jsonType).execute();
+      },
+    },
   };
 }
 

@@ -54,6 +54,8 @@ export interface Database {
     gas_price: string | null;
     created_at: Millis;
     broadcast_at: Millis | null;
+    /** A Bitcoin transaction's coins and fee (BitcoinSpend, JSON); null on EVM chains. */
+    bitcoin_spend: Json;
   };
   idempotency: {
     api_key_id: string | null;

@@ -1,7 +1,12 @@
 import { randomUUID } from "node:crypto";
 
 import { parseBitcoinAddress } from "../../chains/bitcoin/addresses.js";
-import { requireBitcoinBackend, type BitcoinBackend, type BitcoinBackends } from "../../chains/bitcoin/backend.js";
+import {
+  requireBitcoinBackend,
+  type BitcoinBackend,
+  type BitcoinBackends,
+  type BitcoinTransactionStatus,
+} from "../../chains/bitcoin/backend.js";
 import type { BitcoinSigner } from "../../chains/bitcoin/bitcoin-signer.js";
 import { broadcastOutcome } from "../../chains/bitcoin/broadcast-refusals.js";
 import { buildSend } from "../../chains/bitcoin/psbt-send.js";
@@ -13,6 +18,8 @@ import type { AdmittedWrite } from "../custody/policies.js";
 import type { HeldWallets } from "./held-writes.js";
 import type { HolderScope } from "../custody/types.js";
 import { neverHeld } from "../../domain/lifecycle.js";
+import { BITCOIN_POLL_MS, BitcoinReplacements, parseFeeRate, spendOf } from "./bitcoin-replacements.js";
+import type { ReplacementKind } from "./replacements.js";
 import type { BroadcastOutcome, Observation } from "./decide.js";
 import type { OperationRecord, OperationStore } from "./types.js";
 
@@ -48,21 +55,9 @@ export interface BitcoinSendOutcome {
   blockNumber: null;
 }
 
-/** How often a Bitcoin record is looked at: blocks come every ten minutes, regtest's when told. */
-const BITCOIN_POLL_MS = 1_000;
-/** The most a caller may ask per vbyte: bitcoind's default maxfeerate. */
-const MAX_FEE_RATE = 10_000;
-
-function parseFeeRate(value: unknown): number | undefined {
-  if (value === undefined || value === null) return undefined;
-  const rate = typeof value === "string" ? Number(value) : value;
-  if (typeof rate !== "number" || !Number.isFinite(rate) || rate < 1 || rate > MAX_FEE_RATE) {
-    throw invalidArgument("feeRate", `feeRate must be a number of sat/vB from 1 to ${MAX_FEE_RATE}`);
-  }
-  return rate;
-}
-
 export class BitcoinSends {
+  private readonly replacements: BitcoinReplacements;
+
   constructor(
     private readonly store: OperationStore,
     private readonly chains: ChainRegistry,
@@ -72,7 +67,14 @@ export class BitcoinSends {
     private readonly held: HeldWallets | undefined,
     /** The tracker that follows the records, so that it looks at a new one soon. */
     private readonly follow: (id: string) => void,
-  ) {}
+  ) {
+    this.replacements = new BitcoinReplacements(store, backends, lock, held, follow);
+  }
+
+  /** Speeds up (at `feeRate`, sat/vB) or cancels a send still unconfirmed: a BIP 125 replacement (bitcoin-replacements.ts). */
+  replace(id: string, kind: ReplacementKind, feeRate: unknown): Promise<OperationRecord> {
+    return this.replacements.replace(id, kind, parseFeeRate(feeRate));
+  }
 
   /**
    * Sends `amount` satoshis from a held wallet: its coins selected and signed under a lock on the wallet (two sends
@@ -138,6 +140,22 @@ export class BitcoinSends {
         network: network,
         tokenType: "NATIVE",
         params: { to, amount: amount.toString(), fee: built.fee.toString(), feeRate: built.feeRate },
+        transactions: [
+          {
+            transactionHash: built.txid,
+            role: "original",
+            rung: 0,
+            // Bitcoin has no nonce: a replacement conflicts with it by spending its coins, kept in its spend.
+            nonce: 0,
+            rawTransaction: null,
+            signature: null,
+            maxFeePerGas: null,
+            maxPriorityFeePerGas: null,
+            gasPrice: null,
+            bitcoin: spendOf(built),
+            broadcast: true,
+          },
+        ],
         sender,
         transactionHash: built.txid,
         contractAddress: null,
@@ -190,29 +208,36 @@ export class BitcoinSends {
   }
 
   /**
-   * What the backend says of a record's transaction, as decide reads a node's: in a block (a receipt at its height), in
-   * the mempool, or unknown (sent again here: the broadcast's outcome). A mined record is checked against its block:
-   * its transaction in another block, or in none, is a reorg.
+   * What the backend says of a record's transactions (its first, and any speed-up or cancel sent since), as decide reads
+   * a node's: the one in a block (a receipt at its height), one in the mempool, or none known (the one it follows sent
+   * again here: the broadcast's outcome). A mined record is checked against its block: its transaction in another
+   * block, or in none, is a reorg.
    */
   async observe(record: OperationRecord): Promise<Observation> {
     const backend = requireBitcoinBackend(this.backends, record.network);
-    const txid = record.transactionHash!;
-    const [status, head] = await Promise.all([backend.transactionStatus(txid), backend.tipHeight()]);
-    if (record.status === "mined") {
+    const followed = record.transactionHash!.toLowerCase();
+    if (record.status === "mined" || record.status === "cancelled") {
+      const status = await backend.transactionStatus(followed);
       // Not in a block at all is as final a "no longer canonical" as another block: "" differs from every hash.
       return { kind: "canonical", hash: status.state === "confirmed" ? status.blockHash : "", pollMs: BITCOIN_POLL_MS };
     }
-    if (status.state === "confirmed") {
-      const receipt = { blockNumber: status.blockHeight, blockHash: status.blockHash, status: 1 };
-      return { kind: "chain", simulated: false, pollMs: BITCOIN_POLL_MS, head, receipt, inPool: false };
-    }
-    if (status.state === "mempool") return { kind: "chain", simulated: false, pollMs: BITCOIN_POLL_MS, head, receipt: null, inPool: true };
-    return { kind: "broadcast", outcome: await this.sendAgain(record), pollMs: BITCOIN_POLL_MS, head };
+    const sent = sentTransactions(record);
+    const [statuses, head] = await Promise.all([Promise.all(sent.map((txid) => backend.transactionStatus(txid))), backend.tipHeight()]);
+    const seen = observationOf(followed, sent, statuses, head);
+    if (seen !== undefined) return seen;
+    return { kind: "broadcast", outcome: await this.sendAgain(record, backend), pollMs: BITCOIN_POLL_MS, head };
   }
 
-  private async sendAgain(record: OperationRecord): Promise<BroadcastOutcome> {
+  /** Sends the transaction the record follows again: its first's raw form is the record's, a replacement's its row's. */
+  private async sendAgain(record: OperationRecord, backend: BitcoinBackend): Promise<BroadcastOutcome> {
     try {
-      await requireBitcoinBackend(this.backends, record.network).broadcast(record.rawTransaction!);
+      const followed = record.transactionHash!.toLowerCase();
+      const first = record.transactions.find((transaction) => transaction.role === "original")?.transactionHash;
+      const raw =
+        first === undefined || first === followed
+          ? record.rawTransaction!
+          : ((await this.store.storedTransaction(record.id, followed))?.rawTransaction ?? record.rawTransaction!);
+      await backend.broadcast(raw);
       return { kind: "accepted" };
     } catch (error) {
       const typed = isTokenServiceError(error)
@@ -223,4 +248,43 @@ export class BitcoinSends {
       return { kind: "refused", error: { code: typed.code, message: typed.message }, transient: retry };
     }
   }
+}
+
+/** The txids a record was sent as (its first alone, for a record made before they were kept), the one it follows first. */
+function sentTransactions(record: OperationRecord): string[] {
+  const followed = record.transactionHash!.toLowerCase();
+  const others = record.transactions
+    .filter((transaction) => transaction.broadcastAt !== null && transaction.transactionHash !== followed)
+    .map((transaction) => transaction.transactionHash);
+  return [followed, ...others];
+}
+
+/**
+ * What the statuses of a record's transactions (`sent[i]` is `statuses[i]`) tell decide: the one a block holds (its
+ * receipt names it, so the record follows it), else one the mempool holds (named when it is not the one followed: a
+ * replacement sent before a crash, or the original a replacement failed to displace), else nothing: undefined.
+ */
+export function observationOf(
+  followed: string,
+  sent: readonly string[],
+  statuses: readonly BitcoinTransactionStatus[],
+  head: number,
+): Observation | undefined {
+  const confirmed = statuses.findIndex((status) => status.state === "confirmed");
+  if (confirmed >= 0) {
+    const status = statuses[confirmed] as Extract<BitcoinTransactionStatus, { state: "confirmed" }>;
+    const receipt = { blockNumber: status.blockHeight, blockHash: status.blockHash, status: 1, transactionHash: sent[confirmed]! };
+    return { kind: "chain", simulated: false, pollMs: BITCOIN_POLL_MS, head, receipt, inPool: false };
+  }
+  const pooled = statuses.findIndex((status) => status.state === "mempool");
+  if (pooled < 0) return undefined;
+  return {
+    kind: "chain",
+    simulated: false,
+    pollMs: BITCOIN_POLL_MS,
+    head,
+    receipt: null,
+    inPool: true,
+    ...(sent[pooled] !== followed ? { pooled: sent[pooled]! } : {}),
+  };
 }

@@ -369,7 +369,10 @@ function decideOnChain(record: LeasedOperation, observation: ChainObservation, p
     if (mined?.role === "cancel") {
       return change({
         status: "cancelled",
-        reason: `cancelled: the zero-value transfer ${minedHash} took nonce ${record.nonce} in block ${receipt.blockNumber}`,
+        reason:
+          record.chain === "bitcoin"
+            ? `cancelled: ${minedHash}, the same coins back to the sender, was mined in block ${receipt.blockNumber}`
+            : `cancelled: the zero-value transfer ${minedHash} took nonce ${record.nonce} in block ${receipt.blockNumber}`,
         ...block,
         checkInMs: keepWatching ? reorgCheckInMs(poll, 0) : null,
       });

@@ -7,7 +7,7 @@ import { feeFields, feesOfFeeData, feesOfTransaction } from "../../chains/evm/wr
 import { parseSignedTransaction, toPreparedTransaction } from "../../chains/evm/write/signed-transaction.js";
 import type { TransactionSigner } from "../../chains/evm/write/send-types.js";
 import { storedRawTransaction } from "./stored-transactions.js";
-import { ErrorCode, TokenServiceError } from "../../domain/errors.js";
+import { ErrorCode, TokenServiceError, invalidArgument } from "../../domain/errors.js";
 import { ceilingOf, formatGwei, isReplacementOf, maxFeeOf, nextStep, replacementFees, type Fees } from "../../domain/fee-ladder.js";
 import { isFinal, type OperationTransaction, type TransactionRole } from "../../domain/lifecycle.js";
 import { currentTransaction, feesOf } from "./decide.js";
@@ -25,6 +25,8 @@ export interface ReplacementRequest {
    * call (or a cancel) at the operation's nonce, from its sender, with fees raised enough, under the ceiling.
    */
   signedTransaction?: string;
+  /** A Bitcoin operation's replacement rate, sat/vB (default: the backend's next-block estimate); EVM replacements take none. */
+  feeRate?: number;
 }
 
 /** A replacement prepared for the caller to sign: submit it signed (`signedTransaction`) to the same route. */
@@ -67,10 +69,22 @@ export class Replacements {
     private readonly onSent: (id: string) => void,
     /** The signer of a record's sender when the service holds its key (a held wallet): replacements are signed now. */
     private readonly heldSignerOf: (record: OperationRecord) => Promise<TransactionSigner | undefined> = async () => undefined,
+    /** A Bitcoin operation's speed-up or cancel: a BIP 125 replacement its held wallet signs (bitcoin-replacements.ts). */
+    private readonly bitcoin?: (id: string, kind: ReplacementKind, feeRate: number | undefined) => Promise<OperationRecord>,
   ) {}
 
   async replace(id: string, kind: ReplacementKind, request: ReplacementRequest = {}): Promise<ReplacementOutcome> {
-    const followed = await this.followed(id, kind);
+    const record = await this.store.getOperation(id);
+    if (record?.chain === "bitcoin" && this.bitcoin !== undefined) {
+      if (request.signedTransaction !== undefined) {
+        throw invalidArgument("signedTransaction", "a Bitcoin operation is sent from a held wallet: the service signs its replacement");
+      }
+      return { sent: await this.bitcoin(id, kind, request.feeRate) };
+    }
+    if (request.feeRate !== undefined) {
+      throw invalidArgument("feeRate", "feeRate (sat/vB) is for Bitcoin operations: an EVM replacement pays what the node asks");
+    }
+    const followed = await this.followed(id, kind, record);
     if (request.signedTransaction !== undefined) return { sent: await this.submit(followed, kind, request.signedTransaction) };
     const needed = await this.needed(followed.chain);
     const ahead = this.signedAhead(followed, kind, needed);
@@ -87,8 +101,7 @@ export class Replacements {
   }
 
   /** The operation, checked to be one that can be replaced, with what its replacements are measured against. */
-  private async followed(id: string, kind: ReplacementKind): Promise<Followed> {
-    const record = await this.store.getOperation(id);
+  private async followed(id: string, kind: ReplacementKind, record: OperationRecord | undefined): Promise<Followed> {
     if (record === undefined) throw new TokenServiceError(ErrorCode.OPERATION_NOT_FOUND, `no operation ${id}`, { field: "id" });
     const verb = kind === "cancel" ? "cancel" : "speed up";
     if (isFinal(record.status)) {

@@ -23,7 +23,10 @@ async function replace(
     throw isDataException(error) ? notFound() : error;
   });
   if (found === undefined) throw notFound();
-  const request = body.signedTransaction === undefined ? {} : { signedTransaction: body.signedTransaction };
+  const request = {
+    ...(body.signedTransaction === undefined ? {} : { signedTransaction: body.signedTransaction }),
+    ...(body.feeRate === undefined ? {} : { feeRate: body.feeRate }),
+  };
   const outcome =
     kind === "cancel"
       ? await context.service.operations.cancel(found.id, request)
@@ -48,13 +51,14 @@ export const speedUpRoute = defineRoute({
   tag: "operations",
   summary: "Replace a pending transaction with the same call at higher fees",
   description:
-    "For an operation whose key was in its body, sends the next step of the fee ladder signed ahead at send time: the lowest that pays what the node asks now. Otherwise (a caller-signed operation, or the ladder used up) answers the replacement to sign (`unsignedTransaction`: the same call at the same nonce, every fee at least 12.5 % higher and up to what the node asks, under the operation's fee ceiling); send it back signed as `signedTransaction`. The operation is `mined` whichever of its transactions is mined. 409 OPERATION_FINAL once it is final; 422 FEE_CAP_EXCEEDED when the replacement would pay over its ceiling. The service replaces a stuck key-in-body transaction by itself after the pair's replace-after blocks: see docs/operations.md#stuck-transactions.",
+    "For an operation whose key was in its body, sends the next step of the fee ladder signed ahead at send time: the lowest that pays what the node asks now. Otherwise (a caller-signed operation, or the ladder used up) answers the replacement to sign (`unsignedTransaction`: the same call at the same nonce, every fee at least 12.5 % higher and up to what the node asks, under the operation's fee ceiling); send it back signed as `signedTransaction`. The operation is `mined` whichever of its transactions is mined. 409 OPERATION_FINAL once it is final; 422 FEE_CAP_EXCEEDED when the replacement would pay over its ceiling. The service replaces a stuck key-in-body transaction by itself after the pair's replace-after blocks: see docs/operations.md#stuck-transactions. A Bitcoin send from a held wallet is replaced by the service (BIP 125): the same coins and payment at `feeRate` sat/vB, the fee taken from the change; 409 OUTPUT_SPENT when a later unconfirmed send spends its change (speed that one up instead): see docs/custody.md#speed-up-and-cancel-on-bitcoin.",
   auth: true,
   idempotent: true,
   pathParams,
   body: ReplacementBody,
   bodyExamples: {
     sendOrPrepare: { summary: "Send the next step signed ahead, or answer the replacement to sign", value: {} },
+    bitcoin: { summary: "Bitcoin: the same payment at 12 sat/vB", value: { feeRate: 12 } },
   },
   responses,
   handle: ({ params, body, apiKeyId }, context) => replace(context, apiKeyId, params.id ?? "", "speed-up", body),
@@ -67,7 +71,7 @@ export const cancelRoute = defineRoute({
   tag: "operations",
   summary: "Cancel a pending transaction: a zero-value transfer to the sender takes its nonce",
   description:
-    "Sends, at the operation's nonce and with higher fees, a transfer of nothing from its sender to itself: signed ahead at send time for an operation whose key was in its body, else answered as `unsignedTransaction` to sign and send back as `signedTransaction` (as a speed-up). The operation ends `cancelled` (webhook `operation.cancelled`) when the cancel is mined, or `mined` when its own transaction won the race. 409 OPERATION_FINAL once it is final.",
+    "Sends, at the operation's nonce and with higher fees, a transfer of nothing from its sender to itself: signed ahead at send time for an operation whose key was in its body, else answered as `unsignedTransaction` to sign and send back as `signedTransaction` (as a speed-up). The operation ends `cancelled` (webhook `operation.cancelled`) when the cancel is mined, or `mined` when its own transaction won the race. 409 OPERATION_FINAL once it is final. A Bitcoin send's cancel spends the same coins back to the sender at a higher rate (`feeRate`, sat/vB).",
   auth: true,
   idempotent: true,
   pathParams,

@@ -241,6 +241,10 @@ describe("stuck, cancelled, raced, sped up by its caller, and across a restart (
     const receiver = await subscribed(["operation.cancelled"]);
     const sender = await fundedSender(node);
     const launch = await pendingLaunch(server, sender, "Cancelled");
+    // A rate in sat/vB is Bitcoin's: named and refused here, before anything is sent.
+    const satoshis = await server.call("POST", `/api/v1/operations/${launch.id}/cancel`, { feeRate: 5 });
+    expect(satoshis.status).to.equal(400);
+    expect(satoshis.body.error).to.include({ code: "INVALID_ARGUMENT", field: "feeRate" });
     const cancel = await server.call("POST", `/api/v1/operations/${launch.id}/cancel`, {});
     expect(cancel.status, JSON.stringify(cancel.body)).to.equal(200);
     const cancelHash = cancel.body.transactionHash;

@@ -291,6 +291,30 @@ for (const makeBackend of backends) {
         expect(await store.getOperation(record.id)).to.deep.include({ status: "failed", blockNumber: null });
       });
 
+      it("keeps a Bitcoin transaction's coins and fee with it, and reads them back as written", async function () {
+        const record = operation(randomUUID(), { chain: "bitcoin", network: "regtest", transactionHash: "ab".repeat(32) });
+        await store.insertOperation(record);
+        const bitcoin = {
+          fee: "2820",
+          vsize: 141,
+          feeRate: 20,
+          inputs: [{ txid: "cd".repeat(32), vout: 1, value: "123456789012345678" }],
+          payment: { address: "bcrt1qw508d6qejxtdg4y5r3zarvary0c5xw7kygt080", value: "100000", vout: 0 },
+          change: null,
+        };
+        const base = { rung: 1, nonce: 0, signature: null, maxFeePerGas: null, maxPriorityFeePerGas: null, gasPrice: null };
+        await store.recordTransaction(record.id, {
+          ...base,
+          transactionHash: "ef".repeat(32),
+          role: "replacement",
+          rawTransaction: "00",
+          bitcoin,
+          broadcast: true,
+        });
+        const [kept] = (await store.getOperation(record.id))!.transactions;
+        expect(kept).to.deep.include({ role: "replacement", bitcoin });
+      });
+
       it("answers undefined for an unknown id, and changes nothing for one", async function () {
         expect(await store.getOperation(randomUUID())).to.equal(undefined);
         expect(await store.changeOperation(randomUUID(), { status: "mined", reason: "nothing" })).to.equal(undefined);
