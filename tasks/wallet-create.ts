@@ -18,5 +18,12 @@ export const walletCreateTask = json(
     type: ArgumentType.STRING_WITHOUT_DEFAULT,
     defaultValue: undefined,
   })
+  .addOption({
+    name: "apiKeyId",
+    description:
+      "With --custody service: the API key that owns the wallet (its id, as apikey:create prints it): its HTTP requests list it, set its policy and send from it; default: the operator's, used by tasks only",
+    type: ArgumentType.STRING_WITHOUT_DEFAULT,
+    defaultValue: undefined,
+  })
   .setAction(() => import("../src/hardhat/tasks/wallet-create.js"))
   .build();

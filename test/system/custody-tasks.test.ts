@@ -55,6 +55,23 @@ describe("custody tasks through Hardhat's CLI: held wallets, backup, rotation, r
     expect(held).to.include({ custody: "service", source: "derived" });
     expect(held).to.not.have.property("privateKey");
     await anvil.rpc("anvil_setBalance", [held.address, toQuantity(10n ** 20n)]);
+
+    // One for an API key: that key's over HTTP. An id the store does not know is refused, naming the option.
+    const apiKey = await json({}, "apikey:create", "--label", "backend");
+    const owned = await json(first, "wallet:create", ...pair, "--custody", "service", "--api-key-id", apiKey.id);
+    const unknownKey = await hardhat(first, "wallet:create", ...pair, "--custody", "service", "--api-key-id", "no-such-key");
+    expect(unknownKey.code).to.not.equal(0);
+    expect(unknownKey.stderr).to.match(/no API key no-such-key in the sqlite store/);
+    {
+      const { DatabaseSync } = await import("node:sqlite");
+      const database = new DatabaseSync(path.join(dataDir, "store.sqlite"), { readOnly: true });
+      const owners = database.prepare("select address, api_key_id from held_wallets order by created_at").all();
+      database.close();
+      expect(owners.map((row) => [row.address, row.api_key_id])).to.deep.equal([
+        [held.address.toLowerCase(), null],
+        [owned.address.toLowerCase(), apiKey.id],
+      ]);
+    }
     const launched = await json(
       first,
       "token:launch",
@@ -129,7 +146,8 @@ describe("custody tasks through Hardhat's CLI: held wallets, backup, rotation, r
       await json({ TOKEN_SERVICE_KEYSTORE_PASSPHRASE: SECOND, WORDS: mnemonic }, "custody:restore", "--mnemonic-env", "WORDS"),
     ).to.deep.equal({
       restored: true,
-      heldWallets: 1,
+      // The operator's and the API key's: both derive from the one seed.
+      heldWallets: 2,
     });
     const restored = await json(
       { TOKEN_SERVICE_KEYSTORE_PASSPHRASE: SECOND },

@@ -8,6 +8,7 @@ interface Args {
   chainNetwork?: string;
   addressType?: string;
   custody?: string;
+  apiKeyId?: string;
   json?: boolean;
 }
 
@@ -15,12 +16,23 @@ export default async function walletCreate(args: Args, hre: HardhatRuntimeEnviro
   const custody = args.custody ?? "caller";
   if (custody !== "caller" && custody !== "service") throw invalidArgument("custody", "--custody is caller (default) or service");
   // A held wallet lives in the service's store (DATABASE_URL, else the data directory's), as its records do.
-  await withService(hre, { ...args, recordsOperations: custody === "service" }, async (service, pair) => {
+  if (args.apiKeyId !== undefined && custody !== "service") {
+    throw invalidArgument("apiKeyId", "--api-key-id names the owner of a held wallet: use it with --custody service");
+  }
+  await withService(hre, { ...args, recordsOperations: custody === "service" }, async (service, pair, store) => {
     if (custody === "service") {
       if (args.addressType !== undefined && args.addressType !== "p2wpkh") {
         throw invalidArgument("addressType", "a held bitcoin wallet is native SegWit (p2wpkh, BIP-84)");
       }
-      const held = await service.custody.create("operator", pair.chain, pair.network);
+      // Owned by an API key, the wallet is that key's over HTTP (listed, policed, signing its writes); else the operator's.
+      if (args.apiKeyId !== undefined && !(await store!.listApiKeys()).some((key) => key.id === args.apiKeyId)) {
+        throw invalidArgument("apiKeyId", `no API key ${args.apiKeyId} in the ${store!.kind} store: apikey:create prints the ids`);
+      }
+      const held = await service.custody.create(
+        args.apiKeyId === undefined ? "operator" : { apiKeyId: args.apiKeyId },
+        pair.chain,
+        pair.network,
+      );
       if (args.json) return printJson(held);
       console.log(`New held ${held.chain}/${held.network} wallet (source: ${held.source})`);
       console.log(`  address     ${held.address}`);

@@ -86,7 +86,8 @@ export interface TaskPair {
 export async function withService(
   hre: HardhatRuntimeEnvironment,
   options: TaskOptions,
-  action: (service: TokenService, pair: TaskPair) => Promise<void>,
+  /** `store`: the service's store, opened for the tasks that record (`recordsOperations`). */
+  action: (service: TokenService, pair: TaskPair, store: Store | undefined) => Promise<void>,
 ): Promise<void> {
   refusePrivateKeyOption(options);
   // Claimed only when a simulated chain opens: a wallet, or a live network, needs no data directory.
@@ -120,7 +121,7 @@ export async function withService(
         : {}),
       ...(selected && pair ? { rpcUrls: { [`${pair.chain}/${pair.network}`]: selected.endpoint } } : {}),
     });
-    await action(service, pair ?? { chain: options.chain ?? "", network: options.chainNetwork ?? "" });
+    await action(service, pair ?? { chain: options.chain ?? "", network: options.chainNetwork ?? "" }, store);
   } catch (error) {
     if (error instanceof EnvironmentError) throw taskError(error);
     if (!(error instanceof TokenServiceError)) throw error;
