@@ -138,6 +138,8 @@ describe("chain notifications: a block matched against subscriptions", function 
   };
   const aliceTokensOnly: WatchedSubscription = { id: "sub-alice-20", target: { kind: "address", address: alice, assets: ["erc20"] } };
   const block: ScannedBlock = {
+    chain: "ethereum",
+    network: "local",
     number: 100,
     hash: TX(1000),
     transfers: [

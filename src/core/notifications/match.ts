@@ -20,6 +20,8 @@ export interface NativeTransfer {
 }
 
 export interface ScannedBlock {
+  chain: string;
+  network: string;
   number: number;
   hash: string;
   logs: readonly ChainLog[];
@@ -34,6 +36,8 @@ export interface WatchedSubscription {
 interface EventBase {
   id: string;
   subscriptionId: string;
+  chain: string;
+  network: string;
   txHash: string;
   /** The log's index in its block; null for native currency (no log records it). */
   logIndex: number | null;
@@ -78,6 +82,8 @@ export function eventsOf(block: ScannedBlock, subscriptions: readonly WatchedSub
   }
   const base = (subscriptionId: string, txHash: string, logIndex: number | null) => ({
     subscriptionId,
+    chain: block.chain,
+    network: block.network,
     txHash,
     logIndex,
     blockNumber: block.number,
