@@ -71,6 +71,9 @@ import { Custody } from "./custody/custody.js";
 import { MemoryCustodyStore } from "./custody/memory-custody-store.js";
 import type { CustodyStore } from "./custody/types.js";
 import { kmsOf } from "./custody/kms-config.js";
+import { Notifications } from "./notifications/notifications.js";
+import { notificationSources } from "./notifications/evm-sources.js";
+import type { NotificationStore } from "./notifications/types.js";
 import { readVariable } from "../config/environment.js";
 import { createWallet, type CreateWalletRequest, type Wallet } from "./wallets.js";
 
@@ -118,6 +121,10 @@ export interface TokenServiceOptions {
    * passphrase is read from `env`'s TOKEN_SERVICE_KEYSTORE_PASSPHRASE.
    */
   custodyStore?: CustodyStore;
+  /** Where chain-notification subscriptions and their events live; without it there are none (the HTTP service passes its database). */
+  notificationStore?: NotificationStore;
+  /** Told when a notification scan's step failed (a node or the store failing); it is tried again. */
+  onScanError?: (pair: string, error: unknown) => void;
   /** Confirmations, drop and reorg windows, leases of the operation tracker. */
   tracker?: Partial<TrackerSettings>;
   /** How long a prepared (unsigned) launch or mint keeps its nonce reserved for the sender; default 120 s. */
@@ -200,6 +207,8 @@ export class TokenService {
   readonly operations: Operations;
   /** The wallets the service holds and signs for (docs/custody.md). */
   readonly custody: Custody;
+  /** Chain notifications (docs/notifications.md), when a store keeps them. */
+  readonly notifications: Notifications | undefined;
   private readonly bitcoin: BitcoinBackends;
   /** Released on close when the composition root opened it for this service. */
   private readonly ownDataDirectory: DataDirectory | undefined;
@@ -256,6 +265,12 @@ export class TokenService {
       },
       this.custody,
     );
+    this.notifications =
+      options.notificationStore === undefined
+        ? undefined
+        : new Notifications(options.notificationStore, this.chains, notificationSources(this.evm), {
+            ...(options.onScanError ? { onError: options.onScanError } : {}),
+          });
   }
 
   networks(): NetworkSummary[] {
@@ -649,6 +664,7 @@ export class TokenService {
 
   async close(): Promise<void> {
     await this.operations.stop();
+    await this.notifications?.stop();
     await Promise.all([this.evm.close(), this.bitcoin.close(), this.custody.close()]);
     this.ownDataDirectory?.release();
   }

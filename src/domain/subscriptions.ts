@@ -7,6 +7,10 @@ import { invalidArgument } from "./errors.js";
 // address (value moving to or from it: native currency and the transfers of ERC-20, ERC-721 and ERC-1155 tokens), or a
 // contract (its logs, decoded where an event signature is given). Pure: no chain, no store.
 
+/** What a webhook or a pull page carries: an event found, or its removal by a reorg (the same `data.id`). */
+export const CHAIN_EVENT_TYPES = ["chain.activity", "chain.event", "chain.activity.removed", "chain.event.removed"] as const;
+export type ChainEventType = (typeof CHAIN_EVENT_TYPES)[number];
+
 /** What moves value to or from a watched address. */
 export const SUBSCRIPTION_ASSETS = ["native", "erc20", "erc721", "erc1155"] as const;
 export type SubscriptionAsset = (typeof SUBSCRIPTION_ASSETS)[number];

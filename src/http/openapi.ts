@@ -7,6 +7,7 @@ import { errorResponses, middlewareResponses } from "./routes/common.js";
 import { WEBHOOK_EVENTS, type WebhookEvent } from "../webhooks/events.js";
 import { SIGNATURE_HEADER } from "../webhooks/signature.js";
 import { CHAIN_DESCRIPTION, Health, NETWORK_DESCRIPTION, WebhookEventBody } from "./schemas.js";
+import { ChainEventWebhookBody } from "./subscription-schemas.js";
 import { API_TAGS } from "./tags.js";
 
 const toSchema = (schema: z.ZodType, io: "input" | "output") =>
@@ -60,6 +61,10 @@ const EVENT_SUMMARIES: Record<WebhookEvent, string> = {
   "operation.cancelled": "The cancel took the operation's nonce: the call it was will never be made",
   "operation.stuck":
     "Pending with no higher fee the service can send on its own (the ceiling reached, or a caller-signed send): still pending",
+  "chain.activity": "Value moved to or from an address a subscription watches (native currency, ERC-20, ERC-721, ERC-1155), confirmed",
+  "chain.event": "A watched contract emitted an event, confirmed",
+  "chain.activity.removed": "A reorg took away the block of a chain.activity delivered before: the same data.id",
+  "chain.event.removed": "A reorg took away the block of a chain.event delivered before: the same data.id",
 };
 
 /** What the service POSTs to a subscribed URL for each event (OpenAPI 3.1 `webhooks`). */
@@ -70,7 +75,7 @@ function webhookOperations() {
       event,
       {
         post: {
-          operationId: `${event.replace(/\.(\w)/, (_, letter: string) => letter.toUpperCase())}Event`,
+          operationId: `${event.replace(/\.(\w)/g, (_, letter: string) => letter.toUpperCase())}Event`,
           tags: ["webhook events"],
           summary: EVENT_SUMMARIES[event],
           security: [],
@@ -78,7 +83,12 @@ function webhookOperations() {
             header("Webhook-Id", "The event id, as `id` in the body: de-duplicate by it"),
             header(SIGNATURE_HEADER, '`t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" keyed with the webhook\'s secret>`'),
           ],
-          requestBody: { required: true, content: { "application/json": { schema: toSchema(WebhookEventBody, "output") } } },
+          requestBody: {
+            required: true,
+            content: {
+              "application/json": { schema: toSchema(event.startsWith("chain.") ? ChainEventWebhookBody : WebhookEventBody, "output") },
+            },
+          },
           responses: {
             "2XX": { description: "Received. Anything else, or no answer within the timeout, is retried with backoff" },
           },

@@ -627,7 +627,7 @@ export const CreateWebhookBody = z.strictObject({
     .array(WebhookEventName)
     .min(1)
     .max(WEBHOOK_EVENTS.length * 4)
-    .describe("The operation state changes to receive"),
+    .describe("The operation state changes, and the chain events of your subscriptions (chain.*), to receive"),
 });
 
 export const Webhook = z.object({

@@ -20,7 +20,15 @@ export const API_TAGS = [
   { name: "transactions", description: "A transaction's status on a chain" },
   { name: "faucet", description: "Native currency for an address on a simulated chain or bitcoin regtest" },
   { name: "networks", description: "The chain/network pairs the service serves, simulated or live" },
-  { name: "webhooks", description: "Subscribe a URL to the state changes of your API key's operations" },
+  {
+    name: "webhooks",
+    description: "Subscribe a URL to the state changes of your API key's operations, and to what its chain subscriptions find",
+  },
+  {
+    name: "subscriptions",
+    description:
+      "Chain notifications: value moving to or from an address, or a contract's events, sent by anyone; delivered to your webhooks once confirmed, removed on a reorg, and listed for pulling",
+  },
   {
     name: "faults",
     description:

@@ -1,2 +1,10 @@
-// The events and which change is which live in the lifecycle table (domain/lifecycle.ts); re-exported for the webhook door.
-export { WEBHOOK_EVENTS, eventOfChange, type WebhookEvent } from "../domain/lifecycle.js";
+import { WEBHOOK_EVENTS as OPERATION_EVENTS, type WebhookEvent as OperationEvent } from "../domain/lifecycle.js";
+import { CHAIN_EVENT_TYPES, type ChainEventType } from "../domain/subscriptions.js";
+
+// The events a webhook subscribes to: an operation's state changes (the lifecycle table, domain/lifecycle.ts), and what
+// chain notifications find for the API key's subscriptions (docs/notifications.md).
+export { eventOfChange } from "../domain/lifecycle.js";
+export { OPERATION_EVENTS, type OperationEvent, CHAIN_EVENT_TYPES, type ChainEventType };
+
+export const WEBHOOK_EVENTS = [...OPERATION_EVENTS, ...CHAIN_EVENT_TYPES] as const;
+export type WebhookEvent = OperationEvent | ChainEventType;

@@ -2,12 +2,11 @@
 // them. The store keeps all of it, so that replicas share one scan (a lease per pair), a restart resumes from its
 // cursor, and an event delivered is never delivered under another id.
 
-import type { SubscriptionTarget } from "../../domain/subscriptions.js";
 import type { ChainEvent } from "./match.js";
 
-/** What a webhook or a pull page carries: an event found, or its removal by a reorg (the same `data.id`). */
-export const CHAIN_EVENT_TYPES = ["chain.activity", "chain.event", "chain.activity.removed", "chain.event.removed"] as const;
-export type ChainEventType = (typeof CHAIN_EVENT_TYPES)[number];
+import type { ChainEventType, SubscriptionTarget } from "../../domain/subscriptions.js";
+
+export { CHAIN_EVENT_TYPES, type ChainEventType } from "../../domain/subscriptions.js";
 
 export interface SubscriptionRecord {
   id: string;

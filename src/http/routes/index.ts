@@ -13,6 +13,13 @@ import {
   putWalletPolicyRoute,
   readBalanceRoute,
 } from "./wallets.js";
+import {
+  createSubscriptionRoute,
+  deleteSubscriptionRoute,
+  getSubscriptionRoute,
+  listChainEventsRoute,
+  listSubscriptionsRoute,
+} from "./subscriptions.js";
 import { createWebhookRoute, deleteWebhookRoute, getWebhookRoute, listDeliveriesRoute, listWebhooksRoute } from "./webhooks.js";
 
 /** Every versioned operation; each answers under /api/v1 and /v1. */
@@ -49,6 +56,11 @@ export const API_ROUTES: RouteDefinition[] = [
   getWebhookRoute,
   deleteWebhookRoute,
   listDeliveriesRoute,
+  createSubscriptionRoute,
+  listSubscriptionsRoute,
+  getSubscriptionRoute,
+  deleteSubscriptionRoute,
+  listChainEventsRoute,
   injectChainFaultRoute,
   listChainFaultsRoute,
   clearChainFaultsRoute,

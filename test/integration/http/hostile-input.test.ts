@@ -131,7 +131,7 @@ for (const store of storeVariants("hts_hostile")) {
         [
           api.call("POST", "/api/v1/webhooks", { url: "https://hooks.example/x", events: ["operation.nope"] }),
           "events[0]",
-          'must be one of "operation.pending", "operation.mined", "operation.failed", "operation.dropped", "operation.reorged", "operation.cancelled", "operation.stuck"',
+          'must be one of "operation.pending", "operation.mined", "operation.failed", "operation.dropped", "operation.reorged", "operation.cancelled", "operation.stuck", "chain.activity", "chain.event", "chain.activity.removed", "chain.event.removed"',
         ],
       ];
       for (const [call, field, rule] of cases) {

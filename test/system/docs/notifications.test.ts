@@ -1,0 +1,7 @@
+import { describeWalkthrough } from "../../helpers/walkthrough-runner.js";
+
+describeWalkthrough({
+  file: "docs/notifications.md",
+  section: "Walk-through",
+  mustInclude: ["/subscriptions", '"address":"', "/events", "chain.activity in native 1000"],
+});
