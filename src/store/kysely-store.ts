@@ -31,6 +31,7 @@ import { afterCursor, decodeOperationCursor, newestFirstPage } from "./operation
 import type { Database } from "./schema.js";
 import { KyselyWebhookStore } from "./webhook-store.js";
 import { KyselyCustodyStore } from "./custody-store.js";
+import { KyselyNotificationStore } from "./notification-store.js";
 import * as reservationFillers from "./reservation-fillers.js";
 import type {
   ApiKeyRecord,
@@ -110,6 +111,7 @@ export class KyselyStore implements Store {
   readonly location: string;
   readonly webhooks: KyselyWebhookStore;
   readonly custody: KyselyCustodyStore;
+  readonly notifications: KyselyNotificationStore;
   private readonly d: DialectSql;
   private closing: Promise<void> | undefined;
   private readonly inserts = new GroupCommit<NewOperation>(
@@ -126,6 +128,7 @@ export class KyselyStore implements Store {
     this.d = dialectSql(options.kind === "postgres" ? "postgres" : "sqlite");
     this.webhooks = new KyselyWebhookStore(db, this.d);
     this.custody = new KyselyCustodyStore(db, this.d);
+    this.notifications = new KyselyNotificationStore(db, this.d, this.webhooks);
   }
 
   async migrate(): Promise<void> {

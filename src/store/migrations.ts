@@ -361,6 +361,120 @@ export function migrations(dialect: DialectName): Record<string, Migration> {
         await db.schema.alterTable("operation_transactions").addColumn("bitcoin_spend", d.jsonType).execute();
       },
     },
+    // Chain notifications (core/notifications/types.ts): subscriptions, each pair's scan (its cursor, its lease, the
+    // hashes of its newest blocks), the events found, and the feed of deliveries and removals the pull API pages through.
+    "0011_chain_notifications": {
+      async up(db: Kysely<unknown>) {
+        await d
+          .strict(
+            db.schema
+              .createTable("subscriptions")
+              .addColumn("id", "text", (c) => c.primaryKey())
+              .addColumn("api_key_id", "text")
+              .addColumn("chain", "text", (c) => c.notNull())
+              .addColumn("network", "text", (c) => c.notNull())
+              .addColumn("target", d.jsonType, (c) => c.notNull())
+              .addColumn("confirmations", "integer", (c) => c.notNull())
+              .addColumn("from_block", d.msType)
+              .addColumn("start_block", d.msType, (c) => c.notNull())
+              .addColumn("backfill_next", d.msType)
+              .addColumn("created_at", d.msType, (c) => c.notNull()),
+          )
+          .execute();
+        await db.schema
+          .createIndex("subscriptions_by_key_newest_first")
+          .on("subscriptions")
+          .columns(["api_key_id", "created_at desc", "id desc"])
+          .execute();
+        await db.schema.createIndex("subscriptions_by_pair").on("subscriptions").columns(["chain", "network"]).execute();
+
+        // One row per pair: its cursor (null before the first scan), the replica scanning it, and the feed's order.
+        await d
+          .strict(
+            db.schema
+              .createTable("chain_scans")
+              .addColumn("chain", "text", (c) => c.notNull())
+              .addColumn("network", "text", (c) => c.notNull())
+              .addColumn("next_block", d.msType)
+              .addColumn("lease_owner", "text")
+              .addColumn("lease_until", d.msType)
+              // The last feed position given out for the pair's subscriptions: the feed is ordered as it was committed.
+              .addColumn("feed_seq", d.msType, (c) => c.notNull().defaultTo(0))
+              .addColumn("updated_at", d.msType, (c) => c.notNull())
+              .addPrimaryKeyConstraint("chain_scans_pkey", ["chain", "network"]),
+          )
+          .execute();
+        await d
+          .strict(
+            db.schema
+              .createTable("scanned_blocks")
+              .addColumn("chain", "text", (c) => c.notNull())
+              .addColumn("network", "text", (c) => c.notNull())
+              .addColumn("number", d.msType, (c) => c.notNull())
+              .addColumn("hash", "text", (c) => c.notNull())
+              .addPrimaryKeyConstraint("scanned_blocks_pkey", ["chain", "network", "number"]),
+          )
+          .execute();
+
+        // An event found: held until due, then delivered; removed when a reorg took its block after its delivery (kept,
+        // so that the same event found again in the new block is delivered again, as a new revision).
+        await d
+          .strict(
+            db.schema
+              .createTable("chain_events")
+              .addColumn("id", "text", (c) => c.primaryKey())
+              .addColumn("subscription_id", "text", (c) => c.notNull().references("subscriptions.id").onDelete("cascade"))
+              .addColumn("chain", "text", (c) => c.notNull())
+              .addColumn("network", "text", (c) => c.notNull())
+              .addColumn("block_number", d.msType, (c) => c.notNull())
+              .addColumn("block_hash", "text", (c) => c.notNull())
+              // Its place in the range it was found in: events of one block are delivered in block order.
+              .addColumn("position", "integer", (c) => c.notNull())
+              .addColumn("due_at", d.msType, (c) => c.notNull())
+              .addColumn("type", "text", (c) => c.notNull().check(sql`type in ('chain.activity', 'chain.event')`))
+              .addColumn("payload", d.jsonType, (c) => c.notNull())
+              .addColumn("status", "text", (c) => c.notNull().check(sql`status in ('held', 'delivered', 'removed')`))
+              // Its confirmations when it was delivered; null while held.
+              .addColumn("confirmations", "integer")
+              // How many times it was found again after a removal.
+              .addColumn("revision", "integer", (c) => c.notNull().defaultTo(0))
+              .addColumn("created_at", d.msType, (c) => c.notNull()),
+          )
+          .execute();
+        await db.schema
+          .createIndex("chain_events_held_due")
+          .on("chain_events")
+          .columns(["chain", "network", "due_at"])
+          .where(sql.ref("status"), "=", sql.lit("held"))
+          .execute();
+        await db.schema.createIndex("chain_events_by_block").on("chain_events").columns(["chain", "network", "block_number"]).execute();
+        await db.schema.createIndex("chain_events_by_subscription").on("chain_events").column("subscription_id").execute();
+
+        // What the pull API pages through, oldest first: one row per delivery or removal. Its id is fixed by the event,
+        // its block, its revision and whether it is a removal; seq is the pair's feed position, in commit order.
+        await d
+          .strict(
+            db.schema
+              .createTable("chain_event_feed")
+              .addColumn("id", "text", (c) => c.primaryKey())
+              .addColumn("subscription_id", "text", (c) => c.notNull().references("subscriptions.id").onDelete("cascade"))
+              .addColumn("event_id", "text", (c) => c.notNull())
+              .addColumn("type", "text", (c) =>
+                c.notNull().check(sql`type in ('chain.activity', 'chain.event', 'chain.activity.removed', 'chain.event.removed')`),
+              )
+              .addColumn("seq", d.msType, (c) => c.notNull())
+              .addColumn("payload", d.jsonType, (c) => c.notNull())
+              .addColumn("created_at", d.msType, (c) => c.notNull()),
+          )
+          .execute();
+        await db.schema
+          .createIndex("chain_event_feed_in_order")
+          .unique()
+          .on("chain_event_feed")
+          .columns(["subscription_id", "seq"])
+          .execute();
+      },
+    },
   };
 }
 

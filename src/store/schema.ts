@@ -150,4 +150,59 @@ export interface Database {
     created_at: Millis;
     delivered_at: Millis | null;
   };
+  subscriptions: {
+    id: string;
+    api_key_id: string | null;
+    chain: string;
+    network: string;
+    /** SubscriptionTarget. */
+    target: Json;
+    confirmations: number;
+    from_block: number | string | null;
+    start_block: number | string;
+    backfill_next: number | string | null;
+    created_at: Millis;
+  };
+  chain_scans: {
+    chain: string;
+    network: string;
+    next_block: number | string | null;
+    lease_owner: string | null;
+    lease_until: Millis | null;
+    feed_seq: Generated<number | string>;
+    updated_at: Millis;
+  };
+  scanned_blocks: {
+    chain: string;
+    network: string;
+    number: number | string;
+    hash: string;
+  };
+  chain_events: {
+    id: string;
+    subscription_id: string;
+    chain: string;
+    network: string;
+    block_number: number | string;
+    block_hash: string;
+    position: number;
+    due_at: number | string;
+    type: "chain.activity" | "chain.event";
+    /** The ChainEvent as found. */
+    payload: Json;
+    status: "held" | "delivered" | "removed";
+    confirmations: number | null;
+    revision: Generated<number>;
+    created_at: Millis;
+  };
+  chain_event_feed: {
+    id: string;
+    subscription_id: string;
+    event_id: string;
+    type: string;
+    seq: number | string;
+    /** The event as delivered (with its confirmations then). */
+    payload: Json;
+    created_at: Millis;
+  };
 }

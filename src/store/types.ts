@@ -2,6 +2,7 @@ import type { SenderLock } from "../chains/evm/sender-lock.js";
 import type { OperationRecord, OperationStore } from "../core/operations/types.js";
 import type { WebhookStore } from "../webhooks/types.js";
 import type { CustodyStore } from "../core/custody/types.js";
+import type { NotificationStore } from "../core/notifications/types.js";
 
 export type { NewOperation, OperationKind, OperationRecord, OperationStatus } from "../core/operations/types.js";
 
@@ -113,4 +114,7 @@ export interface Store extends OperationStore {
 
   /** The keystore and the wallets the service holds (docs/custody.md). */
   readonly custody: CustodyStore;
+
+  /** Chain notifications: subscriptions, each pair's scan and lease, and the events found (docs/notifications.md). */
+  readonly notifications: NotificationStore;
 }
