@@ -263,6 +263,9 @@ export async function createServer(options: CreateServerOptions): Promise<TokenS
       chainFaults: settings.chainFaults,
       operationStore: store,
       custodyStore: store.custody,
+      notificationStore: store.notifications,
+      onScanError: (pair, error) =>
+        logger.warn({ pair, err: (error as Error).message }, "a chain notification scan step failed; trying again"),
       tracker: { ...settings.tracker, ...options.tracker },
       nonceReservationMs: options.nonceReservationMs ?? settings.nonceReservationMs,
       ...(options.requestTimeoutMs !== undefined ? { requestTimeoutMs: options.requestTimeoutMs } : {}),
@@ -301,6 +304,7 @@ export async function createServer(options: CreateServerOptions): Promise<TokenS
     .runOnce()
     .catch((error: unknown) => logger.warn({ err: (error as Error).message }, "could not resume operations yet"));
   service.operations.start();
+  service.notifications?.start();
   // The keystore is opened beside the first requests (scrypt takes about a second); held writes wait for it.
   service.custody.start().catch((error: unknown) => logger.warn({ err: (error as Error).message }, "could not read the keystore yet"));
   const targets = new TargetGuard(settings.webhooks.allowPrivateTargets);

@@ -1,4 +1,5 @@
 import type { Notifications } from "../../core/notifications/notifications.js";
+import type { SubscriptionRecord } from "../../core/notifications/types.js";
 import type { ServerContext } from "../context.js";
 import { EXAMPLE_ACCOUNT, EXAMPLE_PAIR } from "../examples.js";
 import { HttpError, HttpErrorCode } from "../http-errors.js";
@@ -22,6 +23,11 @@ function subscriptionId(params: Record<string, string>): string {
   const id = params.id ?? "";
   if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/.test(id)) throw notFound();
   return id;
+}
+
+/** The public shape: no API key id (it is the caller's). */
+function presentSubscription({ apiKeyId: _apiKeyId, ...subscription }: SubscriptionRecord) {
+  return subscription;
 }
 
 const notFound = () => new HttpError(HttpErrorCode.NOT_FOUND, "no subscription with this id for your API key", "id");
@@ -58,7 +64,7 @@ export const createSubscriptionRoute = defineRoute({
   },
   responses: { 201: { description: "The subscription", schema: Subscription }, ...errorResponses(400, 401, 429, 502, 503, 504) },
   async handle({ body, apiKeyId }, context) {
-    return { status: 201, body: await notificationsOf(context).subscribe(apiKeyId, body) };
+    return { status: 201, body: presentSubscription(await notificationsOf(context).subscribe(apiKeyId, body)) };
   },
 });
 
@@ -73,9 +79,11 @@ export const listSubscriptionsRoute = defineRoute({
   query: SubscriptionListQuery,
   responses: { 200: { description: "A page of subscriptions", schema: SubscriptionList }, ...errorResponses(400, 401, 429, 503) },
   async handle({ query, apiKeyId }, context) {
-    return {
-      body: await notificationsOf(context).list(apiKeyId, { limit: query.limit ?? 20, ...(query.cursor ? { cursor: query.cursor } : {}) }),
-    };
+    const page = await notificationsOf(context).list(apiKeyId, {
+      limit: query.limit ?? 20,
+      ...(query.cursor ? { cursor: query.cursor } : {}),
+    });
+    return { body: { items: page.items.map(presentSubscription), nextCursor: page.nextCursor } };
   },
 });
 
@@ -91,7 +99,7 @@ export const getSubscriptionRoute = defineRoute({
   async handle({ params, apiKeyId }, context) {
     const found = await notificationsOf(context).get(apiKeyId, subscriptionId(params));
     if (found === undefined) throw notFound();
-    return { body: found };
+    return { body: presentSubscription(found) };
   },
 });
 

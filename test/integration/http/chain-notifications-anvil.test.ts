@@ -49,7 +49,10 @@ describe("chain notifications on anvil: deposits, contract events and a reorg, b
       events: ["chain.activity", "chain.event", "chain.activity.removed", "chain.event.removed"],
     });
     expect(webhook.status, JSON.stringify(webhook.body)).to.equal(201);
-    funder = new Wallet(ANVIL_ACCOUNT.privateKey, new JsonRpcProvider(node.url, undefined, { staticNetwork: true, batchMaxCount: 1 }));
+    funder = new Wallet(
+      ANVIL_ACCOUNT.privateKey,
+      new JsonRpcProvider(node.url, undefined, { staticNetwork: true, batchMaxCount: 1, cacheTimeout: -1 }),
+    );
   });
 
   after(async function () {

@@ -3,5 +3,5 @@ import { describeWalkthrough } from "../../helpers/walkthrough-runner.js";
 describeWalkthrough({
   file: "docs/notifications.md",
   section: "Walk-through",
-  mustInclude: ["/subscriptions", '"address":"', "/events", "chain.activity in native 1000"],
+  mustInclude: ["/subscriptions", '"address":"', "/events", "json .privateKey"],
 });
