@@ -46,6 +46,11 @@ export type ErrorBody = Answer<operations["getOperation"], 404>["error"];
 export type HeldWallet = Answer<operations["importWallet"], 201>;
 export type HeldWalletPage = Answer<operations["listHeldWallets"], 200>;
 export type WalletPolicy = JsonBody<operations["putWalletPolicy"]>;
+/** Chain notifications (docs/notifications.md): `client.POST("/api/v1/subscriptions", …)` and its pages of events. */
+export type SubscriptionBody = JsonBody<operations["createSubscription"]>;
+export type Subscription = Answer<operations["createSubscription"], 201>;
+export type ChainEventPage = Answer<operations["listSubscriptionEvents"], 200>;
+export type ChainEvent = ChainEventPage["items"][number];
 
 /**
  * What signs locally: an ethers v6 Signer (a `Wallet`, or any external signer — a hardware wallet, a KMS — that

@@ -536,6 +536,71 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/subscriptions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Your API key's subscriptions, newest first
+         * @description Pass `nextCursor` as `cursor` for the next page.
+         */
+        get: operations["listSubscriptions"];
+        put?: never;
+        /**
+         * Subscribe to value moving to or from an address, or to a contract's events
+         * @description Exactly one of `address` (native currency and ERC-20, ERC-721 and ERC-1155 transfers to or from it, sent by anyone) or `contract` (its logs, decoded where `events` names their signatures). Each event found goes to your API key's webhooks subscribed to its type (`chain.activity`, `chain.event`) once its block has `confirmations`, and is listed by GET /subscriptions/{id}/events; a reorg that takes a delivered event's block away sends `chain.activity.removed` / `chain.event.removed` under the same id. Value moved by internal calls (a contract sending currency) is not seen.
+         */
+        post: operations["createSubscription"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/subscriptions/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One of your API key's subscriptions */
+        get: operations["getSubscription"];
+        put?: never;
+        post?: never;
+        /**
+         * Unsubscribe: nothing more is found for it; its events are no longer listed
+         * @description Deliveries already queued for your webhooks are sent as queued.
+         */
+        delete: operations["deleteSubscription"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/subscriptions/{id}/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A subscription's events, oldest first: what its webhooks receive, for clients without a public URL
+         * @description The same events, with the same ids, as the webhooks get: each once its block has the subscription's confirmations, and a removal (`*.removed`, the same `data.id`) when a reorg took it away. Pass `nextCursor` as `after` to get the events written since; an empty page keeps the cursor to ask again with.
+         */
+        get: operations["listSubscriptionEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/chains/{chain}/{network}/faults": {
         parameters: {
             query?: never;
@@ -719,6 +784,74 @@ export interface webhooks {
         put?: never;
         /** Pending with no higher fee the service can send on its own (the ceiling reached, or a caller-signed send): still pending */
         post: operations["operationStuckEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "chain.activity": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Value moved to or from an address a subscription watches (native currency, ERC-20, ERC-721, ERC-1155), confirmed */
+        post: operations["chainActivityEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "chain.event": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A watched contract emitted an event, confirmed */
+        post: operations["chainEventEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "chain.activity.removed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A reorg took away the block of a chain.activity delivered before: the same data.id */
+        post: operations["chainActivityRemovedEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "chain.event.removed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A reorg took away the block of a chain.event delivered before: the same data.id */
+        post: operations["chainEventRemovedEvent"];
         delete?: never;
         options?: never;
         head?: never;
@@ -11549,7 +11682,7 @@ export interface operations {
                         items: {
                             id: string;
                             url: string;
-                            events: ("operation.pending" | "operation.mined" | "operation.failed" | "operation.dropped" | "operation.reorged" | "operation.cancelled" | "operation.stuck")[];
+                            events: ("operation.pending" | "operation.mined" | "operation.failed" | "operation.dropped" | "operation.reorged" | "operation.cancelled" | "operation.stuck" | "chain.activity" | "chain.event" | "chain.activity.removed" | "chain.event.removed")[];
                             createdAt: string;
                         }[];
                     };
@@ -11733,8 +11866,8 @@ export interface operations {
                      * @example https://example.com/hooks/token-service
                      */
                     url: string;
-                    /** @description The operation state changes to receive */
-                    events: ("operation.pending" | "operation.mined" | "operation.failed" | "operation.dropped" | "operation.reorged" | "operation.cancelled" | "operation.stuck")[];
+                    /** @description The operation state changes, and the chain events of your subscriptions (chain.*), to receive */
+                    events: ("operation.pending" | "operation.mined" | "operation.failed" | "operation.dropped" | "operation.reorged" | "operation.cancelled" | "operation.stuck" | "chain.activity" | "chain.event" | "chain.activity.removed" | "chain.event.removed")[];
                 };
             };
         };
@@ -11748,7 +11881,7 @@ export interface operations {
                     "application/json": {
                         id: string;
                         url: string;
-                        events: ("operation.pending" | "operation.mined" | "operation.failed" | "operation.dropped" | "operation.reorged" | "operation.cancelled" | "operation.stuck")[];
+                        events: ("operation.pending" | "operation.mined" | "operation.failed" | "operation.dropped" | "operation.reorged" | "operation.cancelled" | "operation.stuck" | "chain.activity" | "chain.event" | "chain.activity.removed" | "chain.event.removed")[];
                         createdAt: string;
                         /** @description Signs every delivery (Token-Service-Signature); shown only in this answer */
                         secret: string;
@@ -12008,7 +12141,7 @@ export interface operations {
                     "application/json": {
                         id: string;
                         url: string;
-                        events: ("operation.pending" | "operation.mined" | "operation.failed" | "operation.dropped" | "operation.reorged" | "operation.cancelled" | "operation.stuck")[];
+                        events: ("operation.pending" | "operation.mined" | "operation.failed" | "operation.dropped" | "operation.reorged" | "operation.cancelled" | "operation.stuck" | "chain.activity" | "chain.event" | "chain.activity.removed" | "chain.event.removed")[];
                         createdAt: string;
                     };
                 };
@@ -12432,7 +12565,7 @@ export interface operations {
                             /** @description The event id: the Webhook-Id header of each attempt; de-duplicate by it */
                             id: string;
                             /** @enum {string} */
-                            eventType: "operation.pending" | "operation.mined" | "operation.failed" | "operation.dropped" | "operation.reorged" | "operation.cancelled" | "operation.stuck";
+                            eventType: "operation.pending" | "operation.mined" | "operation.failed" | "operation.dropped" | "operation.reorged" | "operation.cancelled" | "operation.stuck" | "chain.activity" | "chain.event" | "chain.activity.removed" | "chain.event.removed";
                             operationId: string;
                             /** @enum {string} */
                             status: "pending" | "delivered" | "failed";
@@ -12445,6 +12578,1274 @@ export interface operations {
                             createdAt: string;
                             deliveredAt: string | null;
                         }[];
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            /** @description `INVALID_ARGUMENT`: A field is missing, has the wrong type or breaks a rule; `INVALID_ADDRESS`: Not an address of that chain and network; `INVALID_PRIVATE_KEY`: Not a 32-byte hex private key; `UNSUPPORTED_CHAIN`: Unknown chain; `UNSUPPORTED_NETWORK`: Unknown network of that chain; `UNSUPPORTED_OPERATION`: The chain cannot do that; `MALFORMED_JSON`: The body is not valid JSON; `MALFORMED_REQUEST`: Not valid HTTP/1.1, or a bad percent-encoding in the path */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "INVALID_ARGUMENT" | "INVALID_ADDRESS" | "INVALID_PRIVATE_KEY" | "UNSUPPORTED_CHAIN" | "UNSUPPORTED_NETWORK" | "UNSUPPORTED_OPERATION" | "MALFORMED_JSON" | "MALFORMED_REQUEST";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `UNAUTHORIZED`: Missing or wrong API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "UNAUTHORIZED";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `NOT_FOUND`: No such route, operation or webhook; `TRANSACTION_NOT_FOUND`: The node knows no transaction with that hash; `HELD_WALLET_NOT_FOUND`: No held wallet at that address for your API key; `CHAIN_FAULTS_OFF`: Chain faults are off; `OPERATION_NOT_FOUND`: No operation with that id; `CHAIN_FAULT_NOT_FOUND`: No fault with that id on that pair */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "NOT_FOUND" | "TRANSACTION_NOT_FOUND" | "HELD_WALLET_NOT_FOUND" | "CHAIN_FAULTS_OFF" | "OPERATION_NOT_FOUND" | "CHAIN_FAULT_NOT_FOUND";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `REQUEST_TIMEOUT`: The request was not received in time */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "REQUEST_TIMEOUT";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `HOST_NOT_ALLOWED`: Without API keys (--no-auth): a Host other than a loopback name */
+            421: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "HOST_NOT_ALLOWED";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `RATE_LIMITED`: Per-key rate limit reached (see Retry-After); `TOO_MANY_CONNECTIONS`: Too many open connections from this address (see Retry-After); `TOO_MANY_AUTH_FAILURES`: Too many wrong API keys from this address (see Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "RATE_LIMITED" | "TOO_MANY_CONNECTIONS" | "TOO_MANY_AUTH_FAILURES";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `HEADERS_TOO_LARGE`: Request headers over 16 KiB */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "HEADERS_TOO_LARGE";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `BACKEND_NOT_CONFIGURED`: No backend for that network; `SERVICE_UNAVAILABLE`: The database cannot be reached (see Retry-After); `KEYSTORE_LOCKED`: The keystore cannot sign: its passphrase is not set, or wrong; `SIGNING_KEY_UNAVAILABLE`: The held wallet's KMS key cannot sign; `STORAGE_UNAVAILABLE`: The service's own storage is exhausted (see Retry-After); `DATA_DIR_IN_USE`: Another process holds the data directory */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "BACKEND_NOT_CONFIGURED" | "SERVICE_UNAVAILABLE" | "KEYSTORE_LOCKED" | "SIGNING_KEY_UNAVAILABLE" | "STORAGE_UNAVAILABLE" | "DATA_DIR_IN_USE";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+    };
+    listSubscriptions: {
+        parameters: {
+            query?: {
+                /** @description Default 20 */
+                limit?: number;
+                /** @description nextCursor of the previous page */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of subscriptions */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            id: string;
+                            chain: string;
+                            network: string;
+                            target: {
+                                /** @constant */
+                                kind: "address";
+                                address: string;
+                                assets: ("native" | "erc20" | "erc721" | "erc1155")[];
+                            } | {
+                                /** @constant */
+                                kind: "contract";
+                                contract: string;
+                                /** @description null: every event of the contract */
+                                events: {
+                                    signature: string;
+                                    topic: string;
+                                    fragment: string | null;
+                                }[] | null;
+                            };
+                            confirmations: number;
+                            fromBlock: number | null;
+                            /** @description The first block it watches */
+                            startBlock: number;
+                            /** @description While its backfill runs: the next block it reads; null once done */
+                            backfillNext: number | null;
+                            createdAt: string;
+                        }[];
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            /** @description `INVALID_ARGUMENT`: A field is missing, has the wrong type or breaks a rule; `INVALID_ADDRESS`: Not an address of that chain and network; `INVALID_PRIVATE_KEY`: Not a 32-byte hex private key; `UNSUPPORTED_CHAIN`: Unknown chain; `UNSUPPORTED_NETWORK`: Unknown network of that chain; `UNSUPPORTED_OPERATION`: The chain cannot do that; `MALFORMED_JSON`: The body is not valid JSON; `MALFORMED_REQUEST`: Not valid HTTP/1.1, or a bad percent-encoding in the path */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "INVALID_ARGUMENT" | "INVALID_ADDRESS" | "INVALID_PRIVATE_KEY" | "UNSUPPORTED_CHAIN" | "UNSUPPORTED_NETWORK" | "UNSUPPORTED_OPERATION" | "MALFORMED_JSON" | "MALFORMED_REQUEST";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `UNAUTHORIZED`: Missing or wrong API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "UNAUTHORIZED";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `REQUEST_TIMEOUT`: The request was not received in time */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "REQUEST_TIMEOUT";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `HOST_NOT_ALLOWED`: Without API keys (--no-auth): a Host other than a loopback name */
+            421: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "HOST_NOT_ALLOWED";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `RATE_LIMITED`: Per-key rate limit reached (see Retry-After); `TOO_MANY_CONNECTIONS`: Too many open connections from this address (see Retry-After); `TOO_MANY_AUTH_FAILURES`: Too many wrong API keys from this address (see Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "RATE_LIMITED" | "TOO_MANY_CONNECTIONS" | "TOO_MANY_AUTH_FAILURES";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `HEADERS_TOO_LARGE`: Request headers over 16 KiB */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "HEADERS_TOO_LARGE";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `BACKEND_NOT_CONFIGURED`: No backend for that network; `SERVICE_UNAVAILABLE`: The database cannot be reached (see Retry-After); `KEYSTORE_LOCKED`: The keystore cannot sign: its passphrase is not set, or wrong; `SIGNING_KEY_UNAVAILABLE`: The held wallet's KMS key cannot sign; `STORAGE_UNAVAILABLE`: The service's own storage is exhausted (see Retry-After); `DATA_DIR_IN_USE`: Another process holds the data directory */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "BACKEND_NOT_CONFIGURED" | "SERVICE_UNAVAILABLE" | "KEYSTORE_LOCKED" | "SIGNING_KEY_UNAVAILABLE" | "STORAGE_UNAVAILABLE" | "DATA_DIR_IN_USE";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+    };
+    createSubscription: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description One of: ethereum, binance_smart_chain, base, arbitrum, optimism, polygon, avalanche, bitcoin, or an EVM chain the service declares (`GET /api/v1/networks` lists every pair it serves)
+                     * @example ethereum
+                     */
+                    chain: string;
+                    /**
+                     * @description ethereum: mainnet, sepolia, holesky, hoodi, rinkeby, testnet (= sepolia); binance_smart_chain: mainnet, testnet; base: mainnet, sepolia, testnet (= sepolia); arbitrum: mainnet, sepolia, testnet (= sepolia); optimism: mainnet, sepolia, testnet (= sepolia); polygon: mainnet, amoy, testnet (= amoy); avalanche: mainnet, fuji, testnet (= fuji); bitcoin: mainnet, testnet (testnet4), signet, regtest
+                     * @example sepolia
+                     */
+                    network: string;
+                    /**
+                     * @description Watch value moving to or from this address (native currency and token transfers); give this or contract
+                     * @example 0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266
+                     */
+                    address?: string;
+                    /** @description Watch this contract's events; give this or address */
+                    contract?: string;
+                    /** @description With address: which of native, erc20, erc721, erc1155 (default all) */
+                    assets?: string[];
+                    /** @description With contract: event signatures, e.g. "Transfer(address,address,uint256)" (default every event, undecoded); name the indexed parameters ("Transfer(address indexed from, address indexed to, uint256 value)") to have them decoded by name */
+                    events?: string[];
+                    /** @description Deliver an event once its block has this many confirmations (default 1; 0: on first sight) */
+                    confirmations?: number;
+                    /** @description Backfill from this block (inclusive); default: from the block after the head when it is made */
+                    fromBlock?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description The subscription */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        chain: string;
+                        network: string;
+                        target: {
+                            /** @constant */
+                            kind: "address";
+                            address: string;
+                            assets: ("native" | "erc20" | "erc721" | "erc1155")[];
+                        } | {
+                            /** @constant */
+                            kind: "contract";
+                            contract: string;
+                            /** @description null: every event of the contract */
+                            events: {
+                                signature: string;
+                                topic: string;
+                                fragment: string | null;
+                            }[] | null;
+                        };
+                        confirmations: number;
+                        fromBlock: number | null;
+                        /** @description The first block it watches */
+                        startBlock: number;
+                        /** @description While its backfill runs: the next block it reads; null once done */
+                        backfillNext: number | null;
+                        createdAt: string;
+                    };
+                };
+            };
+            /** @description `INVALID_ARGUMENT`: A field is missing, has the wrong type or breaks a rule; `INVALID_ADDRESS`: Not an address of that chain and network; `INVALID_PRIVATE_KEY`: Not a 32-byte hex private key; `UNSUPPORTED_CHAIN`: Unknown chain; `UNSUPPORTED_NETWORK`: Unknown network of that chain; `UNSUPPORTED_OPERATION`: The chain cannot do that; `MALFORMED_JSON`: The body is not valid JSON; `MALFORMED_REQUEST`: Not valid HTTP/1.1, or a bad percent-encoding in the path */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "INVALID_ARGUMENT" | "INVALID_ADDRESS" | "INVALID_PRIVATE_KEY" | "UNSUPPORTED_CHAIN" | "UNSUPPORTED_NETWORK" | "UNSUPPORTED_OPERATION" | "MALFORMED_JSON" | "MALFORMED_REQUEST";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `UNAUTHORIZED`: Missing or wrong API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "UNAUTHORIZED";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `PRIVATE_KEYS_DISABLED`: This service takes no private key; `POLICY_DENIED`: The held wallet's policy refuses this write */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "PRIVATE_KEYS_DISABLED" | "POLICY_DENIED";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `REQUEST_TIMEOUT`: The request was not received in time */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "REQUEST_TIMEOUT";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `PAYLOAD_TOO_LARGE`: Body over 64 KiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "PAYLOAD_TOO_LARGE";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `UNSUPPORTED_MEDIA_TYPE`: Body not sent as application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "UNSUPPORTED_MEDIA_TYPE";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `HOST_NOT_ALLOWED`: Without API keys (--no-auth): a Host other than a loopback name */
+            421: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "HOST_NOT_ALLOWED";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `RATE_LIMITED`: Per-key rate limit reached (see Retry-After); `TOO_MANY_CONNECTIONS`: Too many open connections from this address (see Retry-After); `TOO_MANY_AUTH_FAILURES`: Too many wrong API keys from this address (see Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "RATE_LIMITED" | "TOO_MANY_CONNECTIONS" | "TOO_MANY_AUTH_FAILURES";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `HEADERS_TOO_LARGE`: Request headers over 16 KiB */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "HEADERS_TOO_LARGE";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `UPSTREAM_UNAVAILABLE`: The node or Esplora failed to answer; `CHAIN_ID_MISMATCH`: The configured endpoint serves another chain */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "UPSTREAM_UNAVAILABLE" | "CHAIN_ID_MISMATCH";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `BACKEND_NOT_CONFIGURED`: No backend for that network; `SERVICE_UNAVAILABLE`: The database cannot be reached (see Retry-After); `KEYSTORE_LOCKED`: The keystore cannot sign: its passphrase is not set, or wrong; `SIGNING_KEY_UNAVAILABLE`: The held wallet's KMS key cannot sign; `STORAGE_UNAVAILABLE`: The service's own storage is exhausted (see Retry-After); `DATA_DIR_IN_USE`: Another process holds the data directory */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "BACKEND_NOT_CONFIGURED" | "SERVICE_UNAVAILABLE" | "KEYSTORE_LOCKED" | "SIGNING_KEY_UNAVAILABLE" | "STORAGE_UNAVAILABLE" | "DATA_DIR_IN_USE";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `UPSTREAM_TIMEOUT`: The node or Esplora timed out */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "UPSTREAM_TIMEOUT";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+    };
+    getSubscription: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The subscription's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The subscription */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        chain: string;
+                        network: string;
+                        target: {
+                            /** @constant */
+                            kind: "address";
+                            address: string;
+                            assets: ("native" | "erc20" | "erc721" | "erc1155")[];
+                        } | {
+                            /** @constant */
+                            kind: "contract";
+                            contract: string;
+                            /** @description null: every event of the contract */
+                            events: {
+                                signature: string;
+                                topic: string;
+                                fragment: string | null;
+                            }[] | null;
+                        };
+                        confirmations: number;
+                        fromBlock: number | null;
+                        /** @description The first block it watches */
+                        startBlock: number;
+                        /** @description While its backfill runs: the next block it reads; null once done */
+                        backfillNext: number | null;
+                        createdAt: string;
+                    };
+                };
+            };
+            /** @description `INVALID_ARGUMENT`: A field is missing, has the wrong type or breaks a rule; `INVALID_ADDRESS`: Not an address of that chain and network; `INVALID_PRIVATE_KEY`: Not a 32-byte hex private key; `UNSUPPORTED_CHAIN`: Unknown chain; `UNSUPPORTED_NETWORK`: Unknown network of that chain; `UNSUPPORTED_OPERATION`: The chain cannot do that; `MALFORMED_JSON`: The body is not valid JSON; `MALFORMED_REQUEST`: Not valid HTTP/1.1, or a bad percent-encoding in the path */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "INVALID_ARGUMENT" | "INVALID_ADDRESS" | "INVALID_PRIVATE_KEY" | "UNSUPPORTED_CHAIN" | "UNSUPPORTED_NETWORK" | "UNSUPPORTED_OPERATION" | "MALFORMED_JSON" | "MALFORMED_REQUEST";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `UNAUTHORIZED`: Missing or wrong API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "UNAUTHORIZED";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `NOT_FOUND`: No such route, operation or webhook; `TRANSACTION_NOT_FOUND`: The node knows no transaction with that hash; `HELD_WALLET_NOT_FOUND`: No held wallet at that address for your API key; `CHAIN_FAULTS_OFF`: Chain faults are off; `OPERATION_NOT_FOUND`: No operation with that id; `CHAIN_FAULT_NOT_FOUND`: No fault with that id on that pair */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "NOT_FOUND" | "TRANSACTION_NOT_FOUND" | "HELD_WALLET_NOT_FOUND" | "CHAIN_FAULTS_OFF" | "OPERATION_NOT_FOUND" | "CHAIN_FAULT_NOT_FOUND";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `REQUEST_TIMEOUT`: The request was not received in time */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "REQUEST_TIMEOUT";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `HOST_NOT_ALLOWED`: Without API keys (--no-auth): a Host other than a loopback name */
+            421: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "HOST_NOT_ALLOWED";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `RATE_LIMITED`: Per-key rate limit reached (see Retry-After); `TOO_MANY_CONNECTIONS`: Too many open connections from this address (see Retry-After); `TOO_MANY_AUTH_FAILURES`: Too many wrong API keys from this address (see Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "RATE_LIMITED" | "TOO_MANY_CONNECTIONS" | "TOO_MANY_AUTH_FAILURES";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `HEADERS_TOO_LARGE`: Request headers over 16 KiB */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "HEADERS_TOO_LARGE";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `BACKEND_NOT_CONFIGURED`: No backend for that network; `SERVICE_UNAVAILABLE`: The database cannot be reached (see Retry-After); `KEYSTORE_LOCKED`: The keystore cannot sign: its passphrase is not set, or wrong; `SIGNING_KEY_UNAVAILABLE`: The held wallet's KMS key cannot sign; `STORAGE_UNAVAILABLE`: The service's own storage is exhausted (see Retry-After); `DATA_DIR_IN_USE`: Another process holds the data directory */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "BACKEND_NOT_CONFIGURED" | "SERVICE_UNAVAILABLE" | "KEYSTORE_LOCKED" | "SIGNING_KEY_UNAVAILABLE" | "STORAGE_UNAVAILABLE" | "DATA_DIR_IN_USE";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+    };
+    deleteSubscription: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The subscription's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `INVALID_ARGUMENT`: A field is missing, has the wrong type or breaks a rule; `INVALID_ADDRESS`: Not an address of that chain and network; `INVALID_PRIVATE_KEY`: Not a 32-byte hex private key; `UNSUPPORTED_CHAIN`: Unknown chain; `UNSUPPORTED_NETWORK`: Unknown network of that chain; `UNSUPPORTED_OPERATION`: The chain cannot do that; `MALFORMED_JSON`: The body is not valid JSON; `MALFORMED_REQUEST`: Not valid HTTP/1.1, or a bad percent-encoding in the path */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "INVALID_ARGUMENT" | "INVALID_ADDRESS" | "INVALID_PRIVATE_KEY" | "UNSUPPORTED_CHAIN" | "UNSUPPORTED_NETWORK" | "UNSUPPORTED_OPERATION" | "MALFORMED_JSON" | "MALFORMED_REQUEST";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `UNAUTHORIZED`: Missing or wrong API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "UNAUTHORIZED";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `NOT_FOUND`: No such route, operation or webhook; `TRANSACTION_NOT_FOUND`: The node knows no transaction with that hash; `HELD_WALLET_NOT_FOUND`: No held wallet at that address for your API key; `CHAIN_FAULTS_OFF`: Chain faults are off; `OPERATION_NOT_FOUND`: No operation with that id; `CHAIN_FAULT_NOT_FOUND`: No fault with that id on that pair */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "NOT_FOUND" | "TRANSACTION_NOT_FOUND" | "HELD_WALLET_NOT_FOUND" | "CHAIN_FAULTS_OFF" | "OPERATION_NOT_FOUND" | "CHAIN_FAULT_NOT_FOUND";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `REQUEST_TIMEOUT`: The request was not received in time */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "REQUEST_TIMEOUT";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `HOST_NOT_ALLOWED`: Without API keys (--no-auth): a Host other than a loopback name */
+            421: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "HOST_NOT_ALLOWED";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `RATE_LIMITED`: Per-key rate limit reached (see Retry-After); `TOO_MANY_CONNECTIONS`: Too many open connections from this address (see Retry-After); `TOO_MANY_AUTH_FAILURES`: Too many wrong API keys from this address (see Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "RATE_LIMITED" | "TOO_MANY_CONNECTIONS" | "TOO_MANY_AUTH_FAILURES";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `HEADERS_TOO_LARGE`: Request headers over 16 KiB */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "HEADERS_TOO_LARGE";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `BACKEND_NOT_CONFIGURED`: No backend for that network; `SERVICE_UNAVAILABLE`: The database cannot be reached (see Retry-After); `KEYSTORE_LOCKED`: The keystore cannot sign: its passphrase is not set, or wrong; `SIGNING_KEY_UNAVAILABLE`: The held wallet's KMS key cannot sign; `STORAGE_UNAVAILABLE`: The service's own storage is exhausted (see Retry-After); `DATA_DIR_IN_USE`: Another process holds the data directory */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "BACKEND_NOT_CONFIGURED" | "SERVICE_UNAVAILABLE" | "KEYSTORE_LOCKED" | "SIGNING_KEY_UNAVAILABLE" | "STORAGE_UNAVAILABLE" | "DATA_DIR_IN_USE";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+    };
+    listSubscriptionEvents: {
+        parameters: {
+            query?: {
+                /** @description Default 50 */
+                limit?: number;
+                /** @description nextCursor of the previous page: the events written since */
+                after?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The subscription's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of events */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            id: string;
+                            /** @enum {string} */
+                            type: "chain.activity" | "chain.event" | "chain.activity.removed" | "chain.event.removed";
+                            createdAt: string;
+                            data: {
+                                /** @description The event's id: the same for every delivery of it, and for its removal */
+                                id: string;
+                                subscriptionId: string;
+                                chain: string;
+                                network: string;
+                                /** @enum {string} */
+                                type: "chain.activity" | "chain.event";
+                                txHash: string;
+                                /** @description null for native currency (no log records it) */
+                                logIndex: number | null;
+                                blockNumber: number;
+                                blockHash: string;
+                                /** @description Its block's confirmations when it was delivered */
+                                confirmations: number;
+                                /**
+                                 * @description chain.activity: to the watched address, or from it
+                                 * @enum {string}
+                                 */
+                                direction?: "in" | "out";
+                                /** @enum {string} */
+                                asset?: "native" | "erc20" | "erc721" | "erc1155";
+                                /** @description The token's or the watched contract's address; null for native currency */
+                                contract?: string | null;
+                                from?: string;
+                                to?: string;
+                                /** @description Smallest units (ERC-20, ERC-1155, native) */
+                                amount?: string | null;
+                                /** @description ERC-721 and ERC-1155 */
+                                tokenId?: string | null;
+                                /** @description chain.event: the subscribed signature it matched (null: every event) */
+                                event?: string | null;
+                                /** @description chain.event: decoded arguments, by name or position */
+                                args?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                topics?: string[];
+                                data?: string;
+                            };
+                        }[];
+                        /** @description Pass as after for the next page; null when there is nothing more yet */
                         nextCursor: string | null;
                     };
                 };
@@ -14070,7 +15471,7 @@ export interface operations {
                     /** @description The event id, also sent as the Webhook-Id header: the same event may arrive more than once */
                     id: string;
                     /** @enum {string} */
-                    type: "operation.pending" | "operation.mined" | "operation.failed" | "operation.dropped" | "operation.reorged" | "operation.cancelled" | "operation.stuck";
+                    type: "operation.pending" | "operation.mined" | "operation.failed" | "operation.dropped" | "operation.reorged" | "operation.cancelled" | "operation.stuck" | "chain.activity" | "chain.event" | "chain.activity.removed" | "chain.event.removed";
                     /** @description When the state change was recorded */
                     createdAt: string;
                     /** @description The operation after the change, as GET /api/v1/tokens lists it */
@@ -14170,7 +15571,7 @@ export interface operations {
                     /** @description The event id, also sent as the Webhook-Id header: the same event may arrive more than once */
                     id: string;
                     /** @enum {string} */
-                    type: "operation.pending" | "operation.mined" | "operation.failed" | "operation.dropped" | "operation.reorged" | "operation.cancelled" | "operation.stuck";
+                    type: "operation.pending" | "operation.mined" | "operation.failed" | "operation.dropped" | "operation.reorged" | "operation.cancelled" | "operation.stuck" | "chain.activity" | "chain.event" | "chain.activity.removed" | "chain.event.removed";
                     /** @description When the state change was recorded */
                     createdAt: string;
                     /** @description The operation after the change, as GET /api/v1/tokens lists it */
@@ -14270,7 +15671,7 @@ export interface operations {
                     /** @description The event id, also sent as the Webhook-Id header: the same event may arrive more than once */
                     id: string;
                     /** @enum {string} */
-                    type: "operation.pending" | "operation.mined" | "operation.failed" | "operation.dropped" | "operation.reorged" | "operation.cancelled" | "operation.stuck";
+                    type: "operation.pending" | "operation.mined" | "operation.failed" | "operation.dropped" | "operation.reorged" | "operation.cancelled" | "operation.stuck" | "chain.activity" | "chain.event" | "chain.activity.removed" | "chain.event.removed";
                     /** @description When the state change was recorded */
                     createdAt: string;
                     /** @description The operation after the change, as GET /api/v1/tokens lists it */
@@ -14370,7 +15771,7 @@ export interface operations {
                     /** @description The event id, also sent as the Webhook-Id header: the same event may arrive more than once */
                     id: string;
                     /** @enum {string} */
-                    type: "operation.pending" | "operation.mined" | "operation.failed" | "operation.dropped" | "operation.reorged" | "operation.cancelled" | "operation.stuck";
+                    type: "operation.pending" | "operation.mined" | "operation.failed" | "operation.dropped" | "operation.reorged" | "operation.cancelled" | "operation.stuck" | "chain.activity" | "chain.event" | "chain.activity.removed" | "chain.event.removed";
                     /** @description When the state change was recorded */
                     createdAt: string;
                     /** @description The operation after the change, as GET /api/v1/tokens lists it */
@@ -14470,7 +15871,7 @@ export interface operations {
                     /** @description The event id, also sent as the Webhook-Id header: the same event may arrive more than once */
                     id: string;
                     /** @enum {string} */
-                    type: "operation.pending" | "operation.mined" | "operation.failed" | "operation.dropped" | "operation.reorged" | "operation.cancelled" | "operation.stuck";
+                    type: "operation.pending" | "operation.mined" | "operation.failed" | "operation.dropped" | "operation.reorged" | "operation.cancelled" | "operation.stuck" | "chain.activity" | "chain.event" | "chain.activity.removed" | "chain.event.removed";
                     /** @description When the state change was recorded */
                     createdAt: string;
                     /** @description The operation after the change, as GET /api/v1/tokens lists it */
@@ -14570,7 +15971,7 @@ export interface operations {
                     /** @description The event id, also sent as the Webhook-Id header: the same event may arrive more than once */
                     id: string;
                     /** @enum {string} */
-                    type: "operation.pending" | "operation.mined" | "operation.failed" | "operation.dropped" | "operation.reorged" | "operation.cancelled" | "operation.stuck";
+                    type: "operation.pending" | "operation.mined" | "operation.failed" | "operation.dropped" | "operation.reorged" | "operation.cancelled" | "operation.stuck" | "chain.activity" | "chain.event" | "chain.activity.removed" | "chain.event.removed";
                     /** @description When the state change was recorded */
                     createdAt: string;
                     /** @description The operation after the change, as GET /api/v1/tokens lists it */
@@ -14670,7 +16071,7 @@ export interface operations {
                     /** @description The event id, also sent as the Webhook-Id header: the same event may arrive more than once */
                     id: string;
                     /** @enum {string} */
-                    type: "operation.pending" | "operation.mined" | "operation.failed" | "operation.dropped" | "operation.reorged" | "operation.cancelled" | "operation.stuck";
+                    type: "operation.pending" | "operation.mined" | "operation.failed" | "operation.dropped" | "operation.reorged" | "operation.cancelled" | "operation.stuck" | "chain.activity" | "chain.event" | "chain.activity.removed" | "chain.event.removed";
                     /** @description When the state change was recorded */
                     createdAt: string;
                     /** @description The operation after the change, as GET /api/v1/tokens lists it */
@@ -14738,6 +16139,294 @@ export interface operations {
                         }[];
                         createdAt: string;
                         updatedAt: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received. Anything else, or no answer within the timeout, is retried with backoff */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    chainActivityEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id, as `id` in the body: de-duplicate by it */
+                "Webhook-Id": string;
+                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" keyed with the webhook's secret>` */
+                "Token-Service-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The delivery id, also sent as the Webhook-Id header; data.id is the event's */
+                    id: string;
+                    /** @enum {string} */
+                    type: "chain.activity" | "chain.event" | "chain.activity.removed" | "chain.event.removed";
+                    createdAt: string;
+                    data: {
+                        /** @description The event's id: the same for every delivery of it, and for its removal */
+                        id: string;
+                        subscriptionId: string;
+                        chain: string;
+                        network: string;
+                        /** @enum {string} */
+                        type: "chain.activity" | "chain.event";
+                        txHash: string;
+                        /** @description null for native currency (no log records it) */
+                        logIndex: number | null;
+                        blockNumber: number;
+                        blockHash: string;
+                        /** @description Its block's confirmations when it was delivered */
+                        confirmations: number;
+                        /**
+                         * @description chain.activity: to the watched address, or from it
+                         * @enum {string}
+                         */
+                        direction?: "in" | "out";
+                        /** @enum {string} */
+                        asset?: "native" | "erc20" | "erc721" | "erc1155";
+                        /** @description The token's or the watched contract's address; null for native currency */
+                        contract?: string | null;
+                        from?: string;
+                        to?: string;
+                        /** @description Smallest units (ERC-20, ERC-1155, native) */
+                        amount?: string | null;
+                        /** @description ERC-721 and ERC-1155 */
+                        tokenId?: string | null;
+                        /** @description chain.event: the subscribed signature it matched (null: every event) */
+                        event?: string | null;
+                        /** @description chain.event: decoded arguments, by name or position */
+                        args?: {
+                            [key: string]: unknown;
+                        } | null;
+                        topics?: string[];
+                        data?: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received. Anything else, or no answer within the timeout, is retried with backoff */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    chainEventEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id, as `id` in the body: de-duplicate by it */
+                "Webhook-Id": string;
+                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" keyed with the webhook's secret>` */
+                "Token-Service-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The delivery id, also sent as the Webhook-Id header; data.id is the event's */
+                    id: string;
+                    /** @enum {string} */
+                    type: "chain.activity" | "chain.event" | "chain.activity.removed" | "chain.event.removed";
+                    createdAt: string;
+                    data: {
+                        /** @description The event's id: the same for every delivery of it, and for its removal */
+                        id: string;
+                        subscriptionId: string;
+                        chain: string;
+                        network: string;
+                        /** @enum {string} */
+                        type: "chain.activity" | "chain.event";
+                        txHash: string;
+                        /** @description null for native currency (no log records it) */
+                        logIndex: number | null;
+                        blockNumber: number;
+                        blockHash: string;
+                        /** @description Its block's confirmations when it was delivered */
+                        confirmations: number;
+                        /**
+                         * @description chain.activity: to the watched address, or from it
+                         * @enum {string}
+                         */
+                        direction?: "in" | "out";
+                        /** @enum {string} */
+                        asset?: "native" | "erc20" | "erc721" | "erc1155";
+                        /** @description The token's or the watched contract's address; null for native currency */
+                        contract?: string | null;
+                        from?: string;
+                        to?: string;
+                        /** @description Smallest units (ERC-20, ERC-1155, native) */
+                        amount?: string | null;
+                        /** @description ERC-721 and ERC-1155 */
+                        tokenId?: string | null;
+                        /** @description chain.event: the subscribed signature it matched (null: every event) */
+                        event?: string | null;
+                        /** @description chain.event: decoded arguments, by name or position */
+                        args?: {
+                            [key: string]: unknown;
+                        } | null;
+                        topics?: string[];
+                        data?: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received. Anything else, or no answer within the timeout, is retried with backoff */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    chainActivityRemovedEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id, as `id` in the body: de-duplicate by it */
+                "Webhook-Id": string;
+                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" keyed with the webhook's secret>` */
+                "Token-Service-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The delivery id, also sent as the Webhook-Id header; data.id is the event's */
+                    id: string;
+                    /** @enum {string} */
+                    type: "chain.activity" | "chain.event" | "chain.activity.removed" | "chain.event.removed";
+                    createdAt: string;
+                    data: {
+                        /** @description The event's id: the same for every delivery of it, and for its removal */
+                        id: string;
+                        subscriptionId: string;
+                        chain: string;
+                        network: string;
+                        /** @enum {string} */
+                        type: "chain.activity" | "chain.event";
+                        txHash: string;
+                        /** @description null for native currency (no log records it) */
+                        logIndex: number | null;
+                        blockNumber: number;
+                        blockHash: string;
+                        /** @description Its block's confirmations when it was delivered */
+                        confirmations: number;
+                        /**
+                         * @description chain.activity: to the watched address, or from it
+                         * @enum {string}
+                         */
+                        direction?: "in" | "out";
+                        /** @enum {string} */
+                        asset?: "native" | "erc20" | "erc721" | "erc1155";
+                        /** @description The token's or the watched contract's address; null for native currency */
+                        contract?: string | null;
+                        from?: string;
+                        to?: string;
+                        /** @description Smallest units (ERC-20, ERC-1155, native) */
+                        amount?: string | null;
+                        /** @description ERC-721 and ERC-1155 */
+                        tokenId?: string | null;
+                        /** @description chain.event: the subscribed signature it matched (null: every event) */
+                        event?: string | null;
+                        /** @description chain.event: decoded arguments, by name or position */
+                        args?: {
+                            [key: string]: unknown;
+                        } | null;
+                        topics?: string[];
+                        data?: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received. Anything else, or no answer within the timeout, is retried with backoff */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    chainEventRemovedEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id, as `id` in the body: de-duplicate by it */
+                "Webhook-Id": string;
+                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" keyed with the webhook's secret>` */
+                "Token-Service-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The delivery id, also sent as the Webhook-Id header; data.id is the event's */
+                    id: string;
+                    /** @enum {string} */
+                    type: "chain.activity" | "chain.event" | "chain.activity.removed" | "chain.event.removed";
+                    createdAt: string;
+                    data: {
+                        /** @description The event's id: the same for every delivery of it, and for its removal */
+                        id: string;
+                        subscriptionId: string;
+                        chain: string;
+                        network: string;
+                        /** @enum {string} */
+                        type: "chain.activity" | "chain.event";
+                        txHash: string;
+                        /** @description null for native currency (no log records it) */
+                        logIndex: number | null;
+                        blockNumber: number;
+                        blockHash: string;
+                        /** @description Its block's confirmations when it was delivered */
+                        confirmations: number;
+                        /**
+                         * @description chain.activity: to the watched address, or from it
+                         * @enum {string}
+                         */
+                        direction?: "in" | "out";
+                        /** @enum {string} */
+                        asset?: "native" | "erc20" | "erc721" | "erc1155";
+                        /** @description The token's or the watched contract's address; null for native currency */
+                        contract?: string | null;
+                        from?: string;
+                        to?: string;
+                        /** @description Smallest units (ERC-20, ERC-1155, native) */
+                        amount?: string | null;
+                        /** @description ERC-721 and ERC-1155 */
+                        tokenId?: string | null;
+                        /** @description chain.event: the subscribed signature it matched (null: every event) */
+                        event?: string | null;
+                        /** @description chain.event: decoded arguments, by name or position */
+                        args?: {
+                            [key: string]: unknown;
+                        } | null;
+                        topics?: string[];
+                        data?: string;
                     };
                 };
             };

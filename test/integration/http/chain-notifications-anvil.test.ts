@@ -1,8 +1,9 @@
 import { expect } from "chai";
 import { Contract, JsonRpcProvider, Wallet, parseEther } from "ethers";
 
+import { createTokenServiceClient, type ChainEventPage } from "../../../src/client/index.js";
 import { ANVIL_ACCOUNT, startAnvil, type AnvilNode } from "../../helpers/anvil.js";
-import { startServer, type RunningServer } from "../../helpers/http-server.js";
+import { TEST_API_KEY, startServer, type RunningServer } from "../../helpers/http-server.js";
 import { until } from "../../helpers/until.js";
 import { WebhookReceiver } from "../../helpers/webhook-receiver.js";
 
@@ -116,6 +117,11 @@ describe("chain notifications on anvil: deposits, contract events and a reorg, b
         .sort(),
     ).to.deep.equal(listed.map((event) => event.id).sort());
     expect(receiver.undocumented, "every delivery matches /openapi.json").to.deep.equal([]);
+    // The typed client reads the same page.
+    const client = createTokenServiceClient({ baseUrl: api.baseUrl, apiKey: TEST_API_KEY });
+    const typed = await client.GET("/api/v1/subscriptions/{id}/events", { params: { path: { id: deposits.id } } });
+    const page: ChainEventPage | undefined = typed.data;
+    expect(page?.items.map((event) => event.data.id)).to.deep.equal(listed.map((event) => event.data.id));
 
     // The token's Transfer waits for its second confirmation: one more block brings it, decoded by name.
     expect((await pull(events.id)).length).to.equal(0);
