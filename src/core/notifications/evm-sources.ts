@@ -39,7 +39,7 @@ export interface EvmReads {
 const MIN_SCAN_POLL_MS = 250;
 
 /** The scans' view of the EVM pairs: each pair's chain (opened on first use), read through its block source. */
-export function notificationSources(evm: EvmChains): NotificationSources {
+export function evmSources(evm: EvmChains): NotificationSources {
   const polls = new Map<string, number>();
   return {
     async sourceOf(info: NetworkInfo) {
