@@ -551,7 +551,7 @@ export interface paths {
         put?: never;
         /**
          * Subscribe to value moving to or from an address, or to a contract's events
-         * @description Exactly one of `address` (native currency and ERC-20, ERC-721 and ERC-1155 transfers to or from it, sent by anyone) or `contract` (its logs, decoded where `events` names their signatures). Each event found goes to your API key's webhooks subscribed to its type (`chain.activity`, `chain.event`) once its block has `confirmations`, and is listed by GET /subscriptions/{id}/events; a reorg that takes a delivered event's block away sends `chain.activity.removed` / `chain.event.removed` under the same id. Value moved by internal calls (a contract sending currency) is not seen.
+         * @description Exactly one of `address` (native currency and ERC-20, ERC-721 and ERC-1155 transfers to or from it, sent by anyone) or `contract` (its logs, decoded where `events` names their signatures). Each event found goes to your API key's webhooks subscribed to its type (`chain.activity`, `chain.event`) once its block has `confirmations`, and is listed by GET /subscriptions/{id}/events; a reorg that takes a delivered event's block away sends `chain.activity.removed` / `chain.event.removed` under the same id. Value moved by internal calls (a contract sending currency) is not seen. On Bitcoin an address subscription finds each output paying the address (`in`) and each transaction spending its coins (`out`).
          */
         post: operations["createSubscription"];
         delete?: never;
@@ -13005,13 +13005,13 @@ export interface operations {
                      */
                     network: string;
                     /**
-                     * @description Watch value moving to or from this address (native currency and token transfers); give this or contract
+                     * @description Watch value moving to or from this address (native currency and token transfers; on Bitcoin, outputs paying it and spends of its coins); give this or contract
                      * @example 0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266
                      */
                     address?: string;
-                    /** @description Watch this contract's events; give this or address */
+                    /** @description Watch this contract's events (EVM chains); give this or address */
                     contract?: string;
-                    /** @description With address: which of native, erc20, erc721, erc1155 (default all) */
+                    /** @description With address: which of native, erc20, erc721, erc1155 (default all; on Bitcoin only native) */
                     assets?: string[];
                     /** @description With contract: event signatures, e.g. "Transfer(address,address,uint256)" (default every event, undecoded); name the indexed parameters ("Transfer(address indexed from, address indexed to, uint256 value)") to have them decoded by name */
                     events?: string[];
@@ -13814,7 +13814,7 @@ export interface operations {
                                 /** @enum {string} */
                                 type: "chain.activity" | "chain.event";
                                 txHash: string;
-                                /** @description null for native currency (no log records it) */
+                                /** @description The log's index; null for native currency (no log records it). Bitcoin: the output's index (vout) of an in, null for an out */
                                 logIndex: number | null;
                                 blockNumber: number;
                                 blockHash: string;
@@ -13831,7 +13831,7 @@ export interface operations {
                                 contract?: string | null;
                                 from?: string;
                                 to?: string;
-                                /** @description Smallest units (ERC-20, ERC-1155, native) */
+                                /** @description Smallest units (ERC-20, ERC-1155, native: wei, satoshis) */
                                 amount?: string | null;
                                 /** @description ERC-721 and ERC-1155 */
                                 tokenId?: string | null;
@@ -16182,7 +16182,7 @@ export interface operations {
                         /** @enum {string} */
                         type: "chain.activity" | "chain.event";
                         txHash: string;
-                        /** @description null for native currency (no log records it) */
+                        /** @description The log's index; null for native currency (no log records it). Bitcoin: the output's index (vout) of an in, null for an out */
                         logIndex: number | null;
                         blockNumber: number;
                         blockHash: string;
@@ -16199,7 +16199,7 @@ export interface operations {
                         contract?: string | null;
                         from?: string;
                         to?: string;
-                        /** @description Smallest units (ERC-20, ERC-1155, native) */
+                        /** @description Smallest units (ERC-20, ERC-1155, native: wei, satoshis) */
                         amount?: string | null;
                         /** @description ERC-721 and ERC-1155 */
                         tokenId?: string | null;
@@ -16254,7 +16254,7 @@ export interface operations {
                         /** @enum {string} */
                         type: "chain.activity" | "chain.event";
                         txHash: string;
-                        /** @description null for native currency (no log records it) */
+                        /** @description The log's index; null for native currency (no log records it). Bitcoin: the output's index (vout) of an in, null for an out */
                         logIndex: number | null;
                         blockNumber: number;
                         blockHash: string;
@@ -16271,7 +16271,7 @@ export interface operations {
                         contract?: string | null;
                         from?: string;
                         to?: string;
-                        /** @description Smallest units (ERC-20, ERC-1155, native) */
+                        /** @description Smallest units (ERC-20, ERC-1155, native: wei, satoshis) */
                         amount?: string | null;
                         /** @description ERC-721 and ERC-1155 */
                         tokenId?: string | null;
@@ -16326,7 +16326,7 @@ export interface operations {
                         /** @enum {string} */
                         type: "chain.activity" | "chain.event";
                         txHash: string;
-                        /** @description null for native currency (no log records it) */
+                        /** @description The log's index; null for native currency (no log records it). Bitcoin: the output's index (vout) of an in, null for an out */
                         logIndex: number | null;
                         blockNumber: number;
                         blockHash: string;
@@ -16343,7 +16343,7 @@ export interface operations {
                         contract?: string | null;
                         from?: string;
                         to?: string;
-                        /** @description Smallest units (ERC-20, ERC-1155, native) */
+                        /** @description Smallest units (ERC-20, ERC-1155, native: wei, satoshis) */
                         amount?: string | null;
                         /** @description ERC-721 and ERC-1155 */
                         tokenId?: string | null;
@@ -16398,7 +16398,7 @@ export interface operations {
                         /** @enum {string} */
                         type: "chain.activity" | "chain.event";
                         txHash: string;
-                        /** @description null for native currency (no log records it) */
+                        /** @description The log's index; null for native currency (no log records it). Bitcoin: the output's index (vout) of an in, null for an out */
                         logIndex: number | null;
                         blockNumber: number;
                         blockHash: string;
@@ -16415,7 +16415,7 @@ export interface operations {
                         contract?: string | null;
                         from?: string;
                         to?: string;
-                        /** @description Smallest units (ERC-20, ERC-1155, native) */
+                        /** @description Smallest units (ERC-20, ERC-1155, native: wei, satoshis) */
                         amount?: string | null;
                         /** @description ERC-721 and ERC-1155 */
                         tokenId?: string | null;

@@ -72,7 +72,7 @@ import { MemoryCustodyStore } from "./custody/memory-custody-store.js";
 import type { CustodyStore } from "./custody/types.js";
 import { kmsOf } from "./custody/kms-config.js";
 import { Notifications } from "./notifications/notifications.js";
-import { notificationSources } from "./notifications/evm-sources.js";
+import { notificationSources } from "./notifications/sources.js";
 import type { NotificationStore } from "./notifications/types.js";
 import { readVariable } from "../config/environment.js";
 import { createWallet, type CreateWalletRequest, type Wallet } from "./wallets.js";
@@ -268,7 +268,7 @@ export class TokenService {
     this.notifications =
       options.notificationStore === undefined
         ? undefined
-        : new Notifications(options.notificationStore, this.chains, notificationSources(this.evm), {
+        : new Notifications(options.notificationStore, this.chains, notificationSources(this.evm, this.bitcoin), {
             ...(options.onScanError ? { onError: options.onScanError } : {}),
           });
   }

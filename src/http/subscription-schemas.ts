@@ -14,14 +14,16 @@ export const CreateSubscriptionBody = z.strictObject({
   address: z
     .string()
     .optional()
-    .describe("Watch value moving to or from this address (native currency and token transfers); give this or contract")
+    .describe(
+      "Watch value moving to or from this address (native currency and token transfers; on Bitcoin, outputs paying it and spends of its coins); give this or contract",
+    )
     .meta({ examples: [EXAMPLE_ACCOUNT.address] }),
-  contract: z.string().optional().describe("Watch this contract's events; give this or address"),
+  contract: z.string().optional().describe("Watch this contract's events (EVM chains); give this or address"),
   assets: z
     .array(z.string())
     .max(SUBSCRIPTION_ASSETS.length)
     .optional()
-    .describe(`With address: which of ${SUBSCRIPTION_ASSETS.join(", ")} (default all)`),
+    .describe(`With address: which of ${SUBSCRIPTION_ASSETS.join(", ")} (default all; on Bitcoin only native)`),
   events: z
     .array(z.string().max(1_000))
     .max(MAX_SUBSCRIBED_EVENTS)
@@ -88,7 +90,13 @@ export const ChainEventData = z.object({
   network: z.string(),
   type: z.enum(["chain.activity", "chain.event"]),
   txHash: z.string(),
-  logIndex: z.number().int().nullable().describe("null for native currency (no log records it)"),
+  logIndex: z
+    .number()
+    .int()
+    .nullable()
+    .describe(
+      "The log's index; null for native currency (no log records it). Bitcoin: the output's index (vout) of an in, null for an out",
+    ),
   blockNumber: z.number().int(),
   blockHash: z.string(),
   confirmations: z.number().int().describe("Its block's confirmations when it was delivered"),
@@ -97,7 +105,7 @@ export const ChainEventData = z.object({
   contract: z.string().nullable().optional().describe("The token's or the watched contract's address; null for native currency"),
   from: z.string().optional(),
   to: z.string().optional(),
-  amount: z.string().nullable().optional().describe("Smallest units (ERC-20, ERC-1155, native)"),
+  amount: z.string().nullable().optional().describe("Smallest units (ERC-20, ERC-1155, native: wei, satoshis)"),
   tokenId: z.string().nullable().optional().describe("ERC-721 and ERC-1155"),
   event: z.string().nullable().optional().describe("chain.event: the subscribed signature it matched (null: every event)"),
   args: z.record(z.string(), z.unknown()).nullable().optional().describe("chain.event: decoded arguments, by name or position"),

@@ -21,7 +21,9 @@ interface EsploraStatus {
  * - `GET /tx/:txid/status` and `/tx/:txid/hex` from the mempool, else a walk of the best chain's blocks (what an index
  *   answers, reorganisations included); an unknown transaction's status is `{"confirmed":false}`, as electrs answers;
  * - `GET /fee-estimates` from `estimatesmartfee` at Esplora's targets (empty on a fresh regtest chain, as electrs's);
- * - `GET /blocks/tip/height`.
+ * - `GET /blocks/tip/height` and `/blocks/tip/hash`;
+ * - `GET /block-height/:height`, `/block/:hash` and `/block/:hash/txs/:start` (pages of 25, each input with its
+ *   `prevout`) from `getblockhash`, `getblockheader` and `getblock <hash> 3`; an unknown block is 404, as electrs answers.
  */
 export async function startBitcoindEsplora(rpc: NodeRpc): Promise<{ url: string; requests: string[]; close(): Promise<void> }> {
   const wallet = `esplora-stand-in-${randomBytes(4).toString("hex")}`;
@@ -88,6 +90,34 @@ export async function startBitcoindEsplora(rpc: NodeRpc): Promise<{ url: string;
     return estimates;
   };
 
+  const known = <T>(call: Promise<T>) => call.catch(() => undefined);
+  const blockOf = async (hash: string) => {
+    const header = await known(rpc<{ height: number; previousblockhash?: string; nTx: number }>("getblockheader", [hash, true]));
+    return header && { id: hash, height: header.height, previousblockhash: header.previousblockhash ?? null, tx_count: header.nTx };
+  };
+  const esploraOutput = (output: { value: number; scriptPubKey: { address?: string } }) => ({
+    ...(output.scriptPubKey.address !== undefined ? { scriptpubkey_address: output.scriptPubKey.address } : {}),
+    value: Math.round(output.value * 1e8),
+  });
+  const blockTransactions = async (hash: string, start: number) => {
+    type Output = { value: number; scriptPubKey: { address?: string } };
+    const block = await known(
+      rpc<{
+        tx: Array<{ txid: string; vin: Array<{ coinbase?: string; txid?: string; vout?: number; prevout?: Output }>; vout: Output[] }>;
+      }>("getblock", [hash, 3]),
+    );
+    if (block === undefined || start >= block.tx.length) return undefined;
+    return block.tx.slice(start, start + 25).map((tx) => ({
+      txid: tx.txid,
+      vin: tx.vin.map((input) =>
+        input.coinbase !== undefined
+          ? { is_coinbase: true, prevout: null }
+          : { txid: input.txid, vout: input.vout, is_coinbase: false, prevout: esploraOutput(input.prevout!) },
+      ),
+      vout: tx.vout.map(esploraOutput),
+    }));
+  };
+
   const body = (request: IncomingMessage) =>
     new Promise<string>((resolve, reject) => {
       let text = "";
@@ -113,6 +143,19 @@ export async function startBitcoindEsplora(rpc: NodeRpc): Promise<{ url: string;
     if (request.method !== "GET") return text(405, "Method Not Allowed");
     if (path === "/blocks/tip/height") return text(200, String(await rpc<number>("getblockcount")));
     if (path === "/fee-estimates") return json(await feeEstimates());
+    if (path === "/blocks/tip/hash") return text(200, await rpc<string>("getbestblockhash"));
+    if ((match = /^\/block-height\/(\d+)$/.exec(path))) {
+      const hash = await known(rpc<string>("getblockhash", [Number(match[1])]));
+      return hash === undefined ? text(404, "Block not found") : text(200, hash);
+    }
+    if ((match = /^\/block\/([0-9a-f]{64})$/.exec(path))) {
+      const block = await blockOf(match[1]!);
+      return block === undefined ? text(404, "Block not found") : json(block);
+    }
+    if ((match = /^\/block\/([0-9a-f]{64})\/txs\/(\d+)$/.exec(path))) {
+      const page = await blockTransactions(match[1]!, Number(match[2]));
+      return page === undefined ? text(404, "Block not found") : json(page);
+    }
     if ((match = /^\/address\/([^/]+)\/utxo$/.exec(path))) return json(await utxos(decodeURIComponent(match[1]!)));
     if ((match = /^\/tx\/([0-9a-f]{64})\/status$/.exec(path))) return json(await status(match[1]!));
     if ((match = /^\/tx\/([0-9a-f]{64})\/hex$/.exec(path))) {

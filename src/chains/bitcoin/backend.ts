@@ -25,6 +25,34 @@ export interface BitcoinUtxo {
 export type BitcoinTransactionStatus =
   { state: "mempool" } | { state: "confirmed"; blockHeight: number; blockHash: string; confirmations: number } | { state: "unknown" };
 
+/** A block of the best chain, as a notification scan follows it: where it is and what it follows. */
+export interface BitcoinBlockHeader {
+  height: number;
+  hash: string;
+  /** The previous block's hash; 64 zeros for the genesis block. */
+  previousHash: string;
+}
+
+/** An output a transaction pays, or one its input spends: to whom (null for a script with no address) and how much. */
+export interface BitcoinOutput {
+  /** The address its script pays; null when the script has none (OP_RETURN, bare multisig, non-standard). */
+  address: string | null;
+  /** Satoshis. */
+  value: bigint;
+}
+
+/** A transaction of a block: its outputs, and for each input the output it spends (null for the coinbase's). */
+export interface BitcoinBlockTransaction {
+  txid: string;
+  /** The outputs its inputs spend, in input order; a coinbase has one null. */
+  inputs: Array<BitcoinOutput | null>;
+  /** Its outputs, in order: `vout` is the index. */
+  outputs: Array<BitcoinOutput & { vout: number }>;
+}
+
+/** The genesis block's previous hash. */
+export const NO_PREVIOUS_BLOCK = "0".repeat(64);
+
 /** A source of Bitcoin balances, coins, transactions and fee rates for one network: Esplora REST or Bitcoin Core JSON-RPC. */
 export interface BitcoinBackend {
   readonly kind: "esplora" | "bitcoind";
@@ -47,6 +75,12 @@ export interface BitcoinBackend {
   feeRate(targetBlocks: number): Promise<number>;
   /** The height of the best block. */
   tipHeight(): Promise<number>;
+  /** The best block: its height and hash (read together, so that they agree). Block reads: chain notifications. */
+  tip?(): Promise<{ height: number; hash: string }>;
+  /** The best chain's block at `height`; undefined above the tip. */
+  blockHeader?(height: number): Promise<BitcoinBlockHeader | undefined>;
+  /** The transactions of the block `hash`, in block order, each input with the output it spends. */
+  blockTransactions?(hash: string): Promise<BitcoinBlockTransaction[]>;
   /** Readiness probe: resolves when the backend answers. */
   ping?(): Promise<void>;
   /** Regtest only: sends `amount` satoshis from a node wallet and mines a block. */

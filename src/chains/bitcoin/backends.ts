@@ -24,6 +24,9 @@ function misconfigured(kind: "esplora" | "bitcoind", variable: string, error: To
     transactionHex: () => Promise.reject(error),
     feeRate: () => Promise.reject(error),
     tipHeight: () => Promise.reject(error),
+    tip: () => Promise.reject(error),
+    blockHeader: () => Promise.reject(error),
+    blockTransactions: () => Promise.reject(error),
     ping: () => Promise.reject(error),
   };
 }

@@ -1,6 +1,14 @@
 import { ErrorCode, TokenServiceError } from "../../domain/errors.js";
 import { bitcoinBalance, btcToSatoshis } from "./amounts.js";
-import type { BitcoinBackend, BitcoinBalance, BitcoinTransactionStatus, BitcoinUtxo } from "./backend.js";
+import type {
+  BitcoinBackend,
+  BitcoinBalance,
+  BitcoinBlockHeader,
+  BitcoinBlockTransaction,
+  BitcoinTransactionStatus,
+  BitcoinUtxo,
+} from "./backend.js";
+import { BitcoindBlocks } from "./bitcoind-blocks.js";
 import { BitcoindRpc, RpcCode, isRpcError, type BitcoindConnection } from "./bitcoind-rpc.js";
 import { BitcoindTransactions, settleNotifications } from "./bitcoind-transactions.js";
 import { NodeWallets } from "./node-wallets.js";
@@ -69,6 +77,7 @@ export class BitcoindBackend implements BitcoinBackend {
   private readonly importTimeoutMs: number;
   private readonly wallets: NodeWallets;
   private readonly transactions: BitcoindTransactions;
+  private readonly blocks: BitcoindBlocks;
   private readonly watched = new Map<string, Promise<void>>();
   /** scantxoutset runs one at a time node-wide and a wallet rescans one import at a time. */
   private readonly imports = new Serial();
@@ -84,6 +93,7 @@ export class BitcoindBackend implements BitcoinBackend {
     this.rpc = new BitcoindRpc(options.connection, this.timeoutMs);
     this.wallets = new NodeWallets(this.rpc);
     this.transactions = new BitcoindTransactions(this.rpc, this.wallets, WATCH_WALLET);
+    this.blocks = new BitcoindBlocks(this.rpc);
     if (options.network === "regtest") {
       const faucet = new RegtestFaucet(this.rpc, this.wallets);
       this.fund = async (address, amount) => {
@@ -150,6 +160,18 @@ export class BitcoindBackend implements BitcoinBackend {
 
   tipHeight(): Promise<number> {
     return this.checked(() => this.transactions.tipHeight());
+  }
+
+  tip(): Promise<{ height: number; hash: string }> {
+    return this.checked(() => this.blocks.tip());
+  }
+
+  blockHeader(height: number): Promise<BitcoinBlockHeader | undefined> {
+    return this.checked(() => this.blocks.blockHeader(height));
+  }
+
+  blockTransactions(hash: string): Promise<BitcoinBlockTransaction[]> {
+    return this.checked(() => this.blocks.blockTransactions(hash));
   }
 
   async ping(): Promise<void> {

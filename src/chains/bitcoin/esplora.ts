@@ -1,7 +1,15 @@
 import { ErrorCode, TokenServiceError } from "../../domain/errors.js";
 import { bitcoinBalance } from "./amounts.js";
-import type { BitcoinBackend, BitcoinBalance, BitcoinTransactionStatus, BitcoinUtxo } from "./backend.js";
+import type {
+  BitcoinBackend,
+  BitcoinBalance,
+  BitcoinBlockHeader,
+  BitcoinBlockTransaction,
+  BitcoinTransactionStatus,
+  BitcoinUtxo,
+} from "./backend.js";
 import { broadcastRefused, isAlreadyKnown } from "./broadcast-refusals.js";
+import { ESPLORA_BLOCK_PAGE, parseEsploraBlock, parseEsploraTransactions, type EsploraBlock } from "./esplora-blocks.js";
 import { ownTxid, requireTxid, satPerVbyte } from "./transactions.js";
 import { FEE_RATE_FLOOR } from "./tx-size.js";
 import { exchange, quoteUpstream, upstreamLabel, upstreamUnavailable, type Upstream, type UpstreamResponse } from "./upstream.js";
@@ -181,6 +189,54 @@ export class EsploraBackend implements BitcoinBackend {
       .sort((a, b) => a.target - b.target);
     const within = targets.filter((entry) => entry.target <= targetBlocks).at(-1) ?? targets[0];
     return within === undefined ? FEE_RATE_FLOOR : Math.max(satPerVbyte(within.rate), FEE_RATE_FLOOR);
+  }
+
+  /** `/blocks/tip/hash`, then that block: a height and a hash that agree. */
+  async tip(): Promise<{ height: number; hash: string }> {
+    const hash = (await this.get("blocks/tip/hash")).trim();
+    if (!isHash(hash)) throw upstreamUnavailable(this.upstream, "answered blocks/tip/hash with something other than a block hash");
+    const block = await this.block(hash);
+    if (block === undefined) throw upstreamUnavailable(this.upstream, "does not know the block it answered as its tip");
+    return { height: block.height, hash };
+  }
+
+  /** `/block-height/:height` (404 above the tip), then that block. */
+  async blockHeader(height: number): Promise<BitcoinBlockHeader | undefined> {
+    const response = await this.request(`block-height/${height}`);
+    if (response.status === 404) return undefined;
+    if (response.status !== 200) throw this.failure(response, "block-height");
+    const hash = response.body.trim();
+    if (!isHash(hash)) throw upstreamUnavailable(this.upstream, "answered block-height with something other than a block hash");
+    const block = await this.block(hash);
+    return block === undefined ? undefined : { height: block.height, hash, previousHash: block.previousHash };
+  }
+
+  /** `/block/:hash/txs/:start`, page after page of 25, up to the block's `tx_count`. */
+  async blockTransactions(hash: string): Promise<BitcoinBlockTransaction[]> {
+    const block = await this.block(hash);
+    if (block === undefined) throw upstreamUnavailable(this.upstream, `does not know block ${hash}`);
+    const transactions: BitcoinBlockTransaction[] = [];
+    for (let start = 0; start < block.txCount; start += ESPLORA_BLOCK_PAGE) {
+      const response = await this.request(`block/${hash}/txs/${start}`);
+      if (response.status !== 200) throw this.failure(response, "block");
+      const page = parseEsploraTransactions(this.json(response.body, "block's transactions"));
+      if (typeof page === "string") throw upstreamUnavailable(this.upstream, `answered block/${hash}/txs/${start} with ${page}`);
+      if (page.length !== Math.min(ESPLORA_BLOCK_PAGE, block.txCount - start)) {
+        throw upstreamUnavailable(this.upstream, `answered block/${hash}/txs/${start} with ${page.length} transactions`);
+      }
+      transactions.push(...page);
+    }
+    return transactions;
+  }
+
+  /** `/block/:hash`; undefined when Esplora does not know it. */
+  private async block(hash: string): Promise<EsploraBlock | undefined> {
+    const response = await this.request(`block/${hash}`);
+    if (response.status === 404) return undefined;
+    if (response.status !== 200) throw this.failure(response, "block");
+    const block = parseEsploraBlock(this.json(response.body, "block"), hash);
+    if (typeof block === "string") throw upstreamUnavailable(this.upstream, `answered block/${hash} with ${block}`);
+    return block;
   }
 
   private confirmations(status: EsploraStatus, tip: number): number {

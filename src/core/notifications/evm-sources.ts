@@ -2,7 +2,35 @@ import type { EvmChains } from "../../chains/evm/chains-registry.js";
 import type { EvmNetworkInfo } from "../../chains/evm/chain.js";
 import { EvmBlockSource } from "../../chains/evm/follow/block-source.js";
 import type { NetworkInfo } from "../../domain/chains.js";
+import type { NativeTransfer, ScannedBlock } from "./match.js";
 import type { NotificationSources } from "./notifications.js";
+import type { BlockSource, RangeRead, SourceHeader } from "./scanner.js";
+import { TRANSFER_TOPICS, type ChainLog } from "./transfer-logs.js";
+import type { SubscriptionRecord } from "./types.js";
+
+// What a scan reads of an EVM pair: for each range, the logs its subscriptions ask for (the token transfer topics for
+// address subscriptions, the watched contracts' logs) and, when an address watches its native currency, the range's
+// blocks with their transactions (else the headers at its ends).
+
+/** A block as the EVM adapter reads it: where it is, what it follows, and (when asked) its top-level value transfers. */
+export interface SourceBlock extends SourceHeader {
+  transfers: NativeTransfer[];
+}
+
+export interface SourceLog extends ChainLog {
+  blockNumber: number;
+  blockHash: string;
+}
+
+/** What the scan reads of an EVM chain: the adapter (chains/evm/follow/block-source.ts) answers it from a node. */
+export interface EvmReads {
+  /** The head: its height and hash. */
+  head(): Promise<{ number: number; hash: string }>;
+  /** Blocks `from` to `to` in order, with their value transfers when `withTransactions`; shorter when the node has fewer. */
+  blocks(from: number, to: number, withTransactions: boolean): Promise<SourceBlock[]>;
+  /** Logs of blocks `from` to `to` whose first topic is one of `topics` (any address), or emitted by one of `addresses`. */
+  logs(from: number, to: number, filter: { topics: readonly string[] } | { addresses: readonly string[] }): Promise<SourceLog[]>;
+}
 
 /**
  * The least a scan waits between looks at an idle pair: a simulated chain polls every 50 ms for its own receipts, which
@@ -11,14 +39,88 @@ import type { NotificationSources } from "./notifications.js";
 const MIN_SCAN_POLL_MS = 250;
 
 /** The scans' view of the EVM pairs: each pair's chain (opened on first use), read through its block source. */
-export function notificationSources(evm: EvmChains): NotificationSources {
+export function evmSources(evm: EvmChains): NotificationSources {
   const polls = new Map<string, number>();
   return {
     async sourceOf(info: NetworkInfo) {
       const chain = await evm.get(info as EvmNetworkInfo);
       polls.set(`${info.chain}/${info.network}`, Math.max(chain.pollingIntervalMs, MIN_SCAN_POLL_MS));
-      return new EvmBlockSource(chain);
+      return new EvmScanSource(new EvmBlockSource(chain), info.chain, info.network);
     },
     pollMs: (info) => polls.get(`${info.chain}/${info.network}`) ?? 1_000,
   };
+}
+
+export class EvmScanSource implements BlockSource {
+  constructor(
+    private readonly reads: EvmReads,
+    private readonly chain: string,
+    private readonly network: string,
+  ) {}
+
+  head(): Promise<{ number: number; hash: string }> {
+    return this.reads.head();
+  }
+
+  async header(number: number): Promise<SourceHeader | undefined> {
+    const [block] = await this.reads.blocks(number, number, false);
+    return block;
+  }
+
+  /**
+   * Reads a range: the headers at its ends (each block's, when the transfers of native currency are wanted) and the logs
+   * the subscriptions ask for. Undefined when the node answered blocks that do not agree with each other (a reorg while
+   * reading): the step is taken again.
+   */
+  async readRange(subscriptions: readonly SubscriptionRecord[], from: number, to: number): Promise<RangeRead | undefined> {
+    const wantsNative = subscriptions.some(
+      (subscription) => subscription.target.kind === "address" && subscription.target.assets.includes("native"),
+    );
+    const wantsTokens = subscriptions.some(
+      (subscription) => subscription.target.kind === "address" && subscription.target.assets.some((asset) => asset !== "native"),
+    );
+    const contracts = [
+      ...new Set(
+        subscriptions.flatMap((subscription) =>
+          subscription.target.kind === "contract" ? [subscription.target.contract.toLowerCase()] : [],
+        ),
+      ),
+    ];
+    const [headers, tokenLogs, contractLogs] = await Promise.all([
+      wantsNative
+        ? this.reads.blocks(from, to, true)
+        : Promise.all([this.reads.blocks(from, from, false), to === from ? [] : this.reads.blocks(to, to, false)]).then((ends) =>
+            ends.flat(),
+          ),
+      wantsTokens ? this.reads.logs(from, to, { topics: Object.values(TRANSFER_TOPICS) }) : [],
+      contracts.length > 0 ? this.reads.logs(from, to, { addresses: contracts }) : [],
+    ]);
+    if (headers.length === 0 || headers.at(-1)!.number !== to) return undefined;
+    const hashes = new Map(headers.map((header) => [header.number, header.hash]));
+    const byBlock = new Map<number, { hash: string; logs: Map<string, ChainLog> }>();
+    for (const log of [...tokenLogs, ...contractLogs]) {
+      const known = hashes.get(log.blockNumber);
+      if (known !== undefined && known !== log.blockHash.toLowerCase()) return undefined;
+      const entry = byBlock.get(log.blockNumber) ?? { hash: log.blockHash.toLowerCase(), logs: new Map<string, ChainLog>() };
+      if (entry.hash !== log.blockHash.toLowerCase()) return undefined;
+      // A log both queries answered (a watched contract's transfer) is one log.
+      entry.logs.set(`${log.transactionHash}:${log.logIndex}`, log);
+      byBlock.set(log.blockNumber, entry);
+    }
+    const scanned: ScannedBlock[] = [];
+    const numbers = new Set([...byBlock.keys(), ...(wantsNative ? headers.map((header) => header.number) : [])]);
+    for (const number of [...numbers].sort((a, b) => a - b)) {
+      const header = headers.find((block) => block.number === number);
+      const entry = byBlock.get(number);
+      scanned.push({
+        chain: this.chain,
+        network: this.network,
+        number,
+        hash: header?.hash ?? entry!.hash,
+        logs: [...(entry?.logs.values() ?? [])],
+        transfers: header?.transfers ?? [],
+      });
+    }
+    return { headers, scanned };
+  }
 }

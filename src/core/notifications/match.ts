@@ -20,6 +20,8 @@ export interface NativeTransfer {
 }
 
 export interface ScannedBlock {
+  /** An EVM block (a Bitcoin block is bitcoin-match.ts's ScannedBitcoinBlock). */
+  kind?: "evm";
   chain: string;
   network: string;
   number: number;

@@ -1,8 +1,9 @@
 import { randomUUID } from "node:crypto";
 
+import { parseBitcoinAddress } from "../../chains/bitcoin/addresses.js";
 import type { ChainRegistry, NetworkInfo } from "../../domain/chains.js";
-import { ErrorCode, TokenServiceError } from "../../domain/errors.js";
 import { parseSubscriptionSpec } from "../../domain/subscriptions.js";
+import { addressKey } from "./bitcoin-match.js";
 import { DEFAULT_SCAN_SETTINGS, PairScanner, type BlockSource, type ScanSettings } from "./scanner.js";
 import type { ChainEventPage, NotificationStore, SubscriptionPage, SubscriptionRecord } from "./types.js";
 
@@ -51,17 +52,16 @@ export class Notifications {
   }
 
   /**
-   * A subscription of the API key: to everything moving value to or from an address, or to a contract's events. It
-   * watches from the block after the head (or from `fromBlock`, backfilled).
+   * A subscription of the API key: to everything moving value to or from an address, or to a contract's events (EVM
+   * only). It watches from the block after the head (or from `fromBlock`, backfilled). A Bitcoin address is kept as
+   * nodes write it (a bech32 one in lower case).
    */
   async subscribe(apiKeyId: string | null, body: Record<string, unknown>): Promise<SubscriptionRecord> {
     const info = this.chains.resolve(body.chain, body.network);
-    if (info.kind === "bitcoin") {
-      throw new TokenServiceError(ErrorCode.UNSUPPORTED_OPERATION, "Bitcoin subscriptions are not built yet: subscribe on an EVM chain", {
-        field: "chain",
-      });
-    }
-    const spec = parseSubscriptionSpec(body, "evm");
+    const spec =
+      info.kind === "bitcoin"
+        ? parseSubscriptionSpec(body, "bitcoin", (value, field) => addressKey(parseBitcoinAddress(value, info.network, field)))
+        : parseSubscriptionSpec(body, "evm");
     const source = await this.sources.sourceOf(info);
     const head = (await source.head()).number;
     const record = await this.store.createSubscription({

@@ -1,35 +1,43 @@
-import { eventsOf, type ChainEvent, type NativeTransfer, type ScannedBlock, type WatchedSubscription } from "./match.js";
-import { TRANSFER_TOPICS, type ChainLog } from "./transfer-logs.js";
+import { bitcoinEventsOf, type ScannedBitcoinBlock } from "./bitcoin-match.js";
+import { eventsOf, type ChainEvent, type ScannedBlock, type WatchedSubscription } from "./match.js";
 import type { FoundEvent, NotificationStore, ScanLease, ScannedHash, SubscriptionRecord } from "./types.js";
 
-// One pair's scan (docs/notifications.md): follows the head, reads each new range's logs (the token transfer topics
-// for address subscriptions, the watched contracts' logs) and, when an address watches its native currency, the
-// range's blocks with their transactions; matches them against every subscription of the pair at once (one scan per
-// chain, not per subscription), and commits the range with its events. A new block whose parent is not the block
-// scanned at its height is a reorg: the scan walks back to the last block that still holds and rewinds there (the
-// store writes removals for what was delivered above it), then scans again.
+// One pair's scan (docs/notifications.md): follows the head, reads each new range through the pair's block source (on
+// an EVM chain the logs the subscriptions ask for and, when an address watches its native currency, the blocks with
+// their transactions: evm-sources.ts; on Bitcoin every block with its transactions: bitcoin-sources.ts); matches them
+// against every subscription of the pair at once (one scan per chain, not per subscription), and commits the range
+// with its events. A new block whose parent is not the block scanned at its height is a reorg: the scan walks back to
+// the last block that still holds and rewinds there (the store writes removals for what was delivered above it), then
+// scans again.
 
-/** A block as the scan reads it: where it is, what it follows, and (when asked) its top-level value transfers. */
-export interface SourceBlock {
+/** A block's place in the chain: enough to see a reorg. */
+export interface SourceHeader {
   number: number;
   hash: string;
   parentHash: string;
-  transfers: NativeTransfer[];
 }
 
-export interface SourceLog extends ChainLog {
-  blockNumber: number;
-  blockHash: string;
+/** A range as a block source read it for the pair's subscriptions. */
+export interface RangeRead {
+  /** Headers of the range, in order, the last at its end: each block's, or at least its first and last. */
+  headers: SourceHeader[];
+  /** The blocks to match, in order: an EVM block's logs and transfers, or a Bitcoin block's transactions. */
+  scanned: Array<ScannedBlock | ScannedBitcoinBlock>;
 }
 
-/** What a scan reads of a chain: the EVM adapter (chains/evm/follow/block-source.ts) answers it from a node. */
+/** What a scan reads of a chain: evm-sources.ts and bitcoin-sources.ts answer it from a node. */
 export interface BlockSource {
   /** The head: its height and hash. */
   head(): Promise<{ number: number; hash: string }>;
-  /** Blocks `from` to `to` in order, with their value transfers when `withTransactions`; shorter when the node has fewer. */
-  blocks(from: number, to: number, withTransactions: boolean): Promise<SourceBlock[]>;
-  /** Logs of blocks `from` to `to` whose first topic is one of `topics` (any address), or emitted by one of `addresses`. */
-  logs(from: number, to: number, filter: { topics: readonly string[] } | { addresses: readonly string[] }): Promise<SourceLog[]>;
+  /** The node's block at `number`; undefined when it has none there. */
+  header(number: number): Promise<SourceHeader | undefined>;
+  /**
+   * Reads blocks `from` to `to` for `subscriptions`. Undefined when the node answered fewer blocks, or blocks that do
+   * not agree with each other (a reorg while reading): the step is taken again.
+   */
+  readRange(subscriptions: readonly SubscriptionRecord[], from: number, to: number): Promise<RangeRead | undefined>;
+  /** The most blocks one step reads from it, when fewer than the scan's `maxRange` (a block that takes many requests). */
+  readonly maxRange?: number;
 }
 
 export interface ScanSettings {
@@ -77,9 +85,14 @@ export class PairScanner {
     const next = lease.nextBlock ?? Math.min(...subscriptions.map((subscription) => subscription.startBlock));
     const last = lease.recent.at(-1);
     if (last !== undefined && head.number === last.number && head.hash !== last.hash) return this.rewindFrom(last.number, head.number);
-    if (next <= head.number) return this.scan(subscriptions, next, Math.min(head.number, next + this.settings.maxRange - 1), head.number);
+    if (next <= head.number) return this.scan(subscriptions, next, Math.min(head.number, next + this.maxRange - 1), head.number);
     if (last !== undefined && head.number < last.number) return this.rewindFrom(head.number + 1, head.number);
     return (await this.backfill(subscriptions, next, head.number)) ? "progress" : "idle";
+  }
+
+  /** The most blocks one step reads: the scan's setting, or fewer where the source asks. */
+  private get maxRange(): number {
+    return Math.min(this.settings.maxRange, this.source.maxRange ?? Infinity);
   }
 
   /** Lets the scan go, for another replica to take at once (a process stopping). */
@@ -99,7 +112,7 @@ export class PairScanner {
 
   private async scan(subscriptions: SubscriptionRecord[], from: number, to: number, head: number): Promise<StepOutcome> {
     const lease = this.lease!;
-    const blocks = await this.readRange(subscriptions, from, to);
+    const blocks = await this.source.readRange(subscriptions, from, to);
     if (blocks === undefined) return "progress";
     const first = blocks.headers[0];
     const below = lease.recent.find((kept) => kept.number === from - 1);
@@ -109,74 +122,14 @@ export class PairScanner {
     return this.commit({ blocks: kept, found, nextBlock: to + 1, head }, kept);
   }
 
-  /**
-   * Reads a range: the headers at its ends (each block's, when the transfers of native currency are wanted) and the logs
-   * the subscriptions ask for. Undefined when the node answered blocks that do not agree with each other (a reorg while
-   * reading): the step is taken again.
-   */
-  private async readRange(
-    subscriptions: readonly SubscriptionRecord[],
-    from: number,
-    to: number,
-  ): Promise<{ headers: SourceBlock[]; scanned: ScannedBlock[] } | undefined> {
-    const wantsNative = subscriptions.some(
-      (subscription) => subscription.target.kind === "address" && subscription.target.assets.includes("native"),
-    );
-    const wantsTokens = subscriptions.some(
-      (subscription) => subscription.target.kind === "address" && subscription.target.assets.some((asset) => asset !== "native"),
-    );
-    const contracts = [
-      ...new Set(
-        subscriptions.flatMap((subscription) =>
-          subscription.target.kind === "contract" ? [subscription.target.contract.toLowerCase()] : [],
-        ),
-      ),
-    ];
-    const [headers, tokenLogs, contractLogs] = await Promise.all([
-      wantsNative
-        ? this.source.blocks(from, to, true)
-        : Promise.all([this.source.blocks(from, from, false), to === from ? [] : this.source.blocks(to, to, false)]).then((ends) =>
-            ends.flat(),
-          ),
-      wantsTokens ? this.source.logs(from, to, { topics: Object.values(TRANSFER_TOPICS) }) : [],
-      contracts.length > 0 ? this.source.logs(from, to, { addresses: contracts }) : [],
-    ]);
-    if (headers.length === 0 || headers.at(-1)!.number !== to) return undefined;
-    const hashes = new Map(headers.map((header) => [header.number, header.hash]));
-    const byBlock = new Map<number, { hash: string; logs: Map<string, ChainLog> }>();
-    for (const log of [...tokenLogs, ...contractLogs]) {
-      const known = hashes.get(log.blockNumber);
-      if (known !== undefined && known !== log.blockHash.toLowerCase()) return undefined;
-      const entry = byBlock.get(log.blockNumber) ?? { hash: log.blockHash.toLowerCase(), logs: new Map<string, ChainLog>() };
-      if (entry.hash !== log.blockHash.toLowerCase()) return undefined;
-      // A log both queries answered (a watched contract's transfer) is one log.
-      entry.logs.set(`${log.transactionHash}:${log.logIndex}`, log);
-      byBlock.set(log.blockNumber, entry);
-    }
-    const scanned: ScannedBlock[] = [];
-    const numbers = new Set([...byBlock.keys(), ...(wantsNative ? headers.map((header) => header.number) : [])]);
-    for (const number of [...numbers].sort((a, b) => a - b)) {
-      const header = headers.find((block) => block.number === number);
-      const entry = byBlock.get(number);
-      scanned.push({
-        chain: this.chain,
-        network: this.network,
-        number,
-        hash: header?.hash ?? entry!.hash,
-        logs: [...(entry?.logs.values() ?? [])],
-        transfers: header?.transfers ?? [],
-      });
-    }
-    return { headers, scanned };
-  }
-
   /** Each block's events for the subscriptions watching it (from its startBlock on), with when each is due. */
-  private found(blocks: readonly ScannedBlock[], subscriptions: readonly SubscriptionRecord[]): FoundEvent[] {
+  private found(blocks: RangeRead["scanned"], subscriptions: readonly SubscriptionRecord[]): FoundEvent[] {
     const found: FoundEvent[] = [];
     const confirmations = new Map(subscriptions.map((subscription) => [subscription.id, subscription.confirmations]));
     for (const block of blocks) {
       const watching: WatchedSubscription[] = subscriptions.filter((subscription) => subscription.startBlock <= block.number);
-      for (const event of eventsOf(block, watching)) found.push({ event, dueAt: dueAt(event, confirmations.get(event.subscriptionId)!) });
+      const events = block.kind === "bitcoin" ? bitcoinEventsOf(block, watching) : eventsOf(block, watching);
+      for (const event of events) found.push({ event, dueAt: dueAt(event, confirmations.get(event.subscriptionId)!) });
     }
     return found;
   }
@@ -186,12 +139,12 @@ export class PairScanner {
     const behind = subscriptions.find((subscription) => subscription.backfillNext !== null);
     if (behind === undefined) return false;
     const from = behind.backfillNext!;
-    const to = Math.min(cursor - 1, from + this.settings.maxRange - 1);
+    const to = Math.min(cursor - 1, from + this.maxRange - 1);
     if (to < from) {
       await this.commit({ blocks: [], found: [], nextBlock: cursor, head, backfill: { subscriptionId: behind.id } });
       return true;
     }
-    const blocks = await this.readRange([behind], from, to);
+    const blocks = await this.source.readRange([behind], from, to);
     if (blocks === undefined) return true;
     const found = this.found(blocks.scanned, [behind]);
     await this.commit({ blocks: [], found, nextBlock: to + 1, head, backfill: { subscriptionId: behind.id } });
@@ -220,7 +173,7 @@ export class PairScanner {
     let ancestor = (lease.recent[0]?.number ?? height) - 1;
     for (const kept of [...lease.recent].reverse()) {
       if (kept.number >= height) continue;
-      const [block] = await this.source.blocks(kept.number, kept.number, false);
+      const block = await this.source.header(kept.number);
       if (block !== undefined && block.hash === kept.hash) {
         ancestor = kept.number;
         break;

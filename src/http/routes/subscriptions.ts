@@ -47,7 +47,7 @@ export const createSubscriptionRoute = defineRoute({
   tag: "subscriptions",
   summary: "Subscribe to value moving to or from an address, or to a contract's events",
   description:
-    "Exactly one of `address` (native currency and ERC-20, ERC-721 and ERC-1155 transfers to or from it, sent by anyone) or `contract` (its logs, decoded where `events` names their signatures). Each event found goes to your API key's webhooks subscribed to its type (`chain.activity`, `chain.event`) once its block has `confirmations`, and is listed by GET /subscriptions/{id}/events; a reorg that takes a delivered event's block away sends `chain.activity.removed` / `chain.event.removed` under the same id. Value moved by internal calls (a contract sending currency) is not seen.",
+    "Exactly one of `address` (native currency and ERC-20, ERC-721 and ERC-1155 transfers to or from it, sent by anyone) or `contract` (its logs, decoded where `events` names their signatures). Each event found goes to your API key's webhooks subscribed to its type (`chain.activity`, `chain.event`) once its block has `confirmations`, and is listed by GET /subscriptions/{id}/events; a reorg that takes a delivered event's block away sends `chain.activity.removed` / `chain.event.removed` under the same id. Value moved by internal calls (a contract sending currency) is not seen. On Bitcoin an address subscription finds each output paying the address (`in`) and each transaction spending its coins (`out`).",
   auth: true,
   body: CreateSubscriptionBody,
   bodyExamples: {
