@@ -39,7 +39,7 @@ describe("chain notifications: kill -9 of the scanning serve mid-backfill, anoth
     dataDir = await mkdtemp(path.join(tmpdir(), "hts-notify-crash-"));
     const schema = await freshPostgresSchema(this, "hts_notify_crash");
     drop = schema.drop;
-    env = { DATABASE_URL: schema.url, TOKEN_SERVICE_RPC_ETHEREUM_SEPOLIA: node.url, TOKEN_SERVICE_SIMULATED_CHAINS: "false" };
+    env = { DATABASE_URL: schema.url, TOKEN_SERVICE_RPC_ETHEREUM_SEPOLIA: node.url, TOKEN_SERVICE_SIMULATED_CHAINS: "off" };
   });
 
   after(async function () {
@@ -87,8 +87,15 @@ describe("chain notifications: kill -9 of the scanning serve mid-backfill, anoth
     const first = await startServe({ dataDir, apiKey: API_KEY, env });
     serves.push(first);
     // A subscription from now on makes the pair's scan start at the head; the second one backfills below it.
-    const now = await first.call("POST", "/api/v1/subscriptions", { ...SEPOLIA, address: Wallet.createRandom().address });
+    const other = Wallet.createRandom().address;
+    const now = await first.call("POST", "/api/v1/subscriptions", { ...SEPOLIA, address: other });
     expect(now.status, JSON.stringify(now.body)).to.equal(201);
+    // Its first event shows the scan has committed a range: its cursor stands above the deposits.
+    const { hash } = await funder.sendTransaction({ to: other, value: 1n });
+    await until(
+      async () => (await pull(first, now.body.id)).some((event) => event.data.txHash === hash.toLowerCase()),
+      "the scan under way",
+    );
     const created = await first.call("POST", "/api/v1/subscriptions", {
       ...SEPOLIA,
       address: watched,
