@@ -10,10 +10,16 @@ import {
 } from "../../chains/bitcoin/psbt-send.js";
 import type { SenderLock } from "../../chains/evm/sender-lock.js";
 import { ErrorCode, TokenServiceError, invalidArgument, isTokenServiceError } from "../../domain/errors.js";
-import { isFinal, type BitcoinSpend, type OperationRecord, type OperationTransaction } from "../../domain/lifecycle.js";
+import {
+  isFinal,
+  type BitcoinSpend,
+  type OperationRecord,
+  type OperationTransaction,
+  type TransactionRole,
+} from "../../domain/lifecycle.js";
 import type { HeldWallets } from "./held-writes.js";
 import type { ReplacementKind } from "./replacements.js";
-import type { OperationStore } from "./types.js";
+import type { NewOperationTransaction, OperationStore } from "./types.js";
 
 // Speed-up and cancel of a Bitcoin send from a held wallet: BIP 125 replacements (docs/decisions/0055). A speed-up
 // spends the same coins to the same payment at a higher fee rate, the fee taken from the change (confirmed coins added
@@ -48,6 +54,31 @@ export function spendOf(built: SignedBitcoinSend): BitcoinSpend {
     inputs: built.inputs.map((input) => ({ txid: input.txid, vout: input.vout, value: input.value.toString() })),
     payment: output(built.payment),
     change: output(built.change),
+  };
+}
+
+/**
+ * How one of a record's Bitcoin transactions is stored: its coins and fee in `bitcoin`, no fees per gas, and nonce 0
+ * (Bitcoin has none: a replacement conflicts with it by spending its coins). `rawTransaction` null: the record's own.
+ */
+export function bitcoinTransactionRow(
+  built: SignedBitcoinSend,
+  role: TransactionRole,
+  rung: number,
+  rawTransaction: string | null,
+): NewOperationTransaction {
+  return {
+    transactionHash: built.txid,
+    role,
+    rung,
+    nonce: 0,
+    rawTransaction,
+    signature: null,
+    maxFeePerGas: null,
+    maxPriorityFeePerGas: null,
+    gasPrice: null,
+    bitcoin: spendOf(built),
+    broadcast: true,
   };
 }
 
@@ -162,20 +193,8 @@ export class BitcoinReplacements {
     backend: BitcoinBackend,
   ): Promise<OperationRecord> {
     const cancel = kind === "cancel" || current.role === "cancel";
-    await this.store.recordTransaction(record.id, {
-      transactionHash: built.txid,
-      role: cancel ? "cancel" : "replacement",
-      rung: Math.max(...record.transactions.map((each) => each.rung)) + 1,
-      // Bitcoin has no nonce: what the replacement conflicts by is its inputs, kept in its spend.
-      nonce: 0,
-      rawTransaction: built.hex,
-      signature: null,
-      maxFeePerGas: null,
-      maxPriorityFeePerGas: null,
-      gasPrice: null,
-      bitcoin: spendOf(built),
-      broadcast: true,
-    });
+    const rung = Math.max(...record.transactions.map((each) => each.rung)) + 1;
+    await this.store.recordTransaction(record.id, bitcoinTransactionRow(built, cancel ? "cancel" : "replacement", rung, built.hex));
     try {
       await backend.broadcast(built.hex);
     } catch (error) {

@@ -18,7 +18,7 @@ import type { AdmittedWrite } from "../custody/policies.js";
 import type { HeldWallets } from "./held-writes.js";
 import type { HolderScope } from "../custody/types.js";
 import { neverHeld } from "../../domain/lifecycle.js";
-import { BITCOIN_POLL_MS, BitcoinReplacements, parseFeeRate, spendOf } from "./bitcoin-replacements.js";
+import { BITCOIN_POLL_MS, BitcoinReplacements, bitcoinTransactionRow, parseFeeRate } from "./bitcoin-replacements.js";
 import type { ReplacementKind } from "./replacements.js";
 import type { BroadcastOutcome, Observation } from "./decide.js";
 import type { OperationRecord, OperationStore } from "./types.js";
@@ -140,22 +140,7 @@ export class BitcoinSends {
         network: network,
         tokenType: "NATIVE",
         params: { to, amount: amount.toString(), fee: built.fee.toString(), feeRate: built.feeRate },
-        transactions: [
-          {
-            transactionHash: built.txid,
-            role: "original",
-            rung: 0,
-            // Bitcoin has no nonce: a replacement conflicts with it by spending its coins, kept in its spend.
-            nonce: 0,
-            rawTransaction: null,
-            signature: null,
-            maxFeePerGas: null,
-            maxPriorityFeePerGas: null,
-            gasPrice: null,
-            bitcoin: spendOf(built),
-            broadcast: true,
-          },
-        ],
+        transactions: [bitcoinTransactionRow(built, "original", 0, null)],
         sender,
         transactionHash: built.txid,
         contractAddress: null,
