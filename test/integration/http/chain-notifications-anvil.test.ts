@@ -24,6 +24,7 @@ interface Pulled {
     direction?: string;
     asset?: string;
     amount?: string;
+    tokenId?: string;
     txHash: string;
     blockHash: string;
     confirmations: number;
@@ -156,6 +157,40 @@ describe("chain notifications on anvil: deposits, contract events and a reorg, b
       ["chain.activity", found!.id],
       ["chain.activity.removed", found!.id],
     ]);
+  });
+
+  it("finds ERC-721 and ERC-1155 tokens reaching an address: one event per id of a TransferBatch", async function () {
+    const watched = Wallet.createRandom().address;
+    const key = { sender: ANVIL_ACCOUNT.address, privateKey: ANVIL_ACCOUNT.privateKey };
+    const launch = async (type: string, token: Record<string, unknown>) => {
+      const launched = await api.call("POST", "/api/v1/tokens?wait=mined", { ...SEPOLIA, type, token, ...key });
+      expect(launched.status, JSON.stringify(launched.body)).to.equal(200);
+      return launched.body.contractAddress as string;
+    };
+    const art = await launch("ERC721", { name: "Art", symbol: "ART", uri: "ipfs://base/" });
+    const items = await launch("ERC1155", { name: "Items", uri: "https://example.com/items/{id}.json" });
+    const deposits = await subscribe({ address: watched, assets: ["erc721", "erc1155"] });
+    const mint = async (body: Record<string, unknown>) => {
+      const minted = await api.call("POST", "/api/v1/tokens/mint?wait=mined", { ...SEPOLIA, ...body, to: watched, ...key });
+      expect(minted.status, JSON.stringify(minted.body)).to.equal(200);
+      return (minted.body.transactionHash as string).toLowerCase();
+    };
+    const nft = await mint({ type: "ERC721", contractAddress: art });
+    const batch = await mint({ type: "ERC1155", contractAddress: items, tokenIds: ["1", "2"], amounts: ["10", "20"] });
+    // Native value the subscription does not ask for: not listed.
+    await (await funder.sendTransaction({ to: watched, value: 1n })).wait();
+
+    await until(async () => (await pull(deposits.id)).length === 3, "the mints listed", 30_000);
+    const listed = await pull(deposits.id);
+    expect(
+      listed.map((event) => [event.data.asset, event.data.txHash, event.data.tokenId ?? null, event.data.amount ?? null]),
+    ).to.deep.equal([
+      ["erc721", nft, listed[0]!.data.tokenId, null],
+      ["erc1155", batch, "1", "10"],
+      ["erc1155", batch, "2", "20"],
+    ]);
+    expect(listed[0]!.data.tokenId, "the minted id").to.match(/^\d+$/);
+    expect(new Set(listed.map((event) => event.id)).size).to.equal(3);
   });
 
   it("answers 404 to another API key's subscription id and to ids that are not ids, and 400 naming the field", async function () {
