@@ -64,7 +64,32 @@ describe("chain notifications: kill -9 of the scanning serve mid-backfill, anoth
     }
   };
 
+  it("two serves on one database scan the chain once: each deposit listed once, whichever replica answers", async function () {
+    const [first, second] = [await startServe({ dataDir, apiKey: API_KEY, env }), await startServe({ dataDir, apiKey: API_KEY, env })];
+    serves.push(first, second);
+    const watched = Wallet.createRandom().address;
+    const created = await first.call("POST", "/api/v1/subscriptions", { ...SEPOLIA, address: watched, assets: ["native"] });
+    expect(created.status, JSON.stringify(created.body)).to.equal(201);
+    const funder = new Wallet(
+      ANVIL_ACCOUNT.privateKey,
+      new JsonRpcProvider(node.url, undefined, { staticNetwork: true, cacheTimeout: -1 }),
+    );
+    const sent: string[] = [];
+    for (let index = 0; index < 5; index++) {
+      const { hash } = await funder.sendTransaction({ to: watched, value: BigInt(index + 1) });
+      sent.push(hash.toLowerCase());
+      await until(async () => (await node.rpc("eth_getTransactionReceipt", [hash])) !== null, "the deposit mined", 30_000, 20);
+    }
+    await until(async () => (await pull(second, created.body.id)).length >= sent.length, "every deposit listed", 60_000, 100);
+    for (const serve of [first, second]) {
+      const listed = await pull(serve, created.body.id);
+      expect(listed.map((event) => event.data.txHash).sort(), "each deposit once").to.deep.equal([...sent].sort());
+    }
+  });
+
   it("resumes the backfill from its cursor after a kill -9, and lists every deposit exactly once", async function () {
+    // The replicas before stop cleanly (their scan leases let go): the serve started here is the only one scanning.
+    for (const serve of serves.splice(0)) await serve.stop();
     const watched = Wallet.createRandom().address;
     const funder = new Wallet(
       ANVIL_ACCOUNT.privateKey,
