@@ -2,8 +2,8 @@
 // markdown ratio table (issue 9), then wallet creation per core and the footprint of `hardhat serve` (issue 7).
 // Speed is printed here, never asserted in a test. Progress goes to stderr, the tables to stdout.
 // `npm run bench -- --no-footprint` leaves out the footprint of `serve` (about two minutes); `--only=balances,wallets`
-// runs only the named sections of the ratio table (launches, balances, wallets, replay, anvil, rpc-cost) and nothing after
-// it; `--only=token-gas` only the deployment gas of each token option and the gas of batch mints (docs/tokens.md; a minute);
+// runs only the named sections of the ratio table (launches, balances, wallets, replay, anvil, rpc-cost, notifications) and
+// nothing after it (notifications: issue 30's chain notifications on anvil, about 4 minutes); `--only=token-gas` only the deployment gas of each token option and the gas of batch mints (docs/tokens.md; a minute);
 // `--only=growth` only what history costs: memory and launch rate at 200, 2,000 and 12,000 launches (bench/growth.ts has
 // its flags; not in the full bench, it takes a quarter of an hour).
 import { rm } from "node:fs/promises";
@@ -15,6 +15,7 @@ import { anvilRows } from "./anvil.js";
 import { balanceReadRows } from "./balance-reads.js";
 import { GROWTH_NOTES, formatGrowth, growthOptions, growthRuns } from "./growth.js";
 import { launchRows } from "./launches.js";
+import { notificationRows } from "./notifications.js";
 import { replayRows } from "./replay.js";
 import { rpcCostRows } from "./rpc-cost.js";
 import { batchMintGasRows, formatBatchMintGasTable, formatOptionCostTable, formatTokenGasTable, tokenGasRows } from "./token-gas.js";
@@ -61,7 +62,19 @@ const NOTES = `Notes on the method:
   the timed launches, beside the same with it up. These rows run 5 times, anchor and service alternating.
 - Replay: the journal is written by the simulated chain itself (its faucet grants and the 1,000 signed launches it broadcast,
   the lines \`serve\` journals), not by 1,000 launches through the service, to keep the bench short; the replay time is the
-  figure \`serve\` prints at start ("replayed in … s"). Its anchor sends the same raw transactions one by one into a fresh chain.`;
+  figure \`serve\` prints at start ("replayed in … s"). Its anchor sends the same raw transactions one by one into a fresh chain.
+- Notifications: the HTTP service in this process (SQLite), its ethereum/sepolia endpoint a counting relay in front of a
+  real anvil started with \`--no-mining\`: the bench mines every block itself (\`evm_mine\`) and takes the moment that call
+  returned as the block's time (anvil's timestamps are whole seconds). 100 random addresses each get an address
+  subscription (every asset, 1 confirmation); one webhook (\`chain.activity\`) posts to a receiver in this process that
+  notes each arrival's time. The transfers, signed beforehand with ethers (10 of the watched addresses sending, to the
+  others in turn), go straight to anvil in JSON-RPC batches, not through the service. The lag is an event's arrival
+  minus its block's time, split at the delivery's createdAt (when the scan's commit queued it); its anchor is what
+  reading the head once per poll interval costs alone (half an interval on average). Backfills: a subscription made
+  with fromBlock at the first transfer's block, timed from its POST until GET shows backfillNext null (asked every
+  10 ms), beside eth_getLogs over the same 500-block ranges straight to anvil, alternating, 3 times each. Calls per
+  block: 30 blocks of one transfer each, one every 500 ms, with 1 subscription and then with 100, counted through the
+  relay until the last block's events arrived.`;
 
 function log(line: string): void {
   console.error(`[bench] ${line}`);
@@ -82,6 +95,7 @@ async function main(): Promise<void> {
     replay: replayRows,
     anvil: anvilRows,
     "rpc-cost": rpcCostRows,
+    notifications: notificationRows,
   };
   const rows = [];
   for (const [name, section] of Object.entries(sections))
