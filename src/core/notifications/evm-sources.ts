@@ -86,6 +86,7 @@ export class EvmScanSource implements BlockSource {
         ),
       ),
     ];
+    const watched = watchedTopics(subscriptions);
     const [headers, tokenLogs, contractLogs] = await Promise.all([
       wantsNative
         ? this.reads.blocks(from, to, true)
@@ -98,7 +99,8 @@ export class EvmScanSource implements BlockSource {
     if (headers.length === 0 || headers.at(-1)!.number !== to) return undefined;
     const hashes = new Map(headers.map((header) => [header.number, header.hash]));
     const byBlock = new Map<number, { hash: string; logs: Map<string, ChainLog> }>();
-    for (const log of [...tokenLogs, ...contractLogs]) {
+    // Only the transfers from or to a watched address are decoded (the node answers every transfer of the range).
+    for (const log of [...tokenLogs.filter((log) => movesWatched(log, watched)), ...contractLogs]) {
       const known = hashes.get(log.blockNumber);
       if (known !== undefined && known !== log.blockHash.toLowerCase()) return undefined;
       const entry = byBlock.get(log.blockNumber) ?? { hash: log.blockHash.toLowerCase(), logs: new Map<string, ChainLog>() };
@@ -108,9 +110,10 @@ export class EvmScanSource implements BlockSource {
       byBlock.set(log.blockNumber, entry);
     }
     const scanned: ScannedBlock[] = [];
+    const byNumber = new Map(headers.map((header) => [header.number, header]));
     const numbers = new Set([...byBlock.keys(), ...(wantsNative ? headers.map((header) => header.number) : [])]);
     for (const number of [...numbers].sort((a, b) => a - b)) {
-      const header = headers.find((block) => block.number === number);
+      const header = byNumber.get(number);
       const entry = byBlock.get(number);
       scanned.push({
         chain: this.chain,
@@ -123,4 +126,23 @@ export class EvmScanSource implements BlockSource {
     }
     return { headers, scanned };
   }
+}
+
+/** The watched addresses as a log's indexed topics hold them: 32 bytes, lower case. */
+function watchedTopics(subscriptions: readonly SubscriptionRecord[]): Set<string> {
+  const topics = new Set<string>();
+  for (const subscription of subscriptions) {
+    if (subscription.target.kind === "address") topics.add(`0x${subscription.target.address.slice(2).toLowerCase().padStart(64, "0")}`);
+  }
+  return topics;
+}
+
+/**
+ * Whether a transfer log names a watched address where its event indexes `from` and `to`: topics 1 and 2 of an ERC-20
+ * or ERC-721 `Transfer`, 2 and 3 of an ERC-1155 `TransferSingle` or `TransferBatch` (topic 1 is its operator).
+ */
+function movesWatched(log: ChainLog, watched: ReadonlySet<string>): boolean {
+  const [topic, ...indexed] = log.topics;
+  const [from, to] = topic?.toLowerCase() === TRANSFER_TOPICS.transfer ? indexed : indexed.slice(1);
+  return (from !== undefined && watched.has(from.toLowerCase())) || (to !== undefined && watched.has(to.toLowerCase()));
 }

@@ -74,7 +74,8 @@ export class Notifications {
       fromBlock: spec.fromBlock,
       startBlock: spec.fromBlock ?? head + 1,
     });
-    if (this.started) this.watch(info);
+    // A new subscription is looked at now, not after the pair's poll interval.
+    if (this.started) this.watch(info, { wake: true });
     return record;
   }
 
@@ -105,7 +106,7 @@ export class Notifications {
         (pairs) => {
           for (const pair of pairs) {
             try {
-              this.watch(this.chains.resolve(pair.chain, pair.network));
+              this.watch(this.chains.resolve(pair.chain, pair.network), { wake: false });
             } catch (error) {
               this.settings.onError?.(`${pair.chain}/${pair.network}`, error);
             }
@@ -130,11 +131,12 @@ export class Notifications {
   }
 
   /** Scans the pair in this process (the lease decides whether this one or another replica does the work). */
-  private watch(info: NetworkInfo): void {
+  private watch(info: NetworkInfo, { wake }: { wake: boolean }): void {
     const pair = `${info.chain}/${info.network}`;
     const running = this.loops.get(pair);
     if (running !== undefined) {
-      running.wake?.();
+      // The discovery only starts loops: waking a running one would put its next head read off by a step.
+      if (wake) running.wake?.();
       return;
     }
     const loop: Loop = { scanner: undefined as unknown as PairScanner, wake: undefined, done: Promise.resolve() };
@@ -164,6 +166,7 @@ export class Notifications {
     loop.scanner = new PairScanner(this.store, info.chain, info.network, source, this.owner, this.settings);
     let idleSteps = 0;
     while (!this.stopped) {
+      const stepStarted = Date.now();
       try {
         const outcome = await loop.scanner.step();
         if (outcome === "progress") {
@@ -179,7 +182,8 @@ export class Notifications {
           continue;
         }
         idleSteps = 0;
-        await pause(this.sources.pollMs(info));
+        // One head read per poll interval, counted from the step's start: a step's own time does not add to the lag.
+        await pause(Math.max(0, this.sources.pollMs(info) - (Date.now() - stepStarted)));
       } catch (error) {
         this.settings.onError?.(pair, error);
         await pause(Math.max(this.sources.pollMs(info), 1_000));

@@ -1,5 +1,6 @@
 import { getAddress } from "ethers";
 
+import { parseEvmAddress } from "../../../domain/addresses.js";
 import type { EvmChain } from "../chain.js";
 
 // What a notification scan reads of an EVM chain (core/notifications/scanner.ts: BlockSource): the head, a range's
@@ -104,7 +105,8 @@ export class EvmBlockSource {
     return (answer as RawLog[])
       .filter((log) => log.removed !== true)
       .map((log) => ({
-        address: getAddress(String(log.address)),
+        // Checksummed through the parser's memo: a range's logs come from few contracts, each hashed once.
+        address: parseEvmAddress(String(log.address), "address"),
         topics: (log.topics ?? []).map((topic) => topic.toLowerCase()),
         data: String(log.data ?? "0x"),
         transactionHash: String(log.transactionHash).toLowerCase(),
