@@ -62,6 +62,11 @@ export type StepOutcome =
 
 export class PairScanner {
   private lease: (ScanLease & { renewAt: number }) | undefined;
+  /**
+   * The next range, read while this one is matched and committed (catching up, or backfilling): its reads and the
+   * store's write overlap. One range at most; dropped when the next step asks for another.
+   */
+  private ahead: { key: string; read: Promise<RangeRead | undefined> } | undefined;
 
   constructor(
     private readonly store: NotificationStore,
@@ -112,8 +117,10 @@ export class PairScanner {
 
   private async scan(subscriptions: SubscriptionRecord[], from: number, to: number, head: number): Promise<StepOutcome> {
     const lease = this.lease!;
-    const blocks = await this.source.readRange(subscriptions, from, to);
+    const key = `scan:${subscriptions.map((subscription) => subscription.id).join(",")}`;
+    const blocks = await this.read(key, subscriptions, from, to);
     if (blocks === undefined) return "progress";
+    if (to < head) this.readAhead(key, subscriptions, to + 1, Math.min(head, to + this.maxRange));
     const first = blocks.headers[0];
     const below = lease.recent.find((kept) => kept.number === from - 1);
     if (first !== undefined && below !== undefined && first.parentHash !== below.hash) return this.rewindFrom(from - 1, head);
@@ -144,11 +151,28 @@ export class PairScanner {
       await this.commit({ blocks: [], found: [], nextBlock: cursor, head, backfill: { subscriptionId: behind.id } });
       return true;
     }
-    const blocks = await this.source.readRange([behind], from, to);
+    const key = `backfill:${behind.id}`;
+    const blocks = await this.read(key, [behind], from, to);
     if (blocks === undefined) return true;
+    if (to + 1 <= cursor - 1) this.readAhead(key, [behind], to + 1, Math.min(cursor - 1, to + this.maxRange));
     const found = this.found(blocks.scanned, [behind]);
     await this.commit({ blocks: [], found, nextBlock: to + 1, head, backfill: { subscriptionId: behind.id } });
     return true;
+  }
+
+  /** The range, as read ahead by the last step when it is the one asked for (the same subscriptions), else read now. */
+  private read(key: string, subscriptions: readonly SubscriptionRecord[], from: number, to: number): Promise<RangeRead | undefined> {
+    const ahead = this.ahead;
+    this.ahead = undefined;
+    if (ahead?.key === `${key}:${from}:${to}`) return ahead.read.catch(() => this.source.readRange(subscriptions, from, to));
+    return this.source.readRange(subscriptions, from, to);
+  }
+
+  private readAhead(key: string, subscriptions: readonly SubscriptionRecord[], from: number, to: number): void {
+    const read = this.source.readRange(subscriptions, from, to);
+    // A failure is the next step's to meet, when it reads the range again.
+    read.catch(() => undefined);
+    this.ahead = { key: `${key}:${from}:${to}`, read };
   }
 
   private async commit(scan: Parameters<NotificationStore["commitScan"]>[3], kept?: ScannedHash[]): Promise<StepOutcome> {
