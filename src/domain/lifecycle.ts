@@ -32,7 +32,7 @@ export const FINAL_STATUSES: readonly OperationStatus[] = ["mined", "failed", "d
 export const INCLUDED_STATUSES: readonly OperationStatus[] = ["mined", "cancelled"];
 
 /** The events a webhook subscription may name: every event a transition of the table emits, and every notice. */
-export const WEBHOOK_EVENTS = [
+export const OPERATION_EVENTS = [
   "operation.pending",
   "operation.mined",
   "operation.failed",
@@ -41,13 +41,13 @@ export const WEBHOOK_EVENTS = [
   "operation.cancelled",
   "operation.stuck",
 ] as const;
-export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
+export type OperationEvent = (typeof OPERATION_EVENTS)[number];
 
 export interface Transition {
   from: OperationStatus;
   to: OperationStatus;
   /** The webhook event the move is; null: none (a retry within a state is not news). */
-  event: WebhookEvent | null;
+  event: OperationEvent | null;
   /** When it happens, in words (documentation and tests). */
   when: string;
 }
@@ -77,7 +77,7 @@ export const TRANSITIONS: readonly Transition[] = [
  * event is its setting), and cleared when what it reports no longer holds.
  */
 export interface Notice {
-  event: WebhookEvent;
+  event: OperationEvent;
   /** The record's field that holds it. */
   field: "stuck";
   when: string;
@@ -92,7 +92,7 @@ export const NOTICES: readonly Notice[] = [
 ];
 
 /** How a record may begin, and the event its insertion is: `signed` is none (a launch's path stays one write). */
-export const INITIAL_STATES: Readonly<Partial<Record<OperationStatus, WebhookEvent | null>>> = {
+export const INITIAL_STATES: Readonly<Partial<Record<OperationStatus, OperationEvent | null>>> = {
   signed: null,
   pending: "operation.pending",
   mined: "operation.mined",
@@ -112,14 +112,14 @@ export function sourcesOf(to: OperationStatus): OperationStatus[] {
  * The webhook event a change is, or undefined when it is none. `previous` undefined: the record's insertion. A change
  * that keeps the status (a re-broadcast, a confirmation counted) is none, whatever else it writes.
  */
-export function eventOfChange(previous: OperationStatus | undefined, next: OperationStatus): WebhookEvent | undefined {
+export function eventOfChange(previous: OperationStatus | undefined, next: OperationStatus): OperationEvent | undefined {
   if (previous === undefined) return INITIAL_STATES[next] ?? undefined;
   if (previous === next) return undefined;
   return transitionOf(previous, next)?.event ?? undefined;
 }
 
 /** The event of a notice's field set where it was not (once: setting it again, or clearing it, is none). */
-export function noticeOfChange(field: Notice["field"], before: unknown, after: unknown): WebhookEvent | undefined {
+export function noticeOfChange(field: Notice["field"], before: unknown, after: unknown): OperationEvent | undefined {
   if (before !== null && before !== undefined) return undefined;
   if (after === null || after === undefined) return undefined;
   return NOTICES.find((notice) => notice.field === field)?.event;

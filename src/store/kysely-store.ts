@@ -24,7 +24,7 @@ import type {
 import { GroupCommit } from "./group-commit.js";
 import { generateApiKey, hashApiKey, sameHash } from "./api-key-secret.js";
 import { dialectSql, type DialectSql } from "./dialect.js";
-import { eventOfChange, noticeOfChange, type BitcoinSpend, type WebhookEvent } from "../domain/lifecycle.js";
+import { eventOfChange, noticeOfChange, type BitcoinSpend, type OperationEvent } from "../domain/lifecycle.js";
 import { allowedSources, lastIndexById } from "./transition-guard.js";
 import { migrate } from "./migrations.js";
 import { afterCursor, decodeOperationCursor, newestFirstPage } from "./operation-cursor.js";
@@ -428,7 +428,7 @@ export class KyselyStore implements Store {
     const events = [
       change.status === undefined ? undefined : eventOfChange(before.status as OperationStatus, record.status),
       change.stuck === undefined ? undefined : noticeOfChange("stuck", this.d.readJson(before.stuck), record.stuck),
-    ].filter((event): event is WebhookEvent => event !== undefined);
+    ].filter((event): event is OperationEvent => event !== undefined);
     if (events.length === 0) return { record, queued: 0 };
     // The payload is the record as a reader gets it, with the transactions it was sent as.
     await this.withTransactions([record], db);

@@ -1,4 +1,4 @@
-import { WEBHOOK_EVENTS as OPERATION_EVENTS, type WebhookEvent as OperationEvent } from "../domain/lifecycle.js";
+import { OPERATION_EVENTS, type OperationEvent } from "../domain/lifecycle.js";
 import { CHAIN_EVENT_TYPES, type ChainEventType } from "../domain/subscriptions.js";
 
 // The events a webhook subscribes to: an operation's state changes (the lifecycle table, domain/lifecycle.ts), and what

@@ -6,7 +6,7 @@ import {
   NOTICES,
   OPERATION_STATUSES,
   TRANSITIONS,
-  WEBHOOK_EVENTS,
+  OPERATION_EVENTS,
   eventOfChange,
   neverHeld,
   noticeOfChange,
@@ -38,7 +38,7 @@ describe("the operation lifecycle table", function () {
         (event) => event !== null,
       ),
     );
-    expect([...emitted].sort()).to.deep.equal([...WEBHOOK_EVENTS].sort());
+    expect([...emitted].sort()).to.deep.equal([...OPERATION_EVENTS].sort());
     for (const { from, to, event } of TRANSITIONS)
       expect(eventOfChange(from, to) ?? null, `${from}→${to}`).to.equal(from === to ? null : event);
     expect(eventOfChange(undefined, "signed"), "recording a signed launch is no event").to.equal(undefined);

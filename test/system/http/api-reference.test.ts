@@ -1,7 +1,7 @@
 import { expect } from "chai";
 import type { Page, Request, Response } from "playwright-core";
 
-import { WEBHOOK_EVENTS } from "../../../src/domain/lifecycle.js";
+import { WEBHOOK_EVENTS } from "../../../src/webhooks/events.js";
 import { chromiumMissing, launchChromium, type HeadlessChromium } from "../../helpers/chromium.js";
 import { startServer, TEST_API_KEY, type RunningServer } from "../../helpers/http-server.js";
 
