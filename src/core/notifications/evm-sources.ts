@@ -29,7 +29,11 @@ export interface EvmReads {
   /** Blocks `from` to `to` in order, with their value transfers when `withTransactions`; shorter when the node has fewer. */
   blocks(from: number, to: number, withTransactions: boolean): Promise<SourceBlock[]>;
   /** Logs of blocks `from` to `to` whose first topic is one of `topics` (any address), or emitted by one of `addresses`. */
-  logs(from: number, to: number, filter: { topics: readonly string[] } | { addresses: readonly string[] }): Promise<SourceLog[]>;
+  logs(
+    from: number,
+    to: number,
+    filter: { topics: ReadonlyArray<readonly string[] | null> } | { addresses: readonly string[] },
+  ): Promise<SourceLog[]>;
 }
 
 /**
@@ -68,6 +72,35 @@ export class EvmScanSource implements BlockSource {
   }
 
   /**
+   * The range's token transfer logs: at the tip, every transfer in one call; over a wide range, those from or to a
+   * watched address, filtered by the node (from and to are topics 1 and 2 of `Transfer`, 2 and 3 of ERC-1155's), so a
+   * backfill reads what it matches, not every transfer of the chain. A log both queries answer is kept once later.
+   */
+  private async transferLogs(
+    subscriptions: readonly SubscriptionRecord[],
+    watched: ReadonlySet<string>,
+    from: number,
+    to: number,
+  ): Promise<SourceLog[]> {
+    const all = [TRANSFER_TOPICS.transfer, TRANSFER_TOPICS.transferSingle, TRANSFER_TOPICS.transferBatch];
+    if (to - from + 1 <= NODE_FILTERED_FROM_BLOCKS || watched.size > MAX_FILTERED_ADDRESSES) {
+      return this.reads.logs(from, to, { topics: [all] });
+    }
+    const assets = new Set(
+      subscriptions.flatMap((subscription) => (subscription.target.kind === "address" ? subscription.target.assets : [])),
+    );
+    const addresses = [...watched];
+    const queries: Array<Array<readonly string[] | null>> = [];
+    if (assets.has("erc20") || assets.has("erc721"))
+      queries.push([[TRANSFER_TOPICS.transfer], addresses], [[TRANSFER_TOPICS.transfer], null, addresses]);
+    if (assets.has("erc1155")) {
+      const multi = [TRANSFER_TOPICS.transferSingle, TRANSFER_TOPICS.transferBatch];
+      queries.push([multi, null, addresses], [multi, null, null, addresses]);
+    }
+    return (await Promise.all(queries.map((topics) => this.reads.logs(from, to, { topics })))).flat();
+  }
+
+  /**
    * Reads a range: the headers at its ends (each block's, when the transfers of native currency are wanted) and the logs
    * the subscriptions ask for. Undefined when the node answered blocks that do not agree with each other (a reorg while
    * reading): the step is taken again.
@@ -93,7 +126,7 @@ export class EvmScanSource implements BlockSource {
         : Promise.all([this.reads.blocks(from, from, false), to === from ? [] : this.reads.blocks(to, to, false)]).then((ends) =>
             ends.flat(),
           ),
-      wantsTokens ? this.reads.logs(from, to, { topics: Object.values(TRANSFER_TOPICS) }) : [],
+      wantsTokens ? this.transferLogs(subscriptions, watched, from, to) : [],
       contracts.length > 0 ? this.reads.logs(from, to, { addresses: contracts }) : [],
     ]);
     if (headers.length === 0 || headers.at(-1)!.number !== to) return undefined;
@@ -127,6 +160,14 @@ export class EvmScanSource implements BlockSource {
     return { headers, scanned };
   }
 }
+
+/**
+ * A range wider than this (a backfill, a scan catching up) asks the node for the transfers of the watched addresses
+ * only; a narrower one (the tip, a block or two) asks for every transfer in one call, and keeps those it watches.
+ */
+const NODE_FILTERED_FROM_BLOCKS = 32;
+/** The most addresses a node-side filter names: providers cap the values one topic may take. */
+const MAX_FILTERED_ADDRESSES = 256;
 
 /** The watched addresses as a log's indexed topics hold them: 32 bytes, lower case. */
 function watchedTopics(subscriptions: readonly SubscriptionRecord[]): Set<string> {

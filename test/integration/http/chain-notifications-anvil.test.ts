@@ -131,6 +131,13 @@ describe("chain notifications on anvil: deposits, contract events and a reorg, b
     const [transfer] = await pull(events.id);
     expect(transfer!.data).to.deep.include({ type: "chain.event", confirmations: 2, txHash: erc20!.hash.toLowerCase() });
     expect(transfer!.data.args).to.deep.equal({ from: ANVIL_ACCOUNT.address, to: watched, value: "250" });
+
+    // A backfill over more than 32 blocks asks the node for the watched address's transfers only: the same deposit.
+    await node.rpc("anvil_mine", ["0x28"]);
+    const backfilled = await subscribe({ address: watched, assets: ["erc20", "erc1155"], fromBlock: 1 });
+    await until(async () => (await pull(backfilled.id)).length === 1, "the ERC-20 deposit backfilled", 30_000);
+    const [again] = await pull(backfilled.id);
+    expect(again!.data).to.deep.include({ direction: "in", asset: "erc20", amount: "250", txHash: erc20!.hash.toLowerCase() });
   });
 
   it("removes, under the same id, a deposit whose block a reorg took away, and finds nothing more in the blocks that replaced it", async function () {

@@ -83,7 +83,8 @@ export class EvmBlockSource {
   async logs(
     from: number,
     to: number,
-    filter: { topics: readonly string[] } | { addresses: readonly string[] },
+    /** `topics`: by position, each the values it may hold (null: any), as eth_getLogs takes them. */
+    filter: { topics: ReadonlyArray<readonly string[] | null> } | { addresses: readonly string[] },
   ): Promise<
     Array<{
       address: string;
@@ -98,7 +99,9 @@ export class EvmBlockSource {
     const query = {
       fromBlock: quantity(from),
       toBlock: quantity(to),
-      ...("topics" in filter ? { topics: [[...filter.topics]] } : { address: [...filter.addresses] }),
+      ...("topics" in filter
+        ? { topics: filter.topics.map((values) => (values === null ? null : [...values])) }
+        : { address: [...filter.addresses] }),
     };
     const [answer] = await this.call([{ method: "eth_getLogs", params: [query] }]);
     if (!Array.isArray(answer)) throw new Error("the node answered eth_getLogs with something other than a list");
