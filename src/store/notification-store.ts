@@ -342,7 +342,7 @@ export class KyselyNotificationStore implements NotificationStore {
     return true;
   }
 
-  async rewindScan(chain: string, network: string, owner: string, ancestor: number, _head: number): Promise<boolean> {
+  async rewindScan(chain: string, network: string, owner: string, ancestor: number): Promise<boolean> {
     const queued = await this.db.transaction().execute(async (trx) => {
       const held = await this.heldScan(trx, chain, network, owner);
       if (held === undefined) return undefined;

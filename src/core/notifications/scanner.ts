@@ -89,9 +89,9 @@ export class PairScanner {
     const head = await this.source.head();
     const next = lease.nextBlock ?? Math.min(...subscriptions.map((subscription) => subscription.startBlock));
     const last = lease.recent.at(-1);
-    if (last !== undefined && head.number === last.number && head.hash !== last.hash) return this.rewindFrom(last.number, head.number);
+    if (last !== undefined && head.number === last.number && head.hash !== last.hash) return this.rewindFrom(last.number);
     if (next <= head.number) return this.scan(subscriptions, next, Math.min(head.number, next + this.maxRange - 1), head.number);
-    if (last !== undefined && head.number < last.number) return this.rewindFrom(head.number + 1, head.number);
+    if (last !== undefined && head.number < last.number) return this.rewindFrom(head.number + 1);
     return (await this.backfill(subscriptions, next, head.number)) ? "progress" : "idle";
   }
 
@@ -123,7 +123,7 @@ export class PairScanner {
     if (to < head) this.readAhead(key, subscriptions, to + 1, Math.min(head, to + this.maxRange));
     const first = blocks.headers[0];
     const below = lease.recent.find((kept) => kept.number === from - 1);
-    if (first !== undefined && below !== undefined && first.parentHash !== below.hash) return this.rewindFrom(from - 1, head);
+    if (first !== undefined && below !== undefined && first.parentHash !== below.hash) return this.rewindFrom(from - 1);
     const found = this.found(blocks.scanned, subscriptions);
     const kept = blocks.headers.map(({ number, hash }) => ({ number, hash }));
     return this.commit({ blocks: kept, found, nextBlock: to + 1, head }, kept);
@@ -192,7 +192,7 @@ export class PairScanner {
    * The block scanned at `height` (or a block below it) is no longer the chain's: walks the kept hashes down to the
    * highest that still holds and rewinds there; below every kept one, rescans from the oldest kept.
    */
-  private async rewindFrom(height: number, head: number): Promise<StepOutcome> {
+  private async rewindFrom(height: number): Promise<StepOutcome> {
     const lease = this.lease!;
     let ancestor = (lease.recent[0]?.number ?? height) - 1;
     for (const kept of [...lease.recent].reverse()) {
@@ -203,7 +203,7 @@ export class PairScanner {
         break;
       }
     }
-    const rewound = await this.store.rewindScan(this.chain, this.network, this.owner, ancestor, head);
+    const rewound = await this.store.rewindScan(this.chain, this.network, this.owner, ancestor);
     if (!rewound) {
       this.lease = undefined;
       return "elsewhere";

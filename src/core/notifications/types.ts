@@ -121,7 +121,7 @@ export interface NotificationStore {
    * those delivered removed (a removal written to the feed and queued), and the cursor set to `ancestor + 1`. False: the
    * lease was lost and nothing was written.
    */
-  rewindScan(chain: string, network: string, owner: string, ancestor: number, head: number): Promise<boolean>;
+  rewindScan(chain: string, network: string, owner: string, ancestor: number): Promise<boolean>;
   /** Lets the lease go (a process stopping): another replica takes the scan at once. */
   releaseScan(chain: string, network: string, owner: string): Promise<void>;
 }

@@ -110,13 +110,12 @@ export class BitcoinReplacements {
   ) {}
 
   /**
-   * Replaces the transaction a Bitcoin record follows: a speed-up at `feeRate` (default: the backend's next-block rate,
+   * Replaces the transaction the Bitcoin record `first` (as the caller read it) follows: a speed-up at `feeRate` (default: the backend's next-block rate,
    * at least what BIP 125 asks above the current one), or a cancel. Under the wallet's lock, as its sends are: a send
    * choosing coins meanwhile would see the replaced change as spent, then not.
    */
-  async replace(id: string, kind: ReplacementKind, asked: number | undefined): Promise<OperationRecord> {
-    const first = await this.store.getOperation(id);
-    if (first === undefined) throw new TokenServiceError(ErrorCode.OPERATION_NOT_FOUND, `no operation ${id}`, { field: "id" });
+  async replace(first: OperationRecord, kind: ReplacementKind, asked: number | undefined): Promise<OperationRecord> {
+    const id = first.id;
     return this.lock.withLock(`bitcoin:${first.network}:${first.sender}`, async () => {
       // Read again under the lock: another speed-up may have gone first.
       const record = (await this.store.getOperation(id)) ?? first;

@@ -72,8 +72,8 @@ export class BitcoinSends {
   }
 
   /** Speeds up (at `feeRate`, sat/vB) or cancels a send still unconfirmed: a BIP 125 replacement (bitcoin-replacements.ts). */
-  replace(id: string, kind: ReplacementKind, feeRate: unknown): Promise<OperationRecord> {
-    return this.replacements.replace(id, kind, parseFeeRate(feeRate));
+  replace(record: OperationRecord, kind: ReplacementKind, feeRate: unknown): Promise<OperationRecord> {
+    return this.replacements.replace(record, kind, parseFeeRate(feeRate));
   }
 
   /**

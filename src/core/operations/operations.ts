@@ -139,7 +139,7 @@ export class Operations {
       // The write was allowed to use the wallet; its replacements sign for the same record.
       async (record) =>
         record.sender === null ? undefined : this.held?.signerFor("operator", record.chain, record.network, record.sender),
-      (id, kind, feeRate) => this.bitcoinSends.replace(id, kind, feeRate),
+      (record, kind, feeRate) => this.bitcoinSends.replace(record, kind, feeRate),
     );
   }
 

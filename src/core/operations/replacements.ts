@@ -70,7 +70,7 @@ export class Replacements {
     /** The signer of a record's sender when the service holds its key (a held wallet): replacements are signed now. */
     private readonly heldSignerOf: (record: OperationRecord) => Promise<TransactionSigner | undefined> = async () => undefined,
     /** A Bitcoin operation's speed-up or cancel: a BIP 125 replacement its held wallet signs (bitcoin-replacements.ts). */
-    private readonly bitcoin?: (id: string, kind: ReplacementKind, feeRate: number | undefined) => Promise<OperationRecord>,
+    private readonly bitcoin?: (record: OperationRecord, kind: ReplacementKind, feeRate: number | undefined) => Promise<OperationRecord>,
   ) {}
 
   async replace(id: string, kind: ReplacementKind, request: ReplacementRequest = {}): Promise<ReplacementOutcome> {
@@ -79,7 +79,7 @@ export class Replacements {
       if (request.signedTransaction !== undefined) {
         throw invalidArgument("signedTransaction", "a Bitcoin operation is sent from a held wallet: the service signs its replacement");
       }
-      return { sent: await this.bitcoin(id, kind, request.feeRate) };
+      return { sent: await this.bitcoin(record, kind, request.feeRate) };
     }
     if (request.feeRate !== undefined) {
       throw invalidArgument("feeRate", "feeRate (sat/vB) is for Bitcoin operations: an EVM replacement pays what the node asks");

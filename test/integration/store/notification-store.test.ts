@@ -269,7 +269,7 @@ for (const variant of STORES) {
         const scan = { blocks: blocks(10, 10), found: [found(event, 0)], nextBlock: 11, head: 10 };
         expect(await n.commitScan(CHAIN, network, "a", scan)).to.equal(false);
         expect(await n.commitScan(CHAIN, network, "a", { ...scan, backfill: { subscriptionId: sub.id } })).to.equal(false);
-        expect(await n.rewindScan(CHAIN, network, "a", 5, 10)).to.equal(false);
+        expect(await n.rewindScan(CHAIN, network, "a", 5)).to.equal(false);
         expect(await feed(key, sub.id)).to.deep.equal([]);
         expect(await deliveries(key, hook)).to.deep.equal([]);
         expect(await n.leaseScan(CHAIN, network, "b", 60_000)).to.deep.equal({ nextBlock: null, recent: [] });
@@ -413,7 +413,7 @@ for (const variant of STORES) {
         expect(await n.commitScan(CHAIN, network, "scanner", scan)).to.equal(true);
         expect((await feed(key, sub.id)).map((item) => item.id)).to.deep.equal([safe.id, reorged.id]);
 
-        expect(await n.rewindScan(CHAIN, network, "scanner", 19, 22)).to.equal(true);
+        expect(await n.rewindScan(CHAIN, network, "scanner", 19)).to.equal(true);
         const afterRewind = await feed(key, sub.id);
         expect(afterRewind.map((item) => [item.id, item.type])).to.deep.equal([
           [safe.id, "chain.activity"],
@@ -467,7 +467,7 @@ for (const variant of STORES) {
         const backfill = { subscriptionId: sub.id };
         expect(await n.commitScan(CHAIN, network, "scanner", { blocks: [], found: [], nextBlock: 95, head: 99, backfill })).to.equal(true);
         expect((await n.getSubscription(key, sub.id))!.backfillNext).to.equal(95);
-        expect(await n.rewindScan(CHAIN, network, "scanner", 93, 99)).to.equal(true);
+        expect(await n.rewindScan(CHAIN, network, "scanner", 93)).to.equal(true);
         expect((await n.getSubscription(key, sub.id))!.backfillNext).to.equal(null);
       });
     });
