@@ -1,6 +1,5 @@
 import { sql, type Kysely, type Selectable } from "kysely";
 
-import type { ChainEvent } from "../core/notifications/match.js";
 import type {
   ChainEventPage,
   ChainEventType,
@@ -16,51 +15,15 @@ import type {
 import type { SubscriptionTarget } from "../domain/subscriptions.js";
 import type { DialectSql } from "./dialect.js";
 import { afterCursor } from "./operation-cursor.js";
-import {
-  checkLimit,
-  decodeFeedCursor,
-  decodeSubscriptionCursor,
-  deliveryId,
-  encodeFeedCursor,
-  encodeSubscriptionCursor,
-  feedId,
-} from "./notification-keys.js";
+import { checkLimit, decodeFeedCursor, decodeSubscriptionCursor, encodeFeedCursor, encodeSubscriptionCursor } from "./notification-keys.js";
 import type { Database } from "./schema.js";
-
-/** The hashes kept per pair: a reorg deeper than this is not seen by its hashes. */
-const KEPT_BLOCKS = 128;
-/** Rows per insert statement: well under either database's limit on parameters. */
-const CHUNK = 400;
+import { ChainEventWrites, inBlockOrder, type HeldScan } from "./chain-event-writes.js";
 
 type SubscriptionRow = Selectable<Database["subscriptions"]>;
-type EventRow = Selectable<Database["chain_events"]>;
 type FeedRow = Selectable<Database["chain_event_feed"]>;
 
 const iso = (value: number | string): string => new Date(Number(value)).toISOString();
 const num = (value: number | string | null): number | null => (value === null ? null : Number(value));
-
-/** What one commit writes to the feed and queues: an event delivered, or its removal. */
-interface FeedEntry {
-  subscriptionId: string;
-  eventId: string;
-  type: ChainEventType;
-  blockHash: string;
-  revision: number;
-  data: DeliveredChainEvent["data"];
-}
-
-/** The pair's scan row, as the lease holder's transaction locked it. */
-interface HeldScan {
-  nextBlock: number | null;
-  /** The last feed position given out; moved up by the entries this transaction writes. */
-  feedSeq: number;
-}
-
-function chunks<T>(items: readonly T[]): T[][] {
-  const out: T[][] = [];
-  for (let start = 0; start < items.length; start += CHUNK) out.push(items.slice(start, start + CHUNK));
-  return out;
-}
 
 /**
  * Chain notifications (core/notifications/types.ts) over the same Kysely database as the operations: subscriptions, the
@@ -72,7 +35,11 @@ export class KyselyNotificationStore implements NotificationStore {
     private readonly db: Kysely<Database>,
     private readonly d: DialectSql,
     private readonly outbox: { queuedCommitted(): void },
-  ) {}
+  ) {
+    this.writes = new ChainEventWrites(d);
+  }
+
+  private readonly writes: ChainEventWrites;
 
   private toSubscription(row: SubscriptionRow): SubscriptionRecord {
     return {
@@ -300,7 +267,7 @@ export class KyselyNotificationStore implements NotificationStore {
     const queued = await this.db.transaction().execute(async (trx) => {
       const held = await this.heldScan(trx, chain, network, owner);
       if (held === undefined) return undefined;
-      await this.insertFound(trx, chain, network, scan.found);
+      const delivered = await this.writes.insertFound(trx, chain, network, scan.found, scan.head);
       if (scan.backfill !== undefined) {
         // Done once it reached the pair's cursor (or the pair has none: its first scan starts at the lowest start).
         const done = held.nextBlock === null || scan.nextBlock >= held.nextBlock;
@@ -312,8 +279,9 @@ export class KyselyNotificationStore implements NotificationStore {
           .where("network", "=", network)
           .execute();
       } else {
-        await this.keepHashes(trx, chain, network, scan.blocks);
+        await this.writes.keepHashes(trx, chain, network, scan.blocks);
       }
+      // Events held by earlier commits that the head now confirms enough.
       const due = await trx
         .updateTable("chain_events")
         .set({ status: "delivered", confirmations: sql<number>`cast(${scan.head} - block_number + 1 as integer)` })
@@ -323,8 +291,11 @@ export class KyselyNotificationStore implements NotificationStore {
         .where("due_at", "<=", scan.head)
         .returningAll()
         .execute();
-      const entries = this.inOrder(due).map((row) => this.entryOf(row, false));
-      const count = await this.writeFeed(trx, held, entries);
+      const entries = inBlockOrder([
+        ...due.map((row) => ({ blockNumber: Number(row.block_number), position: row.position, entry: this.writes.entryOf(row, false) })),
+        ...delivered,
+      ]);
+      const count = await this.writes.writeFeed(trx, held, entries);
       await trx
         .updateTable("chain_scans")
         .set({
@@ -368,10 +339,12 @@ export class KyselyNotificationStore implements NotificationStore {
         .where("block_number", ">", ancestor)
         .returningAll()
         .execute();
-      const count = await this.writeFeed(
+      const count = await this.writes.writeFeed(
         trx,
         held,
-        this.inOrder(removed).map((row) => this.entryOf(row, true)),
+        inBlockOrder(
+          removed.map((row) => ({ blockNumber: Number(row.block_number), position: row.position, entry: this.writes.entryOf(row, true) })),
+        ),
       );
       // A backfill that went past the new cursor is done: the pair's scan goes over those blocks again, for it too.
       await trx
@@ -392,202 +365,5 @@ export class KyselyNotificationStore implements NotificationStore {
     if (queued === undefined) return false;
     if (queued > 0) this.outbox.queuedCommitted();
     return true;
-  }
-
-  /**
-   * Writes the events found, each once: an id already there is left as it is, unless a reorg removed it after its
-   * delivery (then it is found again, in its new block: held again, a new revision, to be delivered again). Events of a
-   * subscription deleted since the scan read its list are dropped.
-   */
-  private async insertFound(trx: Kysely<Database>, chain: string, network: string, found: readonly FoundEvent[]): Promise<void> {
-    if (found.length === 0) return;
-    const ids = [...new Set(found.map((entry) => entry.event.subscriptionId))];
-    const live = new Set<string>();
-    for (const part of chunks(ids)) {
-      // A delete waits for this transaction (it locks the pair's scan row first), or went before it: none is half seen.
-      const rows = await trx
-        .selectFrom("subscriptions")
-        .select("id")
-        .where("id", "in", part)
-        .where("chain", "=", chain)
-        .where("network", "=", network)
-        .execute();
-      for (const row of rows) live.add(row.id);
-    }
-    const values = found
-      .map((entry, position) => ({ ...entry, position }))
-      .filter((entry) => live.has(entry.event.subscriptionId))
-      .map(({ event, dueAt, position }) => ({
-        id: event.id,
-        subscription_id: event.subscriptionId,
-        chain,
-        network,
-        block_number: event.blockNumber,
-        block_hash: event.blockHash,
-        position,
-        due_at: dueAt,
-        type: event.type,
-        payload: JSON.stringify(event),
-        status: "held" as const,
-        confirmations: null,
-        created_at: this.d.nowMs,
-      }));
-    for (const part of chunks(values)) {
-      await trx
-        .insertInto("chain_events")
-        .values(part)
-        .onConflict((conflict) =>
-          conflict
-            .column("id")
-            .doUpdateSet((eb) => ({
-              block_number: eb.ref("excluded.block_number"),
-              block_hash: eb.ref("excluded.block_hash"),
-              position: eb.ref("excluded.position"),
-              due_at: eb.ref("excluded.due_at"),
-              payload: eb.ref("excluded.payload"),
-              status: "held",
-              confirmations: null,
-              revision: sql<number>`chain_events.revision + 1`,
-            }))
-            .where("chain_events.status", "=", "removed"),
-        )
-        .execute();
-    }
-  }
-
-  /** The blocks' hashes (a block scanned again after a reorg takes its new hash), the newest KEPT_BLOCKS only. */
-  private async keepHashes(trx: Kysely<Database>, chain: string, network: string, blocks: readonly ScannedHash[]): Promise<void> {
-    if (blocks.length === 0) return;
-    for (const part of chunks(blocks)) {
-      await trx
-        .insertInto("scanned_blocks")
-        .values(part.map((block) => ({ chain, network, number: block.number, hash: block.hash })))
-        .onConflict((conflict) => conflict.columns(["chain", "network", "number"]).doUpdateSet((eb) => ({ hash: eb.ref("excluded.hash") })))
-        .execute();
-    }
-    const oldestKept = trx
-      .selectFrom("scanned_blocks")
-      .select("number")
-      .where("chain", "=", chain)
-      .where("network", "=", network)
-      .orderBy("number", "desc")
-      .limit(1)
-      .offset(KEPT_BLOCKS - 1);
-    // Fewer kept than that: the subquery is null, and nothing is below null.
-    await trx
-      .deleteFrom("scanned_blocks")
-      .where("chain", "=", chain)
-      .where("network", "=", network)
-      .where("number", "<", oldestKept)
-      .execute();
-  }
-
-  /** Block order: by block, then the order they were found in. */
-  private inOrder(rows: EventRow[]): EventRow[] {
-    return rows.sort(
-      (a, b) => Number(a.block_number) - Number(b.block_number) || a.position - b.position || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0),
-    );
-  }
-
-  private entryOf(row: EventRow, removal: boolean): FeedEntry {
-    const event = this.d.readJson<ChainEvent>(row.payload)!;
-    return {
-      subscriptionId: row.subscription_id,
-      eventId: row.id,
-      type: removal ? `${row.type}.removed` : row.type,
-      blockHash: row.block_hash,
-      revision: Number(row.revision),
-      data: { ...event, confirmations: Number(row.confirmations) },
-    };
-  }
-
-  /**
-   * Writes the entries to the feed, in order, at the pair's next positions (moving `held.feedSeq`), and queues each for
-   * every webhook of its subscription's API key that takes its type (a removal: its type or the event's). Ids are fixed
-   * by the entry (and the webhook): written twice, they are there once. Answers how many deliveries it queued.
-   */
-  private async writeFeed(trx: Kysely<Database>, held: HeldScan, entries: FeedEntry[]): Promise<number> {
-    if (entries.length === 0) return 0;
-    const feed = entries.map((entry) => ({
-      entry,
-      id: feedId(entry.eventId, entry.blockHash, entry.type.endsWith(".removed"), entry.revision),
-      seq: ++held.feedSeq,
-    }));
-    for (const part of chunks(feed)) {
-      await trx
-        .insertInto("chain_event_feed")
-        .values(
-          part.map(({ entry, id, seq }) => ({
-            id,
-            subscription_id: entry.subscriptionId,
-            event_id: entry.eventId,
-            type: entry.type,
-            seq,
-            payload: JSON.stringify(entry.data),
-            created_at: this.d.nowMs,
-          })),
-        )
-        .onConflict((conflict) => conflict.column("id").doNothing())
-        .execute();
-    }
-
-    const webhooks = await this.webhooksOf(trx, [...new Set(entries.map((entry) => entry.subscriptionId))]);
-    const deliveries = feed.flatMap(({ entry, id }) => {
-      const base = entry.type.replace(/\.removed$/, "");
-      return (webhooks.get(entry.subscriptionId) ?? [])
-        .filter((webhook) => webhook.events.includes(entry.type) || webhook.events.includes(base))
-        .map((webhook) => ({
-          id: deliveryId(webhook.id, id),
-          webhook_id: webhook.id,
-          event_type: entry.type,
-          operation_id: entry.subscriptionId,
-          payload: JSON.stringify(entry.data),
-          status: "pending" as const,
-          next_attempt_at: this.d.nowMs,
-          created_at: this.d.nowMs,
-        }));
-    });
-    let queued = 0;
-    for (const part of chunks(deliveries)) {
-      const result = await trx
-        .insertInto("webhook_deliveries")
-        .values(part)
-        .onConflict((conflict) => conflict.column("id").doNothing())
-        .executeTakeFirst();
-      queued += Number(result.numInsertedOrUpdatedRows ?? 0n);
-    }
-    return queued;
-  }
-
-  /** The webhooks of each subscription's API key (keyless subscriptions: the keyless webhooks), with their events. */
-  private async webhooksOf(
-    trx: Kysely<Database>,
-    subscriptionIds: string[],
-  ): Promise<Map<string, Array<{ id: string; events: string[] }>>> {
-    const owners = new Map<string, string | null>();
-    for (const part of chunks(subscriptionIds)) {
-      const rows = await trx.selectFrom("subscriptions").select(["id", "api_key_id"]).where("id", "in", part).execute();
-      for (const row of rows) owners.set(row.id, row.api_key_id);
-    }
-    const keys = [...new Set(owners.values())];
-    const named = keys.filter((key): key is string => key !== null);
-    const rows = await trx
-      .selectFrom("webhooks")
-      .select(["id", "api_key_id", "events"])
-      .where((eb) => {
-        const either = [];
-        if (named.length > 0) either.push(eb("api_key_id", "in", named));
-        if (keys.includes(null)) either.push(eb("api_key_id", "is", null));
-        return either.length === 0 ? eb.lit(false) : eb.or(either);
-      })
-      .orderBy("id")
-      .execute();
-    const byKey = new Map<string | null, Array<{ id: string; events: string[] }>>();
-    for (const row of rows) {
-      const list = byKey.get(row.api_key_id) ?? [];
-      list.push({ id: row.id, events: this.d.readJson<string[]>(row.events) ?? [] });
-      byKey.set(row.api_key_id, list);
-    }
-    return new Map([...owners].map(([subscription, key]) => [subscription, byKey.get(key) ?? []]));
   }
 }

@@ -129,6 +129,62 @@ describe("chain notifications: token movements a log records", function () {
     expect(movementsOf(shortData)).to.deep.equal([]);
     expect(movementsOf(log(CUSTOM, oracle, "Priced", [1n, alice, -5n, "x"], TX(1), 0))).to.deep.equal([]);
   });
+
+  it("reads each word as ethers' ABI decoder does, and refuses what it refuses, over 600 hostile layouts", function () {
+    // The fixed layouts are read word by word (transfer-logs.ts): held to ethers' own decoder, log by log.
+    const reference = (entry: ChainLog) => {
+      // A topic that is no 32-byte word (no node answers one) makes the log none.
+      if (entry.topics.some((word) => word.length !== 66)) return [];
+      const topic = entry.topics[0];
+      const [abi, asset] =
+        topic === TRANSFER_TOPICS.transfer ? (entry.topics.length === 4 ? [ERC721, "erc721"] : [ERC20, "erc20"]) : [ERC1155, "erc1155"];
+      try {
+        const parsed = abi.parseLog({ topics: [...entry.topics], data: entry.data });
+        if (parsed === null || parsed.name === "TransferBatch") return "skip";
+        if (asset === "erc721" && entry.data !== "0x") return [];
+        if (asset === "erc20" && entry.topics.length !== 3) return [];
+        const [from, to] = asset === "erc1155" ? [parsed.args[1], parsed.args[2]] : [parsed.args[0], parsed.args[1]];
+        const amount = asset === "erc721" ? null : String(parsed.args[asset === "erc1155" ? 4 : 2]);
+        const tokenId = asset === "erc20" ? null : String(parsed.args[asset === "erc1155" ? 3 : 2]);
+        return [{ asset, contract: token, from, to, amount, tokenId, batchIndex: null }];
+      } catch {
+        return [];
+      }
+    };
+    const words = [
+      () => `0x${"00".repeat(12)}${alice.slice(2).toLowerCase()}`,
+      () => `0x${"ff".repeat(12)}${bob.slice(2)}`,
+      () => `0x01${"00".repeat(11)}${bob.slice(2)}`,
+      () => TX(Math.floor(Math.random() * 1e9)),
+      () => `0x${"ff".repeat(32)}`,
+      () => "0x1234",
+    ];
+    const pick = <T>(list: T[]): T => list[Math.floor(Math.random() * list.length)]!;
+    const datas = [
+      () => "0x",
+      () => TX(5),
+      () => `${TX(5)}${TX(6).slice(2)}`,
+      () => `${TX(5)}${TX(6).slice(2)}${TX(7).slice(2)}`,
+      () => "0x1234",
+    ];
+    let compared = 0;
+    for (let round = 0; round < 600; round++) {
+      const topic = pick([TRANSFER_TOPICS.transfer, TRANSFER_TOPICS.transferSingle]);
+      const count = pick([3, 4, 4]);
+      const entry: ChainLog = {
+        address: token,
+        topics: [topic, ...Array.from({ length: count - 1 }, () => pick(words)())],
+        data: pick(datas)(),
+        transactionHash: TX(1),
+        logIndex: 0,
+      };
+      const expected = reference(entry);
+      if (expected === "skip") continue;
+      expect(movementsOf(entry), JSON.stringify(entry)).to.deep.equal(expected);
+      compared++;
+    }
+    expect(compared).to.be.greaterThan(300);
+  });
 });
 
 describe("chain notifications: a block matched against subscriptions", function () {
