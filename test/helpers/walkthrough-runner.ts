@@ -170,6 +170,19 @@ export function describeWalkthrough(options: WalkthroughOptions): void {
       } else expect(printed, `${context}\n\nshown in ${options.file}:\n${step.shown.text}`).to.match(textShape(step.shown.text));
     }
 
+    /** A `$ command`, asked again for a `repeat` block (a reader's pause between) until its output is the one shown. */
+    async function runPrompt(step: Step, command: string) {
+      const deadline = Date.now() + 60_000;
+      for (;;) {
+        try {
+          return checkPromptOutput(step, await terminal.run(command));
+        } catch (error) {
+          if (step.marker !== "repeat" || Date.now() >= deadline) throw error;
+          await new Promise((resolve) => setTimeout(resolve, 500));
+        }
+      }
+    }
+
     const laterAnswer = (step: Step) =>
       steps.find((other) => other.line > step.line && other.commands.join("\n") === step.commands.join("\n"))?.shown;
 
@@ -258,7 +271,7 @@ export function describeWalkthrough(options: WalkthroughOptions): void {
             );
             return;
           }
-          if (step.style === "prompt") checkPromptOutput(step, await terminal.run(commands[0]!));
+          if (step.style === "prompt") await runPrompt(step, commands[0]!);
           else await runBlock(step, commands);
           await expectVariablesSet(step);
         } catch (error) {

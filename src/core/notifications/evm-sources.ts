@@ -66,6 +66,14 @@ export class EvmScanSource implements BlockSource {
     return this.reads.head();
   }
 
+  /**
+   * The node filters the reads of subscriptions that leave native currency out: contracts' logs by address, and the
+   * transfers of at most MAX_FILTERED_ADDRESSES watched addresses by topic (over more than NODE_FILTERED_FROM_BLOCKS).
+   */
+  filtersFor(subscriptions: readonly SubscriptionRecord[]): boolean {
+    return !wantsNative(subscriptions) && watchedTopics(subscriptions).size <= MAX_FILTERED_ADDRESSES;
+  }
+
   async header(number: number): Promise<SourceHeader | undefined> {
     const [block] = await this.reads.blocks(number, number, false);
     return block;
@@ -106,9 +114,7 @@ export class EvmScanSource implements BlockSource {
    * reading): the step is taken again.
    */
   async readRange(subscriptions: readonly SubscriptionRecord[], from: number, to: number): Promise<RangeRead | undefined> {
-    const wantsNative = subscriptions.some(
-      (subscription) => subscription.target.kind === "address" && subscription.target.assets.includes("native"),
-    );
+    const native = wantsNative(subscriptions);
     const wantsTokens = subscriptions.some(
       (subscription) => subscription.target.kind === "address" && subscription.target.assets.some((asset) => asset !== "native"),
     );
@@ -121,7 +127,7 @@ export class EvmScanSource implements BlockSource {
     ];
     const watched = watchedTopics(subscriptions);
     const [headers, tokenLogs, contractLogs] = await Promise.all([
-      wantsNative
+      native
         ? this.reads.blocks(from, to, true)
         : Promise.all([this.reads.blocks(from, from, false), to === from ? [] : this.reads.blocks(to, to, false)]).then((ends) =>
             ends.flat(),
@@ -144,7 +150,7 @@ export class EvmScanSource implements BlockSource {
     }
     const scanned: ScannedBlock[] = [];
     const byNumber = new Map(headers.map((header) => [header.number, header]));
-    const numbers = new Set([...byBlock.keys(), ...(wantsNative ? headers.map((header) => header.number) : [])]);
+    const numbers = new Set([...byBlock.keys(), ...(native ? headers.map((header) => header.number) : [])]);
     for (const number of [...numbers].sort((a, b) => a - b)) {
       const header = byNumber.get(number);
       const entry = byBlock.get(number);
@@ -168,6 +174,11 @@ export class EvmScanSource implements BlockSource {
 const NODE_FILTERED_FROM_BLOCKS = 32;
 /** The most addresses a node-side filter names: providers cap the values one topic may take. */
 const MAX_FILTERED_ADDRESSES = 256;
+
+/** Whether an address subscription watches native currency: its reads take every block with its transactions. */
+function wantsNative(subscriptions: readonly SubscriptionRecord[]): boolean {
+  return subscriptions.some((subscription) => subscription.target.kind === "address" && subscription.target.assets.includes("native"));
+}
 
 /** The watched addresses as a log's indexed topics hold them: 32 bytes, lower case. */
 function watchedTopics(subscriptions: readonly SubscriptionRecord[]): Set<string> {

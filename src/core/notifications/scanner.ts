@@ -38,6 +38,11 @@ export interface BlockSource {
   readRange(subscriptions: readonly SubscriptionRecord[], from: number, to: number): Promise<RangeRead | undefined>;
   /** The most blocks one step reads from it, when fewer than the scan's `maxRange` (a block that takes many requests). */
   readonly maxRange?: number;
+  /**
+   * Whether the node filters what these subscriptions read (logs by the watched addresses or contracts, no block
+   * bodies): a range then answers only what they match, and a step may read up to the scan's `maxFilteredRange`.
+   */
+  filtersFor?(subscriptions: readonly SubscriptionRecord[]): boolean;
 }
 
 export interface ScanSettings {
@@ -45,9 +50,18 @@ export interface ScanSettings {
   leaseMs: number;
   /** The most blocks one step reads (a backfill, a scan catching up after a stop). */
   maxRange: number;
+  /** The most blocks one step reads when the node filters the reads (BlockSource.filtersFor). */
+  maxFilteredRange: number;
 }
 
-export const DEFAULT_SCAN_SETTINGS: ScanSettings = { leaseMs: 15_000, maxRange: 500 };
+/**
+ * 2,000 filtered blocks: the widest range that common hosted providers answer whatever the logs' count (a provider
+ * that answers less makes the scan narrow its ranges: PairScanner.narrow).
+ */
+export const DEFAULT_SCAN_SETTINGS: ScanSettings = { leaseMs: 15_000, maxRange: 500, maxFilteredRange: 2_000 };
+
+/** Reads in a row that must succeed before a range narrowed by a refusal is widened again (doubled). */
+const WIDEN_AFTER_READS = 5;
 
 /** How many of the newest scanned blocks' hashes the scan keeps to walk a reorg back (deeper ones rescan from the oldest). */
 export const KEPT_SCANNED_HASHES = 128;
@@ -67,6 +81,8 @@ export class PairScanner {
    * store's write overlap. One range at most; dropped when the next step asks for another.
    */
   private ahead: { key: string; read: Promise<RangeRead | undefined> } | undefined;
+  /** The widest range the node answered lately, once it refused a wider one; undefined while it refuses none. */
+  private narrowed: { blocks: number; reads: number } | undefined;
 
   constructor(
     private readonly store: NotificationStore,
@@ -90,14 +106,39 @@ export class PairScanner {
     const next = lease.nextBlock ?? Math.min(...subscriptions.map((subscription) => subscription.startBlock));
     const last = lease.recent.at(-1);
     if (last !== undefined && head.number === last.number && head.hash !== last.hash) return this.rewindFrom(last.number);
-    if (next <= head.number) return this.scan(subscriptions, next, Math.min(head.number, next + this.maxRange - 1), head.number);
+    if (next <= head.number) return this.scan(subscriptions, next, Math.min(head.number, next + this.rangeFor(subscriptions) - 1), head.number);
     if (last !== undefined && head.number < last.number) return this.rewindFrom(head.number + 1);
     return (await this.backfill(subscriptions, next, head.number)) ? "progress" : "idle";
   }
 
-  /** The most blocks one step reads: the scan's setting, or fewer where the source asks. */
-  private get maxRange(): number {
-    return Math.min(this.settings.maxRange, this.source.maxRange ?? Infinity);
+  /**
+   * The most blocks one step reads for `subscriptions`: the scan's setting (wider when the node filters their reads),
+   * or fewer where the source asks, or where the node lately refused a wider range.
+   */
+  private rangeFor(subscriptions: readonly SubscriptionRecord[]): number {
+    const setting = this.source.filtersFor?.(subscriptions) ? this.settings.maxFilteredRange : this.settings.maxRange;
+    return Math.max(1, Math.min(setting, this.source.maxRange ?? Infinity, this.narrowed?.blocks ?? Infinity));
+  }
+
+  /**
+   * Reads `from`..`to`; a refusal of more than one block narrows the scan's ranges to half of it, and the step is taken
+   * again at once (providers cap a read's blocks or logs, each at its own figure, and word the refusal each its own
+   * way; a node that is down fails the one-block read too, which is thrown). Undefined when the step is to be taken
+   * again.
+   */
+  private async readNarrowing(key: string, subscriptions: readonly SubscriptionRecord[], from: number, to: number) {
+    let blocks: RangeRead | undefined;
+    try {
+      blocks = await this.read(key, subscriptions, from, to);
+    } catch (error) {
+      if (to === from) throw error;
+      this.narrowed = { blocks: Math.ceil((to - from + 1) / 2), reads: 0 };
+      return undefined;
+    }
+    if (this.narrowed !== undefined && ++this.narrowed.reads >= WIDEN_AFTER_READS) {
+      this.narrowed = { blocks: this.narrowed.blocks * 2, reads: 0 };
+    }
+    return blocks;
   }
 
   /** Lets the scan go, for another replica to take at once (a process stopping). */
@@ -118,9 +159,9 @@ export class PairScanner {
   private async scan(subscriptions: SubscriptionRecord[], from: number, to: number, head: number): Promise<StepOutcome> {
     const lease = this.lease!;
     const key = `scan:${subscriptions.map((subscription) => subscription.id).join(",")}`;
-    const blocks = await this.read(key, subscriptions, from, to);
+    const blocks = await this.readNarrowing(key, subscriptions, from, to);
     if (blocks === undefined) return "progress";
-    if (to < head) this.readAhead(key, subscriptions, to + 1, Math.min(head, to + this.maxRange));
+    if (to < head) this.readAhead(key, subscriptions, to + 1, Math.min(head, to + this.rangeFor(subscriptions)));
     const first = blocks.headers[0];
     const below = lease.recent.find((kept) => kept.number === from - 1);
     if (first !== undefined && below !== undefined && first.parentHash !== below.hash) return this.rewindFrom(from - 1);
@@ -146,15 +187,15 @@ export class PairScanner {
     const behind = subscriptions.find((subscription) => subscription.backfillNext !== null);
     if (behind === undefined) return false;
     const from = behind.backfillNext!;
-    const to = Math.min(cursor - 1, from + this.maxRange - 1);
+    const to = Math.min(cursor - 1, from + this.rangeFor([behind]) - 1);
     if (to < from) {
       await this.commit({ blocks: [], found: [], nextBlock: cursor, head, backfill: { subscriptionId: behind.id } });
       return true;
     }
     const key = `backfill:${behind.id}`;
-    const blocks = await this.read(key, [behind], from, to);
+    const blocks = await this.readNarrowing(key, [behind], from, to);
     if (blocks === undefined) return true;
-    if (to + 1 <= cursor - 1) this.readAhead(key, [behind], to + 1, Math.min(cursor - 1, to + this.maxRange));
+    if (to + 1 <= cursor - 1) this.readAhead(key, [behind], to + 1, Math.min(cursor - 1, to + this.rangeFor([behind])));
     const found = this.found(blocks.scanned, [behind]);
     await this.commit({ blocks: [], found, nextBlock: to + 1, head, backfill: { subscriptionId: behind.id } });
     return true;
