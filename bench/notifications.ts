@@ -5,7 +5,8 @@
 // - block → webhook lag of 10,000 ERC-20 transfers among the watched addresses (each an `out` and an `in`: 20,000
 //   events, each to arrive exactly once), beside what polling the head once per poll interval alone costs;
 // - a backfill's rate (a subscription with `fromBlock` at the first transfer's block) beside a plain loop of
-//   `eth_getLogs` over the same blocks in the same 500-block ranges, straight to anvil;
+//   `eth_getLogs` over the same blocks, straight to anvil, the faster of 500- and 2,000-block ranges (with the blocks
+//   read too for an address that watches native currency: no log shows it);
 // - JSON-RPC calls per new block with 100 subscriptions beside 1.
 // The transfers are signed beforehand with ethers and sent straight to anvil, not through the service.
 import { mkdtemp, rm } from "node:fs/promises";
@@ -18,6 +19,7 @@ import { Interface, Transaction, Wallet, getCreateAddress, parseUnits, toQuantit
 import type { HardhatRuntimeEnvironment } from "hardhat/types/hre";
 
 import { TRANSFER_TOPICS } from "../src/core/notifications/transfer-logs.js";
+import { DEFAULT_SCAN_SETTINGS } from "../src/core/notifications/scanner.js";
 import { createServer, type TokenServiceServer } from "../src/http/app.js";
 import { listen, shutdown } from "../src/http/listen.js";
 import { ANVIL_ACCOUNT, startAnvil, type AnvilNode } from "../test/helpers/anvil.js";
@@ -36,8 +38,10 @@ const BLOCK_INTERVAL_MS = 50;
 /** Blocks mined (one transfer each) while the calls are counted, with 1 subscription and then with 100. */
 const COST_BLOCKS = 30;
 const COST_INTERVAL_MS = 500;
-/** The scan's range and the anchor's. */
-const RANGE = 500;
+/** The scan's widest unfiltered range, and the anchor's narrower one. */
+const RANGE = DEFAULT_SCAN_SETTINGS.maxRange;
+/** The anchor also reads in ranges as wide as the scan's filtered reads. */
+const WIDE_RANGE = DEFAULT_SCAN_SETTINGS.maxFilteredRange;
 /** A live pair's poll interval (src/chains/evm/live-chain.ts): the scan reads the head at most once per interval. */
 const POLL_MS = 1_000;
 const DRAIN_TIMEOUT_MS = 300_000;
@@ -409,12 +413,15 @@ async function measure(
 
   // Backfills over the transfers' blocks beside eth_getLogs over the same ranges, alternating, REPETITIONS times each.
   const span = lastBlock - firstBlock + 1;
-  /** The anchor: eth_getLogs over the same ranges; `withBlocks`, each range's blocks with their transactions too (batches of 100). */
-  const anchorScan = async (filter: Record<string, unknown>, withBlocks = false) => {
+  /**
+   * The anchor: eth_getLogs over the same blocks in `range`-block ranges; `withBlocks`, each range's blocks with their
+   * transactions too (batches of 100).
+   */
+  const anchorScan = async (filter: Record<string, unknown>, withBlocks = false, range = RANGE) => {
     const start = performance.now();
     let logs = 0;
-    for (let from = firstBlock; from <= lastBlock; from += RANGE) {
-      const to = Math.min(lastBlock, from + RANGE - 1);
+    for (let from = firstBlock; from <= lastBlock; from += range) {
+      const to = Math.min(lastBlock, from + range - 1);
       const [answer] = (await batch(node.url, [
         { method: "eth_getLogs", params: [{ fromBlock: toQuantity(from), toBlock: toQuantity(to), ...filter }] },
       ])) as [unknown[]];
@@ -445,7 +452,7 @@ async function measure(
       after = page.nextCursor;
     }
   };
-  const serviceBackfill = async (body: Record<string, unknown>) => {
+  const serviceBackfill = async (body: Record<string, unknown>, delivered: boolean) => {
     const before = new Map(proxy.counts);
     const start = performance.now();
     const made = await subscribe({ ...body, fromBlock: firstBlock });
@@ -464,6 +471,8 @@ async function measure(
     const elapsed = performance.now() - start;
     const calls = callsSince(proxy, before);
     const events = await countEvents(made.id);
+    // Its webhook deliveries drained before anything else is timed: they would take this process's CPU from the next.
+    if (delivered) await until(() => arrivalsOf(new Set([made.id])).length >= events, "the backfill's deliveries", DRAIN_TIMEOUT_MS);
     expectStatus(await call("DELETE", `/api/v1/subscriptions/${made.id}`), 204, "deleting the backfill subscription");
     return { blocksPerSecond: (span / elapsed) * 1000, events, elapsed, calls };
   };
@@ -477,6 +486,9 @@ async function measure(
       filter: topics,
       anchor: "eth_getLogs of the token transfer topics",
       withBlocks: true,
+      delivered: true,
+      // No log records native currency: the anchor a client can meet reads the blocks too.
+      target: "≥ 0.5 of eth_getLogs with the blocks read",
     },
     {
       label: 'address subscription, assets ["erc20"] (logs and the range\'s end headers only)',
@@ -486,6 +498,8 @@ async function measure(
       filter: topics,
       anchor: "eth_getLogs of the token transfer topics",
       withBlocks: false,
+      delivered: true,
+      target: "≥ 0.5",
     },
     {
       label: "contract subscription on the token, every event (each of its 10,000 logs an event)",
@@ -494,46 +508,60 @@ async function measure(
       filter: { address: token },
       anchor: "eth_getLogs of the token's address",
       withBlocks: false,
+      delivered: false,
+      // Each of the 10,000 logs is an event written durably (the event and its feed entry): reported.
+      target: "reported",
     },
   ];
   const backfillRows: RatioRow[] = [];
   for (const kind of backfillKinds) {
     const services: number[] = [];
     const anchors: number[] = [];
+    const plainRatios: number[] = [];
     const ratios: number[] = [];
-    const withBlocks: number[] = [];
     let wrongCounts = 0;
     let anchorLogs = 0;
+    const figures = { narrow: [] as number[], wide: [] as number[], withBlocks: [] as number[] };
     for (let repetition = 0; repetition < REPETITIONS; repetition++) {
       log(
-        `notifications: backfill of ${span} blocks ${repetition + 1}/${REPETITIONS}, ${kind.label.split(" (")[0]}: eth_getLogs${kind.withBlocks ? " (alone, then with the blocks)" : ""}, then the service…`,
+        `notifications: backfill of ${span} blocks ${repetition + 1}/${REPETITIONS}, ${kind.label.split(" (")[0]}: eth_getLogs in ${RANGE}- and ${WIDE_RANGE}-block ranges${kind.withBlocks ? ", then with the blocks" : ""}, then the service…`,
       );
-      const anchor = await anchorScan(kind.filter);
-      anchorLogs = anchor.logs;
-      if (kind.withBlocks) withBlocks.push((await anchorScan(kind.filter, true)).blocksPerSecond);
-      const backfill = await serviceBackfill(kind.body(repetition));
+      // The plain scan at its faster range: the service's own reads span up to 2,000 blocks where the node filters them.
+      const narrow = await anchorScan(kind.filter);
+      const wide = await anchorScan(kind.filter, false, WIDE_RANGE);
+      const plain = Math.max(narrow.blocksPerSecond, wide.blocksPerSecond);
+      anchorLogs = narrow.logs;
+      figures.narrow.push(narrow.blocksPerSecond);
+      figures.wide.push(wide.blocksPerSecond);
+      const withBlocks = kind.withBlocks ? (await anchorScan(kind.filter, true)).blocksPerSecond : undefined;
+      if (withBlocks !== undefined) figures.withBlocks.push(withBlocks);
+      const backfill = await serviceBackfill(kind.body(repetition), kind.delivered);
       if (backfill.events !== kind.expectedEvents(repetition)) wrongCounts++;
       log(
-        `notifications: eth_getLogs ${Math.round(anchor.blocksPerSecond)} blocks/s (${anchor.logs} logs), the backfill ${Math.round(backfill.blocksPerSecond)} blocks/s ` +
+        `notifications: eth_getLogs ${Math.round(narrow.blocksPerSecond)} / ${Math.round(wide.blocksPerSecond)} blocks/s (${narrow.logs} logs)${withBlocks === undefined ? "" : `, with the blocks ${Math.round(withBlocks)} blocks/s`}, the backfill ${Math.round(backfill.blocksPerSecond)} blocks/s ` +
           `(${backfill.events} events, ${kind.expectedEvents(repetition)} expected; ${Math.round(backfill.elapsed)} ms; node calls ${[...backfill.calls].map(([method, count]) => `${method} ${count}`).join(", ")})`,
       );
-      anchors.push(anchor.blocksPerSecond);
+      const anchor = withBlocks ?? plain;
+      anchors.push(anchor);
       services.push(backfill.blocksPerSecond);
-      ratios.push(backfill.blocksPerSecond / anchor.blocksPerSecond);
+      plainRatios.push(backfill.blocksPerSecond / plain);
+      ratios.push(backfill.blocksPerSecond / anchor);
     }
     const shown = median(ratios);
+    const plainText =
+      `${kind.anchor}, straight to anvil, the faster of ${RANGE}-block ranges (${Math.round(median(figures.narrow)).toLocaleString("en-US")} blocks/s) ` +
+      `and ${WIDE_RANGE}-block ranges (${Math.round(median(figures.wide)).toLocaleString("en-US")} blocks/s), ${anchorLogs.toLocaleString("en-US")} logs`;
     backfillRows.push({
       measure: `backfill rate, ${span.toLocaleString("en-US")} blocks holding ${TRANSFERS.toLocaleString("en-US")} transfers (fromBlock at the first), ${kind.label}`,
       service: `${Math.round(median(services)).toLocaleString("en-US")} blocks/s${wrongCounts > 0 ? `; **${wrongCounts} of ${REPETITIONS} found another number of events**` : ""}`,
-      anchor:
-        `${kind.anchor}, ${RANGE}-block ranges, straight to anvil: ${Math.round(median(anchors)).toLocaleString("en-US")} blocks/s (${anchorLogs.toLocaleString("en-US")} logs)` +
-        (withBlocks.length > 0
-          ? `; with the blocks and their transactions read too (batches of 100, as the scan reads them for native currency): ${Math.round(median(withBlocks)).toLocaleString("en-US")} blocks/s, the backfill ${ratio(median(services) / median(withBlocks))} of that`
-          : ""),
+      anchor: kind.withBlocks
+        ? `the same with the blocks and their transactions read (batches of 100, as the scan reads them for native currency): ${Math.round(median(anchors)).toLocaleString("en-US")} blocks/s; ` +
+          `${plainText} alone: the backfill ${ratio(median(plainRatios))} of that`
+        : plainText,
       ratio: shown,
       ratios,
-      target: "≥ 0.5",
-      met: shown >= 0.5 && wrongCounts === 0,
+      target: kind.target,
+      met: kind.target === "reported" ? undefined : shown >= 0.5 && wrongCounts === 0,
     });
   }
 

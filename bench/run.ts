@@ -72,7 +72,9 @@ const NOTES = `Notes on the method:
   minus its block's time, split at the delivery's createdAt (when the scan's commit queued it); its anchor is what
   reading the head once per poll interval costs alone (half an interval on average). Backfills: a subscription made
   with fromBlock at the first transfer's block, timed from its POST until GET shows backfillNext null (asked every
-  10 ms), beside eth_getLogs over the same 500-block ranges straight to anvil, alternating, 3 times each. Calls per
+  10 ms; the next timed once its webhook deliveries arrived), beside eth_getLogs over the same blocks straight to anvil,
+  the faster of 500- and 2,000-block ranges (an address watching native currency: with the blocks and their
+  transactions read too, as no log shows native currency), alternating, 3 times each. Calls per
   block: 30 blocks of one transfer each, one every 500 ms, with 1 subscription and then with 100, counted through the
   relay until the last block's events arrived.`;
 

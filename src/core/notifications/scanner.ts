@@ -106,7 +106,8 @@ export class PairScanner {
     const next = lease.nextBlock ?? Math.min(...subscriptions.map((subscription) => subscription.startBlock));
     const last = lease.recent.at(-1);
     if (last !== undefined && head.number === last.number && head.hash !== last.hash) return this.rewindFrom(last.number);
-    if (next <= head.number) return this.scan(subscriptions, next, Math.min(head.number, next + this.rangeFor(subscriptions) - 1), head.number);
+    if (next <= head.number)
+      return this.scan(subscriptions, next, Math.min(head.number, next + this.rangeFor(subscriptions) - 1), head.number);
     if (last !== undefined && head.number < last.number) return this.rewindFrom(head.number + 1);
     return (await this.backfill(subscriptions, next, head.number)) ? "progress" : "idle";
   }
