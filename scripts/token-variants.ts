@@ -1,7 +1,8 @@
 // The Solidity of every token variant, from one template per kind: OpenZeppelin's extensions composed as its Contracts
 // Wizard composes them (the same bases, the same overrides Solidity requires), plus the service's constructor
 // arguments and mint functions (one recipient, or many in one transaction: `airdrop`, OpenZeppelin's internal `_mint` or
-// `_safeMint` once per recipient). Nothing here implements token logic: each option is one audited extension.
+// `_safeMint` once per recipient). Nothing here implements token logic: each option is one audited extension. One
+// departure, for EIP-1155's letter: an ERC1155 batch of one id asks its receiver for the batch hook (erc1155Parts).
 // `npm run build:contracts` writes token-variants/ from it and compiles them (scripts/build-token-variants.ts); a test
 // checks that the committed files are its output and that the shipped bytecode is theirs.
 import { createHash } from "node:crypto";
@@ -30,6 +31,7 @@ const IMPORTS: Record<string, string> = {
   ERC1155Burnable: `${OZ}/token/ERC1155/extensions/ERC1155Burnable.sol`,
   ERC1155Pausable: `${OZ}/token/ERC1155/extensions/ERC1155Pausable.sol`,
   ERC1155Supply: `${OZ}/token/ERC1155/extensions/ERC1155Supply.sol`,
+  ERC1155Utils: `${OZ}/token/ERC1155/utils/ERC1155Utils.sol`,
   ERC2981: `${OZ}/token/common/ERC2981.sol`,
   EIP712: `${OZ}/utils/cryptography/EIP712.sol`,
   Nonces: `${OZ}/utils/Nonces.sol`,
@@ -283,6 +285,7 @@ function erc1155Parts(variant: Variant, parts: Parts): void {
   parts.bases.push("ERC1155");
   for (const feature of ["pausable", "burnable", "supply"]) if (has(feature)) parts.bases.push(EXTENSION.ERC1155[feature]!);
   parts.baseConstructors.push("ERC1155(uri_)");
+  parts.alsoImported.push("ERC1155Utils");
   parts.constructorParameters.push("string memory name_", "string memory uri_", "address admin");
   royaltyParts(variant, parts);
   accessParts(variant, parts, "admin", ["MINTER_ROLE", ...(has("pausable") ? ["PAUSER_ROLE"] : [])]);
@@ -291,7 +294,11 @@ function erc1155Parts(variant: Variant, parts: Parts): void {
   parts.constructorBody.unshift("name = name_;");
   parts.functions.push(
     `function mint(address to, uint256 id, uint256 amount, bytes memory data) public ${minter} {\n        _mint(to, id, amount, data);\n    }`,
-    `function mintBatch(address to, uint256[] memory ids, uint256[] memory amounts, bytes memory data) public ${minter} {\n        _mintBatch(to, ids, amounts, data);\n    }`,
+    // EIP-1155 asks a batch's receiver for onERC1155BatchReceived, whatever its length; OpenZeppelin 5's _mintBatch and
+    // safeBatchTransferFrom ask a batch of one id for onERC1155Received (its _updateWithAcceptanceCheck sees only the
+    // arrays), which a receiver implementing the batch hook alone refuses. These two ask for the batch hook.
+    `function mintBatch(address to, uint256[] memory ids, uint256[] memory amounts, bytes memory data) public ${minter} {\n        if (to == address(0)) {\n            revert ERC1155InvalidReceiver(address(0));\n        }\n        _update(address(0), to, ids, amounts);\n        ERC1155Utils.checkOnERC1155BatchReceived(_msgSender(), address(0), to, ids, amounts, data);\n    }`,
+    "/// @dev EIP-1155: a batch transfer calls onERC1155BatchReceived, a batch of one id included.\n    function safeBatchTransferFrom(address from, address to, uint256[] memory ids, uint256[] memory values, bytes memory data) public override {\n        address sender = _msgSender();\n        if (from != sender && !isApprovedForAll(from, sender)) {\n            revert ERC1155MissingApprovalForAll(sender, from);\n        }\n        if (to == address(0)) {\n            revert ERC1155InvalidReceiver(address(0));\n        }\n        if (from == address(0)) {\n            revert ERC1155InvalidSender(address(0));\n        }\n        _update(from, to, ids, values);\n        ERC1155Utils.checkOnERC1155BatchReceived(sender, from, to, ids, values, data);\n    }",
     airdrop(
       "Mints amounts[i] of id ids[i] to to[i] for every i, in one transaction.",
       "airdrop(address[] calldata to, uint256[] calldata ids, uint256[] calldata amounts, bytes calldata data)",

@@ -58,9 +58,28 @@ contract TestPlainERC721 is ERC721 {
 
 /// Takes no tokens: a safe transfer to it reverts.
 contract TestNoReceiver {}
+
+/// Takes ERC-1155 tokens sent one id at a time: it answers onERC1155Received and has no onERC1155BatchReceived.
+contract TestSingleHookReceiver {
+    function onERC1155Received(address, address, uint256, uint256, bytes calldata) external pure returns (bytes4) {
+        return this.onERC1155Received.selector;
+    }
+}
+
+/// Takes ERC-1155 batches: it answers onERC1155BatchReceived and has no onERC1155Received.
+contract TestBatchHookReceiver {
+    function onERC1155BatchReceived(address, address, uint256[] calldata, uint256[] calldata, bytes calldata)
+        external
+        pure
+        returns (bytes4)
+    {
+        return this.onERC1155BatchReceived.selector;
+    }
+}
 `;
 
-export type TestTokenName = "TestERC1155" | "TestPausableERC20" | "TestPlainERC721" | "TestNoReceiver";
+export type TestTokenName =
+  "TestERC1155" | "TestPausableERC20" | "TestPlainERC721" | "TestNoReceiver" | "TestSingleHookReceiver" | "TestBatchHookReceiver";
 
 interface Artifact {
   abi: InterfaceAbi;

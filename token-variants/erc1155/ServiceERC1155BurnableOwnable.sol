@@ -5,6 +5,7 @@ pragma solidity ^0.8.24;
 import {ERC1155} from "@openzeppelin/contracts/token/ERC1155/ERC1155.sol";
 import {ERC1155Burnable} from "@openzeppelin/contracts/token/ERC1155/extensions/ERC1155Burnable.sol";
 import {Ownable} from "@openzeppelin/contracts/access/Ownable.sol";
+import {ERC1155Utils} from "@openzeppelin/contracts/token/ERC1155/utils/ERC1155Utils.sol";
 
 /// @notice ERC1155 launched by hardhat-token-service (burnable; access: ownable).
 contract ServiceERC1155BurnableOwnable is ERC1155, ERC1155Burnable, Ownable {
@@ -22,7 +23,27 @@ contract ServiceERC1155BurnableOwnable is ERC1155, ERC1155Burnable, Ownable {
     }
 
     function mintBatch(address to, uint256[] memory ids, uint256[] memory amounts, bytes memory data) public onlyOwner {
-        _mintBatch(to, ids, amounts, data);
+        if (to == address(0)) {
+            revert ERC1155InvalidReceiver(address(0));
+        }
+        _update(address(0), to, ids, amounts);
+        ERC1155Utils.checkOnERC1155BatchReceived(_msgSender(), address(0), to, ids, amounts, data);
+    }
+
+    /// @dev EIP-1155: a batch transfer calls onERC1155BatchReceived, a batch of one id included.
+    function safeBatchTransferFrom(address from, address to, uint256[] memory ids, uint256[] memory values, bytes memory data) public override {
+        address sender = _msgSender();
+        if (from != sender && !isApprovedForAll(from, sender)) {
+            revert ERC1155MissingApprovalForAll(sender, from);
+        }
+        if (to == address(0)) {
+            revert ERC1155InvalidReceiver(address(0));
+        }
+        if (from == address(0)) {
+            revert ERC1155InvalidSender(address(0));
+        }
+        _update(from, to, ids, values);
+        ERC1155Utils.checkOnERC1155BatchReceived(sender, from, to, ids, values, data);
     }
 
     /// @notice Mints amounts[i] of id ids[i] to to[i] for every i, in one transaction.
