@@ -51,6 +51,7 @@ export type SubscriptionBody = JsonBody<operations["createSubscription"]>;
 export type Subscription = Answer<operations["createSubscription"], 201>;
 export type ChainEventPage = Answer<operations["listSubscriptionEvents"], 200>;
 export type ChainEvent = ChainEventPage["items"][number];
+export type TokenVerification = Answer<operations["getTokenVerification"], 200>;
 
 /**
  * What signs locally: an ethers v6 Signer (a `Wallet`, or any external signer — a hardware wallet, a KMS — that

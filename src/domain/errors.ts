@@ -114,6 +114,20 @@ export const ERROR_CATALOG = {
     title: "No operation with that id",
     description: "A speed-up or cancel (`service.operations.speedUp`, `cancel`, the tasks) named an operation id the store does not hold.",
   },
+  LAUNCH_NOT_FOUND: {
+    httpStatus: 404,
+    source: "core",
+    title: "No launch of that contract with this API key on the pair",
+    description:
+      "`GET /tokens/{address}/verification` named a contract address that no launch made with this API key deployed on the given chain and network. Only the service's own launches are answered: it knows their sources.",
+  },
+  VERIFICATION_UNAVAILABLE: {
+    httpStatus: 409,
+    source: "core",
+    title: "The launch's verification input cannot be given",
+    description:
+      "The launch exists but its creation code is not known yet (a prepared launch not submitted), or it does not start with a contract this version of the service ships (a launch made by an older version whose contracts changed since). `details.reason` says which.",
+  },
   CHAIN_FAULT_NOT_FOUND: {
     httpStatus: 404,
     source: "core",

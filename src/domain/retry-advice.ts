@@ -33,6 +33,8 @@ export const RETRY_ADVICE: Record<AnyErrorCode, RetryAdvice> = {
   HELD_WALLET_NOT_FOUND: "after-change",
   CHAIN_FAULTS_OFF: "after-change",
   OPERATION_NOT_FOUND: "after-change",
+  LAUNCH_NOT_FOUND: "after-change",
+  VERIFICATION_UNAVAILABLE: "later",
   CHAIN_FAULT_NOT_FOUND: "after-change",
   REQUEST_TIMEOUT: "later",
   IDEMPOTENCY_CONFLICT: "after-change",

@@ -660,6 +660,31 @@ export class KyselyStore implements Store {
     return row === undefined ? undefined : (await this.withTransactions([this.toRecord(row)]))[0];
   }
 
+  async findOwnLaunch(
+    apiKeyId: string | null,
+    chain: string,
+    network: string,
+    contractAddress: string,
+  ): Promise<OperationRecord | undefined> {
+    const row = await this.db
+      .selectFrom("operations")
+      // Its first transaction's raw form, on the record (made before 0007) or on the first transaction's row.
+      .leftJoin("operation_transactions as first", (join) =>
+        join.onRef("first.operation_id", "=", "operations.id").on("first.role", "=", "original"),
+      )
+      .selectAll("operations")
+      .select((eb) => eb.fn.coalesce("operations.raw_transaction", "first.raw_transaction").as("first_raw"))
+      .where("operations.kind", "=", "launch")
+      .where("operations.chain", "=", chain)
+      .where("operations.network", "=", network)
+      .where("operations.contract_address", "=", contractAddress)
+      .where("operations.api_key_id", apiKeyId === null ? "is" : "=", apiKeyId)
+      .orderBy("operations.created_at", "desc")
+      .limit(1)
+      .executeTakeFirst();
+    return row === undefined ? undefined : { ...this.toRecord(row), rawTransaction: row.first_raw };
+  }
+
   async listOperations(apiKeyId: string | null, options: { limit: number; cursor?: string }): Promise<OperationPage> {
     const { limit } = options;
     if (!Number.isInteger(limit) || limit < 1 || limit > MAX_PAGE_SIZE) {

@@ -475,6 +475,12 @@ export function migrations(dialect: DialectName): Record<string, Migration> {
           .execute();
       },
     },
+    // A token's verification input (GET /tokens/{address}/verification) finds its launch by the contract's address.
+    "0012_operations_by_contract": {
+      async up(db: Kysely<unknown>) {
+        await db.schema.createIndex("operations_by_contract").on("operations").columns(["chain", "network", "contract_address"]).execute();
+      },
+    },
   };
 }
 

@@ -71,6 +71,11 @@ export interface Store extends OperationStore {
 
   /** One of the API key's records, by its id or its transaction hash (the newest, should a hash be on several pairs). */
   findOwnOperation(apiKeyId: string | null, idOrHash: string): Promise<OperationRecord | undefined>;
+  /**
+   * The newest launch made with this API key of the contract at `contractAddress` (checksummed) on the pair, its
+   * `rawTransaction` the first one it signed (a replacement carries the same creation code).
+   */
+  findOwnLaunch(apiKeyId: string | null, chain: string, network: string, contractAddress: string): Promise<OperationRecord | undefined>;
   /** Newest first, only the given API key's records. */
   listOperations(apiKeyId: string | null, options: { limit: number; cursor?: string }): Promise<OperationPage>;
 

@@ -5,7 +5,9 @@ import { brotliDecompressSync } from "node:zlib";
 import { expect } from "chai";
 import hre from "hardhat";
 
+import { historicBuildInfo, readOpenZeppelin } from "../../scripts/build-verification.js";
 import { COMPILER, compileVariants, inputHash, variantFiles, type VariantFile } from "../../scripts/token-variants.js";
+import { verificationBundle } from "../../scripts/verification-bundle.js";
 import { allVariants, variantName } from "../../src/domain/token-options.js";
 
 const ROOT = path.resolve(import.meta.dirname, "../..");
@@ -49,6 +51,17 @@ describe("token variants (token-variants/, src/artifacts/variants/)", function (
     expect(compiler!.version).to.equal(COMPILER.solc);
     expect(compiler!.settings.evmVersion).to.equal(COMPILER.settings.evmVersion);
     expect(compiler!.settings.optimizer).to.deep.equal(COMPILER.settings.optimizer);
+  });
+
+  it("the shipped verification sources are exactly build-verification's output from these sources and this build", async function () {
+    await hre.tasks.getTask("build").run({ quiet: true });
+    const shipped = JSON.parse(
+      brotliDecompressSync(await readFile(path.join(ROOT, "src/artifacts/verification.json.br"))).toString("utf8"),
+    );
+    const expected = verificationBundle(await historicBuildInfo(), variantFiles(), readOpenZeppelin);
+    expect(shipped, "src/artifacts/verification.json.br is stale: run npm run build:contracts").to.deep.equal(
+      JSON.parse(JSON.stringify(expected)),
+    );
   });
 
   it("each kind's shipped bundle was compiled from these sources, this compiler and this OpenZeppelin, and holds every variant", async function () {

@@ -202,6 +202,8 @@ describe("the package as users get it: docs/plugin.md's install commands and plu
       expect(existsSync(path.join(installed, `dist/src/artifacts/variants/${kind}.json.br`)), kind).to.equal(true);
     }
     expect(existsSync(path.join(installed, "token-variants/erc20/ServiceERC20BurnablePermitRoles.sol"))).to.equal(true);
+    // What GET /tokens/{address}/verification builds a standard JSON input from: no OpenZeppelin in the project needed.
+    expect(existsSync(path.join(installed, "dist/src/artifacts/verification.json.br"))).to.equal(true);
     const files = await readdir(path.join(installed, "dist"), { recursive: true });
     expect(files.filter((file) => String(file).endsWith(".map"))).to.deep.equal([]);
     expect(existsSync(path.join(installed, "src")), "no TypeScript sources").to.equal(false);

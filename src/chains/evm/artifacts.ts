@@ -20,15 +20,20 @@ export const balanceReaderArtifact: ShippedArtifact = require("../../artifacts/B
 /** A kind's variants (scripts/build-token-variants.ts), read on the first launch of one: a process that never launches one never reads them. */
 const variantBundles = new Map<TokenKind, Record<string, Omit<ShippedArtifact, "contractName">>>();
 
-/** The compiled contract of a token variant (see src/domain/token-options.ts for its name). */
-export function variantArtifact(kind: TokenKind, contractName: string): ShippedArtifact {
+/** Every shipped variant of a kind, by contract name. */
+export function shippedVariants(kind: TokenKind): Readonly<Record<string, Omit<ShippedArtifact, "contractName">>> {
   let bundle = variantBundles.get(kind);
   if (bundle === undefined) {
     const packed = readFileSync(new URL(`../../artifacts/variants/${kind.toLowerCase()}.json.br`, import.meta.url));
     bundle = (JSON.parse(brotliDecompressSync(packed).toString("utf8")) as { contracts: typeof bundle }).contracts!;
     variantBundles.set(kind, bundle);
   }
-  const artifact = bundle[contractName];
+  return bundle;
+}
+
+/** The compiled contract of a token variant (see src/domain/token-options.ts for its name). */
+export function variantArtifact(kind: TokenKind, contractName: string): ShippedArtifact {
+  const artifact = shippedVariants(kind)[contractName];
   if (artifact === undefined) throw new Error(`no variant ${contractName} is shipped: run npm run build:contracts`);
   return { contractName, ...artifact };
 }

@@ -4,6 +4,7 @@ import { clearChainFaultRoute, clearChainFaultsRoute, injectChainFaultRoute, lis
 import { faucetRoute, networksRoute, transactionRoute } from "./misc.js";
 import { cancelRoute, speedUpRoute } from "./replacements.js";
 import { getOperationRoute, launchTokenRoute, listTokensRoute, mintTokenRoute, tokenBalanceRoute } from "./tokens.js";
+import { tokenVerificationRoute } from "./verification.js";
 import { allowanceRoute, approveRoute, ownedTokensRoute, tokenInfoRoute, transferRoute } from "./transfers.js";
 import {
   createWalletRoute,
@@ -37,6 +38,7 @@ export const API_ROUTES: RouteDefinition[] = [
   speedUpRoute,
   cancelRoute,
   tokenBalanceRoute,
+  tokenVerificationRoute,
   transferRoute,
   approveRoute,
   burnRoute,
