@@ -81,7 +81,8 @@ export const ERROR_CATALOG = {
     httpStatus: 401,
     source: "http",
     title: "Missing or wrong API key",
-    description: "No API key (`?apiKey=` or the `x-api-key` header), or one the service does not know.",
+    description:
+      "No API key where the service reads one (the `x-api-key` header or the `apiKey` query parameter), or one the service does not know. The message says where the key goes and how to make one (`npx hardhat apikey:create`). A key sent another way is named as what it is, in `field`: an `Authorization` header (`authorization`; Bearer is not read), or a query parameter spelt otherwise (`apikey`, `api_key`). The key itself is never repeated.",
   },
   NOT_FOUND: {
     httpStatus: 404,

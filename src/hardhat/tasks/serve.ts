@@ -145,7 +145,7 @@ async function run(args: Args, hre: HardhatRuntimeEnvironment): Promise<void> {
       (journal) =>
         `              ${path.basename(journal.path)}: ${journal.entries} entries, ${(journal.bytes / 1024).toFixed(1)} KiB, replayed in ${(journal.milliseconds / 1000).toFixed(2)} s${journal.tornBytes > 0 ? ` (dropped a ${journal.tornBytes}-byte line cut short by a crash)` : ""}`,
     ),
-    `  auth        ${args.noAuth ? "OFF (--no-auth, loopback only)" : "API key required (apiKey query parameter or x-api-key header)"}`,
+    `  auth        ${args.noAuth ? "OFF (--no-auth, loopback only)" : "API key required (x-api-key header or apiKey query parameter; create one: npx hardhat apikey:create)"}`,
     `  signer      ${keystore}: held wallets' keys (docs/custody.md)`,
     ...(settings.chainFaults
       ? [

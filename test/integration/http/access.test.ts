@@ -47,6 +47,59 @@ describe("HTTP service — who may call", function () {
     });
   });
 
+  describe("a missing key is answered with where the key goes and how to make one", function () {
+    let api: RunningServer;
+
+    before(async function () {
+      api = await startServer();
+    });
+
+    after(async function () {
+      await api?.stop();
+    });
+
+    const bare = async (path: string, headers: Record<string, string> = {}) => {
+      const response = await fetch(`${api.baseUrl}${path}`, { headers });
+      return { status: response.status, body: (await response.json()) as { error: { code: string; field: string; message: string } } };
+    };
+
+    it("no key: names both places and apikey:create", async function () {
+      const answer = await bare("/api/v1/networks");
+      expect(answer.status).to.equal(401);
+      expect(answer.body.error).to.include({ code: "UNAUTHORIZED", field: "apiKey" });
+      expect(answer.body.error.message).to.include("x-api-key").and.include("apiKey").and.include("npx hardhat apikey:create");
+    });
+
+    it("a key in a misspelt query parameter is named as that parameter, not as no key, and never echoed", async function () {
+      for (const name of ["apikey", "api_key", "APIKEY", "Api-Key"]) {
+        const answer = await bare(`/api/v1/networks?${name}=${encodeURIComponent(TEST_API_KEY)}`);
+        expect(answer.status, name).to.equal(401);
+        expect(answer.body.error, name).to.include({ code: "UNAUTHORIZED", field: name });
+        expect(answer.body.error.message, name).to.include(`"${name}"`).and.include("apiKey");
+        expect(JSON.stringify(answer.body), name).to.not.include(TEST_API_KEY);
+      }
+    });
+
+    it("a key in an Authorization header is named as that header, its scheme said only when it is a known one", async function () {
+      const bearer = await bare("/api/v1/networks", { authorization: `Bearer ${TEST_API_KEY}` });
+      expect(bearer.status).to.equal(401);
+      expect(bearer.body.error).to.include({ code: "UNAUTHORIZED", field: "authorization" });
+      expect(bearer.body.error.message).to.include("Authorization: Bearer").and.include("x-api-key");
+      const raw = await bare("/api/v1/networks", { authorization: TEST_API_KEY });
+      expect(raw.body.error.message).to.include("an Authorization header");
+      for (const answer of [bearer, raw]) expect(JSON.stringify(answer.body)).to.not.include(TEST_API_KEY);
+      // The right place still wins over a stray header.
+      const right = await bare("/api/v1/networks", { authorization: "Bearer x", "x-api-key": TEST_API_KEY });
+      expect(right.status).to.equal(200);
+    });
+
+    it("a wrong key says how to make one", async function () {
+      const answer = await bare("/api/v1/networks", { "x-api-key": "not-a-key" });
+      expect(answer.status).to.equal(401);
+      expect(answer.body.error.message).to.include("not valid").and.include("npx hardhat apikey:create");
+    });
+  });
+
   describe("behind one reverse proxy (TOKEN_SERVICE_TRUST_PROXY=1): the client's address is the one the proxy saw", function () {
     let api: RunningServer;
     // This test is the proxy: it connects from 127.0.0.1 and appends the address it saw, as nginx's
