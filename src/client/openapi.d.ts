@@ -2103,6 +2103,29 @@ export interface operations {
                     };
                 };
             };
+            /** @description `METHOD_NOT_ALLOWED`: The route takes another method */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "METHOD_NOT_ALLOWED";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
             /** @description `REQUEST_TIMEOUT`: The request was not received in time */
             408: {
                 headers: {
@@ -2361,6 +2384,29 @@ export interface operations {
                              * @enum {string}
                              */
                             code: "NOT_FOUND" | "TRANSACTION_NOT_FOUND" | "HELD_WALLET_NOT_FOUND" | "CHAIN_FAULTS_OFF" | "OPERATION_NOT_FOUND" | "LAUNCH_NOT_FOUND" | "CHAIN_FAULT_NOT_FOUND";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `METHOD_NOT_ALLOWED`: The route takes another method */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "METHOD_NOT_ALLOWED";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -4580,6 +4626,29 @@ export interface operations {
                     };
                 };
             };
+            /** @description `METHOD_NOT_ALLOWED`: The route takes another method */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "METHOD_NOT_ALLOWED";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
             /** @description `REQUEST_TIMEOUT`: The request was not received in time */
             408: {
                 headers: {
@@ -4926,6 +4995,29 @@ export interface operations {
                              * @enum {string}
                              */
                             code: "NOT_FOUND" | "TRANSACTION_NOT_FOUND" | "HELD_WALLET_NOT_FOUND" | "CHAIN_FAULTS_OFF" | "OPERATION_NOT_FOUND" | "LAUNCH_NOT_FOUND" | "CHAIN_FAULT_NOT_FOUND";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `METHOD_NOT_ALLOWED`: The route takes another method */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "METHOD_NOT_ALLOWED";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -5430,6 +5522,29 @@ export interface operations {
                     };
                 };
             };
+            /** @description `METHOD_NOT_ALLOWED`: The route takes another method */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "METHOD_NOT_ALLOWED";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
             /** @description `REQUEST_TIMEOUT`: The request was not received in time */
             408: {
                 headers: {
@@ -5782,6 +5897,29 @@ export interface operations {
                     };
                 };
             };
+            /** @description `METHOD_NOT_ALLOWED`: The route takes another method */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "METHOD_NOT_ALLOWED";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
             /** @description `REQUEST_TIMEOUT`: The request was not received in time */
             408: {
                 headers: {
@@ -6110,6 +6248,29 @@ export interface operations {
                              * @enum {string}
                              */
                             code: "NOT_FOUND" | "TRANSACTION_NOT_FOUND" | "HELD_WALLET_NOT_FOUND" | "CHAIN_FAULTS_OFF" | "OPERATION_NOT_FOUND" | "LAUNCH_NOT_FOUND" | "CHAIN_FAULT_NOT_FOUND";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `METHOD_NOT_ALLOWED`: The route takes another method */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "METHOD_NOT_ALLOWED";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -10603,6 +10764,29 @@ export interface operations {
                     };
                 };
             };
+            /** @description `METHOD_NOT_ALLOWED`: The route takes another method */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "METHOD_NOT_ALLOWED";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
             /** @description `REQUEST_TIMEOUT`: The request was not received in time */
             408: {
                 headers: {
@@ -10884,6 +11068,29 @@ export interface operations {
                              * @enum {string}
                              */
                             code: "UNAUTHORIZED";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `METHOD_NOT_ALLOWED`: The route takes another method */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "METHOD_NOT_ALLOWED";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -11184,6 +11391,29 @@ export interface operations {
                              * @enum {string}
                              */
                             code: "NOT_FOUND" | "TRANSACTION_NOT_FOUND" | "HELD_WALLET_NOT_FOUND" | "CHAIN_FAULTS_OFF" | "OPERATION_NOT_FOUND" | "LAUNCH_NOT_FOUND" | "CHAIN_FAULT_NOT_FOUND";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `METHOD_NOT_ALLOWED`: The route takes another method */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "METHOD_NOT_ALLOWED";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -12527,6 +12757,29 @@ export interface operations {
                     };
                 };
             };
+            /** @description `METHOD_NOT_ALLOWED`: The route takes another method */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "METHOD_NOT_ALLOWED";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
             /** @description `REQUEST_TIMEOUT`: The request was not received in time */
             408: {
                 headers: {
@@ -12722,6 +12975,29 @@ export interface operations {
                              * @enum {string}
                              */
                             code: "NOT_FOUND" | "TRANSACTION_NOT_FOUND" | "HELD_WALLET_NOT_FOUND" | "CHAIN_FAULTS_OFF" | "OPERATION_NOT_FOUND" | "LAUNCH_NOT_FOUND" | "CHAIN_FAULT_NOT_FOUND";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `METHOD_NOT_ALLOWED`: The route takes another method */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "METHOD_NOT_ALLOWED";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -12953,6 +13229,29 @@ export interface operations {
                              * @enum {string}
                              */
                             code: "NOT_FOUND" | "TRANSACTION_NOT_FOUND" | "HELD_WALLET_NOT_FOUND" | "CHAIN_FAULTS_OFF" | "OPERATION_NOT_FOUND" | "LAUNCH_NOT_FOUND" | "CHAIN_FAULT_NOT_FOUND";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `METHOD_NOT_ALLOWED`: The route takes another method */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "METHOD_NOT_ALLOWED";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -13766,6 +14065,29 @@ export interface operations {
                     };
                 };
             };
+            /** @description `METHOD_NOT_ALLOWED`: The route takes another method */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "METHOD_NOT_ALLOWED";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
             /** @description `REQUEST_TIMEOUT`: The request was not received in time */
             408: {
                 headers: {
@@ -13961,6 +14283,29 @@ export interface operations {
                              * @enum {string}
                              */
                             code: "NOT_FOUND" | "TRANSACTION_NOT_FOUND" | "HELD_WALLET_NOT_FOUND" | "CHAIN_FAULTS_OFF" | "OPERATION_NOT_FOUND" | "LAUNCH_NOT_FOUND" | "CHAIN_FAULT_NOT_FOUND";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `METHOD_NOT_ALLOWED`: The route takes another method */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "METHOD_NOT_ALLOWED";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -14231,6 +14576,29 @@ export interface operations {
                     };
                 };
             };
+            /** @description `METHOD_NOT_ALLOWED`: The route takes another method */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "METHOD_NOT_ALLOWED";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
             /** @description `REQUEST_TIMEOUT`: The request was not received in time */
             408: {
                 headers: {
@@ -14462,6 +14830,29 @@ export interface operations {
                              * @enum {string}
                              */
                             code: "NOT_FOUND" | "TRANSACTION_NOT_FOUND" | "HELD_WALLET_NOT_FOUND" | "CHAIN_FAULTS_OFF" | "OPERATION_NOT_FOUND" | "LAUNCH_NOT_FOUND" | "CHAIN_FAULT_NOT_FOUND";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `METHOD_NOT_ALLOWED`: The route takes another method */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "METHOD_NOT_ALLOWED";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -14793,6 +15184,29 @@ export interface operations {
                              * @enum {string}
                              */
                             code: "NOT_FOUND" | "TRANSACTION_NOT_FOUND" | "HELD_WALLET_NOT_FOUND" | "CHAIN_FAULTS_OFF" | "OPERATION_NOT_FOUND" | "LAUNCH_NOT_FOUND" | "CHAIN_FAULT_NOT_FOUND";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `METHOD_NOT_ALLOWED`: The route takes another method */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "METHOD_NOT_ALLOWED";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -15137,6 +15551,29 @@ export interface operations {
                     };
                 };
             };
+            /** @description `METHOD_NOT_ALLOWED`: The route takes another method */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "METHOD_NOT_ALLOWED";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
             /** @description `REQUEST_TIMEOUT`: The request was not received in time */
             408: {
                 headers: {
@@ -15394,6 +15831,29 @@ export interface operations {
                              * @enum {string}
                              */
                             code: "NOT_FOUND" | "TRANSACTION_NOT_FOUND" | "HELD_WALLET_NOT_FOUND" | "CHAIN_FAULTS_OFF" | "OPERATION_NOT_FOUND" | "LAUNCH_NOT_FOUND" | "CHAIN_FAULT_NOT_FOUND";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `METHOD_NOT_ALLOWED`: The route takes another method */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "METHOD_NOT_ALLOWED";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;

@@ -90,6 +90,13 @@ export const ERROR_CATALOG = {
     title: "No such route, operation or webhook",
     description: "No such route, or no operation or webhook with that id for your API key (another key's records do not exist for you).",
   },
+  METHOD_NOT_ALLOWED: {
+    httpStatus: 405,
+    source: "http",
+    title: "The route takes another method",
+    description:
+      "The path is a route, but not for this method (`GET /api/v1/tokens/mint`: a mint is a `POST`). The `Allow` header and the message name the methods it takes. A fixed path wins over a path with a parameter: `GET /api/v1/tokens/mint` is not read as a token contract named `mint`.",
+  },
   TRANSACTION_NOT_FOUND: {
     httpStatus: 404,
     source: "core",

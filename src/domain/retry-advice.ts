@@ -29,6 +29,7 @@ export const RETRY_ADVICE: Record<AnyErrorCode, RetryAdvice> = {
   MALFORMED_REQUEST: "after-change",
   UNAUTHORIZED: "after-change",
   NOT_FOUND: "after-change",
+  METHOD_NOT_ALLOWED: "after-change",
   TRANSACTION_NOT_FOUND: "after-change",
   HELD_WALLET_NOT_FOUND: "after-change",
   CHAIN_FAULTS_OFF: "after-change",

@@ -33,6 +33,7 @@ import { requestLog } from "./middleware/request-log.js";
 import { buildOpenApiDocument } from "./openapi.js";
 import type { RouteDefinition, RouteResult } from "./route.js";
 import { API_ROUTES } from "./routes/index.js";
+import { fixedPathMethods } from "./middleware/method-guard.js";
 import { ServiceMetrics } from "./metrics.js";
 import { loadSettings, type Settings } from "./settings.js";
 import { openStore } from "../store/open-store.js";
@@ -375,6 +376,7 @@ export async function createServer(options: CreateServerOptions): Promise<TokenS
 
   const api = express.Router();
   api.use(ServiceMetrics.notePath(), authenticate, rateLimit(limiter, limits));
+  api.use(fixedPathMethods(API_ROUTES));
   for (const route of API_ROUTES) {
     const handlers =
       route.method === "post" || route.method === "put"

@@ -42,5 +42,7 @@ export function middlewareResponses(route: RouteDefinition): ReturnType<typeof e
     // 403: a privateKey in a body under the production switch (TOKEN_SERVICE_ALLOW_PRIVATE_KEYS=false).
     ...(route.method === "post" || route.method === "put" ? [403, 413, 415] : []),
     ...(route.idempotent ? [409] : []),
+    // 405: a parameter's place holding a fixed route's name asked with another method (GET /tokens/mint: middleware/method-guard.ts).
+    ...(route.paths.some((path) => path.includes(":")) ? [405] : []),
   );
 }

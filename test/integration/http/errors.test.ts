@@ -132,6 +132,28 @@ for (const store of STORES) {
       );
     });
 
+    it("405 with Allow for a fixed route asked with another method, not read as a path parameter", async function () {
+      const ask = async (method: string, path: string) => {
+        const response = await fetch(`${api.baseUrl}${path}`, { method, headers: { "x-api-key": TEST_API_KEY } });
+        return { status: response.status, allow: response.headers.get("allow"), body: await response.json() };
+      };
+      for (const [method, path, allow] of [
+        ["GET", "/api/v1/tokens/mint", "POST"],
+        ["GET", "/api/v1/tokens/burn", "POST"],
+        ["GET", "/api/v1/tokens/pause", "POST"],
+        ["DELETE", "/api/v1/tokens", "GET, HEAD, POST"],
+        ["PUT", "/api/v1/wallets", "GET, HEAD, POST"],
+      ] as const) {
+        const answer = await ask(method, path);
+        expectError(answer, 405, "METHOD_NOT_ALLOWED");
+        expect(answer.allow, `${method} ${path}`).to.equal(allow);
+        expect(answer.body.error.message).to.include(`it takes ${allow}`);
+      }
+      // A token address under the same prefix is still read as one.
+      const token = await ask("GET", `/api/v1/tokens/0x${"00".repeat(19)}01?chain=ethereum&network=sepolia`);
+      expect(token.status).to.not.equal(405);
+    });
+
     it("409 when an Idempotency-Key is reused with another body", async function () {
       const key = { "Idempotency-Key": "conflict-1" };
       const first = await api.call("POST", "/api/v1/faucet", { chain: "ethereum", network: "sepolia", address: wallet.address }, key);
