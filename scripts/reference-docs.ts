@@ -74,7 +74,7 @@ export function errorsReference(): string {
     `- ${RETRY_LABEL["after-change"]}: nothing was done, and sent unchanged the request fails the same way. Change the`,
     "  request, the configuration or the chain's state (fund the sender, grant the role) first.",
     `- ${RETRY_LABEL["read-first"]}: an unexpected failure, which may have come after part of the work: list your`,
-    "  operations (`GET /api/v1/tokens`) before sending it again, or send it with the same `Idempotency-Key`, which never",
+    "  operations (`GET /api/v1/operations`) before sending it again, or send it with the same `Idempotency-Key`, which never",
     "  runs a request twice.",
     `- ${RETRY_LABEL.record}: a code only an operation's record carries; a new request is a new operation.`,
     "",

@@ -98,10 +98,10 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The writes made with your API key: launches, mints, transfers, approvals, burns, pauses, role and ownership changes, faucet grants
-         * @description Newest first. Pass `nextCursor` as `cursor` for the next page.
+         * The tokens launched with your API key, newest first: their launch records
+         * @description Each item is a launch's record (`contractAddress`, `type`, the token's fields in `params`, its `status`). Pass `nextCursor` as `cursor` for the next page; `status`, `sender`, `chain` and `network` narrow the list. Every kind of write is listed by `GET /api/v1/operations`.
          */
-        get: operations["listOperations"];
+        get: operations["listTokens"];
         put?: never;
         /**
          * Launch an ERC20, ERC721 or ERC1155 token contract
@@ -112,6 +112,26 @@ export interface paths {
          *     Keys that never leave the caller: the same body without `privateKey` answers the `unsignedTransaction` to sign (its nonce reserved for the sender until `expiresAt`); the same body with `signedTransaction` (that transaction, signed by `sender`) is checked to be exactly the prepared one, then recorded and broadcast as a key-in-body launch is.
          */
         post: operations["launchToken"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/operations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The writes made with your API key, newest first: launches, mints, transfers, approvals, burns, pauses, role and ownership changes, faucet grants, Bitcoin sends
+         * @description Pass `nextCursor` as `cursor` for the next page. `kind`, `status`, `sender`, `chain` and `network` narrow the list; `kind` and `status` take several values, comma-separated or repeated.
+         */
+        get: operations["listOperations"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -2580,13 +2600,21 @@ export interface operations {
             };
         };
     };
-    listOperations: {
+    listTokens: {
         parameters: {
             query?: {
                 /** @description Default 20 */
                 limit?: number;
-                /** @description nextCursor of the previous page */
+                /** @description nextCursor of the previous page (the filters may change between pages: the cursor is a position) */
                 cursor?: string;
+                /** @description Only these statuses (signed, pending, mined, failed, dropped, cancelled): comma-separated and/or repeated; a record matching any of them is listed */
+                status?: string | string[];
+                /** @description Only writes from this address */
+                sender?: string;
+                /** @description Only on this chain */
+                chain?: string;
+                /** @description Only on this network (with chain) */
+                network?: string;
             };
             header?: never;
             path?: never;
@@ -2594,7 +2622,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description A page of records */
+            /** @description A page of launch records */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -3787,6 +3815,269 @@ export interface operations {
                              * @enum {string}
                              */
                             code: "UPSTREAM_TIMEOUT";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+    };
+    listOperations: {
+        parameters: {
+            query?: {
+                /** @description Default 20 */
+                limit?: number;
+                /** @description nextCursor of the previous page (the filters may change between pages: the cursor is a position) */
+                cursor?: string;
+                /** @description Only these kinds (launch, mint, faucet, transfer, approve, burn, pause, grantRole, revokeRole, transferOwnership): comma-separated and/or repeated; a record matching any of them is listed */
+                kind?: string | string[];
+                /** @description Only these statuses (signed, pending, mined, failed, dropped, cancelled): comma-separated and/or repeated; a record matching any of them is listed */
+                status?: string | string[];
+                /** @description Only writes from this address */
+                sender?: string;
+                /** @description Only on this chain */
+                chain?: string;
+                /** @description Only on this network (with chain) */
+                network?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of records */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            id: string;
+                            /** @enum {string} */
+                            kind: "launch" | "mint" | "faucet" | "transfer" | "approve" | "burn" | "pause" | "grantRole" | "revokeRole" | "transferOwnership";
+                            chain: string;
+                            network: string;
+                            type: string | null;
+                            params: {
+                                [key: string]: unknown;
+                            };
+                            sender: string | null;
+                            transactionHash: string | null;
+                            /** @description A launch's token (the contract a write calls): deployed once a launch is mined; a cancelled or failed launch deploys nothing there */
+                            contractAddress: string | null;
+                            nonce: number | null;
+                            /** @enum {string} */
+                            status: "signed" | "pending" | "mined" | "failed" | "dropped" | "cancelled";
+                            error: {
+                                code: string;
+                                message: string;
+                            } | null;
+                            blockNumber: number | null;
+                            blockHash: string | null;
+                            /** @description What mining revealed, e.g. an ERC721 mint's tokenId */
+                            result: {
+                                [key: string]: unknown;
+                            } | null;
+                            /** @description Every state change with its time and reason, oldest first */
+                            transitions: {
+                                /** @enum {string} */
+                                status: "signed" | "pending" | "mined" | "failed" | "dropped" | "cancelled";
+                                at: string;
+                                reason: string;
+                            }[];
+                            /** @description Set once (webhook operation.stuck) when it is pending past its replace-after blocks with no higher fee the service can send on its own; cleared by a later speed-up or cancel */
+                            stuck: {
+                                at: string;
+                                /** @description The transaction it waits on */
+                                transactionHash: string;
+                                reason: string;
+                            } | null;
+                            /** @description Every transaction it was sent as, lowest fees first (empty for a faucet grant, and for a record made before the service kept them); whichever is mined settles it, and transactionHash follows the latest sent (then the one mined) */
+                            transactions: {
+                                transactionHash: string;
+                                /**
+                                 * @description original, replacement (same call, higher fees) or cancel (a zero-value transfer to the sender; on Bitcoin, the same coins back to the sender)
+                                 * @enum {string}
+                                 */
+                                role: "original" | "replacement" | "cancel";
+                                /** @description Its step on the fee ladder: 0 the original */
+                                rung: number;
+                                maxFeePerGas: string | null;
+                                maxPriorityFeePerGas: string | null;
+                                /** @description A legacy transaction's price, instead of the EIP-1559 fees */
+                                gasPrice: string | null;
+                                /** @description Bitcoin only (its fees per gas are null): the satoshis it pays */
+                                fee?: string;
+                                /** @description Bitcoin only: the rate it pays, sat/vB */
+                                feeRate?: number;
+                                /** @description When it was written as sent, just before its broadcast */
+                                broadcastAt: string;
+                            }[];
+                            createdAt: string;
+                            updatedAt: string;
+                        }[];
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            /** @description `INVALID_ARGUMENT`: A field is missing, has the wrong type or breaks a rule; `INVALID_ADDRESS`: Not an address of that chain and network; `INVALID_PRIVATE_KEY`: Not a 32-byte hex private key; `UNSUPPORTED_CHAIN`: Unknown chain; `UNSUPPORTED_NETWORK`: Unknown network of that chain; `UNSUPPORTED_OPERATION`: The chain cannot do that; `MALFORMED_JSON`: The body is not valid JSON; `MALFORMED_REQUEST`: Not valid HTTP/1.1, or a bad percent-encoding in the path */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "INVALID_ARGUMENT" | "INVALID_ADDRESS" | "INVALID_PRIVATE_KEY" | "UNSUPPORTED_CHAIN" | "UNSUPPORTED_NETWORK" | "UNSUPPORTED_OPERATION" | "MALFORMED_JSON" | "MALFORMED_REQUEST";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `UNAUTHORIZED`: Missing or wrong API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "UNAUTHORIZED";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `REQUEST_TIMEOUT`: The request was not received in time */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "REQUEST_TIMEOUT";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `HOST_NOT_ALLOWED`: Without API keys (--no-auth): a Host other than a loopback name */
+            421: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "HOST_NOT_ALLOWED";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `RATE_LIMITED`: Per-key rate limit reached (see Retry-After); `TOO_MANY_CONNECTIONS`: Too many open connections from this address (see Retry-After); `TOO_MANY_AUTH_FAILURES`: Too many wrong API keys from this address (see Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "RATE_LIMITED" | "TOO_MANY_CONNECTIONS" | "TOO_MANY_AUTH_FAILURES";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `HEADERS_TOO_LARGE`: Request headers over 16 KiB */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "HEADERS_TOO_LARGE";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `BACKEND_NOT_CONFIGURED`: No backend for that network; `SERVICE_UNAVAILABLE`: The database cannot be reached (see Retry-After); `KEYSTORE_LOCKED`: The keystore cannot sign: its passphrase is not set, or wrong; `SIGNING_KEY_UNAVAILABLE`: The held wallet's KMS key cannot sign; `STORAGE_UNAVAILABLE`: The service's own storage is exhausted (see Retry-After); `DATA_DIR_IN_USE`: Another process holds the data directory */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "BACKEND_NOT_CONFIGURED" | "SERVICE_UNAVAILABLE" | "KEYSTORE_LOCKED" | "SIGNING_KEY_UNAVAILABLE" | "STORAGE_UNAVAILABLE" | "DATA_DIR_IN_USE";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -13130,8 +13421,18 @@ export interface operations {
             query?: {
                 /** @description Default 20 */
                 limit?: number;
-                /** @description nextCursor of the previous page */
+                /** @description nextCursor of the previous page (the filters may change between pages: the cursor is a position) */
                 cursor?: string;
+                /** @description Only these kinds (launch, mint, faucet, transfer, approve, burn, pause, grantRole, revokeRole, transferOwnership): comma-separated and/or repeated; a record matching any of them is listed */
+                kind?: string | string[];
+                /** @description Only these statuses (signed, pending, mined, failed, dropped, cancelled): comma-separated and/or repeated; a record matching any of them is listed */
+                status?: string | string[];
+                /** @description Only writes from this address */
+                sender?: string;
+                /** @description Only on this chain */
+                chain?: string;
+                /** @description Only on this network (with chain) */
+                network?: string;
             };
             header?: never;
             path: {

@@ -516,10 +516,27 @@ export const NetworkList = z.object({
   ),
 });
 
+const listFilterValues = (what: string) =>
+  z
+    .union([z.string(), z.array(z.string())])
+    .optional()
+    .describe(`${what}: comma-separated and/or repeated; a record matching any of them is listed`);
+
 export const OperationListQuery = z.object({
   limit: z.coerce.number().int().min(1).max(100).optional().describe("Default 20"),
-  cursor: z.string().optional().describe("nextCursor of the previous page"),
+  cursor: z
+    .string()
+    .optional()
+    .describe("nextCursor of the previous page (the filters may change between pages: the cursor is a position)"),
+  kind: listFilterValues(`Only these kinds (${OPERATION_KINDS.join(", ")})`),
+  status: listFilterValues(`Only these statuses (${OPERATION_STATUSES.join(", ")})`),
+  sender: z.string().optional().describe("Only writes from this address"),
+  chain: z.string().optional().describe("Only on this chain"),
+  network: z.string().optional().describe("Only on this network (with chain)"),
 });
+
+/** `GET /tokens`: the same filters, the kind fixed to launches. */
+export const TokenListQuery = OperationListQuery.omit({ kind: true });
 
 export const Operation = z.object({
   id: z.string(),

@@ -38,6 +38,7 @@ import type {
   IdempotencyBegin,
   IdempotencyClaim,
   NewOperation,
+  OperationFilter,
   OperationPage,
   OperationRecord,
   SharedRateLimitCount,
@@ -685,8 +686,11 @@ export class KyselyStore implements Store {
     return row === undefined ? undefined : { ...this.toRecord(row), rawTransaction: row.first_raw };
   }
 
-  async listOperations(apiKeyId: string | null, options: { limit: number; cursor?: string }): Promise<OperationPage> {
-    const { limit } = options;
+  async listOperations(
+    apiKeyId: string | null,
+    options: { limit: number; cursor?: string; filter?: OperationFilter },
+  ): Promise<OperationPage> {
+    const { limit, filter = {} } = options;
     if (!Number.isInteger(limit) || limit < 1 || limit > MAX_PAGE_SIZE) {
       throw invalidArgument("limit", `limit must be an integer from 1 to ${MAX_PAGE_SIZE}`);
     }
@@ -694,6 +698,11 @@ export class KyselyStore implements Store {
       .selectFrom("operations")
       .selectAll()
       .where("api_key_id", apiKeyId === null ? "is" : "=", apiKeyId)
+      .$if(filter.kinds !== undefined, (q) => q.where("kind", "in", [...filter.kinds!]))
+      .$if(filter.statuses !== undefined, (q) => q.where("status", "in", [...filter.statuses!]))
+      .$if(filter.sender !== undefined, (q) => q.where("sender", "=", filter.sender!))
+      .$if(filter.chain !== undefined, (q) => q.where("chain", "=", filter.chain!))
+      .$if(filter.network !== undefined, (q) => q.where("network", "=", filter.network!))
       .orderBy("created_at", "desc")
       .orderBy("id", "desc")
       .limit(limit + 1);

@@ -77,7 +77,7 @@ export interface Store extends OperationStore {
    */
   findOwnLaunch(apiKeyId: string | null, chain: string, network: string, contractAddress: string): Promise<OperationRecord | undefined>;
   /** Newest first, only the given API key's records. */
-  listOperations(apiKeyId: string | null, options: { limit: number; cursor?: string }): Promise<OperationPage>;
+  listOperations(apiKeyId: string | null, options: { limit: number; cursor?: string; filter?: OperationFilter }): Promise<OperationPage>;
 
   /**
    * Claims an idempotency key for (apiKeyId, route). `requestHash` identifies the body:
@@ -122,4 +122,14 @@ export interface Store extends OperationStore {
 
   /** Chain notifications: subscriptions, each pair's scan and lease, and the events found (docs/notifications.md). */
   readonly notifications: NotificationStore;
+}
+
+/** What a listing keeps: each given field narrows it (a list: any of its values). */
+export interface OperationFilter {
+  kinds?: readonly string[];
+  statuses?: readonly string[];
+  /** As records hold it: an EVM address checksummed, a Bitcoin one as written. */
+  sender?: string;
+  chain?: string;
+  network?: string;
 }

@@ -1,13 +1,13 @@
 import type { RunningServer } from "./http-server.js";
 
-/** Every record the test's API key made (`GET /api/v1/tokens`, page by page), newest first; null while a page is refused. */
+/** Every record the test's API key made (`GET /api/v1/operations`, page by page), newest first; null while a page is refused. */
 export async function allRecords(api: RunningServer): Promise<Array<{ id: string; status: string; transactionHash?: string }> | null> {
   const items: Array<{ id: string; status: string; transactionHash?: string }> = [];
   let cursor: string | null = null;
   do {
     const page: { status: number; body: { items: typeof items; nextCursor: string | null } } = await api.call(
       "GET",
-      `/api/v1/tokens?limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`,
+      `/api/v1/operations?limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`,
     );
     if (page.status !== 200) return null;
     items.push(...page.body.items);

@@ -90,7 +90,7 @@ for (const kind of ["simulated", "anvil"] as const) {
     });
 
     const nonce = (address: string) => where.chain.provider.getTransactionCount(address, "pending");
-    const records = async () => (await where.api.call("GET", "/api/v1/tokens?limit=100")).body.items.length as number;
+    const records = async () => (await where.api.call("GET", "/api/v1/operations?limit=100")).body.items.length as number;
 
     /** Runs `write`, which must be refused; checks that nothing was signed, sent or recorded meanwhile. */
     async function refusedUnsent<T>(sender: string, write: () => Promise<T>): Promise<T> {

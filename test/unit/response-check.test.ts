@@ -22,7 +22,7 @@ describe("test helpers — responses checked against /openapi.json", function ()
       "/api/v1/tokens/{address}/balance",
     );
     expect(documentedOperation("POST", "http://127.0.0.1:8080/v1/tokens/mint")?.path).to.equal("/api/v1/tokens/mint");
-    expect(documentedOperation("GET", "/api/v1/tokens")?.method).to.equal("get");
+    expect(documentedOperation("GET", "/api/v1/operations")?.method).to.equal("get");
     expect(documentedOperation("PUT", "/api/v1/wallets")).to.equal(undefined);
     expect(documentedOperation("GET", "//api/v1/networks")).to.equal(undefined);
     expect(documentedOperation("GET", "/health")?.path).to.equal("/health");

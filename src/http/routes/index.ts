@@ -3,7 +3,8 @@ import { burnRoute, grantRoleRoute, pauseRoute, revokeRoleRoute, transferOwnersh
 import { clearChainFaultRoute, clearChainFaultsRoute, injectChainFaultRoute, listChainFaultsRoute } from "./faults.js";
 import { faucetRoute, networksRoute, transactionRoute } from "./misc.js";
 import { cancelRoute, speedUpRoute } from "./replacements.js";
-import { getOperationRoute, launchTokenRoute, listTokensRoute, mintTokenRoute, tokenBalanceRoute } from "./tokens.js";
+import { getOperationRoute, launchTokenRoute, mintTokenRoute, tokenBalanceRoute } from "./tokens.js";
+import { listOperationsRoute, listTokensRoute } from "./listings.js";
 import { tokenVerificationRoute } from "./verification.js";
 import { allowanceRoute, approveRoute, ownedTokensRoute, tokenInfoRoute, transferRoute } from "./transfers.js";
 import {
@@ -33,6 +34,7 @@ export const API_ROUTES: RouteDefinition[] = [
   readBalanceRoute,
   launchTokenRoute,
   listTokensRoute,
+  listOperationsRoute,
   mintTokenRoute,
   getOperationRoute,
   speedUpRoute,

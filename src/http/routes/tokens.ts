@@ -14,8 +14,6 @@ import {
   PreparedLaunch,
   PreparedMint,
   Operation,
-  OperationList,
-  OperationListQuery,
   OperationQuery,
   TokenBalance,
   TokenBalanceQuery,
@@ -252,30 +250,6 @@ export const mintTokenRoute = defineWriteRoute({
   answer: Mint,
   prepared: PreparedMint,
   command: "mint",
-});
-
-export const listTokensRoute = defineRoute({
-  method: "get",
-  paths: ["/tokens"],
-  operationId: "listOperations",
-  tag: "operations",
-  summary:
-    "The writes made with your API key: launches, mints, transfers, approvals, burns, pauses, role and ownership changes, faucet grants",
-  description: "Newest first. Pass `nextCursor` as `cursor` for the next page.",
-  auth: true,
-  query: OperationListQuery,
-  responses: { 200: { description: "A page of records", schema: OperationList }, ...errorResponses(400, 401, 429) },
-  async handle({ query, apiKeyId }, { store }) {
-    const page = await store
-      .listOperations(apiKeyId, { limit: query.limit ?? 20, ...(query.cursor ? { cursor: query.cursor } : {}) })
-      .catch((error: unknown) => {
-        // The cursor is the only client value the query compares with: one the database cannot take (an id holding NUL,
-        // a time beyond bigint) was not made by this service.
-        if (query.cursor && isDataException(error)) throw invalidArgument("cursor", "cursor is not one this service returned");
-        throw error;
-      });
-    return { body: { items: page.items.map(presentOperation), nextCursor: page.nextCursor } };
-  },
 });
 
 export const getOperationRoute = defineRoute({

@@ -6,7 +6,7 @@ import { startFaultyRelay, type FaultyRelay, type RelayedCall } from "../../help
 import { startServer, type RunningServer } from "../../helpers/http-server.js";
 import { until } from "../../helpers/until.js";
 
-// A backfill against a provider that caps eth_getLogs (docs/notifications.md#how-wide-a-read-is): anvil behind a relay
+// A backfill against a provider that caps eth_getLogs (docs/notifications.md#how-it-scans): anvil behind a relay
 // that refuses, as hosted providers do, any eth_getLogs spanning more than 40 blocks. The scan starts with 2,000-block
 // filtered reads, narrows to what the node answers, and finds every deposit once, with no read wider than the cap
 // answered and no error left for the operator.

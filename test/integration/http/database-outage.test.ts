@@ -86,11 +86,11 @@ describe("Database outage — 503 with Retry-After, never 500", function () {
     });
 
     it("answers 503 SERVICE_UNAVAILABLE with Retry-After while the database is unreachable, and recovers", async function () {
-      expect((await api.call("GET", "/api/v1/tokens")).status).to.equal(200);
+      expect((await api.call("GET", "/api/v1/operations")).status).to.equal(200);
       await relay.cut();
 
-      expectUnavailable(await api.call("GET", "/api/v1/tokens"));
-      expectUnavailable(await api.call("GET", "/api/v1/tokens"));
+      expectUnavailable(await api.call("GET", "/api/v1/operations"));
+      expectUnavailable(await api.call("GET", "/api/v1/operations"));
       // A key that is not configured is looked up in the database: the outage is answered once, and the
       // connection stays usable (a second answer to the same request would make Express destroy it).
       const connection = await rawConnection(
@@ -120,7 +120,7 @@ describe("Database outage — 503 with Retry-After, never 500", function () {
 
       await relay.restore();
       await eventually(
-        () => api.call("GET", "/api/v1/tokens"),
+        () => api.call("GET", "/api/v1/operations"),
         (response) => response.status === 200,
         20_000,
       );
@@ -221,7 +221,7 @@ describe("Database outage — 503 with Retry-After, never 500", function () {
 
     it("answers 503 with Retry-After, not 500", async function () {
       await api.server.store.close();
-      expectUnavailable(await api.call("GET", "/api/v1/tokens"));
+      expectUnavailable(await api.call("GET", "/api/v1/operations"));
       const grant = { chain: "ethereum", network: "sepolia", address: "0x0000000000000000000000000000000000000001" };
       expectUnavailable(await api.call("POST", "/api/v1/faucet", grant, { "Idempotency-Key": "outage-1" }));
     });

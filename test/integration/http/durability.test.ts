@@ -51,7 +51,7 @@ describe("HTTP service — idempotency across restarts, secrets in logs, block t
           )
           .then((chain) => chain.provider.getTransactionCount(wallet.address, "pending"));
         expect(nonce).to.equal(1);
-        const listed = await api.call("GET", "/api/v1/tokens");
+        const listed = await api.call("GET", "/api/v1/operations");
         expect(listed.body.items.filter((item: { kind: string }) => item.kind === "launch")).to.have.length(1);
         await api.stop({ keepData: true });
       } finally {

@@ -269,7 +269,7 @@ for (const store of STORES) {
         }),
         api.call("GET", "/api/v1/wallets?chain=ethereum&chain=bitcoin&network=sepolia&address=x"),
         api.call("GET", `/api/v1/tokens/address=zz/balance?tokenAddress=${wallet.address}&type=erc721&chain=ethereum&network=sepolia`),
-        api.call("GET", "/api/v1/tokens?limit=100000"),
+        api.call("GET", "/api/v1/operations?limit=100000"),
         api.call("GET", "/api/v1/transactions/0x12?chain=ethereum&network=sepolia"),
       ];
       for (const response of await Promise.all(odd)) {

@@ -130,15 +130,15 @@ for (const store of STORES) {
     });
 
     it("lists the caller's launches, mints and faucet grants newest first, with pagination", async function () {
-      const first = await api.call("GET", "/api/v1/tokens?limit=2");
+      const first = await api.call("GET", "/api/v1/operations?limit=2");
       expect(first.status).to.equal(200);
       expect(first.body.items).to.have.length(2);
       expect(first.body.nextCursor).to.be.a("string");
-      const second = await api.call("GET", `/api/v1/tokens?limit=2&cursor=${encodeURIComponent(first.body.nextCursor)}`);
+      const second = await api.call("GET", `/api/v1/operations?limit=2&cursor=${encodeURIComponent(first.body.nextCursor)}`);
       expect(second.body.items.map((item: { id: string }) => item.id)).not.to.include.members(
         first.body.items.map((item: { id: string }) => item.id),
       );
-      const all = await api.call("GET", "/api/v1/tokens?limit=100");
+      const all = await api.call("GET", "/api/v1/operations?limit=100");
       const kinds = all.body.items.map((item: { kind: string }) => item.kind);
       expect(kinds).to.include.members(["launch", "mint", "faucet"]);
       const times = all.body.items.map((item: { createdAt: string }) => Date.parse(item.createdAt));
@@ -147,6 +147,52 @@ for (const store of STORES) {
       expect(launch.params).to.include({ name: "Gold", symbol: "GLD" });
       expect(launch.status).to.be.oneOf(["pending", "mined"]);
       expect(JSON.stringify(all.body)).not.to.match(/privateKey/);
+    });
+
+    it("narrows the list by kind, status, sender, chain and network; GET /tokens lists launches alone", async function () {
+      type Item = { id: string; kind: string; status: string; sender: string | null; chain: string; network: string };
+      const all = (await api.call("GET", "/api/v1/operations?limit=100")).body.items as Item[];
+      const listed = async (query: string) => {
+        const answer = await api.call("GET", `/api/v1/operations?limit=100&${query}`);
+        expect(answer.status, `${query}: ${JSON.stringify(answer.body).slice(0, 300)}`).to.equal(200);
+        return (answer.body.items as Item[]).map((item) => item.id);
+      };
+      const ids = (keep: (item: Item) => boolean) => all.filter(keep).map((item) => item.id);
+      expect(await listed("kind=launch")).to.deep.equal(ids((item) => item.kind === "launch"));
+      expect(await listed("kind=mint,faucet")).to.deep.equal(ids((item) => item.kind === "mint" || item.kind === "faucet"));
+      expect(await listed("kind=mint&kind=FAUCET")).to.deep.equal(ids((item) => item.kind === "mint" || item.kind === "faucet"));
+      expect(await listed("status=mined")).to.deep.equal(ids((item) => item.status === "mined"));
+      const sender = all.find((item) => item.sender !== null)!.sender!;
+      expect(await listed(`sender=${sender.toLowerCase()}`)).to.deep.equal(ids((item) => item.sender === sender));
+      expect(await listed("chain=ethereum&network=rinkeby")).to.deep.equal(
+        ids((item) => item.chain === "ethereum" && item.network === "rinkeby"),
+      );
+      expect(await listed("chain=bitcoin")).to.deep.equal([]);
+      // Filters and pages together: two pages of launches are the launches.
+      const firstPage = await api.call("GET", "/api/v1/operations?kind=launch&limit=1");
+      const secondPage = await api.call(
+        "GET",
+        `/api/v1/operations?kind=launch&limit=100&cursor=${encodeURIComponent(firstPage.body.nextCursor)}`,
+      );
+      expect([...firstPage.body.items, ...secondPage.body.items].map((item: Item) => item.id)).to.deep.equal(
+        ids((item) => item.kind === "launch"),
+      );
+      const tokens = await api.call("GET", "/api/v1/tokens?limit=100");
+      expect(tokens.body.items.map((item: Item) => item.id)).to.deep.equal(ids((item) => item.kind === "launch"));
+      // A wrong filter names itself.
+      for (const [query, field] of [
+        ["kind=launches", "kind"],
+        ["status=done", "status"],
+        ["network=rinkeby", "network"],
+        ["chain=dogecoin", "chain"],
+        ["chain=ethereum&network=nowhere", "network"],
+        ["sender=", "sender"],
+      ] as const) {
+        const refused = await api.call("GET", `/api/v1/operations?${query}`);
+        expect(refused.status, query).to.equal(400);
+        expect(refused.body.error, query).to.include({ code: "INVALID_ARGUMENT", field });
+      }
+      expect((await api.call("GET", "/api/v1/tokens?kind=mint")).status, "GET /tokens takes no kind").to.equal(400);
     });
   });
 }

@@ -228,7 +228,7 @@ describe("the production switch: TOKEN_SERVICE_ALLOW_PRIVATE_KEYS=false", functi
       expect(refused.body.error).to.include({ code: "PRIVATE_KEYS_DISABLED", field: "privateKey" });
       expect(JSON.stringify(refused.body)).to.not.include(key.privateKey.slice(2));
     }
-    expect((await api.call("GET", "/api/v1/tokens")).body.items, "nothing recorded").to.deep.equal([]);
+    expect((await api.call("GET", "/api/v1/operations")).body.items, "nothing recorded").to.deep.equal([]);
     const caller = await api.call("POST", "/api/v1/wallets", { ...SEPOLIA, custody: "caller" });
     expect(caller.status).to.equal(403);
     expect(caller.body.error.code).to.equal("PRIVATE_KEYS_DISABLED");

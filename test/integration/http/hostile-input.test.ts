@@ -69,10 +69,10 @@ for (const store of storeVariants("hts_hostile")) {
     });
 
     it("refuses a cursor holding NUL, an out-of-range time or garbage", async function () {
-      expectInvalid(await api.call("GET", `/api/v1/tokens?cursor=${cursorOf(["1", "a\u0000b"])}`), "cursor");
-      expectInvalid(await api.call("GET", `/api/v1/tokens?cursor=${cursorOf(["9999999999999999999", "x"])}`), "cursor");
-      expectInvalid(await api.call("GET", "/api/v1/tokens?cursor=%00"), "cursor");
-      expectInvalid(await api.call("GET", "/api/v1/tokens?cursor=99999999999999999999999999999999"), "cursor");
+      expectInvalid(await api.call("GET", `/api/v1/operations?cursor=${cursorOf(["1", "a\u0000b"])}`), "cursor");
+      expectInvalid(await api.call("GET", `/api/v1/operations?cursor=${cursorOf(["9999999999999999999", "x"])}`), "cursor");
+      expectInvalid(await api.call("GET", "/api/v1/operations?cursor=%00"), "cursor");
+      expectInvalid(await api.call("GET", "/api/v1/operations?cursor=99999999999999999999999999999999"), "cursor");
     });
 
     it("refuses a faucet grant that would take a balance past 2^256 - 1, and leaves the balance as it was", async function () {
@@ -114,7 +114,7 @@ for (const store of storeVariants("hts_hostile")) {
       });
       expectInvalid(token, "token");
       expect(token.body.error.message).to.equal("token: must be an object, not an array");
-      const limit = await api.call("GET", "/api/v1/tokens?limit=1&limit=2");
+      const limit = await api.call("GET", "/api/v1/operations?limit=1&limit=2");
       expectInvalid(limit, "limit");
       expect(limit.body.error.message).to.equal("limit: must be a number, not an array");
       const body = await api.call("POST", "/api/v1/wallets", "[]");
@@ -140,10 +140,10 @@ for (const store of storeVariants("hts_hostile")) {
         expect(refused.body.error.message).to.equal(`${field}: ${rule}`);
       }
       // A query value is the text it was sent as: quoted back while short, left out when long.
-      const page = await api.call("GET", "/api/v1/tokens?limit=1000");
+      const page = await api.call("GET", "/api/v1/operations?limit=1000");
       expectInvalid(page, "limit");
       expect(page.body.error.message).to.match(/^limit: must be at most \d+ \(got 1000\)$/);
-      const long = await api.call("GET", `/api/v1/tokens?limit=${"9".repeat(60)}`);
+      const long = await api.call("GET", `/api/v1/operations?limit=${"9".repeat(60)}`);
       expectInvalid(long, "limit");
       expect(long.body.error.message).to.match(/^limit: must be at most \d+$/);
     });
@@ -208,7 +208,7 @@ for (const store of storeVariants("hts_hostile")) {
         ...signer,
       });
       expect(minted.body.status).to.equal("mined");
-      const recordsBefore = (await api.call("GET", "/api/v1/tokens?limit=100")).body.items.length;
+      const recordsBefore = (await api.call("GET", "/api/v1/operations?limit=100")).body.items.length;
 
       const native = { ...pair, type: "NATIVE", to: other, amount: "1", ...signer };
       const erc721 = { ...pair, type: "ERC721", contractAddress: nft, to: other, tokenId: "1", ...signer };
@@ -375,7 +375,7 @@ for (const store of storeVariants("hts_hostile")) {
         expect(response.status, label).to.equal(status);
         expect(response.body.error, label).to.include({ code, field });
       }
-      expect((await api.call("GET", "/api/v1/tokens?limit=100")).body.items.length).to.equal(recordsBefore);
+      expect((await api.call("GET", "/api/v1/operations?limit=100")).body.items.length).to.equal(recordsBefore);
     });
 
     it("answers a path with a broken percent-encoding with a 400", async function () {

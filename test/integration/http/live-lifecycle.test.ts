@@ -7,9 +7,9 @@ import { eventually, startServer, TEST_API_KEY, type RunningServer } from "../..
 
 const SEPOLIA = { chain: "ethereum", network: "sepolia" };
 
-/** A launch's record, as GET /api/v1/tokens lists it. */
+/** A launch's record, as GET /api/v1/operations lists it. */
 async function record(server: RunningServer, id: string): Promise<any> {
-  const page = await server.call("GET", "/api/v1/tokens?limit=100");
+  const page = await server.call("GET", "/api/v1/operations?limit=100");
   return page.body.items.find((item: { id: string }) => item.id === id);
 }
 

@@ -70,7 +70,7 @@ describe("local signing across two replicas on one PostgreSQL and one live node"
       expect(submitted.body.contractAddress).to.equal(prepared[index]!.body.contractAddress);
     }
     const records = await eventually(
-      () => first.call("GET", "/api/v1/tokens?limit=100"),
+      () => first.call("GET", "/api/v1/operations?limit=100"),
       (page) => page.body.items.length === PREPARES + 1 && page.body.items.every((item: { status: string }) => item.status === "mined"),
       60_000,
     );

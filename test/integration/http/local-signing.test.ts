@@ -72,7 +72,7 @@ for (const store of STORES) {
       expect(launched.status, JSON.stringify(launched.body)).to.equal(200);
       expect(launched.body).to.include({ status: "mined", sender: signer.address, nonce: 0, contractAddress: prepared.contractAddress });
 
-      const records = await api.call("GET", "/api/v1/tokens?limit=5");
+      const records = await api.call("GET", "/api/v1/operations?limit=5");
       const record = records.body.items.find((item: { id: string }) => item.id === launched.body.id);
       expect(record).to.include({ kind: "launch", status: "mined", transactionHash: launched.body.transactionHash });
       expect(record.transitions.map((transition: { status: string }) => transition.status)).to.deep.equal(["signed", "pending", "mined"]);
@@ -157,7 +157,7 @@ for (const store of STORES) {
       const body = erc20Body(signer.address);
       const prepared = await prepare(api, "/api/v1/tokens", body);
       const unsigned = prepared.unsignedTransaction;
-      const before = (await api.call("GET", "/api/v1/tokens?limit=100")).body.items.length;
+      const before = (await api.call("GET", "/api/v1/operations?limit=100")).body.items.length;
       const cases: Array<{ name: string; signed: Promise<string>; status: number; code: string; property?: string }> = [
         {
           name: "another nonce",
@@ -240,7 +240,7 @@ for (const store of STORES) {
       });
       expect(otherBody.status).to.equal(422);
       expect(otherBody.body.error).to.include({ code: "TRANSACTION_MISMATCH", field: "signedTransaction" });
-      expect((await api.call("GET", "/api/v1/tokens?limit=100")).body.items.length).to.equal(before);
+      expect((await api.call("GET", "/api/v1/operations?limit=100")).body.items.length).to.equal(before);
 
       // The untampered one still goes through.
       const honest = await api.call("POST", "/api/v1/tokens", { ...body, signedTransaction: await sign(signer, unsigned) });

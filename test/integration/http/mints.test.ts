@@ -114,7 +114,7 @@ for (const { name, start } of setups) {
       const sender = String(body.sender);
       const [nonce, records] = await Promise.all([
         setup.node.getTransactionCount(sender, "pending"),
-        api.call("GET", "/api/v1/tokens?limit=100"),
+        api.call("GET", "/api/v1/operations?limit=100"),
       ]);
       const answer = await api.call("POST", "/api/v1/tokens/mint", body);
       expect([answer.status, answer.body.error?.code, answer.body.error?.field], JSON.stringify(answer.body)).to.deep.equal([
@@ -123,7 +123,7 @@ for (const { name, start } of setups) {
         field,
       ]);
       expect(await setup.node.getTransactionCount(sender, "pending")).to.equal(nonce);
-      expect((await api.call("GET", "/api/v1/tokens?limit=100")).body.items.length).to.equal(records.body.items.length);
+      expect((await api.call("GET", "/api/v1/operations?limit=100")).body.items.length).to.equal(records.body.items.length);
       return answer.body.error;
     }
 

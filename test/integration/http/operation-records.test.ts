@@ -41,7 +41,7 @@ describe("HTTP service — operation records: checksummed addresses, transitions
     expect(mint.status, JSON.stringify(mint.body)).to.equal(200);
     expect(mint.body).to.include({ status: "mined", tokenId: "1" });
 
-    const { body: page } = await api.call("GET", "/api/v1/tokens?limit=10");
+    const { body: page } = await api.call("GET", "/api/v1/operations?limit=10");
     const [mintRecord, launchRecord, faucetRecord] = page.items;
     expect(launchRecord).to.include({
       kind: "launch",

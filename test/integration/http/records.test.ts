@@ -41,7 +41,7 @@ describe("HTTP service — a launch's record is written before broadcast and upd
     expect(proxy.requests.some((methods) => methods.includes("eth_sendRawTransaction"))).to.equal(true);
 
     const listed = await eventually(
-      () => api.call("GET", "/api/v1/tokens"),
+      () => api.call("GET", "/api/v1/operations"),
       (page) => page.body.items[0]?.status === "dropped",
       30_000,
     );

@@ -74,7 +74,7 @@ describe("HTTP service — two replicas on one PostgreSQL and one live node", fu
       expect(mined.body.status).to.equal("mined");
     }
     const records = await eventually(
-      () => first.call("GET", "/api/v1/tokens?limit=100"),
+      () => first.call("GET", "/api/v1/operations?limit=100"),
       (response) =>
         response.body.items
           .filter((item: { kind: string }) => item.kind === "launch")

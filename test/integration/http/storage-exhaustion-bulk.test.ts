@@ -224,7 +224,7 @@ for (const variant of [embedded, postgres])
           ),
           createApiKey(`${round}`),
           simple("wallet", `${round}`, () => call("POST", "/api/v1/wallets", PAIR)),
-          simple("list", `${round}`, () => call("GET", "/api/v1/tokens?limit=5")),
+          simple("list", `${round}`, () => call("GET", "/api/v1/operations?limit=5")),
           ...(acknowledged === undefined
             ? []
             : [simple("read", `${round}`, () => call("GET", `/api/v1/operations/${acknowledged.answer.body.id}`))]),

@@ -40,7 +40,7 @@ for (const { name, start } of httpWriteSetups("hts_token_admin")) {
     let api: RunningServer;
     let client: TokenServiceClient;
     const onNode = (contract: string) => new Contract(contract, token, setup.node);
-    const records = async () => (await api.call("GET", "/api/v1/tokens?limit=100")).body.items.length as number;
+    const records = async () => (await api.call("GET", "/api/v1/operations?limit=100")).body.items.length as number;
 
     before(async function () {
       setup = await start(this);

@@ -186,7 +186,7 @@ for (const { name, start } of setups) {
     });
 
     it("refuses, before signing, a transfer of more than the balance or of a token the sender does not hold: 422 naming the field", async function () {
-      const before = (await api.call("GET", "/api/v1/tokens?limit=100")).body.items.length;
+      const before = (await api.call("GET", "/api/v1/operations?limit=100")).body.items.length;
       const nonce = await setup.node.getTransactionCount(owner.address, "pending");
       const tooMuch = await api.call("POST", "/api/v1/transfers", {
         ...SEPOLIA,
@@ -210,7 +210,7 @@ for (const { name, start } of setups) {
       expect(notHeld.status).to.equal(422);
       expect(notHeld.body.error).to.include({ code: "NOT_TOKEN_OWNER", field: "tokenId" });
       expect(await setup.node.getTransactionCount(owner.address, "pending")).to.equal(nonce);
-      expect((await api.call("GET", "/api/v1/tokens?limit=100")).body.items.length).to.equal(before);
+      expect((await api.call("GET", "/api/v1/operations?limit=100")).body.items.length).to.equal(before);
     });
 
     if (name.startsWith("simulated chain")) {

@@ -21,7 +21,7 @@ async function listRecords(serve: ServeProcess): Promise<any[]> {
   const items: any[] = [];
   let cursor: string | null = null;
   do {
-    const page = await serve.call("GET", `/api/v1/tokens?limit=100${cursor ? `&cursor=${cursor}` : ""}`);
+    const page = await serve.call("GET", `/api/v1/operations?limit=100${cursor ? `&cursor=${cursor}` : ""}`);
     expect(page.status, JSON.stringify(page.body)).to.equal(200);
     items.push(...page.body.items);
     cursor = page.body.nextCursor;

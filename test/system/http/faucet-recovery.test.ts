@@ -133,7 +133,7 @@ describe("faucet grants: recorded before the balance changes, finished exactly o
         const balance = await serve.call("GET", `/api/v1/wallets?chain=ethereum&network=sepolia&address=${grant.body.address}`);
         expect(balance.body.balances.ETH.balance, `${grant.key}: granted exactly once`).to.equal(grant.body.amount);
       }
-      const listed = await serve.call("GET", "/api/v1/tokens?limit=100");
+      const listed = await serve.call("GET", "/api/v1/operations?limit=100");
       const faucets = listed.body.items.filter((item: { kind: string }) => item.kind === "faucet");
       expect(faucets.map((item: { status: string }) => item.status)).to.satisfy((statuses: string[]) =>
         statuses.every((status) => status === "mined"),
