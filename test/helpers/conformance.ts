@@ -47,7 +47,8 @@ export interface Conformance {
 export async function startConformance(): Promise<Conformance> {
   const node = await startAnvil();
   const api = await startServer({ env: { TOKEN_SERVICE_RPC_ETHEREUM_SEPOLIA: node.url } });
-  const viem = createPublicClient({ transport: http(node.url) }) as PublicClient;
+  // cacheTime 0: viem otherwise answers getBlockNumber from a cache up to 4 s old, a head before the last launch.
+  const viem = createPublicClient({ transport: http(node.url), cacheTime: 0 }) as PublicClient;
   const provider = new JsonRpcProvider(node.url, undefined, { staticNetwork: true, batchMaxCount: 1, cacheTimeout: -1 });
   return {
     node,
