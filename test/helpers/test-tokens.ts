@@ -78,8 +78,93 @@ contract TestBatchHookReceiver {
 }
 `;
 
+/**
+ * Contracts the EIP conformance suite (test/integration/conformance/) needs to watch a token from the outside, in a
+ * source unit of their own: the metadata hash of the contracts above, and so their bytecode, stays what it was.
+ */
+const PROBES_SOURCE = "ConformanceProbes.sol";
+const PROBES_CONTENT = `// SPDX-License-Identifier: MIT
+pragma solidity ^0.8.24;
+
+import {IERC721} from "@openzeppelin/contracts/token/ERC721/IERC721.sol";
+import {IERC1155} from "@openzeppelin/contracts/token/ERC1155/IERC1155.sol";
+
+/// Answers every receiver hook (ERC-721, ERC-1155 single and batch) with a value that is not its magic value.
+contract TestWrongAnswerReceiver {
+    function onERC721Received(address, address, uint256, bytes calldata) external pure returns (bytes4) {
+        return 0xdeadbeef;
+    }
+
+    function onERC1155Received(address, address, uint256, uint256, bytes calldata) external pure returns (bytes4) {
+        return 0xdeadbeef;
+    }
+
+    function onERC1155BatchReceived(address, address, uint256[] calldata, uint256[] calldata, bytes calldata)
+        external
+        pure
+        returns (bytes4)
+    {
+        return 0xdeadbeef;
+    }
+}
+
+/// Takes every token and logs what each hook was given, with what it read from the token while the hook ran
+/// (the owner of an ERC-721 id, its own ERC-1155 balances): the hook must come after the balances are updated.
+contract TestRecordingReceiver {
+    event Received721(address operator, address from, uint256 tokenId, bytes data, address ownerSeen);
+    event Received1155(address operator, address from, uint256 id, uint256 value, bytes data, uint256 balanceSeen);
+    event ReceivedBatch1155(address operator, address from, uint256[] ids, uint256[] values, bytes data, uint256[] balancesSeen);
+
+    function onERC721Received(address operator, address from, uint256 tokenId, bytes calldata data) external returns (bytes4) {
+        emit Received721(operator, from, tokenId, data, IERC721(msg.sender).ownerOf(tokenId));
+        return this.onERC721Received.selector;
+    }
+
+    function onERC1155Received(address operator, address from, uint256 id, uint256 value, bytes calldata data)
+        external
+        returns (bytes4)
+    {
+        emit Received1155(operator, from, id, value, data, IERC1155(msg.sender).balanceOf(address(this), id));
+        return this.onERC1155Received.selector;
+    }
+
+    function onERC1155BatchReceived(
+        address operator,
+        address from,
+        uint256[] calldata ids,
+        uint256[] calldata values,
+        bytes calldata data
+    ) external returns (bytes4) {
+        uint256[] memory seen = new uint256[](ids.length);
+        for (uint256 i = 0; i < ids.length; ++i) seen[i] = IERC1155(msg.sender).balanceOf(address(this), ids[i]);
+        emit ReceivedBatch1155(operator, from, ids, values, data, seen);
+        return this.onERC1155BatchReceived.selector;
+    }
+}
+
+/// ERC-165's own detection: supportsInterface(interfaceId) through a STATICCALL given 30,000 gas, as the EIP words it.
+contract TestERC165Probe {
+    function probe(address target, bytes4 interfaceId) external view returns (bool success, bool supported, uint256 gasUsed) {
+        bytes memory call = abi.encodeWithSelector(0x01ffc9a7, interfaceId);
+        uint256 before = gasleft();
+        bytes memory answer;
+        (success, answer) = target.staticcall{gas: 30000}(call);
+        gasUsed = before - gasleft();
+        supported = success && answer.length >= 32 && abi.decode(answer, (bool));
+    }
+}
+`;
+
 export type TestTokenName =
-  "TestERC1155" | "TestPausableERC20" | "TestPlainERC721" | "TestNoReceiver" | "TestSingleHookReceiver" | "TestBatchHookReceiver";
+  | "TestERC1155"
+  | "TestPausableERC20"
+  | "TestPlainERC721"
+  | "TestNoReceiver"
+  | "TestSingleHookReceiver"
+  | "TestBatchHookReceiver"
+  | "TestWrongAnswerReceiver"
+  | "TestRecordingReceiver"
+  | "TestERC165Probe";
 
 interface Artifact {
   abi: InterfaceAbi;
@@ -91,13 +176,12 @@ let compiled: Record<TestTokenName, Artifact> | undefined;
 function compile(): Record<TestTokenName, Artifact> {
   if (compiled !== undefined) return compiled;
   const solc = require("solc") as { version(): string; compile(input: string, options: { import(file: string): object }): string };
-  const source = CONTENT;
-  const key = createHash("sha256").update(solc.version()).update(source).digest("hex").slice(0, 16);
+  const key = createHash("sha256").update(solc.version()).update(CONTENT).update(PROBES_CONTENT).digest("hex").slice(0, 16);
   const cache = path.join(tmpdir(), `hts-test-tokens-${key}.json`);
   if (existsSync(cache)) return (compiled = JSON.parse(readFileSync(cache, "utf8")));
   const input = {
     language: "Solidity",
-    sources: { [SOURCE]: { content: source } },
+    sources: { [SOURCE]: { content: CONTENT }, [PROBES_SOURCE]: { content: PROBES_CONTENT } },
     settings: {
       evmVersion: "shanghai",
       optimizer: { enabled: true, runs: 200 },
@@ -120,7 +204,7 @@ function compile(): Record<TestTokenName, Artifact> {
   };
   const errors = (output.errors ?? []).filter((error) => error.severity === "error");
   if (errors.length > 0) throw new Error(errors.map((error) => error.formattedMessage).join("\n"));
-  const contracts = output.contracts[SOURCE]!;
+  const contracts = { ...output.contracts[SOURCE]!, ...output.contracts[PROBES_SOURCE]! };
   const artifacts = Object.fromEntries(
     Object.entries(contracts).map(([name, contract]) => [name, { abi: contract.abi, bytecode: `0x${contract.evm.bytecode.object}` }]),
   ) as Record<TestTokenName, Artifact>;
