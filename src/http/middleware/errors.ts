@@ -68,8 +68,27 @@ export function toErrorResponse(error: unknown): { status: number; body: ErrorBo
   return answer(HttpErrorCode.INTERNAL, "internal error; it has been logged");
 }
 
+/**
+ * The client closed the connection before the answer was sent (an aborted download, a cancelled request). Judged by
+ * the request's own socket, not by an error's code: a database or node connection reset (ECONNRESET) is a fault.
+ */
+function clientGone(request: Request): boolean {
+  // Not request.destroyed: a request is destroyed once its body was read, with its socket still open.
+  return request.socket.destroyed;
+}
+
 export function errorHandler(logger: Logger, storage?: StorageHealth): ErrorRequestHandler {
   return (error, request: Request, response, _next) => {
+    if (clientGone(request)) {
+      // Handled, not a fault: an alert on error lines must not fire for a reader who closed a tab.
+      const code = (error as { code?: unknown } | null)?.code;
+      logger.info(
+        { path: request.path, reason: typeof code === "string" ? code : "closed" },
+        "the client closed the connection before the answer",
+      );
+      if (!response.headersSent && !response.destroyed) response.destroy();
+      return;
+    }
     const { status, body, headers } = toErrorResponse(error);
     if (body.error.code === ErrorCode.STORAGE_UNAVAILABLE) storage?.failed(error);
     // A storage outage is logged once, with its cause, by the storage health; not once per request.
