@@ -709,6 +709,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/health/live": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Liveness: 200 whenever the process can answer
+         * @description For a liveness probe (Kubernetes' livenessProbe): no key, no rate limit, no backend asked, and answered even on a connection past the per-client connection bound. Readiness is `/health`.
+         */
+        get: operations["healthLive"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface webhooks {
     "operation.pending": {
@@ -16519,6 +16539,121 @@ export interface operations {
                                     /** @description The latest block it reported */
                                     block?: number;
                                 }[];
+                            };
+                        };
+                    };
+                };
+            };
+        };
+    };
+    healthLive: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The process answers */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        status: "live";
+                    };
+                };
+            };
+            /** @description `INVALID_ARGUMENT`: A field is missing, has the wrong type or breaks a rule; `INVALID_ADDRESS`: Not an address of that chain and network; `INVALID_PRIVATE_KEY`: Not a 32-byte hex private key; `UNSUPPORTED_CHAIN`: Unknown chain; `UNSUPPORTED_NETWORK`: Unknown network of that chain; `UNSUPPORTED_OPERATION`: The chain cannot do that; `MALFORMED_JSON`: The body is not valid JSON; `MALFORMED_REQUEST`: Not valid HTTP/1.1, or a bad percent-encoding in the path */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "INVALID_ARGUMENT" | "INVALID_ADDRESS" | "INVALID_PRIVATE_KEY" | "UNSUPPORTED_CHAIN" | "UNSUPPORTED_NETWORK" | "UNSUPPORTED_OPERATION" | "MALFORMED_JSON" | "MALFORMED_REQUEST";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `REQUEST_TIMEOUT`: The request was not received in time */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "REQUEST_TIMEOUT";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `HOST_NOT_ALLOWED`: Without API keys (--no-auth): a Host other than a loopback name */
+            421: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "HOST_NOT_ALLOWED";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `HEADERS_TOO_LARGE`: Request headers over 16 KiB */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "HEADERS_TOO_LARGE";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
                             };
                         };
                     };

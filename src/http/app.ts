@@ -346,6 +346,9 @@ export async function createServer(options: CreateServerOptions): Promise<TokenS
   if (verifier === undefined) app.use(requireLoopbackHost());
 
   const authenticate = requireApiKey(verifier, new AuthFailureLimiter(store, settings.authFailures));
+  // Liveness: the process answers. No key, no rate limit, no backend asked (docs/operations.md#probes); the listener
+  // answers it even on a connection past the per-client bound (listen.ts).
+  app.get("/health/live", (_request, response) => void response.set("Cache-Control", "no-store").json({ status: "live" }));
   // Keyless, /health says only whether each backend is ready; hosts, paths and block heights are for key holders.
   app.get("/health", (request, response, next) => {
     const answer = (detailed: boolean) =>

@@ -52,6 +52,20 @@ const HEALTH_OPERATION = {
   }),
 };
 
+/** The liveness probe (docs/operations.md#probes): the process answers; nothing is asked of a backend. */
+const LIVENESS_OPERATION = {
+  operationId: "healthLive",
+  tags: ["service"],
+  summary: "Liveness: 200 whenever the process can answer",
+  description:
+    "For a liveness probe (Kubernetes' livenessProbe): no key, no rate limit, no backend asked, and answered even on a connection past the per-client connection bound. Readiness is `/health`.",
+  security: [],
+  responses: documentedResponses({
+    200: { description: "The process answers", schema: z.object({ status: z.literal("live") }) },
+    ...errorResponses(400, 408, 421, 431),
+  }),
+};
+
 const EVENT_SUMMARIES: Record<WebhookEvent, string> = {
   "operation.pending": "The node accepted the operation's transaction",
   "operation.mined": "The operation's transaction is in a block",
@@ -219,6 +233,7 @@ export function buildOpenApiDocument(routes: RouteDefinition[], version: string,
     }
   }
   paths["/health"] = { get: HEALTH_OPERATION };
+  paths["/health/live"] = { get: LIVENESS_OPERATION };
   Object.assign(paths, aliases);
   if (options.chains !== undefined) withServiceChains(paths, options.chains);
   return {
