@@ -729,6 +729,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/health/ready": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Readiness: whether writes can be accepted now, with the reasons when not
+         * @description 503 while the database or the data directory's storage is down, the keystore is locked, or a live EVM pair with unfinished records has no endpoint answering; `reasons` names each (keyless: the backend only). A live pair without work being down is reported in `backends` and keeps the instance ready. For a load balancer's check and Kubernetes' readinessProbe.
+         */
+        get: operations["healthReady"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface webhooks {
     "operation.pending": {
@@ -16656,6 +16676,233 @@ export interface operations {
                                 [key: string]: unknown;
                             };
                         };
+                    };
+                };
+            };
+        };
+    };
+    healthReady: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Ready */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "ok" | "degraded";
+                        backends: {
+                            [key: string]: {
+                                /** @description null when not probed (public Esplora APIs are not sent health-check traffic) */
+                                ready: boolean | null;
+                                /** @description With an API key */
+                                simulated?: boolean;
+                                /** @description With an API key: where the backend is and what the probe found */
+                                detail?: string;
+                                /** @description With an API key, on a live EVM pair: its endpoints in the order requests try them, each probed */
+                                endpoints?: {
+                                    /** @description The endpoint's host (never its credentials or path) */
+                                    endpoint: string;
+                                    /**
+                                     * @description up: it answered; failing: its last request failed; down: skipped for a cool-down after failures in a row; half-open: the cool-down is over, the next request tries it; wrong-chain: it serves another chain, never used; unknown: not asked yet
+                                     * @enum {string}
+                                     */
+                                    state: "unknown" | "up" | "failing" | "down" | "half-open" | "wrong-chain";
+                                    /** @description Why it is not up */
+                                    detail?: string;
+                                    /** @description The latest block it reported */
+                                    block?: number;
+                                }[];
+                            };
+                        };
+                        ready: boolean;
+                        /** @description What keeps writes from being accepted, `<backend>: <why>` (keyless: `<backend>: not ready`) */
+                        reasons: string[];
+                    };
+                };
+            };
+            /** @description `INVALID_ARGUMENT`: A field is missing, has the wrong type or breaks a rule; `INVALID_ADDRESS`: Not an address of that chain and network; `INVALID_PRIVATE_KEY`: Not a 32-byte hex private key; `UNSUPPORTED_CHAIN`: Unknown chain; `UNSUPPORTED_NETWORK`: Unknown network of that chain; `UNSUPPORTED_OPERATION`: The chain cannot do that; `MALFORMED_JSON`: The body is not valid JSON; `MALFORMED_REQUEST`: Not valid HTTP/1.1, or a bad percent-encoding in the path */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "INVALID_ARGUMENT" | "INVALID_ADDRESS" | "INVALID_PRIVATE_KEY" | "UNSUPPORTED_CHAIN" | "UNSUPPORTED_NETWORK" | "UNSUPPORTED_OPERATION" | "MALFORMED_JSON" | "MALFORMED_REQUEST";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `UNAUTHORIZED`: Missing or wrong API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "UNAUTHORIZED";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `REQUEST_TIMEOUT`: The request was not received in time */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "REQUEST_TIMEOUT";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `HOST_NOT_ALLOWED`: Without API keys (--no-auth): a Host other than a loopback name */
+            421: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "HOST_NOT_ALLOWED";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `RATE_LIMITED`: Per-key rate limit reached (see Retry-After); `TOO_MANY_CONNECTIONS`: Too many open connections from this address (see Retry-After); `TOO_MANY_AUTH_FAILURES`: Too many wrong API keys from this address (see Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "RATE_LIMITED" | "TOO_MANY_CONNECTIONS" | "TOO_MANY_AUTH_FAILURES";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `HEADERS_TOO_LARGE`: Request headers over 16 KiB */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "HEADERS_TOO_LARGE";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description Not ready: `reasons` says why */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "ok" | "degraded";
+                        backends: {
+                            [key: string]: {
+                                /** @description null when not probed (public Esplora APIs are not sent health-check traffic) */
+                                ready: boolean | null;
+                                /** @description With an API key */
+                                simulated?: boolean;
+                                /** @description With an API key: where the backend is and what the probe found */
+                                detail?: string;
+                                /** @description With an API key, on a live EVM pair: its endpoints in the order requests try them, each probed */
+                                endpoints?: {
+                                    /** @description The endpoint's host (never its credentials or path) */
+                                    endpoint: string;
+                                    /**
+                                     * @description up: it answered; failing: its last request failed; down: skipped for a cool-down after failures in a row; half-open: the cool-down is over, the next request tries it; wrong-chain: it serves another chain, never used; unknown: not asked yet
+                                     * @enum {string}
+                                     */
+                                    state: "unknown" | "up" | "failing" | "down" | "half-open" | "wrong-chain";
+                                    /** @description Why it is not up */
+                                    detail?: string;
+                                    /** @description The latest block it reported */
+                                    block?: number;
+                                }[];
+                            };
+                        };
+                        ready: boolean;
+                        /** @description What keeps writes from being accepted, `<backend>: <why>` (keyless: `<backend>: not ready`) */
+                        reasons: string[];
                     };
                 };
             };

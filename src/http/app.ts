@@ -17,7 +17,7 @@ import { apiReference } from "./api-reference.js";
 import { AuthFailureLimiter } from "./auth-failures.js";
 import type { ServerContext } from "./context.js";
 import { weakEtag } from "./etag.js";
-import { cachedHealthCheck, withoutDetails } from "./health.js";
+import { cachedHealthCheck, checkReadiness, withoutDetails } from "./health.js";
 import { StorageHealth } from "./storage-health.js";
 import { noStore, securityHeaders } from "./security-headers.js";
 import { HttpError, HttpErrorCode } from "./http-errors.js";
@@ -355,6 +355,29 @@ export async function createServer(options: CreateServerOptions): Promise<TokenS
       checkHealth().then((health) => {
         response.status(health.status === "ok" ? 200 : 503).json(detailed ? health : withoutDetails(health));
       }, next);
+    const presented = request.get("x-api-key") || typeof request.query.apiKey === "string";
+    if (verifier !== undefined && !presented) return void answer(false);
+    authenticate(request, response, (error?: unknown) => (error === undefined ? void answer(true) : next(error)));
+  });
+  // Readiness (docs/operations.md#probes): 503 with the reasons while writes cannot be accepted. Keyless, each reason
+  // names its backend only.
+  app.get("/health/ready", (request, response, next) => {
+    const answer = (detailed: boolean) =>
+      checkHealth()
+        .then((health) => checkReadiness(context, health))
+        .then((readiness) => {
+          const body = detailed
+            ? readiness
+            : {
+                ...withoutDetails(readiness),
+                ready: readiness.ready,
+                reasons: readiness.reasons.map((reason) => `${reason.split(":")[0]}: not ready`),
+              };
+          response
+            .status(readiness.ready ? 200 : 503)
+            .set("Cache-Control", "no-store")
+            .json(body);
+        }, next);
     const presented = request.get("x-api-key") || typeof request.query.apiKey === "string";
     if (verifier !== undefined && !presented) return void answer(false);
     authenticate(request, response, (error?: unknown) => (error === undefined ? void answer(true) : next(error)));

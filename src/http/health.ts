@@ -116,6 +116,39 @@ export async function checkHealth({ service, store, storage }: ServerContext): P
   return { status: evmOrDatabaseDown ? "degraded" : "ok", backends };
 }
 
+export interface ReadinessReport extends HealthReport {
+  ready: boolean;
+  /** What keeps writes from being accepted, a line each: `<backend>: <why>`. */
+  reasons: string[];
+}
+
+/**
+ * Readiness (docs/operations.md#probes): whether writes can be accepted now. Not ready while the database or the data
+ * directory's storage is down, while the keystore is locked (it exists once a held wallet was made), or while a live
+ * EVM pair with unfinished records has no endpoint answering. A live pair without work being down is reported in
+ * `backends` and keeps the instance ready: taking it out would not bring the node back.
+ */
+export async function checkReadiness(context: ServerContext, health: HealthReport): Promise<ReadinessReport> {
+  const reasons: string[] = [];
+  for (const name of ["database", "storage"]) {
+    const backend = health.backends[name];
+    if (backend?.ready === false) reasons.push(`${name}: ${backend.detail}`);
+  }
+  const [custody, busy] = await Promise.all([
+    context.service.custody
+      .status()
+      .catch((error: unknown) => ({ state: "locked" as const, reason: error instanceof Error ? error.message : String(error) })),
+    context.store.pairsWithUnfinished().catch(() => [] as Array<{ chain: string; network: string }>),
+  ]);
+  if (custody.state === "locked") reasons.push(`keystore: locked (${custody.reason ?? "no passphrase"})`);
+  for (const { chain, network } of busy) {
+    const key = `${chain}/${network}`;
+    const backend = health.backends[key];
+    if (backend?.ready === false && !chain.startsWith("bitcoin")) reasons.push(`${key}: ${backend.detail}, with unfinished records`);
+  }
+  return { ...health, ready: reasons.length === 0, reasons };
+}
+
 /** The report a caller without an API key gets: each backend's readiness, nothing of where it is. */
 export function withoutDetails(report: HealthReport): {
   status: HealthReport["status"];

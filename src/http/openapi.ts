@@ -6,7 +6,7 @@ import type { RouteDefinition } from "./route.js";
 import { errorResponses, middlewareResponses } from "./routes/common.js";
 import { WEBHOOK_EVENTS, type WebhookEvent } from "../webhooks/events.js";
 import { SIGNATURE_HEADER } from "../webhooks/signature.js";
-import { CHAIN_DESCRIPTION, Health, NETWORK_DESCRIPTION, WebhookEventBody } from "./schemas.js";
+import { CHAIN_DESCRIPTION, Health, NETWORK_DESCRIPTION, Readiness, WebhookEventBody } from "./schemas.js";
 import { ChainEventWebhookBody } from "./subscription-schemas.js";
 import { API_TAGS } from "./tags.js";
 
@@ -63,6 +63,21 @@ const LIVENESS_OPERATION = {
   responses: documentedResponses({
     200: { description: "The process answers", schema: z.object({ status: z.literal("live") }) },
     ...errorResponses(400, 408, 421, 431),
+  }),
+};
+
+/** The readiness probe (docs/operations.md#probes). */
+const READINESS_OPERATION = {
+  operationId: "healthReady",
+  tags: ["service"],
+  summary: "Readiness: whether writes can be accepted now, with the reasons when not",
+  description:
+    "503 while the database or the data directory's storage is down, the keystore is locked, or a live EVM pair with unfinished records has no endpoint answering; `reasons` names each (keyless: the backend only). A live pair without work being down is reported in `backends` and keeps the instance ready. For a load balancer's check and Kubernetes' readinessProbe.",
+  security: [],
+  responses: documentedResponses({
+    200: { description: "Ready", schema: Readiness },
+    503: { description: "Not ready: `reasons` says why", schema: Readiness },
+    ...errorResponses(400, 401, 408, 421, 429, 431),
   }),
 };
 
@@ -234,6 +249,7 @@ export function buildOpenApiDocument(routes: RouteDefinition[], version: string,
   }
   paths["/health"] = { get: HEALTH_OPERATION };
   paths["/health/live"] = { get: LIVENESS_OPERATION };
+  paths["/health/ready"] = { get: READINESS_OPERATION };
   Object.assign(paths, aliases);
   if (options.chains !== undefined) withServiceChains(paths, options.chains);
   return {

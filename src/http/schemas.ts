@@ -729,6 +729,11 @@ export const Health = z.object({
   ),
 });
 
+export const Readiness = Health.extend({
+  ready: z.boolean(),
+  reasons: z.array(z.string()).describe("What keeps writes from being accepted, `<backend>: <why>` (keyless: `<backend>: not ready`)"),
+});
+
 const errorFields = {
   message: z.string(),
   field: z.string().optional().describe("The request field the error concerns"),

@@ -661,6 +661,10 @@ export class KyselyStore implements Store {
     return row === undefined ? undefined : (await this.withTransactions([this.toRecord(row)]))[0];
   }
 
+  async pairsWithUnfinished(): Promise<Array<{ chain: string; network: string }>> {
+    return this.db.selectFrom("operations").select(["chain", "network"]).distinct().where("status", "in", ["signed", "pending"]).execute();
+  }
+
   async findOwnLaunch(
     apiKeyId: string | null,
     chain: string,

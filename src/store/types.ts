@@ -90,6 +90,8 @@ export interface Store extends OperationStore {
     requestHash: string,
     claim?: IdempotencyClaim,
   ): Promise<IdempotencyBegin>;
+  /** The pairs with unfinished records (`signed` or `pending`): work a backend must be reachable for. */
+  pairsWithUnfinished(): Promise<Array<{ chain: string; network: string }>>;
   /** Operations counted by kind and state, and how long the most overdue unfinished one has waited for the tracker. */
   operationStats(): Promise<{ counts: Array<{ kind: string; status: string; count: number }>; oldestDueMs: number | null }>;
   /** Forgets finished keys past their retention. */

@@ -45,6 +45,13 @@ describe("serve with its data directory on a disk that fills up (a real tmpfs, t
       10_000,
     );
     expect(health.body.backends.storage.ready).to.equal(false);
+    // Readiness says why writes cannot be accepted.
+    const readiness = await api.call("GET", "/health/ready");
+    expect(readiness.status).to.equal(503);
+    expect(
+      readiness.body.reasons.some((reason: string) => reason.startsWith("storage: ")),
+      JSON.stringify(readiness.body.reasons),
+    ).to.equal(true);
     expect((await api.call("GET", "/metrics")).body).to.match(/^token_service_storage_ready 0$/m);
     expect(api.logs.text().match(/storage unavailable/g), "logged once").to.have.length(1);
 
