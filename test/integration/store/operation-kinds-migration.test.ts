@@ -147,6 +147,8 @@ for (const variant of variants) {
           "operations_due",
           "operations_by_transaction_hash",
           "operations_unfinished_by_sender",
+          // Migration 0012: a launched token's verification finds its launch by the contract's address.
+          "operations_by_contract",
         ]);
         // A store up to date applies none.
         expect(await migrate(db as unknown as Kysely<unknown>, variant.dialect)).to.deep.equal([]);
