@@ -56,7 +56,7 @@ export interface ScanSettings {
 
 /**
  * 2,000 filtered blocks: the widest range that common hosted providers answer whatever the logs' count (a provider
- * that answers less makes the scan narrow its ranges: PairScanner.narrow).
+ * that answers less makes the scan narrow its ranges: PairScanner.readNarrowing).
  */
 export const DEFAULT_SCAN_SETTINGS: ScanSettings = { leaseMs: 15_000, maxRange: 500, maxFilteredRange: 2_000 };
 
