@@ -1,16 +1,19 @@
 import { createRequire } from "node:module";
 import path from "node:path";
-import { Router, type NextFunction, type Response } from "express";
+import { readFile } from "node:fs/promises";
+import { Router } from "express";
+import { sharedBytes } from "./shared-bytes.js";
 
 /**
  * GET /docs: Swagger UI over /openapi.json. Its prebuilt bundle is served from the installed `swagger-ui-dist`
- * package, so the reference makes no request to any other host (no CDN, no fonts, no validator badge).
+ * package, so the reference makes no request to any other host (no CDN, no fonts, no validator badge). Each asset is
+ * read once and its bytes shared by every request (shared-bytes.ts).
  */
 
 /** The files of the package the page loads; nothing else of the package directory is served. */
 const ASSETS: Record<string, string> = {
-  "swagger-ui.css": "text/css",
-  "swagger-ui-bundle.js": "text/javascript",
+  "swagger-ui.css": "text/css; charset=utf-8",
+  "swagger-ui-bundle.js": "text/javascript; charset=utf-8",
   "favicon-32x32.png": "image/png",
   "favicon-16x16.png": "image/png",
 };
@@ -49,12 +52,6 @@ function swaggerUiDirectory(): string {
   return path.dirname(createRequire(import.meta.url).resolve("swagger-ui-dist/package.json"));
 }
 
-function sendAsset(response: Response, next: NextFunction, file: string, type: string): void {
-  response.type(type).sendFile(file, (error) => {
-    if (error && !response.headersSent) next(error);
-  });
-}
-
 /** Routes for the reference page and its assets, mounted at the application's root. */
 export function apiReference(): Router {
   const directory = swaggerUiDirectory();
@@ -62,7 +59,7 @@ export function apiReference(): Router {
   router.get("/docs", (_request, response) => void response.type("html").send(PAGE));
   router.get("/docs/initializer.js", (_request, response) => void response.type("text/javascript").send(INITIALIZER));
   for (const [name, type] of Object.entries(ASSETS)) {
-    router.get(`/docs/${name}`, (_request, response, next) => sendAsset(response, next, path.join(directory, name), type));
+    router.get(`/docs/${name}`, sharedBytes({ type, load: () => readFile(path.join(directory, name)) }));
   }
   return router;
 }

@@ -31,6 +31,7 @@ import { rateLimit } from "./middleware/rate-limit.js";
 import { SharedRateLimiter, type RateLimitSettings } from "./rate-limiter.js";
 import { requestLog } from "./middleware/request-log.js";
 import { buildOpenApiDocument } from "./openapi.js";
+import { sharedBytes } from "./shared-bytes.js";
 import type { RouteDefinition, RouteResult } from "./route.js";
 import { API_ROUTES } from "./routes/index.js";
 import { fixedPathMethods } from "./middleware/method-guard.js";
@@ -382,11 +383,13 @@ export async function createServer(options: CreateServerOptions): Promise<TokenS
     if (verifier !== undefined && !presented) return void answer(false);
     authenticate(request, response, (error?: unknown) => (error === undefined ? void answer(true) : next(error)));
   });
-  // Built on first request: nothing at start-up needs it.
-  let openApiDocument: ReturnType<typeof buildOpenApiDocument> | undefined;
+  // Built on first request (nothing at start-up needs it), then served from the same bytes.
   app.get(
     "/openapi.json",
-    (_request, response) => void response.json((openApiDocument ??= buildOpenApiDocument(API_ROUTES, VERSION, { chains: service.chains }))),
+    sharedBytes({
+      type: "application/json; charset=utf-8",
+      load: () => Buffer.from(JSON.stringify(buildOpenApiDocument(API_ROUTES, VERSION, { chains: service.chains }))),
+    }),
   );
   app.use(apiReference());
 
