@@ -1,9 +1,10 @@
 import { spawn, type ChildProcess } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, statSync } from "node:fs";
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
+import { gzipSync } from "node:zlib";
 import { expect } from "chai";
 import { toQuantity, Wallet as EthersWallet } from "ethers";
 
@@ -96,6 +97,25 @@ function run(command: string, args: string[], cwd: string, env: Record<string, s
   });
 }
 
+/** The packed size docs/decisions/0059-package-contents.md allows, in bytes of the .tgz (705 kB when it was set). */
+const PACKED_SIZE_LIMIT = 750_000;
+
+/** The files of the installed package, largest first by what each weighs gzipped on its own (≈ its share of the .tgz). */
+async function weightiestFiles(directory: string, count: number): Promise<string[]> {
+  const files = (await readdir(directory, { recursive: true })).map(String).filter((file) => statSync(path.join(directory, file)).isFile());
+  const weighed = await Promise.all(
+    files.map(async (file) => {
+      const bytes = await readFile(path.join(directory, file));
+      return { file, bytes: bytes.length, gzipped: gzipSync(bytes, { level: 9 }).length };
+    }),
+  );
+  const kB = (bytes: number) => `${(bytes / 1000).toFixed(1)} kB`;
+  return weighed
+    .sort((a, b) => b.gzipped - a.gzipped)
+    .slice(0, count)
+    .map(({ file, bytes, gzipped }) => `${file}: ${kB(gzipped)} gzipped (${kB(bytes)})`);
+}
+
 /** The test runner's environment without what would change the child's configuration (SEPOLIA_RPC_URL unless given). */
 function childEnvironment(env: Record<string, string>): NodeJS.ProcessEnv {
   const base = cleanEnvironment({ PATH: `${path.dirname(process.execPath)}${path.delimiter}${process.env.PATH ?? ""}` });
@@ -145,6 +165,7 @@ describe("the package as users get it: docs/plugin.md's install commands and plu
   let project: string;
   let packs: string;
   let hardhatBin: string;
+  let tarballBytes: number;
   const hardhat = (args: string[], env: Record<string, string> = {}) => run(process.execPath, [hardhatBin, ...args], project, env);
   const bsc = ["--chain", "binance_smart_chain", "--chain-network", "testnet"];
 
@@ -166,6 +187,7 @@ describe("the package as users get it: docs/plugin.md's install commands and plu
     const [tarball] = (await readdir(packs)).filter((name) => name.endsWith(".tgz"));
     const documentedTarball = install!.split(/\s+/).find((word) => word.endsWith(".tgz"))!;
     expect(path.basename(documentedTarball), `${PLUGIN_PAGE} names the tarball npm pack writes`).to.equal(tarball);
+    tarballBytes = statSync(path.join(packs, tarball!)).size;
 
     // A new project, its package.json as `npm init` leaves it: no "type" yet (the page's commands set it).
     await writeFile(path.join(project, "package.json"), JSON.stringify({ name: "my-tokens", version: "1.0.0", private: true }));
@@ -192,6 +214,14 @@ describe("the package as users get it: docs/plugin.md's install commands and plu
     await rm(packs, { recursive: true, force: true });
   });
 
+  it(`packs to at most ${PACKED_SIZE_LIMIT / 1000} kB (docs/decisions/0059-package-contents.md)`, async function () {
+    const installed = path.join(project, "node_modules/hardhat-token-service");
+    if (tarballBytes > PACKED_SIZE_LIMIT) {
+      const largest = await weightiestFiles(installed, 12);
+      expect.fail(`the tarball is ${(tarballBytes / 1000).toFixed(1)} kB; its largest files:\n  ${largest.join("\n  ")}`);
+    }
+  });
+
   it("ships compiled code and contracts, no source maps pointing at sources it does not ship", async function () {
     const installed = path.join(project, "node_modules/hardhat-token-service");
     expect(existsSync(path.join(installed, "dist/src/index.js"))).to.equal(true);
@@ -201,9 +231,14 @@ describe("the package as users get it: docs/plugin.md's install commands and plu
     for (const kind of ["erc20", "erc721", "erc1155"]) {
       expect(existsSync(path.join(installed, `dist/src/artifacts/variants/${kind}.json.br`)), kind).to.equal(true);
     }
-    expect(existsSync(path.join(installed, "token-variants/erc20/ServiceERC20BurnablePermitRoles.sol"))).to.equal(true);
-    // What GET /tokens/{address}/verification builds a standard JSON input from: no OpenZeppelin in the project needed.
+    // What GET /tokens/{address}/verification builds a standard JSON input from, every variant's source included: no
+    // OpenZeppelin in the project needed, and no token-variants/ (0059), nor docs/ (read in the repository).
     expect(existsSync(path.join(installed, "dist/src/artifacts/verification.json.br"))).to.equal(true);
+    expect(existsSync(path.join(installed, "token-variants")), "token-variants/").to.equal(false);
+    expect(existsSync(path.join(installed, "docs")), "docs/").to.equal(false);
+    // Declarations only where an entry point's types lead (scripts/prune-declarations.ts): the store's are not.
+    expect(existsSync(path.join(installed, "dist/src/store/kysely-store.js"))).to.equal(true);
+    expect(existsSync(path.join(installed, "dist/src/store/kysely-store.d.ts"))).to.equal(false);
     const files = await readdir(path.join(installed, "dist"), { recursive: true });
     expect(files.filter((file) => String(file).endsWith(".map"))).to.deep.equal([]);
     expect(existsSync(path.join(installed, "src")), "no TypeScript sources").to.equal(false);
