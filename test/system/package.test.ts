@@ -30,6 +30,11 @@ const documentedInstallCommands = () =>
     .split("\n")
     .map((line) => line.replace(/\s+#.*$/, "").trim())
     .filter((line) => line !== "");
+/** The page's recipe for a system Node older than 22.16: the one `sh` block that runs npm under Node 24. */
+const documentedOldNodeRecipe = () =>
+  fencedBlocks("sh")
+    .find((block) => block.startsWith("npm exec --yes --package=node@"))
+    ?.trim();
 /** The page's plugin config, written verbatim as the new project's hardhat.config.ts. */
 const documentedConfig = () => fencedBlocks("ts").find((block) => block.startsWith("// hardhat.config.ts\n"));
 
@@ -96,6 +101,16 @@ function run(command: string, args: string[], cwd: string, env: Record<string, s
     });
   });
 }
+
+/**
+ * The PATH of the user's shell: the runner's without the directories npm and this project's `node` devDependency put
+ * first (every one inside a node_modules), so `node` is the machine's own (v20 on the development machine).
+ */
+const systemPath = () =>
+  (process.env.PATH ?? "")
+    .split(path.delimiter)
+    .filter((directory) => directory !== "" && !directory.split(path.sep).includes("node_modules"))
+    .join(path.delimiter);
 
 /** The packed size docs/decisions/0059-package-contents.md allows, in bytes of the .tgz (705 kB when it was set). */
 const PACKED_SIZE_LIMIT = 750_000;
@@ -200,6 +215,18 @@ describe("the package as users get it: docs/plugin.md's install commands and plu
       const result = await run("bash", ["-c", adapted], project);
       expect(result.code, `${command}\n${result.stderr}`).to.equal(0);
     }
+    // The recipe for an older system Node, as written, under the PATH of the user's shell (the machine's own node): in
+    // the same project, as a user who read on would run it after the plain install.
+    const recipe = documentedOldNodeRecipe();
+    expect(recipe, `${PLUGIN_PAGE}: a command installs under Node 24 for an older system Node`).to.be.a("string");
+    expect(recipe!.split("\n"), `${PLUGIN_PAGE}: the recipe is one command`).to.have.length(1);
+    const recipeRun = await run(
+      "bash",
+      ["-c", `${recipe!.replace(documentedTarball, path.join(packs, tarball!))} --no-audit --no-fund --prefer-offline`],
+      project,
+      { PATH: systemPath() },
+    );
+    expect(recipeRun.code, `${recipe}\n${recipeRun.stderr}`).to.equal(0);
     const manifest = JSON.parse(await readFile(path.join(project, "package.json"), "utf8"));
     expect(manifest.type, `${PLUGIN_PAGE}: its commands make the project an ES module`).to.equal("module");
     expect(await readFile(path.join(project, ".gitignore"), "utf8"), `${PLUGIN_PAGE}: its commands ignore the data directory`).to.include(
@@ -242,6 +269,17 @@ describe("the package as users get it: docs/plugin.md's install commands and plu
     const files = await readdir(path.join(installed, "dist"), { recursive: true });
     expect(files.filter((file) => String(file).endsWith(".map"))).to.deep.equal([]);
     expect(existsSync(path.join(installed, "src")), "no TypeScript sources").to.equal(false);
+  });
+
+  it("with an older system Node, docs/plugin.md's recipe makes npx hardhat run on the project's Node 24", async function () {
+    const user = { PATH: systemPath() };
+    const node = await run("npx", ["node", "--version"], project, user);
+    expect(node.code, node.stderr).to.equal(0);
+    expect(node.stdout.trim()).to.match(/^v24\./);
+    const created = json(
+      await run("npx", ["hardhat", "wallet:create", "--chain", "bitcoin", "--chain-network", "testnet", "--json"], project, user),
+    );
+    expect(created.address).to.match(/^tb1q/);
   });
 
   it(`with ${SEPOLIA_VARIABLE} unset, every task works on the other pairs (BNB testnet, bitcoin)`, async function () {
