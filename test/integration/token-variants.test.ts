@@ -8,6 +8,7 @@ import hre from "hardhat";
 import { historicBuildInfo, readOpenZeppelin } from "../../scripts/build-verification.js";
 import { COMPILER, compileVariants, inputHash, variantFiles, type VariantFile } from "../../scripts/token-variants.js";
 import { verificationBundle } from "../../scripts/verification-bundle.js";
+import { fromPush2Relative, PUSH2_RELATIVE } from "../../src/chains/evm/push2-relative.js";
 import { allVariants, variantName } from "../../src/domain/token-options.js";
 
 const ROOT = path.resolve(import.meta.dirname, "../..");
@@ -15,11 +16,18 @@ const ROOT = path.resolve(import.meta.dirname, "../..");
 interface Bundle {
   inputHash: string;
   compiler: typeof COMPILER;
+  bytecodeEncoding: string;
   contracts: Record<string, { abi: unknown[]; bytecode: string }>;
 }
 
+/** A kind's bundle as shipped, its bytecode turned back into what deploys (src/chains/evm/push2-relative.ts). */
 async function shippedBundle(kind: string): Promise<Bundle> {
-  return JSON.parse(brotliDecompressSync(await readFile(path.join(ROOT, "src/artifacts/variants", `${kind}.json.br`))).toString("utf8"));
+  const bundle: Bundle = JSON.parse(
+    brotliDecompressSync(await readFile(path.join(ROOT, "src/artifacts/variants", `${kind}.json.br`))).toString("utf8"),
+  );
+  expect(bundle.bytecodeEncoding, `${kind}.json.br`).to.equal(PUSH2_RELATIVE);
+  for (const contract of Object.values(bundle.contracts)) contract.bytecode = fromPush2Relative(contract.bytecode);
+  return bundle;
 }
 
 describe("token variants (token-variants/, src/artifacts/variants/)", function () {

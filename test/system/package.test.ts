@@ -1,9 +1,10 @@
 import { spawn, type ChildProcess } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, statSync } from "node:fs";
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
+import { gzipSync } from "node:zlib";
 import { expect } from "chai";
 import { toQuantity, Wallet as EthersWallet } from "ethers";
 
@@ -29,6 +30,11 @@ const documentedInstallCommands = () =>
     .split("\n")
     .map((line) => line.replace(/\s+#.*$/, "").trim())
     .filter((line) => line !== "");
+/** The page's recipe for a system Node older than 22.16: the one `sh` block that runs npm under Node 24. */
+const documentedOldNodeRecipe = () =>
+  fencedBlocks("sh")
+    .find((block) => block.startsWith("npm exec --yes --package=node@"))
+    ?.trim();
 /** The page's plugin config, written verbatim as the new project's hardhat.config.ts. */
 const documentedConfig = () => fencedBlocks("ts").find((block) => block.startsWith("// hardhat.config.ts\n"));
 
@@ -96,6 +102,35 @@ function run(command: string, args: string[], cwd: string, env: Record<string, s
   });
 }
 
+/**
+ * The PATH of the user's shell: the runner's without the directories npm and this project's `node` devDependency put
+ * first (every one inside a node_modules), so `node` is the machine's own (v20 on the development machine).
+ */
+const systemPath = () =>
+  (process.env.PATH ?? "")
+    .split(path.delimiter)
+    .filter((directory) => directory !== "" && !directory.split(path.sep).includes("node_modules"))
+    .join(path.delimiter);
+
+/** The packed size docs/decisions/0059-package-contents.md allows, in bytes of the .tgz (705 kB when it was set). */
+const PACKED_SIZE_LIMIT = 750_000;
+
+/** The files of the installed package, largest first by what each weighs gzipped on its own (≈ its share of the .tgz). */
+async function weightiestFiles(directory: string, count: number): Promise<string[]> {
+  const files = (await readdir(directory, { recursive: true })).map(String).filter((file) => statSync(path.join(directory, file)).isFile());
+  const weighed = await Promise.all(
+    files.map(async (file) => {
+      const bytes = await readFile(path.join(directory, file));
+      return { file, bytes: bytes.length, gzipped: gzipSync(bytes, { level: 9 }).length };
+    }),
+  );
+  const kB = (bytes: number) => `${(bytes / 1000).toFixed(1)} kB`;
+  return weighed
+    .sort((a, b) => b.gzipped - a.gzipped)
+    .slice(0, count)
+    .map(({ file, bytes, gzipped }) => `${file}: ${kB(gzipped)} gzipped (${kB(bytes)})`);
+}
+
 /** The test runner's environment without what would change the child's configuration (SEPOLIA_RPC_URL unless given). */
 function childEnvironment(env: Record<string, string>): NodeJS.ProcessEnv {
   const base = cleanEnvironment({ PATH: `${path.dirname(process.execPath)}${path.delimiter}${process.env.PATH ?? ""}` });
@@ -145,6 +180,7 @@ describe("the package as users get it: docs/plugin.md's install commands and plu
   let project: string;
   let packs: string;
   let hardhatBin: string;
+  let tarballBytes: number;
   const hardhat = (args: string[], env: Record<string, string> = {}) => run(process.execPath, [hardhatBin, ...args], project, env);
   const bsc = ["--chain", "binance_smart_chain", "--chain-network", "testnet"];
 
@@ -166,6 +202,7 @@ describe("the package as users get it: docs/plugin.md's install commands and plu
     const [tarball] = (await readdir(packs)).filter((name) => name.endsWith(".tgz"));
     const documentedTarball = install!.split(/\s+/).find((word) => word.endsWith(".tgz"))!;
     expect(path.basename(documentedTarball), `${PLUGIN_PAGE} names the tarball npm pack writes`).to.equal(tarball);
+    tarballBytes = statSync(path.join(packs, tarball!)).size;
 
     // A new project, its package.json as `npm init` leaves it: no "type" yet (the page's commands set it).
     await writeFile(path.join(project, "package.json"), JSON.stringify({ name: "my-tokens", version: "1.0.0", private: true }));
@@ -178,6 +215,18 @@ describe("the package as users get it: docs/plugin.md's install commands and plu
       const result = await run("bash", ["-c", adapted], project);
       expect(result.code, `${command}\n${result.stderr}`).to.equal(0);
     }
+    // The recipe for an older system Node, as written, under the PATH of the user's shell (the machine's own node): in
+    // the same project, as a user who read on would run it after the plain install.
+    const recipe = documentedOldNodeRecipe();
+    expect(recipe, `${PLUGIN_PAGE}: a command installs under Node 24 for an older system Node`).to.be.a("string");
+    expect(recipe!.split("\n"), `${PLUGIN_PAGE}: the recipe is one command`).to.have.length(1);
+    const recipeRun = await run(
+      "bash",
+      ["-c", `${recipe!.replace(documentedTarball, path.join(packs, tarball!))} --no-audit --no-fund --prefer-offline`],
+      project,
+      { PATH: systemPath() },
+    );
+    expect(recipeRun.code, `${recipe}\n${recipeRun.stderr}`).to.equal(0);
     const manifest = JSON.parse(await readFile(path.join(project, "package.json"), "utf8"));
     expect(manifest.type, `${PLUGIN_PAGE}: its commands make the project an ES module`).to.equal("module");
     expect(await readFile(path.join(project, ".gitignore"), "utf8"), `${PLUGIN_PAGE}: its commands ignore the data directory`).to.include(
@@ -192,6 +241,14 @@ describe("the package as users get it: docs/plugin.md's install commands and plu
     await rm(packs, { recursive: true, force: true });
   });
 
+  it(`packs to at most ${PACKED_SIZE_LIMIT / 1000} kB (docs/decisions/0059-package-contents.md)`, async function () {
+    const installed = path.join(project, "node_modules/hardhat-token-service");
+    if (tarballBytes > PACKED_SIZE_LIMIT) {
+      const largest = await weightiestFiles(installed, 12);
+      expect.fail(`the tarball is ${(tarballBytes / 1000).toFixed(1)} kB; its largest files:\n  ${largest.join("\n  ")}`);
+    }
+  });
+
   it("ships compiled code and contracts, no source maps pointing at sources it does not ship", async function () {
     const installed = path.join(project, "node_modules/hardhat-token-service");
     expect(existsSync(path.join(installed, "dist/src/index.js"))).to.equal(true);
@@ -201,12 +258,28 @@ describe("the package as users get it: docs/plugin.md's install commands and plu
     for (const kind of ["erc20", "erc721", "erc1155"]) {
       expect(existsSync(path.join(installed, `dist/src/artifacts/variants/${kind}.json.br`)), kind).to.equal(true);
     }
-    expect(existsSync(path.join(installed, "token-variants/erc20/ServiceERC20BurnablePermitRoles.sol"))).to.equal(true);
-    // What GET /tokens/{address}/verification builds a standard JSON input from: no OpenZeppelin in the project needed.
+    // What GET /tokens/{address}/verification builds a standard JSON input from, every variant's source included: no
+    // OpenZeppelin in the project needed, and no token-variants/ (0059), nor docs/ (read in the repository).
     expect(existsSync(path.join(installed, "dist/src/artifacts/verification.json.br"))).to.equal(true);
+    expect(existsSync(path.join(installed, "token-variants")), "token-variants/").to.equal(false);
+    expect(existsSync(path.join(installed, "docs")), "docs/").to.equal(false);
+    // Declarations only where an entry point's types lead (scripts/prune-declarations.ts): the store's are not.
+    expect(existsSync(path.join(installed, "dist/src/store/kysely-store.js"))).to.equal(true);
+    expect(existsSync(path.join(installed, "dist/src/store/kysely-store.d.ts"))).to.equal(false);
     const files = await readdir(path.join(installed, "dist"), { recursive: true });
     expect(files.filter((file) => String(file).endsWith(".map"))).to.deep.equal([]);
     expect(existsSync(path.join(installed, "src")), "no TypeScript sources").to.equal(false);
+  });
+
+  it("with an older system Node, docs/plugin.md's recipe makes npx hardhat run on the project's Node 24", async function () {
+    const user = { PATH: systemPath() };
+    const node = await run("npx", ["node", "--version"], project, user);
+    expect(node.code, node.stderr).to.equal(0);
+    expect(node.stdout.trim()).to.match(/^v24\./);
+    const created = json(
+      await run("npx", ["hardhat", "wallet:create", "--chain", "bitcoin", "--chain-network", "testnet", "--json"], project, user),
+    );
+    expect(created.address).to.match(/^tb1q/);
   });
 
   it(`with ${SEPOLIA_VARIABLE} unset, every task works on the other pairs (BNB testnet, bitcoin)`, async function () {

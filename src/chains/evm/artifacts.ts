@@ -4,6 +4,7 @@ import { brotliDecompressSync } from "node:zlib";
 import type { InterfaceAbi } from "ethers";
 
 import type { TokenKind } from "../../domain/token-options.js";
+import { fromPush2Relative, PUSH2_RELATIVE } from "./push2-relative.js";
 
 export interface ShippedArtifact {
   contractName: string;
@@ -20,12 +21,22 @@ export const balanceReaderArtifact: ShippedArtifact = require("../../artifacts/B
 /** A kind's variants (scripts/build-token-variants.ts), read on the first launch of one: a process that never launches one never reads them. */
 const variantBundles = new Map<TokenKind, Record<string, Omit<ShippedArtifact, "contractName">>>();
 
+/** A variant bundle as scripts/build-token-variants.ts writes it: its bytecode in the form push2-relative.ts says. */
+interface StoredBundle {
+  bytecodeEncoding: string;
+  contracts: Record<string, Omit<ShippedArtifact, "contractName">>;
+}
+
 /** Every shipped variant of a kind, by contract name. */
 export function shippedVariants(kind: TokenKind): Readonly<Record<string, Omit<ShippedArtifact, "contractName">>> {
   let bundle = variantBundles.get(kind);
   if (bundle === undefined) {
     const packed = readFileSync(new URL(`../../artifacts/variants/${kind.toLowerCase()}.json.br`, import.meta.url));
-    bundle = (JSON.parse(brotliDecompressSync(packed).toString("utf8")) as { contracts: typeof bundle }).contracts!;
+    const stored = JSON.parse(brotliDecompressSync(packed).toString("utf8")) as StoredBundle;
+    if (stored.bytecodeEncoding !== PUSH2_RELATIVE) throw new Error(`the ${kind} variants' bundle is stale: run npm run build:contracts`);
+    bundle = Object.fromEntries(
+      Object.entries(stored.contracts).map(([name, { abi, bytecode }]) => [name, { abi, bytecode: fromPush2Relative(bytecode) }]),
+    );
     variantBundles.set(kind, bundle);
   }
   return bundle;
