@@ -1,14 +1,6 @@
 import { task } from "hardhat/config";
-import { ArgumentType } from "hardhat/types/arguments";
 
-import { chainOptions, json } from "./options.js";
-
-const text = (name: string, description: string) => ({
-  name,
-  description,
-  type: ArgumentType.STRING_WITHOUT_DEFAULT,
-  defaultValue: undefined,
-});
+import { chainOptions, cliAction, json, text } from "./options.js";
 
 export const chainFaultTask = json(
   chainOptions(
@@ -25,12 +17,12 @@ export const chainFaultTask = json(
   .addOption(text("seconds", "stall, drop, rpc-errors: how long"))
   .addOption(text("rate", "rpc-errors: the share of node calls that fail, 0 to 1"))
   .addOption(text("calls", "rpc-errors: for this many calls"))
-  .addOption(text("errors", "rpc-errors: comma-separated, of 429, 503, timeout (default all)"))
+  .addOption(text("errors", "rpc-errors: comma-separated, of 429, 503, timeout", "all"))
   .addFlag({ name: "list", description: "List the active faults" })
   .addFlag({ name: "clear", description: "End the active faults (or the one named with --id)" })
   .addOption(text("id", "With --clear: the fault to end"))
-  .addOption(text("url", "The service's base URL (default: the `serve` holding the project's data directory)"))
-  .addOption(text("dataDir", "The data directory whose `serve` to find (default: the project's tokenService.dataDir)"))
+  .addOption(text("url", "The service's base URL", "the `serve` holding the data directory"))
+  .addOption(text("dataDir", "The data directory whose `serve` to find", "tokenService.dataDir"))
   .addOption(text("apiKeyEnv", "Name of the environment variable holding an API key (not needed with `serve --no-auth`)"))
-  .setAction(() => import("../src/hardhat/tasks/chain-fault.js"))
+  .setAction(cliAction(() => import("../src/hardhat/tasks/chain-fault.js")))
   .build();

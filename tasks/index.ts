@@ -13,9 +13,10 @@ import { tokenCancelTask, tokenSpeedUpTask } from "./token-replace.js";
 import { serveTask } from "./serve.js";
 import { apikeyCreateTask } from "./apikey-create.js";
 import { chainFaultTask } from "./chain-fault.js";
+import { cliTask } from "./options.js";
 import { custodyBackupTask, custodyInitTask, custodyPassphraseTask, custodyRestoreTask } from "./custody.js";
 
-/** Every task the plugin declares; each action loads only when its task runs. */
+/** Every task the plugin declares; each action loads only when its task runs (cliTask: see tasks/options.ts). */
 export const tokenServiceTasks = [
   walletCreateTask,
   balanceTask,
@@ -38,4 +39,4 @@ export const tokenServiceTasks = [
   custodyBackupTask,
   custodyRestoreTask,
   custodyPassphraseTask,
-];
+].map(cliTask);

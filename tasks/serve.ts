@@ -1,27 +1,14 @@
 import { task } from "hardhat/config";
 import { ArgumentType } from "hardhat/types/arguments";
 
-export const serveTask = task("serve", "Start the HTTP JSON service (the interface document's API) on the shared core")
+import { cliAction, text } from "./options.js";
+
+export const serveTask = task("serve", "Start the HTTP JSON API (docs/http-api.md) on the project's chains and data directory")
   .addOption({ name: "host", description: "Address to bind", type: ArgumentType.STRING, defaultValue: "127.0.0.1" })
   .addOption({ name: "port", description: "Port to listen on", type: ArgumentType.INT, defaultValue: 8080 })
-  .addOption({
-    name: "dataDir",
-    description: "Database and simulated chain state (default: .token-service in the project)",
-    type: ArgumentType.STRING_WITHOUT_DEFAULT,
-    defaultValue: undefined,
-  })
-  .addOption({
-    name: "blockTime",
-    description: "Seconds between blocks on simulated chains; 0 mines on send (default 2)",
-    type: ArgumentType.STRING_WITHOUT_DEFAULT,
-    defaultValue: undefined,
-  })
-  .addOption({
-    name: "waitTimeout",
-    description: "Seconds a wait=mined request waits before answering 202 (default 60)",
-    type: ArgumentType.STRING_WITHOUT_DEFAULT,
-    defaultValue: undefined,
-  })
+  .addOption(text("dataDir", "Database and simulated chain state", "tokenService.dataDir"))
+  .addOption(text("blockTime", "Seconds between blocks on simulated chains; 0 mines on send", "tokenService.blockTime"))
+  .addOption(text("waitTimeout", "Seconds a wait=mined request waits before answering 202", "60"))
   .addFlag({ name: "noAuth", description: "Accept calls without an API key (refused unless bound to a loopback address)" })
-  .setAction(() => import("../src/hardhat/tasks/serve.js"))
+  .setAction(cliAction(() => import("../src/hardhat/tasks/serve.js")))
   .build();

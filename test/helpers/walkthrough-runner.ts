@@ -36,9 +36,6 @@ export interface WalkthroughOptions {
 }
 
 /** What a reader's terminal would not show: npm's notices about the machine's own npm configuration. */
-/** Hardhat's footer under a plugin error: a shown output ends at its first blank line, so a page cannot show it. */
-const withoutHardhatErrorFooter = (text: string) => text.replace(/\n\s*\nFor more info run Hardhat with --show-stack-traces\s*$/, "");
-
 const withoutNpmNotices = (text: string) =>
   text
     .split("\n")
@@ -153,7 +150,8 @@ export function describeWalkthrough(options: WalkthroughOptions): void {
 
     /** A `$ command`'s output: JSON has the shown JSON's shape, text the shown text's (see textShape). */
     function checkPromptOutput(step: Step, result: CommandResult) {
-      const printed = withoutHardhatErrorFooter(withoutNpmNotices(`${result.stdout}${result.stderr}`).trim());
+      // A task's refusal is its one line: no Hardhat footer to strip (a page shows the whole output).
+      const printed = withoutNpmNotices(`${result.stdout}${result.stderr}`).trim();
       const failureExpected = step.shown?.text.startsWith("Error ") ?? false;
       const context = `${describeStep(step)}\nprinted:\n${printed}`;
       expect(result.code, `exit code of ${context}`).to.equal(failureExpected ? 1 : 0);

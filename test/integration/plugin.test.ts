@@ -146,17 +146,17 @@ describe("plugin in a consumer project (test/fixture-projects/consumer)", functi
       for (const key of keys) expect(result.stdout).not.to.include(key.slice(2));
     });
 
-    it("throws a typed error as a HardhatPluginError with its code, naming the option", async function () {
-      const error = await hre.tasks
-        .getTask("balance")
-        .run({ chain: "ethereum", chainNetwork: "goerli", address: wallet.address })
-        .then(
-          () => undefined,
-          (caught: unknown) => caught,
-        );
-      expect(HardhatPluginError.isHardhatPluginError(error), String(error)).to.equal(true);
-      expect((error as HardhatPluginError).pluginId).to.equal("hardhat-token-service");
-      expect((error as Error).message).to.match(/^UNSUPPORTED_NETWORK \(--chain-network\): unknown network "goerli"/);
+    it("returns a typed error as a failed Result holding a HardhatPluginError with its code, naming the option", async function () {
+      // A refusal is returned, not thrown: Hardhat's CLI prints a thrown error with a --show-stack-traces footer.
+      let result: { success: boolean; error: unknown } | undefined;
+      const output = await captureOutput(async () => {
+        result = await hre.tasks.getTask("balance").run({ chain: "ethereum", chainNetwork: "goerli", address: wallet.address });
+      });
+      expect(result?.success).to.equal(false);
+      expect(HardhatPluginError.isHardhatPluginError(result?.error), String(result?.error)).to.equal(true);
+      expect((result?.error as HardhatPluginError).pluginId).to.equal("hardhat-token-service");
+      expect((result?.error as Error).message).to.match(/^UNSUPPORTED_NETWORK \(--chain-network\): unknown network "goerli"/);
+      expect(output.stderr).to.match(/^Error in community plugin hardhat-token-service: UNSUPPORTED_NETWORK \(--chain-network\)/);
     });
 
     it("never compiled anything in the consumer project", function () {

@@ -72,7 +72,9 @@ describe("tasks through Hardhat's CLI (a child process in the consumer project)"
       expect(result.stdout).to.include(option);
     }
     // --private-key is declared only to be refused with a pointer to --private-key-env, and its help says so.
-    expect(result.stdout).to.match(/^\s+--private-key\s+Not accepted \(shell history would keep the key\).*--private-key-env$/m);
+    expect(result.stdout).to.match(
+      /^\s+--private-key\s+Not accepted \(shell history would keep the key\).*--private-key-env \(default: none\)$/m,
+    );
     // Amounts a person types are in whole tokens, and the help says so.
     expect(result.stdout).to.match(/--initial-supply\s+ERC20: supply minted at launch, in whole tokens at --decimals/);
     const faucet = await hardhat("faucet", "--help");
