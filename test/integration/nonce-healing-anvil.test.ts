@@ -85,8 +85,9 @@ describe("nonces that heal on a live node (anvil, mining when told)", function (
     for (const amount of ["1", "2", "3"]) sent.push(await transfer(sender, amount));
     const first = sent[0]!.nonce;
     expect(await pendingNonce(sender.address)).to.equal(first + 3);
+    // No look at the emptied pool: the tracker may send the three again before a read here (a busy machine showed it).
+    // That the node lost them is proven below: the service recorded a rebroadcast of each.
     await node.rpc("anvil_dropAllTransactions");
-    expect(await pendingNonce(sender.address), "the pool is empty").to.equal(first);
     await until(async () => (await pendingNonce(sender.address)) === first + 3, "all three back in the node's pool", BOUND_MS);
     await node.rpc("evm_mine");
     const records = await Promise.all(sent.map((entry) => service.operations.wait(entry.id, BOUND_MS)));
@@ -113,13 +114,16 @@ describe("nonces that heal on a live node (anvil, mining when told)", function (
       rung: 1,
     });
     await node.rpc("anvil_dropAllTransactions");
-    expect(await pendingNonce(sender.address), "the pool is empty").to.equal(sent.nonce);
     await until(async () => (await pendingNonce(sender.address)) === sent.nonce + 1, "the replacement back in the node's pool", BOUND_MS);
     expect((await rpc.getTransaction(replacement))?.hash, "the node holds the replacement, not the first").to.equal(replacement);
     await node.rpc("evm_mine");
     const record = await service.operations.wait(sent.id, BOUND_MS);
     expect(record, transitionReasons(record).join("; ")).to.deep.include({ status: "mined", transactionHash: replacement });
     expect((await rpc.getTransactionReceipt(replacement))?.status).to.equal(1);
+    expect(
+      healingsOf(sender.address, "rebroadcast").map((healing) => healing.nonce),
+      "sent again after the drop",
+    ).to.include(sent.nonce);
   });
 
   it("(c) its record at a nonce ended dropped while the next one waits: a filler's transaction takes the nonce, and both are mined", async function () {
