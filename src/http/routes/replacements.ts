@@ -4,7 +4,7 @@ import type { ReplacementKind } from "../../core/operations/replacements.js";
 import type { ServerContext } from "../context.js";
 import { isDataException } from "../database-errors.js";
 import { HttpError, HttpErrorCode } from "../http-errors.js";
-import { presentOperation } from "../present-operation.js";
+import { presentOperation } from "../../domain/present-operation.js";
 import { defineRoute, type RouteResult } from "../route.js";
 import { Operation, PreparedReplacement, ReplacementBody } from "../schemas.js";
 import { errorResponses } from "./common.js";

@@ -1,6 +1,6 @@
 import { invalidArgument } from "../../domain/errors.js";
 import { parseTokenType } from "../../domain/token-params.js";
-import { presentOperation } from "../present-operation.js";
+import { presentOperation } from "../../domain/present-operation.js";
 import { defineRoute } from "../route.js";
 import {
   Erc1155Token,
