@@ -35,14 +35,8 @@ export type {
 } from "./chains/evm/chain.js";
 export type { EvmChains } from "./chains/evm/chains-registry.js";
 export type { Operations } from "./core/operations/operations.js";
-export type {
-  OperationRecord,
-  OperationStatus,
-  OperationTransition,
-  OperationStore,
-  OperationKind,
-  PreparedTransaction,
-} from "./core/operations/types.js";
+export type { OperationRecord, OperationStatus, OperationTransition, OperationStore, OperationKind } from "./core/operations/types.js";
+export type { PreparedTransaction } from "./chains/evm/write/signed-transaction.js";
 export type {
   LaunchOutcome,
   MintOutcome,

@@ -4,6 +4,8 @@ import { CompiledQuery, sql, type ExpressionBuilder, type Kysely, type Selectabl
 
 import { invalidArgument } from "../domain/errors.js";
 import type { SenderLock } from "../chains/evm/sender-lock.js";
+import type { ReservationFiller } from "../chains/evm/write/reservation-fillers.js";
+import type { PreparedTransaction } from "../chains/evm/write/signed-transaction.js";
 import type {
   ExpiredReservationFiller,
   LeaseFilter,
@@ -15,8 +17,6 @@ import type {
   OperationStatus,
   OperationTransaction,
   OperationTransition,
-  PreparedTransaction,
-  ReservationFiller,
   StoredTransaction,
   StuckNotice,
   UnfinishedTransaction,
