@@ -20,13 +20,11 @@ import type {
   TransferRequest,
 } from "../domain/transfer-requests.js";
 import type { EndpointSource, EvmChain, NodeCallObserver, SimulatedChainFactory } from "../chains/evm/chain.js";
-import { EvmChains, type EvmChainsOptions } from "../chains/evm/chains-registry.js";
+import { EvmChains, type DataDirectoryLock, type EvmChainsOptions } from "../chains/evm/chains-registry.js";
 import { SharedChainReads } from "../chains/evm/read/read-memo.js";
 import { mintedTokenId } from "../chains/evm/write/mint.js";
 import { InProcessSenderLock, type SenderLock } from "../chains/evm/sender-lock.js";
 import { getReceipt, getTransactionStatus, waitForTransaction, type TransactionStatus } from "../chains/evm/read/transaction-status.js";
-import type { DataDirectory } from "../store/data-directory.js";
-import { MemoryOperationStore } from "../store/memory-store.js";
 import { parseTokenType } from "../domain/token-params.js";
 import { parseUint256 } from "../domain/units.js";
 import {
@@ -101,7 +99,7 @@ export interface TokenServiceOptions {
   /** Simulated chains: 0 mines on send (default), N mines a block every N seconds. */
   blockTimeSeconds?: number;
   /** Simulated chains keep their state here between runs when set (the composition root opens it from `dataDir`). */
-  dataDirectory?: DataDirectory;
+  dataDirectory?: DataDirectoryLock;
   /** Release `dataDirectory` when the service closes (the composition root opened it for this service). */
   releaseDataDirectory?: boolean;
   /** Serializes sends per chain and sender; the HTTP service passes a PostgreSQL-backed one. */
@@ -114,8 +112,11 @@ export interface TokenServiceOptions {
   onCheckpoint?: EvmChainsOptions["onCheckpoint"];
   /** false: EVM pairs without an endpoint are not served instead of simulated in this process. Default true. */
   simulatedChains?: boolean;
-  /** Where launch, mint and faucet records live; default this process's memory (the HTTP service passes its database). */
-  operationStore?: OperationStore;
+  /**
+   * Where launch, mint and faucet records live. The composition root passes this process's memory by default (the HTTP
+   * service passes its database): the core does not pick a store, which lives above it.
+   */
+  operationStore: OperationStore;
   /**
    * Where the keystore and held wallets live; default this process's memory (the HTTP service passes its database). The
    * passphrase is read from `env`'s TOKEN_SERVICE_KEYSTORE_PASSPHRASE.
@@ -211,7 +212,7 @@ export class TokenService {
   readonly notifications: Notifications | undefined;
   private readonly bitcoin: BitcoinBackends;
   /** Released on close when the composition root opened it for this service. */
-  private readonly ownDataDirectory: DataDirectory | undefined;
+  private readonly ownDataDirectory: DataDirectoryLock | undefined;
   /** By pair ("ethereum/sepolia"), once a read opened a chain that names its state. */
   private readonly sharedBalanceReads = new Map<string, SharedChainReads<BalancesResult>>();
 
@@ -256,7 +257,7 @@ export class TokenService {
     });
     this.operations = new Operations(
       writes,
-      options.operationStore ?? new MemoryOperationStore(),
+      options.operationStore,
       { ...DEFAULT_TRACKER_SETTINGS, ...options.tracker },
       options.nonceReservationMs,
       {

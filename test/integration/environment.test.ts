@@ -18,6 +18,7 @@ import { isTokenServiceError } from "../../src/domain/errors.js";
 import { loadSettings } from "../../src/http/settings.js";
 import { DEFAULT_DELIVERY_SETTINGS } from "../../src/webhooks/delivery-worker.js";
 import { bitcoinBackendsFromEnv } from "../../src/chains/bitcoin/backends.js";
+import { MemoryOperationStore } from "../../src/store/memory-store.js";
 
 const SRC = path.resolve(import.meta.dirname, "../..", "src");
 const SCHEMA_FILE = path.join("config", "environment.ts");
@@ -140,7 +141,7 @@ describe("the environment schema (src/config/environment.ts)", function () {
 
   it("makes a pair whose variable is bad fail alone, with BACKEND_NOT_CONFIGURED naming it", async function () {
     const env = { TOKEN_SERVICE_RPC_ETHEREUM_HOODI: "not a url KEY123", TOKEN_SERVICE_ESPLORA_BITCOIN_SIGNET: "ftp://KEY456@x" };
-    const service = new TokenService({ env, bitcoin: bitcoinBackendsFromEnv(env) });
+    const service = new TokenService({ env, bitcoin: bitcoinBackendsFromEnv(env), operationStore: new MemoryOperationStore() });
     try {
       const hoodi = service.networks().find((pair) => pair.chain === "ethereum" && pair.network === "hoodi");
       expect(hoodi).to.include({ simulated: false, endpoint: "misconfigured (fix TOKEN_SERVICE_RPC_ETHEREUM_HOODI)" });
