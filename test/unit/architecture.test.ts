@@ -3,7 +3,8 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 
 // The layout's rules, checked on the import statements of src/ and tasks/ (type-only imports included, as madge counts
-// them): no import circle; domain/ is pure; the core knows no Hardhat, HTTP or SQL; no door imports another.
+// them): no import circle; no import climbs a floor; domain/ is pure; the core knows no Hardhat, HTTP or SQL; no door
+// imports another.
 
 const ROOT = path.resolve(import.meta.dirname, "../..");
 const SPECIFIER = /(?:\bfrom\s+|\bimport\s*\(\s*|^\s*import\s+)["']([^"']+)["']/gm;
@@ -86,6 +87,37 @@ describe("architecture: the import graph of src/ and tasks/", function () {
         file,
       ).to.deep.equal([]);
     }
+  });
+
+  it("has no import that climbs a floor: each module imports only from its own floor or those below", function () {
+    // The floors of src/, bottom to top, as `farm-studio look src` draws them: a module names what it needs from below
+    // and is handed the rest (the core gets its store from the composition root). A new folder or top-level file must
+    // be given its floor here.
+    const FLOORS: ReadonlyArray<readonly string[]> = [
+      ["domain"],
+      ["config", "webhooks", "types.ts"],
+      ["chains", "type-extensions.ts"],
+      ["core"],
+      ["store"],
+      ["compose.ts"],
+      ["http"],
+      ["hardhat"],
+      ["index.ts"],
+      ["api.ts"],
+    ];
+    // The HTTP client stands apart: it is shipped on its own and shares nothing with the service's modules.
+    const APART = "client";
+    const room = (file: string) => file.split("/")[1]!;
+    const floorOf = (file: string) => FLOORS.findIndex((rooms) => rooms.includes(room(file)));
+    const unplaced = under("src").filter((file) => room(file) !== APART && floorOf(file) === -1);
+    expect(unplaced, "modules of no floor").to.deep.equal([]);
+    const climbs: string[] = [];
+    for (const file of under("src"))
+      for (const target of imports.get(file)!.local.filter((target) => target.startsWith("src/"))) {
+        const crossesApart = (room(file) === APART) !== (room(target) === APART);
+        if (crossesApart || (room(file) !== APART && floorOf(target) > floorOf(file))) climbs.push(`${file} > ${target}`);
+      }
+    expect(climbs).to.deep.equal([]);
   });
 
   it("lets no door import another, except `serve`, the task that starts the HTTP door", function () {
