@@ -7,7 +7,7 @@ import type { OperationFilter } from "../../store/types.js";
 import { isDataException } from "../database-errors.js";
 import { presentOperation } from "../../domain/present-operation.js";
 import { defineRoute } from "../route.js";
-import { OperationList, OperationListQuery, TokenListQuery } from "../schemas.js";
+import { OperationList, OperationListQuery, TokenListQuery } from "../operation-schemas.js";
 import type { ServerContext } from "../context.js";
 import { errorResponses } from "./common.js";
 

@@ -13,11 +13,10 @@ import {
   MintWrite,
   PreparedLaunch,
   PreparedMint,
-  Operation,
-  OperationQuery,
   TokenBalance,
   TokenBalanceQuery,
-} from "../schemas.js";
+} from "../token-schemas.js";
+import { Operation, OperationQuery } from "../operation-schemas.js";
 import { parseWith } from "../validation.js";
 import { isDataException } from "../database-errors.js";
 import {
