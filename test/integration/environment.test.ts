@@ -3,15 +3,10 @@ import path from "node:path";
 
 import { expect } from "chai";
 
-import {
-  EnvironmentError,
-  FAMILIES,
-  VARIABLES,
-  endpointList,
-  readEnvironment,
-  readFamilyVariable,
-  readVariable,
-} from "../../src/config/environment.js";
+import { EnvironmentError, readEnvironment, readFamilyVariable, readVariable } from "../../src/config/environment.js";
+import { FAMILIES } from "../../src/config/variable-families.js";
+import { VARIABLES } from "../../src/config/variables.js";
+import { endpointList } from "../../src/config/variable-values.js";
 import { TokenService } from "../../src/core/token-service.js";
 import { DEFAULT_TRACKER_SETTINGS } from "../../src/core/operations/tracker.js";
 import { isTokenServiceError } from "../../src/domain/errors.js";
@@ -40,7 +35,7 @@ function refusal(read: () => unknown): EnvironmentError {
   throw new Error("accepted");
 }
 
-describe("the environment schema (src/config/environment.ts)", function () {
+describe("the environment schema (src/config/variables.ts, read by environment.ts)", function () {
   it("is the only module of src/ that reads a variable's value", function () {
     const readers = sources()
       .filter(({ file }) => file !== SCHEMA_FILE)

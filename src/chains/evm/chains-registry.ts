@@ -1,7 +1,8 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
 
-import { EnvironmentError, endpointList, readFamilyVariable, readVariable } from "../../config/environment.js";
+import { EnvironmentError, readFamilyVariable, readVariable } from "../../config/environment.js";
+import { endpointList } from "../../config/variable-values.js";
 import { BUILT_IN_CHAINS, rpcEnvironmentVariable, type ChainRegistry, type NetworkInfo } from "../../domain/chains.js";
 import { ErrorCode, TokenServiceError } from "../../domain/errors.js";
 import type { EndpointSource, EvmChain, EvmNetworkInfo, LazyEndpoint, NodeCallObserver, SimulatedChainFactory } from "./chain.js";
