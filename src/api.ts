@@ -51,7 +51,7 @@ export type {
   OperationContext,
   PreparedOutcome,
 } from "./core/operations/operations.js";
-export type { TrackerSettings } from "./core/operations/tracker.js";
+export type { TrackerSettings } from "./core/operations/tracker-settings.js";
 export type { PreparedReplacement, ReplacementKind, ReplacementOutcome, ReplacementRequest } from "./core/operations/replacements.js";
 export type { OperationTransaction, StuckNotice, TransactionRole } from "./domain/lifecycle.js";
 // Every result the programmatic API returns has its type exported.

@@ -52,7 +52,7 @@ import {
   type OperationContext,
   type PreparedOutcome,
 } from "./operations/operations.js";
-import { DEFAULT_TRACKER_SETTINGS, type TrackerSettings } from "./operations/tracker.js";
+import { DEFAULT_TRACKER_SETTINGS, type TrackerSettings } from "./operations/tracker-settings.js";
 import type { NonceFiller, NonceHealingObserver } from "./operations/nonce-healing.js";
 import type { OperationStore } from "./operations/types.js";
 import { Custody } from "./custody/custody.js";

@@ -8,7 +8,7 @@ import { FAMILIES } from "../../src/config/variable-families.js";
 import { VARIABLES } from "../../src/config/variables.js";
 import { endpointList } from "../../src/config/variable-values.js";
 import { TokenService } from "../../src/core/token-service.js";
-import { DEFAULT_TRACKER_SETTINGS } from "../../src/core/operations/tracker.js";
+import { DEFAULT_TRACKER_SETTINGS } from "../../src/core/operations/tracker-settings.js";
 import { isTokenServiceError } from "../../src/domain/errors.js";
 import { loadSettings } from "../../src/http/settings.js";
 import { DEFAULT_DELIVERY_SETTINGS } from "../../src/webhooks/delivery-worker.js";

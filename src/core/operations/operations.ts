@@ -39,7 +39,9 @@ import {
 } from "./write-commands.js";
 import type { ApproveRequest, ApproveResult, TransferRequest, TransferResult } from "../../domain/transfer-requests.js";
 import { decideGrant, decideSent } from "./decide.js";
-import { OperationTracker, isTransient, type TrackerHealing, type TrackerSettings } from "./tracker.js";
+import { OperationTracker, type TrackerHealing } from "./tracker.js";
+import { isTransient } from "./tracker-sends.js";
+import type { TrackerSettings } from "./tracker-settings.js";
 import { Replacements, type ReplacementOutcome, type ReplacementRequest } from "./replacements.js";
 import { ReservationFillers, SignedCancels } from "./signed-cancels.js";
 import { FINAL_STATUSES, type OperationRecord, type OperationStatus, type OperationStore } from "./types.js";

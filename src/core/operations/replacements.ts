@@ -13,7 +13,7 @@ import { isFinal, type OperationTransaction, type TransactionRole } from "../../
 import { currentTransaction, feesOf } from "./decide.js";
 import { assertUnderPolicyFee } from "./chain-writes.js";
 import { feeCapExceeded, type FeePolicy } from "./fee-policy.js";
-import { isAlreadyKnown, isTransient } from "./tracker.js";
+import { isAlreadyKnown, isTransient } from "./tracker-sends.js";
 import type { NewOperationTransaction, OperationRecord, OperationStore } from "./types.js";
 
 /** Speed-up: the same call at the same nonce with higher fees; cancel: a zero-value transfer to the sender in its place. */
