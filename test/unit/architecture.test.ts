@@ -135,3 +135,29 @@ describe("architecture: the import graph of src/ and tasks/", function () {
     }
   });
 });
+
+describe("architecture: file lengths", function () {
+  // A file past this many lines holds more than one job: split it along what each part is about.
+  const MAX_LINES = 600;
+  const FOLDERS = ["src", "tasks", "test", "bench", "scripts"];
+  // Written by tools, not by hand, each named here with what writes it; they may be any length.
+  const GENERATED = [
+    "src/client/openapi.d.ts", // npm run generate:client (openapi-typescript)
+    "src/artifacts/", // npm run build:contracts (compiled contracts, token variants)
+  ];
+
+  it("has no hand-written .ts file over 600 lines under src/, tasks/, test/, bench/ and scripts/", function () {
+    const all = FOLDERS.flatMap((folder) =>
+      readdirSync(path.join(ROOT, folder), { withFileTypes: true, recursive: true })
+        .filter((entry) => entry.isFile() && entry.name.endsWith(".ts") && !entry.parentPath.split(path.sep).includes("node_modules"))
+        .map((entry) => path.relative(ROOT, path.join(entry.parentPath, entry.name)).split(path.sep).join("/")),
+    );
+    expect(all.length, "the check reads the files").to.be.greaterThan(300);
+    const long = all
+      .filter((file) => !GENERATED.some((generated) => (generated.endsWith("/") ? file.startsWith(generated) : file === generated)))
+      .map((file) => ({ file, lines: readFileSync(path.join(ROOT, file), "utf8").split("\n").length - 1 }))
+      .filter(({ lines }) => lines > MAX_LINES)
+      .map(({ file, lines }) => `${file}: ${lines} lines`);
+    expect(long).to.deep.equal([]);
+  });
+});
