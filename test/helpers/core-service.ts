@@ -73,25 +73,33 @@ export function useCoreService(opened: (service: TokenService) => void) {
   });
 
   /**
-   * What the typed-error tests refuse writes against: a funded owner, its capped ERC20 (90 of 100 minted) and its
-   * ERC721, whose token 5 is minted.
+   * Makes, before the suite, what the typed-error tests refuse writes against: a funded owner, its capped ERC20 (90 of
+   * 100 minted) and its ERC721, whose token 5 is minted; `made` hands them to the suite. Answers `launch`: an ERC20
+   * launch from the owner, `overrides` replacing its fields. Call inside a describe.
    */
-  async function errorFixture() {
-    const owner = await funded(SEPOLIA);
-    const erc20 = await launchErc20(SEPOLIA, owner, { name: "Capped", symbol: "CAPD", initialSupply: "90", totalSupply: "100" });
-    const erc721 = await launchErc721(SEPOLIA, owner);
-    const minted = await service.mint({
-      ...SEPOLIA,
-      type: "erc721",
-      contractAddress: erc721,
-      to: owner.address,
-      tokenId: "5",
-      sender: owner.address,
-      privateKey: owner.privateKey,
+  function useErrorTokens(made: (tokens: { owner: Wallet; erc20: string; erc721: string }) => void) {
+    let owner: Wallet;
+    before(async function () {
+      owner = await funded(SEPOLIA);
+      const erc20 = await launchErc20(SEPOLIA, owner, { name: "Capped", symbol: "CAPD", initialSupply: "90", totalSupply: "100" });
+      const erc721 = await launchErc721(SEPOLIA, owner);
+      const minted = await service.mint({
+        ...SEPOLIA,
+        type: "erc721",
+        contractAddress: erc721,
+        to: owner.address,
+        tokenId: "5",
+        sender: owner.address,
+        privateKey: owner.privateKey,
+      });
+      await expectMined(service, SEPOLIA, minted.transactionHash);
+      made({ owner, erc20, erc721 });
     });
-    await expectMined(service, SEPOLIA, minted.transactionHash);
-    return { owner, erc20, erc721 };
+    return (
+      token: unknown,
+      overrides: Partial<{ chain: string; network: string; type: string; sender: string; privateKey: string }> = {},
+    ) => service.launch({ ...SEPOLIA, type: "erc20", token, sender: owner.address, privateKey: owner.privateKey, ...overrides });
   }
 
-  return { secrets, remember, funded, launchErc20, launchErc721, contractOn, errorFixture };
+  return { secrets, remember, funded, launchErc20, launchErc721, contractOn, useErrorTokens };
 }

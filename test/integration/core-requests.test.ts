@@ -14,7 +14,7 @@ import { until } from "../helpers/until.js";
 
 describe("core: native currency, timing, refused requests", function () {
   let service: TokenService;
-  const { secrets, remember, funded, errorFixture } = useCoreService((opened) => (service = opened));
+  const { secrets, remember, funded, useErrorTokens } = useCoreService((opened) => (service = opened));
 
   describe("native balances", function () {
     it("reads zero for a new address and exact decimal strings after the faucet", async function () {
@@ -185,14 +185,7 @@ describe("core: native currency, timing, refused requests", function () {
     let erc20: string;
     let erc721: string;
 
-    before(async function () {
-      ({ owner, erc20, erc721 } = await errorFixture());
-    });
-
-    const launch = (
-      token: unknown,
-      overrides: Partial<{ chain: string; network: string; type: string; sender: string; privateKey: string }> = {},
-    ) => service.launch({ ...SEPOLIA, type: "erc20", token, sender: owner.address, privateKey: owner.privateKey, ...overrides });
+    const launch = useErrorTokens((tokens) => ({ owner, erc20, erc721 } = tokens));
 
     it("INVALID_ARGUMENT: unknown token fields, naming the first and listing all", async function () {
       const error = await expectServiceError(

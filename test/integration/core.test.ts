@@ -11,7 +11,9 @@ import { closedPort, expectMined } from "../helpers/service.js";
 
 describe("core (programmatic API on simulated chains)", function () {
   let service: TokenService;
-  const { secrets, remember, funded, launchErc20, launchErc721, contractOn, errorFixture } = useCoreService((opened) => (service = opened));
+  const { secrets, remember, funded, launchErc20, launchErc721, contractOn, useErrorTokens } = useCoreService(
+    (opened) => (service = opened),
+  );
 
   for (const pair of [SEPOLIA, BSC_TESTNET]) {
     describe(`ERC20 on ${pair.chain}/${pair.network}`, function () {
@@ -243,14 +245,7 @@ describe("core (programmatic API on simulated chains)", function () {
     let erc20: string;
     let erc721: string;
 
-    before(async function () {
-      ({ owner, erc20, erc721 } = await errorFixture());
-    });
-
-    const launch = (
-      token: unknown,
-      overrides: Partial<{ chain: string; network: string; type: string; sender: string; privateKey: string }> = {},
-    ) => service.launch({ ...SEPOLIA, type: "erc20", token, sender: owner.address, privateKey: owner.privateKey, ...overrides });
+    const launch = useErrorTokens((tokens) => ({ owner, erc20, erc721 } = tokens));
 
     it("INSUFFICIENT_FUNDS: refused before sending, with needed and available", async function () {
       const poor = remember(service.createWallet(SEPOLIA));
