@@ -1,18 +1,16 @@
 // The reference pages under docs/reference/, generated from the sources of truth: the error catalog
-// (src/domain/errors.ts) and the environment schema (src/config/environment.ts). `npm run generate:docs` writes them;
+// (src/domain/errors.ts) and the environment schema (src/config/variables.ts, variable-families.ts). `npm run generate:docs` writes them;
 // test/reference-docs.test.ts checks the committed pages equal a fresh generation.
 import { STATUS_CODES } from "node:http";
 
 import {
   API_KEY_VARIABLE,
-  DOORS,
   FAMILIES,
   MNEMONIC_VARIABLE,
   NEW_PASSPHRASE_VARIABLE,
   PRIVATE_KEY_VARIABLE,
-  VARIABLES,
-  type VariableSpec,
-} from "../src/config/environment.js";
+} from "../src/config/variable-families.js";
+import { DOORS, VARIABLES, type VariableSpec } from "../src/config/variables.js";
 import { HARDHAT_CONFIG_FIELDS } from "../src/config/hardhat-config-fields.js";
 import { ALL_ERROR_CODES, ERROR_CATALOG, type AnyErrorCode, type ErrorSource } from "../src/domain/errors.js";
 import { RETRY_ADVICE, type RetryAdvice } from "../src/domain/retry-advice.js";
@@ -113,7 +111,9 @@ function variableRow(spec: VariableSpec, name = `\`${spec.name}\``): string {
 export function configurationReference(): string {
   const header = ["| Variable | Type | Default | Read by | Meaning |", "|---|---|---|---|---|"];
   const lines = [
-    banner("the environment schema in src/config/environment.ts and the fields in src/config/hardhat-config-fields.ts"),
+    banner(
+      "the environment schema in src/config/variables.ts and variable-families.ts and the fields in src/config/hardhat-config-fields.ts",
+    ),
     "# Configuration",
     "",
     "## Environment variables",

@@ -35,14 +35,8 @@ export type {
 } from "./chains/evm/chain.js";
 export type { EvmChains } from "./chains/evm/chains-registry.js";
 export type { Operations } from "./core/operations/operations.js";
-export type {
-  OperationRecord,
-  OperationStatus,
-  OperationTransition,
-  OperationStore,
-  OperationKind,
-  PreparedTransaction,
-} from "./core/operations/types.js";
+export type { OperationRecord, OperationStatus, OperationTransition, OperationStore, OperationKind } from "./core/operations/types.js";
+export type { PreparedTransaction } from "./chains/evm/write/signed-transaction.js";
 export type {
   LaunchOutcome,
   MintOutcome,
@@ -57,7 +51,7 @@ export type {
   OperationContext,
   PreparedOutcome,
 } from "./core/operations/operations.js";
-export type { TrackerSettings } from "./core/operations/tracker.js";
+export type { TrackerSettings } from "./core/operations/tracker-settings.js";
 export type { PreparedReplacement, ReplacementKind, ReplacementOutcome, ReplacementRequest } from "./core/operations/replacements.js";
 export type { OperationTransaction, StuckNotice, TransactionRole } from "./domain/lifecycle.js";
 // Every result the programmatic API returns has its type exported.

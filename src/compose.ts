@@ -1,9 +1,13 @@
 import { bitcoinBackendsFromEnv } from "./chains/bitcoin/backends.js";
 import { TokenService, type TokenServiceOptions } from "./core/token-service.js";
 import { DataDirectory } from "./store/data-directory.js";
+import { MemoryOperationStore } from "./store/memory-store.js";
+import type { OperationStore } from "./core/operations/types.js";
 import { chainRegistry } from "./config/chain-registry.js";
 
-export type ComposeOptions = TokenServiceOptions & {
+export type ComposeOptions = Omit<TokenServiceOptions, "operationStore"> & {
+  /** Where launch, mint and faucet records live; default this process's memory (the HTTP service passes its database). */
+  operationStore?: OperationStore;
   /** Simulated chains keep their state here between runs when set; `dataDirectory` (already claimed by its owner) wins. */
   dataDir?: string;
 };
@@ -29,6 +33,7 @@ export function composeTokenService(options: ComposeOptions): TokenService {
     env,
     bitcoin,
     chains,
+    operationStore: options.operationStore ?? new MemoryOperationStore(),
     ...(opened !== undefined ? { dataDirectory: opened, releaseDataDirectory: true } : {}),
   });
 }

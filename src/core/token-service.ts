@@ -1,14 +1,9 @@
-import { parseEvmAddress } from "../domain/addresses.js";
-import { parseBitcoinAddress } from "../chains/bitcoin/addresses.js";
 import { BUILT_IN_CHAINS, requireEvm, rpcEnvironmentVariable, type ChainRegistry, type NetworkInfo } from "../domain/chains.js";
 import { ErrorCode, invalidArgument, isTokenServiceError, TokenServiceError } from "../domain/errors.js";
 import { parseChainFault, type ChainFaultRequest, type ChainFaultView } from "../domain/faults.js";
 import { noBitcoinBackends, requireBitcoinBackend, type BitcoinBackends } from "../chains/bitcoin/backend.js";
-import { readBalances, readErc1155Balances, readErc721Balance, tokenMetadataEntries } from "../chains/evm/read/balances.js";
+import { tokenMetadataEntries } from "../chains/evm/read/balances.js";
 import { learntShapes } from "../chains/evm/write/gas-shapes.js";
-import { readAllowance, readOwnedTokenIds, readTokenInfo } from "../chains/evm/read/token-info.js";
-import { parseTokenStandard } from "../domain/asset-types.js";
-import { decodeOwnedTokensCursor, encodeOwnedTokensCursor } from "../domain/owned-tokens-cursor.js";
 import type {
   AllowanceRequest,
   AllowanceResult,
@@ -20,19 +15,11 @@ import type {
   TransferRequest,
 } from "../domain/transfer-requests.js";
 import type { EndpointSource, EvmChain, NodeCallObserver, SimulatedChainFactory } from "../chains/evm/chain.js";
-import { EvmChains, type EvmChainsOptions } from "../chains/evm/chains-registry.js";
-import { SharedChainReads } from "../chains/evm/read/read-memo.js";
+import { EvmChains, type DataDirectoryLock, type EvmChainsOptions } from "../chains/evm/chains-registry.js";
 import { mintedTokenId } from "../chains/evm/write/mint.js";
 import { InProcessSenderLock, type SenderLock } from "../chains/evm/sender-lock.js";
 import { getReceipt, getTransactionStatus, waitForTransaction, type TransactionStatus } from "../chains/evm/read/transaction-status.js";
-import type { DataDirectory } from "../store/data-directory.js";
-import { MemoryOperationStore } from "../store/memory-store.js";
-import { parseTokenType } from "../domain/token-params.js";
-import { parseUint256 } from "../domain/units.js";
 import {
-  MAX_ERC1155_IDS_PER_READ,
-  MAX_ERC20_CONTRACTS_PER_READ,
-  type BalanceEntry,
   type BalancesRequest,
   type BalancesResult,
   type FaucetRequest,
@@ -45,6 +32,7 @@ import {
   type Unsigned,
 } from "../domain/requests.js";
 import { ChainWrites } from "./operations/chain-writes.js";
+import { TokenReads } from "./token-reads.js";
 import type { ReplacementOutcome, ReplacementRequest } from "./operations/replacements.js";
 import { isFinal } from "../domain/lifecycle.js";
 import { FeePolicy } from "./operations/fee-policy.js";
@@ -64,7 +52,7 @@ import {
   type OperationContext,
   type PreparedOutcome,
 } from "./operations/operations.js";
-import { DEFAULT_TRACKER_SETTINGS, type TrackerSettings } from "./operations/tracker.js";
+import { DEFAULT_TRACKER_SETTINGS, type TrackerSettings } from "./operations/tracker-settings.js";
 import type { NonceFiller, NonceHealingObserver } from "./operations/nonce-healing.js";
 import type { OperationStore } from "./operations/types.js";
 import { Custody } from "./custody/custody.js";
@@ -101,7 +89,7 @@ export interface TokenServiceOptions {
   /** Simulated chains: 0 mines on send (default), N mines a block every N seconds. */
   blockTimeSeconds?: number;
   /** Simulated chains keep their state here between runs when set (the composition root opens it from `dataDir`). */
-  dataDirectory?: DataDirectory;
+  dataDirectory?: DataDirectoryLock;
   /** Release `dataDirectory` when the service closes (the composition root opened it for this service). */
   releaseDataDirectory?: boolean;
   /** Serializes sends per chain and sender; the HTTP service passes a PostgreSQL-backed one. */
@@ -114,8 +102,11 @@ export interface TokenServiceOptions {
   onCheckpoint?: EvmChainsOptions["onCheckpoint"];
   /** false: EVM pairs without an endpoint are not served instead of simulated in this process. Default true. */
   simulatedChains?: boolean;
-  /** Where launch, mint and faucet records live; default this process's memory (the HTTP service passes its database). */
-  operationStore?: OperationStore;
+  /**
+   * Where launch, mint and faucet records live. The composition root passes this process's memory by default (the HTTP
+   * service passes its database): the core does not pick a store, which lives above it.
+   */
+  operationStore: OperationStore;
   /**
    * Where the keystore and held wallets live; default this process's memory (the HTTP service passes its database). The
    * passphrase is read from `env`'s TOKEN_SERVICE_KEYSTORE_PASSPHRASE.
@@ -164,35 +155,11 @@ export interface ChainFaultControl {
   clear(id?: string): Promise<ChainFaultView[]>;
 }
 
-const DEFAULT_OWNED_TOKENS_PAGE = 100;
-const MAX_OWNED_TOKENS_PAGE = 1000;
-
-/** An ERC1155 read's ids: a list, comma-separated strings, or both; each id once, in the order first asked. */
-function parseTokenIds(value: TokenBalanceRequest["tokenId"]): bigint[] {
-  const given: Array<string | number> = Array.isArray(value) ? value : value === undefined ? [] : [value];
-  const parts = given.flatMap((part): Array<string | number> =>
-    typeof part === "string" ? part.split(",").map((text) => text.trim()) : [part],
-  );
-  const ids = [...new Set(parts.filter((part) => part !== "").map((part) => parseUint256(part, "tokenId")))];
-  if (ids.length === 0) throw invalidArgument("tokenId", "tokenId is required for an erc1155 read: one id or several (1,2,3)");
-  if (ids.length > MAX_ERC1155_IDS_PER_READ) {
-    throw invalidArgument("tokenId", `at most ${MAX_ERC1155_IDS_PER_READ} ids per read (got ${ids.length})`);
-  }
-  return ids;
-}
-
 function parseTransactionHash(value: unknown): string {
   if (typeof value !== "string" || !/^0x[0-9a-fA-F]{64}$/.test(value)) {
     throw invalidArgument("transactionHash", "transactionHash must be a 0x-prefixed 32-byte hex string");
   }
   return value.toLowerCase();
-}
-
-/** Answers are frozen: one may be given to every equal read at one chain state, and no caller may change what others see. */
-function frozenBalances(result: BalancesResult): BalancesResult {
-  for (const entry of Object.values(result.balances)) Object.freeze(entry);
-  Object.freeze(result.balances);
-  return Object.freeze(result);
 }
 
 /**
@@ -211,9 +178,9 @@ export class TokenService {
   readonly notifications: Notifications | undefined;
   private readonly bitcoin: BitcoinBackends;
   /** Released on close when the composition root opened it for this service. */
-  private readonly ownDataDirectory: DataDirectory | undefined;
-  /** By pair ("ethereum/sepolia"), once a read opened a chain that names its state. */
-  private readonly sharedBalanceReads = new Map<string, SharedChainReads<BalancesResult>>();
+  private readonly ownDataDirectory: DataDirectoryLock | undefined;
+  /** Balance and token reads. */
+  private readonly reads: TokenReads;
 
   constructor(options: TokenServiceOptions) {
     this.ownDataDirectory = options.releaseDataDirectory ? options.dataDirectory : undefined;
@@ -242,6 +209,7 @@ export class TokenService {
       },
     });
     this.bitcoin = options.bitcoin ?? noBitcoinBackends;
+    this.reads = new TokenReads(this.chains, this.evm, this.bitcoin);
     const feePolicy = new FeePolicy({
       ...(options.feeCaps ? { feeCaps: options.feeCaps } : {}),
       ...(options.replaceAfterBlocks ? { replaceAfterBlocks: options.replaceAfterBlocks } : {}),
@@ -256,7 +224,7 @@ export class TokenService {
     });
     this.operations = new Operations(
       writes,
-      options.operationStore ?? new MemoryOperationStore(),
+      options.operationStore,
       { ...DEFAULT_TRACKER_SETTINGS, ...options.tracker },
       options.nonceReservationMs,
       {
@@ -305,84 +273,12 @@ export class TokenService {
    * Where the chain names its state (simulated chains), equal balance reads at the same state share one answer, in
    * flight and after; a transaction, a faucet grant or a block moves the state on. Live nodes are asked every time.
    */
-  async getBalances(request: BalancesRequest): Promise<BalancesResult> {
-    const info = this.chains.resolve(request.chain, request.network);
-    const shared = this.sharedBalanceReads.get(`${info.chain}/${info.network}`);
-    const contracts = request.erc20TokenContractAddresses ?? [];
-    // Reads compare by their addresses as given (===): equal inputs, equal verdicts, a refusal included. A differently
-    // written address is another read, with the same answer.
-    if (shared !== undefined && typeof request.address === "string" && Array.isArray(contracts)) {
-      return shared.read(request.address, contracts, () => this.readBalances(info, request).then(frozenBalances));
-    }
-    return this.readBalances(info, request).then(frozenBalances);
+  getBalances(request: BalancesRequest): Promise<BalancesResult> {
+    return this.reads.getBalances(request);
   }
 
-  private async readBalances(info: NetworkInfo, request: BalancesRequest): Promise<BalancesResult> {
-    const contracts = request.erc20TokenContractAddresses ?? [];
-    if (info.kind === "bitcoin") {
-      const address = parseBitcoinAddress(request.address, info.network, "address");
-      if (contracts.length > 0)
-        throw invalidArgument("erc20TokenContractAddresses", "erc20TokenContractAddresses applies to EVM chains only");
-      const balance = await requireBitcoinBackend(this.bitcoin, info.network).getBalance(address);
-      return { chain: info.chain, network: info.network, address, simulated: false, balances: { [info.nativeSymbol]: balance } };
-    }
-    const address = parseEvmAddress(request.address, "address");
-    if (contracts.length > MAX_ERC20_CONTRACTS_PER_READ) {
-      throw invalidArgument(
-        "erc20TokenContractAddresses",
-        `at most ${MAX_ERC20_CONTRACTS_PER_READ} contracts per read (got ${contracts.length})`,
-      );
-    }
-    const tokenAddresses = [...new Set(contracts.map((value, index) => parseEvmAddress(value, `erc20TokenContractAddresses[${index}]`)))];
-    const chain = await this.evmChain(info, "balance read");
-    const pair = `${info.chain}/${info.network}`;
-    if (!this.sharedBalanceReads.has(pair)) {
-      const shared = SharedChainReads.of<BalancesResult>(chain);
-      if (shared !== undefined) this.sharedBalanceReads.set(pair, shared);
-    }
-    const { native, tokens } = await readBalances(chain, address, tokenAddresses);
-    const balances: Record<string, BalanceEntry> = { [info.nativeSymbol]: native };
-    const symbolCounts = new Map<string, number>();
-    for (const token of tokens) symbolCounts.set(token.symbol, (symbolCounts.get(token.symbol) ?? 0) + 1);
-    for (const token of tokens) {
-      // Two tokens sharing a symbol (or one named like the native currency) are keyed by contract address instead.
-      const key = symbolCounts.get(token.symbol) === 1 && token.symbol !== info.nativeSymbol ? token.symbol : token.contractAddress;
-      balances[key] = {
-        balance: token.balance,
-        uiBalance: token.uiBalance,
-        contractAddress: token.contractAddress,
-        decimals: token.decimals,
-        symbol: token.symbol,
-      };
-    }
-    return { chain: info.chain, network: info.network, address, simulated: chain.simulated, balances };
-  }
-
-  async getTokenBalance(request: TokenBalanceRequest): Promise<TokenBalanceResult> {
-    const info = requireEvm(this.chains.resolve(request.chain, request.network), "token balance read");
-    const address = parseEvmAddress(request.address, "address");
-    const tokenAddress = parseEvmAddress(request.tokenAddress, "tokenAddress");
-    const type = parseTokenType(request.type);
-    if (type !== "ERC1155" && request.tokenId !== undefined) throw invalidArgument("tokenId", "tokenId applies to erc1155 reads only");
-    const tokenIds = type === "ERC1155" ? parseTokenIds(request.tokenId) : [];
-    const chain = await this.evmChain(info, "token balance read");
-    const base = { chain: info.chain, network: info.network, address, tokenAddress, simulated: chain.simulated };
-    if (type === "ERC1155") return { ...base, type: "erc1155", ...(await readErc1155Balances(chain, address, tokenAddress, tokenIds)) };
-    if (type === "ERC721") {
-      const balance = await readErc721Balance(chain, address, tokenAddress);
-      return { ...base, type: "erc721", ...balance };
-    }
-    const {
-      tokens: [token],
-    } = await readBalances(chain, address, [tokenAddress], "tokenAddress");
-    return {
-      ...base,
-      type: "erc20",
-      balance: token!.balance,
-      uiBalance: token!.uiBalance,
-      decimals: token!.decimals,
-      symbol: token!.symbol,
-    };
+  getTokenBalance(request: TokenBalanceRequest): Promise<TokenBalanceResult> {
+    return this.reads.getTokenBalance(request);
   }
 
   /**
@@ -469,29 +365,13 @@ export class TokenService {
   }
 
   /** What `owner` lets `spender` do with its tokens: an ERC20 allowance, an ERC721 token's approval, operator approval. */
-  async getAllowance(request: AllowanceRequest): Promise<AllowanceResult> {
-    const info = requireEvm(this.chains.resolve(request.chain, request.network), "allowance read");
-    const type = parseTokenStandard(request.type);
-    const contractAddress = parseEvmAddress(request.contractAddress, "contractAddress");
-    const owner = parseEvmAddress(request.owner, "owner");
-    const spender = parseEvmAddress(request.spender, "spender");
-    let tokenId: bigint | undefined;
-    if (request.tokenId !== undefined) {
-      if (type !== "ERC721") throw invalidArgument("tokenId", "tokenId applies to ERC721 allowances only");
-      tokenId = parseUint256(request.tokenId, "tokenId");
-    }
-    const chain = await this.evmChain(info, "allowance read");
-    const allowance = await readAllowance(chain, { type, contractAddress, owner, spender, ...(tokenId !== undefined ? { tokenId } : {}) });
-    return { chain: info.chain, network: info.network, type, contractAddress, owner, spender, ...allowance, simulated: chain.simulated };
+  getAllowance(request: AllowanceRequest): Promise<AllowanceResult> {
+    return this.reads.getAllowance(request);
   }
 
   /** A token's name, symbol, decimals, supply, paused state, and the options it was found to have. */
-  async getTokenInfo(request: TokenInfoRequest): Promise<TokenInfoResult> {
-    const info = requireEvm(this.chains.resolve(request.chain, request.network), "token read");
-    const contractAddress = parseEvmAddress(request.contractAddress, "contractAddress");
-    const chain = await this.evmChain(info, "token read");
-    const token = await readTokenInfo(chain, contractAddress);
-    return { chain: info.chain, network: info.network, contractAddress, ...token, simulated: chain.simulated };
+  getTokenInfo(request: TokenInfoRequest): Promise<TokenInfoResult> {
+    return this.reads.getTokenInfo(request);
   }
 
   /**
@@ -499,35 +379,8 @@ export class TokenService {
    * the cursor's id. The cursor names the last id
    * of the page before, so it never expires; ids the owner gained below it since are on no later page.
    */
-  async listOwnedTokens(request: OwnedTokensRequest): Promise<OwnedTokensResult> {
-    const info = requireEvm(this.chains.resolve(request.chain, request.network), "token read");
-    const contractAddress = parseEvmAddress(request.contractAddress, "contractAddress");
-    const owner = parseEvmAddress(request.owner, "owner");
-    const after = request.cursor === undefined || request.cursor === "" ? undefined : decodeOwnedTokensCursor(request.cursor);
-    const limit = request.limit ?? DEFAULT_OWNED_TOKENS_PAGE;
-    if (!Number.isSafeInteger(limit) || limit < 1 || limit > MAX_OWNED_TOKENS_PAGE)
-      throw invalidArgument("limit", `limit must be an integer from 1 to ${MAX_OWNED_TOKENS_PAGE}`);
-    const fromBlock = request.fromBlock ?? 0;
-    if (!Number.isSafeInteger(fromBlock) || fromBlock < 0)
-      throw invalidArgument("fromBlock", "fromBlock must be a block number (0 or more)");
-    const chain = await this.evmChain(info, "token read");
-    const owned = await readOwnedTokenIds(chain, contractAddress, owner, fromBlock);
-    const first = after === undefined ? 0 : owned.tokenIds.findIndex((id) => id > after);
-    const start = first === -1 ? owned.tokenIds.length : first;
-    const page = owned.tokenIds.slice(start, start + limit);
-    return {
-      chain: info.chain,
-      network: info.network,
-      contractAddress,
-      owner,
-      type: owned.type,
-      balance: owned.balance.toString(),
-      tokenIds: page.map(String),
-      ...(owned.amounts ? { amounts: owned.amounts.slice(start, start + limit).map(String) } : {}),
-      nextCursor: start + limit < owned.tokenIds.length ? encodeOwnedTokensCursor(page[page.length - 1]!) : null,
-      source: owned.source,
-      simulated: chain.simulated,
-    };
+  listOwnedTokens(request: OwnedTokensRequest): Promise<OwnedTokensResult> {
+    return this.reads.listOwnedTokens(request);
   }
 
   /**

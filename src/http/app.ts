@@ -7,7 +7,7 @@ import { readVariable } from "../config/environment.js";
 import { rpcEnvironmentVariable, type ChainRegistry } from "../domain/chains.js";
 import { DataDirectory } from "../store/data-directory.js";
 import type { JournalReplay } from "../chains/evm/simulated-chain.js";
-import type { TrackerSettings } from "../core/operations/tracker.js";
+import type { TrackerSettings } from "../core/operations/tracker-settings.js";
 import type { EndpointSource, SimulatedChainFactory } from "../chains/evm/chain.js";
 import type { TokenService } from "../core/token-service.js";
 import { FINAL_STATUSES } from "../domain/lifecycle.js";

@@ -6,7 +6,9 @@ import type { RouteDefinition } from "./route.js";
 import { errorResponses, middlewareResponses } from "./routes/common.js";
 import { WEBHOOK_EVENTS, type WebhookEvent } from "../webhooks/events.js";
 import { SIGNATURE_HEADER } from "../webhooks/signature.js";
-import { CHAIN_DESCRIPTION, Health, NETWORK_DESCRIPTION, Readiness, WebhookEventBody } from "./schemas.js";
+import { CHAIN_DESCRIPTION, NETWORK_DESCRIPTION } from "./schemas.js";
+import { Health, Readiness } from "./service-schemas.js";
+import { WebhookEventBody } from "./webhook-schemas.js";
 import { ChainEventWebhookBody } from "./subscription-schemas.js";
 import { API_TAGS } from "./tags.js";
 

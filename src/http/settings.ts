@@ -1,4 +1,4 @@
-import type { TrackerSettings } from "../core/operations/tracker.js";
+import type { TrackerSettings } from "../core/operations/tracker-settings.js";
 import { DEFAULT_DELIVERY_SETTINGS, type DeliverySettings } from "../webhooks/delivery-worker.js";
 import { parseApiKeyList } from "./api-keys.js";
 import { readEnvironment } from "../config/environment.js";

@@ -3,11 +3,11 @@ import { z } from "zod/v4";
 import { ASSET_TYPES } from "../domain/asset-types.js";
 import { EXAMPLE_NFT_CONTRACT, EXAMPLE_TOKEN_CONTRACT } from "./examples.js";
 import {
-  OperationState,
   address,
   chain,
   integerString,
   network,
+  OperationState,
   preparedTransaction,
   shownAddress,
   signedWrite,

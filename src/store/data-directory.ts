@@ -3,6 +3,7 @@ import { hostname } from "node:os";
 import path from "node:path";
 import { DatabaseSync } from "node:sqlite";
 
+import type { DataDirectoryLock } from "../chains/evm/chains-registry.js";
 import { ErrorCode, TokenServiceError } from "../domain/errors.js";
 import { createPrivateFile } from "./private-file.js";
 
@@ -36,7 +37,7 @@ export function dataDirectoryHolder(directory: string): DataDirectoryHolder | un
  * drops when the process dies, however it dies, so a supervisor can restart at
  * once and a recycled pid never keeps the directory locked.
  */
-export class DataDirectory {
+export class DataDirectory implements DataDirectoryLock {
   readonly path: string;
   private lock: DatabaseSync | undefined;
   private holder: DataDirectoryHolder | undefined;

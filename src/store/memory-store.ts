@@ -1,3 +1,4 @@
+import type { ReservationFiller } from "../chains/evm/write/reservation-fillers.js";
 import type {
   ExpiredReservationFiller,
   LeaseFilter,
@@ -9,7 +10,6 @@ import type {
   OperationChange,
   OperationRecord,
   OperationStore,
-  ReservationFiller,
   StoredTransaction,
   UnfinishedTransaction,
 } from "../core/operations/types.js";

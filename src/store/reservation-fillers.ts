@@ -1,6 +1,7 @@
 import type { Kysely } from "kysely";
 
-import type { ExpiredReservationFiller, ReservationFiller } from "../core/operations/types.js";
+import type { ReservationFiller } from "../chains/evm/write/reservation-fillers.js";
+import type { ExpiredReservationFiller } from "../core/operations/types.js";
 import type { DialectSql } from "./dialect.js";
 import type { Database } from "./schema.js";
 

@@ -6,7 +6,7 @@ import { invalidArgument } from "../domain/errors.js";
 import type { OperationRecord } from "../core/operations/types.js";
 import type { WebhookEvent } from "../webhooks/events.js";
 import type { DeliveryOutcome, DeliveryPage, DeliveryRecord, DueDelivery, WebhookRecord, WebhookStore } from "../webhooks/types.js";
-import { presentOperation } from "../http/present-operation.js";
+import { presentOperation } from "../domain/present-operation.js";
 import type { DialectSql } from "./dialect.js";
 import { afterCursor, decodeOperationCursor, newestFirstPage } from "./operation-cursor.js";
 import type { Database } from "./schema.js";

@@ -3,21 +3,17 @@ import path from "node:path";
 
 import { expect } from "chai";
 
-import {
-  EnvironmentError,
-  FAMILIES,
-  VARIABLES,
-  endpointList,
-  readEnvironment,
-  readFamilyVariable,
-  readVariable,
-} from "../../src/config/environment.js";
+import { EnvironmentError, readEnvironment, readFamilyVariable, readVariable } from "../../src/config/environment.js";
+import { FAMILIES } from "../../src/config/variable-families.js";
+import { VARIABLES } from "../../src/config/variables.js";
+import { endpointList } from "../../src/config/variable-values.js";
 import { TokenService } from "../../src/core/token-service.js";
-import { DEFAULT_TRACKER_SETTINGS } from "../../src/core/operations/tracker.js";
+import { DEFAULT_TRACKER_SETTINGS } from "../../src/core/operations/tracker-settings.js";
 import { isTokenServiceError } from "../../src/domain/errors.js";
 import { loadSettings } from "../../src/http/settings.js";
 import { DEFAULT_DELIVERY_SETTINGS } from "../../src/webhooks/delivery-worker.js";
 import { bitcoinBackendsFromEnv } from "../../src/chains/bitcoin/backends.js";
+import { MemoryOperationStore } from "../../src/store/memory-store.js";
 
 const SRC = path.resolve(import.meta.dirname, "../..", "src");
 const SCHEMA_FILE = path.join("config", "environment.ts");
@@ -39,7 +35,7 @@ function refusal(read: () => unknown): EnvironmentError {
   throw new Error("accepted");
 }
 
-describe("the environment schema (src/config/environment.ts)", function () {
+describe("the environment schema (src/config/variables.ts, read by environment.ts)", function () {
   it("is the only module of src/ that reads a variable's value", function () {
     const readers = sources()
       .filter(({ file }) => file !== SCHEMA_FILE)
@@ -140,7 +136,7 @@ describe("the environment schema (src/config/environment.ts)", function () {
 
   it("makes a pair whose variable is bad fail alone, with BACKEND_NOT_CONFIGURED naming it", async function () {
     const env = { TOKEN_SERVICE_RPC_ETHEREUM_HOODI: "not a url KEY123", TOKEN_SERVICE_ESPLORA_BITCOIN_SIGNET: "ftp://KEY456@x" };
-    const service = new TokenService({ env, bitcoin: bitcoinBackendsFromEnv(env) });
+    const service = new TokenService({ env, bitcoin: bitcoinBackendsFromEnv(env), operationStore: new MemoryOperationStore() });
     try {
       const hoodi = service.networks().find((pair) => pair.chain === "ethereum" && pair.network === "hoodi");
       expect(hoodi).to.include({ simulated: false, endpoint: "misconfigured (fix TOKEN_SERVICE_RPC_ETHEREUM_HOODI)" });

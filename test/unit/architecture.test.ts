@@ -3,7 +3,8 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 
 // The layout's rules, checked on the import statements of src/ and tasks/ (type-only imports included, as madge counts
-// them): no import circle; domain/ is pure; the core knows no Hardhat, HTTP or SQL; no door imports another.
+// them): no import circle; no import climbs a floor; domain/ is pure; the core knows no Hardhat, HTTP or SQL; no door
+// imports another.
 
 const ROOT = path.resolve(import.meta.dirname, "../..");
 const SPECIFIER = /(?:\bfrom\s+|\bimport\s*\(\s*|^\s*import\s+)["']([^"']+)["']/gm;
@@ -88,6 +89,37 @@ describe("architecture: the import graph of src/ and tasks/", function () {
     }
   });
 
+  it("has no import that climbs a floor: each module imports only from its own floor or those below", function () {
+    // The floors of src/, bottom to top, as `farm-studio look src` draws them: a module names what it needs from below
+    // and is handed the rest (the core gets its store from the composition root). A new folder or top-level file must
+    // be given its floor here.
+    const FLOORS: ReadonlyArray<readonly string[]> = [
+      ["domain"],
+      ["config", "webhooks", "types.ts"],
+      ["chains", "type-extensions.ts"],
+      ["core"],
+      ["store"],
+      ["compose.ts"],
+      ["http"],
+      ["hardhat"],
+      ["index.ts"],
+      ["api.ts"],
+    ];
+    // The HTTP client stands apart: it is shipped on its own and shares nothing with the service's modules.
+    const APART = "client";
+    const room = (file: string) => file.split("/")[1]!;
+    const floorOf = (file: string) => FLOORS.findIndex((rooms) => rooms.includes(room(file)));
+    const unplaced = under("src").filter((file) => room(file) !== APART && floorOf(file) === -1);
+    expect(unplaced, "modules of no floor").to.deep.equal([]);
+    const climbs: string[] = [];
+    for (const file of under("src"))
+      for (const target of imports.get(file)!.local.filter((target) => target.startsWith("src/"))) {
+        const crossesApart = (room(file) === APART) !== (room(target) === APART);
+        if (crossesApart || (room(file) !== APART && floorOf(target) > floorOf(file))) climbs.push(`${file} > ${target}`);
+      }
+    expect(climbs).to.deep.equal([]);
+  });
+
   it("lets no door import another, except `serve`, the task that starts the HTTP door", function () {
     const doors = ["src/http", "src/hardhat", "src/client"];
     for (const door of doors) {
@@ -101,5 +133,31 @@ describe("architecture: the import graph of src/ and tasks/", function () {
         else expect(others, file).to.deep.equal([]);
       }
     }
+  });
+});
+
+describe("architecture: file lengths", function () {
+  // A file past this many lines holds more than one job: split it along what each part is about.
+  const MAX_LINES = 600;
+  const FOLDERS = ["src", "tasks", "test", "bench", "scripts"];
+  // Written by tools, not by hand, each named here with what writes it; they may be any length.
+  const GENERATED = [
+    "src/client/openapi.d.ts", // npm run generate:client (openapi-typescript)
+    "src/artifacts/", // npm run build:contracts (compiled contracts, token variants)
+  ];
+
+  it("has no hand-written .ts file over 600 lines under src/, tasks/, test/, bench/ and scripts/", function () {
+    const all = FOLDERS.flatMap((folder) =>
+      readdirSync(path.join(ROOT, folder), { withFileTypes: true, recursive: true })
+        .filter((entry) => entry.isFile() && entry.name.endsWith(".ts") && !entry.parentPath.split(path.sep).includes("node_modules"))
+        .map((entry) => path.relative(ROOT, path.join(entry.parentPath, entry.name)).split(path.sep).join("/")),
+    );
+    expect(all.length, "the check reads the files").to.be.greaterThan(300);
+    const long = all
+      .filter((file) => !GENERATED.some((generated) => (generated.endsWith("/") ? file.startsWith(generated) : file === generated)))
+      .map((file) => ({ file, lines: readFileSync(path.join(ROOT, file), "utf8").split("\n").length - 1 }))
+      .filter(({ lines }) => lines > MAX_LINES)
+      .map(({ file, lines }) => `${file}: ${lines} lines`);
+    expect(long).to.deep.equal([]);
   });
 });

@@ -1,4 +1,5 @@
-import { BITCOIN_NETWORKS, EnvironmentError, bitcoindVariable, esploraVariable, readFamilyVariable } from "../../config/environment.js";
+import { BITCOIN_NETWORKS, bitcoindVariable, esploraVariable } from "../../config/variable-families.js";
+import { EnvironmentError, readFamilyVariable } from "../../config/environment.js";
 import { ErrorCode, TokenServiceError } from "../../domain/errors.js";
 import type { BitcoinBackend, BitcoinBackends } from "./backend.js";
 import { BitcoindBackend } from "./bitcoind.js";

@@ -1,9 +1,8 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
 
-import type { DataDirectory } from "../../store/data-directory.js";
-
-import { EnvironmentError, endpointList, readFamilyVariable, readVariable } from "../../config/environment.js";
+import { EnvironmentError, readFamilyVariable, readVariable } from "../../config/environment.js";
+import { endpointList } from "../../config/variable-values.js";
 import { BUILT_IN_CHAINS, rpcEnvironmentVariable, type ChainRegistry, type NetworkInfo } from "../../domain/chains.js";
 import { ErrorCode, TokenServiceError } from "../../domain/errors.js";
 import type { EndpointSource, EvmChain, EvmNetworkInfo, LazyEndpoint, NodeCallObserver, SimulatedChainFactory } from "./chain.js";
@@ -11,6 +10,17 @@ import type { EndpointStatus, FailoverPolicy } from "./endpoint-pool.js";
 import { LiveChain, printableHost } from "./live-chain.js";
 import type { CheckpointOutcome } from "./checkpointer.js";
 import { SimulatedChain, type JournalReplay } from "./simulated-chain.js";
+
+/**
+ * What chains and the core use of a data directory and its one-writer lock. Declared here, below the store that keeps
+ * it on disk (src/store/data-directory.ts implements it), so that neither imports the store.
+ */
+export interface DataDirectoryLock {
+  readonly path: string;
+  /** Takes the directory for this process; idempotent; throws DATA_DIR_IN_USE while another process holds it. */
+  claim(): void;
+  release(): void;
+}
 
 export interface EvmChainsOptions {
   /** The chains served; default the built-in ones. */
@@ -22,7 +32,7 @@ export interface EvmChainsOptions {
   env?: NodeJS.ProcessEnv;
   blockTimeSeconds?: number;
   /** Simulated chains journal their state under `<dataDirectory>/chains` when set, claiming the directory first. */
-  dataDirectory?: DataDirectory;
+  dataDirectory?: DataDirectoryLock;
   requestTimeoutMs?: number;
   /** Told of every call to a node, for metrics. */
   onNodeCall?: NodeCallObserver;

@@ -2,17 +2,12 @@ import { randomUUID } from "node:crypto";
 import { hexlify, keccak256, randomBytes, toQuantity } from "ethers";
 
 import { ErrorCode, invalidArgument, TokenServiceError } from "../../domain/errors.js";
-import {
-  MAX_REORG_BLOCKS,
-  type ChainFault,
-  type ChainFaultKind,
-  type ChainFaultRequest,
-  type ChainFaultView,
-  type RpcErrorKind,
-} from "../../domain/faults.js";
+import { MAX_REORG_BLOCKS, type ChainFault, type ChainFaultView, type RpcErrorKind } from "../../domain/faults.js";
 import type { JournalEntry } from "./journal.js";
-import { SimulatedNodeFailure } from "./provider-errors.js";
 import { PoolSlots } from "./pool-slots.js";
+import { FaultLedger, requestOf, viewOf, type FaultState, type Hold } from "./fault-states.js";
+import { FeeSpikes } from "./fee-spikes.js";
+import { RpcErrorsFault } from "./rpc-errors-fault.js";
 
 /** A JSON-RPC request to the in-process node, below every fault. */
 type Node = (method: string, params: unknown[]) => Promise<unknown>;
@@ -34,72 +29,16 @@ export interface ChainFaultsOptions {
   random?: () => number;
 }
 
-interface FaultState {
-  id: string;
-  fault: ChainFaultKind;
-  request: ChainFaultRequest;
-  startedAt: Date;
-  endedAt?: Date;
-  endReason?: string;
-  effect: Record<string, unknown>;
-  timer?: NodeJS.Timeout;
-}
-
-interface Spike extends FaultState {
-  fee: bigint;
-  /** The base fee before the spike: what the block after it gets. */
-  baseline: bigint;
-  blocksLeft: number;
-}
-
-/** A stall, or a drop with a length: the chain mines nothing until it ends; a drop then forgets what it held. */
-interface Hold extends FaultState {
-  drop: boolean;
-  blocksLeft?: number;
-  until?: number;
-}
-
-interface RpcErrors extends FaultState {
-  rate: number;
-  errors: RpcErrorKind[];
-  callsLeft?: number;
-  until?: number;
-}
-
 interface Snapshot {
   id: string;
   /** Grants made after it carry this number: a reorg back to it grants them again. */
   seq: number;
 }
 
-function requestOf(fault: ChainFault): ChainFaultRequest {
-  switch (fault.fault) {
-    case "fee-spike":
-      return fault.multiplier !== undefined
-        ? { fault: fault.fault, multiplier: fault.multiplier, blocks: fault.blocks }
-        : { fault: fault.fault, baseFeePerGas: fault.baseFeePerGas.toString(), blocks: fault.blocks };
-    case "stall":
-    case "drop":
-      return { fault: fault.fault, ...fault.length };
-    case "reorg":
-      return { fault: fault.fault, blocks: fault.blocks };
-    case "rpc-errors":
-      return { fault: fault.fault, rate: fault.rate, errors: fault.errors, ...fault.length };
-  }
-}
-
-/** `value` × `multiplier`, to a millionth of the multiplier, rounded up. */
-function scaled(value: bigint, multiplier: number): bigint {
-  const millionths = BigInt(Math.round(multiplier * 1_000_000));
-  return (value * millionths + 999_999n) / 1_000_000n;
-}
-
 /** A journal entry with the base fee its block gets, when a fault sets one. */
 function withFee<E extends Extract<JournalEntry, { op: "rawTransaction" | "mine" }>>(entry: E, fee: bigint | undefined): E {
   return fee === undefined ? entry : { ...entry, baseFee: toQuantity(fee) };
 }
-
-const secondsLeft = (until: number) => Math.max(0, Math.round((until - Date.now()) / 100) / 10);
 
 /**
  * A simulated chain that misbehaves on purpose, for a developer to test a client's handling of what live networks do:
@@ -136,21 +75,19 @@ export class ChainFaults {
   /** Which pooled transaction holds each sender's nonce: one a replacement took the place of is forgotten. */
   private readonly slots = new PoolSlots();
   private grants: Array<{ seq: number; address: string; amount: bigint }> = [];
-  private readonly active = new Map<string, FaultState>();
-  private spike: Spike | undefined;
-  /** The base fee the next block gets once a spike is over. */
-  private restoreFee: bigint | undefined;
+  private readonly ledger = new FaultLedger();
+  /** The base fee faults give the next blocks. */
+  private readonly baseFees = new FeeSpikes(this.ledger);
   private hold: Hold | undefined;
-  private rpcErrors: RpcErrors | undefined;
+  private readonly rpcErrors: RpcErrorsFault;
   private replaced: number | undefined;
   private minerTimer: NodeJS.Timeout | undefined;
-  private readonly random: () => number;
 
   constructor(
     private readonly node: Node,
     private readonly options: ChainFaultsOptions,
   ) {
-    this.random = options.random ?? Math.random;
+    this.rpcErrors = new RpcErrorsFault(this.ledger, options, options.random);
   }
 
   /** Begins watching blocks (after the chain replayed its journal): the first snapshot; on a timed chain, its miner. */
@@ -167,7 +104,7 @@ export class ChainFaults {
   async close(): Promise<void> {
     this.closed = true;
     clearTimeout(this.minerTimer);
-    for (const state of this.active.values()) clearTimeout(state.timer);
+    for (const state of this.ledger.all()) clearTimeout(state.timer);
     await this.queue;
   }
 
@@ -183,7 +120,7 @@ export class ChainFaults {
    */
   broadcast(signedTransactions: string[]): Promise<Array<PromiseSettledResult<string>>> {
     return this.exclusive(async () => {
-      const fees = this.plannedFees(signedTransactions.length);
+      const fees = this.baseFees.plannedFees(signedTransactions.length);
       try {
         await this.options.journal?.(
           ...signedTransactions.map((raw, index): JournalEntry => withFee({ op: "rawTransaction", raw }, fees[index])),
@@ -225,24 +162,12 @@ export class ChainFaults {
 
   /** Whether the rpc-errors fault fails the next call, and how: asked once per call (a batch of sends asks per send). */
   roll(): RpcErrorKind | undefined {
-    const state = this.rpcErrors;
-    if (state === undefined) return undefined;
-    state.effect.calls = (state.effect.calls as number) + 1;
-    if (state.callsLeft !== undefined && --state.callsLeft <= 0) this.endRpcErrors(state, "ran its length");
-    if (this.random() >= state.rate) return undefined;
-    const kind = state.errors[Math.min(state.errors.length - 1, Math.floor(this.random() * state.errors.length))]!;
-    const failed = state.effect.failed as Record<string, number>;
-    failed[kind] = (failed[kind] ?? 0) + 1;
-    return kind;
+    return this.rpcErrors.roll();
   }
 
   /** Fails a call as `roll` decided. */
-  async fail<T>(kind: RpcErrorKind, run: () => Promise<T>): Promise<T> {
-    if (kind !== "timeout") throw new SimulatedNodeFailure(kind, this.options.pair);
-    // The node may well have done it (a send included): only its answer is lost, as when a live node's answer is late.
-    await run().catch(() => undefined);
-    await new Promise((resolve) => setTimeout(resolve, this.options.requestTimeoutMs).unref());
-    throw new SimulatedNodeFailure("timeout", this.options.pair);
+  fail<T>(kind: RpcErrorKind, run: () => Promise<T>): Promise<T> {
+    return this.rpcErrors.fail(kind, run);
   }
 
   /**
@@ -252,7 +177,7 @@ export class ChainFaults {
    */
   quietPoint<T>(mark: () => Promise<T>): Promise<T | undefined> {
     return this.exclusive(async () => {
-      if (this.pooled.size > 0 || this.hold !== undefined || this.spike !== undefined || this.restoreFee !== undefined) return undefined;
+      if (this.pooled.size > 0 || this.hold !== undefined || this.baseFees.busy) return undefined;
       const result = await mark();
       for (const number of [...this.snapshots.keys()]) if (number < this.head) this.snapshots.delete(number);
       this.prune();
@@ -271,7 +196,12 @@ export class ChainFaults {
     const state: FaultState = { id: randomUUID(), fault: fault.fault, request: requestOf(fault), startedAt: new Date(), effect: {} };
     switch (fault.fault) {
       case "fee-spike":
-        await this.exclusive(() => this.startSpike(state, fault));
+        await this.exclusive(async () => {
+          const latest = (await this.node("eth_getBlockByNumber", ["latest", false])) as { baseFeePerGas?: string };
+          const fee = this.baseFees.start(state, fault, latest);
+          // Its first block comes at once (empty, unless transactions wait): fee estimates read the latest block's base fee.
+          if (this.hold === undefined) await this.mineEmpty(fee);
+        });
         break;
       case "stall":
       case "drop":
@@ -283,19 +213,19 @@ export class ChainFaults {
         }
         if (fault.fault === "drop" && fault.length === undefined) {
           state.effect.forgotten = await this.exclusive(() => this.forgetPool());
-          this.end(state, "done");
+          this.ledger.end(state, "done");
           break;
         }
         await this.exclusive(() => this.startHold(state, fault.fault === "drop", fault.length!));
         break;
       case "reorg": {
         const fromBlock = await this.exclusive(() => this.reorg(state, fault.blocks));
-        this.end(state, "done");
+        this.ledger.end(state, "done");
         await this.options.onReorg?.(fromBlock).catch(() => undefined);
         break;
       }
       case "rpc-errors":
-        this.startRpcErrors(state, fault);
+        this.rpcErrors.start(state, fault);
         break;
     }
     return this.view(state);
@@ -303,7 +233,7 @@ export class ChainFaults {
 
   /** The faults active now, oldest first. */
   list(): ChainFaultView[] {
-    return [...this.active.values()].map((state) => this.view(state));
+    return this.ledger.all().map((state) => this.view(state));
   }
 
   /**
@@ -312,9 +242,9 @@ export class ChainFaults {
    */
   async clear(id?: string): Promise<ChainFaultView[]> {
     let targets: FaultState[];
-    if (id === undefined) targets = [...this.active.values()];
+    if (id === undefined) targets = this.ledger.all();
     else {
-      const state = this.active.get(id);
+      const state = this.ledger.get(id);
       if (state === undefined) {
         throw new TokenServiceError(
           ErrorCode.CHAIN_FAULT_NOT_FOUND,
@@ -339,10 +269,10 @@ export class ChainFaults {
   private async change(method: string, params: unknown[]): Promise<unknown> {
     switch (method) {
       case "eth_sendRawTransaction":
-        return this.send(params[0] as string, this.nextFee());
+        return this.send(params[0] as string, this.baseFees.nextFee());
       case "evm_mine":
       case "hardhat_mine":
-        return this.mined(() => this.node(method, params), this.nextFee());
+        return this.mined(() => this.node(method, params), this.baseFees.nextFee());
       default:
         return this.node(method, params);
     }
@@ -354,31 +284,6 @@ export class ChainFaults {
 
   private automines(): boolean {
     return this.mineOnSend() && this.hold === undefined;
-  }
-
-  /** The base fee a fault gives the next block: the spike's, or, once it is over, the one before it. */
-  private nextFee(): bigint | undefined {
-    return this.spike?.fee ?? this.restoreFee;
-  }
-
-  /**
-   * The base fee of the block of each of the next `count` transactions, as if each makes one (a chain mining on send):
-   * the spike's while it lasts, then once the fee before it, then the node's own (undefined). Journaled with each, and
-   * given to its block, whatever happens meanwhile.
-   */
-  private plannedFees(count: number): Array<bigint | undefined> {
-    const spike = this.spike;
-    let spikeBlocks = spike?.blocksLeft ?? 0;
-    let restore = spike?.baseline ?? this.restoreFee;
-    return Array.from({ length: count }, () => {
-      if (spike !== undefined && spikeBlocks > 0) {
-        spikeBlocks--;
-        return spike.fee;
-      }
-      const fee = restore;
-      restore = undefined;
-      return fee;
-    });
   }
 
   private async send(raw: string, fee: bigint | undefined): Promise<string> {
@@ -442,20 +347,10 @@ export class ChainFaults {
       }
     }
     this.head = head;
-    this.restoreFee = undefined;
+    this.baseFees.blocksMined();
     if (this.pooled.size === 0) this.slots.clear();
     await this.takeSnapshot();
-    const spike = this.spike;
-    // The spike's blocks are those mined at its base fee.
-    if (spike !== undefined && fee === spike.fee) {
-      spike.blocksLeft -= count;
-      spike.effect.blocks = (spike.effect.blocks as number) + count;
-      if (spike.blocksLeft <= 0) {
-        this.spike = undefined;
-        this.restoreFee = spike.baseline;
-        this.end(spike, "ran its length");
-      }
-    }
+    this.baseFees.countDown(count, fee);
     this.prune();
   }
 
@@ -492,7 +387,7 @@ export class ChainFaults {
   /** A timed chain's block: skipped while a stall holds the chain (counting down a stall given in blocks). */
   private async tick(): Promise<void> {
     const hold = this.hold;
-    if (hold === undefined) return void (await this.mined(() => this.node("evm_mine", []), this.nextFee()));
+    if (hold === undefined) return void (await this.mined(() => this.node("evm_mine", []), this.baseFees.nextFee()));
     hold.effect.blocksSkipped = (hold.effect.blocksSkipped as number) + 1;
     if (hold.blocksLeft !== undefined && --hold.blocksLeft <= 0) await this.releaseHeld(hold, "ran its length", hold.drop);
   }
@@ -506,55 +401,21 @@ export class ChainFaults {
 
   // ---- the faults --------------------------------------------------------------------------------------------------
 
-  /** Makes `base` (the state `inject` answers from) the fault it is, and active. */
-  private begin<S extends FaultState>(base: FaultState, fields: Omit<S, keyof FaultState> & { effect: Record<string, unknown> }): S {
-    const state = Object.assign(base, fields) as S;
-    this.active.set(state.id, state);
-    return state;
-  }
-
-  private end(state: FaultState, reason: string): void {
-    clearTimeout(state.timer);
-    if (state.endedAt !== undefined) return;
-    state.endedAt = new Date();
-    state.endReason = reason;
-    this.active.delete(state.id);
-  }
-
   private async stop(state: FaultState, reason: string): Promise<void> {
     if (state.fault === "stall" || state.fault === "drop")
       return void (await this.exclusive(() => this.releaseHeld(state as Hold, reason, false)));
     await this.exclusive(async () => {
-      if (state === this.spike) {
-        this.spike = undefined;
-        this.restoreFee = (state as Spike).baseline;
-      }
-      if (state === this.rpcErrors) this.rpcErrors = undefined;
-      this.end(state, reason);
+      this.baseFees.stop(state);
+      this.rpcErrors.stop(state);
+      this.ledger.end(state, reason);
     });
-  }
-
-  private async startSpike(base: FaultState, fault: Extract<ChainFault, { fault: "fee-spike" }>): Promise<void> {
-    const latest = (await this.node("eth_getBlockByNumber", ["latest", false])) as { baseFeePerGas?: string };
-    // A spike replacing a spike is measured from the base fee before the first.
-    const baseline = this.spike?.baseline ?? BigInt(latest.baseFeePerGas ?? 0);
-    const fee = fault.baseFeePerGas ?? scaled(baseline, fault.multiplier);
-    if (this.spike !== undefined) this.end(this.spike, `replaced by ${base.id}`);
-    this.spike = this.begin<Spike>(base, {
-      fee,
-      baseline,
-      blocksLeft: fault.blocks,
-      effect: { baseFeePerGas: fee.toString(), baseFeeBefore: baseline.toString(), blocks: 0 },
-    });
-    // Its first block comes at once (empty, unless transactions wait): fee estimates read the latest block's base fee.
-    if (this.hold === undefined) await this.mineEmpty(fee);
   }
 
   private async startHold(base: FaultState, drop: boolean, length: { blocks: number } | { seconds: number }): Promise<void> {
     const previous = this.hold;
-    if (previous !== undefined) this.end(previous, `replaced by ${base.id}`);
+    if (previous !== undefined) this.ledger.end(previous, `replaced by ${base.id}`);
     else if (this.mineOnSend()) await this.node("evm_setAutomine", [false]);
-    const hold = this.begin<Hold>(base, {
+    const hold = this.ledger.begin<Hold>(base, {
       drop,
       ...("blocks" in length ? { blocksLeft: length.blocks } : { until: Date.now() + length.seconds * 1000 }),
       effect: { held: 0, blocksSkipped: 0, ...(drop ? { forgotten: [] } : {}) },
@@ -583,7 +444,7 @@ export class ChainFaults {
         hold.effect.error = `could not forget what waited: ${(error as Error).message}; it is mined instead`;
       }
     }
-    this.end(hold, reason);
+    this.ledger.end(hold, reason);
     if (!this.mineOnSend()) return; // the next block takes what waits
     // Taken out of the pool first: a send while automining mines whatever waits in the same block.
     const waiting: string[] = [];
@@ -684,54 +545,14 @@ export class ChainFaults {
         else forgotten.push(hash);
       }
     }
-    while (this.head < oldHead) await this.mineEmpty(this.nextFee());
+    while (this.head < oldHead) await this.mineEmpty(this.baseFees.nextFee());
     this.replaced = Math.min(this.replaced ?? Infinity, base + 1);
     state.effect = { replacedFrom: base + 1, oldHead, head: this.head, transactions: again.length, reincluded, forgotten };
     return base + 1;
   }
 
-  private startRpcErrors(base: FaultState, fault: Extract<ChainFault, { fault: "rpc-errors" }>): void {
-    if (this.rpcErrors !== undefined) this.end(this.rpcErrors, `replaced by ${base.id}`);
-    const length = fault.length;
-    const state = this.begin<RpcErrors>(base, {
-      rate: fault.rate,
-      errors: fault.errors,
-      ...(length !== undefined && "calls" in length ? { callsLeft: length.calls } : {}),
-      ...(length !== undefined && "seconds" in length ? { until: Date.now() + length.seconds * 1000 } : {}),
-      effect: { calls: 0, failed: {} },
-    });
-    this.rpcErrors = state;
-    if (state.until !== undefined)
-      state.timer = setTimeout(() => this.endRpcErrors(state, "ran its length"), state.until - Date.now()).unref();
-  }
-
-  private endRpcErrors(state: RpcErrors, reason: string): void {
-    if (this.rpcErrors === state) this.rpcErrors = undefined;
-    this.end(state, reason);
-  }
-
   private view(state: FaultState): ChainFaultView {
-    const [chain, network] = this.options.pair.split("/") as [string, string];
-    let remaining: ChainFaultView["remaining"] = null;
-    if (state.endedAt === undefined) {
-      const { blocksLeft, until, callsLeft } = state as Partial<Spike & Hold & RpcErrors>;
-      if (blocksLeft !== undefined) remaining = { blocks: blocksLeft };
-      else if (callsLeft !== undefined) remaining = { calls: callsLeft };
-      else if (until !== undefined) remaining = { seconds: secondsLeft(until) };
-    }
-    return {
-      id: state.id,
-      fault: state.fault,
-      chain,
-      network,
-      status: state.endedAt === undefined ? "active" : "ended",
-      startedAt: state.startedAt.toISOString(),
-      endedAt: state.endedAt?.toISOString() ?? null,
-      endReason: state.endReason ?? null,
-      request: state.request,
-      remaining,
-      // A hold's effect counts what waits now.
-      effect: state === this.hold ? { ...structuredClone(state.effect), held: this.pooled.size } : structuredClone(state.effect),
-    };
+    // A hold's effect counts what waits now.
+    return viewOf(state, this.options.pair, state === this.hold ? this.pooled.size : undefined);
   }
 }

@@ -11,7 +11,7 @@ import { policedWrite, type HeldWallets } from "./held-writes.js";
 import { BitcoinSends, type BitcoinSendOutcome, type BitcoinSendRequest } from "./bitcoin-sends.js";
 import { faucetRecord, transactionsOf } from "./record-rows.js";
 import { addressOfPrivateKey } from "../../chains/evm/wallet-keys.js";
-import { assertSameAsPrepared, toPreparedTransaction } from "../../chains/evm/write/signed-transaction.js";
+import { assertSameAsPrepared, toPreparedTransaction, type PreparedTransaction } from "../../chains/evm/write/signed-transaction.js";
 import type {
   FaucetRequest,
   FaucetResult,
@@ -39,10 +39,12 @@ import {
 } from "./write-commands.js";
 import type { ApproveRequest, ApproveResult, TransferRequest, TransferResult } from "../../domain/transfer-requests.js";
 import { decideGrant, decideSent } from "./decide.js";
-import { OperationTracker, isTransient, type TrackerHealing, type TrackerSettings } from "./tracker.js";
+import { OperationTracker, type TrackerHealing } from "./tracker.js";
+import { isTransient } from "./tracker-sends.js";
+import type { TrackerSettings } from "./tracker-settings.js";
 import { Replacements, type ReplacementOutcome, type ReplacementRequest } from "./replacements.js";
 import { ReservationFillers, SignedCancels } from "./signed-cancels.js";
-import { FINAL_STATUSES, type OperationRecord, type OperationStatus, type OperationStore, type PreparedTransaction } from "./types.js";
+import { FINAL_STATUSES, type OperationRecord, type OperationStatus, type OperationStore } from "./types.js";
 
 export interface OperationContext {
   /** Whose record it is (the HTTP service's API key id). */

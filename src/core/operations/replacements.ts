@@ -4,7 +4,7 @@ import type { EvmChain } from "../../chains/evm/chain.js";
 import { translateProviderError } from "../../chains/evm/provider-errors.js";
 import { cancelGas, PLAIN_TRANSFER_GAS } from "../../chains/evm/write/estimates.js";
 import { feeFields, feesOfFeeData, feesOfTransaction } from "../../chains/evm/write/transaction-fields.js";
-import { parseSignedTransaction, toPreparedTransaction } from "../../chains/evm/write/signed-transaction.js";
+import { parseSignedTransaction, toPreparedTransaction, type PreparedTransaction } from "../../chains/evm/write/signed-transaction.js";
 import type { TransactionSigner } from "../../chains/evm/write/send-types.js";
 import { storedRawTransaction } from "./stored-transactions.js";
 import { ErrorCode, TokenServiceError, invalidArgument } from "../../domain/errors.js";
@@ -13,8 +13,8 @@ import { isFinal, type OperationTransaction, type TransactionRole } from "../../
 import { currentTransaction, feesOf } from "./decide.js";
 import { assertUnderPolicyFee } from "./chain-writes.js";
 import { feeCapExceeded, type FeePolicy } from "./fee-policy.js";
-import { isAlreadyKnown, isTransient } from "./tracker.js";
-import type { NewOperationTransaction, OperationRecord, OperationStore, PreparedTransaction } from "./types.js";
+import { isAlreadyKnown, isTransient } from "./tracker-sends.js";
+import type { NewOperationTransaction, OperationRecord, OperationStore } from "./types.js";
 
 /** Speed-up: the same call at the same nonce with higher fees; cancel: a zero-value transfer to the sender in its place. */
 export type ReplacementKind = "speed-up" | "cancel";

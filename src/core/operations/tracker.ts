@@ -1,24 +1,9 @@
 import { randomUUID } from "node:crypto";
 
-import type { TransactionReceipt } from "ethers";
-
-import { ErrorCode, isTokenServiceError } from "../../domain/errors.js";
+import { ErrorCode } from "../../domain/errors.js";
 import type { EvmChain } from "../../chains/evm/chain.js";
-import { mintedTokenIds } from "../../chains/evm/write/mint.js";
-import { CanonicalBlocks } from "./canonical-blocks.js";
-import { ChainFollowers, PassReads, PoolChecks, type PoolState } from "./pass-reads.js";
-import {
-  RETRY_AFTER_ERROR_MS,
-  currentTransaction,
-  decide,
-  replacementDue,
-  type BroadcastOutcome,
-  type ChainObservation,
-  type Decision,
-  type DecidePolicy,
-  type Observation,
-} from "./decide.js";
-import { storedRawTransaction } from "./stored-transactions.js";
+import { ChainFollowers, PassReads } from "./pass-reads.js";
+import { RETRY_AFTER_ERROR_MS, decide, replacementDue, type ChainObservation, type Decision, type Observation } from "./decide.js";
 import {
   GapFiller,
   nonceSteps,
@@ -27,31 +12,10 @@ import {
   type NonceHealingKind,
   type NonceHealingObserver,
 } from "./nonce-healing.js";
-import { isUnderpriced, translateProviderError } from "../../chains/evm/provider-errors.js";
-import { refusalOf } from "../../chains/evm/node-refusals.js";
 import type { LeasedOperation, OperationChange, OperationRecord, OperationStore } from "./types.js";
-
-/** The tracker's settings: how records are judged (`DecidePolicy`: confirmations, drop and reorg windows), and its pace. */
-export interface TrackerSettings extends DecidePolicy {
-  /** How long a tracker holds a record; another replica may take it over afterwards. */
-  leaseMs: number;
-  /** How often an idle tracker asks the store for due records. */
-  idlePollMs: number;
-  /**
-   * Follow only the records this process made (a task beside a running service leaves the service's records to it);
-   * what it leaves unfinished, the service's tracker follows.
-   */
-  ownRecordsOnly?: boolean;
-}
-
-export const DEFAULT_TRACKER_SETTINGS: TrackerSettings = {
-  confirmations: 1,
-  dropAfterMs: 10 * 60_000,
-  reorgWatchMs: 60 * 60_000,
-  behindGraceMs: 30_000,
-  leaseMs: 30_000,
-  idlePollMs: 250,
-};
+import { RecordObserver } from "./record-observer.js";
+import { broadcastAgain, grantAgain, sendLadderStep, sendRaw } from "./tracker-sends.js";
+import type { TrackerSettings } from "./tracker-settings.js";
 
 const BATCH = 50;
 /** How often a refused send's `failed` is written again while the store refuses it. */
@@ -120,54 +84,6 @@ function healingOf(record: OperationRecord, kind: NonceHealingKind, detail: stri
   };
 }
 
-/** How far another process's clock may be ahead of this one's, where a record's write time says when it was sent. */
-const OTHER_CLOCKS_MS = 1_000;
-
-/** How many times the tracker sends a transaction that nodes answer "already known", looking for one that lacks it. */
-const SENDS_WHILE_KNOWN = 3;
-
-/**
- * Sends a raw transaction; how the node answered (a refusal typed, never with the node's own text). The tracker sends
- * what a read just said the node lacks (or a new step): "already known" then came from another node behind the same URL
- * (a load balancer whose nodes do not share a pool), and the one that lacks it, maybe the one producing blocks, gets it
- * only if asked. So it is sent again, a few times, until a node takes it; a later refusal keeps the "already known".
- */
-async function sendRaw(chain: EvmChain, rawTransaction: string): Promise<BroadcastOutcome> {
-  const first = await sendOnce(chain, rawTransaction);
-  for (let sends = 1; first.kind === "already-known" && sends < SENDS_WHILE_KNOWN; sends++) {
-    const again = await sendOnce(chain, rawTransaction);
-    if (again.kind === "accepted") return again;
-    if (again.kind === "refused") break;
-  }
-  return first;
-}
-
-async function sendOnce(chain: EvmChain, rawTransaction: string): Promise<BroadcastOutcome> {
-  try {
-    await chain.broadcast(rawTransaction);
-    return { kind: "accepted" };
-  } catch (raw) {
-    if (isAlreadyKnown(raw)) return { kind: "already-known" };
-    // Only the typed message is stored: the node's own text may quote the endpoint with its credentials.
-    const error = translateProviderError(raw, `the ${chain.info.chain}/${chain.info.network} node`);
-    return {
-      kind: "refused",
-      error: { code: error.code, message: error.message },
-      transient: isTransient(error),
-      ...(isUnderpriced(raw) ? { underpriced: true } : {}),
-      ...(refusalOf(raw) === "nonce-too-low" ? { nonceUsed: true } : {}),
-    };
-  }
-}
-
-/** Upstream trouble (down, slow, failing) says nothing about the transaction: try again later. */
-export function isTransient(error: unknown): boolean {
-  return isTokenServiceError(error, "UPSTREAM_UNAVAILABLE") || isTokenServiceError(error, "UPSTREAM_TIMEOUT");
-}
-
-/** The node already has this very transaction. Checked on the raw error, whose text is not stored. */
-export const isAlreadyKnown = (error: unknown) => refusalOf(error) === "already-known";
-
 /**
  * Follows every unfinished operation in the store to a final state, whichever process recorded it:
  * it leases due records (one tracker per record at a time), asks the node, and writes what changed.
@@ -190,10 +106,10 @@ export class OperationTracker {
   /** When the records accepted since the last early look are looked at, at the latest. */
   private soonDeadline: number | undefined;
   private readonly waiters = new Map<string, Set<(record?: OperationRecord) => void>>();
-  private readonly canonicalBlocks = new CanonicalBlocks();
   /** One head follower per live chain: heads, block hashes and receipts read per block, not per record. */
   private readonly followers = new ChainFollowers((chain, fromBlock) => this.reorged(chain, fromBlock));
-  private readonly poolChecks = new PoolChecks();
+  /** What the chain says of each record looked at. */
+  private readonly observer: RecordObserver;
   private kickTimer: NodeJS.Timeout | undefined;
   private kickAt = Infinity;
   /** Records this process is broadcasting right now: the tracker leaves them to the request until it returns. */
@@ -217,6 +133,7 @@ export class OperationTracker {
     /** How many blocks a pending transaction of the record's pair waits before it is replaced. */
     private readonly replaceAfterBlocks: (record: OperationRecord) => number = () => Infinity,
   ) {
+    this.observer = new RecordObserver(this.followers, settings, replaceAfterBlocks);
     const withSenderLock = healing.withSenderLock;
     this.gaps = new GapFiller({
       store,
@@ -411,7 +328,7 @@ export class OperationTracker {
         } else if (decision.action === "broadcast") broadcasts.push(look);
         else if (decision.action === "replace")
           // A step of its own ladder at its own nonce: no gap of the sender's is filled by it, so it is sent on its own.
-          look.change = await this.replace(look.record, look.chain!, decision.transactionHash, pass, decision.lost).then(
+          look.change = await sendLadderStep(this.store, look.record, look.chain!, decision.transactionHash, pass, decision.lost).then(
             (observation) => {
               if (decision.lost && observation.kind === "replaced" && observation.outcome.kind !== "refused") {
                 const healing = healingOf(
@@ -426,7 +343,7 @@ export class OperationTracker {
             () => this.decision(look.record, { kind: "node-error" }),
           );
         else
-          look.change = await this.grant(look.record, look.chain!).then(
+          look.change = await grantAgain(look.record, look.chain!).then(
             (observation) => this.decision(look.record, observation),
             () => this.decision(look.record, { kind: "node-error" }),
           );
@@ -498,7 +415,7 @@ export class OperationTracker {
     }
     try {
       const chain = await this.chainFor(record);
-      return { record, chain, observation: await this.observe(record, chain, pass) };
+      return { record, chain, observation: await this.observer.observe(record, chain, pass) };
     } catch {
       // The node (or the pair's configuration) is failing: nothing is known, so nothing changes but the next look.
       return { record, change: this.decision(record, { kind: "node-error" }) };
@@ -528,7 +445,7 @@ export class OperationTracker {
           const confirmed = await pass.confirmedNonce(chain, sender);
           if (nonce >= confirmed) return;
           // Looked at again after the count: mined in between, it would have counted, and is found now.
-          const again = await this.observe(look.record, chain, pass);
+          const again = await this.observer.observe(look.record, chain, pass);
           look.observation = isMissing(again) ? { ...(again as ChainObservation), nonceTakenBy: { confirmedNonce: confirmed } } : again;
         } catch {
           // Nothing known of the nonce (the node failed to say): judged on what was seen, as before.
@@ -559,7 +476,10 @@ export class OperationTracker {
     await Promise.all([
       ...alone.map(
         async (look) =>
-          (look.change = this.decision(look.record, await this.broadcast(look.record, look.chain!, pass, heldNowhereOf(look)))),
+          (look.change = this.decision(
+            look.record,
+            await broadcastAgain(this.store, this.replaceAfterBlocks, look.record, look.chain!, pass, heldNowhereOf(look)),
+          )),
       ),
       ...[...bySender.values()].map(async ({ chain, sender, looks: group }) => {
         const next = await pass.nextNonce(chain, sender).catch(() => undefined);
@@ -578,9 +498,15 @@ export class OperationTracker {
             continue;
           }
           const look = byId.get(step.id)!;
-          const observation = await this.broadcast(look.record, chain, pass, heldNowhereOf(look), behindReservation).catch(
-            (): Observation => ({ kind: "node-error" }),
-          );
+          const observation = await broadcastAgain(
+            this.store,
+            this.replaceAfterBlocks,
+            look.record,
+            chain,
+            pass,
+            heldNowhereOf(look),
+            behindReservation,
+          ).catch((): Observation => ({ kind: "node-error" }));
           look.change = this.decision(look.record, observation);
           // A pending record's transaction the node no longer knew (a signed one's first broadcast is no healing).
           if (observation.kind === "broadcast" && observation.outcome.kind === "accepted" && look.record.status === "pending") {
@@ -600,73 +526,6 @@ export class OperationTracker {
     }
   }
 
-  /** What the chain says of a record now. */
-  private async observe(record: LeasedOperation, chain: EvmChain, pass: PassReads): Promise<Observation> {
-    const label = `${chain.info.chain}/${chain.info.network}`;
-    if (record.kind === "faucet") {
-      if (chain.fund === undefined || chain.hasGrant === undefined)
-        return { kind: "grant", simulated: false, granted: false, chainLabel: label };
-      const { address } = record.params as { address: string };
-      if (!chain.hasGrant(record.id)) return { kind: "grant", simulated: true, granted: false, chainLabel: label };
-      return { kind: "grant", simulated: true, granted: true, balance: await chain.provider.getBalance(address), chainLabel: label };
-    }
-    const poll = chain.pollingIntervalMs;
-    // On a simulated chain a mined record is looked at only after its journal lost lines (is the transaction still
-    // there?), or after a reorg fault replaced its block (checked as on a live network).
-    const replacedFrom = chain.faults?.replacedFrom();
-    const reorged = replacedFrom !== undefined && record.blockNumber !== null && record.blockNumber >= replacedFrom;
-    const included = record.status === "mined" || record.status === "cancelled";
-    if (included && (!chain.simulated || reorged)) {
-      const follower = this.followers.of(chain);
-      const blocks = follower ?? { hashAt: (number: number) => this.canonicalBlocks.hashAt(chain, number) };
-      const hash = record.blockNumber === null ? null : await blocks.hashAt(record.blockNumber);
-      // Its block canonical, on a chain this process follows: the follower watches it from here on (one head read per
-      // poll interval for all records, not a look per record; see decide's `followed`).
-      const followed =
-        follower !== undefined &&
-        hash !== null &&
-        hash === record.blockHash &&
-        record.minedAt !== null &&
-        this.followers.watch(chain, record.blockNumber!, hash, Date.parse(record.minedAt) + this.settings.reorgWatchMs);
-      return { kind: "canonical", hash, pollMs: poll, ...(chain.simulated ? { simulated: true } : {}), ...(followed ? { followed } : {}) };
-    }
-    if (record.transactionHash === null) return { kind: "no-transaction" };
-    const { sent, receipt, minted, head } = await this.receiptOf(record, chain, pass);
-    const { pooled, heldNowhere } =
-      receipt === null ? await this.poolState(record, chain, sent, pass) : { pooled: undefined, heldNowhere: false };
-    const replaceAfterBlocks = this.replaceAfterBlocks(record);
-    // Noted lost at an earlier look and not stuck: decide replaces it now, at what the node asks.
-    const lostBefore = heldNowhere && record.missingSince !== null && record.stuck === null;
-    const due = receipt === null && replacementDue(record, head, replaceAfterBlocks);
-    const behindOwnNonces = due && !lostBefore && (await this.behindOwnNonces(record, chain, pass));
-    const asks = receipt === null && (lostBefore || due) && !behindOwnNonces ? await pass.feeAsks(chain) : undefined;
-    return {
-      kind: "chain",
-      simulated: chain.simulated,
-      pollMs: poll,
-      head,
-      receipt,
-      inPool: pooled !== undefined && !heldNowhere,
-      ...(heldNowhere ? { heldNowhere } : {}),
-      ...(pooled !== undefined && pooled !== sent[0] ? { pooled } : {}),
-      ...(minted !== undefined ? { minted } : {}),
-      ...(Number.isFinite(replaceAfterBlocks) ? { replaceAfterBlocks } : {}),
-      ...(asks !== undefined ? { needed: asks.fees, floor: asks.floor } : {}),
-      ...(behindOwnNonces ? { behindOwnNonces } : {}),
-    };
-  }
-
-  /**
-   * Whether it is not the record's turn on a live chain: the sender's mined nonce count (one read per sender and pass)
-   * is below its nonce (its own earlier transactions wait), or past it (mined since the receipts were read: the next
-   * look finds it).
-   */
-  private async behindOwnNonces(record: LeasedOperation, chain: EvmChain, pass: PassReads): Promise<boolean> {
-    if (chain.simulated || record.sender === null || record.nonce === null) return false;
-    const mined = await pass.minedNonce(chain, record.sender).catch(() => undefined);
-    return mined !== undefined && mined !== record.nonce;
-  }
-
   /**
    * The first look at a record whose broadcast this process saw the node accept: `pending`, as the request answered,
    * without asking whether the node still has it (the next look's business). Only whether it is in a block already is
@@ -676,9 +535,8 @@ export class OperationTracker {
     let included: ChainObservation | undefined;
     try {
       const chain = await this.chainFor(record);
-      const { sent, receipt, minted, head } = await this.receiptOf(record, chain, pass, true);
-      const tip = this.followers.of(chain)?.latest?.hash;
-      if (receipt === null && tip !== undefined) this.poolChecks.accepted(`${record.id}:${sent.join(",")}`, sent[0]!, tip);
+      const { sent, receipt, minted, head } = await this.observer.receiptOf(record, chain, pass, true);
+      if (receipt === null) this.observer.acceptedHere(record, chain, sent);
       if (receipt !== null) {
         const poll = chain.pollingIntervalMs;
         included = { kind: "chain", simulated: chain.simulated, pollMs: poll, head, receipt, inPool: false, ...(minted ? { minted } : {}) };
@@ -691,81 +549,6 @@ export class OperationTracker {
     return { record, change: decision.change, ...(decision.then ? { then: decision.then } : {}) };
   }
 
-  /**
-   * Whether one of the record's transactions is in a block: every hash it was sent as is asked (whichever the chain mined
-   * settles it: a replacement, or the first one, won the race), with the pass's head, and an ERC721 mint's minted ids.
-   */
-  private async receiptOf(
-    record: LeasedOperation,
-    chain: EvmChain,
-    pass: PassReads,
-    firstLook = false,
-  ): Promise<{ sent: string[]; receipt: ChainObservation["receipt"]; minted?: ChainObservation["minted"]; head: number }> {
-    const sent = [record.transactionHash!.toLowerCase()];
-    for (const transaction of record.transactions) {
-      if (transaction.broadcastAt !== null && !sent.includes(transaction.transactionHash)) sent.push(transaction.transactionHash);
-    }
-    // Only an ERC721 mint's minted id is read from the logs; for the rest, where and whether it was included.
-    const mintOf = record.kind === "mint" && record.tokenType === "ERC721" ? record.contractAddress : null;
-    // The head first: the receipts are then read up to it, and a receipt found is never ahead of it.
-    const head = await pass.head(chain);
-    // Written before its first broadcast: by this process (its first look) at that time, by another maybe by a clock ahead.
-    const writtenBefore = Date.parse(record.createdAt) - (firstLook ? 0 : OTHER_CLOCKS_MS);
-    const receipts = await pass.receipts(chain, sent, { block: record.broadcastBlock, time: writtenBefore });
-    const found = receipts.findIndex((each) => each !== null);
-    if (found === -1) return { sent, receipt: null, head };
-    const receipt = receipts[found]!;
-    // Its logs are read only here: an ERC721 mint's receipt, whole, once it is in a block.
-    const full = mintOf ? await chain.provider.getTransactionReceipt(sent[found]!) : null;
-    const minted = mintOf && full !== null ? mintedTokens(record, mintedTokenIds(full as TransactionReceipt, mintOf)) : undefined;
-    return {
-      sent,
-      receipt: { blockNumber: receipt.blockNumber, blockHash: receipt.blockHash, status: receipt.status, transactionHash: sent[found]! },
-      head,
-      ...(minted !== undefined ? { minted } : {}),
-    };
-  }
-
-  /**
-   * Whether a live node's next nonce for the record's sender is the record's own: then it holds nothing it could include
-   * at that nonce, whatever it answers by hash (one read per sender and pass; unknown counts as no). A simulated chain
-   * is the service's own node: a transaction its base fee overtook waits there outside that count, and is not lost.
-   */
-  private async holdsNothingAt(record: LeasedOperation, chain: EvmChain, pass: PassReads): Promise<boolean> {
-    if (chain.simulated || record.status !== "pending" || record.sender === null || record.nonce === null) return false;
-    const next = await pass.nextNonce(chain, record.sender).catch(() => undefined);
-    return next === record.nonce;
-  }
-
-  /**
-   * Whether the node still holds one of the record's transactions, unmined, and whether it holds it nowhere it could
-   * include it. On a live chain, asked again only after a block that did not include it, or every few poll intervals
-   * (see PoolChecks); between, the last answer stands.
-   */
-  private async poolState(record: LeasedOperation, chain: EvmChain, sent: string[], pass: PassReads): Promise<PoolState> {
-    const follower = this.followers.of(chain);
-    const key = `${record.id}:${sent.join(",")}`;
-    const tip = follower?.latest?.hash;
-    const standing = follower === undefined ? undefined : this.poolChecks.standing(key, tip, chain.pollingIntervalMs);
-    // It stands while the node still counts the record's nonce in the sender's next one (read once per sender and pass,
-    // for the sender's nonce healing anyway): a node that lost it (or another that took its place) does not.
-    if (standing !== undefined && (standing.accepted || (await this.stillCounted(record, chain, pass)))) {
-      return { pooled: standing.pooled, heldNowhere: standing.heldNowhere };
-    }
-    const pooled = await this.pooled(chain, sent);
-    const state = { pooled, heldNowhere: pooled !== undefined && (await this.holdsNothingAt(record, chain, pass)) };
-    // Only "held, and includable" stands: any other answer leads to a send, after which the next look asks again.
-    if (follower !== undefined && pooled !== undefined && !state.heldNowhere) this.poolChecks.remember(key, tip, state);
-    else this.poolChecks.forget(key);
-    return state;
-  }
-
-  private async stillCounted(record: LeasedOperation, chain: EvmChain, pass: PassReads): Promise<boolean> {
-    if (record.sender === null || record.nonce === null) return true;
-    const next = await pass.nextNonce(chain, record.sender).catch(() => undefined);
-    return next !== undefined && next > record.nonce;
-  }
-
   /** A reorg the follower saw: the records mined from its first changed block are looked at now, against the new chain. */
   private reorged(chain: EvmChain, fromBlock: number): void {
     void this.store
@@ -776,27 +559,6 @@ export class OperationTracker {
       .catch(() => undefined);
   }
 
-  /** The one of `hashes` the node holds unmined (the one the record follows asked first), or undefined. */
-  private async pooled(chain: EvmChain, hashes: string[]): Promise<string | undefined> {
-    if ((await chain.provider.getTransaction(hashes[0]!)) !== null) return hashes[0];
-    if (hashes.length === 1) return undefined;
-    const others = await Promise.all(hashes.slice(1).map((each) => chain.provider.getTransaction(each)));
-    const index = others.findIndex((each) => each !== null);
-    return index === -1 ? undefined : hashes[index + 1];
-  }
-
-  /** The raw form of the transaction the record follows: its first one's, or a replacement's as stored with it. */
-  private async rawOf(record: LeasedOperation): Promise<string> {
-    const current = currentTransaction(record);
-    if (record.rawTransaction !== null && (current === undefined || current.role === "original")) return record.rawTransaction;
-    if (current === undefined) throw new Error(`no raw form stored for ${record.transactionHash}`);
-    return storedRawTransaction(this.store, record, current);
-  }
-
-  /**
-   * Sends a step of the record's ladder in place of the transaction it follows: written as sent first (so that a crash
-   * after the broadcast still has its hash followed), then broadcast.
-   */
   /**
    * Whether a held wallet (nothing signed ahead) could be replaced instead: decide says it is stuck, or, past its
    * replace-after blocks and gone from the node's pool (a node drops what the base fee overtook), would send the same
@@ -818,63 +580,4 @@ export class OperationTracker {
     if (this.healing.replaceHeld === undefined) return false;
     return this.healing.replaceHeld(record).catch(() => false);
   }
-
-  private async replace(record: LeasedOperation, chain: EvmChain, hash: string, pass: PassReads, lost?: true): Promise<Observation> {
-    const step = record.transactions.find((transaction) => transaction.transactionHash === hash.toLowerCase());
-    if (step === undefined || record.nonce === null) throw new Error(`step ${hash} of ${record.id} is not stored`);
-    const raw = await storedRawTransaction(this.store, record, step);
-    const { broadcastAt: _sent, ...fields } = step;
-    const written = await this.store.recordTransaction(record.id, {
-      ...fields,
-      nonce: record.nonce,
-      rawTransaction: raw,
-      signature: null,
-      broadcast: true,
-    });
-    if (written !== undefined) record.transactions = written.transactions;
-    const [outcome, head] = await Promise.all([sendRaw(chain, raw), pass.head(chain)]);
-    return {
-      kind: "replaced",
-      transactionHash: step.transactionHash,
-      outcome,
-      pollMs: chain.pollingIntervalMs,
-      head,
-      ...(lost ? { lost } : {}),
-    };
-  }
-
-  /** Sends the stored raw transaction again (the one the record follows); how the node answered. */
-  private async broadcast(
-    record: LeasedOperation,
-    chain: EvmChain,
-    pass: PassReads,
-    heldNowhere?: true,
-    behindReservation = false,
-  ): Promise<Observation> {
-    const outcome = await sendRaw(chain, await this.rawOf(record));
-    const replaceAfterBlocks = this.replaceAfterBlocks(record);
-    // The pass's head, read when it observed the record (it is cached): where its replace-after blocks count from.
-    const head = await pass.head(chain).catch(() => undefined);
-    return {
-      kind: "broadcast",
-      outcome,
-      pollMs: chain.pollingIntervalMs,
-      ...(head !== undefined ? { head } : {}),
-      ...(Number.isFinite(replaceAfterBlocks) ? { replaceAfterBlocks } : {}),
-      ...(heldNowhere ? { heldNowhere } : {}),
-      ...(behindReservation ? { behindReservation: true as const } : {}),
-    };
-  }
-
-  /** A faucet grant recorded before a crash and not in the chain's journal: made now, under the same name. */
-  private async grant(record: LeasedOperation, chain: EvmChain): Promise<Observation> {
-    const { address, amount } = record.params as { address: string; amount: string };
-    return { kind: "granted", balance: await chain.fund!(address, BigInt(amount), record.id) };
-  }
-}
-
-/** What an ERC721 mint's receipt says it minted: a batch's ids in the order of its recipients, or one mint's id. */
-function mintedTokens(record: LeasedOperation, ids: string[]): { tokenId: string } | { tokenIds: string[] } | undefined {
-  if (Array.isArray(record.params.recipients)) return { tokenIds: ids };
-  return ids[0] !== undefined ? { tokenId: ids[0] } : undefined;
 }

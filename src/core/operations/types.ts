@@ -1,3 +1,5 @@
+import type { ReservationFiller } from "../../chains/evm/write/reservation-fillers.js";
+import type { PreparedTransaction } from "../../chains/evm/write/signed-transaction.js";
 import type { OperationRecord, OperationStatus, OperationTransaction } from "../../domain/lifecycle.js";
 
 export type {
@@ -163,12 +165,6 @@ export interface OperationStore {
   reservationFillerAt(chain: string, network: string, sender: string, nonce: number): Promise<ExpiredReservationFiller | undefined>;
 }
 
-/** A zero-value transfer from a sender to itself, signed ahead at a reserved nonce (see `keepReservationFillers`). */
-export interface ReservationFiller {
-  nonce: number;
-  rawTransaction: string;
-}
-
 export interface ExpiredReservationFiller {
   rawTransaction: string;
   /** When the reservation it fills expired (ISO time). */
@@ -198,20 +194,6 @@ export interface UnfinishedTransaction {
   /** The transaction it follows, when that is not its first (a replacement or cancel sent): its fees and how it is stored. */
   followed:
     (Pick<OperationTransaction, "transactionHash" | "maxFeePerGas" | "maxPriorityFeePerGas" | "gasPrice"> & StoredTransaction) | null;
-}
-
-/** A prepared transaction's fields, as JSON keeps them: quantities as decimal strings, bytes and addresses as 0x hex. */
-export interface PreparedTransaction {
-  chainId: number;
-  type: 0 | 2;
-  nonce: number;
-  gasLimit: string;
-  maxFeePerGas?: string;
-  maxPriorityFeePerGas?: string;
-  gasPrice?: string;
-  to: string | null;
-  data: string;
-  value: string;
 }
 
 export interface NewNonceReservation {

@@ -3,7 +3,7 @@ import type { z } from "zod/v4";
 import { parseChainFault } from "../../domain/faults.js";
 import { defineRoute, type RouteRequest } from "../route.js";
 import type { ServerContext } from "../context.js";
-import { ChainFault, ChainFaultBody, ChainFaultList, ClearedChainFaults } from "../schemas.js";
+import { ChainFault, ChainFaultBody, ChainFaultList, ClearedChainFaults } from "../fault-schemas.js";
 import { errorResponses } from "./common.js";
 
 const PAIR = {

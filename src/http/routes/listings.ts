@@ -5,9 +5,9 @@ import { OPERATION_KINDS, OPERATION_STATUSES } from "../../domain/lifecycle.js";
 import type { ChainRegistry } from "../../domain/chains.js";
 import type { OperationFilter } from "../../store/types.js";
 import { isDataException } from "../database-errors.js";
-import { presentOperation } from "../present-operation.js";
+import { presentOperation } from "../../domain/present-operation.js";
 import { defineRoute } from "../route.js";
-import { OperationList, OperationListQuery, TokenListQuery } from "../schemas.js";
+import { OperationList, OperationListQuery, TokenListQuery } from "../operation-schemas.js";
 import type { ServerContext } from "../context.js";
 import { errorResponses } from "./common.js";
 

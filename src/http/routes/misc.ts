@@ -1,5 +1,7 @@
 import { defineRoute } from "../route.js";
-import { FaucetBody, FaucetResult, NetworkList, TransactionQuery, TransactionStatus } from "../schemas.js";
+import { FaucetBody, FaucetResult } from "../wallet-schemas.js";
+import { NetworkList } from "../service-schemas.js";
+import { TransactionQuery, TransactionStatus } from "../operation-schemas.js";
 import { EXAMPLE_ACCOUNT, EXAMPLE_PAIR, ONE_TOKEN } from "../examples.js";
 import { errorResponses } from "./common.js";
 

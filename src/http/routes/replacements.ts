@@ -4,9 +4,9 @@ import type { ReplacementKind } from "../../core/operations/replacements.js";
 import type { ServerContext } from "../context.js";
 import { isDataException } from "../database-errors.js";
 import { HttpError, HttpErrorCode } from "../http-errors.js";
-import { presentOperation } from "../present-operation.js";
+import { presentOperation } from "../../domain/present-operation.js";
 import { defineRoute, type RouteResult } from "../route.js";
-import { Operation, PreparedReplacement, ReplacementBody } from "../schemas.js";
+import { Operation, PreparedReplacement, ReplacementBody } from "../operation-schemas.js";
 import { errorResponses } from "./common.js";
 
 /** Speeds up or cancels one of the API key's operations; the answer is the record as it stands, or the replacement to sign. */

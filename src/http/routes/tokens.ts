@@ -1,6 +1,6 @@
 import { invalidArgument } from "../../domain/errors.js";
 import { parseTokenType } from "../../domain/token-params.js";
-import { presentOperation } from "../present-operation.js";
+import { presentOperation } from "../../domain/present-operation.js";
 import { defineRoute } from "../route.js";
 import {
   Erc1155Token,
@@ -13,11 +13,10 @@ import {
   MintWrite,
   PreparedLaunch,
   PreparedMint,
-  Operation,
-  OperationQuery,
   TokenBalance,
   TokenBalanceQuery,
-} from "../schemas.js";
+} from "../token-schemas.js";
+import { Operation, OperationQuery } from "../operation-schemas.js";
 import { parseWith } from "../validation.js";
 import { isDataException } from "../database-errors.js";
 import {

@@ -1,4 +1,4 @@
-import { Balances, BalanceQuery, CreateWalletBody, Wallet } from "../schemas.js";
+import { BalanceQuery, Balances, CreateWalletBody, Wallet } from "../wallet-schemas.js";
 import { defineRoute } from "../route.js";
 import { EXAMPLE_ACCOUNT, EXAMPLE_PAIR } from "../examples.js";
 import { HeldWallet, HeldWalletList, HeldWalletQuery, ImportWalletBody, WalletPolicy, WalletPolicyBody } from "../custody-schemas.js";

@@ -1,6 +1,7 @@
 import { defineRoute } from "../route.js";
 import { HttpError, HttpErrorCode } from "../http-errors.js";
-import { CreatedWebhook, CreateWebhookBody, DeliveryList, OperationListQuery, Webhook, WebhookList } from "../schemas.js";
+import { CreatedWebhook, CreateWebhookBody, DeliveryList, Webhook, WebhookList } from "../webhook-schemas.js";
+import { OperationListQuery } from "../operation-schemas.js";
 import { errorResponses } from "./common.js";
 
 const ID = { id: "The webhook's id" };

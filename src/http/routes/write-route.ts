@@ -6,7 +6,7 @@ import { FINAL_STATUSES, type OperationStatus } from "../../core/operations/type
 import type { ServerContext } from "../context.js";
 import type { BodyExample } from "../examples.js";
 import { defineRoute, type RouteDefinition } from "../route.js";
-import { WaitQuery, type signedWrite } from "../schemas.js";
+import { type signedWrite, WaitQuery } from "../schemas.js";
 import type { ApiTag } from "../tags.js";
 import { parseWith } from "../validation.js";
 import { errorResponses } from "./common.js";

@@ -4,7 +4,8 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 
-import type { NewOperation, OperationStore, PreparedTransaction } from "../../../src/core/operations/types.js";
+import type { PreparedTransaction } from "../../../src/chains/evm/write/signed-transaction.js";
+import type { NewOperation, OperationStore } from "../../../src/core/operations/types.js";
 import { MemoryOperationStore } from "../../../src/store/memory-store.js";
 import { openStore } from "../../../src/store/open-store.js";
 import { rawTransactionOf } from "../../../src/core/operations/stored-transactions.js";

@@ -1,7 +1,6 @@
 import type { TransactionLike } from "ethers";
 
 import { ceilingOf, type Fees } from "../../../domain/fee-ladder.js";
-import type { ReservationFiller } from "../../../core/operations/types.js";
 import type { EvmChain } from "../chain.js";
 
 // No sender stranded by a prepare it abandons (docs/decisions/0047-no-sender-stranded.md). A key-in-body send that takes
@@ -9,6 +8,12 @@ import type { EvmChain } from "../chain.js";
 // submits, nothing would use it. So the send, which holds the sender's key for this moment only, signs a zero-value
 // transfer from the sender to itself at each such nonce, and the store keeps it beside the reservation before the send
 // is recorded; the tracker sends it once the reservation expired unused (and not if the prepared transaction came first).
+
+/** A zero-value transfer from a sender to itself, signed ahead at a reserved nonce (the store keeps it beside the reservation: `keepReservationFillers`). */
+export interface ReservationFiller {
+  nonce: number;
+  rawTransaction: string;
+}
 
 /** How a send takes part: which reservations it passes keep no filler yet, and where the fillers signed are kept. */
 export interface ReservationFillerHooks {

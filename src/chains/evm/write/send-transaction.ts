@@ -10,7 +10,7 @@ import { sendBatch, type BatchBroadcasts, type SendJob } from "./send-batch.js";
 import { SenderBatches } from "./sender-batches.js";
 import { senderLockKey, type SenderLock } from "../sender-lock.js";
 import type { BroadcastHooks, SendRequest, SignedTransactionInfo, TransactionIntent } from "./send-types.js";
-import { parseSignedTransaction } from "./signed-transaction.js";
+import { parseSignedTransaction, type PreparedTransaction } from "./signed-transaction.js";
 import {
   feesOfFeeData,
   feesOfTransaction,
@@ -20,7 +20,6 @@ import {
   nodeOrStoreError,
   unsignedTransaction,
 } from "./transaction-fields.js";
-import type { PreparedTransaction } from "../../../core/operations/types.js";
 
 /** Nonce, gas and fees for `request`, refused when the sender cannot pay the estimated fee. Runs inside the sender lock. */
 async function buildTransaction(chain: EvmChain, request: TransactionIntent, hooks: BroadcastHooks): Promise<TransactionLike> {

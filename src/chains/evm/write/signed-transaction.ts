@@ -1,7 +1,20 @@
 import { Transaction, getAddress, isHexString, type BigNumberish, type TransactionLike } from "ethers";
 
 import { ErrorCode, TokenServiceError, invalidArgument } from "../../../domain/errors.js";
-import type { PreparedTransaction } from "../../../core/operations/types.js";
+
+/** A prepared transaction's fields, as JSON keeps them: quantities as decimal strings, bytes and addresses as 0x hex. */
+export interface PreparedTransaction {
+  chainId: number;
+  type: 0 | 2;
+  nonce: number;
+  gasLimit: string;
+  maxFeePerGas?: string;
+  maxPriorityFeePerGas?: string;
+  gasPrice?: string;
+  to: string | null;
+  data: string;
+  value: string;
+}
 
 const FIELD = "signedTransaction";
 

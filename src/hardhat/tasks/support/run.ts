@@ -8,7 +8,7 @@ import { EnvironmentError, readVariable } from "../../../config/environment.js";
 import { TokenServiceError } from "../../../domain/errors.js";
 import type { TokenService } from "../../../core/token-service.js";
 import type { Store } from "../../../store/types.js";
-import { DEFAULT_TRACKER_SETTINGS } from "../../../core/operations/tracker.js";
+import { DEFAULT_TRACKER_SETTINGS } from "../../../core/operations/tracker-settings.js";
 import { pluginError } from "./plugin-error.js";
 
 /** How long a task waits for mining before it reports the status as it stands. */

@@ -1,4 +1,4 @@
-import type { OperationRecord } from "../core/operations/types.js";
+import type { OperationRecord } from "./lifecycle.js";
 
 /**
  * The public shape of a stored operation: no API key id; the raw transactions stay in the store (they are large), and
