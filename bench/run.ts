@@ -4,6 +4,8 @@
 // `npm run bench -- --no-footprint` leaves out the footprint of `serve` (about two minutes); `--only=balances,wallets`
 // runs only the named sections of the ratio table (launches, balances, wallets, replay, anvil, rpc-cost, notifications) and
 // nothing after it (notifications: issue 30's chain notifications on anvil, about 4 minutes); `--only=token-gas` only the deployment gas of each token option and the gas of batch mints (docs/tokens.md; a minute);
+// `--only=bursts` only the memory `serve` keeps after bursts (slow readers, docs, 1,000 launches, into a simulated chain
+// and into anvil; about 10 minutes);
 // `--only=growth` only what history costs: memory and launch rate at 200, 2,000 and 12,000 launches (bench/growth.ts has
 // its flags; not in the full bench, it takes a quarter of an hour).
 import { rm } from "node:fs/promises";
@@ -13,6 +15,7 @@ import hre from "hardhat";
 
 import { anvilRows } from "./anvil.js";
 import { balanceReadRows } from "./balance-reads.js";
+import { formatBurstMemory, measureBurstMemory } from "./burst-memory.js";
 import { GROWTH_NOTES, formatGrowth, growthOptions, growthRuns } from "./growth.js";
 import { launchRows } from "./launches.js";
 import { notificationRows } from "./notifications.js";
@@ -122,6 +125,12 @@ async function main(): Promise<void> {
     log(`growth: ${options.targets.join(", ")} at ${options.counts.join(", ")} launches (anvil: ${options.anvilCounts.join(", ")})…`);
     console.log("What history costs (memory and launch rate as launches accumulate):\n");
     console.log(`${formatGrowth(await growthRuns(options, log))}\n\n${GROWTH_NOTES}\n`);
+  }
+  if (only === undefined || only.includes("bursts")) {
+    for (const target of ["simulated", "anvil"] as const) {
+      log(`memory after bursts, ${target} (about 5 minutes)…`);
+      console.log(`\n${formatBurstMemory(await measureBurstMemory(target, log))}\n`);
+    }
   }
   if (only !== undefined) return;
   log("wallet creation per core…");

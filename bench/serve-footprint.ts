@@ -70,7 +70,7 @@ export interface ServeFootprintOptions {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-function freePort(): Promise<number> {
+export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = net.createServer();
     server.once("error", reject);
@@ -92,7 +92,7 @@ async function children(pid: number): Promise<number[]> {
 }
 
 /** The node process running `…/hardhat serve` under the npx process `root`. */
-async function serverProcess(root: number): Promise<number | undefined> {
+export async function serverProcess(root: number): Promise<number | undefined> {
   for (const pid of [root, ...(await children(root))]) {
     const argv = (await readFile(`/proc/${pid}/cmdline`, "utf8").catch(() => "")).split("\0");
     if (path.basename(argv[0] ?? "") === "node" && /[/\\]hardhat(\.js)?$/.test(argv[1] ?? "") && argv.includes("serve")) return pid;
@@ -114,7 +114,7 @@ async function buildInfoBytes(projectDir: string): Promise<number> {
   return sizes.reduce((sum, size) => sum + size, 0);
 }
 
-async function status(pid: number): Promise<{ rss: number; hwm: number }> {
+export async function status(pid: number): Promise<{ rss: number; hwm: number }> {
   const text = await readFile(`/proc/${pid}/status`, "utf8");
   const kib = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, "m").exec(text)?.[1] ?? NaN);
   return { rss: kib("VmRSS") / 1024, hwm: kib("VmHWM") / 1024 };
@@ -131,7 +131,7 @@ async function post(base: string, route: string, body: unknown): Promise<Record<
   return json;
 }
 
-async function stop(child: ChildProcess): Promise<void> {
+export async function stop(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null || child.pid === undefined) return;
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
   // npx runs in a process group of its own (detached), so the signal reaches npm, sh and the server.
