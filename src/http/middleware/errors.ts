@@ -80,9 +80,10 @@ function clientGone(request: Request): boolean {
 export function errorHandler(logger: Logger, storage?: StorageHealth): ErrorRequestHandler {
   return (error, request: Request, response, _next) => {
     if (clientGone(request)) {
-      // Handled, not a fault: an alert on error lines must not fire for a reader who closed a tab.
+      // Handled, not a fault: an alert on error lines must not fire for a reader who closed a tab. The request's own
+      // line says so at info (request-log.ts); this one adds the error's code, at debug.
       const code = (error as { code?: unknown } | null)?.code;
-      logger.info(
+      logger.debug(
         { path: request.path, reason: typeof code === "string" ? code : "closed" },
         "the client closed the connection before the answer",
       );

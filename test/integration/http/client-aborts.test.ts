@@ -6,8 +6,8 @@ import { startServer, type RunningServer } from "../../helpers/http-server.js";
 import { until } from "../../helpers/until.js";
 
 // A client that goes away is not a fault (issue 34, item 2): 40 downloads of the API reference's bundle, each closed
-// by the client as soon as it is asked for, leave no error-level line (no INTERNAL, no stack), an info line saying the
-// client closed the connection, and a service that answers the next request.
+// by the client as soon as it is asked for, leave no error-level line (no INTERNAL, no stack), info lines for the
+// requests, and a service that answers the next request.
 
 describe("HTTP service — clients that close the connection mid-request", function () {
   this.timeout(60_000);
@@ -46,9 +46,13 @@ describe("HTTP service — clients that close the connection mid-request", funct
       "error-level lines",
     ).to.deep.equal([]);
     expect(lines.filter((line) => line.code === "INTERNAL")).to.deep.equal([]);
-    const closed = lines.filter((line) => line.msg === "the client closed the connection before the answer");
-    expect(closed.length, "info lines for the closed connections").to.be.greaterThan(0);
-    expect(closed.every((line) => line.level === 30)).to.equal(true);
+    // Each request that was read has its line at info: answered into the socket before the client left ("request"), or
+    // left before its answer was written. A connection closed before its request was read has none.
+    const downloads = (lines as { level: number; msg: string; path?: string }[]).filter(
+      (line) => line.path === "/docs/swagger-ui-bundle.js",
+    );
+    expect(downloads.length, "lines for the aborted downloads").to.be.greaterThan(0);
+    expect(downloads.map((line) => line.level)).to.deep.equal(downloads.map(() => 30));
     expect((await fetch(`${api.baseUrl}/health`)).status).to.equal(200);
     const bundle = await fetch(`${api.baseUrl}/docs/swagger-ui-bundle.js`);
     expect(bundle.status).to.equal(200);
