@@ -81,11 +81,22 @@ const isInteger = (value: unknown): value is string | number =>
 export function echoAmounts<T extends AmountFields>(fields: T): T {
   const { decimals } = fields;
   if (typeof decimals !== "number") return fields;
-  const ui = (amount: unknown) => (isInteger(amount) ? { uiAmount: formatUnits(BigInt(amount), decimals) } : {});
-  const recipients = Array.isArray(fields.recipients)
-    ? { recipients: fields.recipients.map((item: Record<string, unknown>) => ({ ...item, ...ui(item.amount) })) }
-    : {};
-  return { ...fields, ...ui(fields.amount), ...recipients };
+  // uiAmount right after its amount, so that a reader sees them side by side.
+  const withUi = <F extends object>(item: F): F => {
+    const entries = Object.entries(item).flatMap(([key, value]) =>
+      key === "amount" && isInteger(value)
+        ? [
+            [key, value],
+            ["uiAmount", formatUnits(BigInt(value), decimals)],
+          ]
+        : [[key, value]],
+    );
+    return Object.fromEntries(entries) as F;
+  };
+  const echoed = withUi(fields);
+  return Array.isArray(fields.recipients)
+    ? { ...echoed, recipients: fields.recipients.map((item: Record<string, unknown>) => withUi(item)) }
+    : echoed;
 }
 
 /**
