@@ -39,6 +39,9 @@ describe("HTTP: amounts say what they are, URIs have a scheme", function () {
     expect(grant.body.warnings).to.have.length(1);
     expect(grant.body.warnings[0]).to.include({ code: "AMOUNT_BELOW_ONE_GWEI", field: "amount" });
     expect(await node.getBalance(address)).to.equal(5n);
+    // An idempotent retry answered from the record says the same.
+    const record = (await api.server.service.operations.store.getOperation(grant.body.id))!;
+    expect(api.server.service.operations.outcomeOf(record)).to.deep.equal(grant.body);
   });
 
   it("launches an 18-decimal ERC20 with initialSupply 1000, echoing 10^-15 tokens and warning of token.initialSupply", async function () {
@@ -54,6 +57,8 @@ describe("HTTP: amounts say what they are, URIs have a scheme", function () {
     expect(launched.body.warnings).to.have.length(1);
     expect(launched.body.warnings[0]).to.include({ code: "AMOUNT_BELOW_ONE_TOKEN", field: "token.initialSupply" });
     expect(launched.body.warnings[0].message).to.include("0.000000000000001 DST");
+    const record = (await api.server.service.operations.store.getOperation(launched.body.id))!;
+    expect(api.server.service.operations.outcomeOf(record)).to.deep.equal(launched.body);
 
     // Whole tokens, capped: echoed, no warning.
     const whole = await api.call("POST", "/api/v1/tokens?wait=mined", {
