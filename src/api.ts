@@ -60,6 +60,8 @@ export type { AssetType, TokenStandard } from "./domain/asset-types.js";
 export type { TransactionStatus, TransactionState } from "./chains/evm/read/transaction-status.js";
 export type { Wallet, CreateWalletRequest } from "./core/wallets.js";
 export type { AmountPair } from "./domain/units.js";
+export type { AmountEcho, AmountWarning, SupplyEcho, Warned } from "./domain/amount-echo.js";
+export { WarningCode } from "./domain/amount-echo.js";
 export type { NetworkInfo, ChainDefinition, NetworkDefinition, Rollup } from "./domain/chains.js";
 export type * from "./core/token-service.js";
 export { TokenServiceError, ErrorCode, RecordErrorCode, ERROR_CATALOG, isTokenServiceError } from "./domain/errors.js";

@@ -2997,7 +2997,7 @@ export interface operations {
                         /** @example ART */
                         symbol: string;
                         /**
-                         * @description Base URI: tokenURI = uri + tokenId
+                         * @description Base URI: tokenURI = uri + tokenId. Absolute, starting with ipfs://, ar://, https://, http:// or data:, without spaces or control characters
                          * @example https://example.com/art/
                          */
                         uri?: string;
@@ -3043,7 +3043,7 @@ export interface operations {
                          */
                         name: string;
                         /**
-                         * @description Every id's metadata URI: clients replace `{id}` with the id as 64 lowercase hex digits (ERC-1155)
+                         * @description Every id's metadata URI: clients replace `{id}` with the id as 64 lowercase hex digits (ERC-1155). Absolute, starting with ipfs://, ar://, https://, http:// or data:, without spaces or control characters
                          * @example https://example.com/items/{id}.json
                          */
                         uri?: string;
@@ -3170,7 +3170,7 @@ export interface operations {
                         /** @example ART */
                         symbol: string;
                         /**
-                         * @description Base URI: tokenURI = uri + tokenId
+                         * @description Base URI: tokenURI = uri + tokenId. Absolute, starting with ipfs://, ar://, https://, http:// or data:, without spaces or control characters
                          * @example https://example.com/art/
                          */
                         uri?: string;
@@ -3216,7 +3216,7 @@ export interface operations {
                          */
                         name: string;
                         /**
-                         * @description Every id's metadata URI: clients replace `{id}` with the id as 64 lowercase hex digits (ERC-1155)
+                         * @description Every id's metadata URI: clients replace `{id}` with the id as 64 lowercase hex digits (ERC-1155). Absolute, starting with ipfs://, ar://, https://, http:// or data:, without spaces or control characters
                          * @example https://example.com/items/{id}.json
                          */
                         uri?: string;
@@ -3340,7 +3340,7 @@ export interface operations {
                         /** @example ART */
                         symbol: string;
                         /**
-                         * @description Base URI: tokenURI = uri + tokenId
+                         * @description Base URI: tokenURI = uri + tokenId. Absolute, starting with ipfs://, ar://, https://, http:// or data:, without spaces or control characters
                          * @example https://example.com/art/
                          */
                         uri?: string;
@@ -3386,7 +3386,7 @@ export interface operations {
                          */
                         name: string;
                         /**
-                         * @description Every id's metadata URI: clients replace `{id}` with the id as 64 lowercase hex digits (ERC-1155)
+                         * @description Every id's metadata URI: clients replace `{id}` with the id as 64 lowercase hex digits (ERC-1155). Absolute, starting with ipfs://, ar://, https://, http:// or data:, without spaces or control characters
                          * @example https://example.com/items/{id}.json
                          */
                         uri?: string;
@@ -3463,6 +3463,30 @@ export interface operations {
                         nonce: number;
                         simulated: boolean;
                         blockNumber?: number | null;
+                        /** @description ERC20: the supply minted at launch, in smallest units, as understood */
+                        initialSupply?: string;
+                        /**
+                         * @description ERC20: `initialSupply` in whole tokens at `decimals`
+                         * @example 1000
+                         */
+                        uiInitialSupply?: string;
+                        /** @description ERC20 with a cap: the cap, in smallest units */
+                        totalSupply?: string;
+                        /** @description ERC20 with a cap: the cap in whole tokens at `decimals` */
+                        uiTotalSupply?: string;
+                        /** @description ERC20: the token's decimals */
+                        decimals?: number;
+                        /** @description Present only when an amount of the request looks like a unit mix-up; the request was done as asked all the same */
+                        warnings?: {
+                            /**
+                             * @description AMOUNT_BELOW_ONE_TOKEN: an ERC20 amount above 0 and below one whole token (most often whole tokens sent where smallest units are taken); AMOUNT_BELOW_ONE_GWEI: a native EVM amount above 0 and below 1 gwei (wei meant as ETH)
+                             * @enum {string}
+                             */
+                            code: "AMOUNT_BELOW_ONE_TOKEN" | "AMOUNT_BELOW_ONE_GWEI";
+                            /** @description The request field the amount came from: token.initialSupply, amount, recipients[2].amount */
+                            field: string;
+                            message: string;
+                        }[];
                     } | {
                         /** @description Sign exactly this (e.g. ethers `signer.signTransaction(unsignedTransaction)`); any change is refused */
                         unsignedTransaction: {
@@ -3540,6 +3564,30 @@ export interface operations {
                         nonce: number;
                         simulated: boolean;
                         blockNumber?: number | null;
+                        /** @description ERC20: the supply minted at launch, in smallest units, as understood */
+                        initialSupply?: string;
+                        /**
+                         * @description ERC20: `initialSupply` in whole tokens at `decimals`
+                         * @example 1000
+                         */
+                        uiInitialSupply?: string;
+                        /** @description ERC20 with a cap: the cap, in smallest units */
+                        totalSupply?: string;
+                        /** @description ERC20 with a cap: the cap in whole tokens at `decimals` */
+                        uiTotalSupply?: string;
+                        /** @description ERC20: the token's decimals */
+                        decimals?: number;
+                        /** @description Present only when an amount of the request looks like a unit mix-up; the request was done as asked all the same */
+                        warnings?: {
+                            /**
+                             * @description AMOUNT_BELOW_ONE_TOKEN: an ERC20 amount above 0 and below one whole token (most often whole tokens sent where smallest units are taken); AMOUNT_BELOW_ONE_GWEI: a native EVM amount above 0 and below 1 gwei (wei meant as ETH)
+                             * @enum {string}
+                             */
+                            code: "AMOUNT_BELOW_ONE_TOKEN" | "AMOUNT_BELOW_ONE_GWEI";
+                            /** @description The request field the amount came from: token.initialSupply, amount, recipients[2].amount */
+                            field: string;
+                            message: string;
+                        }[];
                     };
                 };
             };
@@ -4377,6 +4425,13 @@ export interface operations {
                         /** @description ERC721: the id given, or, with wait=mined, the id minted; ERC1155: the id */
                         tokenId?: string;
                         amount?: string;
+                        /**
+                         * @description ERC20 and native: `amount` in whole units at `decimals`, exact, no trailing zeros
+                         * @example 1.5
+                         */
+                        uiAmount?: string;
+                        /** @description ERC20 and native: the decimals `amount` is in */
+                        decimals?: number;
                         /** @description ERC1155 mintBatch: the ids. An ERC721 batch, with wait=mined: the ids minted, in the order of recipients */
                         tokenIds?: string[];
                         /** @description ERC1155 mintBatch: how many of each id */
@@ -4386,11 +4441,24 @@ export interface operations {
                             /** @example 0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266 */
                             to: string;
                             amount?: string;
+                            /** @description ERC20: `amount` in whole tokens at the answer's `decimals` */
+                            uiAmount?: string;
                             tokenId?: string;
                             uri?: string;
                         }[];
                         simulated: boolean;
                         blockNumber?: number | null;
+                        /** @description Present only when an amount of the request looks like a unit mix-up; the request was done as asked all the same */
+                        warnings?: {
+                            /**
+                             * @description AMOUNT_BELOW_ONE_TOKEN: an ERC20 amount above 0 and below one whole token (most often whole tokens sent where smallest units are taken); AMOUNT_BELOW_ONE_GWEI: a native EVM amount above 0 and below 1 gwei (wei meant as ETH)
+                             * @enum {string}
+                             */
+                            code: "AMOUNT_BELOW_ONE_TOKEN" | "AMOUNT_BELOW_ONE_GWEI";
+                            /** @description The request field the amount came from: token.initialSupply, amount, recipients[2].amount */
+                            field: string;
+                            message: string;
+                        }[];
                     } | {
                         /** @description Sign exactly this (e.g. ethers `signer.signTransaction(unsignedTransaction)`); any change is refused */
                         unsignedTransaction: {
@@ -4459,6 +4527,13 @@ export interface operations {
                         /** @description ERC721: the id given, or, with wait=mined, the id minted; ERC1155: the id */
                         tokenId?: string;
                         amount?: string;
+                        /**
+                         * @description ERC20 and native: `amount` in whole units at `decimals`, exact, no trailing zeros
+                         * @example 1.5
+                         */
+                        uiAmount?: string;
+                        /** @description ERC20 and native: the decimals `amount` is in */
+                        decimals?: number;
                         /** @description ERC1155 mintBatch: the ids. An ERC721 batch, with wait=mined: the ids minted, in the order of recipients */
                         tokenIds?: string[];
                         /** @description ERC1155 mintBatch: how many of each id */
@@ -4468,11 +4543,24 @@ export interface operations {
                             /** @example 0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266 */
                             to: string;
                             amount?: string;
+                            /** @description ERC20: `amount` in whole tokens at the answer's `decimals` */
+                            uiAmount?: string;
                             tokenId?: string;
                             uri?: string;
                         }[];
                         simulated: boolean;
                         blockNumber?: number | null;
+                        /** @description Present only when an amount of the request looks like a unit mix-up; the request was done as asked all the same */
+                        warnings?: {
+                            /**
+                             * @description AMOUNT_BELOW_ONE_TOKEN: an ERC20 amount above 0 and below one whole token (most often whole tokens sent where smallest units are taken); AMOUNT_BELOW_ONE_GWEI: a native EVM amount above 0 and below 1 gwei (wei meant as ETH)
+                             * @enum {string}
+                             */
+                            code: "AMOUNT_BELOW_ONE_TOKEN" | "AMOUNT_BELOW_ONE_GWEI";
+                            /** @description The request field the amount came from: token.initialSupply, amount, recipients[2].amount */
+                            field: string;
+                            message: string;
+                        }[];
                     };
                 };
             };
@@ -6958,10 +7046,28 @@ export interface operations {
                         tokenId?: string;
                         /** @description Smallest units */
                         amount?: string;
+                        /**
+                         * @description ERC20 and native: `amount` in whole units at `decimals`, exact, no trailing zeros
+                         * @example 1.5
+                         */
+                        uiAmount?: string;
+                        /** @description ERC20 and native: the decimals `amount` is in */
+                        decimals?: number;
                         /** @description The sender's nonce this transfer used */
                         nonce: number;
                         simulated: boolean;
                         blockNumber?: number | null;
+                        /** @description Present only when an amount of the request looks like a unit mix-up; the request was done as asked all the same */
+                        warnings?: {
+                            /**
+                             * @description AMOUNT_BELOW_ONE_TOKEN: an ERC20 amount above 0 and below one whole token (most often whole tokens sent where smallest units are taken); AMOUNT_BELOW_ONE_GWEI: a native EVM amount above 0 and below 1 gwei (wei meant as ETH)
+                             * @enum {string}
+                             */
+                            code: "AMOUNT_BELOW_ONE_TOKEN" | "AMOUNT_BELOW_ONE_GWEI";
+                            /** @description The request field the amount came from: token.initialSupply, amount, recipients[2].amount */
+                            field: string;
+                            message: string;
+                        }[];
                     } | {
                         /** @description This operation's record id */
                         id: string;
@@ -7060,10 +7166,28 @@ export interface operations {
                         tokenId?: string;
                         /** @description Smallest units */
                         amount?: string;
+                        /**
+                         * @description ERC20 and native: `amount` in whole units at `decimals`, exact, no trailing zeros
+                         * @example 1.5
+                         */
+                        uiAmount?: string;
+                        /** @description ERC20 and native: the decimals `amount` is in */
+                        decimals?: number;
                         /** @description The sender's nonce this transfer used */
                         nonce: number;
                         simulated: boolean;
                         blockNumber?: number | null;
+                        /** @description Present only when an amount of the request looks like a unit mix-up; the request was done as asked all the same */
+                        warnings?: {
+                            /**
+                             * @description AMOUNT_BELOW_ONE_TOKEN: an ERC20 amount above 0 and below one whole token (most often whole tokens sent where smallest units are taken); AMOUNT_BELOW_ONE_GWEI: a native EVM amount above 0 and below 1 gwei (wei meant as ETH)
+                             * @enum {string}
+                             */
+                            code: "AMOUNT_BELOW_ONE_TOKEN" | "AMOUNT_BELOW_ONE_GWEI";
+                            /** @description The request field the amount came from: token.initialSupply, amount, recipients[2].amount */
+                            field: string;
+                            message: string;
+                        }[];
                     } | {
                         /** @description This operation's record id */
                         id: string;
@@ -7593,12 +7717,30 @@ export interface operations {
                         sender: string;
                         spender: string;
                         amount?: string;
+                        /**
+                         * @description ERC20 and native: `amount` in whole units at `decimals`, exact, no trailing zeros
+                         * @example 1.5
+                         */
+                        uiAmount?: string;
+                        /** @description ERC20 and native: the decimals `amount` is in */
+                        decimals?: number;
                         tokenId?: string;
                         all?: boolean;
                         /** @description The sender's nonce this approval used */
                         nonce: number;
                         simulated: boolean;
                         blockNumber?: number | null;
+                        /** @description Present only when an amount of the request looks like a unit mix-up; the request was done as asked all the same */
+                        warnings?: {
+                            /**
+                             * @description AMOUNT_BELOW_ONE_TOKEN: an ERC20 amount above 0 and below one whole token (most often whole tokens sent where smallest units are taken); AMOUNT_BELOW_ONE_GWEI: a native EVM amount above 0 and below 1 gwei (wei meant as ETH)
+                             * @enum {string}
+                             */
+                            code: "AMOUNT_BELOW_ONE_TOKEN" | "AMOUNT_BELOW_ONE_GWEI";
+                            /** @description The request field the amount came from: token.initialSupply, amount, recipients[2].amount */
+                            field: string;
+                            message: string;
+                        }[];
                     } | {
                         /** @description Sign exactly this (e.g. ethers `signer.signTransaction(unsignedTransaction)`); any change is refused */
                         unsignedTransaction: {
@@ -7671,12 +7813,30 @@ export interface operations {
                         sender: string;
                         spender: string;
                         amount?: string;
+                        /**
+                         * @description ERC20 and native: `amount` in whole units at `decimals`, exact, no trailing zeros
+                         * @example 1.5
+                         */
+                        uiAmount?: string;
+                        /** @description ERC20 and native: the decimals `amount` is in */
+                        decimals?: number;
                         tokenId?: string;
                         all?: boolean;
                         /** @description The sender's nonce this approval used */
                         nonce: number;
                         simulated: boolean;
                         blockNumber?: number | null;
+                        /** @description Present only when an amount of the request looks like a unit mix-up; the request was done as asked all the same */
+                        warnings?: {
+                            /**
+                             * @description AMOUNT_BELOW_ONE_TOKEN: an ERC20 amount above 0 and below one whole token (most often whole tokens sent where smallest units are taken); AMOUNT_BELOW_ONE_GWEI: a native EVM amount above 0 and below 1 gwei (wei meant as ETH)
+                             * @enum {string}
+                             */
+                            code: "AMOUNT_BELOW_ONE_TOKEN" | "AMOUNT_BELOW_ONE_GWEI";
+                            /** @description The request field the amount came from: token.initialSupply, amount, recipients[2].amount */
+                            field: string;
+                            message: string;
+                        }[];
                     };
                 };
             };
@@ -8166,7 +8326,25 @@ export interface operations {
                         type: "ERC20" | "ERC721" | "ERC1155";
                         /** @description Smallest units */
                         amount?: string;
+                        /**
+                         * @description ERC20 and native: `amount` in whole units at `decimals`, exact, no trailing zeros
+                         * @example 1.5
+                         */
+                        uiAmount?: string;
+                        /** @description ERC20 and native: the decimals `amount` is in */
+                        decimals?: number;
                         tokenId?: string;
+                        /** @description Present only when an amount of the request looks like a unit mix-up; the request was done as asked all the same */
+                        warnings?: {
+                            /**
+                             * @description AMOUNT_BELOW_ONE_TOKEN: an ERC20 amount above 0 and below one whole token (most often whole tokens sent where smallest units are taken); AMOUNT_BELOW_ONE_GWEI: a native EVM amount above 0 and below 1 gwei (wei meant as ETH)
+                             * @enum {string}
+                             */
+                            code: "AMOUNT_BELOW_ONE_TOKEN" | "AMOUNT_BELOW_ONE_GWEI";
+                            /** @description The request field the amount came from: token.initialSupply, amount, recipients[2].amount */
+                            field: string;
+                            message: string;
+                        }[];
                     } | {
                         /** @description Sign exactly this (e.g. ethers `signer.signTransaction(unsignedTransaction)`); any change is refused */
                         unsignedTransaction: {
@@ -8243,7 +8421,25 @@ export interface operations {
                         type: "ERC20" | "ERC721" | "ERC1155";
                         /** @description Smallest units */
                         amount?: string;
+                        /**
+                         * @description ERC20 and native: `amount` in whole units at `decimals`, exact, no trailing zeros
+                         * @example 1.5
+                         */
+                        uiAmount?: string;
+                        /** @description ERC20 and native: the decimals `amount` is in */
+                        decimals?: number;
                         tokenId?: string;
+                        /** @description Present only when an amount of the request looks like a unit mix-up; the request was done as asked all the same */
+                        warnings?: {
+                            /**
+                             * @description AMOUNT_BELOW_ONE_TOKEN: an ERC20 amount above 0 and below one whole token (most often whole tokens sent where smallest units are taken); AMOUNT_BELOW_ONE_GWEI: a native EVM amount above 0 and below 1 gwei (wei meant as ETH)
+                             * @enum {string}
+                             */
+                            code: "AMOUNT_BELOW_ONE_TOKEN" | "AMOUNT_BELOW_ONE_GWEI";
+                            /** @description The request field the amount came from: token.initialSupply, amount, recipients[2].amount */
+                            field: string;
+                            message: string;
+                        }[];
                     };
                 };
             };
@@ -11976,6 +12172,8 @@ export interface operations {
                             /** @description Exact decimal in whole units */
                             uiBalance: string;
                         };
+                        /** @description The native currency's decimals `amount` is in (18 for ETH, 8 for BTC) */
+                        decimals: number;
                         /** @description The address's balance after the grant */
                         balance: {
                             /**
@@ -12006,6 +12204,17 @@ export interface operations {
                         };
                         simulated: boolean;
                         transactionHash?: string;
+                        /** @description Present only when an amount of the request looks like a unit mix-up; the request was done as asked all the same */
+                        warnings?: {
+                            /**
+                             * @description AMOUNT_BELOW_ONE_TOKEN: an ERC20 amount above 0 and below one whole token (most often whole tokens sent where smallest units are taken); AMOUNT_BELOW_ONE_GWEI: a native EVM amount above 0 and below 1 gwei (wei meant as ETH)
+                             * @enum {string}
+                             */
+                            code: "AMOUNT_BELOW_ONE_TOKEN" | "AMOUNT_BELOW_ONE_GWEI";
+                            /** @description The request field the amount came from: token.initialSupply, amount, recipients[2].amount */
+                            field: string;
+                            message: string;
+                        }[];
                     };
                 };
             };

@@ -1,3 +1,4 @@
+import type { AmountEcho, Warned } from "./amount-echo.js";
 import type { TokenStandard } from "./asset-types.js";
 import type { PairRequest, SigningFields } from "./requests.js";
 
@@ -55,7 +56,7 @@ interface AcceptedWrite {
   simulated: boolean;
 }
 
-export interface BurnResult extends AcceptedWrite {
+export interface BurnResult extends AcceptedWrite, AmountEcho, Warned {
   type: TokenStandard;
   amount?: string;
   tokenId?: string;

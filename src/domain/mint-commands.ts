@@ -5,6 +5,7 @@ import { invalidArgument } from "./errors.js";
 import type { MintRecipientRequest, MintRequest, Unsigned } from "./requests.js";
 import { parseTokenType, type TokenType } from "./token-params.js";
 import { parseUint256 } from "./units.js";
+import { parseMintUri } from "./uris.js";
 import { counterparty, positiveAmount } from "./write-fields.js";
 
 // A mint parsed once, where it enters the core (as commands.ts does launches): one recipient, several ERC1155 ids to
@@ -53,11 +54,8 @@ function refuse(field: string, message: string): never {
 /** A holder to mint to: not the zero address, which every token here refuses (ERC20InvalidReceiver, …). */
 const recipient = (value: unknown, field: string) => counterparty(value, field, "the token refuses to mint there");
 
-function uriOf(value: unknown, field: string): string | undefined {
-  if (value === undefined) return undefined;
-  if (typeof value !== "string") refuse(field, `${field} must be a string`);
-  return value === "" ? undefined : value;
-}
+/** A token's own URI: absolute with a known scheme, or relative to the token's base URI (uris.ts). */
+const uriOf = (value: unknown, field: string): string | undefined => parseMintUri(value, field);
 
 /** Fields given that this form of mint does not take: the first one found is refused, by name. */
 function refuseGiven(request: Record<string, unknown>, fields: readonly string[], why: string): void {

@@ -3,6 +3,7 @@ import type { TransactionLike } from "ethers";
 import type { AssetType } from "./asset-types.js";
 import type { NetworkInfo } from "./chains.js";
 import type { TokenType } from "./token-params.js";
+import type { AmountEcho, SupplyEcho, Warned } from "./amount-echo.js";
 import type { AmountPair } from "./units.js";
 
 // What the doors accept and what the core answers: plain data, parsed and checked by the core.
@@ -140,11 +141,13 @@ export interface FaucetHooks {
   beforeGrant?(grant: { chain: string; network: string; address: string; amount: string }): Promise<void>;
 }
 
-export interface FaucetResult {
+export interface FaucetResult extends Warned {
   chain: string;
   network: string;
   address: string;
   amount: AmountPair;
+  /** The native currency's decimals `amount` is in. */
+  decimals: number;
   /** After the grant; Bitcoin's splits into confirmed and unconfirmed. */
   balance: AmountPair & Pick<BalanceEntry, "confirmed" | "unconfirmed">;
   simulated: boolean;
@@ -167,8 +170,8 @@ export const MAX_ERC20_CONTRACTS_PER_READ = 50;
 /** How many ERC1155 ids one token balance read may name. */
 export const MAX_ERC1155_IDS_PER_READ = 50;
 
-/** A launch as the node accepted it, before its record says more. */
-export interface LaunchResult {
+/** A launch as the node accepted it, before its record says more; an ERC20's echoes its supply (amount-echo.ts). */
+export interface LaunchResult extends Partial<SupplyEcho>, Warned {
   transactionHash: string;
   contractAddress: string;
   status: "pending";
@@ -184,12 +187,14 @@ export interface LaunchResult {
 export interface MintRecipientResult {
   to: string;
   amount?: string;
+  /** ERC20: `amount` in whole tokens at the answer's `decimals`. */
+  uiAmount?: string;
   tokenId?: string;
   uri?: string;
 }
 
 /** A mint as the node accepted it, before its record says more. */
-export interface MintResult {
+export interface MintResult extends AmountEcho, Warned {
   transactionHash: string;
   status: "pending";
   chain: string;

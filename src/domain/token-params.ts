@@ -10,6 +10,7 @@ import {
   type TokenKind,
 } from "./token-options.js";
 import { MAX_UINT256, parseUint256 } from "./units.js";
+import { parseTokenUri } from "./uris.js";
 
 export type TokenType = TokenKind;
 
@@ -148,12 +149,8 @@ export function parseErc20Params(value: unknown, sender: string): Erc20Params {
   };
 }
 
-function optionalUri(token: Record<string, unknown>): string {
-  const uri = token.uri;
-  if (uri !== undefined && typeof uri !== "string") throw invalidArgument("token.uri", "token.uri must be a string");
-  if (typeof uri === "string" && uri.length > 2048) throw invalidArgument("token.uri", "token.uri must be at most 2048 characters");
-  return uri ?? "";
-}
+/** The token-level URI: none, or absolute with a scheme wallets fetch (uris.ts). */
+const optionalUri = (token: Record<string, unknown>): string => parseTokenUri(token.uri, "token.uri");
 
 export function parseErc721Params(value: unknown): Erc721Params {
   const token = requireObject(value, "token");

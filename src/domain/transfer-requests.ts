@@ -1,3 +1,4 @@
+import type { AmountEcho, Warned } from "./amount-echo.js";
 import type { AssetType, TokenStandard } from "./asset-types.js";
 import type { PairRequest, SigningFields } from "./requests.js";
 
@@ -32,7 +33,7 @@ export interface ApproveRequest extends PairRequest, SigningFields {
 }
 
 /** A transfer as the node accepted it, before its record says more. */
-export interface TransferResult {
+export interface TransferResult extends AmountEcho, Warned {
   transactionHash: string;
   status: "pending";
   chain: string;
@@ -48,7 +49,7 @@ export interface TransferResult {
 }
 
 /** An approval as the node accepted it, before its record says more. */
-export interface ApproveResult {
+export interface ApproveResult extends AmountEcho, Warned {
   transactionHash: string;
   status: "pending";
   chain: string;

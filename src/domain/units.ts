@@ -20,6 +20,24 @@ export function amountPair(amount: bigint, decimals: number): AmountPair {
   return { balance: amount.toString(), uiBalance: formatUnits(amount, decimals) };
 }
 
+/** `1.5e18`, `1e3`, `2E-3`: a number in exponent form. */
+const EXPONENT_FORM = /^[+-]?(\d+\.?\d*|\.\d+)[eE][+-]?\d+$/;
+
+/**
+ * Refuses an amount typed in exponent form: it mixes units (`1.5e18` is wei written the ethers way to one reader, and
+ * 1.5e18 ETH to the tasks, which take whole units), so a typed amount is written out in full.
+ */
+export function refuseExponentForm(
+  text: string,
+  field: string,
+  rule = `${field} is in whole units, written out as a plain decimal (1.5 is 1.5 ETH, or 1.5 tokens at the token's decimals)`,
+): void {
+  if (!EXPONENT_FORM.test(text.trim())) return;
+  throw invalidArgument(field, `${rule}: exponent forms such as "${text.trim().slice(0, 40)}" are refused, as they mix units`, {
+    rule: "no-exponent",
+  });
+}
+
 /** Parses a uint256 given as a decimal string (or a safe integer number). */
 export function parseUint256(value: unknown, field: string): bigint {
   let text: string;
@@ -30,6 +48,8 @@ export function parseUint256(value: unknown, field: string): bigint {
   } else {
     throw invalidArgument(field, `${field} must be an integer in smallest units, as a decimal string`);
   }
+  // A task passes an ERC1155 count as typed: its exponent form is refused with the same rule as a whole-unit amount's.
+  refuseExponentForm(text, field, `${field} is a decimal integer, written out in full`);
   if (!/^\d+$/.test(text)) {
     throw invalidArgument(
       field,
@@ -49,6 +69,7 @@ export function parseUint256(value: unknown, field: string): bigint {
  */
 export function parseDecimalUnits(value: string, decimals: number, field: string): bigint {
   const text = value.trim();
+  refuseExponentForm(text, field);
   const match = /^(\d+)(?:\.(\d+))?$/.exec(text);
   if (match === null) {
     throw invalidArgument(

@@ -1,7 +1,7 @@
 import { z } from "zod/v4";
 
 import { EXAMPLE_MANAGED_CONTRACT } from "./examples.js";
-import { address, chain, integerString, network, preparedTransaction, shownAddress, signedWrite } from "./schemas.js";
+import { address, amountEcho, chain, integerString, network, preparedTransaction, shownAddress, signedWrite, warnings } from "./schemas.js";
 import { TokenStandard, settled, shownStandard, tokenContract } from "./transfer-schemas.js";
 
 // The shapes of burns, pauses, role grants and revokes and ownership transfers (routes/admin.ts). As in schemas.ts they
@@ -33,7 +33,9 @@ export const Burn = z.object({
   ...written,
   type: shownStandard,
   amount: z.string().optional().describe("Smallest units"),
+  ...amountEcho,
   tokenId: z.string().optional(),
+  warnings,
 });
 
 export const PauseWrite = signedWrite({

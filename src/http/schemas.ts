@@ -113,6 +113,36 @@ export const preparedTransaction = (type?: z.ZodType) =>
 
 export const WaitQuery = z.object({ wait: z.enum(["mined"]).optional() });
 
+// Amounts say what they are (docs/decisions/0060-amounts-echoed.md): beside an amount in smallest units, its display
+// form and the decimals; and a warning when it looks like a unit mix-up, which never refuses the request.
+
+export const AmountWarning = z
+  .object({
+    code: z
+      .enum(["AMOUNT_BELOW_ONE_TOKEN", "AMOUNT_BELOW_ONE_GWEI"])
+      .describe(
+        "AMOUNT_BELOW_ONE_TOKEN: an ERC20 amount above 0 and below one whole token (most often whole tokens sent where smallest units are taken); AMOUNT_BELOW_ONE_GWEI: a native EVM amount above 0 and below 1 gwei (wei meant as ETH)",
+      ),
+    field: z.string().describe("The request field the amount came from: token.initialSupply, amount, recipients[2].amount"),
+    message: z.string(),
+  })
+  .describe("The amount was taken as given; the warning says what it came to");
+
+export const warnings = z
+  .array(AmountWarning)
+  .optional()
+  .describe("Present only when an amount of the request looks like a unit mix-up; the request was done as asked all the same");
+
+/** `amount` (smallest units) echoed in whole units at `decimals`: ERC20 and native amounts; absent for counts (ERC1155). */
+export const amountEcho = {
+  uiAmount: z
+    .string()
+    .optional()
+    .describe("ERC20 and native: `amount` in whole units at `decimals`, exact, no trailing zeros")
+    .meta({ examples: ["1.5"] }),
+  decimals: z.number().int().nonnegative().optional().describe("ERC20 and native: the decimals `amount` is in"),
+};
+
 const errorFields = {
   message: z.string(),
   field: z.string().optional().describe("The request field the error concerns"),

@@ -4,6 +4,7 @@ import { MAX_MINT_RECIPIENTS } from "../domain/mint-commands.js";
 import { EXAMPLE_ACCOUNT, EXAMPLE_SALT, EXAMPLE_TOKEN_CONTRACT, ONE_TOKEN } from "./examples.js";
 import {
   address,
+  amountEcho,
   chain,
   integerString,
   network,
@@ -12,6 +13,7 @@ import {
   shownAddress,
   signedWrite,
   transactionHash,
+  warnings,
 } from "./schemas.js";
 
 // The shapes of token launches and mints, with the options each standard takes, and of token balance reads
@@ -107,7 +109,9 @@ export const Erc721Token = z.strictObject({
     .string()
     .max(2048)
     .optional()
-    .describe("Base URI: tokenURI = uri + tokenId")
+    .describe(
+      "Base URI: tokenURI = uri + tokenId. Absolute, starting with ipfs://, ar://, https://, http:// or data:, without spaces or control characters",
+    )
     .meta({ examples: ["https://example.com/art/"] }),
   options: Erc721Options.optional(),
 });
@@ -123,7 +127,9 @@ export const Erc1155Token = z.strictObject({
     .string()
     .max(2048)
     .optional()
-    .describe("Every id's metadata URI: clients replace `{id}` with the id as 64 lowercase hex digits (ERC-1155)")
+    .describe(
+      "Every id's metadata URI: clients replace `{id}` with the id as 64 lowercase hex digits (ERC-1155). Absolute, starting with ipfs://, ar://, https://, http:// or data:, without spaces or control characters",
+    )
     .meta({ examples: ["https://example.com/items/{id}.json"] }),
   options: Erc1155Options.optional(),
 });
@@ -172,6 +178,16 @@ export const Launch = z.object({
   nonce: z.number().int().nonnegative().describe("The sender's nonce this launch used"),
   simulated: z.boolean(),
   blockNumber: z.number().int().nonnegative().nullable().optional(),
+  initialSupply: z.string().optional().describe("ERC20: the supply minted at launch, in smallest units, as understood"),
+  uiInitialSupply: z
+    .string()
+    .optional()
+    .describe("ERC20: `initialSupply` in whole tokens at `decimals`")
+    .meta({ examples: ["1000"] }),
+  totalSupply: z.string().optional().describe("ERC20 with a cap: the cap, in smallest units"),
+  uiTotalSupply: z.string().optional().describe("ERC20 with a cap: the cap in whole tokens at `decimals`"),
+  decimals: z.number().int().nonnegative().optional().describe("ERC20: the token's decimals"),
+  warnings,
 });
 
 const positiveAmount = (description: string, example = ONE_TOKEN) =>
@@ -183,7 +199,12 @@ const positiveAmount = (description: string, example = ONE_TOKEN) =>
 
 const tokenIdString = (description: string) => integerString(description, "1");
 
-const mintUri = z.string().max(2048);
+const mintUri = z
+  .string()
+  .max(2048)
+  .describe(
+    "Absolute (ipfs://, ar://, https://, http:// or data:) or relative to the token's base URI (7.json), without spaces or control characters",
+  );
 
 export const MintRecipient = z
   .strictObject({
@@ -236,6 +257,7 @@ export const MintWrite = signedWrite(mintFields);
 const mintedRecipient = z.object({
   to: shownAddress,
   amount: z.string().optional(),
+  uiAmount: z.string().optional().describe("ERC20: `amount` in whole tokens at the answer's `decimals`"),
   tokenId: z.string().optional(),
   uri: z.string().optional(),
 });
@@ -251,6 +273,7 @@ export const Mint = z.object({
   to: z.string().optional().describe("Who received it; absent for a batch (each recipient names its own)"),
   tokenId: z.string().optional().describe("ERC721: the id given, or, with wait=mined, the id minted; ERC1155: the id"),
   amount: z.string().optional(),
+  ...amountEcho,
   tokenIds: z
     .array(z.string())
     .optional()
@@ -259,6 +282,7 @@ export const Mint = z.object({
   recipients: z.array(mintedRecipient).optional().describe("A batch's recipients, as given"),
   simulated: z.boolean(),
   blockNumber: z.number().int().nonnegative().nullable().optional(),
+  warnings,
 });
 
 const tokenStandard = z.enum(["ERC20", "ERC721", "ERC1155"]);

@@ -4,6 +4,7 @@ import { ASSET_TYPES } from "../domain/asset-types.js";
 import { EXAMPLE_NFT_CONTRACT, EXAMPLE_TOKEN_CONTRACT } from "./examples.js";
 import {
   address,
+  amountEcho,
   chain,
   integerString,
   network,
@@ -12,6 +13,7 @@ import {
   shownAddress,
   signedWrite,
   transactionHash,
+  warnings,
 } from "./schemas.js";
 
 // The shapes of transfers, approvals and the token reads that follow them (routes/transfers.ts). As in schemas.ts they
@@ -61,9 +63,11 @@ export const Transfer = z.object({
   to: z.string(),
   tokenId: z.string().optional(),
   amount: z.string().optional().describe("Smallest units"),
+  ...amountEcho,
   nonce: z.number().int().nonnegative().describe("The sender's nonce this transfer used"),
   simulated: z.boolean(),
   blockNumber: z.number().int().nonnegative().nullable().optional(),
+  warnings,
 });
 
 /** A Bitcoin send from a held wallet (docs/custody.md): satoshis, at a fee rate. */
@@ -109,11 +113,13 @@ export const Approval = z.object({
   sender: shownAddress,
   spender: z.string(),
   amount: z.string().optional(),
+  ...amountEcho,
   tokenId: z.string().optional(),
   all: z.boolean().optional(),
   nonce: z.number().int().nonnegative().describe("The sender's nonce this approval used"),
   simulated: z.boolean(),
   blockNumber: z.number().int().nonnegative().nullable().optional(),
+  warnings,
 });
 
 export const PreparedTransfer = preparedTransaction(shownType);

@@ -1,7 +1,7 @@
 import { z } from "zod/v4";
 
 import { EXAMPLE_ACCOUNT } from "./examples.js";
-import { address, chain, integerString, network, shownAddress } from "./schemas.js";
+import { address, chain, integerString, network, shownAddress, warnings } from "./schemas.js";
 
 // The shapes of wallets, balances and faucet grants (routes/wallets.ts). As in schemas.ts they check shape only.
 
@@ -72,7 +72,9 @@ export const FaucetResult = z.object({
   network: z.string(),
   address: z.string(),
   amount,
+  decimals: z.number().int().nonnegative().describe("The native currency's decimals `amount` is in (18 for ETH, 8 for BTC)"),
   balance: nativeAmount.describe("The address's balance after the grant"),
   simulated: z.boolean(),
   transactionHash: z.string().optional(),
+  warnings,
 });

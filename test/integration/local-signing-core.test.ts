@@ -51,7 +51,8 @@ describe("local signing through the programmatic API (operations kept in memory)
 
     // The record holds the signed transaction as sent, and its params hold no signature or key.
     const record = await service.operations.store.getOperation(mint.id);
-    expect(record!.params).to.deep.equal({ contractAddress: launch.contractAddress, to: signer.address, amount: "5" });
+    // The token's decimals, read before signing, are kept beside the amount (the answer echoes it at them).
+    expect(record!.params).to.deep.equal({ contractAddress: launch.contractAddress, to: signer.address, amount: "5", decimals: 18 });
   });
 
   it("refuses a prepare from a sender who cannot pay, and a submit with both a key and a signature", async function () {

@@ -504,9 +504,9 @@ describe("token options: what the service refuses before anything is signed", fu
       ],
       ["ERC721", { name: "A", symbol: "A", options: { royalty: { receiver: sender.address } } }, "token.options.royalty.basisPoints"],
       ["ERC721", { name: "A", symbol: "A", options: { votes: true } }, "token.options.votes"],
-      ["ERC1155", { name: "A", uri: "x", options: { enumerable: true } }, "token.options.enumerable"],
+      ["ERC1155", { name: "A", uri: "ipfs://a/{id}", options: { enumerable: true } }, "token.options.enumerable"],
       ["ERC1155", { name: "A", symbol: "A" }, "token.symbol"],
-      ["ERC1155", { uri: "x" }, "token.name"],
+      ["ERC1155", { uri: "ipfs://a/{id}" }, "token.name"],
     ];
     for (const [type, fields, field] of cases) await expectServiceError(launch(type, fields), ErrorCode.INVALID_ARGUMENT, field);
     await expectServiceError(

@@ -94,7 +94,7 @@ for (const environment of environments) {
       expect(sent).not.to.have.property("contractAddress");
       const record = await expectOperationMined(service, sent);
       expect(record).to.include({ kind: "transfer", tokenType: "NATIVE", contractAddress: null, sender: owner.address, nonce: sent.nonce });
-      expect(record.params).to.deep.equal({ to: recipient.address, amount: amount.toString() });
+      expect(record.params).to.deep.equal({ to: recipient.address, amount: amount.toString(), decimals: 18 });
       // What an idempotent retry after a crash is answered, rebuilt from the record: the answer the transfer settled to.
       const settled = await service.operations.settle(sent, 1_000);
       expect(service.operations.outcomeOf(record)).to.deep.equal(settled);

@@ -1,7 +1,7 @@
 import { expect } from "chai";
 
 import { ErrorCode } from "../../src/domain/errors.js";
-import { MAX_UINT256, parseDecimalUnits } from "../../src/domain/units.js";
+import { MAX_UINT256, parseDecimalUnits, parseUint256 } from "../../src/domain/units.js";
 import { expectServiceError } from "../helpers/errors.js";
 
 describe("units: amounts a person types, in whole units", function () {
@@ -22,5 +22,19 @@ describe("units: amounts a person types, in whole units", function () {
     const places = await expectServiceError(() => parseDecimalUnits("0.001", 2, "totalSupply"), ErrorCode.INVALID_ARGUMENT, "totalSupply");
     expect(places.message).to.include("more than 2 decimal places");
     await expectServiceError(() => parseDecimalUnits((MAX_UINT256 + 1n).toString(), 0, "amount"), ErrorCode.INVALID_ARGUMENT, "amount");
+  });
+});
+
+describe("units: exponent forms are refused, as they mix units", function () {
+  it("refuses 1.5e18 and 1e3 typed in whole units, naming the field and the rule", async function () {
+    for (const bad of ["1.5e18", "1e3", "2E-3", " 1e+3 "]) {
+      const error = await expectServiceError(() => parseDecimalUnits(bad, 18, "amount"), ErrorCode.INVALID_ARGUMENT, "amount");
+      expect(error.message).to.include("amount is in whole units").and.include("exponent forms").and.include("mix units");
+    }
+  });
+
+  it("refuses an exponent form in smallest units too (an ERC1155 count a task passes as typed)", async function () {
+    const error = await expectServiceError(() => parseUint256("1e3", "amount"), ErrorCode.INVALID_ARGUMENT, "amount");
+    expect(error.message).to.include("exponent forms");
   });
 });

@@ -11,7 +11,8 @@ import {
 } from "../../chains/evm/write/admin.js";
 import type { AdminCommand, BurnCommand, OwnershipCommand, PauseCommand, RoleCommand } from "../../domain/admin-commands.js";
 import type { BurnResult, OwnershipResult, PauseResult, RoleResult } from "../../domain/admin-requests.js";
-import type { WriteIntent } from "./intents.js";
+import { readErc20Decimals } from "../../chains/evm/read/balances.js";
+import { echoed, type WriteIntent } from "./intents.js";
 
 // Burns, pauses, role grants and revokes, ownership transfers as write intents: one call on the token each, recorded,
 // signed and tracked by the one pipeline as transfers are. Each record's params are the answer's own fields.
@@ -31,32 +32,44 @@ function tokenCall<Fields extends object>(
     transaction: { to: contractAddress, data: call.data },
     record: () => ({ tokenType: call.tokenType, params: { contractAddress, ...call.fields }, contractAddress }),
     preflight: call.preflight,
-    answer: (sent: { transactionHash: string; nonce: number }, chain: EvmChain) => ({
-      transactionHash: sent.transactionHash,
-      status: "pending" as const,
-      chain: pair.chain,
-      network: pair.network,
-      ...type,
-      contractAddress,
-      sender,
-      ...call.fields,
-      nonce: sent.nonce,
-      simulated: chain.simulated,
-    }),
+    // An amount with decimals (an ERC20 burn's) is echoed in whole units too, with its warnings.
+    answer: (sent: { transactionHash: string; nonce: number }, chain: EvmChain) =>
+      echoed(
+        {
+          transactionHash: sent.transactionHash,
+          status: "pending" as const,
+          chain: pair.chain,
+          network: pair.network,
+          ...type,
+          contractAddress,
+          sender,
+          ...call.fields,
+          nonce: sent.nonce,
+          simulated: chain.simulated,
+        },
+        pair.nativeSymbol,
+      ),
   };
 }
 
 /** ERC20 and ERC721 `burn(uint256)`, ERC1155 `burn(sender, id, amount)`: the sender's own tokens. */
 export function burnIntent(command: BurnCommand): WriteIntent<BurnResult> {
   const { sender, params } = command;
+  // An ERC20's decimals, read in the preflight, join the fields (the record keeps them for the answer's echo).
+  const fields: { tokenId?: string; amount?: string; decimals?: number } = {
+    ...(params.type !== "ERC20" ? { tokenId: params.tokenId.toString() } : {}),
+    ...(params.type !== "ERC721" ? { amount: params.amount.toString() } : {}),
+  };
   return tokenCall("burn", command, {
     data: burnData(sender, params),
     tokenType: params.type,
-    fields: {
-      ...(params.type !== "ERC20" ? { tokenId: params.tokenId.toString() } : {}),
-      ...(params.type !== "ERC721" ? { amount: params.amount.toString() } : {}),
+    fields,
+    preflight: async (chain) => {
+      await preflightBurn(chain, sender, params);
+      if (params.type !== "ERC20") return;
+      const decimals = await readErc20Decimals(chain, params.contractAddress);
+      if (decimals !== undefined) fields.decimals = decimals;
     },
-    preflight: (chain) => preflightBurn(chain, sender, params),
   }) as WriteIntent<BurnResult>;
 }
 

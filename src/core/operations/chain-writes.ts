@@ -14,6 +14,7 @@ import { FeePolicy } from "./fee-policy.js";
 import type { WriteIntent } from "./intents.js";
 import { senderLockKey, type SenderLock } from "../../chains/evm/sender-lock.js";
 import { amountPair, parseUint256 } from "../../domain/units.js";
+import { belowOneGwei, withWarnings } from "../../domain/amount-echo.js";
 import type { FaucetHooks, FaucetRequest, FaucetResult, PrepareHooks, PreparedTransactionResult } from "../../domain/requests.js";
 
 /** A held wallet's policy ceiling on fees (`maxFeePerGas`), checked before it signs. */
@@ -139,6 +140,7 @@ export class ChainWrites {
         network: info.network,
         address,
         amount: amountPair(amount, info.nativeDecimals),
+        decimals: info.nativeDecimals,
         balance,
         simulated: false,
         transactionHash,
@@ -162,14 +164,19 @@ export class ChainWrites {
       await hooks.beforeGrant?.({ chain: info.chain, network: info.network, address, amount: amount.toString() });
       return fund(address, amount, hooks.grantId);
     });
-    return {
-      chain: info.chain,
-      network: info.network,
-      address,
-      amount: amountPair(amount, info.nativeDecimals),
-      balance: amountPair(balance, info.nativeDecimals),
-      simulated: chain.simulated,
-    };
+    // A grant below 1 gwei is most often wei meant as ETH ("5"): granted as asked, with a warning.
+    return withWarnings(
+      {
+        chain: info.chain,
+        network: info.network,
+        address,
+        amount: amountPair(amount, info.nativeDecimals),
+        decimals: info.nativeDecimals,
+        balance: amountPair(balance, info.nativeDecimals),
+        simulated: chain.simulated,
+      },
+      [belowOneGwei(amount, info.nativeDecimals, "amount", info.nativeSymbol)],
+    );
   }
 
   /** Runs `work` holding the sender's nonce lock on `chain`, the one every send from it takes. */

@@ -11,6 +11,9 @@ import type { OperationKind } from "../../domain/lifecycle.js";
 import type { LaunchResult, MintResult } from "../../domain/requests.js";
 import type { ApproveCommand, TransferCommand } from "../../domain/transfer-commands.js";
 import type { ApproveResult, TransferResult } from "../../domain/transfer-requests.js";
+import { amountWarnings, echoAmounts, supplyEcho, withWarnings } from "../../domain/amount-echo.js";
+import { MAX_UINT256 } from "../../domain/units.js";
+import { readErc20Decimals } from "../../chains/evm/read/balances.js";
 
 /**
  * One write as data: what is sent (to, data, value), from whom on which pair, what its record holds, what would make
@@ -40,6 +43,25 @@ export interface WriteIntent<Answer> {
   preflight?(chain: EvmChain): Promise<{ data: string } | void>;
   /** The answer once the node accepted the transaction. */
   answer(sent: { transactionHash: string; nonce: number }, chain: EvmChain): Answer;
+}
+
+/**
+ * An answer with `uiAmount` beside each amount its `decimals` give a unit to, and the warnings of those amounts (a
+ * token amount below one whole token, a native one below 1 gwei). `outcomeOf` rebuilds an answer from its record the
+ * same way.
+ */
+export function echoed<T extends { type?: string }>(answer: T, nativeSymbol: string): T {
+  const withUi = echoAmounts(answer as T & { amount?: unknown });
+  return withWarnings(withUi, amountWarnings(answer.type ?? null, withUi, nativeSymbol));
+}
+
+/**
+ * The decimals an ERC20 amount is in, read in the preflight (cached per chain); the record keeps them beside the amount
+ * (`fields.decimals`), so that the answer rebuilt from it for an idempotent retry echoes the same.
+ */
+async function keepErc20Decimals(chain: EvmChain, contract: string, fields: { decimals?: number }): Promise<void> {
+  const decimals = await readErc20Decimals(chain, contract);
+  if (decimals !== undefined) fields.decimals = decimals;
 }
 
 /** Records hold addresses checksummed, however the caller wrote them (the command checked them). */
@@ -92,6 +114,15 @@ export function launchIntent(command: LaunchCommand, requestedToken: unknown): W
       sender,
       nonce: sent.nonce,
       simulated: chain.simulated,
+      // An ERC20's supply as it was understood: smallest units, whole tokens, decimals (and a warning for a fraction).
+      ...(params.type === "ERC20"
+        ? supplyEcho(
+            params.token.initialSupply,
+            params.token.cap === MAX_UINT256 ? undefined : params.token.cap,
+            params.token.decimals,
+            params.token.symbol,
+          )
+        : {}),
     }),
   };
 }
@@ -109,13 +140,17 @@ export function mintIntent(command: MintCommand): WriteIntent<MintResult> {
     command,
     transaction: { to: params.contractAddress },
     record: () => ({ tokenType: params.type, params: fields, contractAddress: params.contractAddress }),
-    preflight: async (chain) => ({ data: await preflightMint(chain, sender, params) }),
+    preflight: async (chain) => {
+      const data = await preflightMint(chain, sender, params);
+      if (params.type === "ERC20") await keepErc20Decimals(chain, params.contractAddress, fields);
+      return { data };
+    },
     answer: (sent, chain) => {
       // The answer names what was minted; a single mint's own URI stays in the record (as it always has).
       const { contractAddress: _contract, uri: _uri, ...minted } = fields;
-      return {
+      const answer = {
         transactionHash: sent.transactionHash,
-        status: "pending",
+        status: "pending" as const,
         chain: pair.chain,
         network: pair.network,
         type: params.type,
@@ -123,12 +158,19 @@ export function mintIntent(command: MintCommand): WriteIntent<MintResult> {
         ...minted,
         simulated: chain.simulated,
       };
+      return echoed(answer, pair.nativeSymbol);
     },
   };
 }
 
 /** A transfer's parameters as its record keeps them (and an idempotent retry after a crash answers them): amounts as strings. */
-function transferFields(params: TransferCommand["params"]): { contractAddress?: string; to: string; tokenId?: string; amount?: string } {
+function transferFields(params: TransferCommand["params"]): {
+  contractAddress?: string;
+  to: string;
+  tokenId?: string;
+  amount?: string;
+  decimals?: number;
+} {
   return {
     ...(params.type !== "NATIVE" ? { contractAddress: params.contractAddress } : {}),
     to: params.to,
@@ -137,14 +179,20 @@ function transferFields(params: TransferCommand["params"]): { contractAddress?: 
   };
 }
 
+/** The fields' amount is in the native currency's decimals, known from the pair. */
+const nativeDecimals = <T extends object>(fields: T, pair: EvmPair): T & { decimals?: number } => ({
+  ...fields,
+  decimals: pair.nativeDecimals,
+});
+
 /**
  * Moves native currency (a value transfer to `to`, no data) or a token: ERC20 `transfer`, ERC721 and ERC1155
  * `safeTransferFrom` from the sender; refused before signing when the sender lacks what it would move.
  */
 export function transferIntent(command: TransferCommand): WriteIntent<TransferResult> {
   const { pair, sender, params } = command;
-  const fields = transferFields(params);
   const native = params.type === "NATIVE";
+  const fields = native ? nativeDecimals(transferFields(params), pair) : transferFields(params);
   return {
     kind: "transfer",
     command,
@@ -152,22 +200,35 @@ export function transferIntent(command: TransferCommand): WriteIntent<TransferRe
       ? { to: params.to, data: transferData(sender, params), value: params.amount }
       : { to: params.contractAddress, data: transferData(sender, params) },
     record: () => ({ tokenType: params.type, params: fields, contractAddress: native ? null : params.contractAddress }),
-    preflight: (chain) => preflightTransfer(chain, sender, params),
-    answer: (sent, chain) => ({
-      transactionHash: sent.transactionHash,
-      status: "pending",
-      chain: pair.chain,
-      network: pair.network,
-      type: params.type,
-      sender,
-      ...fields,
-      nonce: sent.nonce,
-      simulated: chain.simulated,
-    }),
+    preflight: async (chain) => {
+      await preflightTransfer(chain, sender, params);
+      if (params.type === "ERC20") await keepErc20Decimals(chain, params.contractAddress, fields);
+    },
+    answer: (sent, chain) =>
+      echoed(
+        {
+          transactionHash: sent.transactionHash,
+          status: "pending" as const,
+          chain: pair.chain,
+          network: pair.network,
+          type: params.type,
+          sender,
+          ...fields,
+          nonce: sent.nonce,
+          simulated: chain.simulated,
+        },
+        pair.nativeSymbol,
+      ),
   };
 }
 
-function approveFields(params: ApproveCommand["params"]): { spender: string; amount?: string; tokenId?: string; all?: boolean } {
+function approveFields(params: ApproveCommand["params"]): {
+  spender: string;
+  amount?: string;
+  tokenId?: string;
+  all?: boolean;
+  decimals?: number;
+} {
   if ("all" in params) return { spender: params.spender, all: params.all };
   if (params.type === "ERC20") return { spender: params.spender, amount: params.amount.toString() };
   return { spender: params.spender, tokenId: params.tokenId.toString() };
@@ -186,18 +247,25 @@ export function approveIntent(command: ApproveCommand): WriteIntent<ApproveResul
       params: { contractAddress: params.contractAddress, ...fields },
       contractAddress: params.contractAddress,
     }),
-    preflight: (chain) => preflightApprove(chain, sender, params),
-    answer: (sent, chain) => ({
-      transactionHash: sent.transactionHash,
-      status: "pending",
-      chain: pair.chain,
-      network: pair.network,
-      type: params.type,
-      contractAddress: params.contractAddress,
-      sender,
-      ...fields,
-      nonce: sent.nonce,
-      simulated: chain.simulated,
-    }),
+    preflight: async (chain) => {
+      await preflightApprove(chain, sender, params);
+      if (params.type === "ERC20") await keepErc20Decimals(chain, params.contractAddress, fields);
+    },
+    answer: (sent, chain) =>
+      echoed(
+        {
+          transactionHash: sent.transactionHash,
+          status: "pending" as const,
+          chain: pair.chain,
+          network: pair.network,
+          type: params.type,
+          contractAddress: params.contractAddress,
+          sender,
+          ...fields,
+          nonce: sent.nonce,
+          simulated: chain.simulated,
+        },
+        pair.nativeSymbol,
+      ),
   };
 }

@@ -27,8 +27,9 @@ import type {
 import type { BurnResult, OwnershipResult, PauseResult, RoleResult } from "../../domain/admin-requests.js";
 import type { ChainWrites, WriteSigning } from "./chain-writes.js";
 import { amountPair } from "../../domain/units.js";
+import { belowOneGwei, recordedSupplyEcho, withWarnings } from "../../domain/amount-echo.js";
 import { parseSigning, type EvmPair } from "../../domain/commands.js";
-import type { WriteIntent } from "./intents.js";
+import { echoed, type WriteIntent } from "./intents.js";
 import {
   WRITE_COMMANDS,
   type AnswerOf,
@@ -386,9 +387,11 @@ export class Operations {
         network: record.network,
         address,
         amount: amountPair(BigInt(amount), decimals),
+        decimals,
         ...(balance !== undefined ? { balance: amountPair(BigInt(String(balance)), decimals) } : {}),
         simulated: pair.kind === "evm" && simulated,
         ...(record.transactionHash ? { transactionHash: record.transactionHash } : {}),
+        ...withWarnings({}, [pair.kind === "evm" ? belowOneGwei(BigInt(amount), decimals, "amount", pair.nativeSymbol) : undefined]),
       };
     }
     if (record.kind === "launch") {
@@ -399,22 +402,19 @@ export class Operations {
         nonce: record.nonce,
         simulated,
         blockNumber: record.blockNumber,
+        ...(record.tokenType === "ERC20" ? recordedSupplyEcho(record.params) : {}),
       };
     }
     if (record.kind !== "mint") {
       // The record's params are the answer's own fields (the intents of transfers, approvals and the token calls write them so).
-      return {
-        ...common,
-        sender: record.sender,
-        ...record.params,
-        nonce: record.nonce,
-        simulated,
-        blockNumber: record.blockNumber,
-      };
+      return echoed(
+        { ...common, sender: record.sender, ...record.params, nonce: record.nonce, simulated, blockNumber: record.blockNumber },
+        pair.nativeSymbol,
+      );
     }
     // A mint's record keeps its fields as its answer has them (mintIntent writes them so), and a single mint's URI.
     const { contractAddress: _contract, uri: _uri, ...minted } = record.params as Record<string, unknown>;
-    return {
+    const outcome = {
       ...common,
       contractAddress: record.contractAddress,
       ...minted,
@@ -424,6 +424,7 @@ export class Operations {
       simulated,
       blockNumber: record.blockNumber,
     };
+    return echoed(outcome, pair.nativeSymbol);
   }
 
   start(): void {

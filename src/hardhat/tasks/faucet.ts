@@ -1,7 +1,7 @@
 import type { HardhatRuntimeEnvironment } from "hardhat/types/hre";
 
 import { parseDecimalUnits } from "../../domain/units.js";
-import { chainLabel, printJson, withService } from "./support/run.js";
+import { chainLabel, printJson, printWarnings, withService } from "./support/run.js";
 
 interface Args {
   chain?: string;
@@ -24,6 +24,7 @@ export default async function faucet(args: Args, hre: HardhatRuntimeEnvironment)
       ...(amount !== undefined ? { amount: amount.toString() } : {}),
     });
     if (args.json) return printJson(result);
+    printWarnings(result);
     const symbol = service.networks().find((pair) => pair.chain === result.chain && pair.network === result.network)?.nativeSymbol ?? "";
     console.log(`Funded ${result.address} with ${result.amount.uiBalance} ${symbol} on ${chainLabel(result, service)}`);
     console.log(`  balance now ${result.balance.uiBalance} ${symbol}`);

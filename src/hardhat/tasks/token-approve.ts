@@ -3,7 +3,7 @@ import type { HardhatRuntimeEnvironment } from "hardhat/types/hre";
 import { parseTokenStandard } from "../../domain/asset-types.js";
 import { parseDecimalUnits } from "../../domain/units.js";
 import { resolveSigner, signerSource } from "./support/private-key.js";
-import { TASK_WAIT_MS, chainLabel, printJson, withService } from "./support/run.js";
+import { TASK_WAIT_MS, chainLabel, printJson, printWarnings, withService } from "./support/run.js";
 import { withSpinner } from "./support/spinner.js";
 
 interface Args {
@@ -65,6 +65,7 @@ export default async function tokenApprove(args: Args, hre: HardhatRuntimeEnviro
       ? approved
       : await withSpinner(`waiting for ${approved.transactionHash} to be mined`, () => service.operations.settle(approved, TASK_WAIT_MS));
     if (args.json) return printJson(result);
+    printWarnings(result);
     const on = `on ${chainLabel(result, service)}`;
     if (result.all !== undefined) {
       const verb = result.all ? "Approved" : "Revoked";

@@ -3,7 +3,7 @@ import type { HardhatRuntimeEnvironment } from "hardhat/types/hre";
 import { invalidArgument } from "../../domain/errors.js";
 import { parseDecimalUnits } from "../../domain/units.js";
 import { resolveSigner, signerSource } from "./support/private-key.js";
-import { TASK_WAIT_MS, chainLabel, printJson, withService } from "./support/run.js";
+import { TASK_WAIT_MS, chainLabel, printJson, printWarnings, withService } from "./support/run.js";
 import { withSpinner } from "./support/spinner.js";
 
 interface Args {
@@ -98,6 +98,7 @@ export default async function tokenLaunch(args: Args, hre: HardhatRuntimeEnviron
       ? launched
       : await withSpinner(`waiting for ${launched.transactionHash} to be mined`, () => service.operations.settle(launched, TASK_WAIT_MS));
     if (args.json) return printJson(result);
+    printWarnings(result);
     console.log(
       `${result.type} ${args.symbol ?? args.name ?? ""} ${args.noWait ? "launch sent" : result.status === "mined" ? "launched" : `launch ${result.status}`} on ${chainLabel(result, service)}`,
     );

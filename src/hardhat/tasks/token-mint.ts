@@ -8,7 +8,7 @@ import { parseTokenType } from "../../domain/token-params.js";
 import { formatUnits, parseDecimalUnits } from "../../domain/units.js";
 import { resolveSigner, signerSource } from "./support/private-key.js";
 import { readRecipientsOption } from "./support/recipients-option.js";
-import { TASK_WAIT_MS, chainLabel, printJson, withService } from "./support/run.js";
+import { TASK_WAIT_MS, chainLabel, printJson, printWarnings, withService } from "./support/run.js";
 import { withSpinner } from "./support/spinner.js";
 
 interface Args {
@@ -138,6 +138,7 @@ export default async function tokenMint(args: Args, hre: HardhatRuntimeEnvironme
       ? minted
       : await withSpinner(`waiting for ${minted.transactionHash} to be mined`, () => service.operations.settle(minted, TASK_WAIT_MS));
     if (args.json) return printJson(result);
+    printWarnings(result);
     if (result.recipients !== undefined) return printBatch({ ...result, recipients: result.recipients }, token, service);
     const what =
       result.type === "ERC721"

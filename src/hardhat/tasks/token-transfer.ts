@@ -4,7 +4,7 @@ import { parseAssetType, type AssetType } from "../../domain/asset-types.js";
 import type { TokenService } from "../../core/token-service.js";
 import { parseDecimalUnits } from "../../domain/units.js";
 import { resolveSigner, signerSource } from "./support/private-key.js";
-import { TASK_WAIT_MS, chainLabel, printJson, withService, type TaskPair } from "./support/run.js";
+import { TASK_WAIT_MS, chainLabel, printJson, printWarnings, withService, type TaskPair } from "./support/run.js";
 import { withSpinner } from "./support/spinner.js";
 
 interface Args {
@@ -75,6 +75,7 @@ export default async function tokenTransfer(args: Args, hre: HardhatRuntimeEnvir
       ? sent
       : await withSpinner(`waiting for ${sent.transactionHash} to be mined`, () => service.operations.settle(sent, TASK_WAIT_MS));
     if (args.json) return printJson(result);
+    printWarnings(result);
     const what =
       result.type === "ERC721"
         ? `token #${result.tokenId} of ${result.contractAddress}`

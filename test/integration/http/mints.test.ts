@@ -1,5 +1,5 @@
 import { expect } from "chai";
-import { Contract, JsonRpcProvider, Wallet, parseEther, type AbstractProvider } from "ethers";
+import { Contract, JsonRpcProvider, Wallet, formatUnits, parseEther, type AbstractProvider } from "ethers";
 
 import { createTokenServiceClient, mintToken, type TokenServiceClient } from "../../../src/client/index.js";
 import { resolveNetwork } from "../../../src/domain/chains.js";
@@ -203,14 +203,19 @@ for (const { name, start } of setups) {
       expect(minted.status, JSON.stringify(minted.body)).to.equal(200);
       expect(minted.body).to.include({ status: "mined", type: "ERC20", contractAddress: coins });
       expect(minted.body).not.to.have.property("to");
-      expect(minted.body.recipients).to.deep.equal(recipients);
+      // Each amount echoed in whole tokens at the token's 18 decimals; each below one token, so each warned of.
+      expect(minted.body.decimals).to.equal(18);
+      expect(minted.body.recipients).to.deep.equal(recipients.map((item) => ({ ...item, uiAmount: formatUnits(BigInt(item.amount), 18) })));
+      expect(minted.body.warnings.map((warning: { field: string }) => warning.field)).to.deep.equal(
+        recipients.map((_, index) => `recipients[${index}].amount`),
+      );
       const token = node(coins, ERC20_ABI);
       for (const { to, amount } of recipients) expect(await token.getFunction("balanceOf")(to)).to.equal(BigInt(amount));
       expect(await token.getFunction("totalSupply")()).to.equal(6000n);
       const receipt = await setup.node.getTransactionReceipt(minted.body.transactionHash);
       expect(receipt!.logs).to.have.length(3);
       const record = await api.call("GET", `/api/v1/operations/${minted.body.id}`);
-      expect(record.body.params).to.deep.equal({ contractAddress: coins, recipients });
+      expect(record.body.params).to.deep.equal({ contractAddress: coins, recipients, decimals: 18 });
     });
 
     it("an ERC721 batch with URIs: next free ids in recipients' order (answered with wait=mined), each ownerOf and tokenURI on the node", async function () {
@@ -300,7 +305,9 @@ for (const { name, start } of setups) {
         ...keyOf(owner),
       });
       expect(minted.status, JSON.stringify(minted.body)).to.equal(200);
+      // ERC1155 amounts are counts: no decimals, no echo, no warning.
       expect(minted.body.recipients).to.deep.equal(recipients);
+      expect(minted.body).not.to.have.property("warnings");
       const collection = node(items, [...ERC1155_ABI, ...ERC1155_EXTRA]);
       const balances = (await collection.getFunction("balanceOfBatch")([a, b, a, b], [11n, 11n, 12n, 12n])) as bigint[];
       expect(balances).to.deep.equal([3n, 4n, 5n, 0n]);
@@ -357,7 +364,7 @@ for (const { name, start } of setups) {
         "NOT_A_MINTER",
         "sender",
       );
-      const ownable1155 = await launched("ERC1155", { name: "Owned", uri: "x", options: { access: "ownable" } });
+      const ownable1155 = await launched("ERC1155", { name: "Owned", uri: "ipfs://owned/{id}", options: { access: "ownable" } });
       await refused(
         { ...SEPOLIA, type: "ERC1155", contractAddress: ownable1155, to: stranger.address, tokenId: "1", amount: "1", ...keyOf(stranger) },
         422,
@@ -563,7 +570,7 @@ for (const { name, start } of setups) {
           );
           expect(events.map((event) => event.json.type)).to.deep.equal(["operation.pending", "operation.mined"]);
           expect(events[1]!.json.data).to.include({ kind: "mint", type: "ERC20", status: "mined" });
-          expect(events[1]!.json.data.params).to.deep.equal({ contractAddress: coins, recipients });
+          expect(events[1]!.json.data.params).to.deep.equal({ contractAddress: coins, recipients, decimals: 18 });
           await api.call("DELETE", `/api/v1/webhooks/${created.body.id}`);
         } finally {
           await receiver.close();

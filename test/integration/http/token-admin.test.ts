@@ -72,7 +72,11 @@ for (const { name, start } of httpWriteSetups("hts_token_admin")) {
       expect(await onNode(EXAMPLE_MANAGED_CONTRACT).getFunction("totalSupply")()).to.equal(parseEther("999"));
       const record = await api.call("GET", `/api/v1/operations/${burnt.id}`);
       expect(record.body).to.include({ kind: "burn", type: "ERC20", status: "mined", contractAddress: EXAMPLE_MANAGED_CONTRACT });
-      expect(record.body.params).to.deep.equal({ contractAddress: EXAMPLE_MANAGED_CONTRACT, amount: parseEther("1").toString() });
+      expect(record.body.params).to.deep.equal({
+        contractAddress: EXAMPLE_MANAGED_CONTRACT,
+        amount: parseEther("1").toString(),
+        decimals: 18,
+      });
 
       const paused = await post("pauseToken", "pause");
       expect(paused).to.include({ status: "mined", paused: true }).and.not.to.have.property("type");

@@ -75,7 +75,7 @@ for (const { name, start } of setups) {
 
       const record = await api.call("GET", `/api/v1/operations/${sent.body.id}`);
       expect(record.body).to.include({ kind: "transfer", type: "NATIVE", status: "mined", contractAddress: null, sender: owner.address });
-      expect(record.body.params).to.deep.equal({ to: recipient, amount: parseEther("2").toString() });
+      expect(record.body.params).to.deep.equal({ to: recipient, amount: parseEther("2").toString(), decimals: 18 });
       expect(record.body.transitions.map((transition: { status: string }) => transition.status)).to.include("mined");
     });
 

@@ -198,6 +198,30 @@ function metadataOf(chain: EvmChain): LruMap<string, Erc20Metadata> {
 }
 
 /**
+ * An ERC20's decimals, from the chain's cache or read once with its symbol (a write's answer echoes its amount at
+ * them); undefined when the contract answers none or the node does not answer: the echo is left out, and the write's own
+ * checks judge the contract.
+ */
+export async function readErc20Decimals(chain: EvmChain, contract: string): Promise<number | undefined> {
+  const cache = metadataOf(chain);
+  const known = cache.get(contract);
+  if (known !== undefined) return known.decimals;
+  try {
+    const [symbolData, decimalsData] = await Promise.all([
+      call(chain, contract, erc20Interface, "symbol", []),
+      call(chain, contract, erc20Interface, "decimals", []),
+    ]);
+    const decimals = decodeUint(erc20Interface, "decimals", decimalsData);
+    if (decimals === undefined || decimals > 255n) return undefined;
+    const symbol = decodeSymbol(symbolData);
+    if (symbol !== undefined) cache.set(contract, { symbol, decimals: Number(decimals) });
+    return Number(decimals);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
  * A token's balance from its raw answers and its metadata as known when the read began (`cached`: the cache may let it
  * go meanwhile, and the read then did not ask for it); not a token: NOT_A_TOKEN_CONTRACT.
  */

@@ -138,6 +138,14 @@ export function printJson(value: unknown): void {
   console.log(JSON.stringify(value, null, 2));
 }
 
+/**
+ * A result's warnings (an amount below one whole token, a grant below 1 gwei), on stderr, each naming the option typed:
+ * the task did what was asked, and says what it came to. `--json` carries them in the result's `warnings` instead.
+ */
+export function printWarnings(result: { warnings?: ReadonlyArray<{ code: string; field: string; message: string }> }): void {
+  for (const warning of result.warnings ?? []) console.warn(`Warning ${warning.code} (${optionName(warning.field)}): ${warning.message}`);
+}
+
 /** "simulated" or "live", and for live which endpoint and where it was configured, as every human-readable result says. */
 export function chainLabel(result: { chain: string; network: string; simulated: boolean }, service: TokenService): string {
   if (result.chain === "bitcoin" && result.network === "regtest") return "bitcoin/regtest (local regtest node)";

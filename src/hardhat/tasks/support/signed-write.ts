@@ -3,7 +3,7 @@ import type { HardhatRuntimeEnvironment } from "hardhat/types/hre";
 import type { OperationStatus } from "../../../core/operations/types.js";
 import type { TokenService } from "../../../core/token-service.js";
 import { resolveSigner, signerSource } from "./private-key.js";
-import { TASK_WAIT_MS, chainLabel, printJson, withService, type TaskOptions, type TaskPair } from "./run.js";
+import { TASK_WAIT_MS, chainLabel, printJson, printWarnings, withService, type TaskOptions, type TaskPair } from "./run.js";
 import { withSpinner } from "./spinner.js";
 
 /** The options of every task that signs a write. */
@@ -23,6 +23,8 @@ type Written = {
   chain: string;
   network: string;
   simulated: boolean;
+  /** An amount that looks like a unit mix-up (domain/amount-echo.ts). */
+  warnings?: ReadonlyArray<{ code: string; field: string; message: string }>;
 };
 
 /**
@@ -43,6 +45,7 @@ export async function runSignedWrite<T extends Written>(
       ? sent
       : await withSpinner(`waiting for ${sent.transactionHash} to be mined`, () => service.operations.settle(sent, TASK_WAIT_MS));
     if (args.json) return printJson(result);
+    printWarnings(result);
     console.log(`${headline(result)} on ${chainLabel(result, service)}`);
     console.log(`  transactionHash  ${result.transactionHash}`);
     console.log(`  status           ${result.status}${result.blockNumber !== null ? ` (block ${result.blockNumber})` : ""}`);
