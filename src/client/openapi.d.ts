@@ -1106,7 +1106,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `KEY_SENDER_MISMATCH`: The key does not derive the sender; `TRANSACTION_MISMATCH`: The signed transaction is not the prepared one; `INSUFFICIENT_FUNDS`: The sender cannot pay the fee; `FEE_CAP_EXCEEDED`: The fee it needs is over the pair's fee ceiling: nothing was signed; `NOT_A_TOKEN_CONTRACT`: No ERC20/ERC721/ERC1155 contract at that address; `NOT_A_MINTER`: The sender may not mint on that token; `BATCH_MINT_UNSUPPORTED`: The token has no batch mint; `TOKEN_URI_UNSUPPORTED`: The ERC721 has no per-token URI; `CAP_EXCEEDED`: An ERC20 mint beyond the cap; `TOKEN_ID_TAKEN`: That ERC721 token id exists; `INSUFFICIENT_TOKEN_BALANCE`: The sender holds less of the token than it would transfer; `NOT_TOKEN_OWNER`: The sender (or the named owner) does not hold that token id; `NOT_SUPPORTED_BY_TOKEN`: The token has no such function: it was launched without that option; `TOO_MANY_TOKEN_IDS`: The holder has more token ids than one listing reads; `CREATE2_FACTORY_MISSING`: A launch with salt on a live chain without the CREATE2 factory; `TRANSACTION_REJECTED`: The node refused it; `WOULD_REVERT`: The chain would revert it: nothing was signed; `LIVE_NETWORK_FAUCET`: The faucet on a live network */
+            /** @description `EXPLORER_NOT_CONFIGURED`: The explorer is not configured for that pair; `SIMULATED_NETWORK_VERIFICATION`: Verification on a simulated chain; `KEY_SENDER_MISMATCH`: The key does not derive the sender; `TRANSACTION_MISMATCH`: The signed transaction is not the prepared one; `INSUFFICIENT_FUNDS`: The sender cannot pay the fee; `FEE_CAP_EXCEEDED`: The fee it needs is over the pair's fee ceiling: nothing was signed; `NOT_A_TOKEN_CONTRACT`: No ERC20/ERC721/ERC1155 contract at that address; `NOT_A_MINTER`: The sender may not mint on that token; `BATCH_MINT_UNSUPPORTED`: The token has no batch mint; `TOKEN_URI_UNSUPPORTED`: The ERC721 has no per-token URI; `CAP_EXCEEDED`: An ERC20 mint beyond the cap; `TOKEN_ID_TAKEN`: That ERC721 token id exists; `INSUFFICIENT_TOKEN_BALANCE`: The sender holds less of the token than it would transfer; `NOT_TOKEN_OWNER`: The sender (or the named owner) does not hold that token id; `NOT_SUPPORTED_BY_TOKEN`: The token has no such function: it was launched without that option; `TOO_MANY_TOKEN_IDS`: The holder has more token ids than one listing reads; `CREATE2_FACTORY_MISSING`: A launch with salt on a live chain without the CREATE2 factory; `TRANSACTION_REJECTED`: The node refused it; `WOULD_REVERT`: The chain would revert it: nothing was signed; `LIVE_NETWORK_FAUCET`: The faucet on a live network */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -1118,7 +1118,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "KEY_SENDER_MISMATCH" | "TRANSACTION_MISMATCH" | "INSUFFICIENT_FUNDS" | "FEE_CAP_EXCEEDED" | "NOT_A_TOKEN_CONTRACT" | "NOT_A_MINTER" | "BATCH_MINT_UNSUPPORTED" | "TOKEN_URI_UNSUPPORTED" | "CAP_EXCEEDED" | "TOKEN_ID_TAKEN" | "INSUFFICIENT_TOKEN_BALANCE" | "NOT_TOKEN_OWNER" | "NOT_SUPPORTED_BY_TOKEN" | "TOO_MANY_TOKEN_IDS" | "CREATE2_FACTORY_MISSING" | "TRANSACTION_REJECTED" | "WOULD_REVERT" | "LIVE_NETWORK_FAUCET";
+                            code: "EXPLORER_NOT_CONFIGURED" | "SIMULATED_NETWORK_VERIFICATION" | "KEY_SENDER_MISMATCH" | "TRANSACTION_MISMATCH" | "INSUFFICIENT_FUNDS" | "FEE_CAP_EXCEEDED" | "NOT_A_TOKEN_CONTRACT" | "NOT_A_MINTER" | "BATCH_MINT_UNSUPPORTED" | "TOKEN_URI_UNSUPPORTED" | "CAP_EXCEEDED" | "TOKEN_ID_TAKEN" | "INSUFFICIENT_TOKEN_BALANCE" | "NOT_TOKEN_OWNER" | "NOT_SUPPORTED_BY_TOKEN" | "TOO_MANY_TOKEN_IDS" | "CREATE2_FACTORY_MISSING" | "TRANSACTION_REJECTED" | "WOULD_REVERT" | "LIVE_NETWORK_FAUCET";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -2140,7 +2140,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `NOT_FOUND`: No such route, operation or webhook; `TRANSACTION_NOT_FOUND`: The node knows no transaction with that hash; `HELD_WALLET_NOT_FOUND`: No held wallet at that address for your API key; `CHAIN_FAULTS_OFF`: Chain faults are off; `OPERATION_NOT_FOUND`: No operation with that id; `LAUNCH_NOT_FOUND`: No launch of that contract with this API key on the pair; `CHAIN_FAULT_NOT_FOUND`: No fault with that id on that pair */
+            /** @description `NOT_FOUND`: No such route, operation or webhook; `TRANSACTION_NOT_FOUND`: The node knows no transaction with that hash; `HELD_WALLET_NOT_FOUND`: No held wallet at that address for your API key; `CHAIN_FAULTS_OFF`: Chain faults are off; `OPERATION_NOT_FOUND`: No operation with that id; `LAUNCH_NOT_FOUND`: No launch of that contract with this API key on the pair; `VERIFICATION_NOT_FOUND`: No verification with that id for your API key; `CHAIN_FAULT_NOT_FOUND`: No fault with that id on that pair */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2152,7 +2152,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "NOT_FOUND" | "TRANSACTION_NOT_FOUND" | "HELD_WALLET_NOT_FOUND" | "CHAIN_FAULTS_OFF" | "OPERATION_NOT_FOUND" | "LAUNCH_NOT_FOUND" | "CHAIN_FAULT_NOT_FOUND";
+                            code: "NOT_FOUND" | "TRANSACTION_NOT_FOUND" | "HELD_WALLET_NOT_FOUND" | "CHAIN_FAULTS_OFF" | "OPERATION_NOT_FOUND" | "LAUNCH_NOT_FOUND" | "VERIFICATION_NOT_FOUND" | "CHAIN_FAULT_NOT_FOUND";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -2431,7 +2431,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `NOT_FOUND`: No such route, operation or webhook; `TRANSACTION_NOT_FOUND`: The node knows no transaction with that hash; `HELD_WALLET_NOT_FOUND`: No held wallet at that address for your API key; `CHAIN_FAULTS_OFF`: Chain faults are off; `OPERATION_NOT_FOUND`: No operation with that id; `LAUNCH_NOT_FOUND`: No launch of that contract with this API key on the pair; `CHAIN_FAULT_NOT_FOUND`: No fault with that id on that pair */
+            /** @description `NOT_FOUND`: No such route, operation or webhook; `TRANSACTION_NOT_FOUND`: The node knows no transaction with that hash; `HELD_WALLET_NOT_FOUND`: No held wallet at that address for your API key; `CHAIN_FAULTS_OFF`: Chain faults are off; `OPERATION_NOT_FOUND`: No operation with that id; `LAUNCH_NOT_FOUND`: No launch of that contract with this API key on the pair; `VERIFICATION_NOT_FOUND`: No verification with that id for your API key; `CHAIN_FAULT_NOT_FOUND`: No fault with that id on that pair */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2443,7 +2443,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "NOT_FOUND" | "TRANSACTION_NOT_FOUND" | "HELD_WALLET_NOT_FOUND" | "CHAIN_FAULTS_OFF" | "OPERATION_NOT_FOUND" | "LAUNCH_NOT_FOUND" | "CHAIN_FAULT_NOT_FOUND";
+                            code: "NOT_FOUND" | "TRANSACTION_NOT_FOUND" | "HELD_WALLET_NOT_FOUND" | "CHAIN_FAULTS_OFF" | "OPERATION_NOT_FOUND" | "LAUNCH_NOT_FOUND" | "VERIFICATION_NOT_FOUND" | "CHAIN_FAULT_NOT_FOUND";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -3727,7 +3727,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `KEY_SENDER_MISMATCH`: The key does not derive the sender; `TRANSACTION_MISMATCH`: The signed transaction is not the prepared one; `INSUFFICIENT_FUNDS`: The sender cannot pay the fee; `FEE_CAP_EXCEEDED`: The fee it needs is over the pair's fee ceiling: nothing was signed; `NOT_A_TOKEN_CONTRACT`: No ERC20/ERC721/ERC1155 contract at that address; `NOT_A_MINTER`: The sender may not mint on that token; `BATCH_MINT_UNSUPPORTED`: The token has no batch mint; `TOKEN_URI_UNSUPPORTED`: The ERC721 has no per-token URI; `CAP_EXCEEDED`: An ERC20 mint beyond the cap; `TOKEN_ID_TAKEN`: That ERC721 token id exists; `INSUFFICIENT_TOKEN_BALANCE`: The sender holds less of the token than it would transfer; `NOT_TOKEN_OWNER`: The sender (or the named owner) does not hold that token id; `NOT_SUPPORTED_BY_TOKEN`: The token has no such function: it was launched without that option; `TOO_MANY_TOKEN_IDS`: The holder has more token ids than one listing reads; `CREATE2_FACTORY_MISSING`: A launch with salt on a live chain without the CREATE2 factory; `TRANSACTION_REJECTED`: The node refused it; `WOULD_REVERT`: The chain would revert it: nothing was signed; `LIVE_NETWORK_FAUCET`: The faucet on a live network */
+            /** @description `EXPLORER_NOT_CONFIGURED`: The explorer is not configured for that pair; `SIMULATED_NETWORK_VERIFICATION`: Verification on a simulated chain; `KEY_SENDER_MISMATCH`: The key does not derive the sender; `TRANSACTION_MISMATCH`: The signed transaction is not the prepared one; `INSUFFICIENT_FUNDS`: The sender cannot pay the fee; `FEE_CAP_EXCEEDED`: The fee it needs is over the pair's fee ceiling: nothing was signed; `NOT_A_TOKEN_CONTRACT`: No ERC20/ERC721/ERC1155 contract at that address; `NOT_A_MINTER`: The sender may not mint on that token; `BATCH_MINT_UNSUPPORTED`: The token has no batch mint; `TOKEN_URI_UNSUPPORTED`: The ERC721 has no per-token URI; `CAP_EXCEEDED`: An ERC20 mint beyond the cap; `TOKEN_ID_TAKEN`: That ERC721 token id exists; `INSUFFICIENT_TOKEN_BALANCE`: The sender holds less of the token than it would transfer; `NOT_TOKEN_OWNER`: The sender (or the named owner) does not hold that token id; `NOT_SUPPORTED_BY_TOKEN`: The token has no such function: it was launched without that option; `TOO_MANY_TOKEN_IDS`: The holder has more token ids than one listing reads; `CREATE2_FACTORY_MISSING`: A launch with salt on a live chain without the CREATE2 factory; `TRANSACTION_REJECTED`: The node refused it; `WOULD_REVERT`: The chain would revert it: nothing was signed; `LIVE_NETWORK_FAUCET`: The faucet on a live network */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -3739,7 +3739,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "KEY_SENDER_MISMATCH" | "TRANSACTION_MISMATCH" | "INSUFFICIENT_FUNDS" | "FEE_CAP_EXCEEDED" | "NOT_A_TOKEN_CONTRACT" | "NOT_A_MINTER" | "BATCH_MINT_UNSUPPORTED" | "TOKEN_URI_UNSUPPORTED" | "CAP_EXCEEDED" | "TOKEN_ID_TAKEN" | "INSUFFICIENT_TOKEN_BALANCE" | "NOT_TOKEN_OWNER" | "NOT_SUPPORTED_BY_TOKEN" | "TOO_MANY_TOKEN_IDS" | "CREATE2_FACTORY_MISSING" | "TRANSACTION_REJECTED" | "WOULD_REVERT" | "LIVE_NETWORK_FAUCET";
+                            code: "EXPLORER_NOT_CONFIGURED" | "SIMULATED_NETWORK_VERIFICATION" | "KEY_SENDER_MISMATCH" | "TRANSACTION_MISMATCH" | "INSUFFICIENT_FUNDS" | "FEE_CAP_EXCEEDED" | "NOT_A_TOKEN_CONTRACT" | "NOT_A_MINTER" | "BATCH_MINT_UNSUPPORTED" | "TOKEN_URI_UNSUPPORTED" | "CAP_EXCEEDED" | "TOKEN_ID_TAKEN" | "INSUFFICIENT_TOKEN_BALANCE" | "NOT_TOKEN_OWNER" | "NOT_SUPPORTED_BY_TOKEN" | "TOO_MANY_TOKEN_IDS" | "CREATE2_FACTORY_MISSING" | "TRANSACTION_REJECTED" | "WOULD_REVERT" | "LIVE_NETWORK_FAUCET";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -4660,7 +4660,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `KEY_SENDER_MISMATCH`: The key does not derive the sender; `TRANSACTION_MISMATCH`: The signed transaction is not the prepared one; `INSUFFICIENT_FUNDS`: The sender cannot pay the fee; `FEE_CAP_EXCEEDED`: The fee it needs is over the pair's fee ceiling: nothing was signed; `NOT_A_TOKEN_CONTRACT`: No ERC20/ERC721/ERC1155 contract at that address; `NOT_A_MINTER`: The sender may not mint on that token; `BATCH_MINT_UNSUPPORTED`: The token has no batch mint; `TOKEN_URI_UNSUPPORTED`: The ERC721 has no per-token URI; `CAP_EXCEEDED`: An ERC20 mint beyond the cap; `TOKEN_ID_TAKEN`: That ERC721 token id exists; `INSUFFICIENT_TOKEN_BALANCE`: The sender holds less of the token than it would transfer; `NOT_TOKEN_OWNER`: The sender (or the named owner) does not hold that token id; `NOT_SUPPORTED_BY_TOKEN`: The token has no such function: it was launched without that option; `TOO_MANY_TOKEN_IDS`: The holder has more token ids than one listing reads; `CREATE2_FACTORY_MISSING`: A launch with salt on a live chain without the CREATE2 factory; `TRANSACTION_REJECTED`: The node refused it; `WOULD_REVERT`: The chain would revert it: nothing was signed; `LIVE_NETWORK_FAUCET`: The faucet on a live network */
+            /** @description `EXPLORER_NOT_CONFIGURED`: The explorer is not configured for that pair; `SIMULATED_NETWORK_VERIFICATION`: Verification on a simulated chain; `KEY_SENDER_MISMATCH`: The key does not derive the sender; `TRANSACTION_MISMATCH`: The signed transaction is not the prepared one; `INSUFFICIENT_FUNDS`: The sender cannot pay the fee; `FEE_CAP_EXCEEDED`: The fee it needs is over the pair's fee ceiling: nothing was signed; `NOT_A_TOKEN_CONTRACT`: No ERC20/ERC721/ERC1155 contract at that address; `NOT_A_MINTER`: The sender may not mint on that token; `BATCH_MINT_UNSUPPORTED`: The token has no batch mint; `TOKEN_URI_UNSUPPORTED`: The ERC721 has no per-token URI; `CAP_EXCEEDED`: An ERC20 mint beyond the cap; `TOKEN_ID_TAKEN`: That ERC721 token id exists; `INSUFFICIENT_TOKEN_BALANCE`: The sender holds less of the token than it would transfer; `NOT_TOKEN_OWNER`: The sender (or the named owner) does not hold that token id; `NOT_SUPPORTED_BY_TOKEN`: The token has no such function: it was launched without that option; `TOO_MANY_TOKEN_IDS`: The holder has more token ids than one listing reads; `CREATE2_FACTORY_MISSING`: A launch with salt on a live chain without the CREATE2 factory; `TRANSACTION_REJECTED`: The node refused it; `WOULD_REVERT`: The chain would revert it: nothing was signed; `LIVE_NETWORK_FAUCET`: The faucet on a live network */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -4672,7 +4672,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "KEY_SENDER_MISMATCH" | "TRANSACTION_MISMATCH" | "INSUFFICIENT_FUNDS" | "FEE_CAP_EXCEEDED" | "NOT_A_TOKEN_CONTRACT" | "NOT_A_MINTER" | "BATCH_MINT_UNSUPPORTED" | "TOKEN_URI_UNSUPPORTED" | "CAP_EXCEEDED" | "TOKEN_ID_TAKEN" | "INSUFFICIENT_TOKEN_BALANCE" | "NOT_TOKEN_OWNER" | "NOT_SUPPORTED_BY_TOKEN" | "TOO_MANY_TOKEN_IDS" | "CREATE2_FACTORY_MISSING" | "TRANSACTION_REJECTED" | "WOULD_REVERT" | "LIVE_NETWORK_FAUCET";
+                            code: "EXPLORER_NOT_CONFIGURED" | "SIMULATED_NETWORK_VERIFICATION" | "KEY_SENDER_MISMATCH" | "TRANSACTION_MISMATCH" | "INSUFFICIENT_FUNDS" | "FEE_CAP_EXCEEDED" | "NOT_A_TOKEN_CONTRACT" | "NOT_A_MINTER" | "BATCH_MINT_UNSUPPORTED" | "TOKEN_URI_UNSUPPORTED" | "CAP_EXCEEDED" | "TOKEN_ID_TAKEN" | "INSUFFICIENT_TOKEN_BALANCE" | "NOT_TOKEN_OWNER" | "NOT_SUPPORTED_BY_TOKEN" | "TOO_MANY_TOKEN_IDS" | "CREATE2_FACTORY_MISSING" | "TRANSACTION_REJECTED" | "WOULD_REVERT" | "LIVE_NETWORK_FAUCET";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -4934,7 +4934,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `NOT_FOUND`: No such route, operation or webhook; `TRANSACTION_NOT_FOUND`: The node knows no transaction with that hash; `HELD_WALLET_NOT_FOUND`: No held wallet at that address for your API key; `CHAIN_FAULTS_OFF`: Chain faults are off; `OPERATION_NOT_FOUND`: No operation with that id; `LAUNCH_NOT_FOUND`: No launch of that contract with this API key on the pair; `CHAIN_FAULT_NOT_FOUND`: No fault with that id on that pair */
+            /** @description `NOT_FOUND`: No such route, operation or webhook; `TRANSACTION_NOT_FOUND`: The node knows no transaction with that hash; `HELD_WALLET_NOT_FOUND`: No held wallet at that address for your API key; `CHAIN_FAULTS_OFF`: Chain faults are off; `OPERATION_NOT_FOUND`: No operation with that id; `LAUNCH_NOT_FOUND`: No launch of that contract with this API key on the pair; `VERIFICATION_NOT_FOUND`: No verification with that id for your API key; `CHAIN_FAULT_NOT_FOUND`: No fault with that id on that pair */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4946,7 +4946,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "NOT_FOUND" | "TRANSACTION_NOT_FOUND" | "HELD_WALLET_NOT_FOUND" | "CHAIN_FAULTS_OFF" | "OPERATION_NOT_FOUND" | "LAUNCH_NOT_FOUND" | "CHAIN_FAULT_NOT_FOUND";
+                            code: "NOT_FOUND" | "TRANSACTION_NOT_FOUND" | "HELD_WALLET_NOT_FOUND" | "CHAIN_FAULTS_OFF" | "OPERATION_NOT_FOUND" | "LAUNCH_NOT_FOUND" | "VERIFICATION_NOT_FOUND" | "CHAIN_FAULT_NOT_FOUND";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -5313,7 +5313,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `NOT_FOUND`: No such route, operation or webhook; `TRANSACTION_NOT_FOUND`: The node knows no transaction with that hash; `HELD_WALLET_NOT_FOUND`: No held wallet at that address for your API key; `CHAIN_FAULTS_OFF`: Chain faults are off; `OPERATION_NOT_FOUND`: No operation with that id; `LAUNCH_NOT_FOUND`: No launch of that contract with this API key on the pair; `CHAIN_FAULT_NOT_FOUND`: No fault with that id on that pair */
+            /** @description `NOT_FOUND`: No such route, operation or webhook; `TRANSACTION_NOT_FOUND`: The node knows no transaction with that hash; `HELD_WALLET_NOT_FOUND`: No held wallet at that address for your API key; `CHAIN_FAULTS_OFF`: Chain faults are off; `OPERATION_NOT_FOUND`: No operation with that id; `LAUNCH_NOT_FOUND`: No launch of that contract with this API key on the pair; `VERIFICATION_NOT_FOUND`: No verification with that id for your API key; `CHAIN_FAULT_NOT_FOUND`: No fault with that id on that pair */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -5325,7 +5325,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "NOT_FOUND" | "TRANSACTION_NOT_FOUND" | "HELD_WALLET_NOT_FOUND" | "CHAIN_FAULTS_OFF" | "OPERATION_NOT_FOUND" | "LAUNCH_NOT_FOUND" | "CHAIN_FAULT_NOT_FOUND";
+                            code: "NOT_FOUND" | "TRANSACTION_NOT_FOUND" | "HELD_WALLET_NOT_FOUND" | "CHAIN_FAULTS_OFF" | "OPERATION_NOT_FOUND" | "LAUNCH_NOT_FOUND" | "VERIFICATION_NOT_FOUND" | "CHAIN_FAULT_NOT_FOUND";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -5474,7 +5474,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `KEY_SENDER_MISMATCH`: The key does not derive the sender; `TRANSACTION_MISMATCH`: The signed transaction is not the prepared one; `INSUFFICIENT_FUNDS`: The sender cannot pay the fee; `FEE_CAP_EXCEEDED`: The fee it needs is over the pair's fee ceiling: nothing was signed; `NOT_A_TOKEN_CONTRACT`: No ERC20/ERC721/ERC1155 contract at that address; `NOT_A_MINTER`: The sender may not mint on that token; `BATCH_MINT_UNSUPPORTED`: The token has no batch mint; `TOKEN_URI_UNSUPPORTED`: The ERC721 has no per-token URI; `CAP_EXCEEDED`: An ERC20 mint beyond the cap; `TOKEN_ID_TAKEN`: That ERC721 token id exists; `INSUFFICIENT_TOKEN_BALANCE`: The sender holds less of the token than it would transfer; `NOT_TOKEN_OWNER`: The sender (or the named owner) does not hold that token id; `NOT_SUPPORTED_BY_TOKEN`: The token has no such function: it was launched without that option; `TOO_MANY_TOKEN_IDS`: The holder has more token ids than one listing reads; `CREATE2_FACTORY_MISSING`: A launch with salt on a live chain without the CREATE2 factory; `TRANSACTION_REJECTED`: The node refused it; `WOULD_REVERT`: The chain would revert it: nothing was signed; `LIVE_NETWORK_FAUCET`: The faucet on a live network */
+            /** @description `EXPLORER_NOT_CONFIGURED`: The explorer is not configured for that pair; `SIMULATED_NETWORK_VERIFICATION`: Verification on a simulated chain; `KEY_SENDER_MISMATCH`: The key does not derive the sender; `TRANSACTION_MISMATCH`: The signed transaction is not the prepared one; `INSUFFICIENT_FUNDS`: The sender cannot pay the fee; `FEE_CAP_EXCEEDED`: The fee it needs is over the pair's fee ceiling: nothing was signed; `NOT_A_TOKEN_CONTRACT`: No ERC20/ERC721/ERC1155 contract at that address; `NOT_A_MINTER`: The sender may not mint on that token; `BATCH_MINT_UNSUPPORTED`: The token has no batch mint; `TOKEN_URI_UNSUPPORTED`: The ERC721 has no per-token URI; `CAP_EXCEEDED`: An ERC20 mint beyond the cap; `TOKEN_ID_TAKEN`: That ERC721 token id exists; `INSUFFICIENT_TOKEN_BALANCE`: The sender holds less of the token than it would transfer; `NOT_TOKEN_OWNER`: The sender (or the named owner) does not hold that token id; `NOT_SUPPORTED_BY_TOKEN`: The token has no such function: it was launched without that option; `TOO_MANY_TOKEN_IDS`: The holder has more token ids than one listing reads; `CREATE2_FACTORY_MISSING`: A launch with salt on a live chain without the CREATE2 factory; `TRANSACTION_REJECTED`: The node refused it; `WOULD_REVERT`: The chain would revert it: nothing was signed; `LIVE_NETWORK_FAUCET`: The faucet on a live network */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -5486,7 +5486,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "KEY_SENDER_MISMATCH" | "TRANSACTION_MISMATCH" | "INSUFFICIENT_FUNDS" | "FEE_CAP_EXCEEDED" | "NOT_A_TOKEN_CONTRACT" | "NOT_A_MINTER" | "BATCH_MINT_UNSUPPORTED" | "TOKEN_URI_UNSUPPORTED" | "CAP_EXCEEDED" | "TOKEN_ID_TAKEN" | "INSUFFICIENT_TOKEN_BALANCE" | "NOT_TOKEN_OWNER" | "NOT_SUPPORTED_BY_TOKEN" | "TOO_MANY_TOKEN_IDS" | "CREATE2_FACTORY_MISSING" | "TRANSACTION_REJECTED" | "WOULD_REVERT" | "LIVE_NETWORK_FAUCET";
+                            code: "EXPLORER_NOT_CONFIGURED" | "SIMULATED_NETWORK_VERIFICATION" | "KEY_SENDER_MISMATCH" | "TRANSACTION_MISMATCH" | "INSUFFICIENT_FUNDS" | "FEE_CAP_EXCEEDED" | "NOT_A_TOKEN_CONTRACT" | "NOT_A_MINTER" | "BATCH_MINT_UNSUPPORTED" | "TOKEN_URI_UNSUPPORTED" | "CAP_EXCEEDED" | "TOKEN_ID_TAKEN" | "INSUFFICIENT_TOKEN_BALANCE" | "NOT_TOKEN_OWNER" | "NOT_SUPPORTED_BY_TOKEN" | "TOO_MANY_TOKEN_IDS" | "CREATE2_FACTORY_MISSING" | "TRANSACTION_REJECTED" | "WOULD_REVERT" | "LIVE_NETWORK_FAUCET";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -5830,7 +5830,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `NOT_FOUND`: No such route, operation or webhook; `TRANSACTION_NOT_FOUND`: The node knows no transaction with that hash; `HELD_WALLET_NOT_FOUND`: No held wallet at that address for your API key; `CHAIN_FAULTS_OFF`: Chain faults are off; `OPERATION_NOT_FOUND`: No operation with that id; `LAUNCH_NOT_FOUND`: No launch of that contract with this API key on the pair; `CHAIN_FAULT_NOT_FOUND`: No fault with that id on that pair */
+            /** @description `NOT_FOUND`: No such route, operation or webhook; `TRANSACTION_NOT_FOUND`: The node knows no transaction with that hash; `HELD_WALLET_NOT_FOUND`: No held wallet at that address for your API key; `CHAIN_FAULTS_OFF`: Chain faults are off; `OPERATION_NOT_FOUND`: No operation with that id; `LAUNCH_NOT_FOUND`: No launch of that contract with this API key on the pair; `VERIFICATION_NOT_FOUND`: No verification with that id for your API key; `CHAIN_FAULT_NOT_FOUND`: No fault with that id on that pair */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -5842,7 +5842,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "NOT_FOUND" | "TRANSACTION_NOT_FOUND" | "HELD_WALLET_NOT_FOUND" | "CHAIN_FAULTS_OFF" | "OPERATION_NOT_FOUND" | "LAUNCH_NOT_FOUND" | "CHAIN_FAULT_NOT_FOUND";
+                            code: "NOT_FOUND" | "TRANSACTION_NOT_FOUND" | "HELD_WALLET_NOT_FOUND" | "CHAIN_FAULTS_OFF" | "OPERATION_NOT_FOUND" | "LAUNCH_NOT_FOUND" | "VERIFICATION_NOT_FOUND" | "CHAIN_FAULT_NOT_FOUND";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -5991,7 +5991,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `KEY_SENDER_MISMATCH`: The key does not derive the sender; `TRANSACTION_MISMATCH`: The signed transaction is not the prepared one; `INSUFFICIENT_FUNDS`: The sender cannot pay the fee; `FEE_CAP_EXCEEDED`: The fee it needs is over the pair's fee ceiling: nothing was signed; `NOT_A_TOKEN_CONTRACT`: No ERC20/ERC721/ERC1155 contract at that address; `NOT_A_MINTER`: The sender may not mint on that token; `BATCH_MINT_UNSUPPORTED`: The token has no batch mint; `TOKEN_URI_UNSUPPORTED`: The ERC721 has no per-token URI; `CAP_EXCEEDED`: An ERC20 mint beyond the cap; `TOKEN_ID_TAKEN`: That ERC721 token id exists; `INSUFFICIENT_TOKEN_BALANCE`: The sender holds less of the token than it would transfer; `NOT_TOKEN_OWNER`: The sender (or the named owner) does not hold that token id; `NOT_SUPPORTED_BY_TOKEN`: The token has no such function: it was launched without that option; `TOO_MANY_TOKEN_IDS`: The holder has more token ids than one listing reads; `CREATE2_FACTORY_MISSING`: A launch with salt on a live chain without the CREATE2 factory; `TRANSACTION_REJECTED`: The node refused it; `WOULD_REVERT`: The chain would revert it: nothing was signed; `LIVE_NETWORK_FAUCET`: The faucet on a live network */
+            /** @description `EXPLORER_NOT_CONFIGURED`: The explorer is not configured for that pair; `SIMULATED_NETWORK_VERIFICATION`: Verification on a simulated chain; `KEY_SENDER_MISMATCH`: The key does not derive the sender; `TRANSACTION_MISMATCH`: The signed transaction is not the prepared one; `INSUFFICIENT_FUNDS`: The sender cannot pay the fee; `FEE_CAP_EXCEEDED`: The fee it needs is over the pair's fee ceiling: nothing was signed; `NOT_A_TOKEN_CONTRACT`: No ERC20/ERC721/ERC1155 contract at that address; `NOT_A_MINTER`: The sender may not mint on that token; `BATCH_MINT_UNSUPPORTED`: The token has no batch mint; `TOKEN_URI_UNSUPPORTED`: The ERC721 has no per-token URI; `CAP_EXCEEDED`: An ERC20 mint beyond the cap; `TOKEN_ID_TAKEN`: That ERC721 token id exists; `INSUFFICIENT_TOKEN_BALANCE`: The sender holds less of the token than it would transfer; `NOT_TOKEN_OWNER`: The sender (or the named owner) does not hold that token id; `NOT_SUPPORTED_BY_TOKEN`: The token has no such function: it was launched without that option; `TOO_MANY_TOKEN_IDS`: The holder has more token ids than one listing reads; `CREATE2_FACTORY_MISSING`: A launch with salt on a live chain without the CREATE2 factory; `TRANSACTION_REJECTED`: The node refused it; `WOULD_REVERT`: The chain would revert it: nothing was signed; `LIVE_NETWORK_FAUCET`: The faucet on a live network */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -6003,7 +6003,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "KEY_SENDER_MISMATCH" | "TRANSACTION_MISMATCH" | "INSUFFICIENT_FUNDS" | "FEE_CAP_EXCEEDED" | "NOT_A_TOKEN_CONTRACT" | "NOT_A_MINTER" | "BATCH_MINT_UNSUPPORTED" | "TOKEN_URI_UNSUPPORTED" | "CAP_EXCEEDED" | "TOKEN_ID_TAKEN" | "INSUFFICIENT_TOKEN_BALANCE" | "NOT_TOKEN_OWNER" | "NOT_SUPPORTED_BY_TOKEN" | "TOO_MANY_TOKEN_IDS" | "CREATE2_FACTORY_MISSING" | "TRANSACTION_REJECTED" | "WOULD_REVERT" | "LIVE_NETWORK_FAUCET";
+                            code: "EXPLORER_NOT_CONFIGURED" | "SIMULATED_NETWORK_VERIFICATION" | "KEY_SENDER_MISMATCH" | "TRANSACTION_MISMATCH" | "INSUFFICIENT_FUNDS" | "FEE_CAP_EXCEEDED" | "NOT_A_TOKEN_CONTRACT" | "NOT_A_MINTER" | "BATCH_MINT_UNSUPPORTED" | "TOKEN_URI_UNSUPPORTED" | "CAP_EXCEEDED" | "TOKEN_ID_TAKEN" | "INSUFFICIENT_TOKEN_BALANCE" | "NOT_TOKEN_OWNER" | "NOT_SUPPORTED_BY_TOKEN" | "TOO_MANY_TOKEN_IDS" | "CREATE2_FACTORY_MISSING" | "TRANSACTION_REJECTED" | "WOULD_REVERT" | "LIVE_NETWORK_FAUCET";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -6297,7 +6297,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `KEY_SENDER_MISMATCH`: The key does not derive the sender; `TRANSACTION_MISMATCH`: The signed transaction is not the prepared one; `INSUFFICIENT_FUNDS`: The sender cannot pay the fee; `FEE_CAP_EXCEEDED`: The fee it needs is over the pair's fee ceiling: nothing was signed; `NOT_A_TOKEN_CONTRACT`: No ERC20/ERC721/ERC1155 contract at that address; `NOT_A_MINTER`: The sender may not mint on that token; `BATCH_MINT_UNSUPPORTED`: The token has no batch mint; `TOKEN_URI_UNSUPPORTED`: The ERC721 has no per-token URI; `CAP_EXCEEDED`: An ERC20 mint beyond the cap; `TOKEN_ID_TAKEN`: That ERC721 token id exists; `INSUFFICIENT_TOKEN_BALANCE`: The sender holds less of the token than it would transfer; `NOT_TOKEN_OWNER`: The sender (or the named owner) does not hold that token id; `NOT_SUPPORTED_BY_TOKEN`: The token has no such function: it was launched without that option; `TOO_MANY_TOKEN_IDS`: The holder has more token ids than one listing reads; `CREATE2_FACTORY_MISSING`: A launch with salt on a live chain without the CREATE2 factory; `TRANSACTION_REJECTED`: The node refused it; `WOULD_REVERT`: The chain would revert it: nothing was signed; `LIVE_NETWORK_FAUCET`: The faucet on a live network */
+            /** @description `EXPLORER_NOT_CONFIGURED`: The explorer is not configured for that pair; `SIMULATED_NETWORK_VERIFICATION`: Verification on a simulated chain; `KEY_SENDER_MISMATCH`: The key does not derive the sender; `TRANSACTION_MISMATCH`: The signed transaction is not the prepared one; `INSUFFICIENT_FUNDS`: The sender cannot pay the fee; `FEE_CAP_EXCEEDED`: The fee it needs is over the pair's fee ceiling: nothing was signed; `NOT_A_TOKEN_CONTRACT`: No ERC20/ERC721/ERC1155 contract at that address; `NOT_A_MINTER`: The sender may not mint on that token; `BATCH_MINT_UNSUPPORTED`: The token has no batch mint; `TOKEN_URI_UNSUPPORTED`: The ERC721 has no per-token URI; `CAP_EXCEEDED`: An ERC20 mint beyond the cap; `TOKEN_ID_TAKEN`: That ERC721 token id exists; `INSUFFICIENT_TOKEN_BALANCE`: The sender holds less of the token than it would transfer; `NOT_TOKEN_OWNER`: The sender (or the named owner) does not hold that token id; `NOT_SUPPORTED_BY_TOKEN`: The token has no such function: it was launched without that option; `TOO_MANY_TOKEN_IDS`: The holder has more token ids than one listing reads; `CREATE2_FACTORY_MISSING`: A launch with salt on a live chain without the CREATE2 factory; `TRANSACTION_REJECTED`: The node refused it; `WOULD_REVERT`: The chain would revert it: nothing was signed; `LIVE_NETWORK_FAUCET`: The faucet on a live network */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -6309,7 +6309,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "KEY_SENDER_MISMATCH" | "TRANSACTION_MISMATCH" | "INSUFFICIENT_FUNDS" | "FEE_CAP_EXCEEDED" | "NOT_A_TOKEN_CONTRACT" | "NOT_A_MINTER" | "BATCH_MINT_UNSUPPORTED" | "TOKEN_URI_UNSUPPORTED" | "CAP_EXCEEDED" | "TOKEN_ID_TAKEN" | "INSUFFICIENT_TOKEN_BALANCE" | "NOT_TOKEN_OWNER" | "NOT_SUPPORTED_BY_TOKEN" | "TOO_MANY_TOKEN_IDS" | "CREATE2_FACTORY_MISSING" | "TRANSACTION_REJECTED" | "WOULD_REVERT" | "LIVE_NETWORK_FAUCET";
+                            code: "EXPLORER_NOT_CONFIGURED" | "SIMULATED_NETWORK_VERIFICATION" | "KEY_SENDER_MISMATCH" | "TRANSACTION_MISMATCH" | "INSUFFICIENT_FUNDS" | "FEE_CAP_EXCEEDED" | "NOT_A_TOKEN_CONTRACT" | "NOT_A_MINTER" | "BATCH_MINT_UNSUPPORTED" | "TOKEN_URI_UNSUPPORTED" | "CAP_EXCEEDED" | "TOKEN_ID_TAKEN" | "INSUFFICIENT_TOKEN_BALANCE" | "NOT_TOKEN_OWNER" | "NOT_SUPPORTED_BY_TOKEN" | "TOO_MANY_TOKEN_IDS" | "CREATE2_FACTORY_MISSING" | "TRANSACTION_REJECTED" | "WOULD_REVERT" | "LIVE_NETWORK_FAUCET";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -6566,7 +6566,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `NOT_FOUND`: No such route, operation or webhook; `TRANSACTION_NOT_FOUND`: The node knows no transaction with that hash; `HELD_WALLET_NOT_FOUND`: No held wallet at that address for your API key; `CHAIN_FAULTS_OFF`: Chain faults are off; `OPERATION_NOT_FOUND`: No operation with that id; `LAUNCH_NOT_FOUND`: No launch of that contract with this API key on the pair; `CHAIN_FAULT_NOT_FOUND`: No fault with that id on that pair */
+            /** @description `NOT_FOUND`: No such route, operation or webhook; `TRANSACTION_NOT_FOUND`: The node knows no transaction with that hash; `HELD_WALLET_NOT_FOUND`: No held wallet at that address for your API key; `CHAIN_FAULTS_OFF`: Chain faults are off; `OPERATION_NOT_FOUND`: No operation with that id; `LAUNCH_NOT_FOUND`: No launch of that contract with this API key on the pair; `VERIFICATION_NOT_FOUND`: No verification with that id for your API key; `CHAIN_FAULT_NOT_FOUND`: No fault with that id on that pair */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -6578,7 +6578,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "NOT_FOUND" | "TRANSACTION_NOT_FOUND" | "HELD_WALLET_NOT_FOUND" | "CHAIN_FAULTS_OFF" | "OPERATION_NOT_FOUND" | "LAUNCH_NOT_FOUND" | "CHAIN_FAULT_NOT_FOUND";
+                            code: "NOT_FOUND" | "TRANSACTION_NOT_FOUND" | "HELD_WALLET_NOT_FOUND" | "CHAIN_FAULTS_OFF" | "OPERATION_NOT_FOUND" | "LAUNCH_NOT_FOUND" | "VERIFICATION_NOT_FOUND" | "CHAIN_FAULT_NOT_FOUND";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -7274,7 +7274,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `KEY_SENDER_MISMATCH`: The key does not derive the sender; `TRANSACTION_MISMATCH`: The signed transaction is not the prepared one; `INSUFFICIENT_FUNDS`: The sender cannot pay the fee; `FEE_CAP_EXCEEDED`: The fee it needs is over the pair's fee ceiling: nothing was signed; `NOT_A_TOKEN_CONTRACT`: No ERC20/ERC721/ERC1155 contract at that address; `NOT_A_MINTER`: The sender may not mint on that token; `BATCH_MINT_UNSUPPORTED`: The token has no batch mint; `TOKEN_URI_UNSUPPORTED`: The ERC721 has no per-token URI; `CAP_EXCEEDED`: An ERC20 mint beyond the cap; `TOKEN_ID_TAKEN`: That ERC721 token id exists; `INSUFFICIENT_TOKEN_BALANCE`: The sender holds less of the token than it would transfer; `NOT_TOKEN_OWNER`: The sender (or the named owner) does not hold that token id; `NOT_SUPPORTED_BY_TOKEN`: The token has no such function: it was launched without that option; `TOO_MANY_TOKEN_IDS`: The holder has more token ids than one listing reads; `CREATE2_FACTORY_MISSING`: A launch with salt on a live chain without the CREATE2 factory; `TRANSACTION_REJECTED`: The node refused it; `WOULD_REVERT`: The chain would revert it: nothing was signed; `LIVE_NETWORK_FAUCET`: The faucet on a live network */
+            /** @description `EXPLORER_NOT_CONFIGURED`: The explorer is not configured for that pair; `SIMULATED_NETWORK_VERIFICATION`: Verification on a simulated chain; `KEY_SENDER_MISMATCH`: The key does not derive the sender; `TRANSACTION_MISMATCH`: The signed transaction is not the prepared one; `INSUFFICIENT_FUNDS`: The sender cannot pay the fee; `FEE_CAP_EXCEEDED`: The fee it needs is over the pair's fee ceiling: nothing was signed; `NOT_A_TOKEN_CONTRACT`: No ERC20/ERC721/ERC1155 contract at that address; `NOT_A_MINTER`: The sender may not mint on that token; `BATCH_MINT_UNSUPPORTED`: The token has no batch mint; `TOKEN_URI_UNSUPPORTED`: The ERC721 has no per-token URI; `CAP_EXCEEDED`: An ERC20 mint beyond the cap; `TOKEN_ID_TAKEN`: That ERC721 token id exists; `INSUFFICIENT_TOKEN_BALANCE`: The sender holds less of the token than it would transfer; `NOT_TOKEN_OWNER`: The sender (or the named owner) does not hold that token id; `NOT_SUPPORTED_BY_TOKEN`: The token has no such function: it was launched without that option; `TOO_MANY_TOKEN_IDS`: The holder has more token ids than one listing reads; `CREATE2_FACTORY_MISSING`: A launch with salt on a live chain without the CREATE2 factory; `TRANSACTION_REJECTED`: The node refused it; `WOULD_REVERT`: The chain would revert it: nothing was signed; `LIVE_NETWORK_FAUCET`: The faucet on a live network */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -7286,7 +7286,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "KEY_SENDER_MISMATCH" | "TRANSACTION_MISMATCH" | "INSUFFICIENT_FUNDS" | "FEE_CAP_EXCEEDED" | "NOT_A_TOKEN_CONTRACT" | "NOT_A_MINTER" | "BATCH_MINT_UNSUPPORTED" | "TOKEN_URI_UNSUPPORTED" | "CAP_EXCEEDED" | "TOKEN_ID_TAKEN" | "INSUFFICIENT_TOKEN_BALANCE" | "NOT_TOKEN_OWNER" | "NOT_SUPPORTED_BY_TOKEN" | "TOO_MANY_TOKEN_IDS" | "CREATE2_FACTORY_MISSING" | "TRANSACTION_REJECTED" | "WOULD_REVERT" | "LIVE_NETWORK_FAUCET";
+                            code: "EXPLORER_NOT_CONFIGURED" | "SIMULATED_NETWORK_VERIFICATION" | "KEY_SENDER_MISMATCH" | "TRANSACTION_MISMATCH" | "INSUFFICIENT_FUNDS" | "FEE_CAP_EXCEEDED" | "NOT_A_TOKEN_CONTRACT" | "NOT_A_MINTER" | "BATCH_MINT_UNSUPPORTED" | "TOKEN_URI_UNSUPPORTED" | "CAP_EXCEEDED" | "TOKEN_ID_TAKEN" | "INSUFFICIENT_TOKEN_BALANCE" | "NOT_TOKEN_OWNER" | "NOT_SUPPORTED_BY_TOKEN" | "TOO_MANY_TOKEN_IDS" | "CREATE2_FACTORY_MISSING" | "TRANSACTION_REJECTED" | "WOULD_REVERT" | "LIVE_NETWORK_FAUCET";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -7864,7 +7864,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `KEY_SENDER_MISMATCH`: The key does not derive the sender; `TRANSACTION_MISMATCH`: The signed transaction is not the prepared one; `INSUFFICIENT_FUNDS`: The sender cannot pay the fee; `FEE_CAP_EXCEEDED`: The fee it needs is over the pair's fee ceiling: nothing was signed; `NOT_A_TOKEN_CONTRACT`: No ERC20/ERC721/ERC1155 contract at that address; `NOT_A_MINTER`: The sender may not mint on that token; `BATCH_MINT_UNSUPPORTED`: The token has no batch mint; `TOKEN_URI_UNSUPPORTED`: The ERC721 has no per-token URI; `CAP_EXCEEDED`: An ERC20 mint beyond the cap; `TOKEN_ID_TAKEN`: That ERC721 token id exists; `INSUFFICIENT_TOKEN_BALANCE`: The sender holds less of the token than it would transfer; `NOT_TOKEN_OWNER`: The sender (or the named owner) does not hold that token id; `NOT_SUPPORTED_BY_TOKEN`: The token has no such function: it was launched without that option; `TOO_MANY_TOKEN_IDS`: The holder has more token ids than one listing reads; `CREATE2_FACTORY_MISSING`: A launch with salt on a live chain without the CREATE2 factory; `TRANSACTION_REJECTED`: The node refused it; `WOULD_REVERT`: The chain would revert it: nothing was signed; `LIVE_NETWORK_FAUCET`: The faucet on a live network */
+            /** @description `EXPLORER_NOT_CONFIGURED`: The explorer is not configured for that pair; `SIMULATED_NETWORK_VERIFICATION`: Verification on a simulated chain; `KEY_SENDER_MISMATCH`: The key does not derive the sender; `TRANSACTION_MISMATCH`: The signed transaction is not the prepared one; `INSUFFICIENT_FUNDS`: The sender cannot pay the fee; `FEE_CAP_EXCEEDED`: The fee it needs is over the pair's fee ceiling: nothing was signed; `NOT_A_TOKEN_CONTRACT`: No ERC20/ERC721/ERC1155 contract at that address; `NOT_A_MINTER`: The sender may not mint on that token; `BATCH_MINT_UNSUPPORTED`: The token has no batch mint; `TOKEN_URI_UNSUPPORTED`: The ERC721 has no per-token URI; `CAP_EXCEEDED`: An ERC20 mint beyond the cap; `TOKEN_ID_TAKEN`: That ERC721 token id exists; `INSUFFICIENT_TOKEN_BALANCE`: The sender holds less of the token than it would transfer; `NOT_TOKEN_OWNER`: The sender (or the named owner) does not hold that token id; `NOT_SUPPORTED_BY_TOKEN`: The token has no such function: it was launched without that option; `TOO_MANY_TOKEN_IDS`: The holder has more token ids than one listing reads; `CREATE2_FACTORY_MISSING`: A launch with salt on a live chain without the CREATE2 factory; `TRANSACTION_REJECTED`: The node refused it; `WOULD_REVERT`: The chain would revert it: nothing was signed; `LIVE_NETWORK_FAUCET`: The faucet on a live network */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -7876,7 +7876,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "KEY_SENDER_MISMATCH" | "TRANSACTION_MISMATCH" | "INSUFFICIENT_FUNDS" | "FEE_CAP_EXCEEDED" | "NOT_A_TOKEN_CONTRACT" | "NOT_A_MINTER" | "BATCH_MINT_UNSUPPORTED" | "TOKEN_URI_UNSUPPORTED" | "CAP_EXCEEDED" | "TOKEN_ID_TAKEN" | "INSUFFICIENT_TOKEN_BALANCE" | "NOT_TOKEN_OWNER" | "NOT_SUPPORTED_BY_TOKEN" | "TOO_MANY_TOKEN_IDS" | "CREATE2_FACTORY_MISSING" | "TRANSACTION_REJECTED" | "WOULD_REVERT" | "LIVE_NETWORK_FAUCET";
+                            code: "EXPLORER_NOT_CONFIGURED" | "SIMULATED_NETWORK_VERIFICATION" | "KEY_SENDER_MISMATCH" | "TRANSACTION_MISMATCH" | "INSUFFICIENT_FUNDS" | "FEE_CAP_EXCEEDED" | "NOT_A_TOKEN_CONTRACT" | "NOT_A_MINTER" | "BATCH_MINT_UNSUPPORTED" | "TOKEN_URI_UNSUPPORTED" | "CAP_EXCEEDED" | "TOKEN_ID_TAKEN" | "INSUFFICIENT_TOKEN_BALANCE" | "NOT_TOKEN_OWNER" | "NOT_SUPPORTED_BY_TOKEN" | "TOO_MANY_TOKEN_IDS" | "CREATE2_FACTORY_MISSING" | "TRANSACTION_REJECTED" | "WOULD_REVERT" | "LIVE_NETWORK_FAUCET";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -8431,7 +8431,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `KEY_SENDER_MISMATCH`: The key does not derive the sender; `TRANSACTION_MISMATCH`: The signed transaction is not the prepared one; `INSUFFICIENT_FUNDS`: The sender cannot pay the fee; `FEE_CAP_EXCEEDED`: The fee it needs is over the pair's fee ceiling: nothing was signed; `NOT_A_TOKEN_CONTRACT`: No ERC20/ERC721/ERC1155 contract at that address; `NOT_A_MINTER`: The sender may not mint on that token; `BATCH_MINT_UNSUPPORTED`: The token has no batch mint; `TOKEN_URI_UNSUPPORTED`: The ERC721 has no per-token URI; `CAP_EXCEEDED`: An ERC20 mint beyond the cap; `TOKEN_ID_TAKEN`: That ERC721 token id exists; `INSUFFICIENT_TOKEN_BALANCE`: The sender holds less of the token than it would transfer; `NOT_TOKEN_OWNER`: The sender (or the named owner) does not hold that token id; `NOT_SUPPORTED_BY_TOKEN`: The token has no such function: it was launched without that option; `TOO_MANY_TOKEN_IDS`: The holder has more token ids than one listing reads; `CREATE2_FACTORY_MISSING`: A launch with salt on a live chain without the CREATE2 factory; `TRANSACTION_REJECTED`: The node refused it; `WOULD_REVERT`: The chain would revert it: nothing was signed; `LIVE_NETWORK_FAUCET`: The faucet on a live network */
+            /** @description `EXPLORER_NOT_CONFIGURED`: The explorer is not configured for that pair; `SIMULATED_NETWORK_VERIFICATION`: Verification on a simulated chain; `KEY_SENDER_MISMATCH`: The key does not derive the sender; `TRANSACTION_MISMATCH`: The signed transaction is not the prepared one; `INSUFFICIENT_FUNDS`: The sender cannot pay the fee; `FEE_CAP_EXCEEDED`: The fee it needs is over the pair's fee ceiling: nothing was signed; `NOT_A_TOKEN_CONTRACT`: No ERC20/ERC721/ERC1155 contract at that address; `NOT_A_MINTER`: The sender may not mint on that token; `BATCH_MINT_UNSUPPORTED`: The token has no batch mint; `TOKEN_URI_UNSUPPORTED`: The ERC721 has no per-token URI; `CAP_EXCEEDED`: An ERC20 mint beyond the cap; `TOKEN_ID_TAKEN`: That ERC721 token id exists; `INSUFFICIENT_TOKEN_BALANCE`: The sender holds less of the token than it would transfer; `NOT_TOKEN_OWNER`: The sender (or the named owner) does not hold that token id; `NOT_SUPPORTED_BY_TOKEN`: The token has no such function: it was launched without that option; `TOO_MANY_TOKEN_IDS`: The holder has more token ids than one listing reads; `CREATE2_FACTORY_MISSING`: A launch with salt on a live chain without the CREATE2 factory; `TRANSACTION_REJECTED`: The node refused it; `WOULD_REVERT`: The chain would revert it: nothing was signed; `LIVE_NETWORK_FAUCET`: The faucet on a live network */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -8443,7 +8443,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "KEY_SENDER_MISMATCH" | "TRANSACTION_MISMATCH" | "INSUFFICIENT_FUNDS" | "FEE_CAP_EXCEEDED" | "NOT_A_TOKEN_CONTRACT" | "NOT_A_MINTER" | "BATCH_MINT_UNSUPPORTED" | "TOKEN_URI_UNSUPPORTED" | "CAP_EXCEEDED" | "TOKEN_ID_TAKEN" | "INSUFFICIENT_TOKEN_BALANCE" | "NOT_TOKEN_OWNER" | "NOT_SUPPORTED_BY_TOKEN" | "TOO_MANY_TOKEN_IDS" | "CREATE2_FACTORY_MISSING" | "TRANSACTION_REJECTED" | "WOULD_REVERT" | "LIVE_NETWORK_FAUCET";
+                            code: "EXPLORER_NOT_CONFIGURED" | "SIMULATED_NETWORK_VERIFICATION" | "KEY_SENDER_MISMATCH" | "TRANSACTION_MISMATCH" | "INSUFFICIENT_FUNDS" | "FEE_CAP_EXCEEDED" | "NOT_A_TOKEN_CONTRACT" | "NOT_A_MINTER" | "BATCH_MINT_UNSUPPORTED" | "TOKEN_URI_UNSUPPORTED" | "CAP_EXCEEDED" | "TOKEN_ID_TAKEN" | "INSUFFICIENT_TOKEN_BALANCE" | "NOT_TOKEN_OWNER" | "NOT_SUPPORTED_BY_TOKEN" | "TOO_MANY_TOKEN_IDS" | "CREATE2_FACTORY_MISSING" | "TRANSACTION_REJECTED" | "WOULD_REVERT" | "LIVE_NETWORK_FAUCET";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -8951,7 +8951,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `KEY_SENDER_MISMATCH`: The key does not derive the sender; `TRANSACTION_MISMATCH`: The signed transaction is not the prepared one; `INSUFFICIENT_FUNDS`: The sender cannot pay the fee; `FEE_CAP_EXCEEDED`: The fee it needs is over the pair's fee ceiling: nothing was signed; `NOT_A_TOKEN_CONTRACT`: No ERC20/ERC721/ERC1155 contract at that address; `NOT_A_MINTER`: The sender may not mint on that token; `BATCH_MINT_UNSUPPORTED`: The token has no batch mint; `TOKEN_URI_UNSUPPORTED`: The ERC721 has no per-token URI; `CAP_EXCEEDED`: An ERC20 mint beyond the cap; `TOKEN_ID_TAKEN`: That ERC721 token id exists; `INSUFFICIENT_TOKEN_BALANCE`: The sender holds less of the token than it would transfer; `NOT_TOKEN_OWNER`: The sender (or the named owner) does not hold that token id; `NOT_SUPPORTED_BY_TOKEN`: The token has no such function: it was launched without that option; `TOO_MANY_TOKEN_IDS`: The holder has more token ids than one listing reads; `CREATE2_FACTORY_MISSING`: A launch with salt on a live chain without the CREATE2 factory; `TRANSACTION_REJECTED`: The node refused it; `WOULD_REVERT`: The chain would revert it: nothing was signed; `LIVE_NETWORK_FAUCET`: The faucet on a live network */
+            /** @description `EXPLORER_NOT_CONFIGURED`: The explorer is not configured for that pair; `SIMULATED_NETWORK_VERIFICATION`: Verification on a simulated chain; `KEY_SENDER_MISMATCH`: The key does not derive the sender; `TRANSACTION_MISMATCH`: The signed transaction is not the prepared one; `INSUFFICIENT_FUNDS`: The sender cannot pay the fee; `FEE_CAP_EXCEEDED`: The fee it needs is over the pair's fee ceiling: nothing was signed; `NOT_A_TOKEN_CONTRACT`: No ERC20/ERC721/ERC1155 contract at that address; `NOT_A_MINTER`: The sender may not mint on that token; `BATCH_MINT_UNSUPPORTED`: The token has no batch mint; `TOKEN_URI_UNSUPPORTED`: The ERC721 has no per-token URI; `CAP_EXCEEDED`: An ERC20 mint beyond the cap; `TOKEN_ID_TAKEN`: That ERC721 token id exists; `INSUFFICIENT_TOKEN_BALANCE`: The sender holds less of the token than it would transfer; `NOT_TOKEN_OWNER`: The sender (or the named owner) does not hold that token id; `NOT_SUPPORTED_BY_TOKEN`: The token has no such function: it was launched without that option; `TOO_MANY_TOKEN_IDS`: The holder has more token ids than one listing reads; `CREATE2_FACTORY_MISSING`: A launch with salt on a live chain without the CREATE2 factory; `TRANSACTION_REJECTED`: The node refused it; `WOULD_REVERT`: The chain would revert it: nothing was signed; `LIVE_NETWORK_FAUCET`: The faucet on a live network */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -8963,7 +8963,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "KEY_SENDER_MISMATCH" | "TRANSACTION_MISMATCH" | "INSUFFICIENT_FUNDS" | "FEE_CAP_EXCEEDED" | "NOT_A_TOKEN_CONTRACT" | "NOT_A_MINTER" | "BATCH_MINT_UNSUPPORTED" | "TOKEN_URI_UNSUPPORTED" | "CAP_EXCEEDED" | "TOKEN_ID_TAKEN" | "INSUFFICIENT_TOKEN_BALANCE" | "NOT_TOKEN_OWNER" | "NOT_SUPPORTED_BY_TOKEN" | "TOO_MANY_TOKEN_IDS" | "CREATE2_FACTORY_MISSING" | "TRANSACTION_REJECTED" | "WOULD_REVERT" | "LIVE_NETWORK_FAUCET";
+                            code: "EXPLORER_NOT_CONFIGURED" | "SIMULATED_NETWORK_VERIFICATION" | "KEY_SENDER_MISMATCH" | "TRANSACTION_MISMATCH" | "INSUFFICIENT_FUNDS" | "FEE_CAP_EXCEEDED" | "NOT_A_TOKEN_CONTRACT" | "NOT_A_MINTER" | "BATCH_MINT_UNSUPPORTED" | "TOKEN_URI_UNSUPPORTED" | "CAP_EXCEEDED" | "TOKEN_ID_TAKEN" | "INSUFFICIENT_TOKEN_BALANCE" | "NOT_TOKEN_OWNER" | "NOT_SUPPORTED_BY_TOKEN" | "TOO_MANY_TOKEN_IDS" | "CREATE2_FACTORY_MISSING" | "TRANSACTION_REJECTED" | "WOULD_REVERT" | "LIVE_NETWORK_FAUCET";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -9501,7 +9501,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `KEY_SENDER_MISMATCH`: The key does not derive the sender; `TRANSACTION_MISMATCH`: The signed transaction is not the prepared one; `INSUFFICIENT_FUNDS`: The sender cannot pay the fee; `FEE_CAP_EXCEEDED`: The fee it needs is over the pair's fee ceiling: nothing was signed; `NOT_A_TOKEN_CONTRACT`: No ERC20/ERC721/ERC1155 contract at that address; `NOT_A_MINTER`: The sender may not mint on that token; `BATCH_MINT_UNSUPPORTED`: The token has no batch mint; `TOKEN_URI_UNSUPPORTED`: The ERC721 has no per-token URI; `CAP_EXCEEDED`: An ERC20 mint beyond the cap; `TOKEN_ID_TAKEN`: That ERC721 token id exists; `INSUFFICIENT_TOKEN_BALANCE`: The sender holds less of the token than it would transfer; `NOT_TOKEN_OWNER`: The sender (or the named owner) does not hold that token id; `NOT_SUPPORTED_BY_TOKEN`: The token has no such function: it was launched without that option; `TOO_MANY_TOKEN_IDS`: The holder has more token ids than one listing reads; `CREATE2_FACTORY_MISSING`: A launch with salt on a live chain without the CREATE2 factory; `TRANSACTION_REJECTED`: The node refused it; `WOULD_REVERT`: The chain would revert it: nothing was signed; `LIVE_NETWORK_FAUCET`: The faucet on a live network */
+            /** @description `EXPLORER_NOT_CONFIGURED`: The explorer is not configured for that pair; `SIMULATED_NETWORK_VERIFICATION`: Verification on a simulated chain; `KEY_SENDER_MISMATCH`: The key does not derive the sender; `TRANSACTION_MISMATCH`: The signed transaction is not the prepared one; `INSUFFICIENT_FUNDS`: The sender cannot pay the fee; `FEE_CAP_EXCEEDED`: The fee it needs is over the pair's fee ceiling: nothing was signed; `NOT_A_TOKEN_CONTRACT`: No ERC20/ERC721/ERC1155 contract at that address; `NOT_A_MINTER`: The sender may not mint on that token; `BATCH_MINT_UNSUPPORTED`: The token has no batch mint; `TOKEN_URI_UNSUPPORTED`: The ERC721 has no per-token URI; `CAP_EXCEEDED`: An ERC20 mint beyond the cap; `TOKEN_ID_TAKEN`: That ERC721 token id exists; `INSUFFICIENT_TOKEN_BALANCE`: The sender holds less of the token than it would transfer; `NOT_TOKEN_OWNER`: The sender (or the named owner) does not hold that token id; `NOT_SUPPORTED_BY_TOKEN`: The token has no such function: it was launched without that option; `TOO_MANY_TOKEN_IDS`: The holder has more token ids than one listing reads; `CREATE2_FACTORY_MISSING`: A launch with salt on a live chain without the CREATE2 factory; `TRANSACTION_REJECTED`: The node refused it; `WOULD_REVERT`: The chain would revert it: nothing was signed; `LIVE_NETWORK_FAUCET`: The faucet on a live network */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -9513,7 +9513,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "KEY_SENDER_MISMATCH" | "TRANSACTION_MISMATCH" | "INSUFFICIENT_FUNDS" | "FEE_CAP_EXCEEDED" | "NOT_A_TOKEN_CONTRACT" | "NOT_A_MINTER" | "BATCH_MINT_UNSUPPORTED" | "TOKEN_URI_UNSUPPORTED" | "CAP_EXCEEDED" | "TOKEN_ID_TAKEN" | "INSUFFICIENT_TOKEN_BALANCE" | "NOT_TOKEN_OWNER" | "NOT_SUPPORTED_BY_TOKEN" | "TOO_MANY_TOKEN_IDS" | "CREATE2_FACTORY_MISSING" | "TRANSACTION_REJECTED" | "WOULD_REVERT" | "LIVE_NETWORK_FAUCET";
+                            code: "EXPLORER_NOT_CONFIGURED" | "SIMULATED_NETWORK_VERIFICATION" | "KEY_SENDER_MISMATCH" | "TRANSACTION_MISMATCH" | "INSUFFICIENT_FUNDS" | "FEE_CAP_EXCEEDED" | "NOT_A_TOKEN_CONTRACT" | "NOT_A_MINTER" | "BATCH_MINT_UNSUPPORTED" | "TOKEN_URI_UNSUPPORTED" | "CAP_EXCEEDED" | "TOKEN_ID_TAKEN" | "INSUFFICIENT_TOKEN_BALANCE" | "NOT_TOKEN_OWNER" | "NOT_SUPPORTED_BY_TOKEN" | "TOO_MANY_TOKEN_IDS" | "CREATE2_FACTORY_MISSING" | "TRANSACTION_REJECTED" | "WOULD_REVERT" | "LIVE_NETWORK_FAUCET";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -10051,7 +10051,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `KEY_SENDER_MISMATCH`: The key does not derive the sender; `TRANSACTION_MISMATCH`: The signed transaction is not the prepared one; `INSUFFICIENT_FUNDS`: The sender cannot pay the fee; `FEE_CAP_EXCEEDED`: The fee it needs is over the pair's fee ceiling: nothing was signed; `NOT_A_TOKEN_CONTRACT`: No ERC20/ERC721/ERC1155 contract at that address; `NOT_A_MINTER`: The sender may not mint on that token; `BATCH_MINT_UNSUPPORTED`: The token has no batch mint; `TOKEN_URI_UNSUPPORTED`: The ERC721 has no per-token URI; `CAP_EXCEEDED`: An ERC20 mint beyond the cap; `TOKEN_ID_TAKEN`: That ERC721 token id exists; `INSUFFICIENT_TOKEN_BALANCE`: The sender holds less of the token than it would transfer; `NOT_TOKEN_OWNER`: The sender (or the named owner) does not hold that token id; `NOT_SUPPORTED_BY_TOKEN`: The token has no such function: it was launched without that option; `TOO_MANY_TOKEN_IDS`: The holder has more token ids than one listing reads; `CREATE2_FACTORY_MISSING`: A launch with salt on a live chain without the CREATE2 factory; `TRANSACTION_REJECTED`: The node refused it; `WOULD_REVERT`: The chain would revert it: nothing was signed; `LIVE_NETWORK_FAUCET`: The faucet on a live network */
+            /** @description `EXPLORER_NOT_CONFIGURED`: The explorer is not configured for that pair; `SIMULATED_NETWORK_VERIFICATION`: Verification on a simulated chain; `KEY_SENDER_MISMATCH`: The key does not derive the sender; `TRANSACTION_MISMATCH`: The signed transaction is not the prepared one; `INSUFFICIENT_FUNDS`: The sender cannot pay the fee; `FEE_CAP_EXCEEDED`: The fee it needs is over the pair's fee ceiling: nothing was signed; `NOT_A_TOKEN_CONTRACT`: No ERC20/ERC721/ERC1155 contract at that address; `NOT_A_MINTER`: The sender may not mint on that token; `BATCH_MINT_UNSUPPORTED`: The token has no batch mint; `TOKEN_URI_UNSUPPORTED`: The ERC721 has no per-token URI; `CAP_EXCEEDED`: An ERC20 mint beyond the cap; `TOKEN_ID_TAKEN`: That ERC721 token id exists; `INSUFFICIENT_TOKEN_BALANCE`: The sender holds less of the token than it would transfer; `NOT_TOKEN_OWNER`: The sender (or the named owner) does not hold that token id; `NOT_SUPPORTED_BY_TOKEN`: The token has no such function: it was launched without that option; `TOO_MANY_TOKEN_IDS`: The holder has more token ids than one listing reads; `CREATE2_FACTORY_MISSING`: A launch with salt on a live chain without the CREATE2 factory; `TRANSACTION_REJECTED`: The node refused it; `WOULD_REVERT`: The chain would revert it: nothing was signed; `LIVE_NETWORK_FAUCET`: The faucet on a live network */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -10063,7 +10063,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "KEY_SENDER_MISMATCH" | "TRANSACTION_MISMATCH" | "INSUFFICIENT_FUNDS" | "FEE_CAP_EXCEEDED" | "NOT_A_TOKEN_CONTRACT" | "NOT_A_MINTER" | "BATCH_MINT_UNSUPPORTED" | "TOKEN_URI_UNSUPPORTED" | "CAP_EXCEEDED" | "TOKEN_ID_TAKEN" | "INSUFFICIENT_TOKEN_BALANCE" | "NOT_TOKEN_OWNER" | "NOT_SUPPORTED_BY_TOKEN" | "TOO_MANY_TOKEN_IDS" | "CREATE2_FACTORY_MISSING" | "TRANSACTION_REJECTED" | "WOULD_REVERT" | "LIVE_NETWORK_FAUCET";
+                            code: "EXPLORER_NOT_CONFIGURED" | "SIMULATED_NETWORK_VERIFICATION" | "KEY_SENDER_MISMATCH" | "TRANSACTION_MISMATCH" | "INSUFFICIENT_FUNDS" | "FEE_CAP_EXCEEDED" | "NOT_A_TOKEN_CONTRACT" | "NOT_A_MINTER" | "BATCH_MINT_UNSUPPORTED" | "TOKEN_URI_UNSUPPORTED" | "CAP_EXCEEDED" | "TOKEN_ID_TAKEN" | "INSUFFICIENT_TOKEN_BALANCE" | "NOT_TOKEN_OWNER" | "NOT_SUPPORTED_BY_TOKEN" | "TOO_MANY_TOKEN_IDS" | "CREATE2_FACTORY_MISSING" | "TRANSACTION_REJECTED" | "WOULD_REVERT" | "LIVE_NETWORK_FAUCET";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -10578,7 +10578,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `KEY_SENDER_MISMATCH`: The key does not derive the sender; `TRANSACTION_MISMATCH`: The signed transaction is not the prepared one; `INSUFFICIENT_FUNDS`: The sender cannot pay the fee; `FEE_CAP_EXCEEDED`: The fee it needs is over the pair's fee ceiling: nothing was signed; `NOT_A_TOKEN_CONTRACT`: No ERC20/ERC721/ERC1155 contract at that address; `NOT_A_MINTER`: The sender may not mint on that token; `BATCH_MINT_UNSUPPORTED`: The token has no batch mint; `TOKEN_URI_UNSUPPORTED`: The ERC721 has no per-token URI; `CAP_EXCEEDED`: An ERC20 mint beyond the cap; `TOKEN_ID_TAKEN`: That ERC721 token id exists; `INSUFFICIENT_TOKEN_BALANCE`: The sender holds less of the token than it would transfer; `NOT_TOKEN_OWNER`: The sender (or the named owner) does not hold that token id; `NOT_SUPPORTED_BY_TOKEN`: The token has no such function: it was launched without that option; `TOO_MANY_TOKEN_IDS`: The holder has more token ids than one listing reads; `CREATE2_FACTORY_MISSING`: A launch with salt on a live chain without the CREATE2 factory; `TRANSACTION_REJECTED`: The node refused it; `WOULD_REVERT`: The chain would revert it: nothing was signed; `LIVE_NETWORK_FAUCET`: The faucet on a live network */
+            /** @description `EXPLORER_NOT_CONFIGURED`: The explorer is not configured for that pair; `SIMULATED_NETWORK_VERIFICATION`: Verification on a simulated chain; `KEY_SENDER_MISMATCH`: The key does not derive the sender; `TRANSACTION_MISMATCH`: The signed transaction is not the prepared one; `INSUFFICIENT_FUNDS`: The sender cannot pay the fee; `FEE_CAP_EXCEEDED`: The fee it needs is over the pair's fee ceiling: nothing was signed; `NOT_A_TOKEN_CONTRACT`: No ERC20/ERC721/ERC1155 contract at that address; `NOT_A_MINTER`: The sender may not mint on that token; `BATCH_MINT_UNSUPPORTED`: The token has no batch mint; `TOKEN_URI_UNSUPPORTED`: The ERC721 has no per-token URI; `CAP_EXCEEDED`: An ERC20 mint beyond the cap; `TOKEN_ID_TAKEN`: That ERC721 token id exists; `INSUFFICIENT_TOKEN_BALANCE`: The sender holds less of the token than it would transfer; `NOT_TOKEN_OWNER`: The sender (or the named owner) does not hold that token id; `NOT_SUPPORTED_BY_TOKEN`: The token has no such function: it was launched without that option; `TOO_MANY_TOKEN_IDS`: The holder has more token ids than one listing reads; `CREATE2_FACTORY_MISSING`: A launch with salt on a live chain without the CREATE2 factory; `TRANSACTION_REJECTED`: The node refused it; `WOULD_REVERT`: The chain would revert it: nothing was signed; `LIVE_NETWORK_FAUCET`: The faucet on a live network */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -10590,7 +10590,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "KEY_SENDER_MISMATCH" | "TRANSACTION_MISMATCH" | "INSUFFICIENT_FUNDS" | "FEE_CAP_EXCEEDED" | "NOT_A_TOKEN_CONTRACT" | "NOT_A_MINTER" | "BATCH_MINT_UNSUPPORTED" | "TOKEN_URI_UNSUPPORTED" | "CAP_EXCEEDED" | "TOKEN_ID_TAKEN" | "INSUFFICIENT_TOKEN_BALANCE" | "NOT_TOKEN_OWNER" | "NOT_SUPPORTED_BY_TOKEN" | "TOO_MANY_TOKEN_IDS" | "CREATE2_FACTORY_MISSING" | "TRANSACTION_REJECTED" | "WOULD_REVERT" | "LIVE_NETWORK_FAUCET";
+                            code: "EXPLORER_NOT_CONFIGURED" | "SIMULATED_NETWORK_VERIFICATION" | "KEY_SENDER_MISMATCH" | "TRANSACTION_MISMATCH" | "INSUFFICIENT_FUNDS" | "FEE_CAP_EXCEEDED" | "NOT_A_TOKEN_CONTRACT" | "NOT_A_MINTER" | "BATCH_MINT_UNSUPPORTED" | "TOKEN_URI_UNSUPPORTED" | "CAP_EXCEEDED" | "TOKEN_ID_TAKEN" | "INSUFFICIENT_TOKEN_BALANCE" | "NOT_TOKEN_OWNER" | "NOT_SUPPORTED_BY_TOKEN" | "TOO_MANY_TOKEN_IDS" | "CREATE2_FACTORY_MISSING" | "TRANSACTION_REJECTED" | "WOULD_REVERT" | "LIVE_NETWORK_FAUCET";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -10859,7 +10859,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `KEY_SENDER_MISMATCH`: The key does not derive the sender; `TRANSACTION_MISMATCH`: The signed transaction is not the prepared one; `INSUFFICIENT_FUNDS`: The sender cannot pay the fee; `FEE_CAP_EXCEEDED`: The fee it needs is over the pair's fee ceiling: nothing was signed; `NOT_A_TOKEN_CONTRACT`: No ERC20/ERC721/ERC1155 contract at that address; `NOT_A_MINTER`: The sender may not mint on that token; `BATCH_MINT_UNSUPPORTED`: The token has no batch mint; `TOKEN_URI_UNSUPPORTED`: The ERC721 has no per-token URI; `CAP_EXCEEDED`: An ERC20 mint beyond the cap; `TOKEN_ID_TAKEN`: That ERC721 token id exists; `INSUFFICIENT_TOKEN_BALANCE`: The sender holds less of the token than it would transfer; `NOT_TOKEN_OWNER`: The sender (or the named owner) does not hold that token id; `NOT_SUPPORTED_BY_TOKEN`: The token has no such function: it was launched without that option; `TOO_MANY_TOKEN_IDS`: The holder has more token ids than one listing reads; `CREATE2_FACTORY_MISSING`: A launch with salt on a live chain without the CREATE2 factory; `TRANSACTION_REJECTED`: The node refused it; `WOULD_REVERT`: The chain would revert it: nothing was signed; `LIVE_NETWORK_FAUCET`: The faucet on a live network */
+            /** @description `EXPLORER_NOT_CONFIGURED`: The explorer is not configured for that pair; `SIMULATED_NETWORK_VERIFICATION`: Verification on a simulated chain; `KEY_SENDER_MISMATCH`: The key does not derive the sender; `TRANSACTION_MISMATCH`: The signed transaction is not the prepared one; `INSUFFICIENT_FUNDS`: The sender cannot pay the fee; `FEE_CAP_EXCEEDED`: The fee it needs is over the pair's fee ceiling: nothing was signed; `NOT_A_TOKEN_CONTRACT`: No ERC20/ERC721/ERC1155 contract at that address; `NOT_A_MINTER`: The sender may not mint on that token; `BATCH_MINT_UNSUPPORTED`: The token has no batch mint; `TOKEN_URI_UNSUPPORTED`: The ERC721 has no per-token URI; `CAP_EXCEEDED`: An ERC20 mint beyond the cap; `TOKEN_ID_TAKEN`: That ERC721 token id exists; `INSUFFICIENT_TOKEN_BALANCE`: The sender holds less of the token than it would transfer; `NOT_TOKEN_OWNER`: The sender (or the named owner) does not hold that token id; `NOT_SUPPORTED_BY_TOKEN`: The token has no such function: it was launched without that option; `TOO_MANY_TOKEN_IDS`: The holder has more token ids than one listing reads; `CREATE2_FACTORY_MISSING`: A launch with salt on a live chain without the CREATE2 factory; `TRANSACTION_REJECTED`: The node refused it; `WOULD_REVERT`: The chain would revert it: nothing was signed; `LIVE_NETWORK_FAUCET`: The faucet on a live network */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -10871,7 +10871,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "KEY_SENDER_MISMATCH" | "TRANSACTION_MISMATCH" | "INSUFFICIENT_FUNDS" | "FEE_CAP_EXCEEDED" | "NOT_A_TOKEN_CONTRACT" | "NOT_A_MINTER" | "BATCH_MINT_UNSUPPORTED" | "TOKEN_URI_UNSUPPORTED" | "CAP_EXCEEDED" | "TOKEN_ID_TAKEN" | "INSUFFICIENT_TOKEN_BALANCE" | "NOT_TOKEN_OWNER" | "NOT_SUPPORTED_BY_TOKEN" | "TOO_MANY_TOKEN_IDS" | "CREATE2_FACTORY_MISSING" | "TRANSACTION_REJECTED" | "WOULD_REVERT" | "LIVE_NETWORK_FAUCET";
+                            code: "EXPLORER_NOT_CONFIGURED" | "SIMULATED_NETWORK_VERIFICATION" | "KEY_SENDER_MISMATCH" | "TRANSACTION_MISMATCH" | "INSUFFICIENT_FUNDS" | "FEE_CAP_EXCEEDED" | "NOT_A_TOKEN_CONTRACT" | "NOT_A_MINTER" | "BATCH_MINT_UNSUPPORTED" | "TOKEN_URI_UNSUPPORTED" | "CAP_EXCEEDED" | "TOKEN_ID_TAKEN" | "INSUFFICIENT_TOKEN_BALANCE" | "NOT_TOKEN_OWNER" | "NOT_SUPPORTED_BY_TOKEN" | "TOO_MANY_TOKEN_IDS" | "CREATE2_FACTORY_MISSING" | "TRANSACTION_REJECTED" | "WOULD_REVERT" | "LIVE_NETWORK_FAUCET";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -11164,7 +11164,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `KEY_SENDER_MISMATCH`: The key does not derive the sender; `TRANSACTION_MISMATCH`: The signed transaction is not the prepared one; `INSUFFICIENT_FUNDS`: The sender cannot pay the fee; `FEE_CAP_EXCEEDED`: The fee it needs is over the pair's fee ceiling: nothing was signed; `NOT_A_TOKEN_CONTRACT`: No ERC20/ERC721/ERC1155 contract at that address; `NOT_A_MINTER`: The sender may not mint on that token; `BATCH_MINT_UNSUPPORTED`: The token has no batch mint; `TOKEN_URI_UNSUPPORTED`: The ERC721 has no per-token URI; `CAP_EXCEEDED`: An ERC20 mint beyond the cap; `TOKEN_ID_TAKEN`: That ERC721 token id exists; `INSUFFICIENT_TOKEN_BALANCE`: The sender holds less of the token than it would transfer; `NOT_TOKEN_OWNER`: The sender (or the named owner) does not hold that token id; `NOT_SUPPORTED_BY_TOKEN`: The token has no such function: it was launched without that option; `TOO_MANY_TOKEN_IDS`: The holder has more token ids than one listing reads; `CREATE2_FACTORY_MISSING`: A launch with salt on a live chain without the CREATE2 factory; `TRANSACTION_REJECTED`: The node refused it; `WOULD_REVERT`: The chain would revert it: nothing was signed; `LIVE_NETWORK_FAUCET`: The faucet on a live network */
+            /** @description `EXPLORER_NOT_CONFIGURED`: The explorer is not configured for that pair; `SIMULATED_NETWORK_VERIFICATION`: Verification on a simulated chain; `KEY_SENDER_MISMATCH`: The key does not derive the sender; `TRANSACTION_MISMATCH`: The signed transaction is not the prepared one; `INSUFFICIENT_FUNDS`: The sender cannot pay the fee; `FEE_CAP_EXCEEDED`: The fee it needs is over the pair's fee ceiling: nothing was signed; `NOT_A_TOKEN_CONTRACT`: No ERC20/ERC721/ERC1155 contract at that address; `NOT_A_MINTER`: The sender may not mint on that token; `BATCH_MINT_UNSUPPORTED`: The token has no batch mint; `TOKEN_URI_UNSUPPORTED`: The ERC721 has no per-token URI; `CAP_EXCEEDED`: An ERC20 mint beyond the cap; `TOKEN_ID_TAKEN`: That ERC721 token id exists; `INSUFFICIENT_TOKEN_BALANCE`: The sender holds less of the token than it would transfer; `NOT_TOKEN_OWNER`: The sender (or the named owner) does not hold that token id; `NOT_SUPPORTED_BY_TOKEN`: The token has no such function: it was launched without that option; `TOO_MANY_TOKEN_IDS`: The holder has more token ids than one listing reads; `CREATE2_FACTORY_MISSING`: A launch with salt on a live chain without the CREATE2 factory; `TRANSACTION_REJECTED`: The node refused it; `WOULD_REVERT`: The chain would revert it: nothing was signed; `LIVE_NETWORK_FAUCET`: The faucet on a live network */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -11176,7 +11176,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "KEY_SENDER_MISMATCH" | "TRANSACTION_MISMATCH" | "INSUFFICIENT_FUNDS" | "FEE_CAP_EXCEEDED" | "NOT_A_TOKEN_CONTRACT" | "NOT_A_MINTER" | "BATCH_MINT_UNSUPPORTED" | "TOKEN_URI_UNSUPPORTED" | "CAP_EXCEEDED" | "TOKEN_ID_TAKEN" | "INSUFFICIENT_TOKEN_BALANCE" | "NOT_TOKEN_OWNER" | "NOT_SUPPORTED_BY_TOKEN" | "TOO_MANY_TOKEN_IDS" | "CREATE2_FACTORY_MISSING" | "TRANSACTION_REJECTED" | "WOULD_REVERT" | "LIVE_NETWORK_FAUCET";
+                            code: "EXPLORER_NOT_CONFIGURED" | "SIMULATED_NETWORK_VERIFICATION" | "KEY_SENDER_MISMATCH" | "TRANSACTION_MISMATCH" | "INSUFFICIENT_FUNDS" | "FEE_CAP_EXCEEDED" | "NOT_A_TOKEN_CONTRACT" | "NOT_A_MINTER" | "BATCH_MINT_UNSUPPORTED" | "TOKEN_URI_UNSUPPORTED" | "CAP_EXCEEDED" | "TOKEN_ID_TAKEN" | "INSUFFICIENT_TOKEN_BALANCE" | "NOT_TOKEN_OWNER" | "NOT_SUPPORTED_BY_TOKEN" | "TOO_MANY_TOKEN_IDS" | "CREATE2_FACTORY_MISSING" | "TRANSACTION_REJECTED" | "WOULD_REVERT" | "LIVE_NETWORK_FAUCET";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -11478,7 +11478,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `KEY_SENDER_MISMATCH`: The key does not derive the sender; `TRANSACTION_MISMATCH`: The signed transaction is not the prepared one; `INSUFFICIENT_FUNDS`: The sender cannot pay the fee; `FEE_CAP_EXCEEDED`: The fee it needs is over the pair's fee ceiling: nothing was signed; `NOT_A_TOKEN_CONTRACT`: No ERC20/ERC721/ERC1155 contract at that address; `NOT_A_MINTER`: The sender may not mint on that token; `BATCH_MINT_UNSUPPORTED`: The token has no batch mint; `TOKEN_URI_UNSUPPORTED`: The ERC721 has no per-token URI; `CAP_EXCEEDED`: An ERC20 mint beyond the cap; `TOKEN_ID_TAKEN`: That ERC721 token id exists; `INSUFFICIENT_TOKEN_BALANCE`: The sender holds less of the token than it would transfer; `NOT_TOKEN_OWNER`: The sender (or the named owner) does not hold that token id; `NOT_SUPPORTED_BY_TOKEN`: The token has no such function: it was launched without that option; `TOO_MANY_TOKEN_IDS`: The holder has more token ids than one listing reads; `CREATE2_FACTORY_MISSING`: A launch with salt on a live chain without the CREATE2 factory; `TRANSACTION_REJECTED`: The node refused it; `WOULD_REVERT`: The chain would revert it: nothing was signed; `LIVE_NETWORK_FAUCET`: The faucet on a live network */
+            /** @description `EXPLORER_NOT_CONFIGURED`: The explorer is not configured for that pair; `SIMULATED_NETWORK_VERIFICATION`: Verification on a simulated chain; `KEY_SENDER_MISMATCH`: The key does not derive the sender; `TRANSACTION_MISMATCH`: The signed transaction is not the prepared one; `INSUFFICIENT_FUNDS`: The sender cannot pay the fee; `FEE_CAP_EXCEEDED`: The fee it needs is over the pair's fee ceiling: nothing was signed; `NOT_A_TOKEN_CONTRACT`: No ERC20/ERC721/ERC1155 contract at that address; `NOT_A_MINTER`: The sender may not mint on that token; `BATCH_MINT_UNSUPPORTED`: The token has no batch mint; `TOKEN_URI_UNSUPPORTED`: The ERC721 has no per-token URI; `CAP_EXCEEDED`: An ERC20 mint beyond the cap; `TOKEN_ID_TAKEN`: That ERC721 token id exists; `INSUFFICIENT_TOKEN_BALANCE`: The sender holds less of the token than it would transfer; `NOT_TOKEN_OWNER`: The sender (or the named owner) does not hold that token id; `NOT_SUPPORTED_BY_TOKEN`: The token has no such function: it was launched without that option; `TOO_MANY_TOKEN_IDS`: The holder has more token ids than one listing reads; `CREATE2_FACTORY_MISSING`: A launch with salt on a live chain without the CREATE2 factory; `TRANSACTION_REJECTED`: The node refused it; `WOULD_REVERT`: The chain would revert it: nothing was signed; `LIVE_NETWORK_FAUCET`: The faucet on a live network */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -11490,7 +11490,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "KEY_SENDER_MISMATCH" | "TRANSACTION_MISMATCH" | "INSUFFICIENT_FUNDS" | "FEE_CAP_EXCEEDED" | "NOT_A_TOKEN_CONTRACT" | "NOT_A_MINTER" | "BATCH_MINT_UNSUPPORTED" | "TOKEN_URI_UNSUPPORTED" | "CAP_EXCEEDED" | "TOKEN_ID_TAKEN" | "INSUFFICIENT_TOKEN_BALANCE" | "NOT_TOKEN_OWNER" | "NOT_SUPPORTED_BY_TOKEN" | "TOO_MANY_TOKEN_IDS" | "CREATE2_FACTORY_MISSING" | "TRANSACTION_REJECTED" | "WOULD_REVERT" | "LIVE_NETWORK_FAUCET";
+                            code: "EXPLORER_NOT_CONFIGURED" | "SIMULATED_NETWORK_VERIFICATION" | "KEY_SENDER_MISMATCH" | "TRANSACTION_MISMATCH" | "INSUFFICIENT_FUNDS" | "FEE_CAP_EXCEEDED" | "NOT_A_TOKEN_CONTRACT" | "NOT_A_MINTER" | "BATCH_MINT_UNSUPPORTED" | "TOKEN_URI_UNSUPPORTED" | "CAP_EXCEEDED" | "TOKEN_ID_TAKEN" | "INSUFFICIENT_TOKEN_BALANCE" | "NOT_TOKEN_OWNER" | "NOT_SUPPORTED_BY_TOKEN" | "TOO_MANY_TOKEN_IDS" | "CREATE2_FACTORY_MISSING" | "TRANSACTION_REJECTED" | "WOULD_REVERT" | "LIVE_NETWORK_FAUCET";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -11709,7 +11709,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `NOT_FOUND`: No such route, operation or webhook; `TRANSACTION_NOT_FOUND`: The node knows no transaction with that hash; `HELD_WALLET_NOT_FOUND`: No held wallet at that address for your API key; `CHAIN_FAULTS_OFF`: Chain faults are off; `OPERATION_NOT_FOUND`: No operation with that id; `LAUNCH_NOT_FOUND`: No launch of that contract with this API key on the pair; `CHAIN_FAULT_NOT_FOUND`: No fault with that id on that pair */
+            /** @description `NOT_FOUND`: No such route, operation or webhook; `TRANSACTION_NOT_FOUND`: The node knows no transaction with that hash; `HELD_WALLET_NOT_FOUND`: No held wallet at that address for your API key; `CHAIN_FAULTS_OFF`: Chain faults are off; `OPERATION_NOT_FOUND`: No operation with that id; `LAUNCH_NOT_FOUND`: No launch of that contract with this API key on the pair; `VERIFICATION_NOT_FOUND`: No verification with that id for your API key; `CHAIN_FAULT_NOT_FOUND`: No fault with that id on that pair */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -11721,7 +11721,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "NOT_FOUND" | "TRANSACTION_NOT_FOUND" | "HELD_WALLET_NOT_FOUND" | "CHAIN_FAULTS_OFF" | "OPERATION_NOT_FOUND" | "LAUNCH_NOT_FOUND" | "CHAIN_FAULT_NOT_FOUND";
+                            code: "NOT_FOUND" | "TRANSACTION_NOT_FOUND" | "HELD_WALLET_NOT_FOUND" | "CHAIN_FAULTS_OFF" | "OPERATION_NOT_FOUND" | "LAUNCH_NOT_FOUND" | "VERIFICATION_NOT_FOUND" | "CHAIN_FAULT_NOT_FOUND";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -12193,7 +12193,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `KEY_SENDER_MISMATCH`: The key does not derive the sender; `TRANSACTION_MISMATCH`: The signed transaction is not the prepared one; `INSUFFICIENT_FUNDS`: The sender cannot pay the fee; `FEE_CAP_EXCEEDED`: The fee it needs is over the pair's fee ceiling: nothing was signed; `NOT_A_TOKEN_CONTRACT`: No ERC20/ERC721/ERC1155 contract at that address; `NOT_A_MINTER`: The sender may not mint on that token; `BATCH_MINT_UNSUPPORTED`: The token has no batch mint; `TOKEN_URI_UNSUPPORTED`: The ERC721 has no per-token URI; `CAP_EXCEEDED`: An ERC20 mint beyond the cap; `TOKEN_ID_TAKEN`: That ERC721 token id exists; `INSUFFICIENT_TOKEN_BALANCE`: The sender holds less of the token than it would transfer; `NOT_TOKEN_OWNER`: The sender (or the named owner) does not hold that token id; `NOT_SUPPORTED_BY_TOKEN`: The token has no such function: it was launched without that option; `TOO_MANY_TOKEN_IDS`: The holder has more token ids than one listing reads; `CREATE2_FACTORY_MISSING`: A launch with salt on a live chain without the CREATE2 factory; `TRANSACTION_REJECTED`: The node refused it; `WOULD_REVERT`: The chain would revert it: nothing was signed; `LIVE_NETWORK_FAUCET`: The faucet on a live network */
+            /** @description `EXPLORER_NOT_CONFIGURED`: The explorer is not configured for that pair; `SIMULATED_NETWORK_VERIFICATION`: Verification on a simulated chain; `KEY_SENDER_MISMATCH`: The key does not derive the sender; `TRANSACTION_MISMATCH`: The signed transaction is not the prepared one; `INSUFFICIENT_FUNDS`: The sender cannot pay the fee; `FEE_CAP_EXCEEDED`: The fee it needs is over the pair's fee ceiling: nothing was signed; `NOT_A_TOKEN_CONTRACT`: No ERC20/ERC721/ERC1155 contract at that address; `NOT_A_MINTER`: The sender may not mint on that token; `BATCH_MINT_UNSUPPORTED`: The token has no batch mint; `TOKEN_URI_UNSUPPORTED`: The ERC721 has no per-token URI; `CAP_EXCEEDED`: An ERC20 mint beyond the cap; `TOKEN_ID_TAKEN`: That ERC721 token id exists; `INSUFFICIENT_TOKEN_BALANCE`: The sender holds less of the token than it would transfer; `NOT_TOKEN_OWNER`: The sender (or the named owner) does not hold that token id; `NOT_SUPPORTED_BY_TOKEN`: The token has no such function: it was launched without that option; `TOO_MANY_TOKEN_IDS`: The holder has more token ids than one listing reads; `CREATE2_FACTORY_MISSING`: A launch with salt on a live chain without the CREATE2 factory; `TRANSACTION_REJECTED`: The node refused it; `WOULD_REVERT`: The chain would revert it: nothing was signed; `LIVE_NETWORK_FAUCET`: The faucet on a live network */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -12205,7 +12205,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "KEY_SENDER_MISMATCH" | "TRANSACTION_MISMATCH" | "INSUFFICIENT_FUNDS" | "FEE_CAP_EXCEEDED" | "NOT_A_TOKEN_CONTRACT" | "NOT_A_MINTER" | "BATCH_MINT_UNSUPPORTED" | "TOKEN_URI_UNSUPPORTED" | "CAP_EXCEEDED" | "TOKEN_ID_TAKEN" | "INSUFFICIENT_TOKEN_BALANCE" | "NOT_TOKEN_OWNER" | "NOT_SUPPORTED_BY_TOKEN" | "TOO_MANY_TOKEN_IDS" | "CREATE2_FACTORY_MISSING" | "TRANSACTION_REJECTED" | "WOULD_REVERT" | "LIVE_NETWORK_FAUCET";
+                            code: "EXPLORER_NOT_CONFIGURED" | "SIMULATED_NETWORK_VERIFICATION" | "KEY_SENDER_MISMATCH" | "TRANSACTION_MISMATCH" | "INSUFFICIENT_FUNDS" | "FEE_CAP_EXCEEDED" | "NOT_A_TOKEN_CONTRACT" | "NOT_A_MINTER" | "BATCH_MINT_UNSUPPORTED" | "TOKEN_URI_UNSUPPORTED" | "CAP_EXCEEDED" | "TOKEN_ID_TAKEN" | "INSUFFICIENT_TOKEN_BALANCE" | "NOT_TOKEN_OWNER" | "NOT_SUPPORTED_BY_TOKEN" | "TOO_MANY_TOKEN_IDS" | "CREATE2_FACTORY_MISSING" | "TRANSACTION_REJECTED" | "WOULD_REVERT" | "LIVE_NETWORK_FAUCET";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -13065,7 +13065,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `NOT_FOUND`: No such route, operation or webhook; `TRANSACTION_NOT_FOUND`: The node knows no transaction with that hash; `HELD_WALLET_NOT_FOUND`: No held wallet at that address for your API key; `CHAIN_FAULTS_OFF`: Chain faults are off; `OPERATION_NOT_FOUND`: No operation with that id; `LAUNCH_NOT_FOUND`: No launch of that contract with this API key on the pair; `CHAIN_FAULT_NOT_FOUND`: No fault with that id on that pair */
+            /** @description `NOT_FOUND`: No such route, operation or webhook; `TRANSACTION_NOT_FOUND`: The node knows no transaction with that hash; `HELD_WALLET_NOT_FOUND`: No held wallet at that address for your API key; `CHAIN_FAULTS_OFF`: Chain faults are off; `OPERATION_NOT_FOUND`: No operation with that id; `LAUNCH_NOT_FOUND`: No launch of that contract with this API key on the pair; `VERIFICATION_NOT_FOUND`: No verification with that id for your API key; `CHAIN_FAULT_NOT_FOUND`: No fault with that id on that pair */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -13077,7 +13077,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "NOT_FOUND" | "TRANSACTION_NOT_FOUND" | "HELD_WALLET_NOT_FOUND" | "CHAIN_FAULTS_OFF" | "OPERATION_NOT_FOUND" | "LAUNCH_NOT_FOUND" | "CHAIN_FAULT_NOT_FOUND";
+                            code: "NOT_FOUND" | "TRANSACTION_NOT_FOUND" | "HELD_WALLET_NOT_FOUND" | "CHAIN_FAULTS_OFF" | "OPERATION_NOT_FOUND" | "LAUNCH_NOT_FOUND" | "VERIFICATION_NOT_FOUND" | "CHAIN_FAULT_NOT_FOUND";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -13293,7 +13293,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `NOT_FOUND`: No such route, operation or webhook; `TRANSACTION_NOT_FOUND`: The node knows no transaction with that hash; `HELD_WALLET_NOT_FOUND`: No held wallet at that address for your API key; `CHAIN_FAULTS_OFF`: Chain faults are off; `OPERATION_NOT_FOUND`: No operation with that id; `LAUNCH_NOT_FOUND`: No launch of that contract with this API key on the pair; `CHAIN_FAULT_NOT_FOUND`: No fault with that id on that pair */
+            /** @description `NOT_FOUND`: No such route, operation or webhook; `TRANSACTION_NOT_FOUND`: The node knows no transaction with that hash; `HELD_WALLET_NOT_FOUND`: No held wallet at that address for your API key; `CHAIN_FAULTS_OFF`: Chain faults are off; `OPERATION_NOT_FOUND`: No operation with that id; `LAUNCH_NOT_FOUND`: No launch of that contract with this API key on the pair; `VERIFICATION_NOT_FOUND`: No verification with that id for your API key; `CHAIN_FAULT_NOT_FOUND`: No fault with that id on that pair */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -13305,7 +13305,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "NOT_FOUND" | "TRANSACTION_NOT_FOUND" | "HELD_WALLET_NOT_FOUND" | "CHAIN_FAULTS_OFF" | "OPERATION_NOT_FOUND" | "LAUNCH_NOT_FOUND" | "CHAIN_FAULT_NOT_FOUND";
+                            code: "NOT_FOUND" | "TRANSACTION_NOT_FOUND" | "HELD_WALLET_NOT_FOUND" | "CHAIN_FAULTS_OFF" | "OPERATION_NOT_FOUND" | "LAUNCH_NOT_FOUND" | "VERIFICATION_NOT_FOUND" | "CHAIN_FAULT_NOT_FOUND";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -13557,7 +13557,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `NOT_FOUND`: No such route, operation or webhook; `TRANSACTION_NOT_FOUND`: The node knows no transaction with that hash; `HELD_WALLET_NOT_FOUND`: No held wallet at that address for your API key; `CHAIN_FAULTS_OFF`: Chain faults are off; `OPERATION_NOT_FOUND`: No operation with that id; `LAUNCH_NOT_FOUND`: No launch of that contract with this API key on the pair; `CHAIN_FAULT_NOT_FOUND`: No fault with that id on that pair */
+            /** @description `NOT_FOUND`: No such route, operation or webhook; `TRANSACTION_NOT_FOUND`: The node knows no transaction with that hash; `HELD_WALLET_NOT_FOUND`: No held wallet at that address for your API key; `CHAIN_FAULTS_OFF`: Chain faults are off; `OPERATION_NOT_FOUND`: No operation with that id; `LAUNCH_NOT_FOUND`: No launch of that contract with this API key on the pair; `VERIFICATION_NOT_FOUND`: No verification with that id for your API key; `CHAIN_FAULT_NOT_FOUND`: No fault with that id on that pair */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -13569,7 +13569,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "NOT_FOUND" | "TRANSACTION_NOT_FOUND" | "HELD_WALLET_NOT_FOUND" | "CHAIN_FAULTS_OFF" | "OPERATION_NOT_FOUND" | "LAUNCH_NOT_FOUND" | "CHAIN_FAULT_NOT_FOUND";
+                            code: "NOT_FOUND" | "TRANSACTION_NOT_FOUND" | "HELD_WALLET_NOT_FOUND" | "CHAIN_FAULTS_OFF" | "OPERATION_NOT_FOUND" | "LAUNCH_NOT_FOUND" | "VERIFICATION_NOT_FOUND" | "CHAIN_FAULT_NOT_FOUND";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -14383,7 +14383,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `NOT_FOUND`: No such route, operation or webhook; `TRANSACTION_NOT_FOUND`: The node knows no transaction with that hash; `HELD_WALLET_NOT_FOUND`: No held wallet at that address for your API key; `CHAIN_FAULTS_OFF`: Chain faults are off; `OPERATION_NOT_FOUND`: No operation with that id; `LAUNCH_NOT_FOUND`: No launch of that contract with this API key on the pair; `CHAIN_FAULT_NOT_FOUND`: No fault with that id on that pair */
+            /** @description `NOT_FOUND`: No such route, operation or webhook; `TRANSACTION_NOT_FOUND`: The node knows no transaction with that hash; `HELD_WALLET_NOT_FOUND`: No held wallet at that address for your API key; `CHAIN_FAULTS_OFF`: Chain faults are off; `OPERATION_NOT_FOUND`: No operation with that id; `LAUNCH_NOT_FOUND`: No launch of that contract with this API key on the pair; `VERIFICATION_NOT_FOUND`: No verification with that id for your API key; `CHAIN_FAULT_NOT_FOUND`: No fault with that id on that pair */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -14395,7 +14395,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "NOT_FOUND" | "TRANSACTION_NOT_FOUND" | "HELD_WALLET_NOT_FOUND" | "CHAIN_FAULTS_OFF" | "OPERATION_NOT_FOUND" | "LAUNCH_NOT_FOUND" | "CHAIN_FAULT_NOT_FOUND";
+                            code: "NOT_FOUND" | "TRANSACTION_NOT_FOUND" | "HELD_WALLET_NOT_FOUND" | "CHAIN_FAULTS_OFF" | "OPERATION_NOT_FOUND" | "LAUNCH_NOT_FOUND" | "VERIFICATION_NOT_FOUND" | "CHAIN_FAULT_NOT_FOUND";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -14611,7 +14611,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `NOT_FOUND`: No such route, operation or webhook; `TRANSACTION_NOT_FOUND`: The node knows no transaction with that hash; `HELD_WALLET_NOT_FOUND`: No held wallet at that address for your API key; `CHAIN_FAULTS_OFF`: Chain faults are off; `OPERATION_NOT_FOUND`: No operation with that id; `LAUNCH_NOT_FOUND`: No launch of that contract with this API key on the pair; `CHAIN_FAULT_NOT_FOUND`: No fault with that id on that pair */
+            /** @description `NOT_FOUND`: No such route, operation or webhook; `TRANSACTION_NOT_FOUND`: The node knows no transaction with that hash; `HELD_WALLET_NOT_FOUND`: No held wallet at that address for your API key; `CHAIN_FAULTS_OFF`: Chain faults are off; `OPERATION_NOT_FOUND`: No operation with that id; `LAUNCH_NOT_FOUND`: No launch of that contract with this API key on the pair; `VERIFICATION_NOT_FOUND`: No verification with that id for your API key; `CHAIN_FAULT_NOT_FOUND`: No fault with that id on that pair */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -14623,7 +14623,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "NOT_FOUND" | "TRANSACTION_NOT_FOUND" | "HELD_WALLET_NOT_FOUND" | "CHAIN_FAULTS_OFF" | "OPERATION_NOT_FOUND" | "LAUNCH_NOT_FOUND" | "CHAIN_FAULT_NOT_FOUND";
+                            code: "NOT_FOUND" | "TRANSACTION_NOT_FOUND" | "HELD_WALLET_NOT_FOUND" | "CHAIN_FAULTS_OFF" | "OPERATION_NOT_FOUND" | "LAUNCH_NOT_FOUND" | "VERIFICATION_NOT_FOUND" | "CHAIN_FAULT_NOT_FOUND";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -14894,7 +14894,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `NOT_FOUND`: No such route, operation or webhook; `TRANSACTION_NOT_FOUND`: The node knows no transaction with that hash; `HELD_WALLET_NOT_FOUND`: No held wallet at that address for your API key; `CHAIN_FAULTS_OFF`: Chain faults are off; `OPERATION_NOT_FOUND`: No operation with that id; `LAUNCH_NOT_FOUND`: No launch of that contract with this API key on the pair; `CHAIN_FAULT_NOT_FOUND`: No fault with that id on that pair */
+            /** @description `NOT_FOUND`: No such route, operation or webhook; `TRANSACTION_NOT_FOUND`: The node knows no transaction with that hash; `HELD_WALLET_NOT_FOUND`: No held wallet at that address for your API key; `CHAIN_FAULTS_OFF`: Chain faults are off; `OPERATION_NOT_FOUND`: No operation with that id; `LAUNCH_NOT_FOUND`: No launch of that contract with this API key on the pair; `VERIFICATION_NOT_FOUND`: No verification with that id for your API key; `CHAIN_FAULT_NOT_FOUND`: No fault with that id on that pair */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -14906,7 +14906,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "NOT_FOUND" | "TRANSACTION_NOT_FOUND" | "HELD_WALLET_NOT_FOUND" | "CHAIN_FAULTS_OFF" | "OPERATION_NOT_FOUND" | "LAUNCH_NOT_FOUND" | "CHAIN_FAULT_NOT_FOUND";
+                            code: "NOT_FOUND" | "TRANSACTION_NOT_FOUND" | "HELD_WALLET_NOT_FOUND" | "CHAIN_FAULTS_OFF" | "OPERATION_NOT_FOUND" | "LAUNCH_NOT_FOUND" | "VERIFICATION_NOT_FOUND" | "CHAIN_FAULT_NOT_FOUND";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -15158,7 +15158,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `NOT_FOUND`: No such route, operation or webhook; `TRANSACTION_NOT_FOUND`: The node knows no transaction with that hash; `HELD_WALLET_NOT_FOUND`: No held wallet at that address for your API key; `CHAIN_FAULTS_OFF`: Chain faults are off; `OPERATION_NOT_FOUND`: No operation with that id; `LAUNCH_NOT_FOUND`: No launch of that contract with this API key on the pair; `CHAIN_FAULT_NOT_FOUND`: No fault with that id on that pair */
+            /** @description `NOT_FOUND`: No such route, operation or webhook; `TRANSACTION_NOT_FOUND`: The node knows no transaction with that hash; `HELD_WALLET_NOT_FOUND`: No held wallet at that address for your API key; `CHAIN_FAULTS_OFF`: Chain faults are off; `OPERATION_NOT_FOUND`: No operation with that id; `LAUNCH_NOT_FOUND`: No launch of that contract with this API key on the pair; `VERIFICATION_NOT_FOUND`: No verification with that id for your API key; `CHAIN_FAULT_NOT_FOUND`: No fault with that id on that pair */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -15170,7 +15170,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "NOT_FOUND" | "TRANSACTION_NOT_FOUND" | "HELD_WALLET_NOT_FOUND" | "CHAIN_FAULTS_OFF" | "OPERATION_NOT_FOUND" | "LAUNCH_NOT_FOUND" | "CHAIN_FAULT_NOT_FOUND";
+                            code: "NOT_FOUND" | "TRANSACTION_NOT_FOUND" | "HELD_WALLET_NOT_FOUND" | "CHAIN_FAULTS_OFF" | "OPERATION_NOT_FOUND" | "LAUNCH_NOT_FOUND" | "VERIFICATION_NOT_FOUND" | "CHAIN_FAULT_NOT_FOUND";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -15512,7 +15512,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `NOT_FOUND`: No such route, operation or webhook; `TRANSACTION_NOT_FOUND`: The node knows no transaction with that hash; `HELD_WALLET_NOT_FOUND`: No held wallet at that address for your API key; `CHAIN_FAULTS_OFF`: Chain faults are off; `OPERATION_NOT_FOUND`: No operation with that id; `LAUNCH_NOT_FOUND`: No launch of that contract with this API key on the pair; `CHAIN_FAULT_NOT_FOUND`: No fault with that id on that pair */
+            /** @description `NOT_FOUND`: No such route, operation or webhook; `TRANSACTION_NOT_FOUND`: The node knows no transaction with that hash; `HELD_WALLET_NOT_FOUND`: No held wallet at that address for your API key; `CHAIN_FAULTS_OFF`: Chain faults are off; `OPERATION_NOT_FOUND`: No operation with that id; `LAUNCH_NOT_FOUND`: No launch of that contract with this API key on the pair; `VERIFICATION_NOT_FOUND`: No verification with that id for your API key; `CHAIN_FAULT_NOT_FOUND`: No fault with that id on that pair */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -15524,7 +15524,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "NOT_FOUND" | "TRANSACTION_NOT_FOUND" | "HELD_WALLET_NOT_FOUND" | "CHAIN_FAULTS_OFF" | "OPERATION_NOT_FOUND" | "LAUNCH_NOT_FOUND" | "CHAIN_FAULT_NOT_FOUND";
+                            code: "NOT_FOUND" | "TRANSACTION_NOT_FOUND" | "HELD_WALLET_NOT_FOUND" | "CHAIN_FAULTS_OFF" | "OPERATION_NOT_FOUND" | "LAUNCH_NOT_FOUND" | "VERIFICATION_NOT_FOUND" | "CHAIN_FAULT_NOT_FOUND";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -15869,7 +15869,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `NOT_FOUND`: No such route, operation or webhook; `TRANSACTION_NOT_FOUND`: The node knows no transaction with that hash; `HELD_WALLET_NOT_FOUND`: No held wallet at that address for your API key; `CHAIN_FAULTS_OFF`: Chain faults are off; `OPERATION_NOT_FOUND`: No operation with that id; `LAUNCH_NOT_FOUND`: No launch of that contract with this API key on the pair; `CHAIN_FAULT_NOT_FOUND`: No fault with that id on that pair */
+            /** @description `NOT_FOUND`: No such route, operation or webhook; `TRANSACTION_NOT_FOUND`: The node knows no transaction with that hash; `HELD_WALLET_NOT_FOUND`: No held wallet at that address for your API key; `CHAIN_FAULTS_OFF`: Chain faults are off; `OPERATION_NOT_FOUND`: No operation with that id; `LAUNCH_NOT_FOUND`: No launch of that contract with this API key on the pair; `VERIFICATION_NOT_FOUND`: No verification with that id for your API key; `CHAIN_FAULT_NOT_FOUND`: No fault with that id on that pair */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -15881,7 +15881,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "NOT_FOUND" | "TRANSACTION_NOT_FOUND" | "HELD_WALLET_NOT_FOUND" | "CHAIN_FAULTS_OFF" | "OPERATION_NOT_FOUND" | "LAUNCH_NOT_FOUND" | "CHAIN_FAULT_NOT_FOUND";
+                            code: "NOT_FOUND" | "TRANSACTION_NOT_FOUND" | "HELD_WALLET_NOT_FOUND" | "CHAIN_FAULTS_OFF" | "OPERATION_NOT_FOUND" | "LAUNCH_NOT_FOUND" | "VERIFICATION_NOT_FOUND" | "CHAIN_FAULT_NOT_FOUND";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -16159,7 +16159,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `NOT_FOUND`: No such route, operation or webhook; `TRANSACTION_NOT_FOUND`: The node knows no transaction with that hash; `HELD_WALLET_NOT_FOUND`: No held wallet at that address for your API key; `CHAIN_FAULTS_OFF`: Chain faults are off; `OPERATION_NOT_FOUND`: No operation with that id; `LAUNCH_NOT_FOUND`: No launch of that contract with this API key on the pair; `CHAIN_FAULT_NOT_FOUND`: No fault with that id on that pair */
+            /** @description `NOT_FOUND`: No such route, operation or webhook; `TRANSACTION_NOT_FOUND`: The node knows no transaction with that hash; `HELD_WALLET_NOT_FOUND`: No held wallet at that address for your API key; `CHAIN_FAULTS_OFF`: Chain faults are off; `OPERATION_NOT_FOUND`: No operation with that id; `LAUNCH_NOT_FOUND`: No launch of that contract with this API key on the pair; `VERIFICATION_NOT_FOUND`: No verification with that id for your API key; `CHAIN_FAULT_NOT_FOUND`: No fault with that id on that pair */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -16171,7 +16171,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "NOT_FOUND" | "TRANSACTION_NOT_FOUND" | "HELD_WALLET_NOT_FOUND" | "CHAIN_FAULTS_OFF" | "OPERATION_NOT_FOUND" | "LAUNCH_NOT_FOUND" | "CHAIN_FAULT_NOT_FOUND";
+                            code: "NOT_FOUND" | "TRANSACTION_NOT_FOUND" | "HELD_WALLET_NOT_FOUND" | "CHAIN_FAULTS_OFF" | "OPERATION_NOT_FOUND" | "LAUNCH_NOT_FOUND" | "VERIFICATION_NOT_FOUND" | "CHAIN_FAULT_NOT_FOUND";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
