@@ -57,7 +57,7 @@ export const VARIABLES = {
     default: "unset: an embedded SQLite database in the data directory",
     description:
       "A PostgreSQL server for API keys, operation records, idempotency keys, rate limits and webhooks, shared by replicas of the service. The tasks that record operations record them there too, so that `serve` follows what they leave unfinished.",
-    readBy: ["serve", "createServer", "recordingTasks", "apikeyCreate"],
+    readBy: ["serve", "createServer", "recordingTasks", "verifyTask", "apikeyCreate"],
     secret: true,
     schema: url(["postgres:", "postgresql:"], "postgres://user:password@host:5432/database"),
   }),
