@@ -36,8 +36,8 @@ export interface ExplorerStub {
   submissions: Submission[];
   /** The references (guid, verificationId) the service asked about, in order. */
   checks: string[];
-  /** The recorded answers to give: to the submission, then to each check (the last repeats). */
-  script(submit: string, checks?: string[]): void;
+  /** The recorded answers to give: to each submission, then to each check (the last of each repeats). */
+  script(submit: string | string[], checks?: string[]): void;
   stop(): Promise<void>;
 }
 
@@ -51,7 +51,7 @@ function readBody(request: IncomingMessage): Promise<string> {
 }
 
 export async function startExplorerStub(explorer: StubExplorer): Promise<ExplorerStub> {
-  let submitAnswer = "submit-accepted";
+  let submitAnswers = ["submit-accepted"];
   let checkAnswers: string[] = [];
   const submissions: Submission[] = [];
   const checks: string[] = [];
@@ -72,7 +72,7 @@ export async function startExplorerStub(explorer: StubExplorer): Promise<Explore
         const fields = etherscanLike ? Object.fromEntries(new URLSearchParams(text)) : (JSON.parse(text) as Record<string, unknown>);
         submissions.push({ query, fields, path: url.pathname });
         address = etherscanLike ? String(fields.contractaddress) : (url.pathname.split("/").pop() ?? "");
-        reply = answer(submitAnswer);
+        reply = answer(submitAnswers[Math.min(submissions.length - 1, submitAnswers.length - 1)]!);
       } else {
         const reference = etherscanLike ? (query.guid ?? "") : decodeURIComponent(url.pathname.split("/").pop() ?? "");
         checks.push(reference);
@@ -90,7 +90,7 @@ export async function startExplorerStub(explorer: StubExplorer): Promise<Explore
     submissions,
     checks,
     script(submit, scriptedChecks = []) {
-      submitAnswer = submit;
+      submitAnswers = typeof submit === "string" ? [submit] : submit;
       checkAnswers = scriptedChecks;
       submissions.length = 0;
       checks.length = 0;

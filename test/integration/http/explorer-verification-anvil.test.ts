@@ -129,6 +129,32 @@ describe("explorer verification (recorded Etherscan, Blockscout and Sourcify ans
     });
   }
 
+  it("recorded: Etherscan does not see the contract yet; the submission is made again until it does, then verified", async function () {
+    const stub = stubs.etherscan;
+    stub.script(["submit-not-indexed", "submit-not-indexed", "submit-accepted"], ["check-pass"]);
+    const record = await verify("etherscan");
+    expect(record.status).to.equal("verified");
+    expect(stub.submissions).to.have.length(3);
+    expect(stub.checks).to.have.length(1);
+  });
+
+  it("recorded: an explorer's refusal of the submission itself fails the record with its words (Etherscan, Sourcify)", async function () {
+    stubs.etherscan.script("submit-invalid-key");
+    const etherscan = await verify("etherscan");
+    expect(etherscan).to.deep.include({
+      status: "failed",
+      explorerMessage: "Invalid API Key (#err2)|ETHERSCANV2",
+      explorerReference: null,
+    });
+    stubs.sourcify.script("submit-unsupported-chain");
+    const sourcify = await verify("sourcify");
+    expect(sourcify).to.deep.include({
+      status: "failed",
+      explorerMessage: "unsupported_chain: The chain with chainId 11155111 is not supported for verification",
+    });
+    expect(stubs.sourcify.checks).to.have.length(0);
+  });
+
   it("answers the pending record again for a second request while the first is pending (one submission)", async function () {
     const stub = stubs.etherscan;
     stub.script("submit-accepted", ["check-pending"]);
