@@ -10,7 +10,8 @@ import {
   type ExplorerStub,
   type StubExplorer,
 } from "../../helpers/explorer-stub.js";
-import { eventually, startServer, type RunningServer } from "../../helpers/http-server.js";
+import { TEST_API_KEY, eventually, startServer, type RunningServer } from "../../helpers/http-server.js";
+import { createTokenServiceClient, type VerificationRecord, type VerifyTokenBody } from "../../../src/client/index.js";
 
 // POST /tokens/{address}/verify against recorded explorer answers (test/fixtures/explorers/, served on loopback): for each
 // explorer a verified, a failed (with the explorer's words), a pending-then-verified and an already-verified submission
@@ -153,6 +154,23 @@ describe("explorer verification (recorded Etherscan, Blockscout and Sourcify ans
       explorerMessage: "unsupported_chain: The chain with chainId 11155111 is not supported for verification",
     });
     expect(stubs.sourcify.checks).to.have.length(0);
+  });
+
+  it("recorded: the typed client submits and reads the record (hardhat-token-service/client)", async function () {
+    stubs.sourcify.script("submit-accepted", ["check-pass"]);
+    const client = createTokenServiceClient({ baseUrl: api.baseUrl, apiKey: TEST_API_KEY });
+    const body: VerifyTokenBody = { ...SEPOLIA, explorer: "sourcify" };
+    const { data: accepted, response } = await client.POST("/api/v1/tokens/{address}/verify", {
+      params: { path: { address: expected.address } },
+      body,
+    });
+    expect(response.status).to.equal(202);
+    let record: VerificationRecord | undefined = accepted;
+    while (record?.status === "pending") {
+      await new Promise((resolve) => setTimeout(resolve, 25));
+      record = (await client.GET("/api/v1/verifications/{id}", { params: { path: { id: accepted!.id } } })).data;
+    }
+    expect(record).to.deep.include({ status: "verified", explorer: "sourcify", address: expected.address });
   });
 
   it("answers the pending record again for a second request while the first is pending (one submission)", async function () {
