@@ -10,6 +10,7 @@ import { tokenPauseTask } from "./token-pause.js";
 import { tokenGrantRoleTask, tokenRevokeRoleTask } from "./token-roles.js";
 import { tokenTransferOwnershipTask } from "./token-transfer-ownership.js";
 import { tokenCancelTask, tokenSpeedUpTask } from "./token-replace.js";
+import { tokenVerifyTask } from "./token-verify.js";
 import { serveTask } from "./serve.js";
 import { apikeyCreateTask } from "./apikey-create.js";
 import { chainFaultTask } from "./chain-fault.js";
@@ -32,6 +33,7 @@ export const tokenServiceTasks = [
   tokenTransferOwnershipTask,
   tokenSpeedUpTask,
   tokenCancelTask,
+  tokenVerifyTask,
   serveTask,
   apikeyCreateTask,
   chainFaultTask,

@@ -52,6 +52,9 @@ export type Subscription = Answer<operations["createSubscription"], 201>;
 export type ChainEventPage = Answer<operations["listSubscriptionEvents"], 200>;
 export type ChainEvent = ChainEventPage["items"][number];
 export type TokenVerification = Answer<operations["getTokenVerification"], 200>;
+/** Explorer verification (docs/tokens.md#verifying-a-token): `client.POST("/api/v1/tokens/{address}/verify", …)`, then its record. */
+export type VerifyTokenBody = JsonBody<operations["verifyToken"]>;
+export type VerificationRecord = Answer<operations["getVerification"], 200>;
 
 /**
  * What signs locally: an ethers v6 Signer (a `Wallet`, or any external signer — a hardware wallet, a KMS — that

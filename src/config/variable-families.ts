@@ -22,6 +22,11 @@ export function bitcoindVariable(network: string): string {
   return `TOKEN_SERVICE_BITCOIND_BITCOIN_${network.toUpperCase()}`;
 }
 
+/** The Blockscout instance of an EVM pair: `TOKEN_SERVICE_BLOCKSCOUT_ETHEREUM_SEPOLIA`. */
+export function blockscoutVariable(chain: string, network: string): string {
+  return `TOKEN_SERVICE_BLOCKSCOUT_${chain}_${network}`.toUpperCase();
+}
+
 export function esploraVariable(network: string): string {
   return `TOKEN_SERVICE_ESPLORA_BITCOIN_${network.toUpperCase()}`;
 }
@@ -74,6 +79,17 @@ export const FAMILIES = {
       .optional(),
     names: (chains = BUILT_IN_CHAINS) =>
       chains.all().flatMap((info) => (info.kind === "evm" ? [replaceAfterBlocksEnvironmentVariable(info.chain, info.network)] : [])),
+  },
+  blockscout: {
+    name: "TOKEN_SERVICE_BLOCKSCOUT_<CHAIN>_<NETWORK>",
+    type: "http(s) URL of a Blockscout instance",
+    default: "unset: verification on Blockscout is refused for the pair (`EXPLORER_NOT_CONFIGURED`)",
+    description:
+      "The Blockscout instance of an EVM pair, e.g. `TOKEN_SERVICE_BLOCKSCOUT_ETHEREUM_SEPOLIA=https://eth-sepolia.blockscout.com`: verifications with `explorer: blockscout` are submitted to its Etherscan-compatible API (`/api`), and its contract pages are linked.",
+    readBy: ["serve", "createServer", "verifyTask"],
+    schema: url(["http:", "https:"], "https://eth-sepolia.blockscout.com"),
+    names: (chains = BUILT_IN_CHAINS) =>
+      chains.all().flatMap((info) => (info.kind === "evm" ? [blockscoutVariable(info.chain, info.network)] : [])),
   },
   bitcoind: {
     name: "TOKEN_SERVICE_BITCOIND_BITCOIN_<NETWORK>",

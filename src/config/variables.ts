@@ -18,6 +18,7 @@ export const DOORS = {
   faultTask: "`npx hardhat chain:fault`",
   custodyTasks: "the keystore tasks (`custody:init`, `custody:backup`, `custody:restore`, `custody:passphrase`)",
   api: "`createTokenService()` (programmatic API)",
+  verifyTask: "`npx hardhat token:verify`",
 } as const;
 
 export type Door = keyof typeof DOORS;
@@ -45,6 +46,9 @@ const HTTP_SERVICE: Door[] = ["serve", "createServer"];
 /** The doors that serve chains: the HTTP service, the chain tasks and the programmatic API. */
 export const ALL_DOORS_WITH_CHAINS: Door[] = ["serve", "createServer", "tasks", "api"];
 
+/** The doors that submit verifications to explorers (docs/tokens.md#verifying-a-token). */
+const VERIFYING: Door[] = ["serve", "createServer", "verifyTask"];
+
 /** Variables with one name each. */
 export const VARIABLES = {
   DATABASE_URL: variable({
@@ -53,7 +57,7 @@ export const VARIABLES = {
     default: "unset: an embedded SQLite database in the data directory",
     description:
       "A PostgreSQL server for API keys, operation records, idempotency keys, rate limits and webhooks, shared by replicas of the service. The tasks that record operations record them there too, so that `serve` follows what they leave unfinished.",
-    readBy: ["serve", "createServer", "recordingTasks", "apikeyCreate"],
+    readBy: ["serve", "createServer", "recordingTasks", "verifyTask", "apikeyCreate"],
     secret: true,
     schema: url(["postgres:", "postgresql:"], "postgres://user:password@host:5432/database"),
   }),
@@ -281,6 +285,49 @@ export const VARIABLES = {
     description: "How often the delivery worker looks for deliveries other replicas queued.",
     readBy: HTTP_SERVICE,
     schema: seconds(1, { allowZero: false }),
+  }),
+  TOKEN_SERVICE_ETHERSCAN_API_KEY: variable({
+    name: "TOKEN_SERVICE_ETHERSCAN_API_KEY",
+    type: "an Etherscan API key",
+    default: "unset: verification on Etherscan is refused (`EXPLORER_NOT_CONFIGURED`)",
+    description:
+      "The key verifications on Etherscan are submitted with (`POST /tokens/{address}/verify`, `token:verify`): one key of Etherscan's API v2 serves every chain it covers.",
+    readBy: VERIFYING,
+    secret: true,
+    schema: z.string().trim().optional(),
+  }),
+  TOKEN_SERVICE_ETHERSCAN_API_URL: variable({
+    name: "TOKEN_SERVICE_ETHERSCAN_API_URL",
+    type: "http(s) URL",
+    default: "https://api.etherscan.io/v2/api",
+    description: "Etherscan's API v2 URL, to use another (a proxy, a stand-in); every chain is named by `chainid=`.",
+    readBy: VERIFYING,
+    schema: url(["http:", "https:"], "https://api.etherscan.io/v2/api"),
+  }),
+  TOKEN_SERVICE_SOURCIFY_API_URL: variable({
+    name: "TOKEN_SERVICE_SOURCIFY_API_URL",
+    type: "http(s) URL",
+    default: "https://sourcify.dev/server",
+    description: "The Sourcify server verifications are submitted to (its API v2), to use another instance than sourcify.dev's.",
+    readBy: VERIFYING,
+    schema: url(["http:", "https:"], "https://sourcify.dev/server"),
+  }),
+  TOKEN_SERVICE_VERIFY_POLL_SECONDS: variable({
+    name: "TOKEN_SERVICE_VERIFY_POLL_SECONDS",
+    type: "seconds > 0",
+    default: "5",
+    description: "How long a pending verification waits before the explorer is asked about it again.",
+    readBy: VERIFYING,
+    schema: seconds(5, { allowZero: false }),
+  }),
+  TOKEN_SERVICE_VERIFY_TIMEOUT_SECONDS: variable({
+    name: "TOKEN_SERVICE_VERIFY_TIMEOUT_SECONDS",
+    type: "seconds > 0",
+    default: "600",
+    description:
+      "How long after its request a verification may stay `pending` (in the explorer's queue, or not seen by it yet): then it is `failed`, its `explorerMessage` saying so with the explorer's last words.",
+    readBy: VERIFYING,
+    schema: seconds(600, { allowZero: false }),
   }),
   TOKEN_SERVICE_ENDPOINT_FAILURE_THRESHOLD: variable({
     name: "TOKEN_SERVICE_ENDPOINT_FAILURE_THRESHOLD",

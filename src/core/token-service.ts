@@ -62,6 +62,8 @@ import { kmsOf } from "./custody/kms-config.js";
 import { Notifications } from "./notifications/notifications.js";
 import { notificationSources } from "./notifications/sources.js";
 import type { NotificationStore } from "./notifications/types.js";
+import { Verifications } from "./verifications/verifications.js";
+import type { VerificationStore } from "./verifications/types.js";
 import { readVariable } from "../config/environment.js";
 import { createWallet, type CreateWalletRequest, type Wallet } from "./wallets.js";
 
@@ -116,6 +118,10 @@ export interface TokenServiceOptions {
   notificationStore?: NotificationStore;
   /** Told when a notification scan's step failed (a node or the store failing); it is tried again. */
   onScanError?: (pair: string, error: unknown) => void;
+  /** Where verifications on explorers live; without it there are none (the HTTP service and `token:verify` pass their database). */
+  verificationStore?: VerificationStore;
+  /** Told when a verification's step failed (the store failing); it is tried again. */
+  onVerificationError?: (error: unknown) => void;
   /** Confirmations, drop and reorg windows, leases of the operation tracker. */
   tracker?: Partial<TrackerSettings>;
   /** How long a prepared (unsigned) launch or mint keeps its nonce reserved for the sender; default 120 s. */
@@ -176,6 +182,8 @@ export class TokenService {
   readonly custody: Custody;
   /** Chain notifications (docs/notifications.md), when a store keeps them. */
   readonly notifications: Notifications | undefined;
+  /** Verification of launched tokens on explorers (docs/tokens.md#verifying-a-token), when a store keeps them. */
+  readonly verifications: Verifications | undefined;
   private readonly bitcoin: BitcoinBackends;
   /** Released on close when the composition root opened it for this service. */
   private readonly ownDataDirectory: DataDirectoryLock | undefined;
@@ -238,6 +246,17 @@ export class TokenService {
         ? undefined
         : new Notifications(options.notificationStore, this.chains, notificationSources(this.evm, this.bitcoin), {
             ...(options.onScanError ? { onError: options.onScanError } : {}),
+          });
+    const operationStore = options.operationStore;
+    this.verifications =
+      options.verificationStore === undefined
+        ? undefined
+        : new Verifications(options.verificationStore, {
+            chains: this.chains,
+            isLive: (info) => !this.evm.isSimulated(info),
+            getOperation: (id) => operationStore.getOperation(id),
+            env,
+            ...(options.onVerificationError ? { onError: options.onVerificationError } : {}),
           });
   }
 
@@ -518,6 +537,7 @@ export class TokenService {
   async close(): Promise<void> {
     await this.operations.stop();
     await this.notifications?.stop();
+    await this.verifications?.stop();
     await Promise.all([this.evm.close(), this.bitcoin.close(), this.custody.close()]);
     this.ownDataDirectory?.release();
   }

@@ -136,6 +136,25 @@ export const ERROR_CATALOG = {
     description:
       "The launch exists but its creation code is not known yet (a prepared launch not submitted), or it does not start with a contract this version of the service ships (a launch made by an older version whose contracts changed since). `details.reason` says which.",
   },
+  VERIFICATION_NOT_FOUND: {
+    httpStatus: 404,
+    source: "core",
+    title: "No verification with that id for your API key",
+    description: "`GET /verifications/{id}` named no verification record of your API key (another key's do not exist for you).",
+  },
+  EXPLORER_NOT_CONFIGURED: {
+    httpStatus: 422,
+    source: "core",
+    title: "The explorer is not configured for that pair",
+    description:
+      "A verification asked for an explorer the service has no key or URL for: Etherscan without `TOKEN_SERVICE_ETHERSCAN_API_KEY`, Blockscout without the pair's `TOKEN_SERVICE_BLOCKSCOUT_<CHAIN>_<NETWORK>`. `details.variable` names what to set.",
+  },
+  SIMULATED_NETWORK_VERIFICATION: {
+    httpStatus: 422,
+    source: "core",
+    title: "Verification on a simulated chain",
+    description: "The pair is simulated in the service's process: no explorer can see its contracts. Verify on a live network.",
+  },
   CHAIN_FAULT_NOT_FOUND: {
     httpStatus: 404,
     source: "core",

@@ -266,6 +266,8 @@ export async function createServer(options: CreateServerOptions): Promise<TokenS
       operationStore: store,
       custodyStore: store.custody,
       notificationStore: store.notifications,
+      verificationStore: store.verifications,
+      onVerificationError: (error) => logger.warn({ err: (error as Error).message }, "a verification step failed; trying again"),
       onScanError: (pair, error) =>
         logger.warn({ pair, err: (error as Error).message }, "a chain notification scan step failed; trying again"),
       tracker: { ...settings.tracker, ...options.tracker },
@@ -307,6 +309,7 @@ export async function createServer(options: CreateServerOptions): Promise<TokenS
     .catch((error: unknown) => logger.warn({ err: (error as Error).message }, "could not resume operations yet"));
   service.operations.start();
   service.notifications?.start();
+  service.verifications?.start();
   // The keystore is opened beside the first requests (scrypt takes about a second); held writes wait for it.
   service.custody.start().catch((error: unknown) => logger.warn({ err: (error as Error).message }, "could not read the keystore yet"));
   const targets = new TargetGuard(settings.webhooks.allowPrivateTargets);

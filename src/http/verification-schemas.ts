@@ -53,3 +53,39 @@ export const TokenVerificationAnswer = z.object({
     })
     .describe("The launch this answers for"),
 });
+
+// A submission of the token's verification to an explorer, and its record (docs/decisions/0061-explorer-verification.md).
+
+export const VerifyTokenBody = z.object({
+  chain,
+  network,
+  explorer: z
+    .enum(["etherscan", "blockscout", "sourcify"])
+    .describe(
+      "`etherscan` (API v2, TOKEN_SERVICE_ETHERSCAN_API_KEY), `blockscout` (the pair's TOKEN_SERVICE_BLOCKSCOUT_<CHAIN>_<NETWORK> instance) or `sourcify`",
+    ),
+});
+
+export const VerificationRecordAnswer = z.object({
+  id: z.string().meta({ examples: ["0b6f1c2e-8a4d-4f7e-9c51-3d2a7e6b5f10"] }),
+  status: z
+    .enum(["pending", "verified", "failed"])
+    .describe(
+      "`pending` until the explorer's answer is final; `verified` (already verified counts); `failed`, with the explorer's words, or after TOKEN_SERVICE_VERIFY_TIMEOUT_SECONDS still pending",
+    ),
+  explorer: z.enum(["etherscan", "blockscout", "sourcify"]),
+  chain: z.string(),
+  network: z.string(),
+  address: z
+    .string()
+    .describe("The contract, checksummed")
+    .meta({ examples: [EXAMPLE_TOKEN_CONTRACT] }),
+  explorerMessage: z
+    .string()
+    .nullable()
+    .describe("What the explorer said last, in its own words (`Pass - Verified`, `Pending in queue`, `Fail - Unable to verify…`)"),
+  explorerReference: z.string().nullable().describe("Etherscan's or Blockscout's guid, Sourcify's verificationId, once it accepted"),
+  url: z.string().nullable().describe("The contract's page on the explorer, where known"),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+});

@@ -28,6 +28,7 @@ import type { Database } from "./schema.js";
 import { KyselyWebhookStore } from "./webhook-store.js";
 import { KyselyCustodyStore } from "./custody-store.js";
 import { KyselyNotificationStore } from "./notification-store.js";
+import { KyselyVerificationStore } from "./verification-store.js";
 import * as reservationFillers from "./reservation-fillers.js";
 import * as senderNonces from "./sender-nonces.js";
 import * as idempotencyClaims from "./idempotency-claims.js";
@@ -68,6 +69,7 @@ export class KyselyStore implements Store {
   readonly webhooks: KyselyWebhookStore;
   readonly custody: KyselyCustodyStore;
   readonly notifications: KyselyNotificationStore;
+  readonly verifications: KyselyVerificationStore;
   private readonly d: DialectSql;
   private readonly changes: OperationChanges;
   private closing: Promise<void> | undefined;
@@ -86,6 +88,7 @@ export class KyselyStore implements Store {
     this.webhooks = new KyselyWebhookStore(db, this.d);
     this.custody = new KyselyCustodyStore(db, this.d);
     this.notifications = new KyselyNotificationStore(db, this.d, this.webhooks);
+    this.verifications = new KyselyVerificationStore(db, this.d);
     this.changes = new OperationChanges(db, this.d, this.webhooks);
   }
 

@@ -481,6 +481,45 @@ export function migrations(dialect: DialectName): Record<string, Migration> {
         await db.schema.createIndex("operations_by_contract").on("operations").columns(["chain", "network", "contract_address"]).execute();
       },
     },
+    // Verifications of launched tokens on explorers (core/verifications/types.ts): the explorer's reference is written
+    // before the record is asked about, so that a restart or another replica never submits it again.
+    "0013_verifications": {
+      async up(db: Kysely<unknown>) {
+        await d
+          .strict(
+            db.schema
+              .createTable("verifications")
+              .addColumn("id", "text", (c) => c.primaryKey())
+              .addColumn("api_key_id", "text")
+              .addColumn("explorer", "text", (c) => c.notNull().check(sql`explorer in ('etherscan', 'blockscout', 'sourcify')`))
+              .addColumn("chain", "text", (c) => c.notNull())
+              .addColumn("network", "text", (c) => c.notNull())
+              .addColumn("address", "text", (c) => c.notNull())
+              .addColumn("operation_id", "text", (c) => c.notNull())
+              .addColumn("status", "text", (c) => c.notNull().check(sql`status in ('pending', 'verified', 'failed')`))
+              .addColumn("explorer_reference", "text")
+              .addColumn("explorer_message", "text")
+              .addColumn("url", "text")
+              .addColumn("next_check_at", d.msType)
+              .addColumn("lease_owner", "text")
+              .addColumn("lease_until", d.msType)
+              .addColumn("created_at", d.msType, (c) => c.notNull())
+              .addColumn("updated_at", d.msType, (c) => c.notNull()),
+          )
+          .execute();
+        await db.schema
+          .createIndex("verifications_due")
+          .on("verifications")
+          .column("next_check_at")
+          .where(sql.ref("status"), "=", sql.lit("pending"))
+          .execute();
+        await db.schema
+          .createIndex("verifications_by_contract")
+          .on("verifications")
+          .columns(["chain", "network", "address", "explorer"])
+          .execute();
+      },
+    },
   };
 }
 

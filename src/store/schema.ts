@@ -205,4 +205,22 @@ export interface Database {
     payload: Json;
     created_at: Millis;
   };
+  verifications: {
+    id: string;
+    api_key_id: string | null;
+    explorer: "etherscan" | "blockscout" | "sourcify";
+    chain: string;
+    network: string;
+    address: string;
+    operation_id: string;
+    status: "pending" | "verified" | "failed";
+    explorer_reference: string | null;
+    explorer_message: string | null;
+    url: string | null;
+    next_check_at: Millis | null;
+    lease_owner: string | null;
+    lease_until: Millis | null;
+    created_at: Millis;
+    updated_at: Millis;
+  };
 }

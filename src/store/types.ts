@@ -3,6 +3,7 @@ import type { OperationRecord, OperationStore } from "../core/operations/types.j
 import type { WebhookStore } from "../webhooks/types.js";
 import type { CustodyStore } from "../core/custody/types.js";
 import type { NotificationStore } from "../core/notifications/types.js";
+import type { VerificationStore } from "../core/verifications/types.js";
 
 export type { NewOperation, OperationKind, OperationRecord, OperationStatus } from "../core/operations/types.js";
 
@@ -124,6 +125,9 @@ export interface Store extends OperationStore {
 
   /** Chain notifications: subscriptions, each pair's scan and lease, and the events found (docs/notifications.md). */
   readonly notifications: NotificationStore;
+
+  /** Verifications of launched tokens on explorers, and their worker's leases (docs/tokens.md#verifying-a-token). */
+  readonly verifications: VerificationStore;
 }
 
 /** What a listing keeps: each given field narrows it (a list: any of its values). */

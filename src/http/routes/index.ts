@@ -5,7 +5,7 @@ import { faucetRoute, networksRoute, transactionRoute } from "./misc.js";
 import { cancelRoute, speedUpRoute } from "./replacements.js";
 import { getOperationRoute, launchTokenRoute, mintTokenRoute, tokenBalanceRoute } from "./tokens.js";
 import { listOperationsRoute, listTokensRoute } from "./listings.js";
-import { tokenVerificationRoute } from "./verification.js";
+import { getVerificationRoute, tokenVerificationRoute, verifyTokenRoute } from "./verification.js";
 import { allowanceRoute, approveRoute, ownedTokensRoute, tokenInfoRoute, transferRoute } from "./transfers.js";
 import {
   createWalletRoute,
@@ -41,6 +41,8 @@ export const API_ROUTES: RouteDefinition[] = [
   cancelRoute,
   tokenBalanceRoute,
   tokenVerificationRoute,
+  verifyTokenRoute,
+  getVerificationRoute,
   transferRoute,
   approveRoute,
   burnRoute,

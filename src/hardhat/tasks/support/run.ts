@@ -55,6 +55,8 @@ export interface TaskOptions {
    * embedded store), so what the task leaves unfinished (--no-wait, Ctrl-C, a crash) the service follows to the end.
    */
   recordsOperations?: boolean;
+  /** `token:verify`: the core keeps verifications in the store `recordsOperations` opens. */
+  verifies?: boolean;
   /** `--private-key` of the signing tasks: only ever refused, never read. */
   privateKey?: string;
 }
@@ -117,6 +119,7 @@ export async function withService(
             custodyStore: store.custody,
             senderLock: store.senderLock(),
             tracker: { ...DEFAULT_TRACKER_SETTINGS, ownRecordsOnly: true },
+            ...(options.verifies ? { verificationStore: store.verifications } : {}),
           }
         : {}),
       ...(selected && pair ? { rpcUrls: { [`${pair.chain}/${pair.network}`]: selected.endpoint } } : {}),
