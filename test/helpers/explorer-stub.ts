@@ -4,7 +4,7 @@ import path from "node:path";
 
 import { expect } from "chai";
 
-// A loopback stand-in for Etherscan (API v2), a Blockscout instance or Sourcify (API v2): it answers with the recorded
+// A loopback stand-in for Etherscan (API v2), a Blockscout instance or Sourcify (API v2): it answers with the fixture
 // answers of test/fixtures/explorers/<explorer>/ in the order a test scripts them, and keeps what it was sent, for
 // `expectSubmission` to compare with the token's verification input (GET /tokens/{address}/verification).
 
@@ -36,7 +36,7 @@ export interface ExplorerStub {
   submissions: Submission[];
   /** The references (guid, verificationId) the service asked about, in order. */
   checks: string[];
-  /** The recorded answers to give: to each submission, then to each check (the last of each repeats). */
+  /** The fixture answers to give: to each submission, then to each check (the last of each repeats). */
   script(submit: string | string[], checks?: string[]): void;
   stop(): Promise<void>;
 }

@@ -10,11 +10,11 @@ import { cleanEnvironment, runHardhat, type CliResult } from "../helpers/cli.js"
 import { explorerEnvironment, startExplorerStub, type ExplorerStub } from "../helpers/explorer-stub.js";
 import { fixtureProjectRoot } from "../helpers/fixture-projects.js";
 
-// token:verify through Hardhat's CLI, on anvil (the networks fixture's `--network sepolia`), against recorded explorer
-// answers on loopback: a token launched with token:launch (recorded in the data directory's store) is submitted, the
+// token:verify through Hardhat's CLI, on anvil (the networks fixture's `--network sepolia`), against explorer answers
+// from fixtures on loopback: a token launched with token:launch (recorded in the data directory's store) is submitted, the
 // task waits for the verdict and prints it; a failure and the refusals exit 1 with the code and option named, no stack.
 
-describe("token:verify (CLI, on anvil, recorded Etherscan and Sourcify answers)", function () {
+describe("token:verify (CLI, on anvil, Etherscan and Sourcify answers from fixtures)", function () {
   this.timeout(180_000);
   const cwd = fixtureProjectRoot("networks");
   const deployer = EthersWallet.createRandom();
@@ -53,7 +53,7 @@ describe("token:verify (CLI, on anvil, recorded Etherscan and Sourcify answers)"
     await rm(dataDir, { recursive: true, force: true });
   });
 
-  it("recorded: submits the token to Etherscan, waits while it is pending, and prints the verified record (--json)", async function () {
+  it("fixture: submits the token to Etherscan, waits while it is pending, and prints the verified record (--json)", async function () {
     etherscan.script("submit-accepted", ["check-pending", "check-pass"]);
     const result = await hardhat("token:verify", "--address", token, "--explorer", "etherscan", "--json");
     expect(result.code, result.stderr).to.equal(0);
@@ -72,7 +72,7 @@ describe("token:verify (CLI, on anvil, recorded Etherscan and Sourcify answers)"
     expect(etherscan.checks).to.have.length(2);
   });
 
-  it("recorded: prints Sourcify's refusal in its words and exits 1 without a stack trace", async function () {
+  it("fixture: prints Sourcify's refusal in its words and exits 1 without a stack trace", async function () {
     sourcify.script("submit-accepted", ["check-fail"]);
     const result = await hardhat("token:verify", "--address", token, "--explorer", "sourcify");
     expect(result.code).to.equal(1);

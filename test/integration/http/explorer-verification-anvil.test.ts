@@ -13,7 +13,7 @@ import {
 import { TEST_API_KEY, eventually, startServer, type RunningServer } from "../../helpers/http-server.js";
 import { createTokenServiceClient, type VerificationRecord, type VerifyTokenBody } from "../../../src/client/index.js";
 
-// POST /tokens/{address}/verify against recorded explorer answers (test/fixtures/explorers/, served on loopback): for each
+// POST /tokens/{address}/verify against explorer answers from fixtures (test/fixtures/explorers/, served on loopback): for each
 // explorer a verified, a failed (with the explorer's words), a pending-then-verified and an already-verified submission
 // of a token launched on anvil; each submits once, with the standard JSON input, contract, compiler and constructor
 // arguments GET /tokens/{address}/verification gives, and ends in a final record. Then the refusals.
@@ -29,7 +29,7 @@ function expectedUrl(explorer: StubExplorer, stub: ExplorerStub, address: string
   return null;
 }
 
-describe("explorer verification (recorded Etherscan, Blockscout and Sourcify answers, tokens on anvil)", function () {
+describe("explorer verification (Etherscan, Blockscout and Sourcify answers from hand-written fixtures, tokens on anvil)", function () {
   this.timeout(120_000);
   let node: AnvilNode;
   let api: RunningServer;
@@ -82,7 +82,7 @@ describe("explorer verification (recorded Etherscan, Blockscout and Sourcify ans
 
   for (const explorer of EXPLORERS) {
     describe(explorer, function () {
-      it(`recorded: ${explorer} verifies the submission, which carries the token's verification input`, async function () {
+      it(`fixture: ${explorer} verifies the submission, which carries the token's verification input`, async function () {
         const stub = stubs[explorer];
         stub.script("submit-accepted", ["check-pass"]);
         const record = await verify(explorer);
@@ -94,7 +94,7 @@ describe("explorer verification (recorded Etherscan, Blockscout and Sourcify ans
         expect(record.explorerReference).to.equal(stub.checks[0]);
       });
 
-      it(`recorded: ${explorer} fails the verification, and the record keeps its words`, async function () {
+      it(`fixture: ${explorer} fails the verification, and the record keeps its words`, async function () {
         const stub = stubs[explorer];
         stub.script("submit-accepted", ["check-fail"]);
         const record = await verify(explorer);
@@ -108,7 +108,7 @@ describe("explorer verification (recorded Etherscan, Blockscout and Sourcify ans
         expect(stub.submissions).to.have.length(1);
       });
 
-      it(`recorded: ${explorer} keeps it pending in its queue, then verifies it; submitted once, asked until final`, async function () {
+      it(`fixture: ${explorer} keeps it pending in its queue, then verifies it; submitted once, asked until final`, async function () {
         const stub = stubs[explorer];
         stub.script("submit-accepted", ["check-pending", "check-pending", "check-pending", "check-pass"]);
         const record = await verify(explorer);
@@ -118,7 +118,7 @@ describe("explorer verification (recorded Etherscan, Blockscout and Sourcify ans
         expect(new Set(stub.checks).size).to.equal(1);
       });
 
-      it(`recorded: ${explorer} answers that the contract is already verified, which counts as verified`, async function () {
+      it(`fixture: ${explorer} answers that the contract is already verified, which counts as verified`, async function () {
         const stub = stubs[explorer];
         stub.script("submit-already-verified");
         const record = await verify(explorer);
@@ -130,7 +130,7 @@ describe("explorer verification (recorded Etherscan, Blockscout and Sourcify ans
     });
   }
 
-  it("recorded: Etherscan does not see the contract yet; the submission is made again until it does, then verified", async function () {
+  it("fixture: Etherscan does not see the contract yet; the submission is made again until it does, then verified", async function () {
     const stub = stubs.etherscan;
     stub.script(["submit-not-indexed", "submit-not-indexed", "submit-accepted"], ["check-pass"]);
     const record = await verify("etherscan");
@@ -139,7 +139,7 @@ describe("explorer verification (recorded Etherscan, Blockscout and Sourcify ans
     expect(stub.checks).to.have.length(1);
   });
 
-  it("recorded: an explorer's refusal of the submission itself fails the record with its words (Etherscan, Sourcify)", async function () {
+  it("fixture: an explorer's refusal of the submission itself fails the record with its words (Etherscan, Sourcify)", async function () {
     stubs.etherscan.script("submit-invalid-key");
     const etherscan = await verify("etherscan");
     expect(etherscan).to.deep.include({
@@ -156,7 +156,7 @@ describe("explorer verification (recorded Etherscan, Blockscout and Sourcify ans
     expect(stubs.sourcify.checks).to.have.length(0);
   });
 
-  it("recorded: the typed client submits and reads the record (hardhat-token-service/client)", async function () {
+  it("fixture: the typed client submits and reads the record (hardhat-token-service/client)", async function () {
     stubs.sourcify.script("submit-accepted", ["check-pass"]);
     const client = createTokenServiceClient({ baseUrl: api.baseUrl, apiKey: TEST_API_KEY });
     const body: VerifyTokenBody = { ...SEPOLIA, explorer: "sourcify" };

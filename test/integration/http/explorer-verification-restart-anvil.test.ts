@@ -9,7 +9,7 @@ import { explorerEnvironment, startExplorerStub, type ExplorerStub } from "../..
 import { eventually, startServer, type RunningServer } from "../../helpers/http-server.js";
 import { freshPostgresSchema } from "../../helpers/postgres-schema.js";
 
-// A verification outlives the process that took it (recorded Etherscan answers on loopback, tokens on anvil): a service
+// A verification outlives the process that took it (Etherscan answers from hand-written fixtures on loopback, tokens on anvil): a service
 // started again on the same store carries a pending record on, asking with the guid it kept, never submitting again; two
 // replicas on one PostgreSQL submit it once between them; a record pending past TOKEN_SERVICE_VERIFY_TIMEOUT_SECONDS
 // fails, saying so with the explorer's last words.
@@ -30,7 +30,7 @@ async function launch(api: RunningServer): Promise<string> {
 
 const record = (api: RunningServer, id: string) => api.call("GET", `/api/v1/verifications/${id}`);
 
-describe("explorer verification across restarts and replicas (recorded Etherscan answers, tokens on anvil)", function () {
+describe("explorer verification across restarts and replicas (Etherscan answers from fixtures, tokens on anvil)", function () {
   this.timeout(120_000);
   let node: AnvilNode;
   let etherscan: ExplorerStub;
@@ -51,7 +51,7 @@ describe("explorer verification across restarts and replicas (recorded Etherscan
     ...explorerEnvironment({ etherscan }),
   });
 
-  it("recorded: a service started again on the same store goes on asking about a pending record, and does not submit it again", async function () {
+  it("fixture: a service started again on the same store goes on asking about a pending record, and does not submit it again", async function () {
     const dataDir = await mkdtemp(path.join(tmpdir(), "hts-verify-restart-"));
     try {
       const first = await startServer({ dataDir, env: env() });
@@ -85,7 +85,7 @@ describe("explorer verification across restarts and replicas (recorded Etherscan
     }
   });
 
-  it("recorded: two replicas on one PostgreSQL submit a record once between them, both asking about it under the lease", async function () {
+  it("fixture: two replicas on one PostgreSQL submit a record once between them, both asking about it under the lease", async function () {
     const schema = await freshPostgresSchema(this, "hts_verify_replicas");
     const shared = { ...env(), TOKEN_SERVICE_SIMULATED_CHAINS: "off" };
     const replicas = [
@@ -114,7 +114,7 @@ describe("explorer verification across restarts and replicas (recorded Etherscan
     }
   });
 
-  it("recorded: a record still pending in the explorer's queue after TOKEN_SERVICE_VERIFY_TIMEOUT_SECONDS fails, saying so", async function () {
+  it("fixture: a record still pending in the explorer's queue after TOKEN_SERVICE_VERIFY_TIMEOUT_SECONDS fails, saying so", async function () {
     const api = await startServer({ env: { ...env(), TOKEN_SERVICE_VERIFY_TIMEOUT_SECONDS: "1" } });
     try {
       const address = await launch(api);
