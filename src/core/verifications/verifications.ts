@@ -193,7 +193,9 @@ export class Verifications {
       }
       if (this.stopped || this.kicked || taken === BATCH) continue;
       await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, Math.min(this.pollMs, 1_000));
+        // One store look per poll interval while idle: a record is due no sooner (its next check is pollMs away), a
+        // submission in this process kicks the loop at once, and another replica's waits at most one interval.
+        const timer = setTimeout(resolve, this.pollMs);
         this.wake = () => {
           clearTimeout(timer);
           resolve();
