@@ -1,6 +1,7 @@
 import { sql, type Kysely, type Selectable } from "kysely";
 
 import type { NewVerification, VerificationRecord, VerificationStep, VerificationStore } from "../core/verifications/types.js";
+import { leaseDueRows } from "./due-leases.js";
 import type { DialectSql } from "./dialect.js";
 import { iso } from "./operation-rows.js";
 import type { Database } from "./schema.js";
@@ -81,38 +82,7 @@ export class KyselyVerificationStore implements VerificationStore {
   }
 
   async leaseDueVerifications(owner: string, leaseMs: number, limit: number): Promise<VerificationRecord[]> {
-    const now = this.d.nowMs;
-    // A read first: an idle worker's poll writes (and syncs) nothing.
-    const anyDue = await this.db
-      .selectFrom("verifications")
-      .select("id")
-      .where("status", "=", "pending")
-      .where("next_check_at", "<=", now)
-      .where((eb) => eb.or([eb("lease_until", "is", null), eb("lease_until", "<", now)]))
-      .limit(1)
-      .executeTakeFirst();
-    if (anyDue === undefined) return [];
-    const rows = await this.db
-      .updateTable("verifications")
-      .set({ lease_owner: owner, lease_until: sql`${now} + ${Math.round(leaseMs)}` })
-      .where("id", "in", (eb) =>
-        eb
-          .selectFrom("verifications")
-          .select("id")
-          .where("status", "=", "pending")
-          .where("next_check_at", "<=", now)
-          .where((inner) => inner.or([inner("lease_until", "is", null), inner("lease_until", "<", now)]))
-          .orderBy("next_check_at")
-          .limit(limit)
-          // SKIP LOCKED: replicas polling at once each take other records. SQLite has one writer: nothing to skip.
-          .$if(this.d.name === "postgres", (select) => select.forUpdate().skipLocked()),
-      )
-      // Checked again on the row itself: a replica whose lease committed first keeps it.
-      .where("status", "=", "pending")
-      .where((eb) => eb.or([eb("lease_until", "is", null), eb("lease_until", "<", now)]))
-      .returningAll()
-      .execute();
-    return rows.map(toRecord);
+    return (await leaseDueRows(this.db, this.d, "verifications", { owner, leaseMs, limit })).map(toRecord);
   }
 
   async stepVerification(id: string, owner: string, step: VerificationStep): Promise<boolean> {

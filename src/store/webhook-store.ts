@@ -7,6 +7,7 @@ import type { OperationRecord } from "../core/operations/types.js";
 import type { WebhookEvent } from "../webhooks/events.js";
 import type { DeliveryOutcome, DeliveryPage, DeliveryRecord, DueDelivery, WebhookRecord, WebhookStore } from "../webhooks/types.js";
 import { presentOperation } from "../domain/present-operation.js";
+import { leaseDueRows } from "./due-leases.js";
 import type { DialectSql } from "./dialect.js";
 import { afterCursor, decodeOperationCursor, newestFirstPage } from "./operation-cursor.js";
 import type { Database } from "./schema.js";
@@ -161,38 +162,7 @@ export class KyselyWebhookStore implements WebhookStore {
   }
 
   async leaseDueDeliveries(owner: string, leaseMs: number, limit: number): Promise<DueDelivery[]> {
-    const now = this.d.nowMs;
-    // A read first: an idle worker's poll writes (and syncs) nothing.
-    const anyDue = await this.db
-      .selectFrom("webhook_deliveries")
-      .select("id")
-      .where("status", "=", "pending")
-      .where("next_attempt_at", "<=", now)
-      .where((eb) => eb.or([eb("lease_until", "is", null), eb("lease_until", "<", now)]))
-      .limit(1)
-      .executeTakeFirst();
-    if (anyDue === undefined) return [];
-    const rows = await this.db
-      .updateTable("webhook_deliveries")
-      // An attempt is counted when it starts: one a crash cuts short may have reached the receiver, and counts.
-      .set({ lease_owner: owner, lease_until: sql`${now} + ${Math.round(leaseMs)}`, attempts: sql<number>`${sql.ref("attempts")} + 1` })
-      .where("id", "in", (eb) =>
-        eb
-          .selectFrom("webhook_deliveries")
-          .select("id")
-          .where("status", "=", "pending")
-          .where("next_attempt_at", "<=", now)
-          .where((inner) => inner.or([inner("lease_until", "is", null), inner("lease_until", "<", now)]))
-          .orderBy("next_attempt_at")
-          .limit(limit)
-          // SKIP LOCKED: replicas polling at once each take other deliveries. SQLite has one writer: nothing to skip.
-          .$if(this.d.name === "postgres", (select) => select.forUpdate().skipLocked()),
-      )
-      // Checked again on the row itself: a replica whose lease committed first keeps it.
-      .where("status", "=", "pending")
-      .where((eb) => eb.or([eb("lease_until", "is", null), eb("lease_until", "<", now)]))
-      .returningAll()
-      .execute();
+    const rows = await leaseDueRows(this.db, this.d, "webhook_deliveries", { owner, leaseMs, limit, countAttempt: true });
     if (rows.length === 0) return [];
     const webhooks = await this.db
       .selectFrom("webhooks")

@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 
+import { PollingLoop } from "../domain/polling-loop.js";
 import { postEvent } from "./post-event.js";
 import { SIGNATURE_HEADER, signatureHeader } from "./signature.js";
 import type { TargetGuard } from "./target-guard.js";
@@ -51,10 +52,17 @@ export function eventBody(delivery: Pick<DueDelivery, "id" | "eventType" | "crea
  */
 export class DeliveryWorker {
   readonly owner = `webhooks-${randomUUID()}`;
-  private running: Promise<void> | undefined;
-  private stopped = false;
-  private wake: (() => void) | undefined;
-  private kicked = false;
+  /** Again at once while a pass fills every free slot; kicked when this process queues events. */
+  private readonly loop = new PollingLoop(
+    async () => {
+      const room = MAX_IN_FLIGHT - this.inFlight.size;
+      const claimed = await this.runOnce();
+      return claimed > 0 && claimed === room;
+    },
+    () => this.settings.pollMs,
+    // The store is unreachable: the deliveries wait in it, nothing is lost.
+    (error) => this.onError(error),
+  );
   private readonly inFlight = new Set<Promise<void>>();
   private abort = new AbortController();
 
@@ -71,19 +79,15 @@ export class DeliveryWorker {
 
   start(): void {
     if (this.abort.signal.aborted) this.abort = new AbortController();
-    this.stopped = false;
-    this.running ??= this.loop().finally(() => (this.running = undefined));
+    this.loop.start();
   }
 
   kick(): void {
-    this.kicked = true;
-    this.wake?.();
+    this.loop.kick();
   }
 
   async stop(): Promise<void> {
-    this.stopped = true;
-    this.wake?.();
-    await this.running;
+    await this.loop.stop();
     // Attempts cut short are not counted: their deliveries are sent again (at least once), by whoever takes them.
     this.abort.abort();
     await Promise.all(this.inFlight);
@@ -144,28 +148,5 @@ export class DeliveryWorker {
             windowMs: this.settings.retryWindowMs,
           },
     );
-  }
-
-  private async loop(): Promise<void> {
-    while (!this.stopped) {
-      this.kicked = false;
-      let claimed = 0;
-      const room = MAX_IN_FLIGHT - this.inFlight.size;
-      try {
-        claimed = await this.runOnce();
-      } catch (error) {
-        // The store is unreachable: the deliveries wait in it, nothing is lost.
-        this.onError(error);
-      }
-      if (this.stopped || this.kicked || (claimed > 0 && claimed === room)) continue;
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, this.settings.pollMs);
-        this.wake = () => {
-          clearTimeout(timer);
-          resolve();
-        };
-      });
-      this.wake = undefined;
-    }
   }
 }

@@ -5,6 +5,7 @@ import type { EvmNetworkInfo } from "../../chains/evm/chain.js";
 import type { ExplorerAnswer, ExplorerClient } from "../../chains/evm/verification/explorer-client.js";
 import { requireEvm, rpcEnvironmentVariable, type ChainRegistry, type NetworkInfo } from "../../domain/chains.js";
 import { ErrorCode, TokenServiceError, isTokenServiceError } from "../../domain/errors.js";
+import { PollingLoop } from "../../domain/polling-loop.js";
 import type { OperationRecord } from "../../domain/lifecycle.js";
 import { launchedTokenVerification } from "../token-verification.js";
 import { explorerClient, parseExplorer } from "./explorers.js";
@@ -42,10 +43,12 @@ export class Verifications {
   readonly pollMs: number;
   /** How long a record may stay pending before it is failed. */
   readonly timeoutMs: number;
-  private running: Promise<void> | undefined;
-  private stopped = true;
-  private kicked = false;
-  private wake: (() => void) | undefined;
+  /** One store look per poll interval while idle: a record is due no sooner (its next check is pollMs away). */
+  private readonly loop = new PollingLoop(
+    async () => (await this.runOnce()) === BATCH,
+    () => this.pollMs,
+    (error) => this.options.onError?.(error),
+  );
 
   constructor(
     readonly store: VerificationStore,
@@ -165,43 +168,16 @@ export class Verifications {
   }
 
   start(): void {
-    this.stopped = false;
-    this.running ??= this.loop().finally(() => (this.running = undefined));
+    this.loop.start();
   }
 
+  /** A submission in this process is looked at at once; another replica's waits at most one poll interval. */
   kick(): void {
-    this.kicked = true;
-    this.wake?.();
+    this.loop.kick();
   }
 
   async stop(): Promise<void> {
-    this.stopped = true;
-    this.wake?.();
-    await this.running;
+    await this.loop.stop();
     await this.store.releaseVerificationLeases(this.owner).catch(() => undefined);
-  }
-
-  private async loop(): Promise<void> {
-    while (!this.stopped) {
-      this.kicked = false;
-      let taken = 0;
-      try {
-        taken = await this.runOnce();
-      } catch (error) {
-        // The store is unreachable: the records wait in it.
-        this.options.onError?.(error);
-      }
-      if (this.stopped || this.kicked || taken === BATCH) continue;
-      await new Promise<void>((resolve) => {
-        // One store look per poll interval while idle: a record is due no sooner (its next check is pollMs away), a
-        // submission in this process kicks the loop at once, and another replica's waits at most one interval.
-        const timer = setTimeout(resolve, this.pollMs);
-        this.wake = () => {
-          clearTimeout(timer);
-          resolve();
-        };
-      });
-      this.wake = undefined;
-    }
   }
 }
