@@ -5,7 +5,8 @@
 // runs only the named sections of the ratio table (launches, balances, wallets, replay, anvil, rpc-cost, notifications) and
 // nothing after it (notifications: issue 30's chain notifications on anvil, about 4 minutes); `--only=token-gas` only the deployment gas of each token option and the gas of batch mints (docs/tokens.md; a minute);
 // `--only=bursts` only the memory `serve` keeps after bursts (slow readers, docs, 1,000 launches, into a simulated chain
-// and into anvil; about 10 minutes);
+// and into anvil; about 10 minutes); `--only=footprint` only the footprint of `serve` and its idle memory beside a
+// Hardhat process with one simulated network (about 6 minutes);
 // `--only=growth` only what history costs: memory and launch rate at 200, 2,000 and 12,000 launches (bench/growth.ts has
 // its flags; not in the full bench, it takes a quarter of an hour).
 import { rm } from "node:fs/promises";
@@ -22,7 +23,13 @@ import { notificationRows } from "./notifications.js";
 import { replayRows } from "./replay.js";
 import { rpcCostRows } from "./rpc-cost.js";
 import { batchMintGasRows, formatBatchMintGasTable, formatOptionCostTable, formatTokenGasTable, tokenGasRows } from "./token-gas.js";
-import { formatServeFootprint, measureServeFootprints, packedPackageProject } from "./serve-footprint.js";
+import {
+  formatIdleAgainstFloor,
+  formatServeFootprint,
+  measureHardhatFloor,
+  measureServeFootprints,
+  packedPackageProject,
+} from "./serve-footprint.js";
 import { REPETITIONS, formatRatioTable, machine } from "./support.js";
 import { walletCreationTable } from "./wallet-creation.js";
 import { walletHttpRows } from "./wallet-http.js";
@@ -132,12 +139,13 @@ async function main(): Promise<void> {
       console.log(`\n${formatBurstMemory(await measureBurstMemory(target, log))}\n`);
     }
   }
-  if (only !== undefined) return;
-  log("wallet creation per core…");
-  console.log("Wallet creation in one thread (per core):\n");
-  console.log(walletCreationTable());
+  if (only === undefined) {
+    log("wallet creation per core…");
+    console.log("Wallet creation in one thread (per core):\n");
+    console.log(walletCreationTable());
+  }
 
-  if (process.argv.includes("--no-footprint")) return;
+  if (only === undefined ? process.argv.includes("--no-footprint") : !only.includes("footprint")) return;
   // The service as an operator starts it, in its own process: start-up time and the memory it keeps.
   // Twice: from this repository (TypeScript compiled at run time, what developers of this project start) and
   // as users get it (the packed package's dist/ in a new project). The targets are about the second.
@@ -146,7 +154,10 @@ async function main(): Promise<void> {
   log("serve footprint, packed package…");
   const project = await packedPackageProject();
   try {
-    console.log(`\n${formatServeFootprint(await measureServeFootprints(3, { projectDir: project }))}`);
+    const packaged = await measureServeFootprints(3, { projectDir: project });
+    console.log(`\n${formatServeFootprint(packaged)}`);
+    log("the floor: a Hardhat process with one simulated network, in the same project…");
+    console.log(`\nIdle memory beside its anchor:\n\n${formatIdleAgainstFloor(packaged, await measureHardhatFloor(3, project))}`);
   } finally {
     await rm(project, { recursive: true, force: true });
   }
