@@ -301,6 +301,23 @@ describe("the first-use compiler's cache", function () {
     expect(c.bytecode).to.equal(a.bytecode);
   });
 
+  it("refuses the output of another solc version, and tries again on the next launch (a failure is not kept)", async function () {
+    let calls = 0;
+    // The first answer claims another compiler, as a host project's install of another solc would; then the real one.
+    const runner: SolcRunner = async (input) => {
+      calls++;
+      const real = await solcOnThread(input);
+      return calls === 1 ? { ...real, version: "0.8.30+commit.73712a01.Emscripten.clang" } : real;
+    };
+    const compiler = new FirstUseCompiler({ directory, solc: runner });
+    let refused: unknown;
+    await compiler.artifact(variant).catch((error: unknown) => (refused = error));
+    expect(String(refused)).to.include("solc 0.8.30+commit.73712a01").and.include("0.8.28+commit.7893614a");
+    expect(await readdir(directory)).to.deep.equal([]);
+    expect((await compiler.artifact(variant)).contractName).to.equal("ServiceERC1155UpdatableUriOwnable");
+    expect(calls).to.equal(2);
+  });
+
   it("a damaged cache file (not JSON, or JSON whose bytecode was changed) is compiled again and rewritten", async function () {
     const first = countingSolc();
     const original = await new FirstUseCompiler({ directory, solc: first.runner }).artifact(variant);
