@@ -3020,8 +3020,12 @@ export interface operations {
                             capped?: boolean;
                             /** @description mint(to, amount) for the minter (MINTER_ROLE or the owner) */
                             mintable?: boolean;
-                            /** @description ERC20Votes: delegation and vote checkpoints (delegate, getVotes, getPastVotes) */
-                            votes?: boolean;
+                            /** @description ERC20Votes: delegation and vote checkpoints (delegate, getVotes, getPastVotes). `true` or "blocknumber" count in block numbers; "timestamp" in block timestamps (clock() and CLOCK_MODE "mode=timestamp", ERC-6372). Compiled on first use with "timestamp" */
+                            votes?: boolean | ("blocknumber" | "timestamp");
+                            /** @description ERC20FlashMint (ERC-3156): flashLoan of newly minted tokens, repaid in the same transaction, no fee. Compiled on first use */
+                            flashmint?: boolean;
+                            /** @description ERC1363: transferAndCall, transferFromAndCall and approveAndCall, which call the receiver's or spender's hook. Compiled on first use */
+                            callback?: boolean;
                             /**
                              * @description Who may call the restricted functions (mint, pause): `ownable`, one owner (OpenZeppelin's Ownable); `roles`, role holders (AccessControl: MINTER_ROLE, PAUSER_ROLE, and DEFAULT_ADMIN_ROLE who grants them). Default roles
                              * @enum {string}
@@ -3057,6 +3061,8 @@ export interface operations {
                             enumerable?: boolean;
                             /** @description ERC721URIStorage: a URI per token, given at mint (appended to the base `uri` when there is one) */
                             uriStorage?: boolean;
+                            /** @description ERC721Votes: one vote per token, delegated (delegate, getVotes, getPastVotes). `true` or "blocknumber" count in block numbers; "timestamp" in block timestamps (ERC-6372). Compiled on first use */
+                            votes?: boolean | ("blocknumber" | "timestamp");
                             /** @description ERC-2981 royalty info (OpenZeppelin's ERC2981) for every token of the collection, set at launch */
                             royalty?: {
                                 /**
@@ -3098,6 +3104,8 @@ export interface operations {
                             pausable?: boolean;
                             /** @description ERC1155Supply: totalSupply(id), totalSupply() and exists(id) */
                             supply?: boolean;
+                            /** @description setURI(newuri) for the owner or URI_SETTER_ROLE: replaces every id's URI. Compiled on first use */
+                            updatableUri?: boolean;
                             /** @description ERC-2981 royalty info (OpenZeppelin's ERC2981) for every token of the collection, set at launch */
                             royalty?: {
                                 /**
@@ -3193,8 +3201,12 @@ export interface operations {
                             capped?: boolean;
                             /** @description mint(to, amount) for the minter (MINTER_ROLE or the owner) */
                             mintable?: boolean;
-                            /** @description ERC20Votes: delegation and vote checkpoints (delegate, getVotes, getPastVotes) */
-                            votes?: boolean;
+                            /** @description ERC20Votes: delegation and vote checkpoints (delegate, getVotes, getPastVotes). `true` or "blocknumber" count in block numbers; "timestamp" in block timestamps (clock() and CLOCK_MODE "mode=timestamp", ERC-6372). Compiled on first use with "timestamp" */
+                            votes?: boolean | ("blocknumber" | "timestamp");
+                            /** @description ERC20FlashMint (ERC-3156): flashLoan of newly minted tokens, repaid in the same transaction, no fee. Compiled on first use */
+                            flashmint?: boolean;
+                            /** @description ERC1363: transferAndCall, transferFromAndCall and approveAndCall, which call the receiver's or spender's hook. Compiled on first use */
+                            callback?: boolean;
                             /**
                              * @description Who may call the restricted functions (mint, pause): `ownable`, one owner (OpenZeppelin's Ownable); `roles`, role holders (AccessControl: MINTER_ROLE, PAUSER_ROLE, and DEFAULT_ADMIN_ROLE who grants them). Default roles
                              * @enum {string}
@@ -3230,6 +3242,8 @@ export interface operations {
                             enumerable?: boolean;
                             /** @description ERC721URIStorage: a URI per token, given at mint (appended to the base `uri` when there is one) */
                             uriStorage?: boolean;
+                            /** @description ERC721Votes: one vote per token, delegated (delegate, getVotes, getPastVotes). `true` or "blocknumber" count in block numbers; "timestamp" in block timestamps (ERC-6372). Compiled on first use */
+                            votes?: boolean | ("blocknumber" | "timestamp");
                             /** @description ERC-2981 royalty info (OpenZeppelin's ERC2981) for every token of the collection, set at launch */
                             royalty?: {
                                 /**
@@ -3271,6 +3285,8 @@ export interface operations {
                             pausable?: boolean;
                             /** @description ERC1155Supply: totalSupply(id), totalSupply() and exists(id) */
                             supply?: boolean;
+                            /** @description setURI(newuri) for the owner or URI_SETTER_ROLE: replaces every id's URI. Compiled on first use */
+                            updatableUri?: boolean;
                             /** @description ERC-2981 royalty info (OpenZeppelin's ERC2981) for every token of the collection, set at launch */
                             royalty?: {
                                 /**
@@ -3363,8 +3379,12 @@ export interface operations {
                             capped?: boolean;
                             /** @description mint(to, amount) for the minter (MINTER_ROLE or the owner) */
                             mintable?: boolean;
-                            /** @description ERC20Votes: delegation and vote checkpoints (delegate, getVotes, getPastVotes) */
-                            votes?: boolean;
+                            /** @description ERC20Votes: delegation and vote checkpoints (delegate, getVotes, getPastVotes). `true` or "blocknumber" count in block numbers; "timestamp" in block timestamps (clock() and CLOCK_MODE "mode=timestamp", ERC-6372). Compiled on first use with "timestamp" */
+                            votes?: boolean | ("blocknumber" | "timestamp");
+                            /** @description ERC20FlashMint (ERC-3156): flashLoan of newly minted tokens, repaid in the same transaction, no fee. Compiled on first use */
+                            flashmint?: boolean;
+                            /** @description ERC1363: transferAndCall, transferFromAndCall and approveAndCall, which call the receiver's or spender's hook. Compiled on first use */
+                            callback?: boolean;
                             /**
                              * @description Who may call the restricted functions (mint, pause): `ownable`, one owner (OpenZeppelin's Ownable); `roles`, role holders (AccessControl: MINTER_ROLE, PAUSER_ROLE, and DEFAULT_ADMIN_ROLE who grants them). Default roles
                              * @enum {string}
@@ -3400,6 +3420,8 @@ export interface operations {
                             enumerable?: boolean;
                             /** @description ERC721URIStorage: a URI per token, given at mint (appended to the base `uri` when there is one) */
                             uriStorage?: boolean;
+                            /** @description ERC721Votes: one vote per token, delegated (delegate, getVotes, getPastVotes). `true` or "blocknumber" count in block numbers; "timestamp" in block timestamps (ERC-6372). Compiled on first use */
+                            votes?: boolean | ("blocknumber" | "timestamp");
                             /** @description ERC-2981 royalty info (OpenZeppelin's ERC2981) for every token of the collection, set at launch */
                             royalty?: {
                                 /**
@@ -3441,6 +3463,8 @@ export interface operations {
                             pausable?: boolean;
                             /** @description ERC1155Supply: totalSupply(id), totalSupply() and exists(id) */
                             supply?: boolean;
+                            /** @description setURI(newuri) for the owner or URI_SETTER_ROLE: replaces every id's URI. Compiled on first use */
+                            updatableUri?: boolean;
                             /** @description ERC-2981 royalty info (OpenZeppelin's ERC2981) for every token of the collection, set at launch */
                             royalty?: {
                                 /**

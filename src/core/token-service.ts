@@ -1,3 +1,5 @@
+import path from "node:path";
+
 import { BUILT_IN_CHAINS, requireEvm, rpcEnvironmentVariable, type ChainRegistry, type NetworkInfo } from "../domain/chains.js";
 import { ErrorCode, invalidArgument, isTokenServiceError, TokenServiceError } from "../domain/errors.js";
 import { parseChainFault, type ChainFaultRequest, type ChainFaultView } from "../domain/faults.js";
@@ -32,6 +34,7 @@ import {
   type Unsigned,
 } from "../domain/requests.js";
 import { ChainWrites } from "./operations/chain-writes.js";
+import { FirstUseCompiler } from "../chains/evm/variants/first-use-compiler.js";
 import { TokenReads } from "./token-reads.js";
 import type { ReplacementOutcome, ReplacementRequest } from "./operations/replacements.js";
 import { isFinal } from "../domain/lifecycle.js";
@@ -122,6 +125,8 @@ export interface TokenServiceOptions {
   verificationStore?: VerificationStore;
   /** Told when a verification's step failed (the store failing); it is tried again. */
   onVerificationError?: (error: unknown) => void;
+  /** Compiles the token variants the build does not ship; default one keeping them in the data directory's compiled-variants/. */
+  variantCompiler?: FirstUseCompiler;
   /** Confirmations, drop and reorg windows, leases of the operation tracker. */
   tracker?: Partial<TrackerSettings>;
   /** How long a prepared (unsigned) launch or mint keeps its nonce reserved for the sender; default 120 s. */
@@ -184,6 +189,8 @@ export class TokenService {
   readonly notifications: Notifications | undefined;
   /** Verification of launched tokens on explorers (docs/tokens.md#verifying-a-token), when a store keeps them. */
   readonly verifications: Verifications | undefined;
+  /** The token variants compiled on first use (docs/decisions/0062-variants-compiled-on-first-use.md). */
+  readonly variants: FirstUseCompiler;
   private readonly bitcoin: BitcoinBackends;
   /** Released on close when the composition root opened it for this service. */
   private readonly ownDataDirectory: DataDirectoryLock | undefined;
@@ -223,7 +230,10 @@ export class TokenService {
       ...(options.replaceAfterBlocks ? { replaceAfterBlocks: options.replaceAfterBlocks } : {}),
       ...(options.env ? { env: options.env } : {}),
     });
-    const writes = new ChainWrites(this.evm, options.senderLock ?? new InProcessSenderLock(), this.bitcoin, feePolicy);
+    this.variants =
+      options.variantCompiler ??
+      new FirstUseCompiler(dataDirectory !== undefined ? { directory: path.join(dataDirectory.path, "compiled-variants") } : {});
+    const writes = new ChainWrites(this.evm, options.senderLock ?? new InProcessSenderLock(), this.bitcoin, feePolicy, this.variants);
     const env = options.env ?? process.env;
     this.custody = new Custody(options.custodyStore ?? new MemoryCustodyStore(), this.chains, {
       passphrase: readVariable(env, "TOKEN_SERVICE_KEYSTORE_PASSPHRASE"),
@@ -255,6 +265,7 @@ export class TokenService {
             chains: this.chains,
             isLive: (info) => !this.evm.isSimulated(info),
             getOperation: (id) => operationStore.getOperation(id),
+            variants: this.variants,
             env,
             ...(options.onVerificationError ? { onError: options.onVerificationError } : {}),
           });

@@ -5,7 +5,16 @@ import { tokenVerification, type TokenVerification } from "../chains/evm/verific
 import type { EvmNetworkInfo } from "../chains/evm/chain.js";
 import { ErrorCode, TokenServiceError } from "../domain/errors.js";
 import type { OperationRecord } from "../domain/lifecycle.js";
-import type { TokenKind } from "../domain/token-options.js";
+import {
+  isPrecompiled,
+  parseErc1155Options,
+  parseErc20Options,
+  parseErc721Options,
+  variantOf,
+  type TokenKind,
+  type Variant,
+} from "../domain/token-options.js";
+import type { FirstUseCompiler } from "../chains/evm/variants/first-use-compiler.js";
 
 // A launched token's verification input (docs/tokens.md#verifying-a-token): the launch record of the API key is found by
 // the contract's address, and its creation code read back from the transaction the record signed (through the CREATE2
@@ -19,10 +28,28 @@ export interface LaunchedTokenVerification extends TokenVerification {
   launch: { operationId: string; status: OperationRecord["status"]; transactionHash: string | null };
 }
 
+/**
+ * The variant compiled on first use that a launch's recorded options name, if they name one: its creation code is then
+ * checked to start with that variant's bytecode (tokenVerification), so the options only say where to look.
+ */
+function firstUseVariantOf(record: OperationRecord): Variant | undefined {
+  const kind = record.tokenType as TokenKind;
+  const options = (record.params as { options?: unknown }).options;
+  if (options === undefined || options === null) return undefined;
+  const parse = kind === "ERC20" ? parseErc20Options : kind === "ERC721" ? parseErc721Options : parseErc1155Options;
+  try {
+    const variant = variantOf(kind, parse(options));
+    return isPrecompiled(variant) ? undefined : variant;
+  } catch {
+    return undefined;
+  }
+}
+
 export async function launchedTokenVerification(
   findLaunch: (contractAddress: string) => Promise<OperationRecord | undefined>,
   info: EvmNetworkInfo,
   address: string,
+  variants: FirstUseCompiler,
 ): Promise<LaunchedTokenVerification> {
   const contractAddress = getAddress(address);
   const record = await findLaunch(contractAddress);
@@ -41,7 +68,9 @@ export async function launchedTokenVerification(
   const transaction = Transaction.from(record.rawTransaction);
   const initCode =
     transaction.to === null ? transaction.data : transaction.to === CREATE2_FACTORY ? dataSlice(transaction.data, 32) : undefined;
-  const verification = initCode === undefined ? undefined : tokenVerification(record.tokenType as TokenKind, initCode);
+  const firstUse = firstUseVariantOf(record);
+  const contract = firstUse === undefined || initCode === undefined ? undefined : await variants.contract(firstUse);
+  const verification = initCode === undefined ? undefined : tokenVerification(record.tokenType as TokenKind, initCode, contract);
   if (verification === undefined) throw unavailable("the launch's creation code is not one of the contracts this version ships");
   return {
     chain: info.chain,

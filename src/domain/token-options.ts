@@ -5,9 +5,10 @@ import { invalidArgument } from "./errors.js";
 
 // A token's options, at the level of OpenZeppelin's Contracts Wizard: each option adds one audited extension of
 // OpenZeppelin Contracts to the deployed contract, and a token launched without it does not have it. Every
-// combination is a contract of its own, generated from one template and compiled at build time
-// (docs/decisions/0031-token-variants.md); the name of a combination's contract is derived here, the one place both
-// the generator (scripts/token-variants.ts) and the launch read it from.
+// combination is a contract of its own, generated from one template (src/chains/evm/variants/variant-source.ts): those
+// of FEATURES alone are compiled at build time (docs/decisions/0031-token-variants.md), those with an option of
+// FIRST_USE_FEATURES on the first launch that needs them (docs/decisions/0062-variants-compiled-on-first-use.md). The
+// name of a combination's contract is derived here, the one place the generator and the launch read it from.
 
 export type TokenKind = "ERC20" | "ERC721" | "ERC1155";
 
@@ -22,7 +23,21 @@ export const FEATURES = {
   ERC1155: ["burnable", "pausable", "supply", "royalty"],
 } as const satisfies Record<TokenKind, readonly string[]>;
 
+/**
+ * The options compiled on first use, after FEATURES in a variant's name. Adding them to FEATURES would multiply the
+ * shipped variants by eight. `timestamp` is `votes` with the Wizard's clock mode "timestamp" (never without `votes`).
+ */
+export const FIRST_USE_FEATURES = {
+  ERC20: ["flashmint", "callback", "timestamp"],
+  ERC721: ["votes", "timestamp"],
+  ERC1155: ["updatableUri"],
+} as const satisfies Record<TokenKind, readonly string[]>;
+
 export type Feature<K extends TokenKind> = (typeof FEATURES)[K][number];
+
+/** How votes count time (the Wizard's clock modes, ERC-6372): block numbers, OpenZeppelin's default, or timestamps. */
+export type ClockMode = "blocknumber" | "timestamp";
+export const CLOCK_MODES: readonly ClockMode[] = ["blocknumber", "timestamp"];
 
 /** ERC-2981: what a sale of any token of the collection owes, and to whom. */
 export interface Royalty {
@@ -31,9 +46,20 @@ export interface Royalty {
   basisPoints: number;
 }
 
-export type Erc20Options = Record<Feature<"ERC20">, boolean> & { access: Access };
-export type Erc721Options = Record<Exclude<Feature<"ERC721">, "royalty">, boolean> & { royalty?: Royalty; access: Access };
-export type Erc1155Options = Record<Exclude<Feature<"ERC1155">, "royalty">, boolean> & { royalty?: Royalty; access: Access };
+/** `votes`: whether the token counts votes; `clockMode`, how (present only with votes). */
+interface Votes {
+  votes: boolean;
+  clockMode?: ClockMode;
+}
+
+export type Erc20Options = Record<Exclude<Feature<"ERC20">, "votes">, boolean> &
+  Votes & { flashmint: boolean; callback: boolean; access: Access };
+export type Erc721Options = Record<Exclude<Feature<"ERC721">, "royalty">, boolean> & Votes & { royalty?: Royalty; access: Access };
+export type Erc1155Options = Record<Exclude<Feature<"ERC1155">, "royalty">, boolean> & {
+  updatableUri: boolean;
+  royalty?: Royalty;
+  access: Access;
+};
 
 /** Which contract a launch deploys: the kind, the options that are on, and the access control. */
 export interface Variant {
@@ -47,14 +73,24 @@ export const MAX_ROYALTY_BASIS_POINTS = 10_000;
 
 const capitalized = (text: string) => text[0]!.toUpperCase() + text.slice(1);
 
-/** The contract of a variant: `ServiceERC20BurnablePermitRoles` (features in FEATURES' order, then the access). */
+/** A kind's options in the order a variant's name lists them: FEATURES, then FIRST_USE_FEATURES. */
+export function featureOrder(kind: TokenKind): readonly string[] {
+  return [...FEATURES[kind], ...FIRST_USE_FEATURES[kind]];
+}
+
+/** The contract of a variant: `ServiceERC20BurnablePermitRoles` (features in featureOrder, then the access). */
 export function variantName(variant: Variant): string {
-  const order: readonly string[] = FEATURES[variant.kind];
-  const features = order.filter((feature) => variant.features.includes(feature));
+  const features = featureOrder(variant.kind).filter((feature) => variant.features.includes(feature));
   return `Service${variant.kind}${features.map(capitalized).join("")}${capitalized(variant.access)}`;
 }
 
-/** Every variant of every kind: each subset of its features with each access (the generator compiles them all). */
+/** Whether a variant ships compiled (src/artifacts/variants/): none of its options is one of FIRST_USE_FEATURES. */
+export function isPrecompiled(variant: Variant): boolean {
+  const shipped: readonly string[] = FEATURES[variant.kind];
+  return variant.features.every((feature) => shipped.includes(feature));
+}
+
+/** Every precompiled variant: each subset of a kind's FEATURES with each access (the build compiles them all). */
 export function allVariants(): Variant[] {
   const variants: Variant[] = [];
   for (const kind of Object.keys(FEATURES) as TokenKind[]) {
@@ -71,17 +107,28 @@ export function allVariants(): Variant[] {
 /** The variant a kind's parsed options select. */
 export function variantOf(kind: TokenKind, options: Erc20Options | Erc721Options | Erc1155Options): Variant {
   const fields = options as unknown as Record<string, unknown>;
-  const features = (FEATURES[kind] as readonly string[]).filter((feature) =>
-    feature === "royalty" ? fields.royalty !== undefined : fields[feature] === true,
+  const features = featureOrder(kind).filter((feature) =>
+    feature === "royalty"
+      ? fields.royalty !== undefined
+      : feature === "timestamp"
+        ? fields.votes === true && fields.clockMode === "timestamp"
+        : fields[feature] === true,
   );
   return { kind, features, access: options.access };
 }
+
+/** The options fields beyond FEATURES (`timestamp` is a value of `votes`, not a field). */
+const OPTION_FIELDS: Record<TokenKind, readonly string[]> = {
+  ERC20: ["flashmint", "callback"],
+  ERC721: ["votes"],
+  ERC1155: ["updatableUri"],
+};
 
 function parseOptionsObject(value: unknown, field: string, kind: TokenKind): Record<string, unknown> {
   if (typeof value !== "object" || value === null || Array.isArray(value)) {
     throw invalidArgument(field, `${field} must be an object of options, e.g. { "burnable": true }`);
   }
-  const allowed = [...FEATURES[kind], "access"];
+  const allowed = [...FEATURES[kind], ...OPTION_FIELDS[kind], "access"];
   const unknown = Object.keys(value).filter((key) => !allowed.includes(key));
   if (unknown.length > 0) {
     throw invalidArgument(`${field}.${unknown[0]}`, `unknown option for ${kind}: ${unknown.join(", ")}; allowed: ${allowed.join(", ")}`, {
@@ -96,6 +143,18 @@ function flag(options: Record<string, unknown>, key: string, field: string): boo
   if (value === undefined || value === null) return false;
   if (typeof value !== "boolean") throw invalidArgument(`${field}.${key}`, `${field}.${key} must be true or false`);
   return value;
+}
+
+/**
+ * `votes`, as the Wizard takes it: true (block numbers, as before), false, or a clock mode. Answers the parsed fields:
+ * a clock mode only where votes are on and count timestamps, so that `votes: true` and "blocknumber" are one contract.
+ */
+function votes(options: Record<string, unknown>, field: string): Votes {
+  const value = options.votes;
+  if (value === undefined || value === null || value === false) return { votes: false };
+  if (value === true || value === "blocknumber") return { votes: true };
+  if (value === "timestamp") return { votes: true, clockMode: "timestamp" };
+  throw invalidArgument(`${field}.votes`, `${field}.votes must be true, false, "blocknumber" or "timestamp" (the clock votes count in)`);
 }
 
 function access(options: Record<string, unknown>, field: string): Access {
@@ -139,7 +198,9 @@ export function parseErc20Options(value: unknown, field = "token.options"): Erc2
     permit: flag(options, "permit", field),
     capped: flag(options, "capped", field),
     mintable: flag(options, "mintable", field),
-    votes: flag(options, "votes", field),
+    ...votes(options, field),
+    flashmint: flag(options, "flashmint", field),
+    callback: flag(options, "callback", field),
     access: access(options, field),
   };
 }
@@ -152,6 +213,7 @@ export function parseErc721Options(value: unknown, field = "token.options"): Erc
     pausable: flag(options, "pausable", field),
     enumerable: flag(options, "enumerable", field),
     uriStorage: flag(options, "uriStorage", field),
+    ...votes(options, field),
     ...(royal !== undefined ? { royalty: royal } : {}),
     access: access(options, field),
   };
@@ -164,6 +226,7 @@ export function parseErc1155Options(value: unknown, field = "token.options"): Er
     burnable: flag(options, "burnable", field),
     pausable: flag(options, "pausable", field),
     supply: flag(options, "supply", field),
+    updatableUri: flag(options, "updatableUri", field),
     ...(royal !== undefined ? { royalty: royal } : {}),
     access: access(options, field),
   };

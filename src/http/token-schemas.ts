@@ -27,6 +27,7 @@ const access = z
   .describe(
     "Who may call the restricted functions (mint, pause): `ownable`, one owner (OpenZeppelin's Ownable); `roles`, role holders (AccessControl: MINTER_ROLE, PAUSER_ROLE, and DEFAULT_ADMIN_ROLE who grants them). Default roles",
   );
+const votes = z.union([z.boolean(), z.enum(["blocknumber", "timestamp"])]).optional();
 const royalty = z
   .strictObject({
     receiver: address.describe("Who receives the royalty"),
@@ -42,7 +43,15 @@ export const Erc20Options = z
     permit: option("ERC20Permit (EIP-2612): approvals by signature (permit, nonces, DOMAIN_SEPARATOR)"),
     capped: option("ERC20Capped: no mint past `token.totalSupply`, which it requires"),
     mintable: option("mint(to, amount) for the minter (MINTER_ROLE or the owner)"),
-    votes: option("ERC20Votes: delegation and vote checkpoints (delegate, getVotes, getPastVotes)"),
+    votes: votes.describe(
+      'ERC20Votes: delegation and vote checkpoints (delegate, getVotes, getPastVotes). `true` or "blocknumber" count in block numbers; "timestamp" in block timestamps (clock() and CLOCK_MODE "mode=timestamp", ERC-6372). Compiled on first use with "timestamp"',
+    ),
+    flashmint: option(
+      "ERC20FlashMint (ERC-3156): flashLoan of newly minted tokens, repaid in the same transaction, no fee. Compiled on first use",
+    ),
+    callback: option(
+      "ERC1363: transferAndCall, transferFromAndCall and approveAndCall, which call the receiver's or spender's hook. Compiled on first use",
+    ),
     access,
   })
   .describe(
@@ -56,6 +65,9 @@ export const Erc721Options = z
     pausable: option("ERC721Pausable: pause()/unpause() stop and restart every transfer, mint and burn"),
     enumerable: option("ERC721Enumerable: totalSupply, tokenByIndex, tokenOfOwnerByIndex (balance reads then list token ids)"),
     uriStorage: option("ERC721URIStorage: a URI per token, given at mint (appended to the base `uri` when there is one)"),
+    votes: votes.describe(
+      'ERC721Votes: one vote per token, delegated (delegate, getVotes, getPastVotes). `true` or "blocknumber" count in block numbers; "timestamp" in block timestamps (ERC-6372). Compiled on first use',
+    ),
     royalty,
     access,
   })
@@ -69,6 +81,7 @@ export const Erc1155Options = z
     burnable: option("ERC1155Burnable: holders and approved operators can burn"),
     pausable: option("ERC1155Pausable: pause()/unpause() stop and restart every transfer, mint and burn"),
     supply: option("ERC1155Supply: totalSupply(id), totalSupply() and exists(id)"),
+    updatableUri: option("setURI(newuri) for the owner or URI_SETTER_ROLE: replaces every id's URI. Compiled on first use"),
     royalty,
     access,
   })

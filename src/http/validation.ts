@@ -38,10 +38,15 @@ const expectedKind = (expected: string) => EXPECTED[expected] ?? `a ${expected}`
 
 /** The expected kinds of a union's branches, as far as each branch failed on the value's type. */
 function unionExpectations(issue: z.core.$ZodIssueInvalidUnion): string[] {
+  // A branch of allowed values (votes: a boolean, "blocknumber" or "timestamp") names them.
   const kinds = issue.errors.flatMap((branch) =>
     branch
-      .filter((inner) => inner.code === "invalid_type" && inner.path.length === 0)
-      .map((inner) => expectedKind((inner as z.core.$ZodIssueInvalidType).expected)),
+      .filter((inner) => (inner.code === "invalid_type" || inner.code === "invalid_value") && inner.path.length === 0)
+      .flatMap((inner) =>
+        inner.code === "invalid_value"
+          ? inner.values.map((option) => JSON.stringify(option))
+          : [expectedKind((inner as z.core.$ZodIssueInvalidType).expected)],
+      ),
   );
   return [...new Set(kinds)];
 }

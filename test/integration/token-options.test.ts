@@ -503,7 +503,7 @@ describe("token options: what the service refuses before anything is signed", fu
         "token.options.royalty.receiver",
       ],
       ["ERC721", { name: "A", symbol: "A", options: { royalty: { receiver: sender.address } } }, "token.options.royalty.basisPoints"],
-      ["ERC721", { name: "A", symbol: "A", options: { votes: true } }, "token.options.votes"],
+      ["ERC721", { name: "A", symbol: "A", options: { votes: "yes" } }, "token.options.votes"],
       ["ERC1155", { name: "A", uri: "ipfs://a/{id}", options: { enumerable: true } }, "token.options.enumerable"],
       ["ERC1155", { name: "A", symbol: "A" }, "token.symbol"],
       ["ERC1155", { uri: "ipfs://a/{id}" }, "token.name"],

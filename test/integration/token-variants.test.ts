@@ -8,6 +8,7 @@ import hre from "hardhat";
 import { historicBuildInfo, readOpenZeppelin } from "../../scripts/build-verification.js";
 import { COMPILER, compileVariants, inputHash, variantFiles, type VariantFile } from "../../scripts/token-variants.js";
 import { verificationBundle } from "../../scripts/verification-bundle.js";
+import { firstUseSources } from "../../scripts/first-use-sources.js";
 import { fromPush2Relative, PUSH2_RELATIVE } from "../../src/chains/evm/push2-relative.js";
 import { allVariants, variantName } from "../../src/domain/token-options.js";
 
@@ -70,6 +71,17 @@ describe("token variants (token-variants/, src/artifacts/variants/)", function (
     expect(shipped, "src/artifacts/verification.json.br is stale: run npm run build:contracts").to.deep.equal(
       JSON.parse(JSON.stringify(expected)),
     );
+  });
+
+  it("the shipped first-use sources are exactly what the first-use variants import beyond the verification sources", async function () {
+    const read = async (name: string) =>
+      JSON.parse(brotliDecompressSync(await readFile(path.join(ROOT, "src/artifacts", name))).toString("utf8")) as {
+        variants: { sources: Record<string, string> };
+      };
+    const shipped = await read("first-use-sources.json.br");
+    const expected = firstUseSources((await read("verification.json.br")).variants.sources, readOpenZeppelin);
+    expect(shipped, "src/artifacts/first-use-sources.json.br is stale: run npm run build:contracts").to.deep.equal(expected);
+    expect(Object.keys(expected.sources)).to.include("@openzeppelin/contracts/token/ERC721/extensions/ERC721Votes.sol");
   });
 
   it("each kind's shipped bundle was compiled from these sources, this compiler and this OpenZeppelin, and holds every variant", async function () {

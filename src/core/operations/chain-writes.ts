@@ -1,3 +1,4 @@
+import { FirstUseCompiler } from "../../chains/evm/variants/first-use-compiler.js";
 import { parseEvmAddress } from "../../domain/addresses.js";
 import { parseBitcoinAddress } from "../../chains/bitcoin/addresses.js";
 import { requireEvm, type ChainRegistry, type NetworkInfo } from "../../domain/chains.js";
@@ -57,6 +58,8 @@ export class ChainWrites {
     private readonly bitcoin: BitcoinBackends,
     /** Each pair's fee ceiling and replace-after blocks. */
     readonly feePolicy: FeePolicy = new FeePolicy(),
+    /** Compiles the token variants the build does not ship, on their first launch. */
+    readonly variants: FirstUseCompiler = new FirstUseCompiler(),
   ) {}
 
   /** The Bitcoin backends, for sends from held wallets. */

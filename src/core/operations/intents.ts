@@ -2,7 +2,8 @@ import { getCreateAddress, isAddress, getAddress } from "ethers";
 
 import type { EvmChain } from "../../chains/evm/chain.js";
 import { CREATE2_FACTORY, create2Address, create2Calldata, preflightCreate2 } from "../../chains/evm/write/create2.js";
-import { deploymentData, gasShape } from "../../chains/evm/write/launch.js";
+import { deploymentData, firstUseVariant, gasShape } from "../../chains/evm/write/launch.js";
+import type { FirstUseCompiler } from "../../chains/evm/variants/first-use-compiler.js";
 import { preflightMint } from "../../chains/evm/write/mint.js";
 import { approveData, preflightApprove, preflightTransfer, transferData } from "../../chains/evm/write/transfer.js";
 import type { EvmPair, LaunchCommand } from "../../domain/commands.js";
@@ -75,12 +76,18 @@ export function checksummed(params: Record<string, unknown>, fields: readonly st
 }
 
 /**
- * A token deployment: the shipped contract's bytecode and constructor arguments. Its address follows from the nonce, or,
- * with a salt, from the salt and the creation code alone (sent through the CREATE2 factory, checked free before signing).
+ * A token deployment: the shipped contract's bytecode (or the variant `variants` compiles on its first use) and
+ * constructor arguments. Its address follows from the nonce, or, with a salt, from the salt and the creation code alone
+ * (sent through the CREATE2 factory, checked free before signing).
  */
-export function launchIntent(command: LaunchCommand, requestedToken: unknown): WriteIntent<LaunchResult> {
+export async function launchIntent(
+  command: LaunchCommand,
+  requestedToken: unknown,
+  variants: FirstUseCompiler,
+): Promise<WriteIntent<LaunchResult>> {
   const { pair, sender, params, salt } = command;
-  const initCode = deploymentData(params, sender);
+  const firstUse = firstUseVariant(params);
+  const initCode = deploymentData(params, sender, firstUse === undefined ? undefined : await variants.artifact(firstUse));
   const deterministic = salt === undefined ? undefined : create2Address(salt, initCode);
   // Asked for the record and again for the answer, with the same nonce: derived once (three keccak hashes in ethers).
   let derived: { nonce: number; address: string } | undefined;

@@ -154,7 +154,7 @@ export class Operations {
 
   /** Any write by its command's name (write-commands.ts), recorded before it is broadcast and followed to a final state. */
   async write<N extends WriteCommandName>(name: N, request: RequestOf<N>, context: OperationContext = {}): Promise<Outcome<AnswerOf<N>>> {
-    const intent = this.intentOf(name, request);
+    const intent = await this.intentOf(name, request);
     const signing = await this.signingOf(request, intent.command, context);
     if (!("signer" in signing) || this.held === undefined) {
       return (await this.recorded(context, intent, signing)) as unknown as Outcome<AnswerOf<N>>;
@@ -191,14 +191,14 @@ export class Operations {
 
   /** The transaction `write` would send, unsigned, its nonce reserved for the sender until `expiresAt` (no record yet). */
   async prepare<N extends WriteCommandName>(name: N, request: UnsignedRequestOf<N>): Promise<PreparedOutcome> {
-    const intent = this.intentOf(name, request);
+    const intent = await this.intentOf(name, request);
     return presentPrepared(await this.writes.prepare(intent, this.reservations(intent.command)));
   }
 
   /** The table pairs each name with its request and answer types; indexed by a type parameter, it is seen as their union. */
-  private intentOf(name: WriteCommandName, request: object): WriteIntent<{ transactionHash: string; status: "pending" }> {
+  private async intentOf(name: WriteCommandName, request: object): Promise<WriteIntent<{ transactionHash: string; status: "pending" }>> {
     const command = WRITE_COMMANDS[name] as WriteCommand<object, { transactionHash: string; status: "pending" }>;
-    return command.intent(request, this.writes.chains);
+    return command.intent(request, this.writes.chains, { variants: this.writes.variants });
   }
 
   launch(request: LaunchRequest, context: OperationContext = {}): Promise<LaunchOutcome> {

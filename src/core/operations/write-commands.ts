@@ -16,20 +16,28 @@ import type { LaunchRequest, LaunchResult, MintRequest, MintResult, SigningField
 import { parseApproveCommand, parseTransferCommand } from "../../domain/transfer-commands.js";
 import type { ApproveRequest, ApproveResult, TransferRequest, TransferResult } from "../../domain/transfer-requests.js";
 import { burnIntent, ownershipIntent, pauseIntent, roleIntent } from "./admin-intents.js";
+import type { FirstUseCompiler } from "../../chains/evm/variants/first-use-compiler.js";
 import { approveIntent, launchIntent, mintIntent, transferIntent, type WriteIntent } from "./intents.js";
 
 // Every write the service makes, by name: how its request becomes the one intent the pipeline records, signs, sends and
 // tracks (Operations.write and Operations.prepare). A door names the command; it never builds an intent itself.
 
+/** What a command may need besides the chains: the compiler of variants a launch needs first (variants/). */
+export interface IntentTools {
+  variants: FirstUseCompiler;
+}
+
 export interface WriteCommand<Request, Answer> {
   /** The request parsed once into its command, and the write that command is. */
-  intent(request: Unsigned<Request>, chains: ChainRegistry): WriteIntent<Answer>;
+  intent(request: Unsigned<Request>, chains: ChainRegistry, tools: IntentTools): WriteIntent<Answer> | Promise<WriteIntent<Answer>>;
 }
 
 const command = <Request, Answer>(intent: WriteCommand<Request, Answer>["intent"]): WriteCommand<Request, Answer> => ({ intent });
 
 export const WRITE_COMMANDS = {
-  launch: command<LaunchRequest, LaunchResult>((request, chains) => launchIntent(parseLaunchCommand(request, chains), request.token)),
+  launch: command<LaunchRequest, LaunchResult>((request, chains, tools) =>
+    launchIntent(parseLaunchCommand(request, chains), request.token, tools.variants),
+  ),
   mint: command<MintRequest, MintResult>((request, chains) => mintIntent(parseMintCommand(request, chains))),
   transfer: command<TransferRequest, TransferResult>((request, chains) => transferIntent(parseTransferCommand(request, chains))),
   approve: command<ApproveRequest, ApproveResult>((request, chains) => approveIntent(parseApproveCommand(request, chains))),
@@ -49,4 +57,4 @@ export type UnsignedRequestOf<N extends WriteCommandName> = Parameters<Intent<N>
 /** What a command takes to be sent: also who signs. */
 export type RequestOf<N extends WriteCommandName> = UnsignedRequestOf<N> & SigningFields;
 /** What the node's acceptance of a command's transaction answers. */
-export type AnswerOf<N extends WriteCommandName> = ReturnType<Intent<N>> extends WriteIntent<infer A> ? A : never;
+export type AnswerOf<N extends WriteCommandName> = Awaited<ReturnType<Intent<N>>> extends WriteIntent<infer A> ? A : never;

@@ -8,6 +8,7 @@ import { ErrorCode, TokenServiceError, isTokenServiceError } from "../../domain/
 import { PollingLoop } from "../../domain/polling-loop.js";
 import type { OperationRecord } from "../../domain/lifecycle.js";
 import { launchedTokenVerification } from "../token-verification.js";
+import type { FirstUseCompiler } from "../../chains/evm/variants/first-use-compiler.js";
 import { explorerClient, parseExplorer } from "./explorers.js";
 import type { VerificationRecord, VerificationStep, VerificationStore } from "./types.js";
 
@@ -29,6 +30,8 @@ export interface VerificationsOptions {
   isLive(info: NetworkInfo): boolean;
   /** The launch a record names, by its id. */
   getOperation(id: string): Promise<OperationRecord | undefined>;
+  /** The variants compiled on first use, whose launches' inputs are theirs. */
+  variants: FirstUseCompiler;
   env: NodeJS.ProcessEnv;
   /** Told when a step failed (the store unreachable, a bug); the record is tried again. */
   onError?: (error: unknown) => void;
@@ -86,6 +89,7 @@ export class Verifications {
       (contractAddress) => findLaunch(info.chain, info.network, contractAddress),
       info,
       request.address,
+      this.options.variants,
     );
     const { record, created } = await this.store.createVerification({
       id: randomUUID(),
@@ -136,7 +140,7 @@ export class Verifications {
     let answer: ExplorerAnswer;
     if (record.explorerReference === null) {
       const launch = await this.options.getOperation(record.operationId);
-      const verification = await launchedTokenVerification(async () => launch, info, record.address);
+      const verification = await launchedTokenVerification(async () => launch, info, record.address, this.options.variants);
       answer = await client.submit({ ...target, verification, creationTransactionHash: launch?.transactionHash ?? null });
     } else answer = await client.check(record.explorerReference, target);
     switch (answer.outcome) {

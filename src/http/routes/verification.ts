@@ -33,6 +33,7 @@ export const tokenVerificationRoute = defineRoute({
       (contractAddress) => store.findOwnLaunch(apiKeyId, info.chain, info.network, contractAddress),
       info,
       address,
+      service.variants,
     );
     return { body };
   },

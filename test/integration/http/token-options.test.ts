@@ -52,11 +52,24 @@ describe("HTTP service — token options, ERC1155 and CREATE2 launches", functio
       ["ERC20", { name: "A", symbol: "A" }, { salt: "0x1234" }, "salt"],
       ["ERC20", { name: "A", symbol: "A" }, { salt: "ab".repeat(32) }, "salt"],
       ["ERC20", { name: "A", symbol: "A" }, { salt: 7 }, "salt"],
+      ["ERC20", { name: "A", symbol: "A", options: { flashmint: "yes" } }, {}, "token.options.flashmint"],
+      ["ERC20", { name: "A", symbol: "A", options: { callback: 1 } }, {}, "token.options.callback"],
+      ["ERC721", { name: "A", symbol: "A", options: { flashmint: true } }, {}, "token.options.flashmint"],
+      ["ERC1155", { name: "A", options: { updatableUri: "on" } }, {}, "token.options.updatableUri"],
     ];
     for (const [type, fields, extra, field] of cases) {
       const response = await launch(type, fields, extra);
       expect(response.status, `${field}: ${JSON.stringify(response.body)}`).to.equal(400);
       expect(response.body.error.field, JSON.stringify(response.body)).to.equal(field);
+    }
+  });
+
+  it('answers 400 naming votes\' values (the Wizard\'s: true, false, "blocknumber", "timestamp") for another', async function () {
+    for (const type of ["ERC20", "ERC721"]) {
+      const response = await launch(type, { name: "A", symbol: "A", options: { votes: "seconds" } });
+      expect(response.status, JSON.stringify(response.body)).to.equal(400);
+      expect(response.body.error.field).to.equal("token.options.votes");
+      expect(response.body.error.message).to.include('"blocknumber"').and.include('"timestamp"').and.include("true or false");
     }
   });
 

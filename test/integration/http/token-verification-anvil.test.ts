@@ -10,8 +10,8 @@ import { startServer, type RunningServer } from "../../helpers/http-server.js";
 // A launched token's verification input (docs/tokens.md#verifying-a-token), checked offline by Sourcify's own verifier
 // (lib-sourcify) against anvil: GET /tokens/{address}/verification gives a standard JSON input that, compiled with the
 // solc the project builds with, matches the deployed runtime code and the creation code (constructor arguments
-// included) perfectly, metadata hash and all: for the historic templates, option variants of each kind, and a CREATE2
-// launch. Another API key, or an address the service did not launch, is 404.
+// included) perfectly, metadata hash and all: for the historic templates, option variants of each kind (shipped, and
+// compiled on first use: the input they were compiled from), and a CREATE2 launch. Another API key, or an address the service did not launch, is 404.
 
 const SEPOLIA = { chain: "ethereum", network: "sepolia" } as const;
 const KEY = { sender: ANVIL_ACCOUNT.address, privateKey: ANVIL_ACCOUNT.privateKey };
@@ -78,6 +78,33 @@ describe("token verification on anvil: Sourcify's verifier gives a perfect match
       },
     ],
     ["ERC1155 collection", { type: "ERC1155", token: { name: "Items", uri: "https://example.com/{id}.json", options: { supply: true } } }],
+    [
+      "ERC20 compiled on first use (flashmint, callback, votes timestamp, ownable)",
+      {
+        type: "ERC20",
+        token: {
+          name: "Flash",
+          symbol: "FLS",
+          initialSupply: "7",
+          options: { flashmint: true, callback: true, votes: "timestamp", access: "ownable" },
+        },
+      },
+    ],
+    [
+      "ERC721 compiled on first use (votes, uriStorage, roles)",
+      { type: "ERC721", token: { name: "Voting", symbol: "VTG", uri: "ipfs://vote/", options: { votes: true, uriStorage: true } } },
+    ],
+    [
+      "ERC1155 compiled on first use (updatableUri, royalty)",
+      {
+        type: "ERC1155",
+        token: {
+          name: "Settable",
+          uri: "ipfs://set/{id}",
+          options: { updatableUri: true, royalty: { receiver: ANVIL_ACCOUNT.address, basisPoints: 100 } },
+        },
+      },
+    ],
     [
       "ERC20 launched with a salt (CREATE2)",
       { type: "ERC20", salt: `0x${"42".repeat(32)}`, token: { name: "Salted", symbol: "SLT", options: { burnable: true } } },

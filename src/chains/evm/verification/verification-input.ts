@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { brotliDecompressSync } from "node:zlib";
 
 import type { TokenKind } from "../../../domain/token-options.js";
-import { serviceErc20Artifact, serviceErc721Artifact, shippedVariants } from "../artifacts.js";
+import { serviceErc20Artifact, serviceErc721Artifact, shippedVariants, type ShippedArtifact } from "../artifacts.js";
 import { importClosure } from "./solidity-imports.js";
 
 // What an explorer needs to verify a token the service deployed (docs/tokens.md#verifying-a-token): the contract is
@@ -38,9 +38,20 @@ export interface TokenVerification {
   standardJsonInput: { language: "Solidity"; sources: Record<string, { content: string }>; settings: Record<string, unknown> };
 }
 
+/** solc's standard JSON input, as explorers take it. */
+export type StandardJsonInput = TokenVerification["standardJsonInput"];
+
+/** A variant compiled on first use: its contract, and the input it was compiled from (variants/first-use-compiler.ts). */
+export interface FirstUseContract {
+  artifact: ShippedArtifact;
+  unit: string;
+  input: StandardJsonInput;
+}
+
 let bundle: VerificationBundle | undefined;
 
-function verificationBundle(): VerificationBundle {
+/** The shipped verification sources, read once (the first-use compiler takes its OpenZeppelin sources from them too). */
+export function verificationBundle(): VerificationBundle {
   if (bundle === undefined) {
     const packed = readFileSync(new URL("../../../artifacts/verification.json.br", import.meta.url));
     bundle = JSON.parse(brotliDecompressSync(packed).toString("utf8")) as VerificationBundle;
@@ -49,14 +60,30 @@ function verificationBundle(): VerificationBundle {
 }
 
 /** The output an explorer's compile needs: what these inputs were compiled for, and the metadata. */
-const OUTPUT_SELECTION = { "*": { "*": ["abi", "evm.bytecode.object", "evm.deployedBytecode.object", "metadata"] } };
+export const OUTPUT_SELECTION = { "*": { "*": ["abi", "evm.bytecode.object", "evm.deployedBytecode.object", "metadata"] } };
 
 /**
  * The verification of a token deployed with `initCode` (its creation code: a shipped contract's bytecode, then its
- * constructor arguments); undefined when no contract this version ships starts it.
+ * constructor arguments); undefined when no contract this version ships starts it, nor `firstUse`, the variant compiled
+ * on first use its launch's options name (its input is the one it was compiled from).
  */
-export function tokenVerification(kind: TokenKind, initCode: string): TokenVerification | undefined {
+export function tokenVerification(kind: TokenKind, initCode: string, firstUse?: FirstUseContract): TokenVerification | undefined {
   const code = initCode.toLowerCase();
+  const shipped = verificationBundle();
+  const compilerVersion = `v${shipped.compilerVersion}`;
+  if (firstUse !== undefined && code.startsWith(firstUse.artifact.bytecode.toLowerCase())) {
+    const { contractName, bytecode } = firstUse.artifact;
+    const settings = firstUse.input.settings as VerificationBundle["variants"]["settings"];
+    return {
+      contractName,
+      fullyQualifiedName: `${firstUse.unit}:${contractName}`,
+      compilerVersion,
+      evmVersion: settings.evmVersion,
+      optimizer: settings.optimizer,
+      constructorArguments: `0x${code.slice(bytecode.length)}`,
+      standardJsonInput: firstUse.input,
+    };
+  }
   const historic = kind === "ERC20" ? serviceErc20Artifact : kind === "ERC721" ? serviceErc721Artifact : undefined;
   const candidates: Array<[string, string, boolean]> = Object.entries(shippedVariants(kind)).map(([name, artifact]) => [
     name,
@@ -67,9 +94,7 @@ export function tokenVerification(kind: TokenKind, initCode: string): TokenVerif
   const match = candidates.filter(([, bytecode]) => code.startsWith(bytecode.toLowerCase())).sort((a, b) => b[1].length - a[1].length)[0];
   if (match === undefined) return undefined;
   const [contractName, bytecode, isHistoric] = match;
-  const shipped = verificationBundle();
   const constructorArguments = `0x${code.slice(bytecode.length)}`;
-  const compilerVersion = `v${shipped.compilerVersion}`;
   if (isHistoric) {
     const input = shipped.historic.input as TokenVerification["standardJsonInput"];
     const settings = input.settings as { evmVersion: string; optimizer: { enabled: boolean; runs: number } };

@@ -1,7 +1,7 @@
 import { Interface } from "ethers";
 
 import type { LaunchParams } from "../../../domain/commands.js";
-import { variantName, variantOf } from "../../../domain/token-options.js";
+import { isPrecompiled, variantName, variantOf, type Variant } from "../../../domain/token-options.js";
 import { serviceErc20Artifact, serviceErc721Artifact, variantArtifact, type ShippedArtifact } from "../artifacts.js";
 import { stringShape } from "./gas-shapes.js";
 
@@ -33,10 +33,18 @@ export function contractName(params: LaunchParams): string {
   return variantName(variantOf(params.type, options));
 }
 
-function contractOf(params: LaunchParams): Deployable {
+/** The variant a launch deploys when it is not shipped compiled: it is compiled on first use (variants/). */
+export function firstUseVariant(params: LaunchParams): Variant | undefined {
+  if (params.token.options === undefined) return undefined;
+  const variant = variantOf(params.type, params.token.options);
+  return isPrecompiled(variant) ? undefined : variant;
+}
+
+function contractOf(params: LaunchParams, firstUse: ShippedArtifact | undefined): Deployable {
   const name = contractName(params);
   if (params.token.options === undefined)
     return deployable(() => (params.type === "ERC20" ? serviceErc20Artifact : serviceErc721Artifact), name);
+  if (firstUse !== undefined) return deployable(() => firstUse, name);
   return deployable(() => variantArtifact(params.type, name), name);
 }
 
@@ -74,8 +82,11 @@ export function gasShape(params: LaunchParams): string {
   return `ERC1155${variant} ${stringShape(params.token.name)} ${stringShape(params.token.uri)}${royaltyShape}`;
 }
 
-/** The creation code: the contract's bytecode followed by its encoded constructor arguments. */
-export function deploymentData(params: LaunchParams, sender: string): string {
-  const { artifact, iface } = contractOf(params);
+/**
+ * The creation code: the contract's bytecode followed by its encoded constructor arguments. `firstUse` is the compiled
+ * contract of a variant `firstUseVariant` names.
+ */
+export function deploymentData(params: LaunchParams, sender: string, firstUse?: ShippedArtifact): string {
+  const { artifact, iface } = contractOf(params, firstUse);
   return artifact.bytecode + iface.encodeDeploy(constructorArguments(params, sender)).slice(2);
 }

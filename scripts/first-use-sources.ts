@@ -1,0 +1,39 @@
+// What src/artifacts/first-use-sources.json.br holds (scripts/build-token-variants.ts writes it; a test recomputes it):
+// the OpenZeppelin sources the variants compiled on first use import that the verification bundle does not already
+// ship (docs/decisions/0062-variants-compiled-on-first-use.md). Together the two hold every source any combination of
+// options needs, so the service compiles without @openzeppelin/contracts installed.
+import { variantPath, variantSource } from "../src/chains/evm/variants/variant-source.js";
+import { importClosure } from "../src/chains/evm/verification/solidity-imports.js";
+import { ACCESS_VALUES, featureOrder, type TokenKind } from "../src/domain/token-options.js";
+import { COMPILER } from "./token-variants.js";
+
+export interface FirstUseSources {
+  /** The OpenZeppelin Contracts release they are from: the one the precompiled variants were compiled against. */
+  openZeppelin: string;
+  sources: Record<string, string>;
+}
+
+/**
+ * The sources every variant with all of a kind's options on imports (each option adds its bases and takes none away,
+ * so these cover every combination), less those `shipped` already has.
+ */
+export function firstUseSources(
+  shipped: Readonly<Record<string, string>>,
+  readOpenZeppelin: (unit: string) => string | undefined,
+): FirstUseSources {
+  const sources: Record<string, string> = {};
+  for (const kind of ["ERC20", "ERC721", "ERC1155"] as TokenKind[]) {
+    for (const access of ACCESS_VALUES) {
+      const variant = { kind, access, features: featureOrder(kind) };
+      const unit = variantPath(variant);
+      const own = variantSource(variant);
+      for (const name of importClosure(unit, (name) => (name === unit ? own : (shipped[name] ?? readOpenZeppelin(name))))) {
+        if (name !== unit && shipped[name] === undefined) sources[name] = readOpenZeppelin(name)!;
+      }
+    }
+  }
+  return {
+    openZeppelin: COMPILER.openZeppelin,
+    sources: Object.fromEntries(Object.entries(sources).sort(([a], [b]) => (a < b ? -1 : 1))),
+  };
+}
