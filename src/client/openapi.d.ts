@@ -1235,7 +1235,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `BACKEND_NOT_CONFIGURED`: No backend for that network; `SERVICE_UNAVAILABLE`: The database cannot be reached (see Retry-After); `KEYSTORE_LOCKED`: The keystore cannot sign: its passphrase is not set, or wrong; `SIGNING_KEY_UNAVAILABLE`: The held wallet's KMS key cannot sign; `STORAGE_UNAVAILABLE`: The service's own storage is exhausted (see Retry-After); `DATA_DIR_IN_USE`: Another process holds the data directory */
+            /** @description `BACKEND_NOT_CONFIGURED`: No backend for that network; `CONTRACT_COMPILER_UNAVAILABLE`: The token's contract cannot be compiled here; `SERVICE_UNAVAILABLE`: The database cannot be reached (see Retry-After); `KEYSTORE_LOCKED`: The keystore cannot sign: its passphrase is not set, or wrong; `SIGNING_KEY_UNAVAILABLE`: The held wallet's KMS key cannot sign; `STORAGE_UNAVAILABLE`: The service's own storage is exhausted (see Retry-After); `DATA_DIR_IN_USE`: Another process holds the data directory */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1247,7 +1247,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "BACKEND_NOT_CONFIGURED" | "SERVICE_UNAVAILABLE" | "KEYSTORE_LOCKED" | "SIGNING_KEY_UNAVAILABLE" | "STORAGE_UNAVAILABLE" | "DATA_DIR_IN_USE";
+                            code: "BACKEND_NOT_CONFIGURED" | "CONTRACT_COMPILER_UNAVAILABLE" | "SERVICE_UNAVAILABLE" | "KEYSTORE_LOCKED" | "SIGNING_KEY_UNAVAILABLE" | "STORAGE_UNAVAILABLE" | "DATA_DIR_IN_USE";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -1566,7 +1566,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `BACKEND_NOT_CONFIGURED`: No backend for that network; `SERVICE_UNAVAILABLE`: The database cannot be reached (see Retry-After); `KEYSTORE_LOCKED`: The keystore cannot sign: its passphrase is not set, or wrong; `SIGNING_KEY_UNAVAILABLE`: The held wallet's KMS key cannot sign; `STORAGE_UNAVAILABLE`: The service's own storage is exhausted (see Retry-After); `DATA_DIR_IN_USE`: Another process holds the data directory */
+            /** @description `BACKEND_NOT_CONFIGURED`: No backend for that network; `CONTRACT_COMPILER_UNAVAILABLE`: The token's contract cannot be compiled here; `SERVICE_UNAVAILABLE`: The database cannot be reached (see Retry-After); `KEYSTORE_LOCKED`: The keystore cannot sign: its passphrase is not set, or wrong; `SIGNING_KEY_UNAVAILABLE`: The held wallet's KMS key cannot sign; `STORAGE_UNAVAILABLE`: The service's own storage is exhausted (see Retry-After); `DATA_DIR_IN_USE`: Another process holds the data directory */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1578,7 +1578,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "BACKEND_NOT_CONFIGURED" | "SERVICE_UNAVAILABLE" | "KEYSTORE_LOCKED" | "SIGNING_KEY_UNAVAILABLE" | "STORAGE_UNAVAILABLE" | "DATA_DIR_IN_USE";
+                            code: "BACKEND_NOT_CONFIGURED" | "CONTRACT_COMPILER_UNAVAILABLE" | "SERVICE_UNAVAILABLE" | "KEYSTORE_LOCKED" | "SIGNING_KEY_UNAVAILABLE" | "STORAGE_UNAVAILABLE" | "DATA_DIR_IN_USE";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -1872,7 +1872,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `BACKEND_NOT_CONFIGURED`: No backend for that network; `SERVICE_UNAVAILABLE`: The database cannot be reached (see Retry-After); `KEYSTORE_LOCKED`: The keystore cannot sign: its passphrase is not set, or wrong; `SIGNING_KEY_UNAVAILABLE`: The held wallet's KMS key cannot sign; `STORAGE_UNAVAILABLE`: The service's own storage is exhausted (see Retry-After); `DATA_DIR_IN_USE`: Another process holds the data directory */
+            /** @description `BACKEND_NOT_CONFIGURED`: No backend for that network; `CONTRACT_COMPILER_UNAVAILABLE`: The token's contract cannot be compiled here; `SERVICE_UNAVAILABLE`: The database cannot be reached (see Retry-After); `KEYSTORE_LOCKED`: The keystore cannot sign: its passphrase is not set, or wrong; `SIGNING_KEY_UNAVAILABLE`: The held wallet's KMS key cannot sign; `STORAGE_UNAVAILABLE`: The service's own storage is exhausted (see Retry-After); `DATA_DIR_IN_USE`: Another process holds the data directory */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1884,7 +1884,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "BACKEND_NOT_CONFIGURED" | "SERVICE_UNAVAILABLE" | "KEYSTORE_LOCKED" | "SIGNING_KEY_UNAVAILABLE" | "STORAGE_UNAVAILABLE" | "DATA_DIR_IN_USE";
+                            code: "BACKEND_NOT_CONFIGURED" | "CONTRACT_COMPILER_UNAVAILABLE" | "SERVICE_UNAVAILABLE" | "KEYSTORE_LOCKED" | "SIGNING_KEY_UNAVAILABLE" | "STORAGE_UNAVAILABLE" | "DATA_DIR_IN_USE";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -2078,7 +2078,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `BACKEND_NOT_CONFIGURED`: No backend for that network; `SERVICE_UNAVAILABLE`: The database cannot be reached (see Retry-After); `KEYSTORE_LOCKED`: The keystore cannot sign: its passphrase is not set, or wrong; `SIGNING_KEY_UNAVAILABLE`: The held wallet's KMS key cannot sign; `STORAGE_UNAVAILABLE`: The service's own storage is exhausted (see Retry-After); `DATA_DIR_IN_USE`: Another process holds the data directory */
+            /** @description `BACKEND_NOT_CONFIGURED`: No backend for that network; `CONTRACT_COMPILER_UNAVAILABLE`: The token's contract cannot be compiled here; `SERVICE_UNAVAILABLE`: The database cannot be reached (see Retry-After); `KEYSTORE_LOCKED`: The keystore cannot sign: its passphrase is not set, or wrong; `SIGNING_KEY_UNAVAILABLE`: The held wallet's KMS key cannot sign; `STORAGE_UNAVAILABLE`: The service's own storage is exhausted (see Retry-After); `DATA_DIR_IN_USE`: Another process holds the data directory */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2090,7 +2090,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "BACKEND_NOT_CONFIGURED" | "SERVICE_UNAVAILABLE" | "KEYSTORE_LOCKED" | "SIGNING_KEY_UNAVAILABLE" | "STORAGE_UNAVAILABLE" | "DATA_DIR_IN_USE";
+                            code: "BACKEND_NOT_CONFIGURED" | "CONTRACT_COMPILER_UNAVAILABLE" | "SERVICE_UNAVAILABLE" | "KEYSTORE_LOCKED" | "SIGNING_KEY_UNAVAILABLE" | "STORAGE_UNAVAILABLE" | "DATA_DIR_IN_USE";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -2315,7 +2315,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `BACKEND_NOT_CONFIGURED`: No backend for that network; `SERVICE_UNAVAILABLE`: The database cannot be reached (see Retry-After); `KEYSTORE_LOCKED`: The keystore cannot sign: its passphrase is not set, or wrong; `SIGNING_KEY_UNAVAILABLE`: The held wallet's KMS key cannot sign; `STORAGE_UNAVAILABLE`: The service's own storage is exhausted (see Retry-After); `DATA_DIR_IN_USE`: Another process holds the data directory */
+            /** @description `BACKEND_NOT_CONFIGURED`: No backend for that network; `CONTRACT_COMPILER_UNAVAILABLE`: The token's contract cannot be compiled here; `SERVICE_UNAVAILABLE`: The database cannot be reached (see Retry-After); `KEYSTORE_LOCKED`: The keystore cannot sign: its passphrase is not set, or wrong; `SIGNING_KEY_UNAVAILABLE`: The held wallet's KMS key cannot sign; `STORAGE_UNAVAILABLE`: The service's own storage is exhausted (see Retry-After); `DATA_DIR_IN_USE`: Another process holds the data directory */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2327,7 +2327,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "BACKEND_NOT_CONFIGURED" | "SERVICE_UNAVAILABLE" | "KEYSTORE_LOCKED" | "SIGNING_KEY_UNAVAILABLE" | "STORAGE_UNAVAILABLE" | "DATA_DIR_IN_USE";
+                            code: "BACKEND_NOT_CONFIGURED" | "CONTRACT_COMPILER_UNAVAILABLE" | "SERVICE_UNAVAILABLE" | "KEYSTORE_LOCKED" | "SIGNING_KEY_UNAVAILABLE" | "STORAGE_UNAVAILABLE" | "DATA_DIR_IN_USE";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -2652,7 +2652,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `BACKEND_NOT_CONFIGURED`: No backend for that network; `SERVICE_UNAVAILABLE`: The database cannot be reached (see Retry-After); `KEYSTORE_LOCKED`: The keystore cannot sign: its passphrase is not set, or wrong; `SIGNING_KEY_UNAVAILABLE`: The held wallet's KMS key cannot sign; `STORAGE_UNAVAILABLE`: The service's own storage is exhausted (see Retry-After); `DATA_DIR_IN_USE`: Another process holds the data directory */
+            /** @description `BACKEND_NOT_CONFIGURED`: No backend for that network; `CONTRACT_COMPILER_UNAVAILABLE`: The token's contract cannot be compiled here; `SERVICE_UNAVAILABLE`: The database cannot be reached (see Retry-After); `KEYSTORE_LOCKED`: The keystore cannot sign: its passphrase is not set, or wrong; `SIGNING_KEY_UNAVAILABLE`: The held wallet's KMS key cannot sign; `STORAGE_UNAVAILABLE`: The service's own storage is exhausted (see Retry-After); `DATA_DIR_IN_USE`: Another process holds the data directory */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2664,7 +2664,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "BACKEND_NOT_CONFIGURED" | "SERVICE_UNAVAILABLE" | "KEYSTORE_LOCKED" | "SIGNING_KEY_UNAVAILABLE" | "STORAGE_UNAVAILABLE" | "DATA_DIR_IN_USE";
+                            code: "BACKEND_NOT_CONFIGURED" | "CONTRACT_COMPILER_UNAVAILABLE" | "SERVICE_UNAVAILABLE" | "KEYSTORE_LOCKED" | "SIGNING_KEY_UNAVAILABLE" | "STORAGE_UNAVAILABLE" | "DATA_DIR_IN_USE";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -2913,7 +2913,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `BACKEND_NOT_CONFIGURED`: No backend for that network; `SERVICE_UNAVAILABLE`: The database cannot be reached (see Retry-After); `KEYSTORE_LOCKED`: The keystore cannot sign: its passphrase is not set, or wrong; `SIGNING_KEY_UNAVAILABLE`: The held wallet's KMS key cannot sign; `STORAGE_UNAVAILABLE`: The service's own storage is exhausted (see Retry-After); `DATA_DIR_IN_USE`: Another process holds the data directory */
+            /** @description `BACKEND_NOT_CONFIGURED`: No backend for that network; `CONTRACT_COMPILER_UNAVAILABLE`: The token's contract cannot be compiled here; `SERVICE_UNAVAILABLE`: The database cannot be reached (see Retry-After); `KEYSTORE_LOCKED`: The keystore cannot sign: its passphrase is not set, or wrong; `SIGNING_KEY_UNAVAILABLE`: The held wallet's KMS key cannot sign; `STORAGE_UNAVAILABLE`: The service's own storage is exhausted (see Retry-After); `DATA_DIR_IN_USE`: Another process holds the data directory */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2925,7 +2925,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "BACKEND_NOT_CONFIGURED" | "SERVICE_UNAVAILABLE" | "KEYSTORE_LOCKED" | "SIGNING_KEY_UNAVAILABLE" | "STORAGE_UNAVAILABLE" | "DATA_DIR_IN_USE";
+                            code: "BACKEND_NOT_CONFIGURED" | "CONTRACT_COMPILER_UNAVAILABLE" | "SERVICE_UNAVAILABLE" | "KEYSTORE_LOCKED" | "SIGNING_KEY_UNAVAILABLE" | "STORAGE_UNAVAILABLE" | "DATA_DIR_IN_USE";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -3928,7 +3928,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `BACKEND_NOT_CONFIGURED`: No backend for that network; `SERVICE_UNAVAILABLE`: The database cannot be reached (see Retry-After); `KEYSTORE_LOCKED`: The keystore cannot sign: its passphrase is not set, or wrong; `SIGNING_KEY_UNAVAILABLE`: The held wallet's KMS key cannot sign; `STORAGE_UNAVAILABLE`: The service's own storage is exhausted (see Retry-After); `DATA_DIR_IN_USE`: Another process holds the data directory */
+            /** @description `BACKEND_NOT_CONFIGURED`: No backend for that network; `CONTRACT_COMPILER_UNAVAILABLE`: The token's contract cannot be compiled here; `SERVICE_UNAVAILABLE`: The database cannot be reached (see Retry-After); `KEYSTORE_LOCKED`: The keystore cannot sign: its passphrase is not set, or wrong; `SIGNING_KEY_UNAVAILABLE`: The held wallet's KMS key cannot sign; `STORAGE_UNAVAILABLE`: The service's own storage is exhausted (see Retry-After); `DATA_DIR_IN_USE`: Another process holds the data directory */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3940,7 +3940,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "BACKEND_NOT_CONFIGURED" | "SERVICE_UNAVAILABLE" | "KEYSTORE_LOCKED" | "SIGNING_KEY_UNAVAILABLE" | "STORAGE_UNAVAILABLE" | "DATA_DIR_IN_USE";
+                            code: "BACKEND_NOT_CONFIGURED" | "CONTRACT_COMPILER_UNAVAILABLE" | "SERVICE_UNAVAILABLE" | "KEYSTORE_LOCKED" | "SIGNING_KEY_UNAVAILABLE" | "STORAGE_UNAVAILABLE" | "DATA_DIR_IN_USE";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -4214,7 +4214,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `BACKEND_NOT_CONFIGURED`: No backend for that network; `SERVICE_UNAVAILABLE`: The database cannot be reached (see Retry-After); `KEYSTORE_LOCKED`: The keystore cannot sign: its passphrase is not set, or wrong; `SIGNING_KEY_UNAVAILABLE`: The held wallet's KMS key cannot sign; `STORAGE_UNAVAILABLE`: The service's own storage is exhausted (see Retry-After); `DATA_DIR_IN_USE`: Another process holds the data directory */
+            /** @description `BACKEND_NOT_CONFIGURED`: No backend for that network; `CONTRACT_COMPILER_UNAVAILABLE`: The token's contract cannot be compiled here; `SERVICE_UNAVAILABLE`: The database cannot be reached (see Retry-After); `KEYSTORE_LOCKED`: The keystore cannot sign: its passphrase is not set, or wrong; `SIGNING_KEY_UNAVAILABLE`: The held wallet's KMS key cannot sign; `STORAGE_UNAVAILABLE`: The service's own storage is exhausted (see Retry-After); `DATA_DIR_IN_USE`: Another process holds the data directory */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4226,7 +4226,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "BACKEND_NOT_CONFIGURED" | "SERVICE_UNAVAILABLE" | "KEYSTORE_LOCKED" | "SIGNING_KEY_UNAVAILABLE" | "STORAGE_UNAVAILABLE" | "DATA_DIR_IN_USE";
+                            code: "BACKEND_NOT_CONFIGURED" | "CONTRACT_COMPILER_UNAVAILABLE" | "SERVICE_UNAVAILABLE" | "KEYSTORE_LOCKED" | "SIGNING_KEY_UNAVAILABLE" | "STORAGE_UNAVAILABLE" | "DATA_DIR_IN_USE";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -4901,7 +4901,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `BACKEND_NOT_CONFIGURED`: No backend for that network; `SERVICE_UNAVAILABLE`: The database cannot be reached (see Retry-After); `KEYSTORE_LOCKED`: The keystore cannot sign: its passphrase is not set, or wrong; `SIGNING_KEY_UNAVAILABLE`: The held wallet's KMS key cannot sign; `STORAGE_UNAVAILABLE`: The service's own storage is exhausted (see Retry-After); `DATA_DIR_IN_USE`: Another process holds the data directory */
+            /** @description `BACKEND_NOT_CONFIGURED`: No backend for that network; `CONTRACT_COMPILER_UNAVAILABLE`: The token's contract cannot be compiled here; `SERVICE_UNAVAILABLE`: The database cannot be reached (see Retry-After); `KEYSTORE_LOCKED`: The keystore cannot sign: its passphrase is not set, or wrong; `SIGNING_KEY_UNAVAILABLE`: The held wallet's KMS key cannot sign; `STORAGE_UNAVAILABLE`: The service's own storage is exhausted (see Retry-After); `DATA_DIR_IN_USE`: Another process holds the data directory */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4913,7 +4913,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "BACKEND_NOT_CONFIGURED" | "SERVICE_UNAVAILABLE" | "KEYSTORE_LOCKED" | "SIGNING_KEY_UNAVAILABLE" | "STORAGE_UNAVAILABLE" | "DATA_DIR_IN_USE";
+                            code: "BACKEND_NOT_CONFIGURED" | "CONTRACT_COMPILER_UNAVAILABLE" | "SERVICE_UNAVAILABLE" | "KEYSTORE_LOCKED" | "SIGNING_KEY_UNAVAILABLE" | "STORAGE_UNAVAILABLE" | "DATA_DIR_IN_USE";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -5221,7 +5221,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `BACKEND_NOT_CONFIGURED`: No backend for that network; `SERVICE_UNAVAILABLE`: The database cannot be reached (see Retry-After); `KEYSTORE_LOCKED`: The keystore cannot sign: its passphrase is not set, or wrong; `SIGNING_KEY_UNAVAILABLE`: The held wallet's KMS key cannot sign; `STORAGE_UNAVAILABLE`: The service's own storage is exhausted (see Retry-After); `DATA_DIR_IN_USE`: Another process holds the data directory */
+            /** @description `BACKEND_NOT_CONFIGURED`: No backend for that network; `CONTRACT_COMPILER_UNAVAILABLE`: The token's contract cannot be compiled here; `SERVICE_UNAVAILABLE`: The database cannot be reached (see Retry-After); `KEYSTORE_LOCKED`: The keystore cannot sign: its passphrase is not set, or wrong; `SIGNING_KEY_UNAVAILABLE`: The held wallet's KMS key cannot sign; `STORAGE_UNAVAILABLE`: The service's own storage is exhausted (see Retry-After); `DATA_DIR_IN_USE`: Another process holds the data directory */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5233,7 +5233,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "BACKEND_NOT_CONFIGURED" | "SERVICE_UNAVAILABLE" | "KEYSTORE_LOCKED" | "SIGNING_KEY_UNAVAILABLE" | "STORAGE_UNAVAILABLE" | "DATA_DIR_IN_USE";
+                            code: "BACKEND_NOT_CONFIGURED" | "CONTRACT_COMPILER_UNAVAILABLE" | "SERVICE_UNAVAILABLE" | "KEYSTORE_LOCKED" | "SIGNING_KEY_UNAVAILABLE" | "STORAGE_UNAVAILABLE" | "DATA_DIR_IN_USE";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -5715,7 +5715,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `BACKEND_NOT_CONFIGURED`: No backend for that network; `SERVICE_UNAVAILABLE`: The database cannot be reached (see Retry-After); `KEYSTORE_LOCKED`: The keystore cannot sign: its passphrase is not set, or wrong; `SIGNING_KEY_UNAVAILABLE`: The held wallet's KMS key cannot sign; `STORAGE_UNAVAILABLE`: The service's own storage is exhausted (see Retry-After); `DATA_DIR_IN_USE`: Another process holds the data directory */
+            /** @description `BACKEND_NOT_CONFIGURED`: No backend for that network; `CONTRACT_COMPILER_UNAVAILABLE`: The token's contract cannot be compiled here; `SERVICE_UNAVAILABLE`: The database cannot be reached (see Retry-After); `KEYSTORE_LOCKED`: The keystore cannot sign: its passphrase is not set, or wrong; `SIGNING_KEY_UNAVAILABLE`: The held wallet's KMS key cannot sign; `STORAGE_UNAVAILABLE`: The service's own storage is exhausted (see Retry-After); `DATA_DIR_IN_USE`: Another process holds the data directory */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5727,7 +5727,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "BACKEND_NOT_CONFIGURED" | "SERVICE_UNAVAILABLE" | "KEYSTORE_LOCKED" | "SIGNING_KEY_UNAVAILABLE" | "STORAGE_UNAVAILABLE" | "DATA_DIR_IN_USE";
+                            code: "BACKEND_NOT_CONFIGURED" | "CONTRACT_COMPILER_UNAVAILABLE" | "SERVICE_UNAVAILABLE" | "KEYSTORE_LOCKED" | "SIGNING_KEY_UNAVAILABLE" | "STORAGE_UNAVAILABLE" | "DATA_DIR_IN_USE";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -6232,7 +6232,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `BACKEND_NOT_CONFIGURED`: No backend for that network; `SERVICE_UNAVAILABLE`: The database cannot be reached (see Retry-After); `KEYSTORE_LOCKED`: The keystore cannot sign: its passphrase is not set, or wrong; `SIGNING_KEY_UNAVAILABLE`: The held wallet's KMS key cannot sign; `STORAGE_UNAVAILABLE`: The service's own storage is exhausted (see Retry-After); `DATA_DIR_IN_USE`: Another process holds the data directory */
+            /** @description `BACKEND_NOT_CONFIGURED`: No backend for that network; `CONTRACT_COMPILER_UNAVAILABLE`: The token's contract cannot be compiled here; `SERVICE_UNAVAILABLE`: The database cannot be reached (see Retry-After); `KEYSTORE_LOCKED`: The keystore cannot sign: its passphrase is not set, or wrong; `SIGNING_KEY_UNAVAILABLE`: The held wallet's KMS key cannot sign; `STORAGE_UNAVAILABLE`: The service's own storage is exhausted (see Retry-After); `DATA_DIR_IN_USE`: Another process holds the data directory */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -6244,7 +6244,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "BACKEND_NOT_CONFIGURED" | "SERVICE_UNAVAILABLE" | "KEYSTORE_LOCKED" | "SIGNING_KEY_UNAVAILABLE" | "STORAGE_UNAVAILABLE" | "DATA_DIR_IN_USE";
+                            code: "BACKEND_NOT_CONFIGURED" | "CONTRACT_COMPILER_UNAVAILABLE" | "SERVICE_UNAVAILABLE" | "KEYSTORE_LOCKED" | "SIGNING_KEY_UNAVAILABLE" | "STORAGE_UNAVAILABLE" | "DATA_DIR_IN_USE";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -6538,7 +6538,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `BACKEND_NOT_CONFIGURED`: No backend for that network; `SERVICE_UNAVAILABLE`: The database cannot be reached (see Retry-After); `KEYSTORE_LOCKED`: The keystore cannot sign: its passphrase is not set, or wrong; `SIGNING_KEY_UNAVAILABLE`: The held wallet's KMS key cannot sign; `STORAGE_UNAVAILABLE`: The service's own storage is exhausted (see Retry-After); `DATA_DIR_IN_USE`: Another process holds the data directory */
+            /** @description `BACKEND_NOT_CONFIGURED`: No backend for that network; `CONTRACT_COMPILER_UNAVAILABLE`: The token's contract cannot be compiled here; `SERVICE_UNAVAILABLE`: The database cannot be reached (see Retry-After); `KEYSTORE_LOCKED`: The keystore cannot sign: its passphrase is not set, or wrong; `SIGNING_KEY_UNAVAILABLE`: The held wallet's KMS key cannot sign; `STORAGE_UNAVAILABLE`: The service's own storage is exhausted (see Retry-After); `DATA_DIR_IN_USE`: Another process holds the data directory */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -6550,7 +6550,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "BACKEND_NOT_CONFIGURED" | "SERVICE_UNAVAILABLE" | "KEYSTORE_LOCKED" | "SIGNING_KEY_UNAVAILABLE" | "STORAGE_UNAVAILABLE" | "DATA_DIR_IN_USE";
+                            code: "BACKEND_NOT_CONFIGURED" | "CONTRACT_COMPILER_UNAVAILABLE" | "SERVICE_UNAVAILABLE" | "KEYSTORE_LOCKED" | "SIGNING_KEY_UNAVAILABLE" | "STORAGE_UNAVAILABLE" | "DATA_DIR_IN_USE";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -6876,7 +6876,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `BACKEND_NOT_CONFIGURED`: No backend for that network; `SERVICE_UNAVAILABLE`: The database cannot be reached (see Retry-After); `KEYSTORE_LOCKED`: The keystore cannot sign: its passphrase is not set, or wrong; `SIGNING_KEY_UNAVAILABLE`: The held wallet's KMS key cannot sign; `STORAGE_UNAVAILABLE`: The service's own storage is exhausted (see Retry-After); `DATA_DIR_IN_USE`: Another process holds the data directory */
+            /** @description `BACKEND_NOT_CONFIGURED`: No backend for that network; `CONTRACT_COMPILER_UNAVAILABLE`: The token's contract cannot be compiled here; `SERVICE_UNAVAILABLE`: The database cannot be reached (see Retry-After); `KEYSTORE_LOCKED`: The keystore cannot sign: its passphrase is not set, or wrong; `SIGNING_KEY_UNAVAILABLE`: The held wallet's KMS key cannot sign; `STORAGE_UNAVAILABLE`: The service's own storage is exhausted (see Retry-After); `DATA_DIR_IN_USE`: Another process holds the data directory */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -6888,7 +6888,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "BACKEND_NOT_CONFIGURED" | "SERVICE_UNAVAILABLE" | "KEYSTORE_LOCKED" | "SIGNING_KEY_UNAVAILABLE" | "STORAGE_UNAVAILABLE" | "DATA_DIR_IN_USE";
+                            code: "BACKEND_NOT_CONFIGURED" | "CONTRACT_COMPILER_UNAVAILABLE" | "SERVICE_UNAVAILABLE" | "KEYSTORE_LOCKED" | "SIGNING_KEY_UNAVAILABLE" | "STORAGE_UNAVAILABLE" | "DATA_DIR_IN_USE";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -7266,7 +7266,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `BACKEND_NOT_CONFIGURED`: No backend for that network; `SERVICE_UNAVAILABLE`: The database cannot be reached (see Retry-After); `KEYSTORE_LOCKED`: The keystore cannot sign: its passphrase is not set, or wrong; `SIGNING_KEY_UNAVAILABLE`: The held wallet's KMS key cannot sign; `STORAGE_UNAVAILABLE`: The service's own storage is exhausted (see Retry-After); `DATA_DIR_IN_USE`: Another process holds the data directory */
+            /** @description `BACKEND_NOT_CONFIGURED`: No backend for that network; `CONTRACT_COMPILER_UNAVAILABLE`: The token's contract cannot be compiled here; `SERVICE_UNAVAILABLE`: The database cannot be reached (see Retry-After); `KEYSTORE_LOCKED`: The keystore cannot sign: its passphrase is not set, or wrong; `SIGNING_KEY_UNAVAILABLE`: The held wallet's KMS key cannot sign; `STORAGE_UNAVAILABLE`: The service's own storage is exhausted (see Retry-After); `DATA_DIR_IN_USE`: Another process holds the data directory */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -7278,7 +7278,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "BACKEND_NOT_CONFIGURED" | "SERVICE_UNAVAILABLE" | "KEYSTORE_LOCKED" | "SIGNING_KEY_UNAVAILABLE" | "STORAGE_UNAVAILABLE" | "DATA_DIR_IN_USE";
+                            code: "BACKEND_NOT_CONFIGURED" | "CONTRACT_COMPILER_UNAVAILABLE" | "SERVICE_UNAVAILABLE" | "KEYSTORE_LOCKED" | "SIGNING_KEY_UNAVAILABLE" | "STORAGE_UNAVAILABLE" | "DATA_DIR_IN_USE";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -7521,7 +7521,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `BACKEND_NOT_CONFIGURED`: No backend for that network; `SERVICE_UNAVAILABLE`: The database cannot be reached (see Retry-After); `KEYSTORE_LOCKED`: The keystore cannot sign: its passphrase is not set, or wrong; `SIGNING_KEY_UNAVAILABLE`: The held wallet's KMS key cannot sign; `STORAGE_UNAVAILABLE`: The service's own storage is exhausted (see Retry-After); `DATA_DIR_IN_USE`: Another process holds the data directory */
+            /** @description `BACKEND_NOT_CONFIGURED`: No backend for that network; `CONTRACT_COMPILER_UNAVAILABLE`: The token's contract cannot be compiled here; `SERVICE_UNAVAILABLE`: The database cannot be reached (see Retry-After); `KEYSTORE_LOCKED`: The keystore cannot sign: its passphrase is not set, or wrong; `SIGNING_KEY_UNAVAILABLE`: The held wallet's KMS key cannot sign; `STORAGE_UNAVAILABLE`: The service's own storage is exhausted (see Retry-After); `DATA_DIR_IN_USE`: Another process holds the data directory */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -7533,7 +7533,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "BACKEND_NOT_CONFIGURED" | "SERVICE_UNAVAILABLE" | "KEYSTORE_LOCKED" | "SIGNING_KEY_UNAVAILABLE" | "STORAGE_UNAVAILABLE" | "DATA_DIR_IN_USE";
+                            code: "BACKEND_NOT_CONFIGURED" | "CONTRACT_COMPILER_UNAVAILABLE" | "SERVICE_UNAVAILABLE" | "KEYSTORE_LOCKED" | "SIGNING_KEY_UNAVAILABLE" | "STORAGE_UNAVAILABLE" | "DATA_DIR_IN_USE";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -8196,7 +8196,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `BACKEND_NOT_CONFIGURED`: No backend for that network; `SERVICE_UNAVAILABLE`: The database cannot be reached (see Retry-After); `KEYSTORE_LOCKED`: The keystore cannot sign: its passphrase is not set, or wrong; `SIGNING_KEY_UNAVAILABLE`: The held wallet's KMS key cannot sign; `STORAGE_UNAVAILABLE`: The service's own storage is exhausted (see Retry-After); `DATA_DIR_IN_USE`: Another process holds the data directory */
+            /** @description `BACKEND_NOT_CONFIGURED`: No backend for that network; `CONTRACT_COMPILER_UNAVAILABLE`: The token's contract cannot be compiled here; `SERVICE_UNAVAILABLE`: The database cannot be reached (see Retry-After); `KEYSTORE_LOCKED`: The keystore cannot sign: its passphrase is not set, or wrong; `SIGNING_KEY_UNAVAILABLE`: The held wallet's KMS key cannot sign; `STORAGE_UNAVAILABLE`: The service's own storage is exhausted (see Retry-After); `DATA_DIR_IN_USE`: Another process holds the data directory */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -8208,7 +8208,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "BACKEND_NOT_CONFIGURED" | "SERVICE_UNAVAILABLE" | "KEYSTORE_LOCKED" | "SIGNING_KEY_UNAVAILABLE" | "STORAGE_UNAVAILABLE" | "DATA_DIR_IN_USE";
+                            code: "BACKEND_NOT_CONFIGURED" | "CONTRACT_COMPILER_UNAVAILABLE" | "SERVICE_UNAVAILABLE" | "KEYSTORE_LOCKED" | "SIGNING_KEY_UNAVAILABLE" | "STORAGE_UNAVAILABLE" | "DATA_DIR_IN_USE";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -8822,7 +8822,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `BACKEND_NOT_CONFIGURED`: No backend for that network; `SERVICE_UNAVAILABLE`: The database cannot be reached (see Retry-After); `KEYSTORE_LOCKED`: The keystore cannot sign: its passphrase is not set, or wrong; `SIGNING_KEY_UNAVAILABLE`: The held wallet's KMS key cannot sign; `STORAGE_UNAVAILABLE`: The service's own storage is exhausted (see Retry-After); `DATA_DIR_IN_USE`: Another process holds the data directory */
+            /** @description `BACKEND_NOT_CONFIGURED`: No backend for that network; `CONTRACT_COMPILER_UNAVAILABLE`: The token's contract cannot be compiled here; `SERVICE_UNAVAILABLE`: The database cannot be reached (see Retry-After); `KEYSTORE_LOCKED`: The keystore cannot sign: its passphrase is not set, or wrong; `SIGNING_KEY_UNAVAILABLE`: The held wallet's KMS key cannot sign; `STORAGE_UNAVAILABLE`: The service's own storage is exhausted (see Retry-After); `DATA_DIR_IN_USE`: Another process holds the data directory */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -8834,7 +8834,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "BACKEND_NOT_CONFIGURED" | "SERVICE_UNAVAILABLE" | "KEYSTORE_LOCKED" | "SIGNING_KEY_UNAVAILABLE" | "STORAGE_UNAVAILABLE" | "DATA_DIR_IN_USE";
+                            code: "BACKEND_NOT_CONFIGURED" | "CONTRACT_COMPILER_UNAVAILABLE" | "SERVICE_UNAVAILABLE" | "KEYSTORE_LOCKED" | "SIGNING_KEY_UNAVAILABLE" | "STORAGE_UNAVAILABLE" | "DATA_DIR_IN_USE";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -9425,7 +9425,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `BACKEND_NOT_CONFIGURED`: No backend for that network; `SERVICE_UNAVAILABLE`: The database cannot be reached (see Retry-After); `KEYSTORE_LOCKED`: The keystore cannot sign: its passphrase is not set, or wrong; `SIGNING_KEY_UNAVAILABLE`: The held wallet's KMS key cannot sign; `STORAGE_UNAVAILABLE`: The service's own storage is exhausted (see Retry-After); `DATA_DIR_IN_USE`: Another process holds the data directory */
+            /** @description `BACKEND_NOT_CONFIGURED`: No backend for that network; `CONTRACT_COMPILER_UNAVAILABLE`: The token's contract cannot be compiled here; `SERVICE_UNAVAILABLE`: The database cannot be reached (see Retry-After); `KEYSTORE_LOCKED`: The keystore cannot sign: its passphrase is not set, or wrong; `SIGNING_KEY_UNAVAILABLE`: The held wallet's KMS key cannot sign; `STORAGE_UNAVAILABLE`: The service's own storage is exhausted (see Retry-After); `DATA_DIR_IN_USE`: Another process holds the data directory */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -9437,7 +9437,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "BACKEND_NOT_CONFIGURED" | "SERVICE_UNAVAILABLE" | "KEYSTORE_LOCKED" | "SIGNING_KEY_UNAVAILABLE" | "STORAGE_UNAVAILABLE" | "DATA_DIR_IN_USE";
+                            code: "BACKEND_NOT_CONFIGURED" | "CONTRACT_COMPILER_UNAVAILABLE" | "SERVICE_UNAVAILABLE" | "KEYSTORE_LOCKED" | "SIGNING_KEY_UNAVAILABLE" | "STORAGE_UNAVAILABLE" | "DATA_DIR_IN_USE";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -9945,7 +9945,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `BACKEND_NOT_CONFIGURED`: No backend for that network; `SERVICE_UNAVAILABLE`: The database cannot be reached (see Retry-After); `KEYSTORE_LOCKED`: The keystore cannot sign: its passphrase is not set, or wrong; `SIGNING_KEY_UNAVAILABLE`: The held wallet's KMS key cannot sign; `STORAGE_UNAVAILABLE`: The service's own storage is exhausted (see Retry-After); `DATA_DIR_IN_USE`: Another process holds the data directory */
+            /** @description `BACKEND_NOT_CONFIGURED`: No backend for that network; `CONTRACT_COMPILER_UNAVAILABLE`: The token's contract cannot be compiled here; `SERVICE_UNAVAILABLE`: The database cannot be reached (see Retry-After); `KEYSTORE_LOCKED`: The keystore cannot sign: its passphrase is not set, or wrong; `SIGNING_KEY_UNAVAILABLE`: The held wallet's KMS key cannot sign; `STORAGE_UNAVAILABLE`: The service's own storage is exhausted (see Retry-After); `DATA_DIR_IN_USE`: Another process holds the data directory */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -9957,7 +9957,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "BACKEND_NOT_CONFIGURED" | "SERVICE_UNAVAILABLE" | "KEYSTORE_LOCKED" | "SIGNING_KEY_UNAVAILABLE" | "STORAGE_UNAVAILABLE" | "DATA_DIR_IN_USE";
+                            code: "BACKEND_NOT_CONFIGURED" | "CONTRACT_COMPILER_UNAVAILABLE" | "SERVICE_UNAVAILABLE" | "KEYSTORE_LOCKED" | "SIGNING_KEY_UNAVAILABLE" | "STORAGE_UNAVAILABLE" | "DATA_DIR_IN_USE";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -10495,7 +10495,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `BACKEND_NOT_CONFIGURED`: No backend for that network; `SERVICE_UNAVAILABLE`: The database cannot be reached (see Retry-After); `KEYSTORE_LOCKED`: The keystore cannot sign: its passphrase is not set, or wrong; `SIGNING_KEY_UNAVAILABLE`: The held wallet's KMS key cannot sign; `STORAGE_UNAVAILABLE`: The service's own storage is exhausted (see Retry-After); `DATA_DIR_IN_USE`: Another process holds the data directory */
+            /** @description `BACKEND_NOT_CONFIGURED`: No backend for that network; `CONTRACT_COMPILER_UNAVAILABLE`: The token's contract cannot be compiled here; `SERVICE_UNAVAILABLE`: The database cannot be reached (see Retry-After); `KEYSTORE_LOCKED`: The keystore cannot sign: its passphrase is not set, or wrong; `SIGNING_KEY_UNAVAILABLE`: The held wallet's KMS key cannot sign; `STORAGE_UNAVAILABLE`: The service's own storage is exhausted (see Retry-After); `DATA_DIR_IN_USE`: Another process holds the data directory */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -10507,7 +10507,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "BACKEND_NOT_CONFIGURED" | "SERVICE_UNAVAILABLE" | "KEYSTORE_LOCKED" | "SIGNING_KEY_UNAVAILABLE" | "STORAGE_UNAVAILABLE" | "DATA_DIR_IN_USE";
+                            code: "BACKEND_NOT_CONFIGURED" | "CONTRACT_COMPILER_UNAVAILABLE" | "SERVICE_UNAVAILABLE" | "KEYSTORE_LOCKED" | "SIGNING_KEY_UNAVAILABLE" | "STORAGE_UNAVAILABLE" | "DATA_DIR_IN_USE";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -11045,7 +11045,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `BACKEND_NOT_CONFIGURED`: No backend for that network; `SERVICE_UNAVAILABLE`: The database cannot be reached (see Retry-After); `KEYSTORE_LOCKED`: The keystore cannot sign: its passphrase is not set, or wrong; `SIGNING_KEY_UNAVAILABLE`: The held wallet's KMS key cannot sign; `STORAGE_UNAVAILABLE`: The service's own storage is exhausted (see Retry-After); `DATA_DIR_IN_USE`: Another process holds the data directory */
+            /** @description `BACKEND_NOT_CONFIGURED`: No backend for that network; `CONTRACT_COMPILER_UNAVAILABLE`: The token's contract cannot be compiled here; `SERVICE_UNAVAILABLE`: The database cannot be reached (see Retry-After); `KEYSTORE_LOCKED`: The keystore cannot sign: its passphrase is not set, or wrong; `SIGNING_KEY_UNAVAILABLE`: The held wallet's KMS key cannot sign; `STORAGE_UNAVAILABLE`: The service's own storage is exhausted (see Retry-After); `DATA_DIR_IN_USE`: Another process holds the data directory */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -11057,7 +11057,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "BACKEND_NOT_CONFIGURED" | "SERVICE_UNAVAILABLE" | "KEYSTORE_LOCKED" | "SIGNING_KEY_UNAVAILABLE" | "STORAGE_UNAVAILABLE" | "DATA_DIR_IN_USE";
+                            code: "BACKEND_NOT_CONFIGURED" | "CONTRACT_COMPILER_UNAVAILABLE" | "SERVICE_UNAVAILABLE" | "KEYSTORE_LOCKED" | "SIGNING_KEY_UNAVAILABLE" | "STORAGE_UNAVAILABLE" | "DATA_DIR_IN_USE";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -11572,7 +11572,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `BACKEND_NOT_CONFIGURED`: No backend for that network; `SERVICE_UNAVAILABLE`: The database cannot be reached (see Retry-After); `KEYSTORE_LOCKED`: The keystore cannot sign: its passphrase is not set, or wrong; `SIGNING_KEY_UNAVAILABLE`: The held wallet's KMS key cannot sign; `STORAGE_UNAVAILABLE`: The service's own storage is exhausted (see Retry-After); `DATA_DIR_IN_USE`: Another process holds the data directory */
+            /** @description `BACKEND_NOT_CONFIGURED`: No backend for that network; `CONTRACT_COMPILER_UNAVAILABLE`: The token's contract cannot be compiled here; `SERVICE_UNAVAILABLE`: The database cannot be reached (see Retry-After); `KEYSTORE_LOCKED`: The keystore cannot sign: its passphrase is not set, or wrong; `SIGNING_KEY_UNAVAILABLE`: The held wallet's KMS key cannot sign; `STORAGE_UNAVAILABLE`: The service's own storage is exhausted (see Retry-After); `DATA_DIR_IN_USE`: Another process holds the data directory */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -11584,7 +11584,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "BACKEND_NOT_CONFIGURED" | "SERVICE_UNAVAILABLE" | "KEYSTORE_LOCKED" | "SIGNING_KEY_UNAVAILABLE" | "STORAGE_UNAVAILABLE" | "DATA_DIR_IN_USE";
+                            code: "BACKEND_NOT_CONFIGURED" | "CONTRACT_COMPILER_UNAVAILABLE" | "SERVICE_UNAVAILABLE" | "KEYSTORE_LOCKED" | "SIGNING_KEY_UNAVAILABLE" | "STORAGE_UNAVAILABLE" | "DATA_DIR_IN_USE";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -11853,7 +11853,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `BACKEND_NOT_CONFIGURED`: No backend for that network; `SERVICE_UNAVAILABLE`: The database cannot be reached (see Retry-After); `KEYSTORE_LOCKED`: The keystore cannot sign: its passphrase is not set, or wrong; `SIGNING_KEY_UNAVAILABLE`: The held wallet's KMS key cannot sign; `STORAGE_UNAVAILABLE`: The service's own storage is exhausted (see Retry-After); `DATA_DIR_IN_USE`: Another process holds the data directory */
+            /** @description `BACKEND_NOT_CONFIGURED`: No backend for that network; `CONTRACT_COMPILER_UNAVAILABLE`: The token's contract cannot be compiled here; `SERVICE_UNAVAILABLE`: The database cannot be reached (see Retry-After); `KEYSTORE_LOCKED`: The keystore cannot sign: its passphrase is not set, or wrong; `SIGNING_KEY_UNAVAILABLE`: The held wallet's KMS key cannot sign; `STORAGE_UNAVAILABLE`: The service's own storage is exhausted (see Retry-After); `DATA_DIR_IN_USE`: Another process holds the data directory */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -11865,7 +11865,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "BACKEND_NOT_CONFIGURED" | "SERVICE_UNAVAILABLE" | "KEYSTORE_LOCKED" | "SIGNING_KEY_UNAVAILABLE" | "STORAGE_UNAVAILABLE" | "DATA_DIR_IN_USE";
+                            code: "BACKEND_NOT_CONFIGURED" | "CONTRACT_COMPILER_UNAVAILABLE" | "SERVICE_UNAVAILABLE" | "KEYSTORE_LOCKED" | "SIGNING_KEY_UNAVAILABLE" | "STORAGE_UNAVAILABLE" | "DATA_DIR_IN_USE";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -12158,7 +12158,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `BACKEND_NOT_CONFIGURED`: No backend for that network; `SERVICE_UNAVAILABLE`: The database cannot be reached (see Retry-After); `KEYSTORE_LOCKED`: The keystore cannot sign: its passphrase is not set, or wrong; `SIGNING_KEY_UNAVAILABLE`: The held wallet's KMS key cannot sign; `STORAGE_UNAVAILABLE`: The service's own storage is exhausted (see Retry-After); `DATA_DIR_IN_USE`: Another process holds the data directory */
+            /** @description `BACKEND_NOT_CONFIGURED`: No backend for that network; `CONTRACT_COMPILER_UNAVAILABLE`: The token's contract cannot be compiled here; `SERVICE_UNAVAILABLE`: The database cannot be reached (see Retry-After); `KEYSTORE_LOCKED`: The keystore cannot sign: its passphrase is not set, or wrong; `SIGNING_KEY_UNAVAILABLE`: The held wallet's KMS key cannot sign; `STORAGE_UNAVAILABLE`: The service's own storage is exhausted (see Retry-After); `DATA_DIR_IN_USE`: Another process holds the data directory */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -12170,7 +12170,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "BACKEND_NOT_CONFIGURED" | "SERVICE_UNAVAILABLE" | "KEYSTORE_LOCKED" | "SIGNING_KEY_UNAVAILABLE" | "STORAGE_UNAVAILABLE" | "DATA_DIR_IN_USE";
+                            code: "BACKEND_NOT_CONFIGURED" | "CONTRACT_COMPILER_UNAVAILABLE" | "SERVICE_UNAVAILABLE" | "KEYSTORE_LOCKED" | "SIGNING_KEY_UNAVAILABLE" | "STORAGE_UNAVAILABLE" | "DATA_DIR_IN_USE";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -12472,7 +12472,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `BACKEND_NOT_CONFIGURED`: No backend for that network; `SERVICE_UNAVAILABLE`: The database cannot be reached (see Retry-After); `KEYSTORE_LOCKED`: The keystore cannot sign: its passphrase is not set, or wrong; `SIGNING_KEY_UNAVAILABLE`: The held wallet's KMS key cannot sign; `STORAGE_UNAVAILABLE`: The service's own storage is exhausted (see Retry-After); `DATA_DIR_IN_USE`: Another process holds the data directory */
+            /** @description `BACKEND_NOT_CONFIGURED`: No backend for that network; `CONTRACT_COMPILER_UNAVAILABLE`: The token's contract cannot be compiled here; `SERVICE_UNAVAILABLE`: The database cannot be reached (see Retry-After); `KEYSTORE_LOCKED`: The keystore cannot sign: its passphrase is not set, or wrong; `SIGNING_KEY_UNAVAILABLE`: The held wallet's KMS key cannot sign; `STORAGE_UNAVAILABLE`: The service's own storage is exhausted (see Retry-After); `DATA_DIR_IN_USE`: Another process holds the data directory */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -12484,7 +12484,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "BACKEND_NOT_CONFIGURED" | "SERVICE_UNAVAILABLE" | "KEYSTORE_LOCKED" | "SIGNING_KEY_UNAVAILABLE" | "STORAGE_UNAVAILABLE" | "DATA_DIR_IN_USE";
+                            code: "BACKEND_NOT_CONFIGURED" | "CONTRACT_COMPILER_UNAVAILABLE" | "SERVICE_UNAVAILABLE" | "KEYSTORE_LOCKED" | "SIGNING_KEY_UNAVAILABLE" | "STORAGE_UNAVAILABLE" | "DATA_DIR_IN_USE";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -12772,7 +12772,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `BACKEND_NOT_CONFIGURED`: No backend for that network; `SERVICE_UNAVAILABLE`: The database cannot be reached (see Retry-After); `KEYSTORE_LOCKED`: The keystore cannot sign: its passphrase is not set, or wrong; `SIGNING_KEY_UNAVAILABLE`: The held wallet's KMS key cannot sign; `STORAGE_UNAVAILABLE`: The service's own storage is exhausted (see Retry-After); `DATA_DIR_IN_USE`: Another process holds the data directory */
+            /** @description `BACKEND_NOT_CONFIGURED`: No backend for that network; `CONTRACT_COMPILER_UNAVAILABLE`: The token's contract cannot be compiled here; `SERVICE_UNAVAILABLE`: The database cannot be reached (see Retry-After); `KEYSTORE_LOCKED`: The keystore cannot sign: its passphrase is not set, or wrong; `SIGNING_KEY_UNAVAILABLE`: The held wallet's KMS key cannot sign; `STORAGE_UNAVAILABLE`: The service's own storage is exhausted (see Retry-After); `DATA_DIR_IN_USE`: Another process holds the data directory */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -12784,7 +12784,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "BACKEND_NOT_CONFIGURED" | "SERVICE_UNAVAILABLE" | "KEYSTORE_LOCKED" | "SIGNING_KEY_UNAVAILABLE" | "STORAGE_UNAVAILABLE" | "DATA_DIR_IN_USE";
+                            code: "BACKEND_NOT_CONFIGURED" | "CONTRACT_COMPILER_UNAVAILABLE" | "SERVICE_UNAVAILABLE" | "KEYSTORE_LOCKED" | "SIGNING_KEY_UNAVAILABLE" | "STORAGE_UNAVAILABLE" | "DATA_DIR_IN_USE";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -13200,7 +13200,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `BACKEND_NOT_CONFIGURED`: No backend for that network; `SERVICE_UNAVAILABLE`: The database cannot be reached (see Retry-After); `KEYSTORE_LOCKED`: The keystore cannot sign: its passphrase is not set, or wrong; `SIGNING_KEY_UNAVAILABLE`: The held wallet's KMS key cannot sign; `STORAGE_UNAVAILABLE`: The service's own storage is exhausted (see Retry-After); `DATA_DIR_IN_USE`: Another process holds the data directory */
+            /** @description `BACKEND_NOT_CONFIGURED`: No backend for that network; `CONTRACT_COMPILER_UNAVAILABLE`: The token's contract cannot be compiled here; `SERVICE_UNAVAILABLE`: The database cannot be reached (see Retry-After); `KEYSTORE_LOCKED`: The keystore cannot sign: its passphrase is not set, or wrong; `SIGNING_KEY_UNAVAILABLE`: The held wallet's KMS key cannot sign; `STORAGE_UNAVAILABLE`: The service's own storage is exhausted (see Retry-After); `DATA_DIR_IN_USE`: Another process holds the data directory */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -13212,7 +13212,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "BACKEND_NOT_CONFIGURED" | "SERVICE_UNAVAILABLE" | "KEYSTORE_LOCKED" | "SIGNING_KEY_UNAVAILABLE" | "STORAGE_UNAVAILABLE" | "DATA_DIR_IN_USE";
+                            code: "BACKEND_NOT_CONFIGURED" | "CONTRACT_COMPILER_UNAVAILABLE" | "SERVICE_UNAVAILABLE" | "KEYSTORE_LOCKED" | "SIGNING_KEY_UNAVAILABLE" | "STORAGE_UNAVAILABLE" | "DATA_DIR_IN_USE";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -13426,7 +13426,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `BACKEND_NOT_CONFIGURED`: No backend for that network; `SERVICE_UNAVAILABLE`: The database cannot be reached (see Retry-After); `KEYSTORE_LOCKED`: The keystore cannot sign: its passphrase is not set, or wrong; `SIGNING_KEY_UNAVAILABLE`: The held wallet's KMS key cannot sign; `STORAGE_UNAVAILABLE`: The service's own storage is exhausted (see Retry-After); `DATA_DIR_IN_USE`: Another process holds the data directory */
+            /** @description `BACKEND_NOT_CONFIGURED`: No backend for that network; `CONTRACT_COMPILER_UNAVAILABLE`: The token's contract cannot be compiled here; `SERVICE_UNAVAILABLE`: The database cannot be reached (see Retry-After); `KEYSTORE_LOCKED`: The keystore cannot sign: its passphrase is not set, or wrong; `SIGNING_KEY_UNAVAILABLE`: The held wallet's KMS key cannot sign; `STORAGE_UNAVAILABLE`: The service's own storage is exhausted (see Retry-After); `DATA_DIR_IN_USE`: Another process holds the data directory */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -13438,7 +13438,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "BACKEND_NOT_CONFIGURED" | "SERVICE_UNAVAILABLE" | "KEYSTORE_LOCKED" | "SIGNING_KEY_UNAVAILABLE" | "STORAGE_UNAVAILABLE" | "DATA_DIR_IN_USE";
+                            code: "BACKEND_NOT_CONFIGURED" | "CONTRACT_COMPILER_UNAVAILABLE" | "SERVICE_UNAVAILABLE" | "KEYSTORE_LOCKED" | "SIGNING_KEY_UNAVAILABLE" | "STORAGE_UNAVAILABLE" | "DATA_DIR_IN_USE";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -13614,7 +13614,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `BACKEND_NOT_CONFIGURED`: No backend for that network; `SERVICE_UNAVAILABLE`: The database cannot be reached (see Retry-After); `KEYSTORE_LOCKED`: The keystore cannot sign: its passphrase is not set, or wrong; `SIGNING_KEY_UNAVAILABLE`: The held wallet's KMS key cannot sign; `STORAGE_UNAVAILABLE`: The service's own storage is exhausted (see Retry-After); `DATA_DIR_IN_USE`: Another process holds the data directory */
+            /** @description `BACKEND_NOT_CONFIGURED`: No backend for that network; `CONTRACT_COMPILER_UNAVAILABLE`: The token's contract cannot be compiled here; `SERVICE_UNAVAILABLE`: The database cannot be reached (see Retry-After); `KEYSTORE_LOCKED`: The keystore cannot sign: its passphrase is not set, or wrong; `SIGNING_KEY_UNAVAILABLE`: The held wallet's KMS key cannot sign; `STORAGE_UNAVAILABLE`: The service's own storage is exhausted (see Retry-After); `DATA_DIR_IN_USE`: Another process holds the data directory */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -13626,7 +13626,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "BACKEND_NOT_CONFIGURED" | "SERVICE_UNAVAILABLE" | "KEYSTORE_LOCKED" | "SIGNING_KEY_UNAVAILABLE" | "STORAGE_UNAVAILABLE" | "DATA_DIR_IN_USE";
+                            code: "BACKEND_NOT_CONFIGURED" | "CONTRACT_COMPILER_UNAVAILABLE" | "SERVICE_UNAVAILABLE" | "KEYSTORE_LOCKED" | "SIGNING_KEY_UNAVAILABLE" | "STORAGE_UNAVAILABLE" | "DATA_DIR_IN_USE";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -13883,7 +13883,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `BACKEND_NOT_CONFIGURED`: No backend for that network; `SERVICE_UNAVAILABLE`: The database cannot be reached (see Retry-After); `KEYSTORE_LOCKED`: The keystore cannot sign: its passphrase is not set, or wrong; `SIGNING_KEY_UNAVAILABLE`: The held wallet's KMS key cannot sign; `STORAGE_UNAVAILABLE`: The service's own storage is exhausted (see Retry-After); `DATA_DIR_IN_USE`: Another process holds the data directory */
+            /** @description `BACKEND_NOT_CONFIGURED`: No backend for that network; `CONTRACT_COMPILER_UNAVAILABLE`: The token's contract cannot be compiled here; `SERVICE_UNAVAILABLE`: The database cannot be reached (see Retry-After); `KEYSTORE_LOCKED`: The keystore cannot sign: its passphrase is not set, or wrong; `SIGNING_KEY_UNAVAILABLE`: The held wallet's KMS key cannot sign; `STORAGE_UNAVAILABLE`: The service's own storage is exhausted (see Retry-After); `DATA_DIR_IN_USE`: Another process holds the data directory */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -13895,7 +13895,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "BACKEND_NOT_CONFIGURED" | "SERVICE_UNAVAILABLE" | "KEYSTORE_LOCKED" | "SIGNING_KEY_UNAVAILABLE" | "STORAGE_UNAVAILABLE" | "DATA_DIR_IN_USE";
+                            code: "BACKEND_NOT_CONFIGURED" | "CONTRACT_COMPILER_UNAVAILABLE" | "SERVICE_UNAVAILABLE" | "KEYSTORE_LOCKED" | "SIGNING_KEY_UNAVAILABLE" | "STORAGE_UNAVAILABLE" | "DATA_DIR_IN_USE";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -14118,7 +14118,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `BACKEND_NOT_CONFIGURED`: No backend for that network; `SERVICE_UNAVAILABLE`: The database cannot be reached (see Retry-After); `KEYSTORE_LOCKED`: The keystore cannot sign: its passphrase is not set, or wrong; `SIGNING_KEY_UNAVAILABLE`: The held wallet's KMS key cannot sign; `STORAGE_UNAVAILABLE`: The service's own storage is exhausted (see Retry-After); `DATA_DIR_IN_USE`: Another process holds the data directory */
+            /** @description `BACKEND_NOT_CONFIGURED`: No backend for that network; `CONTRACT_COMPILER_UNAVAILABLE`: The token's contract cannot be compiled here; `SERVICE_UNAVAILABLE`: The database cannot be reached (see Retry-After); `KEYSTORE_LOCKED`: The keystore cannot sign: its passphrase is not set, or wrong; `SIGNING_KEY_UNAVAILABLE`: The held wallet's KMS key cannot sign; `STORAGE_UNAVAILABLE`: The service's own storage is exhausted (see Retry-After); `DATA_DIR_IN_USE`: Another process holds the data directory */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -14130,7 +14130,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "BACKEND_NOT_CONFIGURED" | "SERVICE_UNAVAILABLE" | "KEYSTORE_LOCKED" | "SIGNING_KEY_UNAVAILABLE" | "STORAGE_UNAVAILABLE" | "DATA_DIR_IN_USE";
+                            code: "BACKEND_NOT_CONFIGURED" | "CONTRACT_COMPILER_UNAVAILABLE" | "SERVICE_UNAVAILABLE" | "KEYSTORE_LOCKED" | "SIGNING_KEY_UNAVAILABLE" | "STORAGE_UNAVAILABLE" | "DATA_DIR_IN_USE";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -14346,7 +14346,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `BACKEND_NOT_CONFIGURED`: No backend for that network; `SERVICE_UNAVAILABLE`: The database cannot be reached (see Retry-After); `KEYSTORE_LOCKED`: The keystore cannot sign: its passphrase is not set, or wrong; `SIGNING_KEY_UNAVAILABLE`: The held wallet's KMS key cannot sign; `STORAGE_UNAVAILABLE`: The service's own storage is exhausted (see Retry-After); `DATA_DIR_IN_USE`: Another process holds the data directory */
+            /** @description `BACKEND_NOT_CONFIGURED`: No backend for that network; `CONTRACT_COMPILER_UNAVAILABLE`: The token's contract cannot be compiled here; `SERVICE_UNAVAILABLE`: The database cannot be reached (see Retry-After); `KEYSTORE_LOCKED`: The keystore cannot sign: its passphrase is not set, or wrong; `SIGNING_KEY_UNAVAILABLE`: The held wallet's KMS key cannot sign; `STORAGE_UNAVAILABLE`: The service's own storage is exhausted (see Retry-After); `DATA_DIR_IN_USE`: Another process holds the data directory */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -14358,7 +14358,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "BACKEND_NOT_CONFIGURED" | "SERVICE_UNAVAILABLE" | "KEYSTORE_LOCKED" | "SIGNING_KEY_UNAVAILABLE" | "STORAGE_UNAVAILABLE" | "DATA_DIR_IN_USE";
+                            code: "BACKEND_NOT_CONFIGURED" | "CONTRACT_COMPILER_UNAVAILABLE" | "SERVICE_UNAVAILABLE" | "KEYSTORE_LOCKED" | "SIGNING_KEY_UNAVAILABLE" | "STORAGE_UNAVAILABLE" | "DATA_DIR_IN_USE";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -14610,7 +14610,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `BACKEND_NOT_CONFIGURED`: No backend for that network; `SERVICE_UNAVAILABLE`: The database cannot be reached (see Retry-After); `KEYSTORE_LOCKED`: The keystore cannot sign: its passphrase is not set, or wrong; `SIGNING_KEY_UNAVAILABLE`: The held wallet's KMS key cannot sign; `STORAGE_UNAVAILABLE`: The service's own storage is exhausted (see Retry-After); `DATA_DIR_IN_USE`: Another process holds the data directory */
+            /** @description `BACKEND_NOT_CONFIGURED`: No backend for that network; `CONTRACT_COMPILER_UNAVAILABLE`: The token's contract cannot be compiled here; `SERVICE_UNAVAILABLE`: The database cannot be reached (see Retry-After); `KEYSTORE_LOCKED`: The keystore cannot sign: its passphrase is not set, or wrong; `SIGNING_KEY_UNAVAILABLE`: The held wallet's KMS key cannot sign; `STORAGE_UNAVAILABLE`: The service's own storage is exhausted (see Retry-After); `DATA_DIR_IN_USE`: Another process holds the data directory */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -14622,7 +14622,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "BACKEND_NOT_CONFIGURED" | "SERVICE_UNAVAILABLE" | "KEYSTORE_LOCKED" | "SIGNING_KEY_UNAVAILABLE" | "STORAGE_UNAVAILABLE" | "DATA_DIR_IN_USE";
+                            code: "BACKEND_NOT_CONFIGURED" | "CONTRACT_COMPILER_UNAVAILABLE" | "SERVICE_UNAVAILABLE" | "KEYSTORE_LOCKED" | "SIGNING_KEY_UNAVAILABLE" | "STORAGE_UNAVAILABLE" | "DATA_DIR_IN_USE";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -14826,7 +14826,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `BACKEND_NOT_CONFIGURED`: No backend for that network; `SERVICE_UNAVAILABLE`: The database cannot be reached (see Retry-After); `KEYSTORE_LOCKED`: The keystore cannot sign: its passphrase is not set, or wrong; `SIGNING_KEY_UNAVAILABLE`: The held wallet's KMS key cannot sign; `STORAGE_UNAVAILABLE`: The service's own storage is exhausted (see Retry-After); `DATA_DIR_IN_USE`: Another process holds the data directory */
+            /** @description `BACKEND_NOT_CONFIGURED`: No backend for that network; `CONTRACT_COMPILER_UNAVAILABLE`: The token's contract cannot be compiled here; `SERVICE_UNAVAILABLE`: The database cannot be reached (see Retry-After); `KEYSTORE_LOCKED`: The keystore cannot sign: its passphrase is not set, or wrong; `SIGNING_KEY_UNAVAILABLE`: The held wallet's KMS key cannot sign; `STORAGE_UNAVAILABLE`: The service's own storage is exhausted (see Retry-After); `DATA_DIR_IN_USE`: Another process holds the data directory */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -14838,7 +14838,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "BACKEND_NOT_CONFIGURED" | "SERVICE_UNAVAILABLE" | "KEYSTORE_LOCKED" | "SIGNING_KEY_UNAVAILABLE" | "STORAGE_UNAVAILABLE" | "DATA_DIR_IN_USE";
+                            code: "BACKEND_NOT_CONFIGURED" | "CONTRACT_COMPILER_UNAVAILABLE" | "SERVICE_UNAVAILABLE" | "KEYSTORE_LOCKED" | "SIGNING_KEY_UNAVAILABLE" | "STORAGE_UNAVAILABLE" | "DATA_DIR_IN_USE";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -15156,7 +15156,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `BACKEND_NOT_CONFIGURED`: No backend for that network; `SERVICE_UNAVAILABLE`: The database cannot be reached (see Retry-After); `KEYSTORE_LOCKED`: The keystore cannot sign: its passphrase is not set, or wrong; `SIGNING_KEY_UNAVAILABLE`: The held wallet's KMS key cannot sign; `STORAGE_UNAVAILABLE`: The service's own storage is exhausted (see Retry-After); `DATA_DIR_IN_USE`: Another process holds the data directory */
+            /** @description `BACKEND_NOT_CONFIGURED`: No backend for that network; `CONTRACT_COMPILER_UNAVAILABLE`: The token's contract cannot be compiled here; `SERVICE_UNAVAILABLE`: The database cannot be reached (see Retry-After); `KEYSTORE_LOCKED`: The keystore cannot sign: its passphrase is not set, or wrong; `SIGNING_KEY_UNAVAILABLE`: The held wallet's KMS key cannot sign; `STORAGE_UNAVAILABLE`: The service's own storage is exhausted (see Retry-After); `DATA_DIR_IN_USE`: Another process holds the data directory */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -15168,7 +15168,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "BACKEND_NOT_CONFIGURED" | "SERVICE_UNAVAILABLE" | "KEYSTORE_LOCKED" | "SIGNING_KEY_UNAVAILABLE" | "STORAGE_UNAVAILABLE" | "DATA_DIR_IN_USE";
+                            code: "BACKEND_NOT_CONFIGURED" | "CONTRACT_COMPILER_UNAVAILABLE" | "SERVICE_UNAVAILABLE" | "KEYSTORE_LOCKED" | "SIGNING_KEY_UNAVAILABLE" | "STORAGE_UNAVAILABLE" | "DATA_DIR_IN_USE";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -15436,7 +15436,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `BACKEND_NOT_CONFIGURED`: No backend for that network; `SERVICE_UNAVAILABLE`: The database cannot be reached (see Retry-After); `KEYSTORE_LOCKED`: The keystore cannot sign: its passphrase is not set, or wrong; `SIGNING_KEY_UNAVAILABLE`: The held wallet's KMS key cannot sign; `STORAGE_UNAVAILABLE`: The service's own storage is exhausted (see Retry-After); `DATA_DIR_IN_USE`: Another process holds the data directory */
+            /** @description `BACKEND_NOT_CONFIGURED`: No backend for that network; `CONTRACT_COMPILER_UNAVAILABLE`: The token's contract cannot be compiled here; `SERVICE_UNAVAILABLE`: The database cannot be reached (see Retry-After); `KEYSTORE_LOCKED`: The keystore cannot sign: its passphrase is not set, or wrong; `SIGNING_KEY_UNAVAILABLE`: The held wallet's KMS key cannot sign; `STORAGE_UNAVAILABLE`: The service's own storage is exhausted (see Retry-After); `DATA_DIR_IN_USE`: Another process holds the data directory */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -15448,7 +15448,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "BACKEND_NOT_CONFIGURED" | "SERVICE_UNAVAILABLE" | "KEYSTORE_LOCKED" | "SIGNING_KEY_UNAVAILABLE" | "STORAGE_UNAVAILABLE" | "DATA_DIR_IN_USE";
+                            code: "BACKEND_NOT_CONFIGURED" | "CONTRACT_COMPILER_UNAVAILABLE" | "SERVICE_UNAVAILABLE" | "KEYSTORE_LOCKED" | "SIGNING_KEY_UNAVAILABLE" | "STORAGE_UNAVAILABLE" | "DATA_DIR_IN_USE";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -15664,7 +15664,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `BACKEND_NOT_CONFIGURED`: No backend for that network; `SERVICE_UNAVAILABLE`: The database cannot be reached (see Retry-After); `KEYSTORE_LOCKED`: The keystore cannot sign: its passphrase is not set, or wrong; `SIGNING_KEY_UNAVAILABLE`: The held wallet's KMS key cannot sign; `STORAGE_UNAVAILABLE`: The service's own storage is exhausted (see Retry-After); `DATA_DIR_IN_USE`: Another process holds the data directory */
+            /** @description `BACKEND_NOT_CONFIGURED`: No backend for that network; `CONTRACT_COMPILER_UNAVAILABLE`: The token's contract cannot be compiled here; `SERVICE_UNAVAILABLE`: The database cannot be reached (see Retry-After); `KEYSTORE_LOCKED`: The keystore cannot sign: its passphrase is not set, or wrong; `SIGNING_KEY_UNAVAILABLE`: The held wallet's KMS key cannot sign; `STORAGE_UNAVAILABLE`: The service's own storage is exhausted (see Retry-After); `DATA_DIR_IN_USE`: Another process holds the data directory */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -15676,7 +15676,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "BACKEND_NOT_CONFIGURED" | "SERVICE_UNAVAILABLE" | "KEYSTORE_LOCKED" | "SIGNING_KEY_UNAVAILABLE" | "STORAGE_UNAVAILABLE" | "DATA_DIR_IN_USE";
+                            code: "BACKEND_NOT_CONFIGURED" | "CONTRACT_COMPILER_UNAVAILABLE" | "SERVICE_UNAVAILABLE" | "KEYSTORE_LOCKED" | "SIGNING_KEY_UNAVAILABLE" | "STORAGE_UNAVAILABLE" | "DATA_DIR_IN_USE";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -15947,7 +15947,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `BACKEND_NOT_CONFIGURED`: No backend for that network; `SERVICE_UNAVAILABLE`: The database cannot be reached (see Retry-After); `KEYSTORE_LOCKED`: The keystore cannot sign: its passphrase is not set, or wrong; `SIGNING_KEY_UNAVAILABLE`: The held wallet's KMS key cannot sign; `STORAGE_UNAVAILABLE`: The service's own storage is exhausted (see Retry-After); `DATA_DIR_IN_USE`: Another process holds the data directory */
+            /** @description `BACKEND_NOT_CONFIGURED`: No backend for that network; `CONTRACT_COMPILER_UNAVAILABLE`: The token's contract cannot be compiled here; `SERVICE_UNAVAILABLE`: The database cannot be reached (see Retry-After); `KEYSTORE_LOCKED`: The keystore cannot sign: its passphrase is not set, or wrong; `SIGNING_KEY_UNAVAILABLE`: The held wallet's KMS key cannot sign; `STORAGE_UNAVAILABLE`: The service's own storage is exhausted (see Retry-After); `DATA_DIR_IN_USE`: Another process holds the data directory */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -15959,7 +15959,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "BACKEND_NOT_CONFIGURED" | "SERVICE_UNAVAILABLE" | "KEYSTORE_LOCKED" | "SIGNING_KEY_UNAVAILABLE" | "STORAGE_UNAVAILABLE" | "DATA_DIR_IN_USE";
+                            code: "BACKEND_NOT_CONFIGURED" | "CONTRACT_COMPILER_UNAVAILABLE" | "SERVICE_UNAVAILABLE" | "KEYSTORE_LOCKED" | "SIGNING_KEY_UNAVAILABLE" | "STORAGE_UNAVAILABLE" | "DATA_DIR_IN_USE";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -16234,7 +16234,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `BACKEND_NOT_CONFIGURED`: No backend for that network; `SERVICE_UNAVAILABLE`: The database cannot be reached (see Retry-After); `KEYSTORE_LOCKED`: The keystore cannot sign: its passphrase is not set, or wrong; `SIGNING_KEY_UNAVAILABLE`: The held wallet's KMS key cannot sign; `STORAGE_UNAVAILABLE`: The service's own storage is exhausted (see Retry-After); `DATA_DIR_IN_USE`: Another process holds the data directory */
+            /** @description `BACKEND_NOT_CONFIGURED`: No backend for that network; `CONTRACT_COMPILER_UNAVAILABLE`: The token's contract cannot be compiled here; `SERVICE_UNAVAILABLE`: The database cannot be reached (see Retry-After); `KEYSTORE_LOCKED`: The keystore cannot sign: its passphrase is not set, or wrong; `SIGNING_KEY_UNAVAILABLE`: The held wallet's KMS key cannot sign; `STORAGE_UNAVAILABLE`: The service's own storage is exhausted (see Retry-After); `DATA_DIR_IN_USE`: Another process holds the data directory */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -16246,7 +16246,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "BACKEND_NOT_CONFIGURED" | "SERVICE_UNAVAILABLE" | "KEYSTORE_LOCKED" | "SIGNING_KEY_UNAVAILABLE" | "STORAGE_UNAVAILABLE" | "DATA_DIR_IN_USE";
+                            code: "BACKEND_NOT_CONFIGURED" | "CONTRACT_COMPILER_UNAVAILABLE" | "SERVICE_UNAVAILABLE" | "KEYSTORE_LOCKED" | "SIGNING_KEY_UNAVAILABLE" | "STORAGE_UNAVAILABLE" | "DATA_DIR_IN_USE";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -16657,7 +16657,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `BACKEND_NOT_CONFIGURED`: No backend for that network; `SERVICE_UNAVAILABLE`: The database cannot be reached (see Retry-After); `KEYSTORE_LOCKED`: The keystore cannot sign: its passphrase is not set, or wrong; `SIGNING_KEY_UNAVAILABLE`: The held wallet's KMS key cannot sign; `STORAGE_UNAVAILABLE`: The service's own storage is exhausted (see Retry-After); `DATA_DIR_IN_USE`: Another process holds the data directory */
+            /** @description `BACKEND_NOT_CONFIGURED`: No backend for that network; `CONTRACT_COMPILER_UNAVAILABLE`: The token's contract cannot be compiled here; `SERVICE_UNAVAILABLE`: The database cannot be reached (see Retry-After); `KEYSTORE_LOCKED`: The keystore cannot sign: its passphrase is not set, or wrong; `SIGNING_KEY_UNAVAILABLE`: The held wallet's KMS key cannot sign; `STORAGE_UNAVAILABLE`: The service's own storage is exhausted (see Retry-After); `DATA_DIR_IN_USE`: Another process holds the data directory */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -16669,7 +16669,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "BACKEND_NOT_CONFIGURED" | "SERVICE_UNAVAILABLE" | "KEYSTORE_LOCKED" | "SIGNING_KEY_UNAVAILABLE" | "STORAGE_UNAVAILABLE" | "DATA_DIR_IN_USE";
+                            code: "BACKEND_NOT_CONFIGURED" | "CONTRACT_COMPILER_UNAVAILABLE" | "SERVICE_UNAVAILABLE" | "KEYSTORE_LOCKED" | "SIGNING_KEY_UNAVAILABLE" | "STORAGE_UNAVAILABLE" | "DATA_DIR_IN_USE";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -16945,7 +16945,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `BACKEND_NOT_CONFIGURED`: No backend for that network; `SERVICE_UNAVAILABLE`: The database cannot be reached (see Retry-After); `KEYSTORE_LOCKED`: The keystore cannot sign: its passphrase is not set, or wrong; `SIGNING_KEY_UNAVAILABLE`: The held wallet's KMS key cannot sign; `STORAGE_UNAVAILABLE`: The service's own storage is exhausted (see Retry-After); `DATA_DIR_IN_USE`: Another process holds the data directory */
+            /** @description `BACKEND_NOT_CONFIGURED`: No backend for that network; `CONTRACT_COMPILER_UNAVAILABLE`: The token's contract cannot be compiled here; `SERVICE_UNAVAILABLE`: The database cannot be reached (see Retry-After); `KEYSTORE_LOCKED`: The keystore cannot sign: its passphrase is not set, or wrong; `SIGNING_KEY_UNAVAILABLE`: The held wallet's KMS key cannot sign; `STORAGE_UNAVAILABLE`: The service's own storage is exhausted (see Retry-After); `DATA_DIR_IN_USE`: Another process holds the data directory */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -16957,7 +16957,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "BACKEND_NOT_CONFIGURED" | "SERVICE_UNAVAILABLE" | "KEYSTORE_LOCKED" | "SIGNING_KEY_UNAVAILABLE" | "STORAGE_UNAVAILABLE" | "DATA_DIR_IN_USE";
+                            code: "BACKEND_NOT_CONFIGURED" | "CONTRACT_COMPILER_UNAVAILABLE" | "SERVICE_UNAVAILABLE" | "KEYSTORE_LOCKED" | "SIGNING_KEY_UNAVAILABLE" | "STORAGE_UNAVAILABLE" | "DATA_DIR_IN_USE";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -17235,7 +17235,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `BACKEND_NOT_CONFIGURED`: No backend for that network; `SERVICE_UNAVAILABLE`: The database cannot be reached (see Retry-After); `KEYSTORE_LOCKED`: The keystore cannot sign: its passphrase is not set, or wrong; `SIGNING_KEY_UNAVAILABLE`: The held wallet's KMS key cannot sign; `STORAGE_UNAVAILABLE`: The service's own storage is exhausted (see Retry-After); `DATA_DIR_IN_USE`: Another process holds the data directory */
+            /** @description `BACKEND_NOT_CONFIGURED`: No backend for that network; `CONTRACT_COMPILER_UNAVAILABLE`: The token's contract cannot be compiled here; `SERVICE_UNAVAILABLE`: The database cannot be reached (see Retry-After); `KEYSTORE_LOCKED`: The keystore cannot sign: its passphrase is not set, or wrong; `SIGNING_KEY_UNAVAILABLE`: The held wallet's KMS key cannot sign; `STORAGE_UNAVAILABLE`: The service's own storage is exhausted (see Retry-After); `DATA_DIR_IN_USE`: Another process holds the data directory */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -17247,7 +17247,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "BACKEND_NOT_CONFIGURED" | "SERVICE_UNAVAILABLE" | "KEYSTORE_LOCKED" | "SIGNING_KEY_UNAVAILABLE" | "STORAGE_UNAVAILABLE" | "DATA_DIR_IN_USE";
+                            code: "BACKEND_NOT_CONFIGURED" | "CONTRACT_COMPILER_UNAVAILABLE" | "SERVICE_UNAVAILABLE" | "KEYSTORE_LOCKED" | "SIGNING_KEY_UNAVAILABLE" | "STORAGE_UNAVAILABLE" | "DATA_DIR_IN_USE";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;

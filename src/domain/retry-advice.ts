@@ -89,6 +89,7 @@ export const RETRY_ADVICE: Record<AnyErrorCode, RetryAdvice> = {
   STORAGE_UNAVAILABLE: "later",
   // Nothing was signed; it passes once an operator restarts the service with the right passphrase.
   KEYSTORE_LOCKED: "later",
+  CONTRACT_COMPILER_UNAVAILABLE: "later",
   SIGNING_KEY_UNAVAILABLE: "later",
   DATA_DIR_IN_USE: "later",
   UPSTREAM_TIMEOUT: "later",

@@ -2,6 +2,7 @@ import { mkdtemp, readdir, readFile, rm, stat, writeFile } from "node:fs/promise
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { Worker } from "node:worker_threads";
 
 import { expect } from "chai";
 import { ContractFactory, MaxUint256, Wallet, id, type AbstractProvider } from "ethers";
@@ -9,7 +10,8 @@ import hre from "hardhat";
 
 import { createTokenService, resolveNetwork, type TokenService } from "../../src/api.js";
 import { FirstUseCompiler, solcOnThread, type SolcRunner } from "../../src/chains/evm/variants/first-use-compiler.js";
-import { ErrorCode } from "../../src/domain/errors.js";
+import { ERROR_CATALOG, ErrorCode } from "../../src/domain/errors.js";
+import { RETRY_ADVICE } from "../../src/domain/retry-advice.js";
 import { expectServiceError } from "../helpers/errors.js";
 import { expectMined } from "../helpers/service.js";
 import {
@@ -377,5 +379,60 @@ describe("first-use options refused with the field and the rule", function () {
       "token.options.votes",
     );
     expect(votes.message).to.include('true, false, "blocknumber" or "timestamp"');
+  });
+});
+
+describe("a first-use launch without a usable compiler is refused before anything is signed", function () {
+  this.timeout(300_000);
+  let directory: string;
+  let service: TokenService;
+  const owner = Wallet.createRandom();
+  let answer: "another version" | "a dead thread" | "the real one" = "another version";
+  const runner: SolcRunner = async (input) => {
+    if (answer === "a dead thread") return solcThatDied();
+    const real = await solcOnThread(input);
+    return answer === "another version" ? { ...real, version: "0.8.30+commit.73712a01.Emscripten.clang" } : real;
+  };
+  // A real thread that dies before answering, as an out-of-memory solc thread does.
+  const solcThatDied = (): Promise<never> =>
+    new Promise((_, reject) => {
+      const worker = new Worker("process.exit(1)", { eval: true });
+      worker.once("exit", (code) => reject(new Error(`exited ${code}`)));
+    });
+
+  before(async function () {
+    directory = await mkdtemp(path.join(tmpdir(), "first-use-refused-"));
+    service = await createTokenService({ hre, env: {}, variantCompiler: new FirstUseCompiler({ directory, solc: runner }) });
+    await service.faucet({ ...PAIR, address: owner.address });
+  });
+
+  after(async function () {
+    await service?.close();
+    await rm(directory, { recursive: true, force: true });
+  });
+
+  const launch = () =>
+    service.launch({
+      ...PAIR,
+      type: "ERC1155",
+      token: { name: "Refused", uri: "ipfs://refused/{id}", options: { updatableUri: true } },
+      sender: owner.address,
+      privateKey: owner.privateKey,
+    });
+
+  it("answers 503 CONTRACT_COMPILER_UNAVAILABLE (safe to retry), takes no nonce, and the next launch with a compiler uses it", async function () {
+    expect(ERROR_CATALOG.CONTRACT_COMPILER_UNAVAILABLE.httpStatus).to.equal(503);
+    expect(RETRY_ADVICE.CONTRACT_COMPILER_UNAVAILABLE).to.equal("later");
+    const wrong = await expectServiceError(launch(), ErrorCode.CONTRACT_COMPILER_UNAVAILABLE, undefined);
+    expect(wrong.message).to.include("solc 0.8.30").and.include("0.8.28");
+    answer = "a dead thread";
+    await expectServiceError(launch(), ErrorCode.CONTRACT_COMPILER_UNAVAILABLE, undefined);
+    const chain = await service.evmChain(resolveNetwork(PAIR.chain, PAIR.network), "test");
+    expect(await chain.provider.getTransactionCount(owner.address, "pending")).to.equal(0);
+    answer = "the real one";
+    const launched = await launch();
+    await expectMined(service, PAIR, launched.transactionHash);
+    const sent = await chain.provider.getTransaction(launched.transactionHash);
+    expect(sent?.nonce).to.equal(0);
   });
 });

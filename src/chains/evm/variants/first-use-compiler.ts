@@ -5,6 +5,7 @@ import path from "node:path";
 import { Worker } from "node:worker_threads";
 import { brotliDecompressSync } from "node:zlib";
 
+import { ErrorCode, TokenServiceError } from "../../../domain/errors.js";
 import { variantName, type Variant } from "../../../domain/token-options.js";
 import type { ShippedArtifact } from "../artifacts.js";
 import { importClosure } from "../verification/solidity-imports.js";
@@ -72,12 +73,17 @@ export const solcOnThread: SolcRunner = (input) =>
     });
     worker.once("message", (message: { output?: string; version?: string; error?: string }) => {
       if (message.output !== undefined) resolve({ output: message.output, version: message.version! });
-      else reject(new Error(`solc failed: ${message.error}`));
+      else reject(new Error(`solc could not run: ${message.error}`));
       void worker.terminate();
     });
     worker.once("error", reject);
     worker.once("exit", (code) => reject(new Error(`the solc thread exited (${code}) before answering`)));
   });
+
+/** No compiler to make a first-use variant with: the launch is refused before anything is signed (retry once fixed). */
+function compilerUnavailable(message: string): TokenServiceError {
+  return new TokenServiceError(ErrorCode.CONTRACT_COMPILER_UNAVAILABLE, message);
+}
 
 interface SolcOutput {
   errors?: Array<{ severity: string; formattedMessage: string }>;
@@ -132,10 +138,18 @@ export class FirstUseCompiler {
 
   private async compile(contractName: string, unit: string, input: string, inputHash: string): Promise<ShippedArtifact> {
     this.compilations++;
-    const { output, version } = await (this.options.solc ?? solcOnThread)(input);
+    // A runner that gives no output (solc missing or failing to load, its thread out of memory) is the compiler
+    // missing, not the contract at fault: the launch is refused, and the next one tries again.
+    const { output, version } = await (this.options.solc ?? solcOnThread)(input).catch((error: unknown) => {
+      throw compilerUnavailable(`solc could not compile ${contractName}: ${error instanceof Error ? error.message : String(error)}`);
+    });
     // The version the shipped variants and their verification input name: another would deploy other bytecode.
     const expected = verificationBundle().compilerVersion;
-    if (!version.startsWith(expected)) throw new Error(`solc ${version} is installed; ${contractName} must be compiled by ${expected}`);
+    if (!version.startsWith(expected))
+      throw compilerUnavailable(
+        `solc ${version} is installed; ${contractName} must be compiled by ${expected}: reinstall the package's dependencies`,
+      );
+    // Errors of solc on our own template are a bug of the service (INTERNAL), not the compiler's absence.
     const parsed = JSON.parse(output) as SolcOutput;
     const errors = (parsed.errors ?? []).filter((error) => error.severity === "error");
     if (errors.length > 0) throw new Error(`${contractName} did not compile (input ${inputHash}): ${errors[0]!.formattedMessage}`);
