@@ -7,13 +7,18 @@ import path from "node:path";
 import { ContractFactory } from "ethers";
 import type { HardhatRuntimeEnvironment } from "hardhat/types/hre";
 
+import type { AddressInfo } from "node:net";
+
 import { createTokenService, type TokenService } from "../src/api.js";
 import { serviceErc20Artifact } from "../src/chains/evm/artifacts.js";
+import { hardhatSimulatedChains } from "../src/hardhat/simulated-chains.js";
+import { createServer } from "../src/http/app.js";
+import { listen, shutdown } from "../src/http/listen.js";
 import { openStore } from "../src/store/open-store.js";
 import type { Store } from "../src/store/types.js";
 import { parseErc20Params } from "../src/domain/token-params.js";
 import { PAIR, erc20Token, freshChain, presignedDeployments, randomSigner, setBalance } from "./deployments.js";
-import { REPETITIONS, median, ms, perSecond, sequentialLatencies, type RatioRow } from "./support.js";
+import { REPETITIONS, jsonPoster, median, ms, perSecond, sequentialLatencies, type RatioRow } from "./support.js";
 
 const SETTLE_TIMEOUT_MS = 120_000;
 const LATENCY_SAMPLES = 40;
@@ -93,6 +98,70 @@ async function serviceThroughput(hre: HardhatRuntimeEnvironment, senders: number
     };
   } finally {
     await close();
+  }
+}
+
+const HTTP_API_KEY = "bench-launch-key-0123456789";
+
+/**
+ * `total` launches over HTTP into a server in this process, as `serve` composes it (createServer + listen, the embedded
+ * SQLite store in a fresh data directory, an API key, the rate limit off, request lines formatted into a sink): fired
+ * at once from `senders` wallets as `POST /api/v1/tokens?wait=mined` through a keep-alive pool of 32 connections (as a
+ * client application sends them), each counted when its answer says `mined`.
+ */
+async function httpThroughput(hre: HardhatRuntimeEnvironment, senders: number, total: number): Promise<Throughput> {
+  const dataDir = await mkdtemp(path.join(os.tmpdir(), "bench-http-launch-"));
+  const server = await createServer({
+    simulatedChainFactory: hardhatSimulatedChains(hre),
+    dataDir,
+    blockTimeSeconds: 0,
+    apiKeys: [HTTP_API_KEY],
+    rateLimit: { limit: 0, windowMs: 60_000 },
+    logDestination: { write: () => undefined },
+    env: {},
+  });
+  const http = await listen(server, "127.0.0.1", 0);
+  const base = `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
+  const client = jsonPoster(base, { "x-api-key": HTTP_API_KEY });
+  const post = client.post;
+  const launch = (sender: { address: string; privateKey: string }, index: number) =>
+    post("/api/v1/tokens?wait=mined", {
+      ...PAIR,
+      type: "ERC20",
+      token: erc20Token(index),
+      sender: sender.address,
+      privateKey: sender.privateKey,
+    });
+  try {
+    const wallets = Array.from({ length: senders + 1 }, () => randomSigner());
+    for (const wallet of wallets) {
+      const granted = await post("/api/v1/faucet", { ...PAIR, address: wallet.address, amount: (10n ** 24n).toString() });
+      if (granted.status !== 200) throw new Error(`faucet: ${granted.status} ${JSON.stringify(granted.json)}`);
+    }
+    const [warmUp, ...owners] = wallets;
+    await launch(warmUp!, 0);
+    const start = performance.now();
+    const results = await Promise.allSettled(Array.from({ length: total }, (_, index) => launch(owners[index % senders]!, index)));
+    const elapsed = performance.now() - start;
+    const mined = results.filter((result) => result.status === "fulfilled" && result.value.json.status === "mined").length;
+    const failure = results.find((result) => result.status === "rejected" || result.value.json.status !== "mined");
+    return {
+      minedPerSecond: (mined / elapsed) * 1000,
+      mined,
+      failures: total - mined,
+      ...(failure
+        ? {
+            firstFailure:
+              failure.status === "rejected"
+                ? String(failure.reason)
+                : `${failure.value.status} ${JSON.stringify(failure.value.json).slice(0, 200)}`,
+          }
+        : {}),
+    };
+  } finally {
+    client.close();
+    await shutdown(http, server);
+    await rm(dataDir, { recursive: true, force: true });
   }
 }
 
@@ -208,5 +277,22 @@ export async function launchRows(hre: HardhatRuntimeEnvironment, log: (line: str
     const label = `launches mined/s, ${total} ERC20 fired at once from ${senders} sender${senders > 1 ? "s" : ""}`;
     rows.push(throughputRow(label, services, anchors, total, target));
   }
+  // The same burst as a client sends it: over HTTP, into a server in this process (issue 28: at least 0.3 of raw ingest).
+  const anchors: Throughput[] = [];
+  const overHttp: Throughput[] = [];
+  for (let repetition = 1; repetition <= REPETITIONS; repetition++) {
+    log(`HTTP launch throughput ${repetition}/${REPETITIONS}, 100 from 1 sender: pre-signed raw ingest, then POST /api/v1/tokens…`);
+    anchors.push(await rawIngestThroughput(hre, 1, 100));
+    overHttp.push(await httpThroughput(hre, 1, 100));
+  }
+  rows.push(
+    throughputRow(
+      "launches mined/s over HTTP (POST /api/v1/tokens?wait=mined, server in process), 100 ERC20 fired at once from 1 sender",
+      overHttp,
+      anchors,
+      100,
+      0.3,
+    ),
+  );
   return rows;
 }

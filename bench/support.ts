@@ -1,4 +1,5 @@
 // What every bench section shares: statistics, formatting, concurrent loops, and the ratio table's row.
+import http from "node:http";
 import os from "node:os";
 
 export interface RatioRow {
@@ -88,4 +89,44 @@ export function formatRatioTable(rows: RatioRow[]): string {
     lines.push(`| ${row.measure} | ${row.service} | ${row.anchor} | ${shown}${each} | ${row.target}${verdict} |`);
   }
   return lines.join("\n");
+}
+
+/**
+ * POSTs JSON bodies to `base` as an HTTP client application would: Node's http module, keep-alive, at most `sockets`
+ * connections (a pool, below the service's per-client bound), the answer parsed as JSON.
+ */
+export function jsonPoster(
+  base: string,
+  headers: Record<string, string>,
+  sockets = 32,
+): { post(route: string, body: unknown): Promise<{ status: number; json: Record<string, unknown> }>; close(): void } {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: sockets });
+  return {
+    post: (route, body) =>
+      new Promise((resolve, reject) => {
+        const payload = Buffer.from(JSON.stringify(body));
+        const request = http.request(
+          `${base}${route}`,
+          { method: "POST", agent, headers: { ...headers, "content-type": "application/json", "content-length": payload.length } },
+          (response) => {
+            const chunks: Buffer[] = [];
+            response.on("data", (chunk: Buffer) => chunks.push(chunk));
+            response.on("end", () => {
+              try {
+                resolve({
+                  status: response.statusCode ?? 0,
+                  json: JSON.parse(Buffer.concat(chunks).toString("utf8")) as Record<string, unknown>,
+                });
+              } catch (error) {
+                reject(error as Error);
+              }
+            });
+            response.on("error", reject);
+          },
+        );
+        request.on("error", reject);
+        request.end(payload);
+      }),
+    close: () => agent.destroy(),
+  };
 }
