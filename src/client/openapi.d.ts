@@ -2709,7 +2709,7 @@ export interface operations {
                         items: {
                             id: string;
                             /** @enum {string} */
-                            kind: "launch" | "mint" | "faucet" | "transfer" | "approve" | "burn" | "pause" | "grantRole" | "revokeRole" | "transferOwnership";
+                            kind: "launch" | "mint" | "faucet" | "transfer" | "approve" | "burn" | "pause" | "grantRole" | "revokeRole" | "transferOwnership" | "delegate";
                             chain: string;
                             network: string;
                             type: string | null;
@@ -3959,7 +3959,7 @@ export interface operations {
                 limit?: number;
                 /** @description nextCursor of the previous page (the filters may change between pages: the cursor is a position) */
                 cursor?: string;
-                /** @description Only these kinds (launch, mint, faucet, transfer, approve, burn, pause, grantRole, revokeRole, transferOwnership): comma-separated and/or repeated; a record matching any of them is listed */
+                /** @description Only these kinds (launch, mint, faucet, transfer, approve, burn, pause, grantRole, revokeRole, transferOwnership, delegate): comma-separated and/or repeated; a record matching any of them is listed */
                 kind?: string | string[];
                 /** @description Only these statuses (signed, pending, mined, failed, dropped, cancelled): comma-separated and/or repeated; a record matching any of them is listed */
                 status?: string | string[];
@@ -3986,7 +3986,7 @@ export interface operations {
                         items: {
                             id: string;
                             /** @enum {string} */
-                            kind: "launch" | "mint" | "faucet" | "transfer" | "approve" | "burn" | "pause" | "grantRole" | "revokeRole" | "transferOwnership";
+                            kind: "launch" | "mint" | "faucet" | "transfer" | "approve" | "burn" | "pause" | "grantRole" | "revokeRole" | "transferOwnership" | "delegate";
                             chain: string;
                             network: string;
                             type: string | null;
@@ -4949,7 +4949,7 @@ export interface operations {
                     "application/json": {
                         id: string;
                         /** @enum {string} */
-                        kind: "launch" | "mint" | "faucet" | "transfer" | "approve" | "burn" | "pause" | "grantRole" | "revokeRole" | "transferOwnership";
+                        kind: "launch" | "mint" | "faucet" | "transfer" | "approve" | "burn" | "pause" | "grantRole" | "revokeRole" | "transferOwnership" | "delegate";
                         chain: string;
                         network: string;
                         type: string | null;
@@ -5255,7 +5255,7 @@ export interface operations {
                     "application/json": {
                         id: string;
                         /** @enum {string} */
-                        kind: "launch" | "mint" | "faucet" | "transfer" | "approve" | "burn" | "pause" | "grantRole" | "revokeRole" | "transferOwnership";
+                        kind: "launch" | "mint" | "faucet" | "transfer" | "approve" | "burn" | "pause" | "grantRole" | "revokeRole" | "transferOwnership" | "delegate";
                         chain: string;
                         network: string;
                         type: string | null;
@@ -5772,7 +5772,7 @@ export interface operations {
                     "application/json": {
                         id: string;
                         /** @enum {string} */
-                        kind: "launch" | "mint" | "faucet" | "transfer" | "approve" | "burn" | "pause" | "grantRole" | "revokeRole" | "transferOwnership";
+                        kind: "launch" | "mint" | "faucet" | "transfer" | "approve" | "burn" | "pause" | "grantRole" | "revokeRole" | "transferOwnership" | "delegate";
                         chain: string;
                         network: string;
                         type: string | null;
@@ -14354,7 +14354,7 @@ export interface operations {
                 limit?: number;
                 /** @description nextCursor of the previous page (the filters may change between pages: the cursor is a position) */
                 cursor?: string;
-                /** @description Only these kinds (launch, mint, faucet, transfer, approve, burn, pause, grantRole, revokeRole, transferOwnership): comma-separated and/or repeated; a record matching any of them is listed */
+                /** @description Only these kinds (launch, mint, faucet, transfer, approve, burn, pause, grantRole, revokeRole, transferOwnership, delegate): comma-separated and/or repeated; a record matching any of them is listed */
                 kind?: string | string[];
                 /** @description Only these statuses (signed, pending, mined, failed, dropped, cancelled): comma-separated and/or repeated; a record matching any of them is listed */
                 status?: string | string[];
@@ -17824,7 +17824,7 @@ export interface operations {
                     data: {
                         id: string;
                         /** @enum {string} */
-                        kind: "launch" | "mint" | "faucet" | "transfer" | "approve" | "burn" | "pause" | "grantRole" | "revokeRole" | "transferOwnership";
+                        kind: "launch" | "mint" | "faucet" | "transfer" | "approve" | "burn" | "pause" | "grantRole" | "revokeRole" | "transferOwnership" | "delegate";
                         chain: string;
                         network: string;
                         type: string | null;
@@ -17924,7 +17924,7 @@ export interface operations {
                     data: {
                         id: string;
                         /** @enum {string} */
-                        kind: "launch" | "mint" | "faucet" | "transfer" | "approve" | "burn" | "pause" | "grantRole" | "revokeRole" | "transferOwnership";
+                        kind: "launch" | "mint" | "faucet" | "transfer" | "approve" | "burn" | "pause" | "grantRole" | "revokeRole" | "transferOwnership" | "delegate";
                         chain: string;
                         network: string;
                         type: string | null;
@@ -18024,7 +18024,7 @@ export interface operations {
                     data: {
                         id: string;
                         /** @enum {string} */
-                        kind: "launch" | "mint" | "faucet" | "transfer" | "approve" | "burn" | "pause" | "grantRole" | "revokeRole" | "transferOwnership";
+                        kind: "launch" | "mint" | "faucet" | "transfer" | "approve" | "burn" | "pause" | "grantRole" | "revokeRole" | "transferOwnership" | "delegate";
                         chain: string;
                         network: string;
                         type: string | null;
@@ -18124,7 +18124,7 @@ export interface operations {
                     data: {
                         id: string;
                         /** @enum {string} */
-                        kind: "launch" | "mint" | "faucet" | "transfer" | "approve" | "burn" | "pause" | "grantRole" | "revokeRole" | "transferOwnership";
+                        kind: "launch" | "mint" | "faucet" | "transfer" | "approve" | "burn" | "pause" | "grantRole" | "revokeRole" | "transferOwnership" | "delegate";
                         chain: string;
                         network: string;
                         type: string | null;
@@ -18224,7 +18224,7 @@ export interface operations {
                     data: {
                         id: string;
                         /** @enum {string} */
-                        kind: "launch" | "mint" | "faucet" | "transfer" | "approve" | "burn" | "pause" | "grantRole" | "revokeRole" | "transferOwnership";
+                        kind: "launch" | "mint" | "faucet" | "transfer" | "approve" | "burn" | "pause" | "grantRole" | "revokeRole" | "transferOwnership" | "delegate";
                         chain: string;
                         network: string;
                         type: string | null;
@@ -18324,7 +18324,7 @@ export interface operations {
                     data: {
                         id: string;
                         /** @enum {string} */
-                        kind: "launch" | "mint" | "faucet" | "transfer" | "approve" | "burn" | "pause" | "grantRole" | "revokeRole" | "transferOwnership";
+                        kind: "launch" | "mint" | "faucet" | "transfer" | "approve" | "burn" | "pause" | "grantRole" | "revokeRole" | "transferOwnership" | "delegate";
                         chain: string;
                         network: string;
                         type: string | null;
@@ -18424,7 +18424,7 @@ export interface operations {
                     data: {
                         id: string;
                         /** @enum {string} */
-                        kind: "launch" | "mint" | "faucet" | "transfer" | "approve" | "burn" | "pause" | "grantRole" | "revokeRole" | "transferOwnership";
+                        kind: "launch" | "mint" | "faucet" | "transfer" | "approve" | "burn" | "pause" | "grantRole" | "revokeRole" | "transferOwnership" | "delegate";
                         chain: string;
                         network: string;
                         type: string | null;
