@@ -9,6 +9,7 @@ import { tokenBurnTask } from "./token-burn.js";
 import { tokenPauseTask } from "./token-pause.js";
 import { tokenGrantRoleTask, tokenRevokeRoleTask } from "./token-roles.js";
 import { tokenTransferOwnershipTask } from "./token-transfer-ownership.js";
+import { tokenCallTasks } from "./token-calls.js";
 import { tokenCancelTask, tokenSpeedUpTask } from "./token-replace.js";
 import { tokenVerifyTask } from "./token-verify.js";
 import { serveTask } from "./serve.js";
@@ -31,6 +32,8 @@ export const tokenServiceTasks = [
   tokenGrantRoleTask,
   tokenRevokeRoleTask,
   tokenTransferOwnershipTask,
+  // Every write kind of src/domain/kinds/, each made from its description.
+  ...tokenCallTasks,
   tokenSpeedUpTask,
   tokenCancelTask,
   tokenVerifyTask,

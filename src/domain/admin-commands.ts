@@ -60,8 +60,8 @@ function refuse(field: string, message: string): never {
   throw invalidArgument(field, message);
 }
 
-/** The pair, the sender and the token every one of these writes names. */
-function common(
+/** The pair, the sender and the token every one of these writes names (the token calls of kinds/ too). */
+export function common(
   request: { chain: string; network: string; sender: unknown; contractAddress: unknown },
   chains: ChainRegistry,
   what: string,

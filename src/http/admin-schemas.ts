@@ -9,8 +9,8 @@ import { TokenStandard, settled, shownStandard, tokenContract } from "./transfer
 
 const managedToken = tokenContract.meta({ examples: [EXAMPLE_MANAGED_CONTRACT] });
 
-/** What each of these answers besides the operation itself. */
-const written = {
+/** What each of these answers besides the operation itself (and the token calls of routes/token-calls.ts). */
+export const written = {
   ...settled,
   contractAddress: z.string(),
   sender: shownAddress,

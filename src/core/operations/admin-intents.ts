@@ -18,7 +18,7 @@ import { echoed, type WriteIntent } from "./intents.js";
 // signed and tracked by the one pipeline as transfers are. Each record's params are the answer's own fields.
 
 /** A call on `command`'s token: its record holds `fields` (with the contract) and its answer repeats them. */
-function tokenCall<Fields extends object>(
+export function tokenCall<Fields extends object>(
   kind: WriteIntent<unknown>["kind"],
   command: AdminCommand<{ contractAddress: string }>,
   call: { data: string; tokenType: string | null; fields: Fields; preflight(chain: EvmChain): Promise<void> },

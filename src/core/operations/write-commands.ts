@@ -17,6 +17,7 @@ import { parseApproveCommand, parseTransferCommand } from "../../domain/transfer
 import type { ApproveRequest, ApproveResult, TransferRequest, TransferResult } from "../../domain/transfer-requests.js";
 import { burnIntent, ownershipIntent, pauseIntent, roleIntent } from "./admin-intents.js";
 import { approveIntent, launchIntent, mintIntent, transferIntent, type WriteIntent } from "./intents.js";
+import { TOKEN_CALL_COMMANDS } from "./token-call-intents.js";
 
 // Every write the service makes, by name: how its request becomes the one intent the pipeline records, signs, sends and
 // tracks (Operations.write and Operations.prepare). A door names the command; it never builds an intent itself.
@@ -40,6 +41,8 @@ export const WRITE_COMMANDS = {
   transferOwnership: command<OwnershipRequest, OwnershipResult>((request, chains) =>
     ownershipIntent(parseOwnershipCommand(request, chains)),
   ),
+  // The kinds of domain/kinds/, each described by one module there.
+  ...TOKEN_CALL_COMMANDS,
 };
 
 export type WriteCommandName = keyof typeof WRITE_COMMANDS;

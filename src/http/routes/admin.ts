@@ -23,13 +23,13 @@ import { defineWriteRoute } from "./write-route.js";
 // The writes that change a token itself: burn, pause, roles, ownership. The "managed" launch example deploys the token
 // the burn, pause and ownership examples name; the role examples name the example account's first launch (roles).
 
-const signedByService = { sender: EXAMPLE_ACCOUNT.address, privateKey: EXAMPLE_ACCOUNT.privateKey };
+export const signedByService = { sender: EXAMPLE_ACCOUNT.address, privateKey: EXAMPLE_ACCOUNT.privateKey };
 const managed = { ...EXAMPLE_PAIR, contractAddress: EXAMPLE_MANAGED_CONTRACT };
-const RECORDED =
+export const RECORDED =
   "Recorded, signed locally or by the service, and tracked as transfers are: `wait=mined`, `Idempotency-Key`, webhooks, and without `privateKey` the `unsignedTransaction` to sign, taken back as `signedTransaction`.";
-const NOT_SUPPORTED =
+export const NOT_SUPPORTED =
   "A token without the function (launched without the option) is refused before signing with `NOT_SUPPORTED_BY_TOKEN`, naming the option in `details.option`";
-const prepare = (value: Record<string, unknown>) => ({
+export const prepare = (value: Record<string, unknown>) => ({
   summary: "Prepare: no key, answers the unsigned transaction to sign",
   value: { ...value, sender: EXAMPLE_ACCOUNT.address },
 });

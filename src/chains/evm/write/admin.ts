@@ -163,3 +163,16 @@ export async function preflightOwnership(chain: EvmChain, params: OwnershipParam
     { option: "access", needed: "ownable", found: declared.accessControl ? "roles" : "neither", function: "transferOwnership(address)" },
   );
 }
+
+/**
+ * A token call of domain/kinds/: the token's code must have every function its kind requires (no code at all is
+ * NOT_A_TOKEN_CONTRACT); what it would revert otherwise is the node's estimate's to find, as for every write.
+ */
+export async function preflightRequiredFunctions(
+  chain: EvmChain,
+  contract: string,
+  requires: { functions: readonly string[]; option: string; launchedWithout: string },
+): Promise<void> {
+  const probe = await probeCode(chain, contract);
+  requireFunctions(probe, contract, [...requires.functions], requires.option, requires.launchedWithout);
+}

@@ -1,0 +1,48 @@
+import { Interface, type FunctionFragment } from "ethers";
+
+import { preflightRequiredFunctions } from "../../chains/evm/write/admin.js";
+import type { ChainRegistry } from "../../domain/chains.js";
+import { TOKEN_CALL_KINDS, type TokenCallKindOf } from "../../domain/kinds/index.js";
+import { parseTokenCall, type TokenCallCommand } from "../../domain/kinds/parse-token-call.js";
+import type { KindRequest, KindResult, TokenCallKind } from "../../domain/kinds/token-call-kind.js";
+import type { Unsigned } from "../../domain/requests.js";
+import { tokenCall } from "./admin-intents.js";
+import type { WriteIntent } from "./intents.js";
+
+// The write kinds of domain/kinds/ as write intents: each kind's description gives the call, what the token must have
+// and the fields its record and answer hold; the one pipeline records, signs, sends and tracks them as every write.
+
+/** Each kind's function, encoded by ethers from its human-readable ABI fragment (parsed once). */
+const interfaces = new Map<string, Interface>(TOKEN_CALL_KINDS.map((kind) => [kind.name, new Interface([kind.call])]));
+
+export function tokenCallIntent<K extends TokenCallKind>(kind: K, command: TokenCallCommand): WriteIntent<KindResult<K>> {
+  const { contractAddress, fields } = command.params;
+  const iface = interfaces.get(kind.name) ?? new Interface([kind.call]);
+  const data = iface.encodeFunctionData(
+    iface.fragments[0] as FunctionFragment,
+    Object.keys(kind.fields).map((name) => fields[name]),
+  );
+  return tokenCall(kind.name as WriteIntent<unknown>["kind"], command, {
+    data,
+    tokenType: null,
+    fields,
+    preflight: (chain) => preflightRequiredFunctions(chain, contractAddress, kind.requires),
+  }) as unknown as WriteIntent<KindResult<K>>;
+}
+
+/** The write commands of every kind of domain/kinds/, by name: write-commands.ts adds them to the built-in ones. */
+export type TokenCallCommands = {
+  [K in TokenCallKindOf as K["name"]]: {
+    intent(request: Unsigned<KindRequest<K>>, chains: ChainRegistry): WriteIntent<KindResult<K>>;
+  };
+};
+
+export const TOKEN_CALL_COMMANDS = Object.fromEntries(
+  TOKEN_CALL_KINDS.map((kind) => [
+    kind.name,
+    {
+      intent: (request: Unsigned<KindRequest<typeof kind>>, chains: ChainRegistry) =>
+        tokenCallIntent(kind, parseTokenCall(kind, request, chains)),
+    },
+  ]),
+) as TokenCallCommands;
