@@ -11643,7 +11643,7 @@ export interface operations {
                     network: string;
                     /**
                      * @description The token; an ERC20 launched with token.options.votes (or any with ERC20Votes' delegate)
-                     * @example 0x5FbDB2315678afecb367f032d93F642f64180aa3
+                     * @example 0xE15665B3e2Ad3ebDDdaC482d421f024f3762868d
                      */
                     contractAddress: string;
                     /**
@@ -11674,7 +11674,7 @@ export interface operations {
                     network: string;
                     /**
                      * @description The token; an ERC20 launched with token.options.votes (or any with ERC20Votes' delegate)
-                     * @example 0x5FbDB2315678afecb367f032d93F642f64180aa3
+                     * @example 0xE15665B3e2Ad3ebDDdaC482d421f024f3762868d
                      */
                     contractAddress: string;
                     /**
@@ -11702,7 +11702,7 @@ export interface operations {
                     network: string;
                     /**
                      * @description The token; an ERC20 launched with token.options.votes (or any with ERC20Votes' delegate)
-                     * @example 0x5FbDB2315678afecb367f032d93F642f64180aa3
+                     * @example 0xE15665B3e2Ad3ebDDdaC482d421f024f3762868d
                      */
                     contractAddress: string;
                     /**

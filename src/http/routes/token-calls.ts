@@ -3,7 +3,7 @@ import { z } from "zod/v4";
 import { TOKEN_CALL_KINDS } from "../../domain/kinds/index.js";
 import type { KindField, TokenCallKind } from "../../domain/kinds/token-call-kind.js";
 import { PreparedTokenCall, written } from "../admin-schemas.js";
-import { EXAMPLE_PAIR, EXAMPLE_TOKEN_CONTRACT } from "../examples.js";
+import { EXAMPLE_CONTRACT_WITH_OPTION, EXAMPLE_PAIR, EXAMPLE_TOKEN_CONTRACT } from "../examples.js";
 import type { RouteDefinition } from "../route.js";
 import { address, chain, network, signedWrite } from "../schemas.js";
 import { tokenContract } from "../transfer-schemas.js";
@@ -21,9 +21,11 @@ const bodyField = (field: KindField) =>
 function routeOf(kind: TokenCallKind): RouteDefinition {
   const fields = Object.entries(kind.fields);
   const own = Object.fromEntries(fields.map(([name, field]) => [name, bodyField(field)]));
+  // The launch example that has the option the kind requires, if there is one (examples.ts).
+  const contractAddress = EXAMPLE_CONTRACT_WITH_OPTION[kind.requires.option] ?? EXAMPLE_TOKEN_CONTRACT;
   const example = {
     ...EXAMPLE_PAIR,
-    contractAddress: EXAMPLE_TOKEN_CONTRACT,
+    contractAddress,
     ...Object.fromEntries(fields.map(([name, field]) => [name, field.example])),
   };
   const spec = {
@@ -35,7 +37,7 @@ function routeOf(kind: TokenCallKind): RouteDefinition {
     write: signedWrite({
       chain,
       network,
-      contractAddress: tokenContract.describe(kind.contract),
+      contractAddress: tokenContract.describe(kind.contract).meta({ examples: [contractAddress] }),
       ...own,
       sender: address.describe(kind.sender),
     }),

@@ -7,6 +7,7 @@ import { Contract, Wallet, ZeroAddress } from "ethers";
 import type { HardhatRuntimeEnvironment } from "hardhat/types/hre";
 
 import { createTokenServiceClient, delegateVotes, launchToken, type TokenServiceClient } from "../../../src/client/index.js";
+import { EXAMPLE_ACCOUNT, EXAMPLE_RECIPIENT, EXAMPLE_VOTES_CONTRACT } from "../../../src/http/examples.js";
 import { API_ROUTES } from "../../../src/http/routes/index.js";
 import { captureOutput } from "../../helpers/capture-output.js";
 import { createFixtureProjectHRE } from "../../helpers/fixture-projects.js";
@@ -120,10 +121,32 @@ for (const { name, start } of httpWriteSetups("hts_token_delegate").filter((setu
       expect(await setup.node.getTransactionCount(signer.address, "pending")).to.equal(nonce);
     });
 
-    it("documents the route with examples that pass its own validation", function () {
-      const route = API_ROUTES.find((candidate) => candidate.operationId === "delegateVotes")!;
-      expect(route.paths).to.deep.equal(["/tokens/delegate"]);
-      expect(Object.keys(route.bodyExamples!)).to.deep.equal(["account", "prepare"]);
+    it("the documented examples work as written: the votes launch, the delegation, then its prepare signed and submitted", async function () {
+      const example = (operationId: string, name: string) => {
+        const route = API_ROUTES.find((candidate) => candidate.operationId === operationId)!;
+        return { path: `/api/v1${route.paths[0]!}`, value: route.bodyExamples![name]!.value };
+      };
+      expect(API_ROUTES.find((route) => route.operationId === "delegateVotes")!.paths).to.deep.equal(["/tokens/delegate"]);
+      const launch = example("launchToken", "votes");
+      const launched = await api.call("POST", `${launch.path}?wait=mined`, launch.value);
+      expect(launched.status, JSON.stringify(launched.body)).to.equal(200);
+      expect(launched.body.contractAddress).to.equal(EXAMPLE_VOTES_CONTRACT);
+      const onNode = new Contract(EXAMPLE_VOTES_CONTRACT, votesAbi, setup.node);
+
+      const delegation = example("delegateVotes", "account");
+      expect(delegation.value).to.include({ contractAddress: EXAMPLE_VOTES_CONTRACT, delegatee: EXAMPLE_RECIPIENT });
+      const delegated = await api.call("POST", `${delegation.path}?wait=mined`, delegation.value);
+      expect(delegated.status, JSON.stringify(delegated.body)).to.equal(200);
+      expect(await onNode.getFunction("getVotes")(EXAMPLE_RECIPIENT)).to.equal(10n ** 21n);
+
+      const prepare = example("delegateVotes", "prepare");
+      const prepared = await api.call("POST", prepare.path, prepare.value);
+      expect(prepared.status, JSON.stringify(prepared.body)).to.equal(200);
+      expect(prepared.body.unsignedTransaction.to).to.equal(EXAMPLE_VOTES_CONTRACT);
+      const signedTransaction = await new Wallet(EXAMPLE_ACCOUNT.privateKey).signTransaction(prepared.body.unsignedTransaction);
+      const submitted = await api.call("POST", `${prepare.path}?wait=mined`, { ...prepare.value, signedTransaction });
+      expect(submitted.status, JSON.stringify(submitted.body)).to.equal(200);
+      expect(submitted.body).to.include({ status: "mined", delegatee: EXAMPLE_RECIPIENT });
     });
   });
 }
