@@ -8,7 +8,6 @@ import { tokenApproveTask } from "./token-approve.js";
 import { tokenBurnTask } from "./token-burn.js";
 import { tokenPauseTask } from "./token-pause.js";
 import { tokenGrantRoleTask, tokenRevokeRoleTask } from "./token-roles.js";
-import { tokenTransferOwnershipTask } from "./token-transfer-ownership.js";
 import { tokenCallTasks } from "./token-calls.js";
 import { tokenCancelTask, tokenSpeedUpTask } from "./token-replace.js";
 import { tokenVerifyTask } from "./token-verify.js";
@@ -31,7 +30,6 @@ export const tokenServiceTasks = [
   tokenPauseTask,
   tokenGrantRoleTask,
   tokenRevokeRoleTask,
-  tokenTransferOwnershipTask,
   // Every write kind of src/domain/kinds/, each made from its description.
   ...tokenCallTasks,
   tokenSpeedUpTask,

@@ -7,8 +7,10 @@ import { chainOptions, cliAction, json, signerOptions, text } from "./options.js
 // signed write takes, --contract, and an option per field of the kind. Its action loads only when it runs.
 
 export const tokenCallTasks = TOKEN_CALL_KINDS.map((kind) => {
-  let builder = json(signerOptions(chainOptions(task(kind.task.name, kind.task.description)))).addOption(text("contract", kind.contract));
-  for (const [name, field] of Object.entries(kind.fields)) builder = builder.addOption(text(name, field.description));
+  let builder = json(signerOptions(chainOptions(task(kind.task.name, kind.task.description)))).addOption(
+    text("contract", kind.task.contract),
+  );
+  for (const [name, field] of Object.entries(kind.fields)) builder = builder.addOption(text(name, field.option ?? field.description));
   return builder
     .setAction(cliAction(async () => ({ default: (await import("../src/hardhat/tasks/token-call.js")).tokenCallAction(kind.name) })))
     .build();

@@ -1,7 +1,7 @@
 import { ZeroHash, id } from "ethers";
 
 import { parseEvmAddress } from "./addresses.js";
-import type { BurnRequest, OwnershipRequest, PauseRequest, RoleRequest } from "./admin-requests.js";
+import type { BurnRequest, PauseRequest, RoleRequest } from "./admin-requests.js";
 import { parseTokenStandard } from "./asset-types.js";
 import { requireEvm, type ChainRegistry } from "./chains.js";
 import type { EvmPair } from "./commands.js";
@@ -9,7 +9,7 @@ import { invalidArgument } from "./errors.js";
 import type { Unsigned } from "./requests.js";
 import { counterparty, positiveAmount, requiredTokenId } from "./write-fields.js";
 
-// Burns, pauses, role grants and revokes, and ownership transfers, parsed once where they enter the core (as
+// Burns, pauses, role grants and revokes (ownership transfers: kinds/transfer-ownership.ts), parsed once where they enter the core (as
 // commands.ts does launches): every later step reads these fields, never the request's text again.
 
 /** What a burn destroys: the sender's own tokens. */
@@ -36,11 +36,6 @@ export interface RoleParams {
   grant: boolean;
 }
 
-export interface OwnershipParams {
-  contractAddress: string;
-  newOwner: string;
-}
-
 /** One of these writes: the pair, who signs, and its parameters. */
 export interface AdminCommand<P> {
   pair: EvmPair;
@@ -51,7 +46,6 @@ export interface AdminCommand<P> {
 export type BurnCommand = AdminCommand<BurnParams>;
 export type PauseCommand = AdminCommand<PauseParams>;
 export type RoleCommand = AdminCommand<RoleParams>;
-export type OwnershipCommand = AdminCommand<OwnershipParams>;
 
 /** OpenZeppelin AccessControl's admin of every role by default; its id is zero, not a hash. */
 export const DEFAULT_ADMIN_ROLE = "DEFAULT_ADMIN_ROLE";
@@ -107,10 +101,4 @@ export function parseRoleCommand(request: Unsigned<RoleRequest>, chains: ChainRe
   const role = parseRole(request.role);
   const account = counterparty(request.account, "account", "no one could use the role");
   return { pair, sender, params: { contractAddress, ...role, account, grant } };
-}
-
-export function parseOwnershipCommand(request: Unsigned<OwnershipRequest>, chains: ChainRegistry): OwnershipCommand {
-  const { pair, sender, contractAddress } = common(request, chains, "ownership transfer");
-  const newOwner = counterparty(request.newOwner, "newOwner", "it would leave the token without an owner; the token refuses it");
-  return { pair, sender, params: { contractAddress, newOwner } };
 }

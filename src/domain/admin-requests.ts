@@ -36,7 +36,7 @@ export interface RoleRequest extends PairRequest, SigningFields {
   sender: string;
 }
 
-/** Ownable's transferOwnership. */
+/** Ownable's transferOwnership (domain/kinds/transfer-ownership.ts): the request the facade's method takes. */
 export interface OwnershipRequest extends PairRequest, SigningFields {
   contractAddress: string;
   newOwner: string;

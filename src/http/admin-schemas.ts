@@ -4,8 +4,9 @@ import { EXAMPLE_MANAGED_CONTRACT } from "./examples.js";
 import { address, amountEcho, chain, integerString, network, preparedTransaction, shownAddress, signedWrite, warnings } from "./schemas.js";
 import { TokenStandard, settled, shownStandard, tokenContract } from "./transfer-schemas.js";
 
-// The shapes of burns, pauses, role grants and revokes and ownership transfers (routes/admin.ts). As in schemas.ts they
-// check shape only; the core checks meaning (an address of that network, a token that has the function).
+// The shapes of burns, pauses, role grants and revokes (routes/admin.ts; a kind of domain/kinds/ has its own made in
+// routes/token-calls.ts). As in schemas.ts they check shape only; the core checks meaning (an address of that network,
+// a token that has the function).
 
 const managedToken = tokenContract.meta({ examples: [EXAMPLE_MANAGED_CONTRACT] });
 
@@ -68,16 +69,6 @@ export const RoleChange = z.object({
   roleId: z.string().describe("The bytes32 id: keccak-256 of the name; DEFAULT_ADMIN_ROLE is 0x00…00"),
   account: z.string(),
 });
-
-export const OwnershipWrite = signedWrite({
-  chain,
-  network,
-  contractAddress: managedToken.describe("The token; launched with access ownable (Ownable)"),
-  newOwner: address.describe("The owner from then on; not the zero address"),
-  sender: address.describe("The owner"),
-});
-
-export const OwnershipTransfer = z.object({ ...written, newOwner: z.string() });
 
 export const PreparedBurn = preparedTransaction(shownStandard);
 /** A pause, role or ownership write names no standard: it calls any token that has the function. */

@@ -56,7 +56,10 @@ export const EXAMPLE_VOTES_SALT = "0x7ef291445d804e60a563b8bb0632a8208bd2c3f4a6c
 export const EXAMPLE_VOTES_CONTRACT = "0xE15665B3e2Ad3ebDDdaC482d421f024f3762868d";
 
 /**
- * The token a write kind's examples name (http/routes/token-calls.ts), by the launch option the kind requires: the
- * launch example that has it; any other, the example account's first launch.
+ * The tokens the launch examples with a salt deploy, by the example's name: a write kind's examples name one of them
+ * (http/routes/token-calls.ts, the kind's `http.example.launch`), so that they work as written.
  */
-export const EXAMPLE_CONTRACT_WITH_OPTION: Readonly<Record<string, string>> = { votes: EXAMPLE_VOTES_CONTRACT };
+export const EXAMPLE_LAUNCHED_CONTRACTS: Readonly<Record<string, string>> = {
+  managed: EXAMPLE_MANAGED_CONTRACT,
+  votes: EXAMPLE_VOTES_CONTRACT,
+};

@@ -1,20 +1,11 @@
 import type { EvmChain } from "../../chains/evm/chain.js";
-import {
-  burnData,
-  ownershipData,
-  pauseData,
-  preflightBurn,
-  preflightOwnership,
-  preflightPause,
-  preflightRole,
-  roleData,
-} from "../../chains/evm/write/admin.js";
-import type { AdminCommand, BurnCommand, OwnershipCommand, PauseCommand, RoleCommand } from "../../domain/admin-commands.js";
-import type { BurnResult, OwnershipResult, PauseResult, RoleResult } from "../../domain/admin-requests.js";
+import { burnData, pauseData, preflightBurn, preflightPause, preflightRole, roleData } from "../../chains/evm/write/admin.js";
+import type { AdminCommand, BurnCommand, PauseCommand, RoleCommand } from "../../domain/admin-commands.js";
+import type { BurnResult, PauseResult, RoleResult } from "../../domain/admin-requests.js";
 import { readErc20Decimals } from "../../chains/evm/read/balances.js";
 import { echoed, type WriteIntent } from "./intents.js";
 
-// Burns, pauses, role grants and revokes, ownership transfers as write intents: one call on the token each, recorded,
+// Burns, pauses, role grants and revokes (and, through tokenCall, the kinds of domain/kinds/) as write intents: one call on the token each, recorded,
 // signed and tracked by the one pipeline as transfers are. Each record's params are the answer's own fields.
 
 /** A call on `command`'s token: its record holds `fields` (with the contract) and its answer repeats them. */
@@ -92,16 +83,5 @@ export function roleIntent(command: RoleCommand): WriteIntent<RoleResult> {
     tokenType: null,
     fields: { role: params.role, roleId: params.roleId, account: params.account },
     preflight: (chain) => preflightRole(chain, params),
-  });
-}
-
-/** `transferOwnership(newOwner)`. */
-export function ownershipIntent(command: OwnershipCommand): WriteIntent<OwnershipResult> {
-  const { params } = command;
-  return tokenCall("transferOwnership", command, {
-    data: ownershipData(params),
-    tokenType: null,
-    fields: { newOwner: params.newOwner },
-    preflight: (chain) => preflightOwnership(chain, params),
   });
 }

@@ -1,10 +1,11 @@
 import { Interface, type FunctionFragment } from "ethers";
 
-import { preflightRequiredFunctions } from "../../chains/evm/write/admin.js";
+import type { EvmChain } from "../../chains/evm/chain.js";
+import { preflightOwnership, preflightRequiredFunctions } from "../../chains/evm/write/admin.js";
 import type { ChainRegistry } from "../../domain/chains.js";
 import { TOKEN_CALL_KINDS, type TokenCallKindOf } from "../../domain/kinds/index.js";
 import { parseTokenCall, type TokenCallCommand } from "../../domain/kinds/parse-token-call.js";
-import type { KindRequest, KindResult, TokenCallKind } from "../../domain/kinds/token-call-kind.js";
+import type { KindRequest, KindResult, TokenCallCheck, TokenCallKind } from "../../domain/kinds/token-call-kind.js";
 import type { Unsigned } from "../../domain/requests.js";
 import { tokenCall } from "./admin-intents.js";
 import type { WriteIntent } from "./intents.js";
@@ -14,6 +15,11 @@ import type { WriteIntent } from "./intents.js";
 
 /** Each kind's function, encoded by ethers from its human-readable ABI fragment (parsed once). */
 const interfaces = new Map<string, Interface>(TOKEN_CALL_KINDS.map((kind) => [kind.name, new Interface([kind.call])]));
+
+/** The refusals a kind names beyond a missing function (token-call-kind.ts `requires.check`), each written once. */
+const CHECKS: Record<TokenCallCheck, (chain: EvmChain, contractAddress: string) => Promise<void>> = {
+  ownable: (chain, contractAddress) => preflightOwnership(chain, { contractAddress }),
+};
 
 export function tokenCallIntent<K extends TokenCallKind>(kind: K, command: TokenCallCommand): WriteIntent<KindResult<K>> {
   const { contractAddress, fields } = command.params;
@@ -26,7 +32,12 @@ export function tokenCallIntent<K extends TokenCallKind>(kind: K, command: Token
     data,
     tokenType: null,
     fields,
-    preflight: (chain) => preflightRequiredFunctions(chain, contractAddress, kind.requires),
+    preflight: (chain) => {
+      const { check } = kind.requires as TokenCallKind["requires"];
+      return check !== undefined
+        ? CHECKS[check](chain, contractAddress)
+        : preflightRequiredFunctions(chain, contractAddress, kind.requires);
+    },
   }) as unknown as WriteIntent<KindResult<K>>;
 }
 
@@ -45,4 +56,4 @@ export const TOKEN_CALL_COMMANDS = Object.fromEntries(
         tokenCallIntent(kind, parseTokenCall(kind, request, chains)),
     },
   ]),
-) as TokenCallCommands;
+) as unknown as TokenCallCommands;

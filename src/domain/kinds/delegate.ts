@@ -28,12 +28,13 @@ export const delegateKind = {
     operationId: "delegateVotes",
     summary: "Delegate a holder's votes of an ERC20Votes token to an account, or to itself",
     description:
-      "Calls ERC20Votes' `delegate(delegatee)`: the sender's whole balance, now and as it changes, counts as `delegatee`'s votes (`getVotes`, `getPastVotes`); a holder that never delegates has tokens but no votes. Delegating to the sender itself counts its own votes; to the zero address, nobody's.",
-    example: { name: "account", summary: "The example account's votes, to Hardhat's second account" },
+      "Calls ERC20Votes' `delegate(delegatee)`: the sender's whole balance, now and as it changes, counts as `delegatee`'s votes (`getVotes`, `getPastVotes`); a holder that never delegates has tokens but no votes. Delegating to the sender itself counts its own votes; to the zero address, nobody's. {NOT_SUPPORTED} (`votes`). {RECORDED}",
+    example: { name: "account", summary: "The example account's votes, to Hardhat's second account", launch: "votes" },
   },
   task: {
     name: "token:delegate",
     description: "Delegate the sender's votes of an ERC20 launched with the votes option to an account (or to itself)",
+    contract: "The token contract address (an ERC20 launched with the votes option)",
     headline: (result) =>
       `Delegated the votes of ${String(result.sender)} on ${String(result.contractAddress)} to ${String(result.delegatee)}`,
   },

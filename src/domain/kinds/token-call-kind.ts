@@ -14,10 +14,18 @@ export type KindFieldType =
   /** An EVM address that is not the zero address (`zeroRefusal` says why, in the error naming the field). */
   | "account";
 
+/**
+ * The refusals a kind may name beyond "the token has the function": `ownable`, a token with an owner (Ownable), else
+ * NOT_SUPPORTED_BY_TOKEN saying what it has instead (roles, or neither).
+ */
+export type TokenCallCheck = "ownable";
+
 export interface KindField {
   type: KindFieldType;
-  /** The field's meaning: the HTTP schema's description and the task option's. */
+  /** The field's meaning: the HTTP schema's description, and the task option's unless `option` says it shorter. */
   description: string;
+  /** The task option's words, where they differ from `description`. */
+  option?: string;
   /** With type "account": completes "<field> must not be the zero address (…)". */
   zeroRefusal?: string;
   /** The value the documented example body gives it. */
@@ -37,7 +45,13 @@ export interface TokenCallKind {
    * Refused before signing with NOT_SUPPORTED_BY_TOKEN unless the token's code has these functions (`details.option`
    * names the launch option that gives them); what the token would revert otherwise is found by the node's estimate.
    */
-  requires: { functions: readonly string[]; option: string; launchedWithout: string };
+  requires: {
+    functions: readonly string[];
+    option: string;
+    launchedWithout: string;
+    /** A refusal richer than a missing function, by name: written once in chains/, run instead of the function probe. */
+    check?: TokenCallCheck;
+  };
   /** The meaning of `contractAddress` and of `sender` for this write. */
   contract: string;
   sender: string;
@@ -46,15 +60,23 @@ export interface TokenCallKind {
     path: string;
     operationId: string;
     summary: string;
-    /** What the call does and what is refused; the door adds what every token call shares (recorded, tracked, …). */
+    /**
+     * What the call does and what is refused. `{NOT_SUPPORTED}` and `{RECORDED}` stand for the words every token call
+     * shares (refused when the token lacks the function; recorded, signed locally or by the service, tracked).
+     */
     description: string;
-    /** The documented example body's name and summary (the door adds a prepare's). */
-    example: { name: string; summary: string };
+    /**
+     * The documented example body's name and summary (the door adds a prepare's), and the launch example whose token it
+     * names (`managed`, `votes`: http/examples.ts); without one, the example account's first launch.
+     */
+    example: { name: string; summary: string; launch?: string };
   };
   task: {
     /** `token:<verb>`. */
     name: string;
     description: string;
+    /** The --contract option's words. */
+    contract: string;
     /** What the task prints of the result, before the pair it was on. */
     headline(result: Readonly<Record<string, unknown>>): string;
   };

@@ -1,6 +1,5 @@
 import type { HardhatRuntimeEnvironment } from "hardhat/types/hre";
 
-import type { KindRequest } from "../../domain/kinds/token-call-kind.js";
 import { TOKEN_CALL_KINDS, type TokenCallKindName } from "../../domain/kinds/index.js";
 import { runSignedWrite, type SignerOptions } from "./support/signed-write.js";
 
@@ -17,13 +16,14 @@ export function tokenCallAction(name: TokenCallKindName) {
     await runSignedWrite(
       hre,
       args,
+      // The kind is the task's, known at run time: its request is one of the registry's, so it is written untyped.
       (service, pair, signer) =>
         service.operations.write(kind.name, {
           ...pair,
           contractAddress: args.contract ?? "",
           ...fields,
           ...signer,
-        } as KindRequest<typeof kind>),
+        } as never),
       (result) => kind.task.headline(result),
     );
   };

@@ -1,15 +1,4 @@
-import {
-  Burn,
-  BurnWrite,
-  OwnershipTransfer,
-  OwnershipWrite,
-  Pause,
-  PauseWrite,
-  PreparedBurn,
-  PreparedTokenCall,
-  RoleChange,
-  RoleWrite,
-} from "../admin-schemas.js";
+import { Burn, BurnWrite, Pause, PauseWrite, PreparedBurn, PreparedTokenCall, RoleChange, RoleWrite } from "../admin-schemas.js";
 import {
   EXAMPLE_ACCOUNT,
   EXAMPLE_MANAGED_CONTRACT,
@@ -20,8 +9,8 @@ import {
 } from "../examples.js";
 import { defineWriteRoute } from "./write-route.js";
 
-// The writes that change a token itself: burn, pause, roles, ownership. The "managed" launch example deploys the token
-// the burn, pause and ownership examples name; the role examples name the example account's first launch (roles).
+// The writes that change a token itself: burn, pause, roles (ownership: domain/kinds/, routes/token-calls.ts). The
+// "managed" launch example deploys the token the burn, pause and ownership examples name; the role examples name the example account's first launch (roles).
 
 export const signedByService = { sender: EXAMPLE_ACCOUNT.address, privateKey: EXAMPLE_ACCOUNT.privateKey };
 const managed = { ...EXAMPLE_PAIR, contractAddress: EXAMPLE_MANAGED_CONTRACT };
@@ -110,23 +99,4 @@ export const revokeRoleRoute = defineWriteRoute({
   answer: RoleChange,
   prepared: PreparedTokenCall,
   command: "revokeRole",
-});
-
-export const transferOwnershipRoute = defineWriteRoute({
-  path: "/tokens/ownership/transfer",
-  operationId: "transferOwnership",
-  tag: "tokens",
-  summary: "Hand a token launched with access ownable to a new owner",
-  description: `Calls Ownable's \`transferOwnership(newOwner)\`: the new owner alone may then mint, pause and transfer ownership again. ${NOT_SUPPORTED} (\`access\`: \`details.needed\` \`ownable\`; a token with roles hands over by granting \`DEFAULT_ADMIN_ROLE\`). A sender that is not the owner is refused with \`WOULD_REVERT\` (\`OwnableUnauthorizedAccount\`). ${RECORDED}`,
-  write: OwnershipWrite,
-  bodyExamples: {
-    recipient: {
-      summary: "The token the launch example “managed” deploys, to Hardhat's second account",
-      value: { ...managed, newOwner: EXAMPLE_RECIPIENT, ...signedByService },
-    },
-    prepare: prepare({ ...managed, newOwner: EXAMPLE_RECIPIENT }),
-  },
-  answer: OwnershipTransfer,
-  prepared: PreparedTokenCall,
-  command: "transferOwnership",
 });

@@ -1,5 +1,5 @@
 import type { RouteDefinition } from "../route.js";
-import { burnRoute, grantRoleRoute, pauseRoute, revokeRoleRoute, transferOwnershipRoute } from "./admin.js";
+import { burnRoute, grantRoleRoute, pauseRoute, revokeRoleRoute } from "./admin.js";
 import { clearChainFaultRoute, clearChainFaultsRoute, injectChainFaultRoute, listChainFaultsRoute } from "./faults.js";
 import { faucetRoute, networksRoute, transactionRoute } from "./misc.js";
 import { cancelRoute, speedUpRoute } from "./replacements.js";
@@ -50,7 +50,6 @@ export const API_ROUTES: RouteDefinition[] = [
   pauseRoute,
   grantRoleRoute,
   revokeRoleRoute,
-  transferOwnershipRoute,
   // Every write kind of domain/kinds/, each made from its description.
   ...TOKEN_CALL_ROUTES,
   // Before GET /tokens/{contract}, which would take "allowance" for a contract.

@@ -3,7 +3,7 @@ import { z } from "zod/v4";
 import { TOKEN_CALL_KINDS } from "../../domain/kinds/index.js";
 import type { KindField, TokenCallKind } from "../../domain/kinds/token-call-kind.js";
 import { PreparedTokenCall, written } from "../admin-schemas.js";
-import { EXAMPLE_CONTRACT_WITH_OPTION, EXAMPLE_PAIR, EXAMPLE_TOKEN_CONTRACT } from "../examples.js";
+import { EXAMPLE_LAUNCHED_CONTRACTS, EXAMPLE_PAIR, EXAMPLE_TOKEN_CONTRACT } from "../examples.js";
 import type { RouteDefinition } from "../route.js";
 import { address, chain, network, signedWrite } from "../schemas.js";
 import { tokenContract } from "../transfer-schemas.js";
@@ -21,8 +21,9 @@ const bodyField = (field: KindField) =>
 function routeOf(kind: TokenCallKind): RouteDefinition {
   const fields = Object.entries(kind.fields);
   const own = Object.fromEntries(fields.map(([name, field]) => [name, bodyField(field)]));
-  // The launch example that has the option the kind requires, if there is one (examples.ts).
-  const contractAddress = EXAMPLE_CONTRACT_WITH_OPTION[kind.requires.option] ?? EXAMPLE_TOKEN_CONTRACT;
+  // The token of the launch example the kind names (examples.ts), else the example account's first launch.
+  const launched = kind.http.example.launch;
+  const contractAddress = (launched !== undefined ? EXAMPLE_LAUNCHED_CONTRACTS[launched] : undefined) ?? EXAMPLE_TOKEN_CONTRACT;
   const example = {
     ...EXAMPLE_PAIR,
     contractAddress,
@@ -33,7 +34,7 @@ function routeOf(kind: TokenCallKind): RouteDefinition {
     operationId: kind.http.operationId,
     tag: "tokens" as const,
     summary: kind.http.summary,
-    description: `${kind.http.description} ${NOT_SUPPORTED} (\`${kind.requires.option}\`). ${RECORDED}`,
+    description: kind.http.description.replace("{NOT_SUPPORTED}", NOT_SUPPORTED).replace("{RECORDED}", RECORDED),
     write: signedWrite({
       chain,
       network,

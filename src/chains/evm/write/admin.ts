@@ -1,6 +1,6 @@
 import { id } from "ethers";
 
-import type { BurnParams, OwnershipParams, PauseParams, RoleParams } from "../../../domain/admin-commands.js";
+import type { BurnParams, PauseParams, RoleParams } from "../../../domain/admin-commands.js";
 import { ErrorCode, TokenServiceError, invalidArgument } from "../../../domain/errors.js";
 import type { EvmChain } from "../chain.js";
 import { probeCode, type CodeProbe } from "../read/code-probe.js";
@@ -9,7 +9,8 @@ import { supportedInterfaces, view, viewCall } from "../read/view-call.js";
 import { INTERFACE_IDS, erc721Standard, tokenExtensions } from "../standard-abi.js";
 import { erc721Owner, notOwner, requireErc1155Balance, requireErc20Balance } from "./transfer.js";
 
-// Burns, pauses, role grants and revokes, ownership transfers: the call each makes, and what is refused before signing.
+// Burns, pauses, role grants and revokes: the call each makes, and what is refused before signing; and the refusals the
+// token calls of domain/kinds/ name (a missing function, an ownership transfer's token without an owner).
 // A token that lacks the function (launched without the option) is NOT_SUPPORTED_BY_TOKEN, read from its code; what
 // the token would revert otherwise (a sender without the role, a paused token) is found by the node's estimate and
 // answered WOULD_REVERT with the token's error decoded, as for every write.
@@ -29,10 +30,6 @@ export function pauseData(params: PauseParams): string {
 
 export function roleData(params: RoleParams): string {
   return tokenExtensions.encodeFunctionData(params.grant ? "grantRole" : "revokeRole", [params.roleId, params.account]);
-}
-
-export function ownershipData(params: OwnershipParams): string {
-  return tokenExtensions.encodeFunctionData("transferOwnership", [params.newOwner]);
 }
 
 function notSupported(contract: string, message: string, details: Record<string, unknown>, field = "contractAddress"): TokenServiceError {
@@ -147,7 +144,8 @@ async function roleDefinedBy(chain: EvmChain, contract: string, name: string): P
   return answer.length === 66 ? answer : undefined;
 }
 
-export async function preflightOwnership(chain: EvmChain, params: OwnershipParams): Promise<void> {
+/** The token must have an owner (Ownable): a token with roles hands over by granting DEFAULT_ADMIN_ROLE instead. */
+export async function preflightOwnership(chain: EvmChain, params: { contractAddress: string }): Promise<void> {
   const contract = params.contractAddress;
   const [probe, owner, declared] = await Promise.all([
     probeCode(chain, contract),
