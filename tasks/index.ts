@@ -7,7 +7,6 @@ import { tokenTransferTask } from "./token-transfer.js";
 import { tokenApproveTask } from "./token-approve.js";
 import { tokenBurnTask } from "./token-burn.js";
 import { tokenPauseTask } from "./token-pause.js";
-import { tokenGrantRoleTask, tokenRevokeRoleTask } from "./token-roles.js";
 import { tokenCallTasks } from "./token-calls.js";
 import { tokenCancelTask, tokenSpeedUpTask } from "./token-replace.js";
 import { tokenVerifyTask } from "./token-verify.js";
@@ -28,8 +27,6 @@ export const tokenServiceTasks = [
   tokenApproveTask,
   tokenBurnTask,
   tokenPauseTask,
-  tokenGrantRoleTask,
-  tokenRevokeRoleTask,
   // Every write kind of src/domain/kinds/, each made from its description.
   ...tokenCallTasks,
   tokenSpeedUpTask,

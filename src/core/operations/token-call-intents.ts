@@ -1,7 +1,8 @@
 import { Interface, type FunctionFragment } from "ethers";
 
 import type { EvmChain } from "../../chains/evm/chain.js";
-import { preflightOwnership, preflightRequiredFunctions } from "../../chains/evm/write/admin.js";
+import { preflightOwnership, preflightRequiredFunctions, preflightRole } from "../../chains/evm/write/admin.js";
+import { parseRole } from "../../domain/admin-commands.js";
 import type { ChainRegistry } from "../../domain/chains.js";
 import { TOKEN_CALL_KINDS, type TokenCallKindOf } from "../../domain/kinds/index.js";
 import { parseTokenCall, type TokenCallCommand } from "../../domain/kinds/parse-token-call.js";
@@ -17,8 +18,13 @@ import type { WriteIntent } from "./intents.js";
 const interfaces = new Map<string, Interface>(TOKEN_CALL_KINDS.map((kind) => [kind.name, new Interface([kind.call])]));
 
 /** The refusals a kind names beyond a missing function (token-call-kind.ts `requires.check`), each written once. */
-const CHECKS: Record<TokenCallCheck, (chain: EvmChain, contractAddress: string) => Promise<void>> = {
+const CHECKS: Record<
+  TokenCallCheck,
+  (chain: EvmChain, contractAddress: string, fields: Record<string, string>, call: string) => Promise<void>
+> = {
   ownable: (chain, contractAddress) => preflightOwnership(chain, { contractAddress }),
+  // The field `role` as parsed (its name or id, and whether it is a name the token must define).
+  role: (chain, contractAddress, fields, call) => preflightRole(chain, { contractAddress, ...parseRole(fields.role) }, call),
 };
 
 export function tokenCallIntent<K extends TokenCallKind>(kind: K, command: TokenCallCommand): WriteIntent<KindResult<K>> {
@@ -26,16 +32,17 @@ export function tokenCallIntent<K extends TokenCallKind>(kind: K, command: Token
   const iface = interfaces.get(kind.name) ?? new Interface([kind.call]);
   const data = iface.encodeFunctionData(
     iface.fragments[0] as FunctionFragment,
-    Object.keys(kind.fields).map((name) => fields[name]),
+    // A role's argument is its id.
+    Object.entries(kind.fields).map(([name, field]) => fields[field.type === "role" ? `${name}Id` : name]),
   );
   return tokenCall(kind.name as WriteIntent<unknown>["kind"], command, {
     data,
     tokenType: null,
     fields,
     preflight: (chain) => {
-      const { check } = kind.requires as TokenCallKind["requires"];
+      const { check, functions } = kind.requires as TokenCallKind["requires"];
       return check !== undefined
-        ? CHECKS[check](chain, contractAddress)
+        ? CHECKS[check](chain, contractAddress, fields, functions[0]!)
         : preflightRequiredFunctions(chain, contractAddress, kind.requires);
     },
   }) as unknown as WriteIntent<KindResult<K>>;

@@ -1,12 +1,12 @@
-import { parseBurnCommand, parsePauseCommand, parseRoleCommand } from "../../domain/admin-commands.js";
-import type { BurnRequest, BurnResult, PauseRequest, PauseResult, RoleRequest, RoleResult } from "../../domain/admin-requests.js";
+import { parseBurnCommand, parsePauseCommand } from "../../domain/admin-commands.js";
+import type { BurnRequest, BurnResult, PauseRequest, PauseResult } from "../../domain/admin-requests.js";
 import type { ChainRegistry } from "../../domain/chains.js";
 import { parseLaunchCommand } from "../../domain/commands.js";
 import { parseMintCommand } from "../../domain/mint-commands.js";
 import type { LaunchRequest, LaunchResult, MintRequest, MintResult, SigningFields, Unsigned } from "../../domain/requests.js";
 import { parseApproveCommand, parseTransferCommand } from "../../domain/transfer-commands.js";
 import type { ApproveRequest, ApproveResult, TransferRequest, TransferResult } from "../../domain/transfer-requests.js";
-import { burnIntent, pauseIntent, roleIntent } from "./admin-intents.js";
+import { burnIntent, pauseIntent } from "./admin-intents.js";
 import { approveIntent, launchIntent, mintIntent, transferIntent, type WriteIntent } from "./intents.js";
 import { TOKEN_CALL_COMMANDS } from "./token-call-intents.js";
 
@@ -27,8 +27,6 @@ export const WRITE_COMMANDS = {
   approve: command<ApproveRequest, ApproveResult>((request, chains) => approveIntent(parseApproveCommand(request, chains))),
   burn: command<BurnRequest, BurnResult>((request, chains) => burnIntent(parseBurnCommand(request, chains))),
   pause: command<PauseRequest, PauseResult>((request, chains) => pauseIntent(parsePauseCommand(request, chains))),
-  grantRole: command<RoleRequest, RoleResult>((request, chains) => roleIntent(parseRoleCommand(request, chains, true))),
-  revokeRole: command<RoleRequest, RoleResult>((request, chains) => roleIntent(parseRoleCommand(request, chains, false))),
   // The kinds of domain/kinds/, each described by one module there.
   ...TOKEN_CALL_COMMANDS,
 };

@@ -12,13 +12,20 @@ export type KindFieldType =
   /** Any EVM address, answered checksummed (the zero address too: a call may mean "nobody" by it). */
   | "address"
   /** An EVM address that is not the zero address (`zeroRefusal` says why, in the error naming the field). */
-  | "account";
+  | "account"
+  /**
+   * A role by name (a view the token defines, `MINTER_ROLE()`) or by id (32 bytes of 0x hex). The record and the answer
+   * hold its id too, as `<field>Id`, and the call takes the id.
+   */
+  | "role";
 
 /**
  * The refusals a kind may name beyond "the token has the function": `ownable`, a token with an owner (Ownable), else
- * NOT_SUPPORTED_BY_TOKEN saying what it has instead (roles, or neither).
+ * NOT_SUPPORTED_BY_TOKEN saying what it has instead (roles, or neither); `role`, a token with AccessControl that defines
+ * the kind's field `role` by that name (else NOT_SUPPORTED_BY_TOKEN naming it, or INVALID_ARGUMENT when its view's id is
+ * not the name's hash).
  */
-export type TokenCallCheck = "ownable";
+export type TokenCallCheck = "ownable" | "role";
 
 export interface KindField {
   type: KindFieldType;
@@ -86,6 +93,11 @@ export interface TokenCallKind {
 export type KindRequest<K extends TokenCallKind> = PairRequest &
   SigningFields & { contractAddress: string; sender: string } & { [F in keyof K["fields"]]: string };
 
+/** The names of a kind's fields of type "role": the record and the answer also hold `<name>Id`. */
+type RoleFields<K extends TokenCallKind> = {
+  [F in keyof K["fields"]]: K["fields"][F] extends { type: "role" } ? F : never;
+}[keyof K["fields"]];
+
 /** What a kind answers once the node accepted its transaction: the write's common fields and its own, checked. */
 export type KindResult<K extends TokenCallKind> = {
   transactionHash: string;
@@ -96,4 +108,4 @@ export type KindResult<K extends TokenCallKind> = {
   sender: string;
   nonce: number;
   simulated: boolean;
-} & { [F in keyof K["fields"]]: string };
+} & { [F in keyof K["fields"]]: string } & { [F in RoleFields<K> & string as `${F}Id`]: string };

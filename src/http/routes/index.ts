@@ -1,5 +1,5 @@
 import type { RouteDefinition } from "../route.js";
-import { burnRoute, grantRoleRoute, pauseRoute, revokeRoleRoute } from "./admin.js";
+import { burnRoute, pauseRoute } from "./admin.js";
 import { clearChainFaultRoute, clearChainFaultsRoute, injectChainFaultRoute, listChainFaultsRoute } from "./faults.js";
 import { faucetRoute, networksRoute, transactionRoute } from "./misc.js";
 import { cancelRoute, speedUpRoute } from "./replacements.js";
@@ -48,8 +48,6 @@ export const API_ROUTES: RouteDefinition[] = [
   approveRoute,
   burnRoute,
   pauseRoute,
-  grantRoleRoute,
-  revokeRoleRoute,
   // Every write kind of domain/kinds/, each made from its description.
   ...TOKEN_CALL_ROUTES,
   // Before GET /tokens/{contract}, which would take "allowance" for a contract.

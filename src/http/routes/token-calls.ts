@@ -15,8 +15,23 @@ import { defineWriteRoute } from "./write-route.js";
 // locally or by the service, tracked). A kind declares no route of its own.
 
 /** A field's shape in the body, by its type. */
-const bodyField = (field: KindField) =>
-  address.describe(field.type === "account" ? `${field.description}; not the zero address` : field.description);
+function bodyField(field: KindField) {
+  if (field.type === "role")
+    return z
+      .string()
+      .describe(field.description)
+      .meta({ examples: [field.example] });
+  return address.describe(field.type === "account" ? `${field.description}; not the zero address` : field.description);
+}
+
+/** A field's shape in the answer: as the record holds it, a role followed by its id. */
+function answerFields([name, field]: [string, KindField]): Array<[string, z.ZodType]> {
+  if (field.type !== "role") return [[name, z.string()]];
+  return [
+    [name, z.string().describe("As the request named it")],
+    [`${name}Id`, z.string().describe("The bytes32 id: keccak-256 of the name; DEFAULT_ADMIN_ROLE is 0x00…00")],
+  ];
+}
 
 function routeOf(kind: TokenCallKind): RouteDefinition {
   const fields = Object.entries(kind.fields);
@@ -46,7 +61,7 @@ function routeOf(kind: TokenCallKind): RouteDefinition {
       [kind.http.example.name]: { summary: kind.http.example.summary, value: { ...example, ...signedByService } },
       prepare: prepare(example),
     },
-    answer: z.object({ ...written, ...Object.fromEntries(fields.map(([name]) => [name, z.string()])) }),
+    answer: z.object({ ...written, ...Object.fromEntries(fields.flatMap(answerFields)) }),
     prepared: PreparedTokenCall,
     command: kind.name,
   };

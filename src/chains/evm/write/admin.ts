@@ -9,8 +9,8 @@ import { supportedInterfaces, view, viewCall } from "../read/view-call.js";
 import { INTERFACE_IDS, erc721Standard, tokenExtensions } from "../standard-abi.js";
 import { erc721Owner, notOwner, requireErc1155Balance, requireErc20Balance } from "./transfer.js";
 
-// Burns, pauses, role grants and revokes: the call each makes, and what is refused before signing; and the refusals the
-// token calls of domain/kinds/ name (a missing function, an ownership transfer's token without an owner).
+// Burns and pauses: the call each makes, and what is refused before signing; and the refusals the token calls of
+// domain/kinds/ name (a missing function, a role the token does not define, a token without an owner).
 // A token that lacks the function (launched without the option) is NOT_SUPPORTED_BY_TOKEN, read from its code; what
 // the token would revert otherwise (a sender without the role, a paused token) is found by the node's estimate and
 // answered WOULD_REVERT with the token's error decoded, as for every write.
@@ -26,10 +26,6 @@ export function burnData(sender: string, params: BurnParams): string {
 
 export function pauseData(params: PauseParams): string {
   return tokenExtensions.encodeFunctionData(params.paused ? "pause" : "unpause");
-}
-
-export function roleData(params: RoleParams): string {
-  return tokenExtensions.encodeFunctionData(params.grant ? "grantRole" : "revokeRole", [params.roleId, params.account]);
 }
 
 function notSupported(contract: string, message: string, details: Record<string, unknown>, field = "contractAddress"): TokenServiceError {
@@ -100,7 +96,7 @@ const ROLE_OPTIONS = new Map([
  * role is refused, not granted as an id nobody checks. Whether the sender holds the role's admin role is the node's
  * estimate's to find (AccessControlUnauthorizedAccount).
  */
-export async function preflightRole(chain: EvmChain, params: RoleParams): Promise<void> {
+export async function preflightRole(chain: EvmChain, params: RoleParams, call: string): Promise<void> {
   const contract = params.contractAddress;
   const [, declared, owner, roleId] = await Promise.all([
     probeCode(chain, contract),
@@ -118,7 +114,7 @@ export async function preflightRole(chain: EvmChain, params: RoleParams): Promis
         option: "access",
         needed: "roles",
         found: owner !== undefined ? "ownable" : "neither",
-        function: params.grant ? "grantRole(bytes32,address)" : "revokeRole(bytes32,address)",
+        function: call,
       },
     );
   }
