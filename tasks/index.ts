@@ -7,8 +7,7 @@ import { tokenTransferTask } from "./token-transfer.js";
 import { tokenApproveTask } from "./token-approve.js";
 import { tokenBurnTask } from "./token-burn.js";
 import { tokenPauseTask } from "./token-pause.js";
-import { tokenGrantRoleTask, tokenRevokeRoleTask } from "./token-roles.js";
-import { tokenTransferOwnershipTask } from "./token-transfer-ownership.js";
+import { tokenCallTasks } from "./token-calls.js";
 import { tokenCancelTask, tokenSpeedUpTask } from "./token-replace.js";
 import { tokenVerifyTask } from "./token-verify.js";
 import { serveTask } from "./serve.js";
@@ -28,9 +27,8 @@ export const tokenServiceTasks = [
   tokenApproveTask,
   tokenBurnTask,
   tokenPauseTask,
-  tokenGrantRoleTask,
-  tokenRevokeRoleTask,
-  tokenTransferOwnershipTask,
+  // Every write kind of src/domain/kinds/, each made from its description.
+  ...tokenCallTasks,
   tokenSpeedUpTask,
   tokenCancelTask,
   tokenVerifyTask,

@@ -39,6 +39,8 @@ export type Burn = Exclude<Answer<operations["burnToken"], 200>, Prepared>;
 export type Pause = Exclude<Answer<operations["pauseToken"], 200>, Prepared>;
 export type RoleChange = Exclude<Answer<operations["grantRole"], 200>, Prepared>;
 export type OwnershipTransfer = Exclude<Answer<operations["transferOwnership"], 200>, Prepared>;
+export type DelegateVotesBody = Omit<WithoutSigning<JsonBody<operations["delegateVotes"]>>, "sender"> & { sender?: string };
+export type Delegation = Exclude<Answer<operations["delegateVotes"], 200>, Prepared>;
 export type Operation = Answer<operations["getOperation"], 200>;
 export type PreparedReplacement = Extract<Answer<operations["speedUpOperation"], 200>, Prepared>;
 export type ErrorBody = Answer<operations["getOperation"], 404>["error"];
@@ -145,7 +147,8 @@ type WritePath =
   | "/api/v1/tokens/pause"
   | "/api/v1/tokens/roles/grant"
   | "/api/v1/tokens/roles/revoke"
-  | "/api/v1/tokens/ownership/transfer";
+  | "/api/v1/tokens/ownership/transfer"
+  | "/api/v1/tokens/delegate";
 
 /**
  * One write with a key that never leaves the caller: prepare (the service answers the unsigned transaction and reserves
@@ -273,6 +276,16 @@ export function transferOwnership(
   options: SubmitOptions = {},
 ): Promise<OwnershipTransfer> {
   return signedWrite<OwnershipTransfer>(client, "/api/v1/tokens/ownership/transfer", body, signer, options);
+}
+
+/** As `transfer`, for an ERC20Votes delegation (`delegate(delegatee)`): prepare, sign locally, submit. */
+export function delegateVotes(
+  client: TokenServiceClient,
+  body: DelegateVotesBody,
+  signer: TransactionSigner,
+  options: SubmitOptions = {},
+): Promise<Delegation> {
+  return signedWrite<Delegation>(client, "/api/v1/tokens/delegate", body, signer, options);
 }
 
 /**

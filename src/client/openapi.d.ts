@@ -440,6 +440,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/tokens/delegate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Delegate a holder's votes of an ERC20Votes token to an account, or to itself
+         * @description Calls ERC20Votes' `delegate(delegatee)`: the sender's whole balance, now and as it changes, counts as `delegatee`'s votes (`getVotes`, `getPastVotes`); a holder that never delegates has tokens but no votes. Delegating to the sender itself counts its own votes; to the zero address, nobody's. A token without the function (launched without the option) is refused before signing with `NOT_SUPPORTED_BY_TOKEN`, naming the option in `details.option` (`votes`). Recorded, signed locally or by the service, and tracked as transfers are: `wait=mined`, `Idempotency-Key`, webhooks, and without `privateKey` the `unsignedTransaction` to sign, taken back as `signedTransaction`.
+         */
+        post: operations["delegateVotes"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/tokens/allowance": {
         parameters: {
             query?: never;
@@ -2709,7 +2729,7 @@ export interface operations {
                         items: {
                             id: string;
                             /** @enum {string} */
-                            kind: "launch" | "mint" | "faucet" | "transfer" | "approve" | "burn" | "pause" | "grantRole" | "revokeRole" | "transferOwnership";
+                            kind: "launch" | "mint" | "faucet" | "transfer" | "approve" | "burn" | "pause" | "grantRole" | "revokeRole" | "transferOwnership" | "delegate";
                             chain: string;
                             network: string;
                             type: string | null;
@@ -3983,7 +4003,7 @@ export interface operations {
                 limit?: number;
                 /** @description nextCursor of the previous page (the filters may change between pages: the cursor is a position) */
                 cursor?: string;
-                /** @description Only these kinds (launch, mint, faucet, transfer, approve, burn, pause, grantRole, revokeRole, transferOwnership): comma-separated and/or repeated; a record matching any of them is listed */
+                /** @description Only these kinds (launch, mint, faucet, transfer, approve, burn, pause, grantRole, revokeRole, transferOwnership, delegate): comma-separated and/or repeated; a record matching any of them is listed */
                 kind?: string | string[];
                 /** @description Only these statuses (signed, pending, mined, failed, dropped, cancelled): comma-separated and/or repeated; a record matching any of them is listed */
                 status?: string | string[];
@@ -4010,7 +4030,7 @@ export interface operations {
                         items: {
                             id: string;
                             /** @enum {string} */
-                            kind: "launch" | "mint" | "faucet" | "transfer" | "approve" | "burn" | "pause" | "grantRole" | "revokeRole" | "transferOwnership";
+                            kind: "launch" | "mint" | "faucet" | "transfer" | "approve" | "burn" | "pause" | "grantRole" | "revokeRole" | "transferOwnership" | "delegate";
                             chain: string;
                             network: string;
                             type: string | null;
@@ -4973,7 +4993,7 @@ export interface operations {
                     "application/json": {
                         id: string;
                         /** @enum {string} */
-                        kind: "launch" | "mint" | "faucet" | "transfer" | "approve" | "burn" | "pause" | "grantRole" | "revokeRole" | "transferOwnership";
+                        kind: "launch" | "mint" | "faucet" | "transfer" | "approve" | "burn" | "pause" | "grantRole" | "revokeRole" | "transferOwnership" | "delegate";
                         chain: string;
                         network: string;
                         type: string | null;
@@ -5279,7 +5299,7 @@ export interface operations {
                     "application/json": {
                         id: string;
                         /** @enum {string} */
-                        kind: "launch" | "mint" | "faucet" | "transfer" | "approve" | "burn" | "pause" | "grantRole" | "revokeRole" | "transferOwnership";
+                        kind: "launch" | "mint" | "faucet" | "transfer" | "approve" | "burn" | "pause" | "grantRole" | "revokeRole" | "transferOwnership" | "delegate";
                         chain: string;
                         network: string;
                         type: string | null;
@@ -5796,7 +5816,7 @@ export interface operations {
                     "application/json": {
                         id: string;
                         /** @enum {string} */
-                        kind: "launch" | "mint" | "faucet" | "transfer" | "approve" | "burn" | "pause" | "grantRole" | "revokeRole" | "transferOwnership";
+                        kind: "launch" | "mint" | "faucet" | "transfer" | "approve" | "burn" | "pause" | "grantRole" | "revokeRole" | "transferOwnership" | "delegate";
                         chain: string;
                         network: string;
                         type: string | null;
@@ -11620,6 +11640,533 @@ export interface operations {
             };
         };
     };
+    delegateVotes: {
+        parameters: {
+            query?: {
+                wait?: "mined";
+            };
+            header?: {
+                /** @description Retry safely: the same key and body return the first response and send nothing */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description One of: ethereum, binance_smart_chain, base, arbitrum, optimism, polygon, avalanche, bitcoin, or an EVM chain the service declares (`GET /api/v1/networks` lists every pair it serves)
+                     * @example ethereum
+                     */
+                    chain: string;
+                    /**
+                     * @description ethereum: mainnet, sepolia, holesky, hoodi, rinkeby, testnet (= sepolia); binance_smart_chain: mainnet, testnet; base: mainnet, sepolia, testnet (= sepolia); arbitrum: mainnet, sepolia, testnet (= sepolia); optimism: mainnet, sepolia, testnet (= sepolia); polygon: mainnet, amoy, testnet (= amoy); avalanche: mainnet, fuji, testnet (= fuji); bitcoin: mainnet, testnet (testnet4), signet, regtest
+                     * @example sepolia
+                     */
+                    network: string;
+                    /**
+                     * @description The token; an ERC20 launched with token.options.votes (or any with ERC20Votes' delegate)
+                     * @example 0xE15665B3e2Ad3ebDDdaC482d421f024f3762868d
+                     */
+                    contractAddress: string;
+                    /**
+                     * @description Who votes with the sender's tokens from then on: another account, or the sender itself (its own votes); the zero address takes the votes back from everyone
+                     * @example 0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266
+                     */
+                    delegatee: string;
+                    /**
+                     * @description The holder whose votes are delegated (all of its balance, now and to come); pays the fee
+                     * @example 0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266
+                     */
+                    sender: string;
+                    /**
+                     * @description The sender's key; used to sign, never stored or logged. The example is the key of Hardhat's first default account, which is public: use it on simulated chains only
+                     * @example 0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80
+                     */
+                    privateKey: string;
+                } | {
+                    /**
+                     * @description One of: ethereum, binance_smart_chain, base, arbitrum, optimism, polygon, avalanche, bitcoin, or an EVM chain the service declares (`GET /api/v1/networks` lists every pair it serves)
+                     * @example ethereum
+                     */
+                    chain: string;
+                    /**
+                     * @description ethereum: mainnet, sepolia, holesky, hoodi, rinkeby, testnet (= sepolia); binance_smart_chain: mainnet, testnet; base: mainnet, sepolia, testnet (= sepolia); arbitrum: mainnet, sepolia, testnet (= sepolia); optimism: mainnet, sepolia, testnet (= sepolia); polygon: mainnet, amoy, testnet (= amoy); avalanche: mainnet, fuji, testnet (= fuji); bitcoin: mainnet, testnet (testnet4), signet, regtest
+                     * @example sepolia
+                     */
+                    network: string;
+                    /**
+                     * @description The token; an ERC20 launched with token.options.votes (or any with ERC20Votes' delegate)
+                     * @example 0xE15665B3e2Ad3ebDDdaC482d421f024f3762868d
+                     */
+                    contractAddress: string;
+                    /**
+                     * @description Who votes with the sender's tokens from then on: another account, or the sender itself (its own votes); the zero address takes the votes back from everyone
+                     * @example 0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266
+                     */
+                    delegatee: string;
+                    /**
+                     * @description The holder whose votes are delegated (all of its balance, now and to come); pays the fee
+                     * @example 0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266
+                     */
+                    sender: string;
+                    /** @description The `unsignedTransaction` a prepare (this body without privateKey) answered, signed by `sender` unchanged: 0x hex, as an ethers Signer's signTransaction returns it */
+                    signedTransaction: string;
+                } | {
+                    /**
+                     * @description One of: ethereum, binance_smart_chain, base, arbitrum, optimism, polygon, avalanche, bitcoin, or an EVM chain the service declares (`GET /api/v1/networks` lists every pair it serves)
+                     * @example ethereum
+                     */
+                    chain: string;
+                    /**
+                     * @description ethereum: mainnet, sepolia, holesky, hoodi, rinkeby, testnet (= sepolia); binance_smart_chain: mainnet, testnet; base: mainnet, sepolia, testnet (= sepolia); arbitrum: mainnet, sepolia, testnet (= sepolia); optimism: mainnet, sepolia, testnet (= sepolia); polygon: mainnet, amoy, testnet (= amoy); avalanche: mainnet, fuji, testnet (= fuji); bitcoin: mainnet, testnet (testnet4), signet, regtest
+                     * @example sepolia
+                     */
+                    network: string;
+                    /**
+                     * @description The token; an ERC20 launched with token.options.votes (or any with ERC20Votes' delegate)
+                     * @example 0xE15665B3e2Ad3ebDDdaC482d421f024f3762868d
+                     */
+                    contractAddress: string;
+                    /**
+                     * @description Who votes with the sender's tokens from then on: another account, or the sender itself (its own votes); the zero address takes the votes back from everyone
+                     * @example 0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266
+                     */
+                    delegatee: string;
+                    /**
+                     * @description The holder whose votes are delegated (all of its balance, now and to come); pays the fee
+                     * @example 0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266
+                     */
+                    sender: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Accepted by the node (or mined, with wait=mined); a prepare (no privateKey, no signedTransaction): the transaction to sign */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description This operation's record id */
+                        id: string;
+                        /** @example 0x9f8e7d6c5b4a39281706f5e4d3c2b1a09f8e7d6c5b4a39281706f5e4d3c2b1a0 */
+                        transactionHash: string;
+                        /**
+                         * @description pending when answered at once; with wait=mined the state reached: mined, failed, dropped (or pending after the wait timeout)
+                         * @enum {string}
+                         */
+                        status: "signed" | "pending" | "mined" | "failed" | "dropped" | "cancelled";
+                        chain: string;
+                        network: string;
+                        contractAddress: string;
+                        /** @example 0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266 */
+                        sender: string;
+                        /** @description The sender's nonce this write used */
+                        nonce: number;
+                        simulated: boolean;
+                        blockNumber?: number | null;
+                        delegatee: string;
+                    } | {
+                        /** @description Sign exactly this (e.g. ethers `signer.signTransaction(unsignedTransaction)`); any change is refused */
+                        unsignedTransaction: {
+                            chainId: number;
+                            /** @description 2 (EIP-1559) where the chain reports base fees, else 0 (legacy, EIP-155) */
+                            type: 2 | 0;
+                            /** @description Reserved for the sender until expiresAt */
+                            nonce: number;
+                            /**
+                             * @description The node's estimate plus 20 %, at most 16777216 (EIP-7825's cap) for a transaction estimated within it
+                             * @example 1000000000000000000
+                             */
+                            gasLimit: string;
+                            /**
+                             * @description Type 2 only, wei
+                             * @example 1000000000000000000
+                             */
+                            maxFeePerGas?: string;
+                            /**
+                             * @description Type 2 only, wei
+                             * @example 1000000000000000000
+                             */
+                            maxPriorityFeePerGas?: string;
+                            /**
+                             * @description Type 0 only, wei
+                             * @example 1000000000000000000
+                             */
+                            gasPrice?: string;
+                            /** @description null for a launch (a contract creation); the recipient for a NATIVE transfer; the token contract for every other write (a mint, a token transfer, an approval, a burn, a pause, a role or ownership change) */
+                            to: string | null;
+                            data: string;
+                            /**
+                             * @description Native currency it sends, in wei: 0 but for a NATIVE transfer
+                             * @example 1000000000000000000
+                             */
+                            value: string;
+                        };
+                        /** @description Until then the nonce is reserved; a later submit is accepted only while the nonce is still free (nothing took it since) */
+                        expiresAt: string;
+                        chain: string;
+                        network: string;
+                        sender: string;
+                    };
+                };
+            };
+            /** @description Signed and recorded, broadcast not confirmed (status signed), or wait=mined timed out (status pending) */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description This operation's record id */
+                        id: string;
+                        /** @example 0x9f8e7d6c5b4a39281706f5e4d3c2b1a09f8e7d6c5b4a39281706f5e4d3c2b1a0 */
+                        transactionHash: string;
+                        /**
+                         * @description pending when answered at once; with wait=mined the state reached: mined, failed, dropped (or pending after the wait timeout)
+                         * @enum {string}
+                         */
+                        status: "signed" | "pending" | "mined" | "failed" | "dropped" | "cancelled";
+                        chain: string;
+                        network: string;
+                        contractAddress: string;
+                        /** @example 0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266 */
+                        sender: string;
+                        /** @description The sender's nonce this write used */
+                        nonce: number;
+                        simulated: boolean;
+                        blockNumber?: number | null;
+                        delegatee: string;
+                    };
+                };
+            };
+            /** @description `INVALID_ARGUMENT`: A field is missing, has the wrong type or breaks a rule; `INVALID_ADDRESS`: Not an address of that chain and network; `INVALID_PRIVATE_KEY`: Not a 32-byte hex private key; `UNSUPPORTED_CHAIN`: Unknown chain; `UNSUPPORTED_NETWORK`: Unknown network of that chain; `UNSUPPORTED_OPERATION`: The chain cannot do that; `MALFORMED_JSON`: The body is not valid JSON; `MALFORMED_REQUEST`: Not valid HTTP/1.1, or a bad percent-encoding in the path */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "INVALID_ARGUMENT" | "INVALID_ADDRESS" | "INVALID_PRIVATE_KEY" | "UNSUPPORTED_CHAIN" | "UNSUPPORTED_NETWORK" | "UNSUPPORTED_OPERATION" | "MALFORMED_JSON" | "MALFORMED_REQUEST";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `UNAUTHORIZED`: Missing or wrong API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "UNAUTHORIZED";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `PRIVATE_KEYS_DISABLED`: This service takes no private key; `POLICY_DENIED`: The held wallet's policy refuses this write */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "PRIVATE_KEYS_DISABLED" | "POLICY_DENIED";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `REQUEST_TIMEOUT`: The request was not received in time */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "REQUEST_TIMEOUT";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `VERIFICATION_UNAVAILABLE`: The launch's verification input cannot be given; `IDEMPOTENCY_CONFLICT`: Idempotency-Key reused with another body; `IDEMPOTENCY_IN_PROGRESS`: The first request with that Idempotency-Key is still running; `TRANSACTION_NOT_PREPARED`: A signed transaction no prepare reserved; `NONCE_TAKEN`: The prepared transaction's nonce was taken since: prepare again; `WALLET_ALREADY_HELD`: That key is already a held wallet on the pair; `ALREADY_SUBMITTED`: That signed transaction was submitted before; `ALREADY_DEPLOYED`: A contract is already at the launch's CREATE2 address; `OPERATION_FINAL`: The operation is final: nothing to speed up or cancel; `OUTPUT_SPENT`: A later transaction spends an output of the Bitcoin send to replace; `LIVE_NETWORK_FAULTS`: Faults on a live network; `CHAIN_FAULT_CONFLICT`: The fault cannot be made while another one runs */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "VERIFICATION_UNAVAILABLE" | "IDEMPOTENCY_CONFLICT" | "IDEMPOTENCY_IN_PROGRESS" | "TRANSACTION_NOT_PREPARED" | "NONCE_TAKEN" | "WALLET_ALREADY_HELD" | "ALREADY_SUBMITTED" | "ALREADY_DEPLOYED" | "OPERATION_FINAL" | "OUTPUT_SPENT" | "LIVE_NETWORK_FAULTS" | "CHAIN_FAULT_CONFLICT";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `PAYLOAD_TOO_LARGE`: Body over 64 KiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "PAYLOAD_TOO_LARGE";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `UNSUPPORTED_MEDIA_TYPE`: Body not sent as application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "UNSUPPORTED_MEDIA_TYPE";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `HOST_NOT_ALLOWED`: Without API keys (--no-auth): a Host other than a loopback name */
+            421: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "HOST_NOT_ALLOWED";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `EXPLORER_NOT_CONFIGURED`: The explorer is not configured for that pair; `SIMULATED_NETWORK_VERIFICATION`: Verification on a simulated chain; `KEY_SENDER_MISMATCH`: The key does not derive the sender; `TRANSACTION_MISMATCH`: The signed transaction is not the prepared one; `INSUFFICIENT_FUNDS`: The sender cannot pay the fee; `FEE_CAP_EXCEEDED`: The fee it needs is over the pair's fee ceiling: nothing was signed; `NOT_A_TOKEN_CONTRACT`: No ERC20/ERC721/ERC1155 contract at that address; `NOT_A_MINTER`: The sender may not mint on that token; `BATCH_MINT_UNSUPPORTED`: The token has no batch mint; `TOKEN_URI_UNSUPPORTED`: The ERC721 has no per-token URI; `CAP_EXCEEDED`: An ERC20 mint beyond the cap; `TOKEN_ID_TAKEN`: That ERC721 token id exists; `INSUFFICIENT_TOKEN_BALANCE`: The sender holds less of the token than it would transfer; `NOT_TOKEN_OWNER`: The sender (or the named owner) does not hold that token id; `NOT_SUPPORTED_BY_TOKEN`: The token has no such function: it was launched without that option; `TOO_MANY_TOKEN_IDS`: The holder has more token ids than one listing reads; `CREATE2_FACTORY_MISSING`: A launch with salt on a live chain without the CREATE2 factory; `TRANSACTION_REJECTED`: The node refused it; `WOULD_REVERT`: The chain would revert it: nothing was signed; `LIVE_NETWORK_FAUCET`: The faucet on a live network */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "EXPLORER_NOT_CONFIGURED" | "SIMULATED_NETWORK_VERIFICATION" | "KEY_SENDER_MISMATCH" | "TRANSACTION_MISMATCH" | "INSUFFICIENT_FUNDS" | "FEE_CAP_EXCEEDED" | "NOT_A_TOKEN_CONTRACT" | "NOT_A_MINTER" | "BATCH_MINT_UNSUPPORTED" | "TOKEN_URI_UNSUPPORTED" | "CAP_EXCEEDED" | "TOKEN_ID_TAKEN" | "INSUFFICIENT_TOKEN_BALANCE" | "NOT_TOKEN_OWNER" | "NOT_SUPPORTED_BY_TOKEN" | "TOO_MANY_TOKEN_IDS" | "CREATE2_FACTORY_MISSING" | "TRANSACTION_REJECTED" | "WOULD_REVERT" | "LIVE_NETWORK_FAUCET";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `RATE_LIMITED`: Per-key rate limit reached (see Retry-After); `TOO_MANY_CONNECTIONS`: Too many open connections from this address (see Retry-After); `TOO_MANY_AUTH_FAILURES`: Too many wrong API keys from this address (see Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "RATE_LIMITED" | "TOO_MANY_CONNECTIONS" | "TOO_MANY_AUTH_FAILURES";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `HEADERS_TOO_LARGE`: Request headers over 16 KiB */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "HEADERS_TOO_LARGE";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `UPSTREAM_UNAVAILABLE`: The node or Esplora failed to answer; `CHAIN_ID_MISMATCH`: The configured endpoint serves another chain */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "UPSTREAM_UNAVAILABLE" | "CHAIN_ID_MISMATCH";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `BACKEND_NOT_CONFIGURED`: No backend for that network; `CONTRACT_COMPILER_UNAVAILABLE`: The token's contract cannot be compiled here; `SERVICE_UNAVAILABLE`: The database cannot be reached (see Retry-After); `KEYSTORE_LOCKED`: The keystore cannot sign: its passphrase is not set, or wrong; `SIGNING_KEY_UNAVAILABLE`: The held wallet's KMS key cannot sign; `STORAGE_UNAVAILABLE`: The service's own storage is exhausted (see Retry-After); `DATA_DIR_IN_USE`: Another process holds the data directory */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "BACKEND_NOT_CONFIGURED" | "CONTRACT_COMPILER_UNAVAILABLE" | "SERVICE_UNAVAILABLE" | "KEYSTORE_LOCKED" | "SIGNING_KEY_UNAVAILABLE" | "STORAGE_UNAVAILABLE" | "DATA_DIR_IN_USE";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `UPSTREAM_TIMEOUT`: The node or Esplora timed out */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "UPSTREAM_TIMEOUT";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+    };
     readAllowance: {
         parameters: {
             query: {
@@ -14378,7 +14925,7 @@ export interface operations {
                 limit?: number;
                 /** @description nextCursor of the previous page (the filters may change between pages: the cursor is a position) */
                 cursor?: string;
-                /** @description Only these kinds (launch, mint, faucet, transfer, approve, burn, pause, grantRole, revokeRole, transferOwnership): comma-separated and/or repeated; a record matching any of them is listed */
+                /** @description Only these kinds (launch, mint, faucet, transfer, approve, burn, pause, grantRole, revokeRole, transferOwnership, delegate): comma-separated and/or repeated; a record matching any of them is listed */
                 kind?: string | string[];
                 /** @description Only these statuses (signed, pending, mined, failed, dropped, cancelled): comma-separated and/or repeated; a record matching any of them is listed */
                 status?: string | string[];
@@ -17848,7 +18395,7 @@ export interface operations {
                     data: {
                         id: string;
                         /** @enum {string} */
-                        kind: "launch" | "mint" | "faucet" | "transfer" | "approve" | "burn" | "pause" | "grantRole" | "revokeRole" | "transferOwnership";
+                        kind: "launch" | "mint" | "faucet" | "transfer" | "approve" | "burn" | "pause" | "grantRole" | "revokeRole" | "transferOwnership" | "delegate";
                         chain: string;
                         network: string;
                         type: string | null;
@@ -17948,7 +18495,7 @@ export interface operations {
                     data: {
                         id: string;
                         /** @enum {string} */
-                        kind: "launch" | "mint" | "faucet" | "transfer" | "approve" | "burn" | "pause" | "grantRole" | "revokeRole" | "transferOwnership";
+                        kind: "launch" | "mint" | "faucet" | "transfer" | "approve" | "burn" | "pause" | "grantRole" | "revokeRole" | "transferOwnership" | "delegate";
                         chain: string;
                         network: string;
                         type: string | null;
@@ -18048,7 +18595,7 @@ export interface operations {
                     data: {
                         id: string;
                         /** @enum {string} */
-                        kind: "launch" | "mint" | "faucet" | "transfer" | "approve" | "burn" | "pause" | "grantRole" | "revokeRole" | "transferOwnership";
+                        kind: "launch" | "mint" | "faucet" | "transfer" | "approve" | "burn" | "pause" | "grantRole" | "revokeRole" | "transferOwnership" | "delegate";
                         chain: string;
                         network: string;
                         type: string | null;
@@ -18148,7 +18695,7 @@ export interface operations {
                     data: {
                         id: string;
                         /** @enum {string} */
-                        kind: "launch" | "mint" | "faucet" | "transfer" | "approve" | "burn" | "pause" | "grantRole" | "revokeRole" | "transferOwnership";
+                        kind: "launch" | "mint" | "faucet" | "transfer" | "approve" | "burn" | "pause" | "grantRole" | "revokeRole" | "transferOwnership" | "delegate";
                         chain: string;
                         network: string;
                         type: string | null;
@@ -18248,7 +18795,7 @@ export interface operations {
                     data: {
                         id: string;
                         /** @enum {string} */
-                        kind: "launch" | "mint" | "faucet" | "transfer" | "approve" | "burn" | "pause" | "grantRole" | "revokeRole" | "transferOwnership";
+                        kind: "launch" | "mint" | "faucet" | "transfer" | "approve" | "burn" | "pause" | "grantRole" | "revokeRole" | "transferOwnership" | "delegate";
                         chain: string;
                         network: string;
                         type: string | null;
@@ -18348,7 +18895,7 @@ export interface operations {
                     data: {
                         id: string;
                         /** @enum {string} */
-                        kind: "launch" | "mint" | "faucet" | "transfer" | "approve" | "burn" | "pause" | "grantRole" | "revokeRole" | "transferOwnership";
+                        kind: "launch" | "mint" | "faucet" | "transfer" | "approve" | "burn" | "pause" | "grantRole" | "revokeRole" | "transferOwnership" | "delegate";
                         chain: string;
                         network: string;
                         type: string | null;
@@ -18448,7 +18995,7 @@ export interface operations {
                     data: {
                         id: string;
                         /** @enum {string} */
-                        kind: "launch" | "mint" | "faucet" | "transfer" | "approve" | "burn" | "pause" | "grantRole" | "revokeRole" | "transferOwnership";
+                        kind: "launch" | "mint" | "faucet" | "transfer" | "approve" | "burn" | "pause" | "grantRole" | "revokeRole" | "transferOwnership" | "delegate";
                         chain: string;
                         network: string;
                         type: string | null;

@@ -1,15 +1,15 @@
 import { ZeroHash, id } from "ethers";
 
 import { parseEvmAddress } from "./addresses.js";
-import type { BurnRequest, OwnershipRequest, PauseRequest, RoleRequest } from "./admin-requests.js";
+import type { BurnRequest, PauseRequest } from "./admin-requests.js";
 import { parseTokenStandard } from "./asset-types.js";
 import { requireEvm, type ChainRegistry } from "./chains.js";
 import type { EvmPair } from "./commands.js";
 import { invalidArgument } from "./errors.js";
 import type { Unsigned } from "./requests.js";
-import { counterparty, positiveAmount, requiredTokenId } from "./write-fields.js";
+import { positiveAmount, requiredTokenId } from "./write-fields.js";
 
-// Burns, pauses, role grants and revokes, and ownership transfers, parsed once where they enter the core (as
+// Burns and pauses (role grants and revokes, ownership transfers: kinds/), parsed once where they enter the core (as
 // commands.ts does launches): every later step reads these fields, never the request's text again.
 
 /** What a burn destroys: the sender's own tokens. */
@@ -23,6 +23,7 @@ export interface PauseParams {
   paused: boolean;
 }
 
+/** A role of a token, as the role kinds' check reads it (kinds/roles.ts). */
 export interface RoleParams {
   contractAddress: string;
   /** The role as the request named it: a name the token defines, or a role id. */
@@ -31,14 +32,6 @@ export interface RoleParams {
   roleId: string;
   /** Set when `role` is a name: the token must define it as a view of that name (`MINTER_ROLE()`). */
   named: boolean;
-  account: string;
-  /** grantRole (true) or revokeRole (false). */
-  grant: boolean;
-}
-
-export interface OwnershipParams {
-  contractAddress: string;
-  newOwner: string;
 }
 
 /** One of these writes: the pair, who signs, and its parameters. */
@@ -50,8 +43,6 @@ export interface AdminCommand<P> {
 
 export type BurnCommand = AdminCommand<BurnParams>;
 export type PauseCommand = AdminCommand<PauseParams>;
-export type RoleCommand = AdminCommand<RoleParams>;
-export type OwnershipCommand = AdminCommand<OwnershipParams>;
 
 /** OpenZeppelin AccessControl's admin of every role by default; its id is zero, not a hash. */
 export const DEFAULT_ADMIN_ROLE = "DEFAULT_ADMIN_ROLE";
@@ -60,8 +51,8 @@ function refuse(field: string, message: string): never {
   throw invalidArgument(field, message);
 }
 
-/** The pair, the sender and the token every one of these writes names. */
-function common(
+/** The pair, the sender and the token every one of these writes names (the token calls of kinds/ too). */
+export function common(
   request: { chain: string; network: string; sender: unknown; contractAddress: unknown },
   chains: ChainRegistry,
   what: string,
@@ -100,17 +91,4 @@ export function parseRole(value: unknown): { role: string; roleId: string; named
     refuse("role", "role must be a role's name (MINTER_ROLE, PAUSER_ROLE, DEFAULT_ADMIN_ROLE, …) or its id as 32 bytes of 0x hex");
   }
   return { role: value, roleId: value === DEFAULT_ADMIN_ROLE ? ZeroHash : id(value), named: true };
-}
-
-export function parseRoleCommand(request: Unsigned<RoleRequest>, chains: ChainRegistry, grant: boolean): RoleCommand {
-  const { pair, sender, contractAddress } = common(request, chains, grant ? "role grant" : "role revoke");
-  const role = parseRole(request.role);
-  const account = counterparty(request.account, "account", "no one could use the role");
-  return { pair, sender, params: { contractAddress, ...role, account, grant } };
-}
-
-export function parseOwnershipCommand(request: Unsigned<OwnershipRequest>, chains: ChainRegistry): OwnershipCommand {
-  const { pair, sender, contractAddress } = common(request, chains, "ownership transfer");
-  const newOwner = counterparty(request.newOwner, "newOwner", "it would leave the token without an owner; the token refuses it");
-  return { pair, sender, params: { contractAddress, newOwner } };
 }

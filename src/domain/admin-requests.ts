@@ -25,7 +25,7 @@ export interface PauseRequest extends PairRequest, SigningFields {
   sender: string;
 }
 
-/** A role grant or revoke (AccessControl's grantRole, revokeRole). */
+/** A role grant or revoke (AccessControl's grantRole, revokeRole; domain/kinds/roles.ts): the facade's methods take it. */
 export interface RoleRequest extends PairRequest, SigningFields {
   contractAddress: string;
   /** A role the token names (MINTER_ROLE, PAUSER_ROLE, DEFAULT_ADMIN_ROLE, …), or a role id as 32 bytes of 0x hex. */
@@ -36,7 +36,7 @@ export interface RoleRequest extends PairRequest, SigningFields {
   sender: string;
 }
 
-/** Ownable's transferOwnership. */
+/** Ownable's transferOwnership (domain/kinds/transfer-ownership.ts): the request the facade's method takes. */
 export interface OwnershipRequest extends PairRequest, SigningFields {
   contractAddress: string;
   newOwner: string;

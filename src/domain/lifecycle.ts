@@ -2,20 +2,26 @@
 // the record's shape in each state. The tracker's decisions (core/operations/decide.ts), the stores' guards on a
 // change and the webhook events all read this table; nothing else decides which move is allowed.
 
+import { TOKEN_CALL_KINDS, type TokenCallKindName } from "./kinds/index.js";
+
+/** The kinds the core's write paths know by name; those of domain/kinds/ follow them. */
+const BUILT_IN_KINDS = ["launch", "mint", "faucet", "transfer", "approve", "burn", "pause"] as const;
+
 /** What the service does on a chain, as one durable record. */
-export const OPERATION_KINDS = [
-  "launch",
-  "mint",
-  "faucet",
-  "transfer",
-  "approve",
-  "burn",
-  "pause",
-  "grantRole",
-  "revokeRole",
-  "transferOwnership",
-] as const;
-export type OperationKind = (typeof OPERATION_KINDS)[number];
+export type OperationKind = (typeof BUILT_IN_KINDS)[number] | TokenCallKindName;
+export const OPERATION_KINDS: readonly [OperationKind, ...OperationKind[]] = [
+  ...BUILT_IN_KINDS,
+  ...TOKEN_CALL_KINDS.map((kind) => kind.name),
+];
+
+/**
+ * Refuses a record of a kind no module describes. The stores call it where a record is written: since migration 0014 the
+ * database holds no list of kinds, so that a kind added in code needs no migration.
+ */
+export function requireOperationKind(kind: string): OperationKind {
+  if (!(OPERATION_KINDS as readonly string[]).includes(kind)) throw new Error(`unknown operation kind ${JSON.stringify(kind)}`);
+  return kind as OperationKind;
+}
 
 /**
  * signed: written, with its raw transaction, before the broadcast; pending: the node has it; mined: included with the

@@ -4,13 +4,13 @@ import { EXAMPLE_MANAGED_CONTRACT } from "./examples.js";
 import { address, amountEcho, chain, integerString, network, preparedTransaction, shownAddress, signedWrite, warnings } from "./schemas.js";
 import { TokenStandard, settled, shownStandard, tokenContract } from "./transfer-schemas.js";
 
-// The shapes of burns, pauses, role grants and revokes and ownership transfers (routes/admin.ts). As in schemas.ts they
-// check shape only; the core checks meaning (an address of that network, a token that has the function).
+// The shapes of burns and pauses (routes/admin.ts; a kind of domain/kinds/ has its own made in routes/token-calls.ts). As in schemas.ts they check shape only; the core checks meaning (an address of that network,
+// a token that has the function).
 
 const managedToken = tokenContract.meta({ examples: [EXAMPLE_MANAGED_CONTRACT] });
 
-/** What each of these answers besides the operation itself. */
-const written = {
+/** What each of these answers besides the operation itself (and the token calls of routes/token-calls.ts). */
+export const written = {
   ...settled,
   contractAddress: z.string(),
   sender: shownAddress,
@@ -47,37 +47,6 @@ export const PauseWrite = signedWrite({
 });
 
 export const Pause = z.object({ ...written, paused: z.boolean().describe("The state the write puts the token in") });
-
-export const RoleWrite = signedWrite({
-  chain,
-  network,
-  contractAddress: tokenContract.describe("The token; launched with access roles (AccessControl)"),
-  role: z
-    .string()
-    .describe(
-      "A role the token defines, by name (MINTER_ROLE, PAUSER_ROLE, DEFAULT_ADMIN_ROLE, …: the token must have a view of that name), or its id as 32 bytes of 0x hex",
-    )
-    .meta({ examples: ["MINTER_ROLE"] }),
-  account: address.describe("Who gains or loses the role; not the zero address"),
-  sender: address.describe("A holder of the role's admin role (DEFAULT_ADMIN_ROLE for the service's tokens)"),
-});
-
-export const RoleChange = z.object({
-  ...written,
-  role: z.string().describe("As the request named it"),
-  roleId: z.string().describe("The bytes32 id: keccak-256 of the name; DEFAULT_ADMIN_ROLE is 0x00…00"),
-  account: z.string(),
-});
-
-export const OwnershipWrite = signedWrite({
-  chain,
-  network,
-  contractAddress: managedToken.describe("The token; launched with access ownable (Ownable)"),
-  newOwner: address.describe("The owner from then on; not the zero address"),
-  sender: address.describe("The owner"),
-});
-
-export const OwnershipTransfer = z.object({ ...written, newOwner: z.string() });
 
 export const PreparedBurn = preparedTransaction(shownStandard);
 /** A pause, role or ownership write names no standard: it calls any token that has the function. */

@@ -50,3 +50,16 @@ export const EXAMPLE_MINTABLE_CONTRACT = "0xDc64a140Aa3E981100a9becA4E685f962f0c
  */
 export const EXAMPLE_MANAGED_SALT = "0xe246480add4ff354adab60a94dc85e355e8ce62ad1ad0afa45b95a14b60f9a28";
 export const EXAMPLE_MANAGED_CONTRACT = "0x6bE593eae15F9c551d0EA66604fAD7284148134E";
+
+/** The launch example "votes" deploys, with a salt, at this address on every chain: an ERC20 with ERC20Votes. */
+export const EXAMPLE_VOTES_SALT = "0x7ef291445d804e60a563b8bb0632a8208bd2c3f4a6c24796c1e50e9418cbc507";
+export const EXAMPLE_VOTES_CONTRACT = "0xE15665B3e2Ad3ebDDdaC482d421f024f3762868d";
+
+/**
+ * The tokens the launch examples with a salt deploy, by the example's name: a write kind's examples name one of them
+ * (http/routes/token-calls.ts, the kind's `http.example.launch`), so that they work as written.
+ */
+export const EXAMPLE_LAUNCHED_CONTRACTS: Readonly<Record<string, string>> = {
+  managed: EXAMPLE_MANAGED_CONTRACT,
+  votes: EXAMPLE_VOTES_CONTRACT,
+};

@@ -14,6 +14,7 @@ import type {
   UnfinishedTransaction,
 } from "../core/operations/types.js";
 import { allowedSources, lastIndexById } from "./transition-guard.js";
+import { requireOperationKind } from "../domain/lifecycle.js";
 
 interface Entry {
   record: LeasedOperation;
@@ -34,6 +35,7 @@ export class MemoryOperationStore implements OperationStore {
 
   async insertOperation(operation: NewOperation): Promise<void> {
     if (this.entries.has(operation.id)) throw new Error(`operation ${operation.id} exists`);
+    requireOperationKind(operation.kind);
     const now = new Date().toISOString();
     const { reason, checkInMs, lease, transactions = [], ...fields } = operation;
     const unfinished = operation.status === "signed" || operation.status === "pending";

@@ -1,6 +1,7 @@
 import { Migrator, sql, type Kysely, type Migration } from "kysely";
 
 import { dialectSql, type DialectName } from "./dialect.js";
+import { dropOperationsCheck, replaceOperationsCheck } from "./operations-checks.js";
 
 /**
  * The schema, written once with Kysely's schema builder for both databases. Append only: a released
@@ -520,38 +521,13 @@ export function migrations(dialect: DialectName): Record<string, Migration> {
           .execute();
       },
     },
+    // The kind column's check goes (docs/decisions/0063): a write kind is one module of src/domain/kinds/ and its name
+    // is checked where a record is written (store/operation-rows.ts, memory-store.ts), so that a new kind needs no
+    // migration. SQLite rebuilds the table to drop a check; every record, index and other constraint is kept.
+    "0014_operation_kinds_checked_in_code": {
+      up: (db: Kysely<unknown>) => dropOperationsCheck(db, dialect, "kind"),
+    },
   };
-}
-
-/**
- * Replaces the check on operations.`column` with one admitting `values`. PostgreSQL alters the constraint. SQLite cannot
- * alter a check: the table is rebuilt from its own definition with the new check (SQLite's documented procedure: make
- * the new table, copy the rows, drop the old, rename, make the indexes again), so columns later migrations add are kept.
- */
-export async function replaceOperationsCheck(
-  db: Kysely<unknown>,
-  dialect: DialectName,
-  column: "kind" | "status",
-  values: readonly string[],
-): Promise<void> {
-  const check = `check (${column} in (${values.map((value) => `'${value}'`).join(", ")}))`;
-  if (dialect === "postgres") {
-    await sql`alter table operations drop constraint ${sql.raw(`operations_${column}_check`)}`.execute(db);
-    await sql`alter table operations add constraint ${sql.raw(`operations_${column}_check`)} ${sql.raw(check)}`.execute(db);
-    return;
-  }
-  const definitions = await sql<{ type: string; sql: string | null }>`
-    select type, sql from sqlite_master where tbl_name = 'operations' and sql is not null`.execute(db);
-  const table = definitions.rows.find((row) => row.type === "table")?.sql ?? "";
-  const existing = new RegExp(`check \\(${column} in \\([^)]*\\)\\)`);
-  if (!/^CREATE TABLE "operations" \(/.test(table) || !existing.test(table))
-    throw new Error(`operations table definition not as expected: cannot replace its ${column} check`);
-  const rebuilt = table.replace(/^CREATE TABLE "operations"/, 'CREATE TABLE "operations_rebuilt"').replace(existing, check);
-  await sql.raw(rebuilt).execute(db);
-  await sql`insert into operations_rebuilt select * from operations`.execute(db);
-  await sql`drop table operations`.execute(db);
-  await sql`alter table operations_rebuilt rename to operations`.execute(db);
-  for (const index of definitions.rows.filter((row) => row.type === "index")) await sql.raw(index.sql!).execute(db);
 }
 
 /**

@@ -7,7 +7,7 @@ import type {
   OperationTransition,
   StuckNotice,
 } from "../core/operations/types.js";
-import type { BitcoinSpend } from "../domain/lifecycle.js";
+import { requireOperationKind, type BitcoinSpend } from "../domain/lifecycle.js";
 import type { DialectSql } from "./dialect.js";
 import type { Database } from "./schema.js";
 import type { NewOperation, OperationRecord } from "./types.js";
@@ -137,7 +137,8 @@ export function operationRow(d: DialectSql, operation: NewOperation) {
   return {
     id: operation.id,
     api_key_id: operation.apiKeyId,
-    kind: operation.kind,
+    // The database checks no kind since migration 0014: the list is the code's (domain/kinds/).
+    kind: requireOperationKind(operation.kind),
     chain: operation.chain,
     network: operation.network,
     token_type: operation.tokenType,

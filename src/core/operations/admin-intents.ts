@@ -1,24 +1,15 @@
 import type { EvmChain } from "../../chains/evm/chain.js";
-import {
-  burnData,
-  ownershipData,
-  pauseData,
-  preflightBurn,
-  preflightOwnership,
-  preflightPause,
-  preflightRole,
-  roleData,
-} from "../../chains/evm/write/admin.js";
-import type { AdminCommand, BurnCommand, OwnershipCommand, PauseCommand, RoleCommand } from "../../domain/admin-commands.js";
-import type { BurnResult, OwnershipResult, PauseResult, RoleResult } from "../../domain/admin-requests.js";
+import { burnData, pauseData, preflightBurn, preflightPause } from "../../chains/evm/write/admin.js";
+import type { AdminCommand, BurnCommand, PauseCommand } from "../../domain/admin-commands.js";
+import type { BurnResult, PauseResult } from "../../domain/admin-requests.js";
 import { readErc20Decimals } from "../../chains/evm/read/balances.js";
 import { echoed, type WriteIntent } from "./intents.js";
 
-// Burns, pauses, role grants and revokes, ownership transfers as write intents: one call on the token each, recorded,
+// Burns and pauses (and, through tokenCall, the kinds of domain/kinds/) as write intents: one call on the token each, recorded,
 // signed and tracked by the one pipeline as transfers are. Each record's params are the answer's own fields.
 
 /** A call on `command`'s token: its record holds `fields` (with the contract) and its answer repeats them. */
-function tokenCall<Fields extends object>(
+export function tokenCall<Fields extends object>(
   kind: WriteIntent<unknown>["kind"],
   command: AdminCommand<{ contractAddress: string }>,
   call: { data: string; tokenType: string | null; fields: Fields; preflight(chain: EvmChain): Promise<void> },
@@ -81,27 +72,5 @@ export function pauseIntent(command: PauseCommand): WriteIntent<PauseResult> {
     tokenType: null,
     fields: { paused: params.paused },
     preflight: (chain) => preflightPause(chain, params),
-  });
-}
-
-/** `grantRole(role, account)` or `revokeRole(role, account)`. */
-export function roleIntent(command: RoleCommand): WriteIntent<RoleResult> {
-  const { params } = command;
-  return tokenCall(params.grant ? "grantRole" : "revokeRole", command, {
-    data: roleData(params),
-    tokenType: null,
-    fields: { role: params.role, roleId: params.roleId, account: params.account },
-    preflight: (chain) => preflightRole(chain, params),
-  });
-}
-
-/** `transferOwnership(newOwner)`. */
-export function ownershipIntent(command: OwnershipCommand): WriteIntent<OwnershipResult> {
-  const { params } = command;
-  return tokenCall("transferOwnership", command, {
-    data: ownershipData(params),
-    tokenType: null,
-    fields: { newOwner: params.newOwner },
-    preflight: (chain) => preflightOwnership(chain, params),
   });
 }

@@ -1,23 +1,15 @@
-import { parseBurnCommand, parseOwnershipCommand, parsePauseCommand, parseRoleCommand } from "../../domain/admin-commands.js";
-import type {
-  BurnRequest,
-  BurnResult,
-  OwnershipRequest,
-  OwnershipResult,
-  PauseRequest,
-  PauseResult,
-  RoleRequest,
-  RoleResult,
-} from "../../domain/admin-requests.js";
+import { parseBurnCommand, parsePauseCommand } from "../../domain/admin-commands.js";
+import type { BurnRequest, BurnResult, PauseRequest, PauseResult } from "../../domain/admin-requests.js";
 import type { ChainRegistry } from "../../domain/chains.js";
 import { parseLaunchCommand } from "../../domain/commands.js";
 import { parseMintCommand } from "../../domain/mint-commands.js";
 import type { LaunchRequest, LaunchResult, MintRequest, MintResult, SigningFields, Unsigned } from "../../domain/requests.js";
 import { parseApproveCommand, parseTransferCommand } from "../../domain/transfer-commands.js";
 import type { ApproveRequest, ApproveResult, TransferRequest, TransferResult } from "../../domain/transfer-requests.js";
-import { burnIntent, ownershipIntent, pauseIntent, roleIntent } from "./admin-intents.js";
+import { burnIntent, pauseIntent } from "./admin-intents.js";
 import type { FirstUseCompiler } from "../../chains/evm/variants/first-use-compiler.js";
 import { approveIntent, launchIntent, mintIntent, transferIntent, type WriteIntent } from "./intents.js";
+import { TOKEN_CALL_COMMANDS } from "./token-call-intents.js";
 
 // Every write the service makes, by name: how its request becomes the one intent the pipeline records, signs, sends and
 // tracks (Operations.write and Operations.prepare). A door names the command; it never builds an intent itself.
@@ -43,11 +35,8 @@ export const WRITE_COMMANDS = {
   approve: command<ApproveRequest, ApproveResult>((request, chains) => approveIntent(parseApproveCommand(request, chains))),
   burn: command<BurnRequest, BurnResult>((request, chains) => burnIntent(parseBurnCommand(request, chains))),
   pause: command<PauseRequest, PauseResult>((request, chains) => pauseIntent(parsePauseCommand(request, chains))),
-  grantRole: command<RoleRequest, RoleResult>((request, chains) => roleIntent(parseRoleCommand(request, chains, true))),
-  revokeRole: command<RoleRequest, RoleResult>((request, chains) => roleIntent(parseRoleCommand(request, chains, false))),
-  transferOwnership: command<OwnershipRequest, OwnershipResult>((request, chains) =>
-    ownershipIntent(parseOwnershipCommand(request, chains)),
-  ),
+  // The kinds of domain/kinds/, each described by one module there.
+  ...TOKEN_CALL_COMMANDS,
 };
 
 export type WriteCommandName = keyof typeof WRITE_COMMANDS;

@@ -1,35 +1,18 @@
-import {
-  Burn,
-  BurnWrite,
-  OwnershipTransfer,
-  OwnershipWrite,
-  Pause,
-  PauseWrite,
-  PreparedBurn,
-  PreparedTokenCall,
-  RoleChange,
-  RoleWrite,
-} from "../admin-schemas.js";
-import {
-  EXAMPLE_ACCOUNT,
-  EXAMPLE_MANAGED_CONTRACT,
-  EXAMPLE_PAIR,
-  EXAMPLE_RECIPIENT,
-  EXAMPLE_TOKEN_CONTRACT,
-  ONE_TOKEN,
-} from "../examples.js";
+import { Burn, BurnWrite, Pause, PauseWrite, PreparedBurn, PreparedTokenCall } from "../admin-schemas.js";
+import { EXAMPLE_ACCOUNT, EXAMPLE_MANAGED_CONTRACT, EXAMPLE_PAIR, ONE_TOKEN } from "../examples.js";
 import { defineWriteRoute } from "./write-route.js";
 
-// The writes that change a token itself: burn, pause, roles, ownership. The "managed" launch example deploys the token
-// the burn, pause and ownership examples name; the role examples name the example account's first launch (roles).
+// The writes that change a token itself: burn and pause here; roles, ownership and the other kinds of domain/kinds/ in
+// routes/token-calls.ts, which shares the words below. The "managed" launch example deploys the token the burn and
+// pause examples name.
 
-const signedByService = { sender: EXAMPLE_ACCOUNT.address, privateKey: EXAMPLE_ACCOUNT.privateKey };
+export const signedByService = { sender: EXAMPLE_ACCOUNT.address, privateKey: EXAMPLE_ACCOUNT.privateKey };
 const managed = { ...EXAMPLE_PAIR, contractAddress: EXAMPLE_MANAGED_CONTRACT };
-const RECORDED =
+export const RECORDED =
   "Recorded, signed locally or by the service, and tracked as transfers are: `wait=mined`, `Idempotency-Key`, webhooks, and without `privateKey` the `unsignedTransaction` to sign, taken back as `signedTransaction`.";
-const NOT_SUPPORTED =
+export const NOT_SUPPORTED =
   "A token without the function (launched without the option) is refused before signing with `NOT_SUPPORTED_BY_TOKEN`, naming the option in `details.option`";
-const prepare = (value: Record<string, unknown>) => ({
+export const prepare = (value: Record<string, unknown>) => ({
   summary: "Prepare: no key, answers the unsigned transaction to sign",
   value: { ...value, sender: EXAMPLE_ACCOUNT.address },
 });
@@ -71,62 +54,4 @@ export const pauseRoute = defineWriteRoute({
   answer: Pause,
   prepared: PreparedTokenCall,
   command: "pause",
-});
-
-const roleDescription = (call: string) =>
-  `Calls AccessControl's \`${call}(role, account)\` on a token launched with access \`roles\`. \`role\` is a name the token defines (its view of that name gives the id: \`MINTER_ROLE\`, \`PAUSER_ROLE\`, \`DEFAULT_ADMIN_ROLE\`), or the id itself. ${NOT_SUPPORTED}: an Ownable token (\`access\`: \`details.needed\` \`roles\`, \`details.found\` \`ownable\`), a role it does not define (field \`role\`; \`PAUSER_ROLE\` without \`pausable\`). A sender without the role's admin role is refused with \`WOULD_REVERT\` (\`AccessControlUnauthorizedAccount\`). ${RECORDED}`;
-const roleExample = { ...EXAMPLE_PAIR, contractAddress: EXAMPLE_TOKEN_CONTRACT, role: "MINTER_ROLE", account: EXAMPLE_RECIPIENT };
-
-export const grantRoleRoute = defineWriteRoute({
-  path: "/tokens/roles/grant",
-  operationId: "grantRole",
-  tag: "tokens",
-  summary: "Grant a role of a token (MINTER_ROLE, PAUSER_ROLE, DEFAULT_ADMIN_ROLE, …) to an account",
-  description: roleDescription("grantRole"),
-  write: RoleWrite,
-  bodyExamples: {
-    minter: {
-      summary: "Hardhat's second account may mint the example account's first launch",
-      value: { ...roleExample, ...signedByService },
-    },
-    prepare: prepare(roleExample),
-  },
-  answer: RoleChange,
-  prepared: PreparedTokenCall,
-  command: "grantRole",
-});
-
-export const revokeRoleRoute = defineWriteRoute({
-  path: "/tokens/roles/revoke",
-  operationId: "revokeRole",
-  tag: "tokens",
-  summary: "Revoke a role of a token from an account",
-  description: roleDescription("revokeRole"),
-  write: RoleWrite,
-  bodyExamples: {
-    minter: { summary: "Hardhat's second account may mint no more", value: { ...roleExample, ...signedByService } },
-    prepare: prepare(roleExample),
-  },
-  answer: RoleChange,
-  prepared: PreparedTokenCall,
-  command: "revokeRole",
-});
-
-export const transferOwnershipRoute = defineWriteRoute({
-  path: "/tokens/ownership/transfer",
-  operationId: "transferOwnership",
-  tag: "tokens",
-  summary: "Hand a token launched with access ownable to a new owner",
-  description: `Calls Ownable's \`transferOwnership(newOwner)\`: the new owner alone may then mint, pause and transfer ownership again. ${NOT_SUPPORTED} (\`access\`: \`details.needed\` \`ownable\`; a token with roles hands over by granting \`DEFAULT_ADMIN_ROLE\`). A sender that is not the owner is refused with \`WOULD_REVERT\` (\`OwnableUnauthorizedAccount\`). ${RECORDED}`,
-  write: OwnershipWrite,
-  bodyExamples: {
-    recipient: {
-      summary: "The token the launch example “managed” deploys, to Hardhat's second account",
-      value: { ...managed, newOwner: EXAMPLE_RECIPIENT, ...signedByService },
-    },
-    prepare: prepare({ ...managed, newOwner: EXAMPLE_RECIPIENT }),
-  },
-  answer: OwnershipTransfer,
-  prepared: PreparedTokenCall,
-  command: "transferOwnership",
 });

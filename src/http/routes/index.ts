@@ -1,10 +1,11 @@
 import type { RouteDefinition } from "../route.js";
-import { burnRoute, grantRoleRoute, pauseRoute, revokeRoleRoute, transferOwnershipRoute } from "./admin.js";
+import { burnRoute, pauseRoute } from "./admin.js";
 import { clearChainFaultRoute, clearChainFaultsRoute, injectChainFaultRoute, listChainFaultsRoute } from "./faults.js";
 import { faucetRoute, networksRoute, transactionRoute } from "./misc.js";
 import { cancelRoute, speedUpRoute } from "./replacements.js";
 import { getOperationRoute, launchTokenRoute, mintTokenRoute, tokenBalanceRoute } from "./tokens.js";
 import { listOperationsRoute, listTokensRoute } from "./listings.js";
+import { TOKEN_CALL_ROUTES } from "./token-calls.js";
 import { getVerificationRoute, tokenVerificationRoute, verifyTokenRoute } from "./verification.js";
 import { allowanceRoute, approveRoute, ownedTokensRoute, tokenInfoRoute, transferRoute } from "./transfers.js";
 import {
@@ -47,9 +48,8 @@ export const API_ROUTES: RouteDefinition[] = [
   approveRoute,
   burnRoute,
   pauseRoute,
-  grantRoleRoute,
-  revokeRoleRoute,
-  transferOwnershipRoute,
+  // Every write kind of domain/kinds/, each made from its description.
+  ...TOKEN_CALL_ROUTES,
   // Before GET /tokens/{contract}, which would take "allowance" for a contract.
   allowanceRoute,
   tokenInfoRoute,

@@ -30,6 +30,8 @@ import {
   EXAMPLE_SALT,
   EXAMPLE_THIRD_ACCOUNT,
   EXAMPLE_TOKEN_CONTRACT,
+  EXAMPLE_VOTES_CONTRACT,
+  EXAMPLE_VOTES_SALT,
   ONE_TOKEN,
 } from "../examples.js";
 import { MAX_MINT_RECIPIENTS } from "../../domain/mint-commands.js";
@@ -145,6 +147,21 @@ export const launchTokenRoute = defineWriteRoute({
           options: { burnable: true, pausable: true, access: "ownable" },
         },
         salt: EXAMPLE_MANAGED_SALT,
+        sender: EXAMPLE_ACCOUNT.address,
+        privateKey: EXAMPLE_ACCOUNT.privateKey,
+      },
+    },
+    votes: {
+      summary: "ERC20 with votes (ERC20Votes), at the address the delegation examples name",
+      description:
+        'The salt (ethers\' `id("gold-votes-v1")`) puts it at `' +
+        EXAMPLE_VOTES_CONTRACT +
+        "` on every chain. Its holders' tokens count as votes once delegated (POST /tokens/delegate).",
+      value: {
+        ...EXAMPLE_PAIR,
+        type: "ERC20",
+        token: { name: "Gold Votes", symbol: "GLDV", initialSupply: "1000000000000000000000", options: { votes: true } },
+        salt: EXAMPLE_VOTES_SALT,
         sender: EXAMPLE_ACCOUNT.address,
         privateKey: EXAMPLE_ACCOUNT.privateKey,
       },

@@ -18,5 +18,6 @@ describeWalkthrough({
     "/api/v1/tokens/roles/grant",
     "/api/v1/tokens/roles/revoke",
     "/api/v1/tokens/ownership/transfer",
+    "/api/v1/tokens/delegate",
   ],
 });

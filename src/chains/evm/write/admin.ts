@@ -1,6 +1,6 @@
 import { id } from "ethers";
 
-import type { BurnParams, OwnershipParams, PauseParams, RoleParams } from "../../../domain/admin-commands.js";
+import type { BurnParams, PauseParams, RoleParams } from "../../../domain/admin-commands.js";
 import { ErrorCode, TokenServiceError, invalidArgument } from "../../../domain/errors.js";
 import type { EvmChain } from "../chain.js";
 import { probeCode, type CodeProbe } from "../read/code-probe.js";
@@ -9,7 +9,8 @@ import { supportedInterfaces, view, viewCall } from "../read/view-call.js";
 import { INTERFACE_IDS, erc721Standard, tokenExtensions } from "../standard-abi.js";
 import { erc721Owner, notOwner, requireErc1155Balance, requireErc20Balance } from "./transfer.js";
 
-// Burns, pauses, role grants and revokes, ownership transfers: the call each makes, and what is refused before signing.
+// Burns and pauses: the call each makes, and what is refused before signing; and the refusals the token calls of
+// domain/kinds/ name (a missing function, a role the token does not define, a token without an owner).
 // A token that lacks the function (launched without the option) is NOT_SUPPORTED_BY_TOKEN, read from its code; what
 // the token would revert otherwise (a sender without the role, a paused token) is found by the node's estimate and
 // answered WOULD_REVERT with the token's error decoded, as for every write.
@@ -25,14 +26,6 @@ export function burnData(sender: string, params: BurnParams): string {
 
 export function pauseData(params: PauseParams): string {
   return tokenExtensions.encodeFunctionData(params.paused ? "pause" : "unpause");
-}
-
-export function roleData(params: RoleParams): string {
-  return tokenExtensions.encodeFunctionData(params.grant ? "grantRole" : "revokeRole", [params.roleId, params.account]);
-}
-
-export function ownershipData(params: OwnershipParams): string {
-  return tokenExtensions.encodeFunctionData("transferOwnership", [params.newOwner]);
 }
 
 function notSupported(contract: string, message: string, details: Record<string, unknown>, field = "contractAddress"): TokenServiceError {
@@ -103,7 +96,7 @@ const ROLE_OPTIONS = new Map([
  * role is refused, not granted as an id nobody checks. Whether the sender holds the role's admin role is the node's
  * estimate's to find (AccessControlUnauthorizedAccount).
  */
-export async function preflightRole(chain: EvmChain, params: RoleParams): Promise<void> {
+export async function preflightRole(chain: EvmChain, params: RoleParams, call: string): Promise<void> {
   const contract = params.contractAddress;
   const [, declared, owner, roleId] = await Promise.all([
     probeCode(chain, contract),
@@ -121,7 +114,7 @@ export async function preflightRole(chain: EvmChain, params: RoleParams): Promis
         option: "access",
         needed: "roles",
         found: owner !== undefined ? "ownable" : "neither",
-        function: params.grant ? "grantRole(bytes32,address)" : "revokeRole(bytes32,address)",
+        function: call,
       },
     );
   }
@@ -147,7 +140,8 @@ async function roleDefinedBy(chain: EvmChain, contract: string, name: string): P
   return answer.length === 66 ? answer : undefined;
 }
 
-export async function preflightOwnership(chain: EvmChain, params: OwnershipParams): Promise<void> {
+/** The token must have an owner (Ownable): a token with roles hands over by granting DEFAULT_ADMIN_ROLE instead. */
+export async function preflightOwnership(chain: EvmChain, params: { contractAddress: string }): Promise<void> {
   const contract = params.contractAddress;
   const [probe, owner, declared] = await Promise.all([
     probeCode(chain, contract),
@@ -162,4 +156,17 @@ export async function preflightOwnership(chain: EvmChain, params: OwnershipParam
       : "has no owner() and transferOwnership(address) (OpenZeppelin's Ownable)",
     { option: "access", needed: "ownable", found: declared.accessControl ? "roles" : "neither", function: "transferOwnership(address)" },
   );
+}
+
+/**
+ * A token call of domain/kinds/: the token's code must have every function its kind requires (no code at all is
+ * NOT_A_TOKEN_CONTRACT); what it would revert otherwise is the node's estimate's to find, as for every write.
+ */
+export async function preflightRequiredFunctions(
+  chain: EvmChain,
+  contract: string,
+  requires: { functions: readonly string[]; option: string; launchedWithout: string },
+): Promise<void> {
+  const probe = await probeCode(chain, contract);
+  requireFunctions(probe, contract, [...requires.functions], requires.option, requires.launchedWithout);
 }
