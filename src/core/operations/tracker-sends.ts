@@ -100,7 +100,7 @@ export async function broadcastAgain(
   heldNowhere?: true,
   behindReservation = false,
 ): Promise<Observation> {
-  const outcome = await sendRaw(chain, await rawOf(store, record));
+  const outcome = await sendRaw(chain, await rawOf(store, await following(store, record)));
   const replaceAfterBlocks = replaceAfterBlocksOf(record);
   // The pass's head, read when it observed the record (it is cached): where its replace-after blocks count from.
   const head = await pass.head(chain).catch(() => undefined);
@@ -121,8 +121,25 @@ export async function grantAgain(record: LeasedOperation, chain: EvmChain): Prom
   return { kind: "granted", balance: await chain.fund!(address, BigInt(amount), record.id) };
 }
 
+/**
+ * The record as the store holds it now when a replacement (a speed-up or cancel, which the caller's request sends without
+ * the tracker's lease) moved it on since the pass leased it: sent again, the leased copy's transaction would put a
+ * superseded one back in the node's pool, which the next block may mine in place of the one the record follows. Read
+ * only when resending, which the node's loss of a transaction makes rare.
+ */
+async function following(
+  store: OperationStore,
+  record: LeasedOperation,
+): Promise<Pick<LeasedOperation, "transactions" | "transactionHash" | "rawTransaction" | "id">> {
+  const now = await store.getOperation(record.id).catch(() => undefined);
+  return now === undefined || now.transactionHash === record.transactionHash ? record : now;
+}
+
 /** The raw form of the transaction the record follows: its first one's, or a replacement's as stored with it. */
-async function rawOf(store: OperationStore, record: LeasedOperation): Promise<string> {
+async function rawOf(
+  store: OperationStore,
+  record: Pick<LeasedOperation, "transactions" | "transactionHash" | "rawTransaction" | "id">,
+): Promise<string> {
   const current = currentTransaction(record);
   if (record.rawTransaction !== null && (current === undefined || current.role === "original")) return record.rawTransaction;
   if (current === undefined) throw new Error(`no raw form stored for ${record.transactionHash}`);
