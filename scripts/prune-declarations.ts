@@ -2,7 +2,7 @@
 // package.json's "exports" lets a project import only its listed entry points, so TypeScript in a user's project
 // reads only the .d.ts those entries import, transitively: the others (about 200 internal modules) are dead weight
 // in the tarball. Imports are read with TypeScript's own pre-processor, so `import("./x.js")` types count too.
-import { readFileSync, readdirSync, rmSync } from "node:fs";
+import { readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import ts from "typescript";
 
@@ -46,3 +46,36 @@ for (const file of pruned) rmSync(file);
 console.log(
   `declarations: ${declarations.length - pruned.length} reachable from ${entries.length} entry points kept, ${pruned.length} deleted`,
 );
+
+// What is kept is slimmed where its text repeats what a reader finds once elsewhere (decision 0059):
+// - the typed client's paths list, for every operation's error answers, each possible code with its title, and describe
+//   the error body's `code` and `field` again: the codes stay as union types; their meanings are the error reference's
+//   (docs/reference/errors.md), and the operations' and fields' own descriptions stay;
+// - the error catalog's declaration spells out every title and description as a literal type: they are `string` to a
+//   type checker (the values are in the JavaScript).
+const slims: Array<{ file: string; slim(text: string): string }> = [
+  {
+    file: "dist/src/client/openapi.d.ts",
+    slim: (text) =>
+      text
+        .replace(/\/\*\* @description `[A-Z_]+`: [^\n]*\*\/\s*\n(\s*)/g, "$1")
+        .replace(
+          /\/\*\*\s*\n\s*\* @description Stable machine-readable code \(see docs\/reference\/errors\.md\)\s*\n\s*\* @enum \{string\}\s*\n\s*\*\/\s*\n(\s*)/g,
+          "$1",
+        )
+        .replace(/\/\*\* @description The request field the error concerns \*\/\s*\n(\s*)/g, "$1"),
+  },
+  {
+    file: "dist/src/domain/error-catalog.d.ts",
+    slim: (text) => text.replace(/readonly (title|description): "(?:[^"\\]|\\.)*";/g, "readonly $1: string;"),
+  },
+];
+for (const { file, slim } of slims) {
+  const at = path.join(root, file);
+  const before = readFileSync(at, "utf8");
+  const after = slim(before);
+  // A pattern that no longer matches (the generator's words changed) is a build failure, not a silently larger package.
+  if (after.length >= before.length) throw new Error(`${file}: nothing to slim; update scripts/prune-declarations.ts`);
+  writeFileSync(at, after);
+  console.log(`${file}: ${before.length} → ${after.length} bytes`);
+}
