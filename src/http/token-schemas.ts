@@ -22,10 +22,15 @@ import {
 const contractAddress = z.string().meta({ examples: [EXAMPLE_TOKEN_CONTRACT] });
 const option = (description: string) => z.boolean().optional().describe(description);
 const access = z
-  .enum(["ownable", "roles"])
+  .enum(["ownable", "roles", "managed"])
   .optional()
   .describe(
-    "Who may call the restricted functions (mint, pause): `ownable`, one owner (OpenZeppelin's Ownable); `roles`, role holders (AccessControl: MINTER_ROLE, PAUSER_ROLE, and DEFAULT_ADMIN_ROLE who grants them). Default roles",
+    "Who may call the restricted functions (mint, pause): `ownable`, one owner (OpenZeppelin's Ownable); `roles`, role holders (AccessControl: MINTER_ROLE, PAUSER_ROLE, and DEFAULT_ADMIN_ROLE who grants them); `managed`, whoever the AccessManager `token.authority` allows (AccessManaged; compiled on first use). Default roles",
+  );
+const authority = address
+  .optional()
+  .describe(
+    'The AccessManager contract of a token with `options.access` "managed" (required with it, refused without it): the token asks it before every restricted call. Checked before signing: an address without code, or a contract that does not answer canCall, is refused',
   );
 const votes = z.union([z.boolean(), z.enum(["blocknumber", "timestamp"])]).optional();
 const royalty = z
@@ -105,6 +110,7 @@ export const Erc20Token = z.strictObject({
   minter: address.optional().describe("Receives the initial supply; default sender"),
   account: address.optional().describe("Administers the token and may mint more; default sender"),
   options: Erc20Options.optional(),
+  authority,
 });
 
 export const Erc721Token = z.strictObject({
@@ -127,6 +133,7 @@ export const Erc721Token = z.strictObject({
     )
     .meta({ examples: ["https://example.com/art/"] }),
   options: Erc721Options.optional(),
+  authority,
 });
 
 export const Erc1155Token = z.strictObject({
@@ -145,6 +152,7 @@ export const Erc1155Token = z.strictObject({
     )
     .meta({ examples: ["https://example.com/items/{id}.json"] }),
   options: Erc1155Options.optional(),
+  authority,
 });
 
 export const TokenType = z
