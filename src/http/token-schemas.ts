@@ -270,7 +270,9 @@ const mintFields = {
     .describe(
       `Several recipients minted in one transaction (the token's airdrop function), all or nothing; at most ${MAX_MINT_RECIPIENTS}. Then no top-level to, amount, tokenId or uri. Tokens launched without options (the historic contracts) have no batch mint: 422 BATCH_MINT_UNSUPPORTED`,
     ),
-  sender: address.describe("A minter of the contract: a MINTER_ROLE holder, or the owner of a token launched with access ownable"),
+  sender: address.describe(
+    "A minter of the contract: a MINTER_ROLE holder, the owner of a token launched with access ownable, or a caller its AccessManager allows (access managed)",
+  ),
 };
 
 export const MintWrite = signedWrite(mintFields);
