@@ -3,13 +3,14 @@ import { createRequire } from "node:module";
 import path from "node:path";
 
 import { expect } from "chai";
-import { Contract, ContractFactory, getAddress, type Interface } from "ethers";
+import { Contract, ContractFactory, Wallet as EthersWallet, getAddress, parseEther, type Interface } from "ethers";
 
 import { resolveNetwork, type TokenService } from "../../src/api.js";
 import { launchedTokenVerification } from "../../src/core/token-verification.js";
 import type { Wallet } from "../../src/core/wallets.js";
 import { ErrorCode } from "../../src/domain/errors.js";
 import { expectServiceError } from "../helpers/errors.js";
+import { startServer, type RunningServer } from "../helpers/http-server.js";
 import { expectOperationMined } from "../helpers/service.js";
 import { ERC20_ABI, ERC721_ABI } from "../helpers/token-client.js";
 import { SEPOLIA, environments, expectRefusedBeforeSigning, type Environment } from "../helpers/write-environments.js";
@@ -311,5 +312,92 @@ describe('tokens with access "managed" (AccessManaged) on the simulated chain', 
         expect((await env.node.getCode(address)).toLowerCase()).to.equal(`0x${recompiled.evm.deployedBytecode.object}`);
       }
     }
+  });
+});
+
+describe('access "managed" over HTTP: the JSON answers, checked against /openapi.json', function () {
+  this.timeout(600_000);
+  let api: RunningServer;
+  let launcher: EthersWallet;
+  let allowed: EthersWallet;
+  let managerAddress: string;
+  let items: string;
+
+  const body = (wallet: EthersWallet) => ({ ...SEPOLIA, sender: wallet.address, privateKey: wallet.privateKey });
+  const launch = (token: Record<string, unknown>) =>
+    api.call("POST", "/api/v1/tokens?wait=mined", {
+      ...body(launcher),
+      type: "ERC1155",
+      token: { name: "Items", uri: "ipfs://items/{id}", ...token },
+    });
+
+  before(async function () {
+    api = await startServer();
+    const chain = await api.server.service.evmChain(resolveNetwork(SEPOLIA.chain, SEPOLIA.network), "test");
+    const funded = async () => {
+      const wallet = EthersWallet.createRandom();
+      const grant = await api.call("POST", "/api/v1/faucet", { ...SEPOLIA, address: wallet.address, amount: parseEther("5").toString() });
+      expect(grant.status, JSON.stringify(grant.body)).to.equal(200);
+      return new EthersWallet(wallet.privateKey, chain.provider);
+    };
+    [launcher, allowed] = [await funded(), await funded()];
+    const artifact = accessManagerArtifact();
+    const deployed = await new ContractFactory(artifact.abi as never, artifact.evm.bytecode.object, allowed).deploy(allowed.address);
+    await deployed.waitForDeployment();
+    managerAddress = await deployed.getAddress();
+  });
+
+  after(async function () {
+    await api?.stop();
+  });
+
+  it("launches an ERC1155 with access managed, reads its authority, and answers its verification input", async function () {
+    const launched = await launch({
+      options: { pausable: true, updatableUri: true, access: "managed" },
+      authority: managerAddress.toLowerCase(),
+    });
+    expect(launched.status, JSON.stringify(launched.body)).to.equal(200);
+    items = launched.body.contractAddress as string;
+    const info = await api.call("GET", `/api/v1/tokens/${items}?chain=ethereum&network=sepolia`);
+    expect(info.status, JSON.stringify(info.body)).to.equal(200);
+    expect(info.body).to.deep.include({ type: "ERC1155", authority: managerAddress });
+    expect(info.body.features).to.include("managed");
+    const verification = await api.call("GET", `/api/v1/tokens/${items}/verification?chain=ethereum&network=sepolia`);
+    expect(verification.status, JSON.stringify(verification.body).slice(0, 300)).to.equal(200);
+    expect(verification.body.contractName).to.equal("ServiceERC1155PausableUpdatableUriManaged");
+    expect((verification.body.constructorArguments as string).toLowerCase()).to.include(managerAddress.slice(2).toLowerCase());
+  });
+
+  it("answers 400 naming token.authority, 422 NOT_A_MINTER with the decoded reason, 422 NOT_SUPPORTED_BY_TOKEN", async function () {
+    for (const [token, code] of [
+      [{ options: { access: "managed" } }, "INVALID_ARGUMENT"],
+      [{ options: { access: "roles" }, authority: managerAddress }, "INVALID_ARGUMENT"],
+      [{ options: { access: "managed" }, authority: "0xnot-an-address" }, "INVALID_ADDRESS"],
+      [{ options: { access: "managed" }, authority: allowed.address }, "INVALID_ARGUMENT"],
+    ] as const) {
+      const refused = await launch(token);
+      expect(refused.status, JSON.stringify(refused.body)).to.equal(400);
+      expect(refused.body.error).to.deep.include({ code, field: "token.authority" });
+    }
+    const mint = await api.call("POST", "/api/v1/tokens/mint", {
+      ...body(launcher),
+      type: "ERC1155",
+      contractAddress: items,
+      to: launcher.address,
+      tokenId: "1",
+      amount: "1",
+    });
+    expect(mint.status, JSON.stringify(mint.body)).to.equal(422);
+    expect(mint.body.error).to.deep.include({ code: "NOT_A_MINTER", field: "sender" });
+    expect(mint.body.error.details).to.deep.include({ error: "AccessManagedUnauthorized", args: { caller: launcher.address } });
+    const grant = await api.call("POST", "/api/v1/tokens/roles/grant", {
+      ...body(launcher),
+      contractAddress: items,
+      role: "MINTER_ROLE",
+      account: allowed.address,
+    });
+    expect(grant.status, JSON.stringify(grant.body)).to.equal(422);
+    expect(grant.body.error).to.deep.include({ code: "NOT_SUPPORTED_BY_TOKEN", field: "contractAddress" });
+    expect(grant.body.error.details).to.deep.include({ found: "managed", authority: managerAddress });
   });
 });
