@@ -3016,7 +3016,7 @@ export interface operations {
                          */
                         minter?: string;
                         /**
-                         * @description Administers the token and may mint more; default sender
+                         * @description Administers the token and may mint more; default sender. Refused with access managed (the AccessManager decides)
                          * @example 0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266
                          */
                         account?: string;
@@ -3212,7 +3212,7 @@ export interface operations {
                          */
                         minter?: string;
                         /**
-                         * @description Administers the token and may mint more; default sender
+                         * @description Administers the token and may mint more; default sender. Refused with access managed (the AccessManager decides)
                          * @example 0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266
                          */
                         account?: string;
@@ -3405,7 +3405,7 @@ export interface operations {
                          */
                         minter?: string;
                         /**
-                         * @description Administers the token and may mint more; default sender
+                         * @description Administers the token and may mint more; default sender. Refused with access managed (the AccessManager decides)
                          * @example 0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266
                          */
                         account?: string;

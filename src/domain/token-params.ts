@@ -159,6 +159,13 @@ export function parseErc20Params(value: unknown, sender: string): Erc20Params {
       `token.initialSupply must not exceed 2^208 - 1 with token.options.votes (ERC20Votes' limit)`,
     );
   }
+  // A managed token has no admin of its own: an `account` given would be silently ignored, and the caller misled.
+  if (options?.access === "managed" && token.account !== undefined && token.account !== null && token.account !== "") {
+    throw invalidArgument(
+      "token.account",
+      'token.account administers a token with access "roles" or "ownable"; a token with access "managed" has no admin of its own (its AccessManager, token.authority, decides): leave token.account out',
+    );
+  }
   let cap = MAX_UINT256;
   if (capGiven) {
     cap = parseUint256(token.totalSupply, "token.totalSupply");

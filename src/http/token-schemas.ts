@@ -108,7 +108,9 @@ export const Erc20Token = z.strictObject({
   initialSupply: integerString("Minted to `minter` at launch; default 0", "1000000000000000000000").optional(),
   totalSupply: integerString("Supply cap; omit for no cap", "1000000000000000000000000").optional(),
   minter: address.optional().describe("Receives the initial supply; default sender"),
-  account: address.optional().describe("Administers the token and may mint more; default sender"),
+  account: address
+    .optional()
+    .describe("Administers the token and may mint more; default sender. Refused with access managed (the AccessManager decides)"),
   options: Erc20Options.optional(),
   authority,
 });

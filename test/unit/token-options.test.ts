@@ -112,5 +112,7 @@ describe("token options compiled on first use", function () {
       () => parseErc1155Params({ name: "A", options: { access: "managed" }, authority: "0x12" }),
     ];
     for (const parse of cases) expect(refusal(parse).field).to.equal("token.authority");
+    const account = () => parseErc20Params({ name: "A", symbol: "A", options: { access: "managed" }, authority, account: sender }, sender);
+    expect(refusal(account).field).to.equal("token.account");
   });
 });
