@@ -203,6 +203,20 @@ describe('tokens with access "managed" (AccessManaged) on the simulated chain', 
     await mined(service.pause({ ...SEPOLIA, contractAddress: gold, paused: false, ...as(allowed) }));
   });
 
+  it("leaves a permission with an execution delay to the node's estimate: unscheduled, it reverts AccessManagerNotScheduled", async function () {
+    // Role 2 may call the ERC721's mintWithId, but only through a call scheduled on the manager an hour ahead.
+    const mintWithId = new Contract(art, ["function mintWithId(address,uint256)"]).interface.getFunction("mintWithId")!.selector;
+    await (await manager.getFunction("setTargetFunctionRole")(art, [mintWithId], 2n)).wait();
+    await (await manager.getFunction("grantRole")(2n, stranger.address, 3600)).wait();
+    const delayed = await refused(
+      () => service.mint({ ...SEPOLIA, type: "ERC721", contractAddress: art, to: stranger.address, tokenId: "50", ...as(stranger) }),
+      ErrorCode.WOULD_REVERT,
+      undefined,
+      stranger,
+    );
+    expect(delayed.details).to.have.property("error", "AccessManagerNotScheduled");
+  });
+
   it("refuses role and ownership writes with NOT_SUPPORTED_BY_TOKEN: they belong to the manager", async function () {
     for (const grant of [true, false]) {
       const write = grant ? service.grantRole.bind(service) : service.revokeRole.bind(service);
