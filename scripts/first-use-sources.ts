@@ -4,7 +4,7 @@
 // options needs, so the service compiles without @openzeppelin/contracts installed.
 import { variantPath, variantSource } from "../src/chains/evm/variants/variant-source.js";
 import { importClosure } from "../src/chains/evm/verification/solidity-imports.js";
-import { ACCESS_VALUES, featureOrder, type TokenKind } from "../src/domain/token-options.js";
+import { ALL_ACCESS_VALUES, featureOrder, type TokenKind } from "../src/domain/token-options.js";
 import { COMPILER } from "./token-variants.js";
 
 export interface FirstUseSources {
@@ -14,8 +14,9 @@ export interface FirstUseSources {
 }
 
 /**
- * The sources every variant with all of a kind's options on imports (each option adds its bases and takes none away,
- * so these cover every combination), less those `shipped` already has.
+ * The sources every variant with all of a kind's options on imports, with each access (each option adds its bases and
+ * takes none away, so these cover every combination; "managed" adds AccessManaged and its interfaces), less those
+ * `shipped` already has.
  */
 export function firstUseSources(
   shipped: Readonly<Record<string, string>>,
@@ -23,7 +24,7 @@ export function firstUseSources(
 ): FirstUseSources {
   const sources: Record<string, string> = {};
   for (const kind of ["ERC20", "ERC721", "ERC1155"] as TokenKind[]) {
-    for (const access of ACCESS_VALUES) {
+    for (const access of ALL_ACCESS_VALUES) {
       const variant = { kind, access, features: featureOrder(kind) };
       const unit = variantPath(variant);
       const own = variantSource(variant);

@@ -17,9 +17,10 @@ export const tokenLaunchTask = json(
   .addOption(
     text(
       "options",
-      "OpenZeppelin extensions, comma-separated: ERC20 burnable,pausable,permit,capped,mintable,votes,flashmint,callback; ERC721 burnable,pausable,enumerable,uriStorage,votes; ERC1155 burnable,pausable,supply,updatableUri; votes=timestamp (votes by block timestamps); royalty=<receiver>:<basisPoints> (ERC721, ERC1155); access=ownable|roles. Or a JSON object (docs/tokens.md)",
+      "OpenZeppelin extensions, comma-separated: ERC20 burnable,pausable,permit,capped,mintable,votes,flashmint,callback; ERC721 burnable,pausable,enumerable,uriStorage,votes; ERC1155 burnable,pausable,supply,updatableUri; votes=timestamp (votes by block timestamps); royalty=<receiver>:<basisPoints> (ERC721, ERC1155); access=ownable|roles|managed (managed needs --authority). Or a JSON object (docs/tokens.md)",
     ),
   )
+  .addOption(text("authority", 'The AccessManager contract of a token with access=managed (its "initialAuthority")'))
   .addOption(text("salt", "32-byte hex: deploy through the CREATE2 factory, at an address the same on every chain"))
   .setAction(cliAction(() => import("../src/hardhat/tasks/token-launch.js")))
   .build();

@@ -149,7 +149,7 @@ export interface paths {
         put?: never;
         /**
          * Mint ERC20 supply, ERC721 tokens or ERC1155 ids: to one holder, or to many in one transaction
-         * @description Signed by `sender`, who must be a minter of the contract: a holder of its MINTER_ROLE, or its owner when it was launched with access `ownable` (422 NOT_A_MINTER names the owner). With wait=mined an ERC721 mint reports the new `tokenId`.
+         * @description Signed by `sender`, who must be a minter of the contract: a holder of its MINTER_ROLE, or its owner when it was launched with access `ownable` (422 NOT_A_MINTER names the owner), or a caller its AccessManager allows when it was launched with access `managed` (422 NOT_A_MINTER names `AccessManagedUnauthorized`). With wait=mined an ERC721 mint reports the new `tokenId`.
          *
          *     - **ERC20**: `to` and `amount`. **ERC721**: `to`, optionally `tokenId` and, for a token launched with uriStorage (or without options), `uri`. **ERC1155**: `to`, `tokenId` and `amount`, or several ids to `to` at once with `tokenIds` and `amounts` (the collection's mintBatch).
          *     - **A batch**: `recipients`, at most 50, each with its own `to` and `amount`, `tokenId` or `uri`, minted in one transaction by the token's airdrop function: all or none. Tokens launched with options have it (an ERC20 with mintable); the historic contracts of a launch without options do not (422 BATCH_MINT_UNSUPPORTED). With wait=mined an ERC721 batch reports the minted `tokenIds` in the order of recipients.
@@ -371,7 +371,7 @@ export interface paths {
         put?: never;
         /**
          * Pause a token (every transfer, mint and burn stops) or unpause it
-         * @description `paused: true` calls `pause()`, `false` `unpause()` (OpenZeppelin's Pausable, as the service's pausable tokens expose it: PAUSER_ROLE, or the owner). A token without the function (launched without the option) is refused before signing with `NOT_SUPPORTED_BY_TOKEN`, naming the option in `details.option` (`pausable`); a token already in that state with `WOULD_REVERT` (`EnforcedPause`, `ExpectedPause`; field `paused`), a sender without the role with `WOULD_REVERT` (`AccessControlUnauthorizedAccount`, `OwnableUnauthorizedAccount`). While paused, transfers and burns are refused with `WOULD_REVERT` (`EnforcedPause`); GET /tokens/{contract} shows `paused`. Recorded, signed locally or by the service, and tracked as transfers are: `wait=mined`, `Idempotency-Key`, webhooks, and without `privateKey` the `unsignedTransaction` to sign, taken back as `signedTransaction`.
+         * @description `paused: true` calls `pause()`, `false` `unpause()` (OpenZeppelin's Pausable, as the service's pausable tokens expose it: PAUSER_ROLE, or the owner). A token without the function (launched without the option) is refused before signing with `NOT_SUPPORTED_BY_TOKEN`, naming the option in `details.option` (`pausable`); a token already in that state with `WOULD_REVERT` (`EnforcedPause`, `ExpectedPause`; field `paused`), a sender without the role with `WOULD_REVERT` (`AccessControlUnauthorizedAccount`, `OwnableUnauthorizedAccount`, `AccessManagedUnauthorized` when the token's AccessManager does not allow it). While paused, transfers and burns are refused with `WOULD_REVERT` (`EnforcedPause`); GET /tokens/{contract} shows `paused`. Recorded, signed locally or by the service, and tracked as transfers are: `wait=mined`, `Idempotency-Key`, webhooks, and without `privateKey` the `unsignedTransaction` to sign, taken back as `signedTransaction`.
          */
         post: operations["pauseToken"];
         delete?: never;
@@ -391,7 +391,7 @@ export interface paths {
         put?: never;
         /**
          * Grant a role of a token (MINTER_ROLE, PAUSER_ROLE, DEFAULT_ADMIN_ROLE, …) to an account
-         * @description Calls AccessControl's `grantRole(role, account)` on a token launched with access `roles`. `role` is a name the token defines (its view of that name gives the id: `MINTER_ROLE`, `PAUSER_ROLE`, `DEFAULT_ADMIN_ROLE`), or the id itself. A token without the function (launched without the option) is refused before signing with `NOT_SUPPORTED_BY_TOKEN`, naming the option in `details.option`: an Ownable token (`access`: `details.needed` `roles`, `details.found` `ownable`), a role it does not define (field `role`; `PAUSER_ROLE` without `pausable`). A sender without the role's admin role is refused with `WOULD_REVERT` (`AccessControlUnauthorizedAccount`). Recorded, signed locally or by the service, and tracked as transfers are: `wait=mined`, `Idempotency-Key`, webhooks, and without `privateKey` the `unsignedTransaction` to sign, taken back as `signedTransaction`.
+         * @description Calls AccessControl's `grantRole(role, account)` on a token launched with access `roles`. `role` is a name the token defines (its view of that name gives the id: `MINTER_ROLE`, `PAUSER_ROLE`, `DEFAULT_ADMIN_ROLE`), or the id itself. A token without the function (launched without the option) is refused before signing with `NOT_SUPPORTED_BY_TOKEN`, naming the option in `details.option`: an Ownable token (`access`: `details.needed` `roles`, `details.found` `ownable`), an AccessManaged one (`details.found` `managed`: its AccessManager, `details.authority`, holds the roles), a role it does not define (field `role`; `PAUSER_ROLE` without `pausable`). A sender without the role's admin role is refused with `WOULD_REVERT` (`AccessControlUnauthorizedAccount`). Recorded, signed locally or by the service, and tracked as transfers are: `wait=mined`, `Idempotency-Key`, webhooks, and without `privateKey` the `unsignedTransaction` to sign, taken back as `signedTransaction`.
          */
         post: operations["grantRole"];
         delete?: never;
@@ -411,7 +411,7 @@ export interface paths {
         put?: never;
         /**
          * Revoke a role of a token from an account
-         * @description Calls AccessControl's `revokeRole(role, account)` on a token launched with access `roles`. `role` is a name the token defines (its view of that name gives the id: `MINTER_ROLE`, `PAUSER_ROLE`, `DEFAULT_ADMIN_ROLE`), or the id itself. A token without the function (launched without the option) is refused before signing with `NOT_SUPPORTED_BY_TOKEN`, naming the option in `details.option`: an Ownable token (`access`: `details.needed` `roles`, `details.found` `ownable`), a role it does not define (field `role`; `PAUSER_ROLE` without `pausable`). A sender without the role's admin role is refused with `WOULD_REVERT` (`AccessControlUnauthorizedAccount`). Recorded, signed locally or by the service, and tracked as transfers are: `wait=mined`, `Idempotency-Key`, webhooks, and without `privateKey` the `unsignedTransaction` to sign, taken back as `signedTransaction`.
+         * @description Calls AccessControl's `revokeRole(role, account)` on a token launched with access `roles`. `role` is a name the token defines (its view of that name gives the id: `MINTER_ROLE`, `PAUSER_ROLE`, `DEFAULT_ADMIN_ROLE`), or the id itself. A token without the function (launched without the option) is refused before signing with `NOT_SUPPORTED_BY_TOKEN`, naming the option in `details.option`: an Ownable token (`access`: `details.needed` `roles`, `details.found` `ownable`), an AccessManaged one (`details.found` `managed`: its AccessManager, `details.authority`, holds the roles), a role it does not define (field `role`; `PAUSER_ROLE` without `pausable`). A sender without the role's admin role is refused with `WOULD_REVERT` (`AccessControlUnauthorizedAccount`). Recorded, signed locally or by the service, and tracked as transfers are: `wait=mined`, `Idempotency-Key`, webhooks, and without `privateKey` the `unsignedTransaction` to sign, taken back as `signedTransaction`.
          */
         post: operations["revokeRole"];
         delete?: never;
@@ -431,7 +431,7 @@ export interface paths {
         put?: never;
         /**
          * Hand a token launched with access ownable to a new owner
-         * @description Calls Ownable's `transferOwnership(newOwner)`: the new owner alone may then mint, pause and transfer ownership again. A token without the function (launched without the option) is refused before signing with `NOT_SUPPORTED_BY_TOKEN`, naming the option in `details.option` (`access`: `details.needed` `ownable`; a token with roles hands over by granting `DEFAULT_ADMIN_ROLE`). A sender that is not the owner is refused with `WOULD_REVERT` (`OwnableUnauthorizedAccount`). Recorded, signed locally or by the service, and tracked as transfers are: `wait=mined`, `Idempotency-Key`, webhooks, and without `privateKey` the `unsignedTransaction` to sign, taken back as `signedTransaction`.
+         * @description Calls Ownable's `transferOwnership(newOwner)`: the new owner alone may then mint, pause and transfer ownership again. A token without the function (launched without the option) is refused before signing with `NOT_SUPPORTED_BY_TOKEN`, naming the option in `details.option` (`access`: `details.needed` `ownable`; a token with roles hands over by granting `DEFAULT_ADMIN_ROLE`; an AccessManaged one, `details.found` `managed`, has no owner: its AccessManager, `details.authority`, decides). A sender that is not the owner is refused with `WOULD_REVERT` (`OwnableUnauthorizedAccount`). Recorded, signed locally or by the service, and tracked as transfers are: `wait=mined`, `Idempotency-Key`, webhooks, and without `privateKey` the `unsignedTransaction` to sign, taken back as `signedTransaction`.
          */
         post: operations["transferOwnership"];
         delete?: never;
@@ -489,7 +489,7 @@ export interface paths {
         };
         /**
          * A token's metadata: standard, name, symbol, decimals, supply, paused, and what it supports
-         * @description Read from the contract at once: its standard by ERC-165 (ERC721, ERC1155; an ERC20 declares none and is known by totalSupply() and balanceOf() answering), the views it answers, and `features`: by ERC-165 `enumerable`, `metadata`, `accessControl`, `royalties`; by probing views `capped`, `pausable`, `ownable`.
+         * @description Read from the contract at once: its standard by ERC-165 (ERC721, ERC1155; an ERC20 declares none and is known by totalSupply() and balanceOf() answering), the views it answers, and `features`: by ERC-165 `enumerable`, `metadata`, `accessControl`, `royalties`; by probing views `capped`, `pausable`, `ownable`, `managed` (with `authority`, its AccessManager).
          */
         get: operations["readToken"];
         put?: never;
@@ -3016,7 +3016,7 @@ export interface operations {
                          */
                         minter?: string;
                         /**
-                         * @description Administers the token and may mint more; default sender
+                         * @description Administers the token and may mint more; default sender. Refused with access managed (the AccessManager decides)
                          * @example 0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266
                          */
                         account?: string;
@@ -3047,11 +3047,16 @@ export interface operations {
                             /** @description ERC1363: transferAndCall, transferFromAndCall and approveAndCall, which call the receiver's or spender's hook. Compiled on first use */
                             callback?: boolean;
                             /**
-                             * @description Who may call the restricted functions (mint, pause): `ownable`, one owner (OpenZeppelin's Ownable); `roles`, role holders (AccessControl: MINTER_ROLE, PAUSER_ROLE, and DEFAULT_ADMIN_ROLE who grants them). Default roles
+                             * @description Who may call the restricted functions (mint, pause): `ownable`, one owner (OpenZeppelin's Ownable); `roles`, role holders (AccessControl: MINTER_ROLE, PAUSER_ROLE, and DEFAULT_ADMIN_ROLE who grants them); `managed`, whoever the AccessManager `token.authority` allows (AccessManaged; compiled on first use). Default roles
                              * @enum {string}
                              */
-                            access?: "ownable" | "roles";
+                            access?: "ownable" | "roles" | "managed";
                         };
+                        /**
+                         * @description The AccessManager contract of a token with `options.access` "managed" (required with it, refused without it): the token asks it before every restricted call. Checked before signing: an address without code, or a contract that does not answer canCall, is refused
+                         * @example 0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266
+                         */
+                        authority?: string;
                     } | {
                         /** @example Art */
                         name: string;
@@ -3094,11 +3099,16 @@ export interface operations {
                                 basisPoints: number;
                             };
                             /**
-                             * @description Who may call the restricted functions (mint, pause): `ownable`, one owner (OpenZeppelin's Ownable); `roles`, role holders (AccessControl: MINTER_ROLE, PAUSER_ROLE, and DEFAULT_ADMIN_ROLE who grants them). Default roles
+                             * @description Who may call the restricted functions (mint, pause): `ownable`, one owner (OpenZeppelin's Ownable); `roles`, role holders (AccessControl: MINTER_ROLE, PAUSER_ROLE, and DEFAULT_ADMIN_ROLE who grants them); `managed`, whoever the AccessManager `token.authority` allows (AccessManaged; compiled on first use). Default roles
                              * @enum {string}
                              */
-                            access?: "ownable" | "roles";
+                            access?: "ownable" | "roles" | "managed";
                         };
+                        /**
+                         * @description The AccessManager contract of a token with `options.access` "managed" (required with it, refused without it): the token asks it before every restricted call. Checked before signing: an address without code, or a contract that does not answer canCall, is refused
+                         * @example 0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266
+                         */
+                        authority?: string;
                     } | {
                         /**
                          * @description The collection's name (ERC-1155 has none; the contract answers it as name())
@@ -3137,11 +3147,16 @@ export interface operations {
                                 basisPoints: number;
                             };
                             /**
-                             * @description Who may call the restricted functions (mint, pause): `ownable`, one owner (OpenZeppelin's Ownable); `roles`, role holders (AccessControl: MINTER_ROLE, PAUSER_ROLE, and DEFAULT_ADMIN_ROLE who grants them). Default roles
+                             * @description Who may call the restricted functions (mint, pause): `ownable`, one owner (OpenZeppelin's Ownable); `roles`, role holders (AccessControl: MINTER_ROLE, PAUSER_ROLE, and DEFAULT_ADMIN_ROLE who grants them); `managed`, whoever the AccessManager `token.authority` allows (AccessManaged; compiled on first use). Default roles
                              * @enum {string}
                              */
-                            access?: "ownable" | "roles";
+                            access?: "ownable" | "roles" | "managed";
                         };
+                        /**
+                         * @description The AccessManager contract of a token with `options.access` "managed" (required with it, refused without it): the token asks it before every restricted call. Checked before signing: an address without code, or a contract that does not answer canCall, is refused
+                         * @example 0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266
+                         */
+                        authority?: string;
                     };
                     /**
                      * @description Pays for the deployment; for ERC721 and ERC1155 it becomes the minter (and the owner or admin)
@@ -3197,7 +3212,7 @@ export interface operations {
                          */
                         minter?: string;
                         /**
-                         * @description Administers the token and may mint more; default sender
+                         * @description Administers the token and may mint more; default sender. Refused with access managed (the AccessManager decides)
                          * @example 0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266
                          */
                         account?: string;
@@ -3228,11 +3243,16 @@ export interface operations {
                             /** @description ERC1363: transferAndCall, transferFromAndCall and approveAndCall, which call the receiver's or spender's hook. Compiled on first use */
                             callback?: boolean;
                             /**
-                             * @description Who may call the restricted functions (mint, pause): `ownable`, one owner (OpenZeppelin's Ownable); `roles`, role holders (AccessControl: MINTER_ROLE, PAUSER_ROLE, and DEFAULT_ADMIN_ROLE who grants them). Default roles
+                             * @description Who may call the restricted functions (mint, pause): `ownable`, one owner (OpenZeppelin's Ownable); `roles`, role holders (AccessControl: MINTER_ROLE, PAUSER_ROLE, and DEFAULT_ADMIN_ROLE who grants them); `managed`, whoever the AccessManager `token.authority` allows (AccessManaged; compiled on first use). Default roles
                              * @enum {string}
                              */
-                            access?: "ownable" | "roles";
+                            access?: "ownable" | "roles" | "managed";
                         };
+                        /**
+                         * @description The AccessManager contract of a token with `options.access` "managed" (required with it, refused without it): the token asks it before every restricted call. Checked before signing: an address without code, or a contract that does not answer canCall, is refused
+                         * @example 0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266
+                         */
+                        authority?: string;
                     } | {
                         /** @example Art */
                         name: string;
@@ -3275,11 +3295,16 @@ export interface operations {
                                 basisPoints: number;
                             };
                             /**
-                             * @description Who may call the restricted functions (mint, pause): `ownable`, one owner (OpenZeppelin's Ownable); `roles`, role holders (AccessControl: MINTER_ROLE, PAUSER_ROLE, and DEFAULT_ADMIN_ROLE who grants them). Default roles
+                             * @description Who may call the restricted functions (mint, pause): `ownable`, one owner (OpenZeppelin's Ownable); `roles`, role holders (AccessControl: MINTER_ROLE, PAUSER_ROLE, and DEFAULT_ADMIN_ROLE who grants them); `managed`, whoever the AccessManager `token.authority` allows (AccessManaged; compiled on first use). Default roles
                              * @enum {string}
                              */
-                            access?: "ownable" | "roles";
+                            access?: "ownable" | "roles" | "managed";
                         };
+                        /**
+                         * @description The AccessManager contract of a token with `options.access` "managed" (required with it, refused without it): the token asks it before every restricted call. Checked before signing: an address without code, or a contract that does not answer canCall, is refused
+                         * @example 0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266
+                         */
+                        authority?: string;
                     } | {
                         /**
                          * @description The collection's name (ERC-1155 has none; the contract answers it as name())
@@ -3318,11 +3343,16 @@ export interface operations {
                                 basisPoints: number;
                             };
                             /**
-                             * @description Who may call the restricted functions (mint, pause): `ownable`, one owner (OpenZeppelin's Ownable); `roles`, role holders (AccessControl: MINTER_ROLE, PAUSER_ROLE, and DEFAULT_ADMIN_ROLE who grants them). Default roles
+                             * @description Who may call the restricted functions (mint, pause): `ownable`, one owner (OpenZeppelin's Ownable); `roles`, role holders (AccessControl: MINTER_ROLE, PAUSER_ROLE, and DEFAULT_ADMIN_ROLE who grants them); `managed`, whoever the AccessManager `token.authority` allows (AccessManaged; compiled on first use). Default roles
                              * @enum {string}
                              */
-                            access?: "ownable" | "roles";
+                            access?: "ownable" | "roles" | "managed";
                         };
+                        /**
+                         * @description The AccessManager contract of a token with `options.access` "managed" (required with it, refused without it): the token asks it before every restricted call. Checked before signing: an address without code, or a contract that does not answer canCall, is refused
+                         * @example 0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266
+                         */
+                        authority?: string;
                     };
                     /**
                      * @description Pays for the deployment; for ERC721 and ERC1155 it becomes the minter (and the owner or admin)
@@ -3375,7 +3405,7 @@ export interface operations {
                          */
                         minter?: string;
                         /**
-                         * @description Administers the token and may mint more; default sender
+                         * @description Administers the token and may mint more; default sender. Refused with access managed (the AccessManager decides)
                          * @example 0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266
                          */
                         account?: string;
@@ -3406,11 +3436,16 @@ export interface operations {
                             /** @description ERC1363: transferAndCall, transferFromAndCall and approveAndCall, which call the receiver's or spender's hook. Compiled on first use */
                             callback?: boolean;
                             /**
-                             * @description Who may call the restricted functions (mint, pause): `ownable`, one owner (OpenZeppelin's Ownable); `roles`, role holders (AccessControl: MINTER_ROLE, PAUSER_ROLE, and DEFAULT_ADMIN_ROLE who grants them). Default roles
+                             * @description Who may call the restricted functions (mint, pause): `ownable`, one owner (OpenZeppelin's Ownable); `roles`, role holders (AccessControl: MINTER_ROLE, PAUSER_ROLE, and DEFAULT_ADMIN_ROLE who grants them); `managed`, whoever the AccessManager `token.authority` allows (AccessManaged; compiled on first use). Default roles
                              * @enum {string}
                              */
-                            access?: "ownable" | "roles";
+                            access?: "ownable" | "roles" | "managed";
                         };
+                        /**
+                         * @description The AccessManager contract of a token with `options.access` "managed" (required with it, refused without it): the token asks it before every restricted call. Checked before signing: an address without code, or a contract that does not answer canCall, is refused
+                         * @example 0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266
+                         */
+                        authority?: string;
                     } | {
                         /** @example Art */
                         name: string;
@@ -3453,11 +3488,16 @@ export interface operations {
                                 basisPoints: number;
                             };
                             /**
-                             * @description Who may call the restricted functions (mint, pause): `ownable`, one owner (OpenZeppelin's Ownable); `roles`, role holders (AccessControl: MINTER_ROLE, PAUSER_ROLE, and DEFAULT_ADMIN_ROLE who grants them). Default roles
+                             * @description Who may call the restricted functions (mint, pause): `ownable`, one owner (OpenZeppelin's Ownable); `roles`, role holders (AccessControl: MINTER_ROLE, PAUSER_ROLE, and DEFAULT_ADMIN_ROLE who grants them); `managed`, whoever the AccessManager `token.authority` allows (AccessManaged; compiled on first use). Default roles
                              * @enum {string}
                              */
-                            access?: "ownable" | "roles";
+                            access?: "ownable" | "roles" | "managed";
                         };
+                        /**
+                         * @description The AccessManager contract of a token with `options.access` "managed" (required with it, refused without it): the token asks it before every restricted call. Checked before signing: an address without code, or a contract that does not answer canCall, is refused
+                         * @example 0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266
+                         */
+                        authority?: string;
                     } | {
                         /**
                          * @description The collection's name (ERC-1155 has none; the contract answers it as name())
@@ -3496,11 +3536,16 @@ export interface operations {
                                 basisPoints: number;
                             };
                             /**
-                             * @description Who may call the restricted functions (mint, pause): `ownable`, one owner (OpenZeppelin's Ownable); `roles`, role holders (AccessControl: MINTER_ROLE, PAUSER_ROLE, and DEFAULT_ADMIN_ROLE who grants them). Default roles
+                             * @description Who may call the restricted functions (mint, pause): `ownable`, one owner (OpenZeppelin's Ownable); `roles`, role holders (AccessControl: MINTER_ROLE, PAUSER_ROLE, and DEFAULT_ADMIN_ROLE who grants them); `managed`, whoever the AccessManager `token.authority` allows (AccessManaged; compiled on first use). Default roles
                              * @enum {string}
                              */
-                            access?: "ownable" | "roles";
+                            access?: "ownable" | "roles" | "managed";
                         };
+                        /**
+                         * @description The AccessManager contract of a token with `options.access` "managed" (required with it, refused without it): the token asks it before every restricted call. Checked before signing: an address without code, or a contract that does not answer canCall, is refused
+                         * @example 0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266
+                         */
+                        authority?: string;
                     };
                     /**
                      * @description Pays for the deployment; for ERC721 and ERC1155 it becomes the minter (and the owner or admin)
@@ -4336,7 +4381,7 @@ export interface operations {
                         uri?: string;
                     }[];
                     /**
-                     * @description A minter of the contract: a MINTER_ROLE holder, or the owner of a token launched with access ownable
+                     * @description A minter of the contract: a MINTER_ROLE holder, the owner of a token launched with access ownable, or a caller its AccessManager allows (access managed)
                      * @example 0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266
                      */
                     sender: string;
@@ -4408,7 +4453,7 @@ export interface operations {
                         uri?: string;
                     }[];
                     /**
-                     * @description A minter of the contract: a MINTER_ROLE holder, or the owner of a token launched with access ownable
+                     * @description A minter of the contract: a MINTER_ROLE holder, the owner of a token launched with access ownable, or a caller its AccessManager allows (access managed)
                      * @example 0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266
                      */
                     sender: string;
@@ -4477,7 +4522,7 @@ export interface operations {
                         uri?: string;
                     }[];
                     /**
-                     * @description A minter of the contract: a MINTER_ROLE holder, or the owner of a token launched with access ownable
+                     * @description A minter of the contract: a MINTER_ROLE holder, the owner of a token launched with access ownable, or a caller its AccessManager allows (access managed)
                      * @example 0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266
                      */
                     sender: string;
@@ -9526,7 +9571,7 @@ export interface operations {
                     /** @description true calls pause(): every transfer, mint and burn stops; false calls unpause() */
                     paused: boolean;
                     /**
-                     * @description The pauser: PAUSER_ROLE (access roles) or the owner (access ownable)
+                     * @description The pauser: PAUSER_ROLE (access roles), the owner (access ownable), or a caller the AccessManager allows (access managed)
                      * @example 0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266
                      */
                     sender: string;
@@ -9554,7 +9599,7 @@ export interface operations {
                     /** @description true calls pause(): every transfer, mint and burn stops; false calls unpause() */
                     paused: boolean;
                     /**
-                     * @description The pauser: PAUSER_ROLE (access roles) or the owner (access ownable)
+                     * @description The pauser: PAUSER_ROLE (access roles), the owner (access ownable), or a caller the AccessManager allows (access managed)
                      * @example 0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266
                      */
                     sender: string;
@@ -9579,7 +9624,7 @@ export interface operations {
                     /** @description true calls pause(): every transfer, mint and burn stops; false calls unpause() */
                     paused: boolean;
                     /**
-                     * @description The pauser: PAUSER_ROLE (access roles) or the owner (access ownable)
+                     * @description The pauser: PAUSER_ROLE (access roles), the owner (access ownable), or a caller the AccessManager allows (access managed)
                      * @example 0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266
                      */
                     sender: string;
@@ -12492,7 +12537,9 @@ export interface operations {
                         paused?: boolean;
                         /** @description When the contract has owner() (Ownable) */
                         owner?: string;
-                        /** @description Sorted. By ERC-165: enumerable, metadata, accessControl, royalties (ERC-2981), uriStorage (ERC-4906, ERC721); by probing views: capped (cap()), pausable (paused()), ownable (owner()); by the functions in the contract's code (through EIP-1967 and EIP-1167 proxies): burnable (burn), mintable (the mint functions this service calls), batchMint (airdrop, which `recipients` on a mint needs), permit (EIP-2612, ERC20), votes (delegate, ERC20), supply (totalSupply(id), ERC1155) */
+                        /** @description When the contract has authority() (AccessManaged: a token launched with access "managed"): its AccessManager */
+                        authority?: string;
+                        /** @description Sorted. By ERC-165: enumerable, metadata, accessControl, royalties (ERC-2981), uriStorage (ERC-4906, ERC721); by probing views: capped (cap()), pausable (paused()), ownable (owner()), managed (authority()); by the functions in the contract's code (through EIP-1967 and EIP-1167 proxies): burnable (burn), mintable (the mint functions this service calls), batchMint (airdrop, which `recipients` on a mint needs), permit (EIP-2612, ERC20), votes (delegate, ERC20), supply (totalSupply(id), ERC1155) */
                         features: string[];
                         simulated: boolean;
                     };

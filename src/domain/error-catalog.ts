@@ -313,7 +313,7 @@ export const ERROR_CATALOG = {
     source: "core",
     title: "The sender may not mint on that token",
     description:
-      "The sender may not mint on the contract: it lacks the minter role (`MINTER_ROLE`, AccessControl), or the token has one owner (Ownable) and the sender is not it (`details.owner` names the owner). Checked before anything is signed.",
+      "The sender may not mint on the contract: it lacks the minter role (`MINTER_ROLE`, AccessControl), or the token has one owner (Ownable) and the sender is not it (`details.owner` names the owner), or the token is AccessManaged (access `managed`) and its AccessManager (`details.authority`) does not let the sender call the mint function: `details.error` is then `AccessManagedUnauthorized`, the token's own revert, with `details.args.caller`. Checked before anything is signed.",
   },
   BATCH_MINT_UNSUPPORTED: {
     httpStatus: 422,
@@ -360,7 +360,7 @@ export const ERROR_CATALOG = {
     source: "core",
     title: "The token has no such function: it was launched without that option",
     description:
-      "A burn, pause, role grant or revoke, ownership transfer or other token call (a delegation) the token cannot do, refused before signing: its code has no `burn`, no `pause()`/`unpause()` (or no `paused()`), no AccessControl (ERC-165 `0x7965db0b`), no `transferOwnership`, no view of the named role (`PAUSER_ROLE()`), or not the function the write calls (`delegate(address)`). `details.option` names the launch option it lacks (`burnable`, `pausable`, `mintable`, `votes`, `access`; for `access`, `details.needed` is `roles` or `ownable` and `details.found` what the token has), `details.function` the function looked for. Read from the code's function dispatcher (docs/decisions/0036-token-admin-writes.md); a proxy of another kind than EIP-1967 or EIP-1167 is not judged here: its node's estimate is.",
+      "A burn, pause, role grant or revoke, ownership transfer or other token call (a delegation) the token cannot do, refused before signing: its code has no `burn`, no `pause()`/`unpause()` (or no `paused()`), no AccessControl (ERC-165 `0x7965db0b`), no `transferOwnership`, no view of the named role (`PAUSER_ROLE()`), or not the function the write calls (`delegate(address)`). `details.option` names the launch option it lacks (`burnable`, `pausable`, `mintable`, `votes`, `access`; for `access`, `details.needed` is `roles` or `ownable` and `details.found` what the token has: `managed` for an AccessManaged token, whose roles and admins are its AccessManager's, named in `details.authority`), `details.function` the function looked for. Read from the code's function dispatcher (docs/decisions/0036-token-admin-writes.md); a proxy of another kind than EIP-1967 or EIP-1167 is not judged here: its node's estimate is.",
   },
   TOO_MANY_TOKEN_IDS: {
     httpStatus: 422,

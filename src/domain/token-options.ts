@@ -12,9 +12,15 @@ import { invalidArgument } from "./errors.js";
 
 export type TokenKind = "ERC20" | "ERC721" | "ERC1155";
 
-/** Who may call the restricted functions (mint, pause): one owner (`Ownable`) or role holders (`AccessControl`). */
-export type Access = "ownable" | "roles";
+/**
+ * Who may call the restricted functions (mint, pause): one owner (`Ownable`), role holders (`AccessControl`), or
+ * whoever an OpenZeppelin AccessManager given at launch allows (`AccessManaged`, the Wizard's "managed").
+ */
+export type Access = "ownable" | "roles" | "managed";
+/** The access of the precompiled variants; every "managed" variant is compiled on first use (docs/decisions/0064). */
 export const ACCESS_VALUES: readonly Access[] = ["ownable", "roles"];
+/** Every access a launch may name. */
+export const ALL_ACCESS_VALUES: readonly Access[] = [...ACCESS_VALUES, "managed"];
 
 /** The on/off options of each kind, in the order a variant's name lists them. */
 export const FEATURES = {
@@ -84,10 +90,13 @@ export function variantName(variant: Variant): string {
   return `Service${variant.kind}${features.map(capitalized).join("")}${capitalized(variant.access)}`;
 }
 
-/** Whether a variant ships compiled (src/artifacts/variants/): none of its options is one of FIRST_USE_FEATURES. */
+/**
+ * Whether a variant ships compiled (src/artifacts/variants/): its access is one of ACCESS_VALUES and none of its options
+ * is one of FIRST_USE_FEATURES.
+ */
 export function isPrecompiled(variant: Variant): boolean {
   const shipped: readonly string[] = FEATURES[variant.kind];
-  return variant.features.every((feature) => shipped.includes(feature));
+  return ACCESS_VALUES.includes(variant.access) && variant.features.every((feature) => shipped.includes(feature));
 }
 
 /** Every precompiled variant: each subset of a kind's FEATURES with each access (the build compiles them all). */
@@ -160,8 +169,8 @@ function votes(options: Record<string, unknown>, field: string): Votes {
 function access(options: Record<string, unknown>, field: string): Access {
   const value = options.access;
   if (value === undefined || value === null) return "roles";
-  if (typeof value !== "string" || !(ACCESS_VALUES as readonly string[]).includes(value)) {
-    throw invalidArgument(`${field}.access`, `${field}.access must be "ownable" or "roles"`);
+  if (typeof value !== "string" || !(ALL_ACCESS_VALUES as readonly string[]).includes(value)) {
+    throw invalidArgument(`${field}.access`, `${field}.access must be "ownable", "roles" or "managed"`);
   }
   return value as Access;
 }

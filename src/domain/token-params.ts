@@ -1,3 +1,5 @@
+import { ZeroAddress } from "ethers";
+
 import { parseEvmAddress } from "./addresses.js";
 import { ErrorCode, TokenServiceError, invalidArgument } from "./errors.js";
 import {
@@ -7,6 +9,7 @@ import {
   type Erc1155Options,
   type Erc20Options,
   type Erc721Options,
+  type Access,
   type TokenKind,
 } from "./token-options.js";
 import { MAX_UINT256, parseUint256 } from "./units.js";
@@ -40,6 +43,8 @@ export interface Erc20Params {
   account: string;
   /** Absent: the launch gave no `options` and deploys the historic ServiceERC20 (capped at `cap`, mintable, roles). */
   options?: Erc20Options;
+  /** The AccessManager of a token with access "managed" (its constructor's initialAuthority); absent otherwise. */
+  authority?: string;
 }
 
 export interface Erc721Params {
@@ -48,6 +53,7 @@ export interface Erc721Params {
   uri: string;
   /** Absent: the launch gave no `options` and deploys the historic ServiceERC721 (enumerable, own URIs, roles). */
   options?: Erc721Options;
+  authority?: string;
 }
 
 export interface Erc1155Params {
@@ -55,11 +61,12 @@ export interface Erc1155Params {
   /** The URI of every id's metadata; clients replace `{id}` with the id (ERC-1155's metadata rule). */
   uri: string;
   options: Erc1155Options;
+  authority?: string;
 }
 
-const ERC20_FIELDS = ["name", "symbol", "decimals", "initialSupply", "totalSupply", "minter", "account", "options"];
-const ERC721_FIELDS = ["name", "symbol", "uri", "options"];
-const ERC1155_FIELDS = ["name", "uri", "options"];
+const ERC20_FIELDS = ["name", "symbol", "decimals", "initialSupply", "totalSupply", "minter", "account", "options", "authority"];
+const ERC721_FIELDS = ["name", "symbol", "uri", "options", "authority"];
+const ERC1155_FIELDS = ["name", "uri", "options", "authority"];
 
 function requireObject(value: unknown, field: string): Record<string, unknown> {
   if (typeof value !== "object" || value === null || Array.isArray(value)) {
@@ -95,6 +102,33 @@ function optionalAddress(token: Record<string, unknown>, key: string, fallback: 
   return value === undefined || value === null || value === "" ? fallback : parseEvmAddress(value, `token.${key}`);
 }
 
+/**
+ * `token.authority`: the AccessManager a token with access "managed" asks before every restricted call
+ * (docs/decisions/0064-access-managed.md). Required with "managed" (without one nobody could ever mint or pause), and
+ * refused with any other access, which would ignore it. Whether it is an AccessManager is the chain's to say: the
+ * launch's preflight asks it (chains/evm/write/launch.ts).
+ */
+function parseAuthority(token: Record<string, unknown>, access: Access): { authority?: string } {
+  const value = token.authority;
+  const given = value !== undefined && value !== null && value !== "";
+  if (access !== "managed") {
+    if (!given) return {};
+    throw invalidArgument(
+      "token.authority",
+      `token.authority is the AccessManager of a token launched with token.options.access "managed"; this token's access is "${access}": leave token.authority out, or set access to "managed"`,
+    );
+  }
+  if (!given)
+    throw invalidArgument(
+      "token.authority",
+      'token.authority is required with token.options.access "managed": the address of the AccessManager contract that decides who may mint, pause and call every restricted function',
+    );
+  const authority = parseEvmAddress(value, "token.authority");
+  if (authority === ZeroAddress)
+    throw invalidArgument("token.authority", "token.authority must not be the zero address: it must be an AccessManager contract");
+  return { authority };
+}
+
 export function parseErc20Params(value: unknown, sender: string): Erc20Params {
   const token = requireObject(value, "token");
   rejectUnknownFields(token, ERC20_FIELDS, "ERC20");
@@ -125,6 +159,13 @@ export function parseErc20Params(value: unknown, sender: string): Erc20Params {
       `token.initialSupply must not exceed 2^208 - 1 with token.options.votes (ERC20Votes' limit)`,
     );
   }
+  // A managed token has no admin of its own: an `account` given would be silently ignored, and the caller misled.
+  if (options?.access === "managed" && token.account !== undefined && token.account !== null && token.account !== "") {
+    throw invalidArgument(
+      "token.account",
+      'token.account administers a token with access "roles" or "ownable"; a token with access "managed" has no admin of its own (its AccessManager, token.authority, decides): leave token.account out',
+    );
+  }
   let cap = MAX_UINT256;
   if (capGiven) {
     cap = parseUint256(token.totalSupply, "token.totalSupply");
@@ -146,6 +187,7 @@ export function parseErc20Params(value: unknown, sender: string): Erc20Params {
     minter: optionalAddress(token, "minter", sender),
     account: optionalAddress(token, "account", sender),
     ...(options !== undefined ? { options } : {}),
+    ...parseAuthority(token, options?.access ?? "roles"),
   };
 }
 
@@ -158,12 +200,14 @@ export function parseErc721Params(value: unknown): Erc721Params {
   const uri = optionalUri(token);
   const name = requireText(token, "name", 100);
   const symbol = requireText(token, "symbol", 32);
-  return { name, symbol, uri, ...(token.options !== undefined ? { options: parseErc721Options(token.options) } : {}) };
+  const options = token.options === undefined ? undefined : parseErc721Options(token.options);
+  return { name, symbol, uri, ...(options !== undefined ? { options } : {}), ...parseAuthority(token, options?.access ?? "roles") };
 }
 
 export function parseErc1155Params(value: unknown): Erc1155Params {
   const token = requireObject(value, "token");
   rejectUnknownFields(token, ERC1155_FIELDS, "ERC1155");
   const uri = optionalUri(token);
-  return { name: requireText(token, "name", 100), uri, options: parseErc1155Options(token.options) };
+  const options = parseErc1155Options(token.options);
+  return { name: requireText(token, "name", 100), uri, options, ...parseAuthority(token, options.access) };
 }

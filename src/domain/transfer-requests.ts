@@ -113,9 +113,11 @@ export interface TokenInfoResult {
   paused?: boolean;
   /** Present when the contract has `owner()` (Ownable). */
   owner?: string;
+  /** Present when the contract has `authority()` (AccessManaged): its AccessManager. */
+  authority?: string;
   /**
    * What it was found to support, sorted: by ERC-165 (`enumerable`, `metadata`, `accessControl`, `royalties`) and by
-   * probing its views (`capped`, `pausable`, `ownable`).
+   * probing its views (`capped`, `pausable`, `ownable`, `managed`).
    */
   features: string[];
   simulated: boolean;

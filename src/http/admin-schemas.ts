@@ -43,7 +43,9 @@ export const PauseWrite = signedWrite({
   network,
   contractAddress: managedToken.describe("The token; launched with token.options.pausable (or any with pause(), unpause() and paused())"),
   paused: z.boolean().describe("true calls pause(): every transfer, mint and burn stops; false calls unpause()"),
-  sender: address.describe("The pauser: PAUSER_ROLE (access roles) or the owner (access ownable)"),
+  sender: address.describe(
+    "The pauser: PAUSER_ROLE (access roles), the owner (access ownable), or a caller the AccessManager allows (access managed)",
+  ),
 });
 
 export const Pause = z.object({ ...written, paused: z.boolean().describe("The state the write puts the token in") });

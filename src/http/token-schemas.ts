@@ -22,10 +22,15 @@ import {
 const contractAddress = z.string().meta({ examples: [EXAMPLE_TOKEN_CONTRACT] });
 const option = (description: string) => z.boolean().optional().describe(description);
 const access = z
-  .enum(["ownable", "roles"])
+  .enum(["ownable", "roles", "managed"])
   .optional()
   .describe(
-    "Who may call the restricted functions (mint, pause): `ownable`, one owner (OpenZeppelin's Ownable); `roles`, role holders (AccessControl: MINTER_ROLE, PAUSER_ROLE, and DEFAULT_ADMIN_ROLE who grants them). Default roles",
+    "Who may call the restricted functions (mint, pause): `ownable`, one owner (OpenZeppelin's Ownable); `roles`, role holders (AccessControl: MINTER_ROLE, PAUSER_ROLE, and DEFAULT_ADMIN_ROLE who grants them); `managed`, whoever the AccessManager `token.authority` allows (AccessManaged; compiled on first use). Default roles",
+  );
+const authority = address
+  .optional()
+  .describe(
+    'The AccessManager contract of a token with `options.access` "managed" (required with it, refused without it): the token asks it before every restricted call. Checked before signing: an address without code, or a contract that does not answer canCall, is refused',
   );
 const votes = z.union([z.boolean(), z.enum(["blocknumber", "timestamp"])]).optional();
 const royalty = z
@@ -103,8 +108,11 @@ export const Erc20Token = z.strictObject({
   initialSupply: integerString("Minted to `minter` at launch; default 0", "1000000000000000000000").optional(),
   totalSupply: integerString("Supply cap; omit for no cap", "1000000000000000000000000").optional(),
   minter: address.optional().describe("Receives the initial supply; default sender"),
-  account: address.optional().describe("Administers the token and may mint more; default sender"),
+  account: address
+    .optional()
+    .describe("Administers the token and may mint more; default sender. Refused with access managed (the AccessManager decides)"),
   options: Erc20Options.optional(),
+  authority,
 });
 
 export const Erc721Token = z.strictObject({
@@ -127,6 +135,7 @@ export const Erc721Token = z.strictObject({
     )
     .meta({ examples: ["https://example.com/art/"] }),
   options: Erc721Options.optional(),
+  authority,
 });
 
 export const Erc1155Token = z.strictObject({
@@ -145,6 +154,7 @@ export const Erc1155Token = z.strictObject({
     )
     .meta({ examples: ["https://example.com/items/{id}.json"] }),
   options: Erc1155Options.optional(),
+  authority,
 });
 
 export const TokenType = z
@@ -262,7 +272,9 @@ const mintFields = {
     .describe(
       `Several recipients minted in one transaction (the token's airdrop function), all or nothing; at most ${MAX_MINT_RECIPIENTS}. Then no top-level to, amount, tokenId or uri. Tokens launched without options (the historic contracts) have no batch mint: 422 BATCH_MINT_UNSUPPORTED`,
     ),
-  sender: address.describe("A minter of the contract: a MINTER_ROLE holder, or the owner of a token launched with access ownable"),
+  sender: address.describe(
+    "A minter of the contract: a MINTER_ROLE holder, the owner of a token launched with access ownable, or a caller its AccessManager allows (access managed)",
+  ),
 };
 
 export const MintWrite = signedWrite(mintFields);

@@ -163,10 +163,14 @@ export const TokenInfo = z.object({
   cap: z.string().optional().describe("When the contract has cap()"),
   paused: z.boolean().optional().describe("When the contract has paused()"),
   owner: z.string().optional().describe("When the contract has owner() (Ownable)"),
+  authority: z
+    .string()
+    .optional()
+    .describe('When the contract has authority() (AccessManaged: a token launched with access "managed"): its AccessManager'),
   features: z
     .array(z.string())
     .describe(
-      "Sorted. By ERC-165: enumerable, metadata, accessControl, royalties (ERC-2981), uriStorage (ERC-4906, ERC721); by probing views: capped (cap()), pausable (paused()), ownable (owner()); by the functions in the contract's code (through EIP-1967 and EIP-1167 proxies): burnable (burn), mintable (the mint functions this service calls), batchMint (airdrop, which `recipients` on a mint needs), permit (EIP-2612, ERC20), votes (delegate, ERC20), supply (totalSupply(id), ERC1155)",
+      "Sorted. By ERC-165: enumerable, metadata, accessControl, royalties (ERC-2981), uriStorage (ERC-4906, ERC721); by probing views: capped (cap()), pausable (paused()), ownable (owner()), managed (authority()); by the functions in the contract's code (through EIP-1967 and EIP-1167 proxies): burnable (burn), mintable (the mint functions this service calls), batchMint (airdrop, which `recipients` on a mint needs), permit (EIP-2612, ERC20), votes (delegate, ERC20), supply (totalSupply(id), ERC1155)",
     ),
   simulated: z.boolean(),
 });

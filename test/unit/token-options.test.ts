@@ -2,6 +2,7 @@ import { expect } from "chai";
 
 import { variantPath, variantSource } from "../../src/chains/evm/variants/variant-source.js";
 import { isTokenServiceError } from "../../src/domain/errors.js";
+import { parseErc1155Params, parseErc20Params, parseErc721Params } from "../../src/domain/token-params.js";
 import {
   allVariants,
   isPrecompiled,
@@ -77,5 +78,41 @@ describe("token options compiled on first use", function () {
     expect(erc1155).to.include("function setURI(string memory newuri) public onlyOwner {\n        _setURI(newuri);\n    }");
     const roles = variantSource({ kind: "ERC1155", features: ["updatableUri"], access: "roles" });
     expect(roles).to.include("onlyRole(URI_SETTER_ROLE)").and.include("_grantRole(URI_SETTER_ROLE, admin);");
+  });
+
+  it('access "managed": every combination is compiled on first use, as AccessManaged with `restricted` functions', function () {
+    const bare = variantOf("ERC20", parseErc20Options({ access: "managed" }));
+    expect(variantName(bare)).to.equal("ServiceERC20Managed");
+    expect(isPrecompiled(bare)).to.equal(false);
+    expect(allVariants().filter((variant) => variant.access === "managed")).to.have.length(0);
+    const erc1155 = variantOf("ERC1155", parseErc1155Options({ pausable: true, updatableUri: true, access: "managed" }));
+    const source = variantSource(erc1155);
+    expect(source).to.include('import {AccessManaged} from "@openzeppelin/contracts/access/manager/AccessManaged.sol";');
+    expect(source).to.include("address initialAuthority)").and.include("AccessManaged(initialAuthority)");
+    expect(source).to.include("function setURI(string memory newuri) public restricted {");
+    expect(source).to.include("function pause() public restricted {");
+    expect(source).not.to.match(/onlyRole|onlyOwner|_grantRole|address admin/);
+    expect(refusal(() => parseErc721Options({ access: "manager" }))).to.deep.equal({
+      field: "token.options.access",
+      message: 'token.options.access must be "ownable", "roles" or "managed"',
+    });
+  });
+
+  it("token.authority: required with access managed, refused with any other, a non-zero address", function () {
+    const sender = "0x1111111111111111111111111111111111111111";
+    const authority = "0x2222222222222222222222222222222222222222";
+    expect(parseErc20Params({ name: "A", symbol: "A", options: { access: "managed" }, authority }, sender).authority).to.equal(authority);
+    expect(parseErc721Params({ name: "A", symbol: "A", options: { access: "managed" }, authority }).authority).to.equal(authority);
+    expect(parseErc1155Params({ name: "A", options: { access: "roles" } })).not.to.have.property("authority");
+    const cases: Array<() => unknown> = [
+      () => parseErc20Params({ name: "A", symbol: "A", options: { access: "managed" } }, sender),
+      () => parseErc20Params({ name: "A", symbol: "A", authority }, sender),
+      () => parseErc721Params({ name: "A", symbol: "A", options: { access: "ownable" }, authority }),
+      () => parseErc1155Params({ name: "A", options: { access: "managed" }, authority: `0x${"00".repeat(20)}` }),
+      () => parseErc1155Params({ name: "A", options: { access: "managed" }, authority: "0x12" }),
+    ];
+    for (const parse of cases) expect(refusal(parse).field).to.equal("token.authority");
+    const account = () => parseErc20Params({ name: "A", symbol: "A", options: { access: "managed" }, authority, account: sender }, sender);
+    expect(refusal(account).field).to.equal("token.account");
   });
 });

@@ -74,6 +74,12 @@ export const probes = new Interface([
   "function cap() view returns (uint256)",
   "function paused() view returns (bool)",
   "function owner() view returns (address)",
+  "function authority() view returns (address)",
+]);
+
+/** OpenZeppelin's AccessManager, as far as the service asks it (IAuthority's canCall, which AccessManaged calls). */
+export const accessManager = new Interface([
+  "function canCall(address caller, address target, bytes4 selector) view returns (bool immediate, uint32 delay)",
 ]);
 
 /** ERC-165 interface ids. */

@@ -4,6 +4,7 @@ import type { EvmChain } from "../../chains/evm/chain.js";
 import { CREATE2_FACTORY, create2Address, create2Calldata, preflightCreate2 } from "../../chains/evm/write/create2.js";
 import { deploymentData, firstUseVariant, gasShape } from "../../chains/evm/write/launch.js";
 import type { FirstUseCompiler } from "../../chains/evm/variants/first-use-compiler.js";
+import { preflightAuthority } from "../../chains/evm/read/access-manager.js";
 import { preflightMint } from "../../chains/evm/write/mint.js";
 import { approveData, preflightApprove, preflightTransfer, transferData } from "../../chains/evm/write/transfer.js";
 import type { EvmPair, LaunchCommand } from "../../domain/commands.js";
@@ -97,7 +98,8 @@ export async function launchIntent(
     return derived.address;
   };
   // The token fields as the caller gave them (amounts as strings), addresses checksummed; the salt beside them.
-  const recorded = checksummed((requestedToken ?? {}) as Record<string, unknown>, ["minter", "account"]);
+  const recorded = checksummed((requestedToken ?? {}) as Record<string, unknown>, ["minter", "account", "authority"]);
+  const authority = params.token.authority;
   return {
     kind: "launch",
     command,
@@ -110,7 +112,15 @@ export async function launchIntent(
       params: salt === undefined ? recorded : { ...recorded, salt },
       contractAddress: contractAddress(nonce),
     }),
-    ...(deterministic !== undefined ? { preflight: (chain: EvmChain) => preflightCreate2(chain, deterministic) } : {}),
+    // A managed token's authority must be an AccessManager, else its restricted functions would revert forever.
+    ...(deterministic !== undefined || authority !== undefined
+      ? {
+          preflight: async (chain: EvmChain) => {
+            if (authority !== undefined) await preflightAuthority(chain, authority, sender);
+            if (deterministic !== undefined) await preflightCreate2(chain, deterministic);
+          },
+        }
+      : {}),
     answer: (sent, chain) => ({
       transactionHash: sent.transactionHash,
       contractAddress: contractAddress(sent.nonce),

@@ -29,7 +29,7 @@ const common = {
 const launchedWithout = "the token has no roles (it was launched with token.options.access ownable)";
 
 const description = (call: string) =>
-  `Calls AccessControl's \`${call}(role, account)\` on a token launched with access \`roles\`. \`role\` is a name the token defines (its view of that name gives the id: \`MINTER_ROLE\`, \`PAUSER_ROLE\`, \`DEFAULT_ADMIN_ROLE\`), or the id itself. {NOT_SUPPORTED}: an Ownable token (\`access\`: \`details.needed\` \`roles\`, \`details.found\` \`ownable\`), a role it does not define (field \`role\`; \`PAUSER_ROLE\` without \`pausable\`). A sender without the role's admin role is refused with \`WOULD_REVERT\` (\`AccessControlUnauthorizedAccount\`). {RECORDED}`;
+  `Calls AccessControl's \`${call}(role, account)\` on a token launched with access \`roles\`. \`role\` is a name the token defines (its view of that name gives the id: \`MINTER_ROLE\`, \`PAUSER_ROLE\`, \`DEFAULT_ADMIN_ROLE\`), or the id itself. {NOT_SUPPORTED}: an Ownable token (\`access\`: \`details.needed\` \`roles\`, \`details.found\` \`ownable\`), an AccessManaged one (\`details.found\` \`managed\`: its AccessManager, \`details.authority\`, holds the roles), a role it does not define (field \`role\`; \`PAUSER_ROLE\` without \`pausable\`). A sender without the role's admin role is refused with \`WOULD_REVERT\` (\`AccessControlUnauthorizedAccount\`). {RECORDED}`;
 
 const taskContract = "The token contract address (launched with access roles)";
 

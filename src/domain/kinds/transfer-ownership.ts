@@ -30,7 +30,7 @@ export const transferOwnershipKind = {
     operationId: "transferOwnership",
     summary: "Hand a token launched with access ownable to a new owner",
     description:
-      "Calls Ownable's `transferOwnership(newOwner)`: the new owner alone may then mint, pause and transfer ownership again. {NOT_SUPPORTED} (`access`: `details.needed` `ownable`; a token with roles hands over by granting `DEFAULT_ADMIN_ROLE`). A sender that is not the owner is refused with `WOULD_REVERT` (`OwnableUnauthorizedAccount`). {RECORDED}",
+      "Calls Ownable's `transferOwnership(newOwner)`: the new owner alone may then mint, pause and transfer ownership again. {NOT_SUPPORTED} (`access`: `details.needed` `ownable`; a token with roles hands over by granting `DEFAULT_ADMIN_ROLE`; an AccessManaged one, `details.found` `managed`, has no owner: its AccessManager, `details.authority`, decides). A sender that is not the owner is refused with `WOULD_REVERT` (`OwnableUnauthorizedAccount`). {RECORDED}",
     example: {
       name: "recipient",
       summary: "The token the launch example “managed” deploys, to Hardhat's second account",

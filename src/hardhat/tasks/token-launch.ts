@@ -18,6 +18,7 @@ interface Args {
   totalSupply?: string;
   minter?: string;
   account?: string;
+  authority?: string;
   options?: string;
   salt?: string;
   sender?: string;
@@ -78,6 +79,7 @@ function tokenFields(args: Args): Record<string, unknown> {
     totalSupply: smallestUnits(args.totalSupply, args.decimals, "totalSupply"),
     minter: args.minter,
     account: args.account,
+    authority: args.authority,
   };
   const given = Object.fromEntries(Object.entries(fields).filter((entry): entry is [string, string] => entry[1] !== undefined));
   return args.options === undefined ? given : { ...given, options: parseOptionsArgument(args.options) };

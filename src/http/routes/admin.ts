@@ -41,7 +41,7 @@ export const pauseRoute = defineWriteRoute({
   operationId: "pauseToken",
   tag: "tokens",
   summary: "Pause a token (every transfer, mint and burn stops) or unpause it",
-  description: `\`paused: true\` calls \`pause()\`, \`false\` \`unpause()\` (OpenZeppelin's Pausable, as the service's pausable tokens expose it: PAUSER_ROLE, or the owner). ${NOT_SUPPORTED} (\`pausable\`); a token already in that state with \`WOULD_REVERT\` (\`EnforcedPause\`, \`ExpectedPause\`; field \`paused\`), a sender without the role with \`WOULD_REVERT\` (\`AccessControlUnauthorizedAccount\`, \`OwnableUnauthorizedAccount\`). While paused, transfers and burns are refused with \`WOULD_REVERT\` (\`EnforcedPause\`); GET /tokens/{contract} shows \`paused\`. ${RECORDED}`,
+  description: `\`paused: true\` calls \`pause()\`, \`false\` \`unpause()\` (OpenZeppelin's Pausable, as the service's pausable tokens expose it: PAUSER_ROLE, or the owner). ${NOT_SUPPORTED} (\`pausable\`); a token already in that state with \`WOULD_REVERT\` (\`EnforcedPause\`, \`ExpectedPause\`; field \`paused\`), a sender without the role with \`WOULD_REVERT\` (\`AccessControlUnauthorizedAccount\`, \`OwnableUnauthorizedAccount\`, \`AccessManagedUnauthorized\` when the token's AccessManager does not allow it). While paused, transfers and burns are refused with \`WOULD_REVERT\` (\`EnforcedPause\`); GET /tokens/{contract} shows \`paused\`. ${RECORDED}`,
   write: PauseWrite,
   bodyExamples: {
     pause: {

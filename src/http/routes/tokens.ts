@@ -196,7 +196,7 @@ export const mintTokenRoute = defineWriteRoute({
   tag: "tokens",
   summary: "Mint ERC20 supply, ERC721 tokens or ERC1155 ids: to one holder, or to many in one transaction",
   description:
-    "Signed by `sender`, who must be a minter of the contract: a holder of its MINTER_ROLE, or its owner when it was launched with access `ownable` (422 NOT_A_MINTER names the owner). With wait=mined an ERC721 mint reports the new `tokenId`.\n\n" +
+    "Signed by `sender`, who must be a minter of the contract: a holder of its MINTER_ROLE, or its owner when it was launched with access `ownable` (422 NOT_A_MINTER names the owner), or a caller its AccessManager allows when it was launched with access `managed` (422 NOT_A_MINTER names `AccessManagedUnauthorized`). With wait=mined an ERC721 mint reports the new `tokenId`.\n\n" +
     "- **ERC20**: `to` and `amount`. **ERC721**: `to`, optionally `tokenId` and, for a token launched with uriStorage (or without options), `uri`. **ERC1155**: `to`, `tokenId` and `amount`, or several ids to `to` at once with `tokenIds` and `amounts` (the collection's mintBatch).\n" +
     `- **A batch**: \`recipients\`, at most ${MAX_MINT_RECIPIENTS}, each with its own \`to\` and \`amount\`, \`tokenId\` or \`uri\`, minted in one transaction by the token's airdrop function: all or none. Tokens launched with options have it (an ERC20 with mintable); the historic contracts of a launch without options do not (422 BATCH_MINT_UNSUPPORTED). With wait=mined an ERC721 batch reports the minted \`tokenIds\` in the order of recipients.\n\n` +
     "As with launches, without `privateKey` it answers the `unsignedTransaction` to sign, and takes it back as `signedTransaction`.",

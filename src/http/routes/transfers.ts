@@ -162,7 +162,7 @@ export const tokenInfoRoute = defineRoute({
   tag: "balances",
   summary: "A token's metadata: standard, name, symbol, decimals, supply, paused, and what it supports",
   description:
-    "Read from the contract at once: its standard by ERC-165 (ERC721, ERC1155; an ERC20 declares none and is known by totalSupply() and balanceOf() answering), the views it answers, and `features`: by ERC-165 `enumerable`, `metadata`, `accessControl`, `royalties`; by probing views `capped`, `pausable`, `ownable`.",
+    "Read from the contract at once: its standard by ERC-165 (ERC721, ERC1155; an ERC20 declares none and is known by totalSupply() and balanceOf() answering), the views it answers, and `features`: by ERC-165 `enumerable`, `metadata`, `accessControl`, `royalties`; by probing views `capped`, `pausable`, `ownable`, `managed` (with `authority`, its AccessManager).",
   auth: true,
   pathParams: { contract: "The token contract" },
   query: PairQuery,

@@ -65,6 +65,8 @@ export interface TokenInfo {
   cap?: string;
   paused?: boolean;
   owner?: string;
+  /** The AccessManager of a token with access "managed" (AccessManaged's `authority()`). */
+  authority?: string;
   features: string[];
 }
 
@@ -76,7 +78,7 @@ export interface TokenInfo {
 export async function readTokenInfo(chain: EvmChain, contract: string): Promise<TokenInfo> {
   // One read of the code serves both: whether there is a contract, and which functions it has.
   const contractCode = codeAt(chain, contract);
-  const [code, functions, declared, name, symbol, decimals, totalSupply, zeroBalance, cap, paused, owner] = await Promise.all([
+  const [code, functions, declared, name, symbol, decimals, totalSupply, zeroBalance, cap, paused, owner, authority] = await Promise.all([
     contractCode,
     probeCode(chain, contract, contractCode).catch(() => undefined),
     supportedInterfaces(chain, contract, TOKEN_INTERFACES),
@@ -88,6 +90,7 @@ export async function readTokenInfo(chain: EvmChain, contract: string): Promise<
     view<bigint>(chain, contract, probes, "cap"),
     view<boolean>(chain, contract, probes, "paused"),
     view<string>(chain, contract, probes, "owner"),
+    view<string>(chain, contract, probes, "authority"),
   ]);
   if (code === "0x") throw notAToken(contract, "a", true);
   const type: TokenStandard | undefined = declared.erc1155
@@ -106,6 +109,7 @@ export async function readTokenInfo(chain: EvmChain, contract: string): Promise<
     ...(cap !== undefined ? ["capped"] : []),
     ...(paused !== undefined ? ["pausable"] : []),
     ...(owner !== undefined ? ["ownable"] : []),
+    ...(authority !== undefined ? ["managed"] : []),
     ...(type === "ERC721" && declared.erc4906 ? ["uriStorage"] : []),
     ...Object.entries(FUNCTION_FEATURES)
       .filter(([, byStandard]) => byStandard[type]?.some((signature) => functions?.has(signature) === true))
@@ -120,6 +124,7 @@ export async function readTokenInfo(chain: EvmChain, contract: string): Promise<
     ...(cap !== undefined ? { cap: cap.toString() } : {}),
     ...(paused !== undefined ? { paused } : {}),
     ...(owner !== undefined ? { owner: getAddress(owner) } : {}),
+    ...(authority !== undefined ? { authority: getAddress(authority) } : {}),
     features,
   };
 }

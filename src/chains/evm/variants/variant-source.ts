@@ -37,6 +37,7 @@ const IMPORTS: Record<string, string> = {
   Nonces: `${OZ}/utils/Nonces.sol`,
   Ownable: `${OZ}/access/Ownable.sol`,
   AccessControl: `${OZ}/access/AccessControl.sol`,
+  AccessManaged: `${OZ}/access/manager/AccessManaged.sol`,
 };
 
 /** The extension each option adds, per kind. */
@@ -148,10 +149,23 @@ function airdrop(notice: string, signature: string, minter: string, arrays: stri
 }
 
 function restricted(variant: Variant, role: string): string {
+  if (variant.access === "managed") return "restricted";
   return variant.access === "ownable" ? "onlyOwner" : `onlyRole(${role})`;
 }
 
+/**
+ * The access base. "managed", as the Wizard's set-access-control.ts composes it: AccessManaged(initialAuthority), and
+ * every restricted function asks that AccessManager (`restricted`); the contract defines no roles and no owner. The
+ * constructor's `admin` parameter becomes the authority (the Wizard's name for it), in the same place.
+ */
 function accessParts(variant: Variant, parts: Parts, admin: string, roles: string[]): void {
+  if (variant.access === "managed") {
+    const at = parts.constructorParameters.indexOf(`address ${admin}`);
+    parts.constructorParameters[at] = "address initialAuthority";
+    parts.bases.push("AccessManaged");
+    parts.baseConstructors.push("AccessManaged(initialAuthority)");
+    return;
+  }
   if (variant.access === "ownable") {
     parts.bases.push("Ownable");
     parts.baseConstructors.push(`Ownable(${admin})`);

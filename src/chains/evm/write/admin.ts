@@ -3,6 +3,7 @@ import { id } from "ethers";
 import type { BurnParams, PauseParams, RoleParams } from "../../../domain/admin-commands.js";
 import { ErrorCode, TokenServiceError, invalidArgument } from "../../../domain/errors.js";
 import type { EvmChain } from "../chain.js";
+import { managedAuthority } from "../read/access-manager.js";
 import { probeCode, type CodeProbe } from "../read/code-probe.js";
 import { requireTokenStandard } from "../read/token-info.js";
 import { supportedInterfaces, view, viewCall } from "../read/view-call.js";
@@ -98,12 +99,15 @@ const ROLE_OPTIONS = new Map([
  */
 export async function preflightRole(chain: EvmChain, params: RoleParams, call: string): Promise<void> {
   const contract = params.contractAddress;
-  const [, declared, owner, roleId] = await Promise.all([
+  const [, declared, owner, roleId, authority] = await Promise.all([
     probeCode(chain, contract),
     supportedInterfaces(chain, contract, { accessControl: INTERFACE_IDS.accessControl }),
     view<string>(chain, contract, tokenExtensions, "owner"),
     params.named ? roleDefinedBy(chain, contract, params.role) : Promise.resolve(params.roleId),
+    managedAuthority(chain, contract),
   ]);
+  if (!declared.accessControl && owner === undefined && authority !== undefined)
+    throw managedByAuthority(contract, authority, "roles", call);
   if (!declared.accessControl) {
     throw notSupported(
       contract,
@@ -140,15 +144,33 @@ async function roleDefinedBy(chain: EvmChain, contract: string, name: string): P
   return answer.length === 66 ? answer : undefined;
 }
 
-/** The token must have an owner (Ownable): a token with roles hands over by granting DEFAULT_ADMIN_ROLE instead. */
+/**
+ * A token with access "managed" (AccessManaged) has no roles and no owner of its own: who may call what is its
+ * AccessManager's to say (grantRole and setTargetFunctionRole on the manager, by the manager's admins), not the token's.
+ */
+function managedByAuthority(contract: string, authority: string, needed: string, call: string): TokenServiceError {
+  return notSupported(
+    contract,
+    `has no ${needed === "roles" ? "roles" : "owner"}: it was launched with token.options.access "managed", and its AccessManager ${authority} decides who may call each of its functions; ${needed === "roles" ? "grant or revoke the manager's roles" : "change the manager's admins, or setAuthority through the manager"} on ${authority} instead`,
+    { option: "access", needed, found: "managed", function: call, authority },
+  );
+}
+
+/**
+ * The token must have an owner (Ownable): a token with roles hands over by granting DEFAULT_ADMIN_ROLE instead, and a
+ * managed one (AccessManaged) through its AccessManager.
+ */
 export async function preflightOwnership(chain: EvmChain, params: { contractAddress: string }): Promise<void> {
   const contract = params.contractAddress;
-  const [probe, owner, declared] = await Promise.all([
+  const [probe, owner, declared, authority] = await Promise.all([
     probeCode(chain, contract),
     view<string>(chain, contract, tokenExtensions, "owner"),
     supportedInterfaces(chain, contract, { accessControl: INTERFACE_IDS.accessControl }),
+    managedAuthority(chain, contract),
   ]);
   if (owner !== undefined && probe.has("transferOwnership(address)") !== false) return;
+  if (owner === undefined && !declared.accessControl && authority !== undefined)
+    throw managedByAuthority(contract, authority, "ownable", "transferOwnership(address)");
   throw notSupported(
     contract,
     declared.accessControl

@@ -48,20 +48,24 @@ function contractOf(params: LaunchParams, firstUse: ShippedArtifact | undefined)
   return deployable(() => variantArtifact(params.type, name), name);
 }
 
-/** The constructor's arguments, in the order of the contract (historic or variant: scripts/token-variants.ts). */
+/**
+ * The constructor's arguments, in the order of the contract (historic or variant: scripts/token-variants.ts). With
+ * access "managed" the admin's place holds the AccessManager (`initialAuthority`): the token has no admin of its own.
+ */
 function constructorArguments(params: LaunchParams, sender: string): unknown[] {
+  const authority = params.token.authority;
   if (params.type === "ERC20") {
     const { name, symbol, decimals, cap, minter, initialSupply, account, options } = params.token;
     const capArgument = options === undefined || options.capped ? [cap] : [];
-    return [name, symbol, decimals, ...capArgument, minter, initialSupply, account];
+    return [name, symbol, decimals, ...capArgument, minter, initialSupply, authority ?? account];
   }
   const royalty = params.token.options?.royalty;
   const royaltyArguments = royalty === undefined ? [] : [royalty.receiver, royalty.basisPoints];
   if (params.type === "ERC721") {
     const { name, symbol, uri } = params.token;
-    return [name, symbol, uri, sender, ...royaltyArguments];
+    return [name, symbol, uri, authority ?? sender, ...royaltyArguments];
   }
-  return [params.token.name, params.token.uri, sender, ...royaltyArguments];
+  return [params.token.name, params.token.uri, authority ?? sender, ...royaltyArguments];
 }
 
 /** What the gas of a deployment depends on besides its calldata's bytes (see gas-shapes.ts). */

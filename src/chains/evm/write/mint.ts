@@ -5,6 +5,7 @@ import { isBatchMint, type BatchMintParams, type MintParams } from "../../../dom
 import type { EvmChain } from "../chain.js";
 import { probeCode, type CodeProbe } from "../read/code-probe.js";
 import { isUnansweredCall, translateProviderError } from "../provider-errors.js";
+import { managedAuthority, requireManagedCaller } from "../read/access-manager.js";
 import { ERC1155_INTERFACE_ID, ERC721_INTERFACE_ID, MINTER_ROLE, erc1155Interface, erc20Interface, erc721Interface } from "../token-abi.js";
 
 export type { MintParams } from "../../../domain/mint-commands.js";
@@ -176,16 +177,20 @@ async function checkIdsFree(chain: EvmChain, params: MintParams): Promise<void> 
 export async function preflightMint(chain: EvmChain, sender: string, params: MintParams): Promise<string> {
   const at = params.contractAddress;
   // The code (an EIP-1967 proxy's or clone's implementation's) says which mint functions the token has.
-  const [functions, hasRole, owner, isErc721, isErc1155] = await Promise.all([
+  const [functions, hasRole, owner, isErc721, isErc1155, authority] = await Promise.all([
     probeCode(chain, at),
     read(chain, at, erc20Interface.encodeFunctionData("hasRole", [MINTER_ROLE, sender])),
     read(chain, at, erc20Interface.encodeFunctionData("owner", [])),
     read(chain, at, erc721Interface.encodeFunctionData("supportsInterface", [ERC721_INTERFACE_ID])),
     read(chain, at, erc721Interface.encodeFunctionData("supportsInterface", [ERC1155_INTERFACE_ID])),
+    managedAuthority(chain, at),
   ]);
   if ((params.type === "ERC721") !== isTrue(isErc721) || (params.type === "ERC1155") !== isTrue(isErc1155)) throw notAToken(params);
-  checkMinter(sender, params, { hasRole, owner });
+  // A token with access "managed" has neither roles nor an owner: its AccessManager says who may call each function.
+  const managed = authority !== undefined && !answered(hasRole) && !answered(owner);
+  if (!managed) checkMinter(sender, params, { hasRole, owner });
   const data = mintData(params, functions);
+  if (managed) await requireManagedCaller(chain, authority, sender, at, data, ErrorCode.NOT_A_MINTER);
   if (params.type === "ERC20") await checkCap(chain, params);
   if (params.type === "ERC721") await checkIdsFree(chain, params);
   return data;
