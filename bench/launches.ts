@@ -72,30 +72,40 @@ interface Throughput {
   firstFailure?: string;
 }
 
+/**
+ * `total` launches fired at once, timed until every one settled; `notMined` says why one did not end mined (undefined
+ * when it did).
+ */
+async function burst<T>(
+  total: number,
+  launch: (index: number) => Promise<T>,
+  notMined: (outcome: T) => string | undefined,
+): Promise<Throughput> {
+  const start = performance.now();
+  const results = await Promise.allSettled(Array.from({ length: total }, (_, index) => launch(index)));
+  const elapsed = performance.now() - start;
+  const failures = results.map((result) => (result.status === "rejected" ? String(result.reason) : notMined(result.value)));
+  const mined = failures.filter((failure) => failure === undefined).length;
+  const firstFailure = failures.find((failure) => failure !== undefined);
+  return {
+    minedPerSecond: (mined / elapsed) * 1000,
+    mined,
+    failures: total - mined,
+    ...(firstFailure !== undefined ? { firstFailure } : {}),
+  };
+}
+
 /** `total` launches fired at once from `senders` funded wallets, counted until the tracker recorded them mined. */
 async function serviceThroughput(hre: HardhatRuntimeEnvironment, senders: number, total: number): Promise<Throughput> {
   const { service, close } = await recordedService(hre);
   try {
     const [warmUp, ...owners] = await fundedWallets(service, senders + 1);
     await launchUntilSettled(service, warmUp!, 0);
-    const start = performance.now();
-    const results = await Promise.allSettled(
-      Array.from({ length: total }, (_, index) => launchUntilSettled(service, owners[index % senders]!, index)),
+    return await burst(
+      total,
+      (index) => launchUntilSettled(service, owners[index % senders]!, index),
+      (outcome) => (outcome.status === "mined" ? undefined : `record ${outcome.id} ended ${outcome.status}`),
     );
-    const elapsed = performance.now() - start;
-    const mined = results.filter((result) => result.status === "fulfilled" && result.value.status === "mined").length;
-    const failure = results.find((result) => result.status === "rejected" || result.value.status !== "mined");
-    return {
-      minedPerSecond: (mined / elapsed) * 1000,
-      mined,
-      failures: total - mined,
-      ...(failure
-        ? {
-            firstFailure:
-              failure.status === "rejected" ? String(failure.reason) : `record ${failure.value.id} ended ${failure.value.status}`,
-          }
-        : {}),
-    };
   } finally {
     await close();
   }
@@ -140,24 +150,11 @@ async function httpThroughput(hre: HardhatRuntimeEnvironment, senders: number, t
     }
     const [warmUp, ...owners] = wallets;
     await launch(warmUp!, 0);
-    const start = performance.now();
-    const results = await Promise.allSettled(Array.from({ length: total }, (_, index) => launch(owners[index % senders]!, index)));
-    const elapsed = performance.now() - start;
-    const mined = results.filter((result) => result.status === "fulfilled" && result.value.json.status === "mined").length;
-    const failure = results.find((result) => result.status === "rejected" || result.value.json.status !== "mined");
-    return {
-      minedPerSecond: (mined / elapsed) * 1000,
-      mined,
-      failures: total - mined,
-      ...(failure
-        ? {
-            firstFailure:
-              failure.status === "rejected"
-                ? String(failure.reason)
-                : `${failure.value.status} ${JSON.stringify(failure.value.json).slice(0, 200)}`,
-          }
-        : {}),
-    };
+    return await burst(
+      total,
+      (index) => launch(owners[index % senders]!, index),
+      (answer) => (answer.json.status === "mined" ? undefined : `${answer.status} ${JSON.stringify(answer.json).slice(0, 200)}`),
+    );
   } finally {
     client.close();
     await shutdown(http, server);
