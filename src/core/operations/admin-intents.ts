@@ -3,7 +3,7 @@ import { burnData, pauseData, preflightBurn, preflightPause } from "../../chains
 import type { AdminCommand, BurnCommand, PauseCommand } from "../../domain/admin-commands.js";
 import type { BurnResult, PauseResult } from "../../domain/admin-requests.js";
 import { readErc20Decimals } from "../../chains/evm/read/balances.js";
-import { echoed, type WriteIntent } from "./intents.js";
+import { sentAnswer, type WriteIntent } from "./intents.js";
 
 // Burns and pauses (and, through tokenCall, the kinds of domain/kinds/) as write intents: one call on the token each, recorded,
 // signed and tracked by the one pipeline as transfers are. Each record's params are the answer's own fields.
@@ -25,21 +25,7 @@ export function tokenCall<Fields extends object>(
     preflight: call.preflight,
     // An amount with decimals (an ERC20 burn's) is echoed in whole units too, with its warnings.
     answer: (sent: { transactionHash: string; nonce: number }, chain: EvmChain) =>
-      echoed(
-        {
-          transactionHash: sent.transactionHash,
-          status: "pending" as const,
-          chain: pair.chain,
-          network: pair.network,
-          ...type,
-          contractAddress,
-          sender,
-          ...call.fields,
-          nonce: sent.nonce,
-          simulated: chain.simulated,
-        },
-        pair.nativeSymbol,
-      ),
+      sentAnswer(pair, sent, chain, { ...type, contractAddress, sender, ...call.fields }),
   };
 }
 

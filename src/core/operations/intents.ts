@@ -58,6 +58,30 @@ export function echoed<T extends { type?: string }>(answer: T, nativeSymbol: str
 }
 
 /**
+ * What a write sent from its sender's key answers once the node took it: the transaction, `pending`, the pair, then
+ * `fields` (the write's own), the nonce and whether the chain is simulated, its amounts echoed (see `echoed`).
+ */
+export function sentAnswer<T extends { type?: string }>(
+  pair: { chain: string; network: string; nativeSymbol: string },
+  sent: { transactionHash: string; nonce: number },
+  chain: EvmChain,
+  fields: T,
+) {
+  return echoed(
+    {
+      transactionHash: sent.transactionHash,
+      status: "pending" as const,
+      chain: pair.chain,
+      network: pair.network,
+      ...fields,
+      nonce: sent.nonce,
+      simulated: chain.simulated,
+    },
+    pair.nativeSymbol,
+  );
+}
+
+/**
  * The decimals an ERC20 amount is in, read in the preflight (cached per chain); the record keeps them beside the amount
  * (`fields.decimals`), so that the answer rebuilt from it for an idempotent retry echoes the same.
  */
@@ -221,21 +245,7 @@ export function transferIntent(command: TransferCommand): WriteIntent<TransferRe
       await preflightTransfer(chain, sender, params);
       if (params.type === "ERC20") await keepErc20Decimals(chain, params.contractAddress, fields);
     },
-    answer: (sent, chain) =>
-      echoed(
-        {
-          transactionHash: sent.transactionHash,
-          status: "pending" as const,
-          chain: pair.chain,
-          network: pair.network,
-          type: params.type,
-          sender,
-          ...fields,
-          nonce: sent.nonce,
-          simulated: chain.simulated,
-        },
-        pair.nativeSymbol,
-      ),
+    answer: (sent, chain) => sentAnswer(pair, sent, chain, { type: params.type, sender, ...fields }),
   };
 }
 
@@ -269,20 +279,6 @@ export function approveIntent(command: ApproveCommand): WriteIntent<ApproveResul
       if (params.type === "ERC20") await keepErc20Decimals(chain, params.contractAddress, fields);
     },
     answer: (sent, chain) =>
-      echoed(
-        {
-          transactionHash: sent.transactionHash,
-          status: "pending" as const,
-          chain: pair.chain,
-          network: pair.network,
-          type: params.type,
-          contractAddress: params.contractAddress,
-          sender,
-          ...fields,
-          nonce: sent.nonce,
-          simulated: chain.simulated,
-        },
-        pair.nativeSymbol,
-      ),
+      sentAnswer(pair, sent, chain, { type: params.type, contractAddress: params.contractAddress, sender, ...fields }),
   };
 }
