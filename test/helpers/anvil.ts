@@ -98,3 +98,30 @@ export async function startAnvil(options: { chainId?: number; args?: string[]; p
     stop: () => end("SIGTERM"),
   };
 }
+
+/**
+ * A live chain's blocks for a node mining on send: anvil mines what its pool holds ready into one 30 M-gas block when a
+ * transaction comes and leaves the rest until the next one comes (foundry-rs/foundry#10122), so a burst's last
+ * deployments can wait there for a block nothing sends. This asks anvil for a block (straight to it, never through a
+ * relay a test counts) whenever its pool held transactions at two looks 500 ms apart; stopped, it asks for no more.
+ */
+export function produceBlocksWhilePoolHolds(node: AnvilNode): { stop(): Promise<void> } {
+  let stopped = false;
+  const pause = () => new Promise((resolve) => setTimeout(resolve, 500));
+  const run = (async () => {
+    let heldBefore = false;
+    while (!stopped) {
+      await pause();
+      const status = (await node.rpc("txpool_status").catch(() => undefined)) as { pending?: string } | undefined;
+      const held = status !== undefined && Number(status.pending ?? 0) > 0;
+      if (held && heldBefore && !stopped) await node.rpc("evm_mine").catch(() => undefined);
+      heldBefore = held;
+    }
+  })();
+  return {
+    async stop() {
+      stopped = true;
+      await run;
+    },
+  };
+}

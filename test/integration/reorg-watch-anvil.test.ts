@@ -10,7 +10,7 @@ import hre from "hardhat";
 import { createTokenService, type TokenService } from "../../src/api.js";
 import { openStore } from "../../src/store/open-store.js";
 import type { Store } from "../../src/store/types.js";
-import { startAnvil, type AnvilNode } from "../helpers/anvil.js";
+import { produceBlocksWhilePoolHolds, startAnvil, type AnvilNode } from "../helpers/anvil.js";
 import { startCountingProxy, type CountingProxy } from "../helpers/json-rpc-servers.js";
 import { until } from "../helpers/until.js";
 
@@ -30,27 +30,6 @@ const IDLE_WINDOW_MS = 8 * POLL_MS;
 const BATCH = 50;
 
 const measure = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** Mines a block whenever anvil's pool held pending transactions at two looks 500 ms apart; stopped, it mines no more. */
-function blockProducer(node: AnvilNode): { stop(): Promise<void> } {
-  let stopped = false;
-  const run = (async () => {
-    let heldBefore = false;
-    while (!stopped) {
-      await measure(500);
-      const status = (await node.rpc("txpool_status").catch(() => undefined)) as { pending?: string } | undefined;
-      const held = status !== undefined && Number(status.pending ?? 0) > 0;
-      if (held && heldBefore && !stopped) await node.rpc("evm_mine").catch(() => undefined);
-      heldBefore = held;
-    }
-  })();
-  return {
-    async stop() {
-      stopped = true;
-      await run;
-    },
-  };
-}
 
 describe("mined records on a live chain watched by its head follower (anvil, counting relay, SQLite store)", function () {
   this.timeout(120_000);
@@ -116,7 +95,7 @@ describe("mined records on a live chain watched by its head follower (anvil, cou
     // the rest until the next one comes (foundry-rs/foundry#10122): ten senders' groups arriving together can leave
     // deployments there that nothing sends a block for, as a live chain would. While the waves run, a block is asked
     // for (beside the counting relay) whenever the pool holds transactions at two looks in a row.
-    const producer = blockProducer(node);
+    const producer = produceBlocksWhilePoolHolds(node);
     try {
       for (let first = 0; first < LAUNCHES; first += WAVE) {
         const settled = await Promise.all(
