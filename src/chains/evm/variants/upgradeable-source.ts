@@ -8,8 +8,8 @@
 //
 // Departures from the Wizard 0.10.16 output, on purpose:
 // - Initializable and UUPSUpgradeable are imported from @openzeppelin/contracts-upgradeable/proxy/utils/: the
-//   OpenZeppelin release these variants compile against is 5.3, where they live (5.5 moved them to
-//   @openzeppelin/contracts, which the Wizard 0.10 output targets).
+//   OpenZeppelin release these variants compile against is 5.3, where they live (the Wizard 0.10.16 output is marked
+//   compatible with Contracts ^5.7.0, which has them in @openzeppelin/contracts).
 // - `initialize` takes what the non-upgradeable variant's constructor takes (name, symbol, decimals, holders, admin…),
 //   where the Wizard writes name, symbol and premint into the source; the mint functions and airdrops are the service's.
 // - The ERC20's decimals and the ERC721's base URI are storage written by `initialize` (an immutable would be the
