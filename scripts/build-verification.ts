@@ -29,7 +29,9 @@ export async function historicBuildInfo(directory = path.join(root, "artifacts/b
 
 /** An OpenZeppelin source as installed (the version the variants were compiled against). */
 export function readOpenZeppelin(unit: string): string | undefined {
-  return unit.startsWith("@openzeppelin/contracts/") ? readFileSync(require.resolve(unit), "utf8") : undefined;
+  return unit.startsWith("@openzeppelin/contracts/") || unit.startsWith("@openzeppelin/contracts-upgradeable/")
+    ? readFileSync(require.resolve(unit), "utf8")
+    : undefined;
 }
 
 if (import.meta.filename === process.argv[1] || process.argv[1]?.endsWith("build-verification.ts")) {

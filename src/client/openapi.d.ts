@@ -3051,6 +3051,8 @@ export interface operations {
                              * @enum {string}
                              */
                             access?: "ownable" | "roles" | "managed";
+                            /** @description The Wizard's upgradeable: the token is deployed behind an OpenZeppelin proxy, in the launch's one transaction (a launcher contract deploys the implementation and the proxy, which runs `initialize`, and leaves no code). "uups": ERC1967Proxy, upgraded by the token (`upgradeToAndCall`, for the owner, UPGRADER_ROLE or whoever the AccessManager allows); "transparent": TransparentUpgradeableProxy, upgraded through its ProxyAdmin, owned by the token's admin. `contractAddress` is the proxy's. Compiled on first use */
+                            upgradeable?: false | ("uups" | "transparent");
                         };
                         /**
                          * @description The AccessManager contract of a token with `options.access` "managed" (required with it, refused without it): the token asks it before every restricted call. Checked before signing: an address without code, or a contract that does not answer canCall, is refused
@@ -3103,6 +3105,8 @@ export interface operations {
                              * @enum {string}
                              */
                             access?: "ownable" | "roles" | "managed";
+                            /** @description The Wizard's upgradeable: the token is deployed behind an OpenZeppelin proxy, in the launch's one transaction (a launcher contract deploys the implementation and the proxy, which runs `initialize`, and leaves no code). "uups": ERC1967Proxy, upgraded by the token (`upgradeToAndCall`, for the owner, UPGRADER_ROLE or whoever the AccessManager allows); "transparent": TransparentUpgradeableProxy, upgraded through its ProxyAdmin, owned by the token's admin. `contractAddress` is the proxy's. Compiled on first use */
+                            upgradeable?: false | ("uups" | "transparent");
                         };
                         /**
                          * @description The AccessManager contract of a token with `options.access` "managed" (required with it, refused without it): the token asks it before every restricted call. Checked before signing: an address without code, or a contract that does not answer canCall, is refused
@@ -3151,6 +3155,8 @@ export interface operations {
                              * @enum {string}
                              */
                             access?: "ownable" | "roles" | "managed";
+                            /** @description The Wizard's upgradeable: the token is deployed behind an OpenZeppelin proxy, in the launch's one transaction (a launcher contract deploys the implementation and the proxy, which runs `initialize`, and leaves no code). "uups": ERC1967Proxy, upgraded by the token (`upgradeToAndCall`, for the owner, UPGRADER_ROLE or whoever the AccessManager allows); "transparent": TransparentUpgradeableProxy, upgraded through its ProxyAdmin, owned by the token's admin. `contractAddress` is the proxy's. Compiled on first use */
+                            upgradeable?: false | ("uups" | "transparent");
                         };
                         /**
                          * @description The AccessManager contract of a token with `options.access` "managed" (required with it, refused without it): the token asks it before every restricted call. Checked before signing: an address without code, or a contract that does not answer canCall, is refused
@@ -3247,6 +3253,8 @@ export interface operations {
                              * @enum {string}
                              */
                             access?: "ownable" | "roles" | "managed";
+                            /** @description The Wizard's upgradeable: the token is deployed behind an OpenZeppelin proxy, in the launch's one transaction (a launcher contract deploys the implementation and the proxy, which runs `initialize`, and leaves no code). "uups": ERC1967Proxy, upgraded by the token (`upgradeToAndCall`, for the owner, UPGRADER_ROLE or whoever the AccessManager allows); "transparent": TransparentUpgradeableProxy, upgraded through its ProxyAdmin, owned by the token's admin. `contractAddress` is the proxy's. Compiled on first use */
+                            upgradeable?: false | ("uups" | "transparent");
                         };
                         /**
                          * @description The AccessManager contract of a token with `options.access` "managed" (required with it, refused without it): the token asks it before every restricted call. Checked before signing: an address without code, or a contract that does not answer canCall, is refused
@@ -3299,6 +3307,8 @@ export interface operations {
                              * @enum {string}
                              */
                             access?: "ownable" | "roles" | "managed";
+                            /** @description The Wizard's upgradeable: the token is deployed behind an OpenZeppelin proxy, in the launch's one transaction (a launcher contract deploys the implementation and the proxy, which runs `initialize`, and leaves no code). "uups": ERC1967Proxy, upgraded by the token (`upgradeToAndCall`, for the owner, UPGRADER_ROLE or whoever the AccessManager allows); "transparent": TransparentUpgradeableProxy, upgraded through its ProxyAdmin, owned by the token's admin. `contractAddress` is the proxy's. Compiled on first use */
+                            upgradeable?: false | ("uups" | "transparent");
                         };
                         /**
                          * @description The AccessManager contract of a token with `options.access` "managed" (required with it, refused without it): the token asks it before every restricted call. Checked before signing: an address without code, or a contract that does not answer canCall, is refused
@@ -3347,6 +3357,8 @@ export interface operations {
                              * @enum {string}
                              */
                             access?: "ownable" | "roles" | "managed";
+                            /** @description The Wizard's upgradeable: the token is deployed behind an OpenZeppelin proxy, in the launch's one transaction (a launcher contract deploys the implementation and the proxy, which runs `initialize`, and leaves no code). "uups": ERC1967Proxy, upgraded by the token (`upgradeToAndCall`, for the owner, UPGRADER_ROLE or whoever the AccessManager allows); "transparent": TransparentUpgradeableProxy, upgraded through its ProxyAdmin, owned by the token's admin. `contractAddress` is the proxy's. Compiled on first use */
+                            upgradeable?: false | ("uups" | "transparent");
                         };
                         /**
                          * @description The AccessManager contract of a token with `options.access` "managed" (required with it, refused without it): the token asks it before every restricted call. Checked before signing: an address without code, or a contract that does not answer canCall, is refused
@@ -3440,6 +3452,8 @@ export interface operations {
                              * @enum {string}
                              */
                             access?: "ownable" | "roles" | "managed";
+                            /** @description The Wizard's upgradeable: the token is deployed behind an OpenZeppelin proxy, in the launch's one transaction (a launcher contract deploys the implementation and the proxy, which runs `initialize`, and leaves no code). "uups": ERC1967Proxy, upgraded by the token (`upgradeToAndCall`, for the owner, UPGRADER_ROLE or whoever the AccessManager allows); "transparent": TransparentUpgradeableProxy, upgraded through its ProxyAdmin, owned by the token's admin. `contractAddress` is the proxy's. Compiled on first use */
+                            upgradeable?: false | ("uups" | "transparent");
                         };
                         /**
                          * @description The AccessManager contract of a token with `options.access` "managed" (required with it, refused without it): the token asks it before every restricted call. Checked before signing: an address without code, or a contract that does not answer canCall, is refused
@@ -3492,6 +3506,8 @@ export interface operations {
                              * @enum {string}
                              */
                             access?: "ownable" | "roles" | "managed";
+                            /** @description The Wizard's upgradeable: the token is deployed behind an OpenZeppelin proxy, in the launch's one transaction (a launcher contract deploys the implementation and the proxy, which runs `initialize`, and leaves no code). "uups": ERC1967Proxy, upgraded by the token (`upgradeToAndCall`, for the owner, UPGRADER_ROLE or whoever the AccessManager allows); "transparent": TransparentUpgradeableProxy, upgraded through its ProxyAdmin, owned by the token's admin. `contractAddress` is the proxy's. Compiled on first use */
+                            upgradeable?: false | ("uups" | "transparent");
                         };
                         /**
                          * @description The AccessManager contract of a token with `options.access` "managed" (required with it, refused without it): the token asks it before every restricted call. Checked before signing: an address without code, or a contract that does not answer canCall, is refused
@@ -3540,6 +3556,8 @@ export interface operations {
                              * @enum {string}
                              */
                             access?: "ownable" | "roles" | "managed";
+                            /** @description The Wizard's upgradeable: the token is deployed behind an OpenZeppelin proxy, in the launch's one transaction (a launcher contract deploys the implementation and the proxy, which runs `initialize`, and leaves no code). "uups": ERC1967Proxy, upgraded by the token (`upgradeToAndCall`, for the owner, UPGRADER_ROLE or whoever the AccessManager allows); "transparent": TransparentUpgradeableProxy, upgraded through its ProxyAdmin, owned by the token's admin. `contractAddress` is the proxy's. Compiled on first use */
+                            upgradeable?: false | ("uups" | "transparent");
                         };
                         /**
                          * @description The AccessManager contract of a token with `options.access` "managed" (required with it, refused without it): the token asks it before every restricted call. Checked before signing: an address without code, or a contract that does not answer canCall, is refused
@@ -6722,6 +6740,53 @@ export interface operations {
                             };
                             settings: {
                                 [key: string]: unknown;
+                            };
+                        };
+                        /** @description An upgradeable token's (`options.upgradeable`): the top then answers for its proxy (`ERC1967Proxy` or `TransparentUpgradeableProxy`, compiled in the launcher's input, with the arguments the launcher gave it), and this for the implementation behind it, in the same shape. Verify both, the implementation first */
+                        implementation?: {
+                            /** @description The implementation, checksummed (the launcher's first CREATE) */
+                            address: string;
+                            /**
+                             * @description `ServiceERC20`, `ServiceERC721`, or the variant the launch's options chose
+                             * @example ServiceERC20BurnableOwnable
+                             */
+                            contractName: string;
+                            /**
+                             * @description `<source unit>:<contract>`, as Etherscan's `contractname` and Sourcify's `contractIdentifier` take it
+                             * @example token-variants/erc20/ServiceERC20BurnableOwnable.sol:ServiceERC20BurnableOwnable
+                             */
+                            fullyQualifiedName: string;
+                            /**
+                             * @description solc's long version, as explorers write it
+                             * @example v0.8.28+commit.7893614a
+                             */
+                            compilerVersion: string;
+                            /** @example shanghai */
+                            evmVersion: string;
+                            /**
+                             * @example {
+                             *       "enabled": true,
+                             *       "runs": 200
+                             *     }
+                             */
+                            optimizer: {
+                                enabled: boolean;
+                                runs: number;
+                            };
+                            /** @description The ABI-encoded constructor arguments the deployment carried after the bytecode, 0x-prefixed (Etherscan takes them without the 0x) */
+                            constructorArguments: string;
+                            /** @description solc's standard JSON input: every source the contract needs, with the settings it was compiled with */
+                            standardJsonInput: {
+                                /** @constant */
+                                language: "Solidity";
+                                sources: {
+                                    [key: string]: {
+                                        content: string;
+                                    };
+                                };
+                                settings: {
+                                    [key: string]: unknown;
+                                };
                             };
                         };
                         /** @description The launch this answers for */
@@ -12539,6 +12604,18 @@ export interface operations {
                         owner?: string;
                         /** @description When the contract has authority() (AccessManaged: a token launched with access "managed"): its AccessManager */
                         authority?: string;
+                        /** @description When the contract is an ERC-1967 proxy (a token launched with `options.upgradeable`), read from its slots */
+                        upgradeable?: {
+                            /**
+                             * @description uups: the implementation upgrades itself (upgradeToAndCall); transparent: the ProxyAdmin `admin` upgrades it
+                             * @enum {string}
+                             */
+                            kind: "uups" | "transparent";
+                            /** @description The ERC-1967 implementation slot: the contract whose code the proxy runs */
+                            implementation: string;
+                            /** @description transparent only: the ERC-1967 admin slot, the proxy's ProxyAdmin contract */
+                            admin?: string;
+                        };
                         /** @description Sorted. By ERC-165: enumerable, metadata, accessControl, royalties (ERC-2981), uriStorage (ERC-4906, ERC721); by probing views: capped (cap()), pausable (paused()), ownable (owner()), managed (authority()); by the functions in the contract's code (through EIP-1967 and EIP-1167 proxies): burnable (burn), mintable (the mint functions this service calls), batchMint (airdrop, which `recipients` on a mint needs), permit (EIP-2612, ERC20), votes (delegate, ERC20), supply (totalSupply(id), ERC1155) */
                         features: string[];
                         simulated: boolean;

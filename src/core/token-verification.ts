@@ -2,6 +2,7 @@ import { Transaction, dataSlice, getAddress } from "ethers";
 
 import { CREATE2_FACTORY } from "../chains/evm/write/create2.js";
 import { tokenVerification, type TokenVerification } from "../chains/evm/verification/verification-input.js";
+import { upgradeableVerification } from "../chains/evm/verification/upgradeable-verification.js";
 import type { EvmNetworkInfo } from "../chains/evm/chain.js";
 import { ErrorCode, TokenServiceError } from "../domain/errors.js";
 import type { OperationRecord } from "../domain/lifecycle.js";
@@ -26,6 +27,8 @@ export interface LaunchedTokenVerification extends TokenVerification {
   address: string;
   /** The launch it answers for: its record, its status and the transaction that deploys the contract. */
   launch: { operationId: string; status: OperationRecord["status"]; transactionHash: string | null };
+  /** An upgradeable token's (the top is then its proxy's): the implementation the launch deployed behind it. */
+  implementation?: TokenVerification & { address: string };
 }
 
 /**
@@ -70,13 +73,19 @@ export async function launchedTokenVerification(
     transaction.to === null ? transaction.data : transaction.to === CREATE2_FACTORY ? dataSlice(transaction.data, 32) : undefined;
   const firstUse = firstUseVariantOf(record);
   const contract = firstUse === undefined || initCode === undefined ? undefined : await variants.contract(firstUse);
+  const launch = { operationId: record.id, status: record.status, transactionHash: record.transactionHash };
+  const base = { chain: info.chain, network: info.network, address: contractAddress, launch };
+  if (firstUse?.upgradeable !== undefined && initCode !== undefined && contract !== undefined) {
+    // A launcher's creation code: the proxy's verification at the top, the implementation's beside it.
+    const launcher = await variants.launcherContract(firstUse.upgradeable);
+    const salt = transaction.to === CREATE2_FACTORY ? dataSlice(transaction.data, 0, 32) : undefined;
+    const deployment = { initCode, salt, sender: transaction.from!, nonce: transaction.nonce };
+    const verified = upgradeableVerification(firstUse.kind, firstUse.upgradeable, deployment, launcher, contract);
+    if (verified === undefined || verified.proxy !== contractAddress)
+      throw unavailable("the launch's creation code is not the launcher this version compiles for its options");
+    return { ...base, ...verified.proxyVerification, implementation: verified.implementation };
+  }
   const verification = initCode === undefined ? undefined : tokenVerification(record.tokenType as TokenKind, initCode, contract);
   if (verification === undefined) throw unavailable("the launch's creation code is not one of the contracts this version ships");
-  return {
-    chain: info.chain,
-    network: info.network,
-    address: contractAddress,
-    launch: { operationId: record.id, status: record.status, transactionHash: record.transactionHash },
-    ...verification,
-  };
+  return { ...base, ...verification };
 }

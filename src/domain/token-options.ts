@@ -58,20 +58,38 @@ interface Votes {
   clockMode?: ClockMode;
 }
 
-export type Erc20Options = Record<Exclude<Feature<"ERC20">, "votes">, boolean> &
-  Votes & { flashmint: boolean; callback: boolean; access: Access };
-export type Erc721Options = Record<Exclude<Feature<"ERC721">, "royalty">, boolean> & Votes & { royalty?: Royalty; access: Access };
-export type Erc1155Options = Record<Exclude<Feature<"ERC1155">, "royalty">, boolean> & {
-  updatableUri: boolean;
-  royalty?: Royalty;
-  access: Access;
-};
+/** `upgradeable`: present only when the token is deployed behind a proxy. */
+interface Upgradeability {
+  upgradeable?: Upgradeable;
+}
 
-/** Which contract a launch deploys: the kind, the options that are on, and the access control. */
+export type Erc20Options = Record<Exclude<Feature<"ERC20">, "votes">, boolean> &
+  Votes &
+  Upgradeability & { flashmint: boolean; callback: boolean; access: Access };
+export type Erc721Options = Record<Exclude<Feature<"ERC721">, "royalty">, boolean> &
+  Votes &
+  Upgradeability & { royalty?: Royalty; access: Access };
+export type Erc1155Options = Record<Exclude<Feature<"ERC1155">, "royalty">, boolean> &
+  Upgradeability & {
+    updatableUri: boolean;
+    royalty?: Royalty;
+    access: Access;
+  };
+
+/**
+ * The Wizard's `upgradeable`: the token is deployed behind an ERC-1967 proxy (docs/decisions/0065), upgraded by the
+ * implementation itself (`uups`, UUPSUpgradeable) or by the proxy's ProxyAdmin (`transparent`).
+ */
+export type Upgradeable = "uups" | "transparent";
+export const UPGRADEABLE_VALUES: readonly Upgradeable[] = ["uups", "transparent"];
+
+/** Which contract a launch deploys: the kind, the options that are on, the access control, and how it upgrades. */
 export interface Variant {
   kind: TokenKind;
   features: readonly string[];
   access: Access;
+  /** Absent: not upgradeable (every precompiled variant). */
+  upgradeable?: Upgradeable;
 }
 
 /** At most this many basis points: ERC-2981's royalty cannot exceed the sale price. */
@@ -84,10 +102,17 @@ export function featureOrder(kind: TokenKind): readonly string[] {
   return [...FEATURES[kind], ...FIRST_USE_FEATURES[kind]];
 }
 
-/** The contract of a variant: `ServiceERC20BurnablePermitRoles` (features in featureOrder, then the access). */
+/** The name's last word for each `upgradeable`. */
+const UPGRADEABLE_SUFFIX: Record<Upgradeable, string> = { uups: "UUPS", transparent: "Transparent" };
+
+/**
+ * The contract of a variant: `ServiceERC20BurnablePermitRoles` (features in featureOrder, then the access, then for an
+ * upgradeable implementation `UUPS` or `Transparent`).
+ */
 export function variantName(variant: Variant): string {
   const features = featureOrder(variant.kind).filter((feature) => variant.features.includes(feature));
-  return `Service${variant.kind}${features.map(capitalized).join("")}${capitalized(variant.access)}`;
+  const upgradeable = variant.upgradeable === undefined ? "" : UPGRADEABLE_SUFFIX[variant.upgradeable];
+  return `Service${variant.kind}${features.map(capitalized).join("")}${capitalized(variant.access)}${upgradeable}`;
 }
 
 /**
@@ -96,7 +121,11 @@ export function variantName(variant: Variant): string {
  */
 export function isPrecompiled(variant: Variant): boolean {
   const shipped: readonly string[] = FEATURES[variant.kind];
-  return ACCESS_VALUES.includes(variant.access) && variant.features.every((feature) => shipped.includes(feature));
+  return (
+    variant.upgradeable === undefined &&
+    ACCESS_VALUES.includes(variant.access) &&
+    variant.features.every((feature) => shipped.includes(feature))
+  );
 }
 
 /** Every precompiled variant: each subset of a kind's FEATURES with each access (the build compiles them all). */
@@ -123,7 +152,7 @@ export function variantOf(kind: TokenKind, options: Erc20Options | Erc721Options
         ? fields.votes === true && fields.clockMode === "timestamp"
         : fields[feature] === true,
   );
-  return { kind, features, access: options.access };
+  return { kind, features, access: options.access, ...(options.upgradeable !== undefined ? { upgradeable: options.upgradeable } : {}) };
 }
 
 /** The options fields beyond FEATURES (`timestamp` is a value of `votes`, not a field). */
@@ -137,7 +166,7 @@ function parseOptionsObject(value: unknown, field: string, kind: TokenKind): Rec
   if (typeof value !== "object" || value === null || Array.isArray(value)) {
     throw invalidArgument(field, `${field} must be an object of options, e.g. { "burnable": true }`);
   }
-  const allowed = [...FEATURES[kind], ...OPTION_FIELDS[kind], "access"];
+  const allowed = [...FEATURES[kind], ...OPTION_FIELDS[kind], "access", "upgradeable"];
   const unknown = Object.keys(value).filter((key) => !allowed.includes(key));
   if (unknown.length > 0) {
     throw invalidArgument(`${field}.${unknown[0]}`, `unknown option for ${kind}: ${unknown.join(", ")}; allowed: ${allowed.join(", ")}`, {
@@ -173,6 +202,20 @@ function access(options: Record<string, unknown>, field: string): Access {
     throw invalidArgument(`${field}.access`, `${field}.access must be "ownable", "roles" or "managed"`);
   }
   return value as Access;
+}
+
+/** `upgradeable`, as the Wizard takes it: false (or absent), "uups" or "transparent". */
+function upgradeable(options: Record<string, unknown>, field: string): Upgradeability {
+  const value = options.upgradeable;
+  if (value === undefined || value === null || value === false) return {};
+  if (typeof value !== "string" || !(UPGRADEABLE_VALUES as readonly string[]).includes(value)) {
+    throw invalidArgument(
+      `${field}.upgradeable`,
+      `${field}.upgradeable must be "uups", "transparent" or false (how the token's proxy is upgraded); "beacon" is not offered`,
+      { allowed: [...UPGRADEABLE_VALUES, false] },
+    );
+  }
+  return { upgradeable: value as Upgradeable };
 }
 
 function royalty(options: Record<string, unknown>, field: string): Royalty | undefined {
@@ -211,6 +254,7 @@ export function parseErc20Options(value: unknown, field = "token.options"): Erc2
     flashmint: flag(options, "flashmint", field),
     callback: flag(options, "callback", field),
     access: access(options, field),
+    ...upgradeable(options, field),
   };
 }
 
@@ -225,6 +269,7 @@ export function parseErc721Options(value: unknown, field = "token.options"): Erc
     ...votes(options, field),
     ...(royal !== undefined ? { royalty: royal } : {}),
     access: access(options, field),
+    ...upgradeable(options, field),
   };
 }
 
@@ -238,5 +283,6 @@ export function parseErc1155Options(value: unknown, field = "token.options"): Er
     updatableUri: flag(options, "updatableUri", field),
     ...(royal !== undefined ? { royalty: royal } : {}),
     access: access(options, field),
+    ...upgradeable(options, field),
   };
 }

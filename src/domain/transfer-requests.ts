@@ -116,6 +116,11 @@ export interface TokenInfoResult {
   /** Present when the contract has `authority()` (AccessManaged): its AccessManager. */
   authority?: string;
   /**
+   * Present when the contract is an ERC-1967 proxy (an upgradeable launch): how it upgrades, its implementation (the
+   * implementation slot), and for a transparent proxy its ProxyAdmin (the admin slot).
+   */
+  upgradeable?: { kind: "uups" | "transparent"; implementation: string; admin?: string };
+  /**
    * What it was found to support, sorted: by ERC-165 (`enumerable`, `metadata`, `accessControl`, `royalties`) and by
    * probing its views (`capped`, `pausable`, `ownable`, `managed`).
    */

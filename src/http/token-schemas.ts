@@ -32,6 +32,12 @@ const authority = address
   .describe(
     'The AccessManager contract of a token with `options.access` "managed" (required with it, refused without it): the token asks it before every restricted call. Checked before signing: an address without code, or a contract that does not answer canCall, is refused',
   );
+const upgradeable = z
+  .union([z.literal(false), z.enum(["uups", "transparent"])])
+  .optional()
+  .describe(
+    "The Wizard's upgradeable: the token is deployed behind an OpenZeppelin proxy, in the launch's one transaction (a launcher contract deploys the implementation and the proxy, which runs `initialize`, and leaves no code). \"uups\": ERC1967Proxy, upgraded by the token (`upgradeToAndCall`, for the owner, UPGRADER_ROLE or whoever the AccessManager allows); \"transparent\": TransparentUpgradeableProxy, upgraded through its ProxyAdmin, owned by the token's admin. `contractAddress` is the proxy's. Compiled on first use",
+  );
 const votes = z.union([z.boolean(), z.enum(["blocknumber", "timestamp"])]).optional();
 const royalty = z
   .strictObject({
@@ -58,6 +64,7 @@ export const Erc20Options = z
       "ERC1363: transferAndCall, transferFromAndCall and approveAndCall, which call the receiver's or spender's hook. Compiled on first use",
     ),
     access,
+    upgradeable,
   })
   .describe(
     "Each option adds one OpenZeppelin extension; without it the token does not have it. Without `options` at all, the launch deploys the historic ServiceERC20 (capped at totalSupply or uncapped, mintable, roles), as before options existed",
@@ -75,6 +82,7 @@ export const Erc721Options = z
     ),
     royalty,
     access,
+    upgradeable,
   })
   .describe(
     "Each option adds one OpenZeppelin extension; without it the token does not have it. Without `options` at all, the launch deploys the historic ServiceERC721 (enumerable, own URIs, roles)",
@@ -89,6 +97,7 @@ export const Erc1155Options = z
     updatableUri: option("setURI(newuri) for the owner or URI_SETTER_ROLE: replaces every id's URI. Compiled on first use"),
     royalty,
     access,
+    upgradeable,
   })
   .describe("Each option adds one OpenZeppelin extension; without it the collection does not have it")
   .meta({ examples: [{ supply: true, burnable: true }] });

@@ -167,6 +167,16 @@ export const TokenInfo = z.object({
     .string()
     .optional()
     .describe('When the contract has authority() (AccessManaged: a token launched with access "managed"): its AccessManager'),
+  upgradeable: z
+    .object({
+      kind: z
+        .enum(["uups", "transparent"])
+        .describe("uups: the implementation upgrades itself (upgradeToAndCall); transparent: the ProxyAdmin `admin` upgrades it"),
+      implementation: z.string().describe("The ERC-1967 implementation slot: the contract whose code the proxy runs"),
+      admin: z.string().optional().describe("transparent only: the ERC-1967 admin slot, the proxy's ProxyAdmin contract"),
+    })
+    .optional()
+    .describe("When the contract is an ERC-1967 proxy (a token launched with `options.upgradeable`), read from its slots"),
   features: z
     .array(z.string())
     .describe(

@@ -10,13 +10,7 @@ export const TokenVerificationQuery = z.object({ chain, network });
 
 const optimizer = z.object({ enabled: z.boolean(), runs: z.number().int() });
 
-export const TokenVerificationAnswer = z.object({
-  chain: z.string(),
-  network: z.string(),
-  address: z
-    .string()
-    .describe("The contract, checksummed")
-    .meta({ examples: [EXAMPLE_TOKEN_CONTRACT] }),
+const contractFields = {
   contractName: z
     .string()
     .describe("`ServiceERC20`, `ServiceERC721`, or the variant the launch's options chose")
@@ -45,6 +39,22 @@ export const TokenVerificationAnswer = z.object({
       settings: z.record(z.string(), z.unknown()),
     })
     .describe("solc's standard JSON input: every source the contract needs, with the settings it was compiled with"),
+};
+
+export const TokenVerificationAnswer = z.object({
+  chain: z.string(),
+  network: z.string(),
+  address: z
+    .string()
+    .describe("The contract, checksummed")
+    .meta({ examples: [EXAMPLE_TOKEN_CONTRACT] }),
+  ...contractFields,
+  implementation: z
+    .object({ address: z.string().describe("The implementation, checksummed (the launcher's first CREATE)"), ...contractFields })
+    .optional()
+    .describe(
+      "An upgradeable token's (`options.upgradeable`): the top then answers for its proxy (`ERC1967Proxy` or `TransparentUpgradeableProxy`, compiled in the launcher's input, with the arguments the launcher gave it), and this for the implementation behind it, in the same shape. Verify both, the implementation first",
+    ),
   launch: z
     .object({
       operationId: z.string(),

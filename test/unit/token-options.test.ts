@@ -80,6 +80,33 @@ describe("token options compiled on first use", function () {
     expect(roles).to.include("onlyRole(URI_SETTER_ROLE)").and.include("_grantRole(URI_SETTER_ROLE, admin);");
   });
 
+  it("upgradeable: uups and transparent name their own contracts, compiled on first use, composed as the Wizard's", function () {
+    const uups = variantOf("ERC20", parseErc20Options({ mintable: true, access: "ownable", upgradeable: "uups" }));
+    expect(variantName(uups)).to.equal("ServiceERC20MintableOwnableUUPS");
+    expect(isPrecompiled(uups)).to.equal(false);
+    const transparent = variantOf("ERC1155", parseErc1155Options({ supply: true, upgradeable: "transparent" }));
+    expect(variantName(transparent)).to.equal("ServiceERC1155SupplyRolesTransparent");
+    expect(variantOf("ERC721", parseErc721Options({ upgradeable: false }))).to.not.have.property("upgradeable");
+    const source = variantSource(uups);
+    expect(source).to.include(
+      "contract ServiceERC20MintableOwnableUUPS is Initializable, ERC20Upgradeable, OwnableUpgradeable, UUPSUpgradeable {",
+    );
+    expect(source).to.include("constructor() {\n        _disableInitializers();\n    }");
+    expect(source).to.include(
+      "function initialize(string memory name_, string memory symbol_, uint8 decimals_, address initialHolder, uint256 initialSupply, address admin) public initializer {\n        __ERC20_init(name_, symbol_);\n        __Ownable_init(admin);",
+    );
+    expect(source).to.include("function _authorizeUpgrade(address newImplementation) internal override onlyOwner {}");
+    expect(source).to.not.include("immutable");
+    const roles = variantSource({ kind: "ERC721", features: [], access: "roles", upgradeable: "uups" });
+    expect(roles).to.include("_grantRole(UPGRADER_ROLE, admin);").and.include("override onlyRole(UPGRADER_ROLE) {}");
+    const managed = variantSource({ kind: "ERC1155", features: [], access: "managed", upgradeable: "uups" });
+    expect(managed).to.include("__AccessManaged_init(initialAuthority);").and.include("internal override restricted {}");
+    expect(variantSource(transparent)).to.not.include("UUPSUpgradeable").and.not.include("_authorizeUpgrade");
+    for (const value of ["beacon", 1, true]) {
+      expect(refusal(() => parseErc20Options({ upgradeable: value }))).to.deep.include({ field: "token.options.upgradeable" });
+    }
+  });
+
   it('access "managed": every combination is compiled on first use, as AccessManaged with `restricted` functions', function () {
     const bare = variantOf("ERC20", parseErc20Options({ access: "managed" }));
     expect(variantName(bare)).to.equal("ServiceERC20Managed");

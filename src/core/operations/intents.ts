@@ -2,7 +2,7 @@ import { getCreateAddress, isAddress, getAddress } from "ethers";
 
 import type { EvmChain } from "../../chains/evm/chain.js";
 import { CREATE2_FACTORY, create2Address, create2Calldata, preflightCreate2 } from "../../chains/evm/write/create2.js";
-import { deploymentData, firstUseVariant, gasShape } from "../../chains/evm/write/launch.js";
+import { deploymentData, firstUseVariant, gasShape, launchedByLauncher, upgradeableOf } from "../../chains/evm/write/launch.js";
 import type { FirstUseCompiler } from "../../chains/evm/variants/first-use-compiler.js";
 import { preflightAuthority } from "../../chains/evm/read/access-manager.js";
 import { preflightMint } from "../../chains/evm/write/mint.js";
@@ -103,7 +103,9 @@ export function checksummed(params: Record<string, unknown>, fields: readonly st
 /**
  * A token deployment: the shipped contract's bytecode (or the variant `variants` compiles on its first use) and
  * constructor arguments. Its address follows from the nonce, or, with a salt, from the salt and the creation code alone
- * (sent through the CREATE2 factory, checked free before signing).
+ * (sent through the CREATE2 factory, checked free before signing). An upgradeable token is deployed by a launcher
+ * (variants/launcher-source.ts) whose address follows the same way; the token's address is its proxy's, the launcher's
+ * second CREATE.
  */
 export async function launchIntent(
   command: LaunchCommand,
@@ -112,13 +114,21 @@ export async function launchIntent(
 ): Promise<WriteIntent<LaunchResult>> {
   const { pair, sender, params, salt } = command;
   const firstUse = firstUseVariant(params);
-  const initCode = deploymentData(params, sender, firstUse === undefined ? undefined : await variants.artifact(firstUse));
-  const deterministic = salt === undefined ? undefined : create2Address(salt, initCode);
+  const upgradeable = upgradeableOf(params);
+  const initCode = deploymentData(
+    params,
+    sender,
+    firstUse === undefined ? undefined : await variants.artifact(firstUse),
+    upgradeable === undefined ? undefined : await variants.launcher(upgradeable),
+  );
+  // The token's address given the deployed contract's: itself, or for a launcher the proxy it deploys.
+  const tokenAt = (deployed: string) => (upgradeable === undefined ? deployed : launchedByLauncher(deployed).proxy);
+  const deterministic = salt === undefined ? undefined : tokenAt(create2Address(salt, initCode));
   // Asked for the record and again for the answer, with the same nonce: derived once (three keccak hashes in ethers).
   let derived: { nonce: number; address: string } | undefined;
   const contractAddress = (nonce: number) => {
     if (deterministic !== undefined) return deterministic;
-    if (derived?.nonce !== nonce) derived = { nonce, address: getCreateAddress({ from: sender, nonce }) };
+    if (derived?.nonce !== nonce) derived = { nonce, address: tokenAt(getCreateAddress({ from: sender, nonce })) };
     return derived.address;
   };
   // The token fields as the caller gave them (amounts as strings), addresses checksummed; the salt beside them.

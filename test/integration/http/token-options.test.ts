@@ -73,6 +73,21 @@ describe("HTTP service — token options, ERC1155 and CREATE2 launches", functio
     }
   });
 
+  it('answers 400 naming upgradeable\'s values ("uups", "transparent") for another: "beacon", 1, true', async function () {
+    for (const [type, fields] of [
+      ["ERC20", { name: "A", symbol: "A" }],
+      ["ERC721", { name: "A", symbol: "A" }],
+      ["ERC1155", { name: "A" }],
+    ] as const) {
+      for (const upgradeable of ["beacon", 1, true]) {
+        const response = await launch(type, { ...fields, options: { upgradeable } });
+        expect(response.status, JSON.stringify(response.body)).to.equal(400);
+        expect(response.body.error.field).to.equal("token.options.upgradeable");
+        expect(response.body.error.message, JSON.stringify(response.body)).to.include('"uups"').and.include('"transparent"');
+      }
+    }
+  });
+
   it("launches with options and a salt, answers the address, and answers 409 ALREADY_DEPLOYED for the same launch again", async function () {
     const fields = { name: "Gold", symbol: "GLD", initialSupply: "5", options: { permit: true, burnable: true } };
     const salt = id("http-gold");

@@ -142,6 +142,91 @@ describe("token verification on anvil: Sourcify's verifier gives a perfect match
     });
   }
 
+  /** Sourcify's verifier on one contract of a verification answer (the top, or its implementation). */
+  async function expectPerfect(
+    verification: Record<string, any>,
+    address: string,
+    transactionHash: string,
+    creationMatch: "perfect" | null = "perfect",
+  ) {
+    const [path, name] = (verification.fullyQualifiedName as string).split(":") as [string, string];
+    expect(name).to.equal(verification.contractName);
+    const compilation = new SolidityCompilation(new LocalSolc(), verification.compilerVersion.slice(1), verification.standardJsonInput, {
+      path,
+      name,
+    });
+    const check = new Verification(compilation, chain, address, transactionHash);
+    await check.verify();
+    expect(check.status, `${name} at ${address}`).to.deep.equal({ runtimeMatch: "perfect", creationMatch });
+  }
+
+  // Upgradeable launches (docs/decisions/0065): the launcher creates the implementation and the proxy inside the
+  // launch's transaction, so their creation codes are found by the transaction's trace (trace_transaction on anvil).
+  // lib-sourcify looks there only for a transaction that is not itself a contract creation: a salted launch (a call of
+  // the CREATE2 factory). A launch without salt is a contract creation, whose receipt names the launcher: lib-sourcify
+  // stops there ("doesn't match the address … created by this transaction"), so it gives a perfect runtime match and no
+  // creation match, as for any contract created by a contract created in the same transaction.
+  const upgradeableLaunches: Array<[string, Record<string, unknown>, string, "perfect" | null]> = [
+    [
+      "ERC20 uups (mintable, permit, roles), with a salt",
+      {
+        type: "ERC20",
+        salt: `0x${"55".repeat(32)}`,
+        token: { name: "Up", symbol: "UP", initialSupply: "5", options: { mintable: true, permit: true, upgradeable: "uups" } },
+      },
+      "ERC1967Proxy",
+      "perfect",
+    ],
+    [
+      "ERC1155 uups (supply, ownable), without a salt",
+      {
+        type: "ERC1155",
+        token: { name: "Plain", uri: "ipfs://plain/{id}", options: { supply: true, access: "ownable", upgradeable: "uups" } },
+      },
+      "ERC1967Proxy",
+      null,
+    ],
+    [
+      "ERC721 transparent (enumerable, ownable), with a salt",
+      {
+        type: "ERC721",
+        salt: `0x${"65".repeat(32)}`,
+        token: {
+          name: "Clear",
+          symbol: "CLR",
+          uri: "ipfs://clear/",
+          options: { enumerable: true, access: "ownable", upgradeable: "transparent" },
+        },
+      },
+      "TransparentUpgradeableProxy",
+      "perfect",
+    ],
+  ];
+
+  for (const [label, body, proxyName, creationMatch] of upgradeableLaunches) {
+    it(`${label}: a perfect runtime${creationMatch ? " and creation" : ""} match for the proxy and for the implementation`, async function () {
+      const launched = await api.call("POST", "/api/v1/tokens?wait=mined", { ...SEPOLIA, ...body, ...KEY });
+      expect(launched.status, JSON.stringify(launched.body)).to.equal(200);
+      const address = launched.body.contractAddress as string;
+      const answer = await api.call("GET", `/api/v1/tokens/${address}/verification?chain=ethereum&network=sepolia`);
+      expect(answer.status, JSON.stringify(answer.body).slice(0, 500)).to.equal(200);
+      const verification = answer.body;
+      expect(verification).to.deep.include({ address: getAddress(address), contractName: proxyName });
+      const implementation = verification.implementation;
+      expect(implementation.constructorArguments).to.equal("0x");
+      expect(Object.keys(implementation).sort()).to.deep.equal(
+        Object.keys(verification)
+          .filter((key) => !["chain", "network", "launch", "implementation"].includes(key))
+          .sort(),
+      );
+      // The token read names the same implementation, from the proxy's ERC-1967 slot.
+      const read = await api.call("GET", `/api/v1/tokens/${address}?chain=ethereum&network=sepolia`);
+      expect(read.body.upgradeable.implementation).to.equal(implementation.address);
+      await expectPerfect(implementation, implementation.address, launched.body.transactionHash, creationMatch);
+      await expectPerfect(verification, address, launched.body.transactionHash, creationMatch);
+    });
+  }
+
   it("answers 404 for an address no launch of this API key deployed, and 400 for one that is no address", async function () {
     const stranger = await api.call("GET", `/api/v1/tokens/${Wallet.createRandom().address}/verification?chain=ethereum&network=sepolia`);
     expect(stranger.status).to.equal(404);

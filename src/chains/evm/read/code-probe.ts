@@ -11,7 +11,7 @@ import { codeAt, nodeOf } from "./view-call.js";
 // interfaces, and burn or pause belong to none. Checked against every variant the service ships (test/unit/code-probe.test.ts).
 
 /** EIP-1967's implementation slot: bytes32(uint256(keccak256("eip1967.proxy.implementation")) - 1). */
-const EIP1967_IMPLEMENTATION_SLOT = "0x360894a13ba1a3210667c828492db98dca3e2076cc3735a920a3ca505d382bbc";
+export const EIP1967_IMPLEMENTATION_SLOT = "0x360894a13ba1a3210667c828492db98dca3e2076cc3735a920a3ca505d382bbc";
 /** EIP-1167's minimal proxy: its code around the implementation's address. */
 const EIP1167 = /^0x363d3d373d3d3d363d73([0-9a-f]{40})5af43d82803e903d91602b57fd5bf3$/i;
 
@@ -41,6 +41,8 @@ function metadataEnd(bytes: Uint8Array, at: number): number | undefined {
 export interface CodeProbe {
   /** true: the code dispatches this function; false: it cannot be called; undefined: the code delegates, so it cannot tell. */
   has(signature: string): boolean | undefined;
+  /** The implementation whose functions these are, when the contract is an EIP-1967 proxy or an EIP-1167 clone. */
+  implementation?: string;
 }
 
 /** The functions `code` dispatches: every constant of one to four bytes it pushes, and whether it delegates calls. */
@@ -98,9 +100,9 @@ export async function probeCode(
   contract: string,
   contractCode: string | Promise<string> = codeAt(chain, contract),
 ): Promise<CodeProbe> {
-  let code = await contractCode;
+  const code = await contractCode;
   if (code === "0x") throw notAToken(contract, "a", true);
   const implementation = await implementationOf(chain, contract, code);
-  if (implementation !== undefined) code = await codeAt(chain, implementation);
-  return functionsInCode(code);
+  if (implementation === undefined) return functionsInCode(code);
+  return { ...functionsInCode(await codeAt(chain, implementation)), implementation };
 }

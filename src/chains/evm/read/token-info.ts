@@ -1,11 +1,11 @@
-import { ZeroAddress, decodeBytes32String, getAddress, zeroPadValue } from "ethers";
+import { ZeroAddress, dataSlice, decodeBytes32String, getAddress, zeroPadValue } from "ethers";
 
 import type { TokenStandard } from "../../../domain/asset-types.js";
 import { ErrorCode, TokenServiceError } from "../../../domain/errors.js";
 import type { EvmChain } from "../chain.js";
 import { translateProviderError } from "../provider-errors.js";
 import { INTERFACE_IDS, erc1155Standard, erc20Standard, erc721Standard, probes } from "../standard-abi.js";
-import { probeCode } from "./code-probe.js";
+import { probeCode, type CodeProbe } from "./code-probe.js";
 import { notAToken } from "./not-a-token.js";
 import { codeAt, nodeOf, supportedInterfaces, view, viewCall } from "./view-call.js";
 
@@ -67,7 +67,37 @@ export interface TokenInfo {
   owner?: string;
   /** The AccessManager of a token with access "managed" (AccessManaged's `authority()`). */
   authority?: string;
+  /** An ERC-1967 proxy's (docs/decisions/0065): how it upgrades, its implementation, a transparent proxy's ProxyAdmin. */
+  upgradeable?: Upgradeability;
   features: string[];
+}
+
+export interface Upgradeability {
+  kind: "uups" | "transparent";
+  implementation: string;
+  admin?: string;
+}
+
+/** EIP-1967's admin slot: bytes32(uint256(keccak256("eip1967.proxy.admin")) - 1). */
+const EIP1967_ADMIN_SLOT = "0xb53127684a568b3173ae13b9f8a6016e243e63b6e8ee1178d6a717850b5d6103";
+
+/**
+ * How an ERC-1967 proxy upgrades, read from its slots: a ProxyAdmin in the admin slot is a transparent proxy's; without
+ * one, an implementation that has `upgradeToAndCall` upgrades itself (UUPS). Undefined for any other contract (an
+ * EIP-1167 clone, a proxy of neither kind).
+ */
+async function upgradeabilityOf(chain: EvmChain, contract: string, probe: CodeProbe | undefined): Promise<Upgradeability | undefined> {
+  const implementation = probe?.implementation;
+  if (implementation === undefined) return undefined;
+  let slot: string;
+  try {
+    slot = await chain.provider.getStorage(contract, EIP1967_ADMIN_SLOT);
+  } catch (error) {
+    throw translateProviderError(error, nodeOf(chain));
+  }
+  const admin = getAddress(dataSlice(slot, 12));
+  if (admin !== ZeroAddress) return { kind: "transparent", implementation, admin };
+  return probe!.has("upgradeToAndCall(address,bytes)") === true ? { kind: "uups", implementation } : undefined;
 }
 
 /**
@@ -93,6 +123,7 @@ export async function readTokenInfo(chain: EvmChain, contract: string): Promise<
     view<string>(chain, contract, probes, "authority"),
   ]);
   if (code === "0x") throw notAToken(contract, "a", true);
+  const upgradeable = await upgradeabilityOf(chain, contract, functions);
   const type: TokenStandard | undefined = declared.erc1155
     ? "ERC1155"
     : declared.erc721
@@ -125,6 +156,7 @@ export async function readTokenInfo(chain: EvmChain, contract: string): Promise<
     ...(paused !== undefined ? { paused } : {}),
     ...(owner !== undefined ? { owner: getAddress(owner) } : {}),
     ...(authority !== undefined ? { authority: getAddress(authority) } : {}),
+    ...(upgradeable !== undefined ? { upgradeable } : {}),
     features,
   };
 }

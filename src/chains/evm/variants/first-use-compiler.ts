@@ -6,10 +6,11 @@ import { Worker } from "node:worker_threads";
 import { brotliDecompressSync } from "node:zlib";
 
 import { ErrorCode, TokenServiceError } from "../../../domain/errors.js";
-import { variantName, type Variant } from "../../../domain/token-options.js";
+import { variantName, type Upgradeable, type Variant } from "../../../domain/token-options.js";
 import type { ShippedArtifact } from "../artifacts.js";
 import { importClosure } from "../verification/solidity-imports.js";
 import { OUTPUT_SELECTION, verificationBundle, type FirstUseContract, type StandardJsonInput } from "../verification/verification-input.js";
+import { LAUNCHERS, launcherPath, launcherSource } from "./launcher-source.js";
 import { variantPath, variantSource } from "./variant-source.js";
 
 // A variant with an option the build does not precompile (FIRST_USE_FEATURES) is generated from the same template and
@@ -34,8 +35,15 @@ function shippedSource(unit: string): string | undefined {
 
 /** The standard JSON input a variant compiles from: its source, every source it imports, the shipped variants' settings. */
 export function firstUseInput(variant: Variant): StandardJsonInput {
-  const unit = variantPath(variant);
-  const source = variantSource(variant);
+  return inputOf(variantPath(variant), variantSource(variant));
+}
+
+/** The standard JSON input an upgradeable token's launcher compiles from (its proxy's sources among them). */
+export function launcherInput(upgradeable: Upgradeable): StandardJsonInput {
+  return inputOf(launcherPath(upgradeable), launcherSource(upgradeable));
+}
+
+function inputOf(unit: string, source: string): StandardJsonInput {
   const read = (name: string) => (name === unit ? source : shippedSource(name));
   const units = importClosure(unit, read).sort();
   return {
@@ -109,11 +117,25 @@ export class FirstUseCompiler {
 
   /** The variant's contract, compiled now if neither this process nor the cache has it. */
   artifact(variant: Variant): Promise<ShippedArtifact> {
-    const input = JSON.stringify(firstUseInput(variant));
+    return this.compiled(variantName(variant), variantPath(variant), firstUseInput(variant));
+  }
+
+  /** The launcher of an upgradeable token (launcher-source.ts), compiled now if neither this process nor the cache has it. */
+  launcher(upgradeable: Upgradeable): Promise<ShippedArtifact> {
+    return this.compiled(LAUNCHERS[upgradeable].contractName, launcherPath(upgradeable), launcherInput(upgradeable));
+  }
+
+  /** The launcher with the input it compiles from: the verification input of the proxy it deploys. */
+  async launcherContract(upgradeable: Upgradeable): Promise<FirstUseContract> {
+    return { artifact: await this.launcher(upgradeable), unit: launcherPath(upgradeable), input: launcherInput(upgradeable) };
+  }
+
+  private compiled(contractName: string, unit: string, inputObject: StandardJsonInput): Promise<ShippedArtifact> {
+    const input = JSON.stringify(inputObject);
     const inputHash = sha256(input);
     let artifact = this.known.get(inputHash);
     if (artifact === undefined) {
-      artifact = this.load(variantName(variant), variantPath(variant), input, inputHash);
+      artifact = this.load(contractName, unit, input, inputHash);
       this.known.set(inputHash, artifact);
       // A failed compile is not remembered: the next launch tries again.
       artifact.catch(() => this.known.delete(inputHash));

@@ -8,6 +8,14 @@
 // option of FIRST_USE_FEATURES when it is first launched (first-use-compiler.ts). A test checks that the committed files
 // are its output and that the shipped bytecode is theirs, so a change here that alters a precompiled variant fails it.
 import { featureOrder, isPrecompiled, variantName, type TokenKind, type Variant } from "../../../domain/token-options.js";
+import {
+  authorizeUpgrade,
+  initializerCalls,
+  UPGRADEABLE_IMPORTS,
+  upgradeableImport,
+  upgradeableName,
+  upgradeableNote,
+} from "./upgradeable-source.js";
 
 const OZ = "@openzeppelin/contracts";
 
@@ -172,6 +180,8 @@ function accessParts(variant: Variant, parts: Parts, admin: string, roles: strin
     return;
   }
   parts.bases.push("AccessControl");
+  // The Wizard's UUPS upgrades are UPGRADER_ROLE's (last of the roles), granted to the admin like the others.
+  if (variant.upgradeable === "uups") roles = [...roles, "UPGRADER_ROLE"];
   for (const role of roles) parts.members.push(`bytes32 public constant ${role} = keccak256("${role}");`);
   parts.constructorBody.push(`_grantRole(DEFAULT_ADMIN_ROLE, ${admin});`, ...roles.map((role) => `_grantRole(${role}, ${admin});`));
 }
@@ -222,7 +232,8 @@ function erc20Parts(variant: Variant, parts: Parts): void {
   if (has("permit") && has("votes")) parts.alsoImported.push("Nonces");
   // ERC-3156 flash loans of the token itself, free of fees, as the Wizard composes it (no override of its fee).
   if (has("flashmint")) parts.bases.push("ERC20FlashMint");
-  parts.members.push("uint8 private immutable _decimals;");
+  // Storage in an upgradeable token: an immutable would be set in the implementation's constructor, not the proxy's.
+  parts.members.push(variant.upgradeable === undefined ? "uint8 private immutable _decimals;" : "uint8 private _decimals;");
   parts.constructorBody.unshift("_decimals = decimals_;");
   parts.constructorBody.push("_mint(initialHolder, initialSupply);");
   parts.functions.push("function decimals() public view override returns (uint8) {\n        return _decimals;\n    }");
@@ -362,8 +373,9 @@ function overrides(variant: Variant, parts: Parts): string[] {
   const inherited = new Set([...parts.bases, ...parts.alsoImported]);
   const result: string[] = [];
   for (const { signature, definedBy, body } of OVERRIDABLE[variant.kind]) {
-    const bases = definedBy.filter((base) => inherited.has(base));
-    if (bases.length < 2) continue;
+    const defined = definedBy.filter((base) => inherited.has(base));
+    if (defined.length < 2) continue;
+    const bases = variant.upgradeable === undefined ? defined : defined.map(upgradeableName);
     result.push(`${signature} override(${bases.join(", ")})${RETURNS[signature] ?? ""} {\n        ${body}\n    }`);
   }
   return result;
@@ -371,7 +383,7 @@ function overrides(variant: Variant, parts: Parts): string[] {
 
 function describe(variant: Variant): string {
   const on = featureOrder(variant.kind).filter((feature) => variant.features.includes(feature));
-  return `${on.length > 0 ? on.join(", ") : "no options"}; access: ${variant.access}`;
+  return `${on.length > 0 ? on.join(", ") : "no options"}; access: ${variant.access}${upgradeableNote(variant)}`;
 }
 
 /** The source of one variant's contract. */
@@ -389,6 +401,7 @@ export function variantSource(variant: Variant): string {
   else if (variant.kind === "ERC721") erc721Parts(variant, parts);
   else erc1155Parts(variant, parts);
   const name = variantName(variant);
+  if (variant.upgradeable !== undefined) return upgradeableSource(variant, name, parts);
   const imports = [...parts.bases, ...parts.alsoImported].map((base) => `import {${base}} from "${IMPORTS[base]}";`);
   const lines = [
     "// SPDX-License-Identifier: MIT",
@@ -409,6 +422,46 @@ export function variantSource(variant: Variant): string {
     ...parts.constructorBody.map((statement) => `        ${statement}`),
     "    }",
     ...[...parts.functions, ...overrides(variant, parts)].flatMap((fn) => ["", `    ${fn}`]),
+    "}",
+    "",
+  ];
+  return lines.join("\n");
+}
+
+/**
+ * The source of an upgradeable variant (upgradeable-source.ts): the same parts, with the upgradeable bases, an
+ * `initialize` in place of the constructor, and for UUPS the upgrade's guard.
+ */
+function upgradeableSource(variant: Variant, name: string, parts: Parts): string {
+  const uups = variant.upgradeable === "uups";
+  const bases = ["Initializable", ...parts.bases.map(upgradeableName), ...(uups ? ["UUPSUpgradeable"] : [])];
+  const imports = [
+    ...[...parts.bases, ...parts.alsoImported].map(
+      (base) => `import {${upgradeableName(base)}} from "${upgradeableImport(base, IMPORTS[base]!)}";`,
+    ),
+    ...["Initializable", ...(uups ? ["UUPSUpgradeable"] : [])].map((base) => `import {${base}} from "${UPGRADEABLE_IMPORTS[base]}";`),
+  ];
+  const functions = [...parts.functions, ...(uups ? [authorizeUpgrade(restricted(variant, "UPGRADER_ROLE"))] : [])];
+  const lines = [
+    "// SPDX-License-Identifier: MIT",
+    "// Generated by hardhat-token-service when first launched (src/chains/evm/variants/variant-source.ts).",
+    "pragma solidity ^0.8.24;",
+    "",
+    ...imports,
+    "",
+    `/// @notice ${variant.kind} launched by hardhat-token-service (${describe(variant)}), behind a proxy.`,
+    `contract ${name} is ${bases.join(", ")} {`,
+    ...parts.members.map((member) => `    ${member}`),
+    "",
+    "    /// @custom:oz-upgrades-unsafe-allow constructor",
+    "    constructor() {",
+    "        _disableInitializers();",
+    "    }",
+    "",
+    `    function initialize(${parts.constructorParameters.join(", ")}) public initializer {`,
+    ...[...initializerCalls(parts.bases, parts.baseConstructors), ...parts.constructorBody].map((statement) => `        ${statement}`),
+    "    }",
+    ...[...functions, ...overrides(variant, parts)].flatMap((fn) => ["", `    ${fn}`]),
     "}",
     "",
   ];

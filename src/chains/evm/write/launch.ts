@@ -1,7 +1,8 @@
-import { Interface } from "ethers";
+import { Interface, getCreateAddress } from "ethers";
 
 import type { LaunchParams } from "../../../domain/commands.js";
-import { isPrecompiled, variantName, variantOf, type Variant } from "../../../domain/token-options.js";
+import { invalidArgument } from "../../../domain/errors.js";
+import { isPrecompiled, variantName, variantOf, type Upgradeable, type Variant } from "../../../domain/token-options.js";
 import { serviceErc20Artifact, serviceErc721Artifact, variantArtifact, type ShippedArtifact } from "../artifacts.js";
 import { stringShape } from "./gas-shapes.js";
 
@@ -68,6 +69,49 @@ function constructorArguments(params: LaunchParams, sender: string): unknown[] {
   return [params.token.name, params.token.uri, authority ?? sender, ...royaltyArguments];
 }
 
+/** How the launch's token upgrades; undefined: it is not upgradeable (deployed as it is, without a proxy). */
+export function upgradeableOf(params: LaunchParams): Upgradeable | undefined {
+  return params.token.options?.upgradeable;
+}
+
+/** EIP-3860: the most creation code a transaction (or a CREATE) may carry. */
+export const MAX_INITCODE_BYTES = 49_152;
+
+/**
+ * Where an upgradeable token's launcher (variants/launcher-source.ts) puts what it deploys: a contract account's nonce
+ * starts at 1 (EIP-161), so the implementation is its CREATE at nonce 1 and the proxy, the token, at nonce 2.
+ */
+export function launchedByLauncher(launcher: string): { implementation: string; proxy: string } {
+  return { implementation: getCreateAddress({ from: launcher, nonce: 1 }), proxy: getCreateAddress({ from: launcher, nonce: 2 }) };
+}
+
+/**
+ * An upgradeable token's launcher creation code: the launcher's bytecode, then the implementation's creation code (its
+ * constructor takes nothing: it only disables initializers), for a transparent proxy the ProxyAdmin's initial owner (the
+ * token's admin: the admin argument of `initialize`, the AccessManager with access "managed"), and the `initialize`
+ * call with what the constructor of the same variant without a proxy takes.
+ */
+function launcherData(params: LaunchParams, sender: string, implementation: ShippedArtifact, launcher: ShippedArtifact): string {
+  const upgradeable = upgradeableOf(params)!;
+  const args = constructorArguments(params, sender);
+  const initData = deployable(() => implementation, implementation.contractName).iface.encodeFunctionData("initialize", args);
+  const admin = params.type === "ERC20" ? args[args.length - 1] : args[params.type === "ERC721" ? 3 : 2];
+  const launcherArguments = upgradeable === "uups" ? [implementation.bytecode, initData] : [implementation.bytecode, admin, initData];
+  const data =
+    launcher.bytecode +
+    deployable(() => launcher, launcher.contractName)
+      .iface.encodeDeploy(launcherArguments)
+      .slice(2);
+  if ((data.length - 2) / 2 > MAX_INITCODE_BYTES) {
+    throw invalidArgument(
+      "token.options",
+      `the launch's creation code is ${(data.length - 2) / 2} bytes, over EIP-3860's ${MAX_INITCODE_BYTES}: launch with fewer token.options`,
+      { initCodeBytes: (data.length - 2) / 2, maxInitCodeBytes: MAX_INITCODE_BYTES },
+    );
+  }
+  return data;
+}
+
 /** What the gas of a deployment depends on besides its calldata's bytes (see gas-shapes.ts). */
 export function gasShape(params: LaunchParams): string {
   // The historic templates keep their shapes' names; a variant's shape starts with its contract.
@@ -88,9 +132,14 @@ export function gasShape(params: LaunchParams): string {
 
 /**
  * The creation code: the contract's bytecode followed by its encoded constructor arguments. `firstUse` is the compiled
- * contract of a variant `firstUseVariant` names.
+ * contract of a variant `firstUseVariant` names; for an upgradeable token, the launcher's creation code (`launcher`
+ * compiled for its `upgradeable`), which deploys that implementation and its proxy.
  */
-export function deploymentData(params: LaunchParams, sender: string, firstUse?: ShippedArtifact): string {
+export function deploymentData(params: LaunchParams, sender: string, firstUse?: ShippedArtifact, launcher?: ShippedArtifact): string {
+  if (upgradeableOf(params) !== undefined) {
+    if (firstUse === undefined || launcher === undefined) throw new Error("an upgradeable launch needs its implementation and launcher");
+    return launcherData(params, sender, firstUse, launcher);
+  }
   const { artifact, iface } = contractOf(params, firstUse);
   return artifact.bytecode + iface.encodeDeploy(constructorArguments(params, sender)).slice(2);
 }
