@@ -29,14 +29,16 @@ export const BurnWrite = signedWrite({
   sender: address.describe("Burns its own tokens (an ERC721 token also as its approved address or operator), and pays the fee"),
 });
 
-export const Burn = z.object({
-  ...written,
-  type: shownStandard,
-  amount: z.string().optional().describe("Smallest units"),
-  ...amountEcho,
-  tokenId: z.string().optional(),
-  warnings,
-});
+export const Burn = z.lazy(() =>
+  z.object({
+    ...written,
+    type: shownStandard,
+    amount: z.string().optional().describe("Smallest units"),
+    ...amountEcho,
+    tokenId: z.string().optional(),
+    warnings,
+  }),
+);
 
 export const PauseWrite = signedWrite({
   chain,
@@ -48,8 +50,8 @@ export const PauseWrite = signedWrite({
   ),
 });
 
-export const Pause = z.object({ ...written, paused: z.boolean().describe("The state the write puts the token in") });
+export const Pause = z.lazy(() => z.object({ ...written, paused: z.boolean().describe("The state the write puts the token in") }));
 
-export const PreparedBurn = preparedTransaction(shownStandard);
+export const PreparedBurn = z.lazy(() => preparedTransaction(shownStandard));
 /** A pause, role or ownership write names no standard: it calls any token that has the function. */
-export const PreparedTokenCall = preparedTransaction();
+export const PreparedTokenCall = z.lazy(() => preparedTransaction());

@@ -5,18 +5,20 @@ import { chain, network, privateKey, shownAddress } from "./schemas.js";
 
 // The shapes of held wallets (docs/custody.md): the service keeps their keys; no answer holds one.
 
-export const HeldWallet = z.object({
-  address: shownAddress,
-  chain: z.string(),
-  network: z.string(),
-  custody: z.literal("service"),
-  source: z
-    .enum(["derived", "imported", "kms"])
-    .describe(
-      "derived: from the keystore's seed (BIP-44); imported: a key given to POST /wallets/import; kms: a key made and kept in AWS KMS",
-    ),
-  createdAt: z.string(),
-});
+export const HeldWallet = z.lazy(() =>
+  z.object({
+    address: shownAddress,
+    chain: z.string(),
+    network: z.string(),
+    custody: z.literal("service"),
+    source: z
+      .enum(["derived", "imported", "kms"])
+      .describe(
+        "derived: from the keystore's seed (BIP-44); imported: a key given to POST /wallets/import; kms: a key made and kept in AWS KMS",
+      ),
+    createdAt: z.string(),
+  }),
+);
 
 export const ImportWalletBody = z.strictObject({
   chain,
@@ -33,10 +35,12 @@ export const HeldWalletQuery = z.object({
   cursor: z.string().optional().describe("nextCursor of the previous page"),
 });
 
-export const HeldWalletList = z.object({
-  items: z.array(HeldWallet),
-  nextCursor: z.string().nullable(),
-});
+export const HeldWalletList = z.lazy(() =>
+  z.object({
+    items: z.array(HeldWallet),
+    nextCursor: z.string().nullable(),
+  }),
+);
 
 const amountRule = (description: string) =>
   z
@@ -66,11 +70,13 @@ export const WalletPolicyBody = z.strictObject({
     .meta({ examples: [["ethereum/sepolia"]] }),
 });
 
-export const WalletPolicy = z.object({
-  maxValuePerTransaction: z.string().optional(),
-  maxValuePerDay: z.string().optional(),
-  allowedRecipients: z.array(z.string()).optional(),
-  allowedContracts: z.array(z.string()).optional(),
-  maxFeePerGas: z.string().optional(),
-  networks: z.array(z.string()).optional(),
-});
+export const WalletPolicy = z.lazy(() =>
+  z.object({
+    maxValuePerTransaction: z.string().optional(),
+    maxValuePerDay: z.string().optional(),
+    allowedRecipients: z.array(z.string()).optional(),
+    allowedContracts: z.array(z.string()).optional(),
+    maxFeePerGas: z.string().optional(),
+    networks: z.array(z.string()).optional(),
+  }),
+);

@@ -62,26 +62,28 @@ export const ChainFaultBody = z.discriminatedUnion("fault", [
     .meta({ title: "rpc-errors: node calls answer 429 or 503, or time out" }),
 ]);
 
-export const ChainFault = z.object({
-  id: z.string().describe("Name it to DELETE it alone"),
-  fault: z.enum(CHAIN_FAULT_KINDS),
-  chain: z.string(),
-  network: z.string(),
-  status: z.enum(["active", "ended"]).describe("A reorg or a drop without a length acts at once: ended"),
-  startedAt: z.string(),
-  endedAt: z.string().nullable(),
-  endReason: z.string().nullable().describe('"ran its length", "cleared", "replaced by <id>", "done"'),
-  request: z.record(z.string(), z.unknown()).describe("The request as checked"),
-  remaining: z
-    .object({ blocks: z.number().optional(), seconds: z.number().optional(), calls: z.number().optional() })
-    .nullable()
-    .describe("What is left while active; null: until cleared, or ended"),
-  effect: z
-    .record(z.string(), z.unknown())
-    .describe(
-      "What it did: fee-spike baseFeePerGas, baseFeeBefore, blocks; stall/drop held, blocksSkipped, forgotten (hashes); reorg replacedFrom, oldHead, head, transactions, reincluded, forgotten; rpc-errors calls, failed (by kind)",
-    ),
-});
+export const ChainFault = z.lazy(() =>
+  z.object({
+    id: z.string().describe("Name it to DELETE it alone"),
+    fault: z.enum(CHAIN_FAULT_KINDS),
+    chain: z.string(),
+    network: z.string(),
+    status: z.enum(["active", "ended"]).describe("A reorg or a drop without a length acts at once: ended"),
+    startedAt: z.string(),
+    endedAt: z.string().nullable(),
+    endReason: z.string().nullable().describe('"ran its length", "cleared", "replaced by <id>", "done"'),
+    request: z.record(z.string(), z.unknown()).describe("The request as checked"),
+    remaining: z
+      .object({ blocks: z.number().optional(), seconds: z.number().optional(), calls: z.number().optional() })
+      .nullable()
+      .describe("What is left while active; null: until cleared, or ended"),
+    effect: z
+      .record(z.string(), z.unknown())
+      .describe(
+        "What it did: fee-spike baseFeePerGas, baseFeeBefore, blocks; stall/drop held, blocksSkipped, forgotten (hashes); reorg replacedFrom, oldHead, head, transactions, reincluded, forgotten; rpc-errors calls, failed (by kind)",
+      ),
+  }),
+);
 
-export const ChainFaultList = z.object({ faults: z.array(ChainFault) });
-export const ClearedChainFaults = z.object({ cleared: z.array(ChainFault).describe("The faults ended, now ended") });
+export const ChainFaultList = z.lazy(() => z.object({ faults: z.array(ChainFault) }));
+export const ClearedChainFaults = z.lazy(() => z.object({ cleared: z.array(ChainFault).describe("The faults ended, now ended") }));

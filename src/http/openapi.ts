@@ -40,7 +40,7 @@ function documentedResponses(responses: RouteDefinition["responses"]) {
 }
 
 /** /health is served beside the versioned routes (src/http/app.ts); documented so the reference and the tests' response checks know it. */
-const HEALTH_OPERATION = {
+const healthOperation = () => ({
   operationId: "health",
   tags: ["service"],
   summary: "Liveness and per-backend readiness: the database, the data directory's storage, live nodes, bitcoind",
@@ -52,10 +52,10 @@ const HEALTH_OPERATION = {
     503: { description: "Degraded: the database, the storage or a live EVM node is down", schema: Health },
     ...errorResponses(400, 401, 408, 421, 429, 431),
   }),
-};
+});
 
 /** The liveness probe (docs/operations.md#probes): the process answers; nothing is asked of a backend. */
-const LIVENESS_OPERATION = {
+const livenessOperation = () => ({
   operationId: "healthLive",
   tags: ["service"],
   summary: "Liveness: 200 whenever the process can answer",
@@ -66,10 +66,10 @@ const LIVENESS_OPERATION = {
     200: { description: "The process answers", schema: z.object({ status: z.literal("live") }) },
     ...errorResponses(400, 408, 421, 431),
   }),
-};
+});
 
 /** The readiness probe (docs/operations.md#probes). */
-const READINESS_OPERATION = {
+const readinessOperation = () => ({
   operationId: "healthReady",
   tags: ["service"],
   summary: "Readiness: whether writes can be accepted now, with the reasons when not",
@@ -81,7 +81,7 @@ const READINESS_OPERATION = {
     503: { description: "Not ready: `reasons` says why", schema: Readiness },
     ...errorResponses(400, 401, 408, 421, 429, 431),
   }),
-};
+});
 
 const EVENT_SUMMARIES: Record<WebhookEvent, string> = {
   "operation.pending": "The node accepted the operation's transaction",
@@ -249,9 +249,9 @@ export function buildOpenApiDocument(routes: RouteDefinition[], version: string,
       aliases[`${ALIAS_PREFIX}${path}`]![route.method] = aliasOperation(route.method, path, operation);
     }
   }
-  paths["/health"] = { get: HEALTH_OPERATION };
-  paths["/health/live"] = { get: LIVENESS_OPERATION };
-  paths["/health/ready"] = { get: READINESS_OPERATION };
+  paths["/health"] = { get: healthOperation() };
+  paths["/health/live"] = { get: livenessOperation() };
+  paths["/health/ready"] = { get: readinessOperation() };
   Object.assign(paths, aliases);
   if (options.chains !== undefined) withServiceChains(paths, options.chains);
   return {

@@ -61,11 +61,15 @@ export const signedTransaction = z
 export function signedWrite<F extends z.ZodRawShape>(own: F) {
   return {
     fields: z.strictObject({ ...own, privateKey: privateKey.optional(), signedTransaction: signedTransaction.optional() }),
-    body: z.union([
-      z.strictObject({ ...own, privateKey }).meta({ title: "Signed by the service with privateKey" }),
-      z.strictObject({ ...own, signedTransaction }).meta({ title: "Submit: the prepared transaction, signed by the caller" }),
-      z.strictObject(own).meta({ title: "Prepare: answers the unsigned transaction to sign, its nonce reserved" }),
-    ]),
+    // The documented union: requests are checked with `fields` (routes/write-route.ts), so it is z.lazy, built on the
+    // first /openapi.json rather than at start-up (operation-schemas.ts).
+    body: z.lazy(() =>
+      z.union([
+        z.strictObject({ ...own, privateKey }).meta({ title: "Signed by the service with privateKey" }),
+        z.strictObject({ ...own, signedTransaction }).meta({ title: "Submit: the prepared transaction, signed by the caller" }),
+        z.strictObject(own).meta({ title: "Prepare: answers the unsigned transaction to sign, its nonce reserved" }),
+      ]),
+    ),
   };
 }
 

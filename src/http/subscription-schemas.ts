@@ -58,19 +58,21 @@ const Target = z.union([
   }),
 ]);
 
-export const Subscription = z.object({
-  id: z.string(),
-  chain: z.string(),
-  network: z.string(),
-  target: Target,
-  confirmations: z.number().int(),
-  fromBlock: z.number().int().nullable(),
-  startBlock: z.number().int().describe("The first block it watches"),
-  backfillNext: z.number().int().nullable().describe("While its backfill runs: the next block it reads; null once done"),
-  createdAt: z.string(),
-});
+export const Subscription = z.lazy(() =>
+  z.object({
+    id: z.string(),
+    chain: z.string(),
+    network: z.string(),
+    target: Target,
+    confirmations: z.number().int(),
+    fromBlock: z.number().int().nullable(),
+    startBlock: z.number().int().describe("The first block it watches"),
+    backfillNext: z.number().int().nullable().describe("While its backfill runs: the next block it reads; null once done"),
+    createdAt: z.string(),
+  }),
+);
 
-export const SubscriptionList = z.object({ items: z.array(Subscription), nextCursor: z.string().nullable() });
+export const SubscriptionList = z.lazy(() => z.object({ items: z.array(Subscription), nextCursor: z.string().nullable() }));
 
 export const SubscriptionListQuery = z.object({
   limit: z.coerce.number().int().min(1).max(100).optional().describe("Default 20"),
@@ -83,52 +85,60 @@ export const ChainEventQuery = z.object({
 });
 
 /** One event as a webhook or a pull page carries it. */
-export const ChainEventData = z.object({
-  id: z.string().describe("The event's id: the same for every delivery of it, and for its removal"),
-  subscriptionId: z.string(),
-  chain: z.string(),
-  network: z.string(),
-  type: z.enum(["chain.activity", "chain.event"]),
-  txHash: z.string(),
-  logIndex: z
-    .number()
-    .int()
-    .nullable()
-    .describe(
-      "The log's index; null for native currency (no log records it). Bitcoin: the output's index (vout) of an in, null for an out",
-    ),
-  blockNumber: z.number().int(),
-  blockHash: z.string(),
-  confirmations: z.number().int().describe("Its block's confirmations when it was delivered"),
-  direction: z.enum(["in", "out"]).optional().describe("chain.activity: to the watched address, or from it"),
-  asset: z.enum(SUBSCRIPTION_ASSETS).optional(),
-  contract: z.string().nullable().optional().describe("The token's or the watched contract's address; null for native currency"),
-  from: z.string().optional(),
-  to: z.string().optional(),
-  amount: z.string().nullable().optional().describe("Smallest units (ERC-20, ERC-1155, native: wei, satoshis)"),
-  tokenId: z.string().nullable().optional().describe("ERC-721 and ERC-1155"),
-  event: z.string().nullable().optional().describe("chain.event: the subscribed signature it matched (null: every event)"),
-  args: z.record(z.string(), z.unknown()).nullable().optional().describe("chain.event: decoded arguments, by name or position"),
-  topics: z.array(z.string()).optional(),
-  data: z.string().optional(),
-});
+export const ChainEventData = z.lazy(() =>
+  z.object({
+    id: z.string().describe("The event's id: the same for every delivery of it, and for its removal"),
+    subscriptionId: z.string(),
+    chain: z.string(),
+    network: z.string(),
+    type: z.enum(["chain.activity", "chain.event"]),
+    txHash: z.string(),
+    logIndex: z
+      .number()
+      .int()
+      .nullable()
+      .describe(
+        "The log's index; null for native currency (no log records it). Bitcoin: the output's index (vout) of an in, null for an out",
+      ),
+    blockNumber: z.number().int(),
+    blockHash: z.string(),
+    confirmations: z.number().int().describe("Its block's confirmations when it was delivered"),
+    direction: z.enum(["in", "out"]).optional().describe("chain.activity: to the watched address, or from it"),
+    asset: z.enum(SUBSCRIPTION_ASSETS).optional(),
+    contract: z.string().nullable().optional().describe("The token's or the watched contract's address; null for native currency"),
+    from: z.string().optional(),
+    to: z.string().optional(),
+    amount: z.string().nullable().optional().describe("Smallest units (ERC-20, ERC-1155, native: wei, satoshis)"),
+    tokenId: z.string().nullable().optional().describe("ERC-721 and ERC-1155"),
+    event: z.string().nullable().optional().describe("chain.event: the subscribed signature it matched (null: every event)"),
+    args: z.record(z.string(), z.unknown()).nullable().optional().describe("chain.event: decoded arguments, by name or position"),
+    topics: z.array(z.string()).optional(),
+    data: z.string().optional(),
+  }),
+);
 
-export const DeliveredChainEvent = z.object({
-  id: z.string(),
-  type: z.enum(CHAIN_EVENT_TYPES),
-  createdAt: z.string(),
-  data: ChainEventData,
-});
+export const DeliveredChainEvent = z.lazy(() =>
+  z.object({
+    id: z.string(),
+    type: z.enum(CHAIN_EVENT_TYPES),
+    createdAt: z.string(),
+    data: ChainEventData,
+  }),
+);
 
-export const ChainEventPage = z.object({
-  items: z.array(DeliveredChainEvent),
-  nextCursor: z.string().nullable().describe("Pass as after for the next page; null when there is nothing more yet"),
-});
+export const ChainEventPage = z.lazy(() =>
+  z.object({
+    items: z.array(DeliveredChainEvent),
+    nextCursor: z.string().nullable().describe("Pass as after for the next page; null when there is nothing more yet"),
+  }),
+);
 
 /** What a webhook subscribed to a chain event receives. */
-export const ChainEventWebhookBody = z.object({
-  id: z.string().describe("The delivery id, also sent as the Webhook-Id header; data.id is the event's"),
-  type: z.enum(CHAIN_EVENT_TYPES),
-  createdAt: z.string(),
-  data: ChainEventData,
-});
+export const ChainEventWebhookBody = z.lazy(() =>
+  z.object({
+    id: z.string().describe("The delivery id, also sent as the Webhook-Id header; data.id is the event's"),
+    type: z.enum(CHAIN_EVENT_TYPES),
+    createdAt: z.string(),
+    data: ChainEventData,
+  }),
+);

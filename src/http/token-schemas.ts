@@ -196,31 +196,33 @@ export const LaunchQuery = z.object({
   wait: z.enum(["mined"]).optional().describe("Answer once mined (202 with status pending after the wait timeout)"),
 });
 
-export const Launch = z.object({
-  id: z.string().describe("This launch's record id"),
-  transactionHash,
-  contractAddress,
-  status: OperationState.describe(
-    "pending when answered at once; with wait=mined the state reached: mined, failed, dropped (or pending after the wait timeout)",
-  ),
-  chain: z.string(),
-  network: z.string(),
-  type: z.enum(["ERC20", "ERC721", "ERC1155"]),
-  sender: shownAddress,
-  nonce: z.number().int().nonnegative().describe("The sender's nonce this launch used"),
-  simulated: z.boolean(),
-  blockNumber: z.number().int().nonnegative().nullable().optional(),
-  initialSupply: z.string().optional().describe("ERC20: the supply minted at launch, in smallest units, as understood"),
-  uiInitialSupply: z
-    .string()
-    .optional()
-    .describe("ERC20: `initialSupply` in whole tokens at `decimals`")
-    .meta({ examples: ["1000"] }),
-  totalSupply: z.string().optional().describe("ERC20 with a cap: the cap, in smallest units"),
-  uiTotalSupply: z.string().optional().describe("ERC20 with a cap: the cap in whole tokens at `decimals`"),
-  decimals: z.number().int().nonnegative().optional().describe("ERC20: the token's decimals"),
-  warnings,
-});
+export const Launch = z.lazy(() =>
+  z.object({
+    id: z.string().describe("This launch's record id"),
+    transactionHash,
+    contractAddress,
+    status: OperationState.describe(
+      "pending when answered at once; with wait=mined the state reached: mined, failed, dropped (or pending after the wait timeout)",
+    ),
+    chain: z.string(),
+    network: z.string(),
+    type: z.enum(["ERC20", "ERC721", "ERC1155"]),
+    sender: shownAddress,
+    nonce: z.number().int().nonnegative().describe("The sender's nonce this launch used"),
+    simulated: z.boolean(),
+    blockNumber: z.number().int().nonnegative().nullable().optional(),
+    initialSupply: z.string().optional().describe("ERC20: the supply minted at launch, in smallest units, as understood"),
+    uiInitialSupply: z
+      .string()
+      .optional()
+      .describe("ERC20: `initialSupply` in whole tokens at `decimals`")
+      .meta({ examples: ["1000"] }),
+    totalSupply: z.string().optional().describe("ERC20 with a cap: the cap, in smallest units"),
+    uiTotalSupply: z.string().optional().describe("ERC20 with a cap: the cap in whole tokens at `decimals`"),
+    decimals: z.number().int().nonnegative().optional().describe("ERC20: the token's decimals"),
+    warnings,
+  }),
+);
 
 const positiveAmount = (description: string, example = ONE_TOKEN) =>
   z
@@ -288,42 +290,48 @@ const mintFields = {
 
 export const MintWrite = signedWrite(mintFields);
 
-const mintedRecipient = z.object({
-  to: shownAddress,
-  amount: z.string().optional(),
-  uiAmount: z.string().optional().describe("ERC20: `amount` in whole tokens at the answer's `decimals`"),
-  tokenId: z.string().optional(),
-  uri: z.string().optional(),
-});
+const mintedRecipient = z.lazy(() =>
+  z.object({
+    to: shownAddress,
+    amount: z.string().optional(),
+    uiAmount: z.string().optional().describe("ERC20: `amount` in whole tokens at the answer's `decimals`"),
+    tokenId: z.string().optional(),
+    uri: z.string().optional(),
+  }),
+);
 
-export const Mint = z.object({
-  id: z.string(),
-  transactionHash: z.string(),
-  status: OperationState,
-  chain: z.string(),
-  network: z.string(),
-  type: z.enum(["ERC20", "ERC721", "ERC1155"]),
-  contractAddress: z.string(),
-  to: z.string().optional().describe("Who received it; absent for a batch (each recipient names its own)"),
-  tokenId: z.string().optional().describe("ERC721: the id given, or, with wait=mined, the id minted; ERC1155: the id"),
-  amount: z.string().optional(),
-  ...amountEcho,
-  tokenIds: z
-    .array(z.string())
-    .optional()
-    .describe("ERC1155 mintBatch: the ids. An ERC721 batch, with wait=mined: the ids minted, in the order of recipients"),
-  amounts: z.array(z.string()).optional().describe("ERC1155 mintBatch: how many of each id"),
-  recipients: z.array(mintedRecipient).optional().describe("A batch's recipients, as given"),
-  simulated: z.boolean(),
-  blockNumber: z.number().int().nonnegative().nullable().optional(),
-  warnings,
-});
+export const Mint = z.lazy(() =>
+  z.object({
+    id: z.string(),
+    transactionHash: z.string(),
+    status: OperationState,
+    chain: z.string(),
+    network: z.string(),
+    type: z.enum(["ERC20", "ERC721", "ERC1155"]),
+    contractAddress: z.string(),
+    to: z.string().optional().describe("Who received it; absent for a batch (each recipient names its own)"),
+    tokenId: z.string().optional().describe("ERC721: the id given, or, with wait=mined, the id minted; ERC1155: the id"),
+    amount: z.string().optional(),
+    ...amountEcho,
+    tokenIds: z
+      .array(z.string())
+      .optional()
+      .describe("ERC1155 mintBatch: the ids. An ERC721 batch, with wait=mined: the ids minted, in the order of recipients"),
+    amounts: z.array(z.string()).optional().describe("ERC1155 mintBatch: how many of each id"),
+    recipients: z.array(mintedRecipient).optional().describe("A batch's recipients, as given"),
+    simulated: z.boolean(),
+    blockNumber: z.number().int().nonnegative().nullable().optional(),
+    warnings,
+  }),
+);
 
 const tokenStandard = z.enum(["ERC20", "ERC721", "ERC1155"]);
-export const PreparedLaunch = preparedTransaction(tokenStandard).extend({
-  contractAddress: z.string().describe("Where the token will be, given the nonce (or, with a salt, given the salt)"),
-});
-export const PreparedMint = preparedTransaction(tokenStandard);
+export const PreparedLaunch = z.lazy(() =>
+  preparedTransaction(tokenStandard).extend({
+    contractAddress: z.string().describe("Where the token will be, given the nonce (or, with a salt, given the salt)"),
+  }),
+);
+export const PreparedMint = z.lazy(() => preparedTransaction(tokenStandard));
 
 export const TokenBalanceQuery = z.object({
   tokenAddress: address.meta({ examples: [EXAMPLE_TOKEN_CONTRACT] }),
@@ -339,20 +347,22 @@ export const TokenBalanceQuery = z.object({
   network,
 });
 
-export const TokenBalance = z.object({
-  address: z.string(),
-  tokenAddress: z.string(),
-  type: z.enum(["erc20", "erc721", "erc1155"]),
-  balance: z.string().describe("erc1155: the sum over the ids read"),
-  tokenIds: z.array(z.string()).optional(),
-  tokenBalances: z
-    .array(z.object({ tokenId: z.string(), balance: z.string() }))
-    .optional()
-    .describe("erc1155: each id read, in the order asked"),
-  uiBalance: z.string().optional(),
-  decimals: z.number().int().nonnegative().optional(),
-  symbol: z.string().optional(),
-  chain: z.string(),
-  network: z.string(),
-  simulated: z.boolean(),
-});
+export const TokenBalance = z.lazy(() =>
+  z.object({
+    address: z.string(),
+    tokenAddress: z.string(),
+    type: z.enum(["erc20", "erc721", "erc1155"]),
+    balance: z.string().describe("erc1155: the sum over the ids read"),
+    tokenIds: z.array(z.string()).optional(),
+    tokenBalances: z
+      .array(z.object({ tokenId: z.string(), balance: z.string() }))
+      .optional()
+      .describe("erc1155: each id read, in the order asked"),
+    uiBalance: z.string().optional(),
+    decimals: z.number().int().nonnegative().optional(),
+    symbol: z.string().optional(),
+    chain: z.string(),
+    network: z.string(),
+    simulated: z.boolean(),
+  }),
+);

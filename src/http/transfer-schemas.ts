@@ -55,20 +55,22 @@ export const settled = {
   network: z.string(),
 };
 
-export const Transfer = z.object({
-  ...settled,
-  type: shownType,
-  sender: shownAddress,
-  contractAddress: z.string().optional().describe("Absent for NATIVE"),
-  to: z.string(),
-  tokenId: z.string().optional(),
-  amount: z.string().optional().describe("Smallest units"),
-  ...amountEcho,
-  nonce: z.number().int().nonnegative().describe("The sender's nonce this transfer used"),
-  simulated: z.boolean(),
-  blockNumber: z.number().int().nonnegative().nullable().optional(),
-  warnings,
-});
+export const Transfer = z.lazy(() =>
+  z.object({
+    ...settled,
+    type: shownType,
+    sender: shownAddress,
+    contractAddress: z.string().optional().describe("Absent for NATIVE"),
+    to: z.string(),
+    tokenId: z.string().optional(),
+    amount: z.string().optional().describe("Smallest units"),
+    ...amountEcho,
+    nonce: z.number().int().nonnegative().describe("The sender's nonce this transfer used"),
+    simulated: z.boolean(),
+    blockNumber: z.number().int().nonnegative().nullable().optional(),
+    warnings,
+  }),
+);
 
 /** A Bitcoin send from a held wallet (docs/custody.md): satoshis, at a fee rate. */
 export const BitcoinTransferBody = z.strictObject({
@@ -81,16 +83,18 @@ export const BitcoinTransferBody = z.strictObject({
   feeRate: z.number().min(1).max(10_000).optional().describe("sat/vB; default: the backend's estimate for the next two blocks"),
 });
 
-export const BitcoinTransfer = z.object({
-  ...settled,
-  type: z.literal("NATIVE"),
-  sender: z.string(),
-  to: z.string(),
-  amount: z.string().describe("Satoshis"),
-  fee: z.string().describe("Satoshis paid to miners"),
-  feeRate: z.number().describe("sat/vB paid"),
-  blockNumber: z.number().int().nonnegative().nullable().optional(),
-});
+export const BitcoinTransfer = z.lazy(() =>
+  z.object({
+    ...settled,
+    type: z.literal("NATIVE"),
+    sender: z.string(),
+    to: z.string(),
+    amount: z.string().describe("Satoshis"),
+    fee: z.string().describe("Satoshis paid to miners"),
+    feeRate: z.number().describe("sat/vB paid"),
+    blockNumber: z.number().int().nonnegative().nullable().optional(),
+  }),
+);
 
 const approveFields = {
   chain,
@@ -106,24 +110,26 @@ const approveFields = {
 
 export const ApproveWrite = signedWrite(approveFields);
 
-export const Approval = z.object({
-  ...settled,
-  type: shownStandard,
-  contractAddress: z.string(),
-  sender: shownAddress,
-  spender: z.string(),
-  amount: z.string().optional(),
-  ...amountEcho,
-  tokenId: z.string().optional(),
-  all: z.boolean().optional(),
-  nonce: z.number().int().nonnegative().describe("The sender's nonce this approval used"),
-  simulated: z.boolean(),
-  blockNumber: z.number().int().nonnegative().nullable().optional(),
-  warnings,
-});
+export const Approval = z.lazy(() =>
+  z.object({
+    ...settled,
+    type: shownStandard,
+    contractAddress: z.string(),
+    sender: shownAddress,
+    spender: z.string(),
+    amount: z.string().optional(),
+    ...amountEcho,
+    tokenId: z.string().optional(),
+    all: z.boolean().optional(),
+    nonce: z.number().int().nonnegative().describe("The sender's nonce this approval used"),
+    simulated: z.boolean(),
+    blockNumber: z.number().int().nonnegative().nullable().optional(),
+    warnings,
+  }),
+);
 
-export const PreparedTransfer = preparedTransaction(shownType);
-export const PreparedApproval = preparedTransaction(shownStandard);
+export const PreparedTransfer = z.lazy(() => preparedTransaction(shownType));
+export const PreparedApproval = z.lazy(() => preparedTransaction(shownStandard));
 
 export const AllowanceQuery = z.object({
   chain,
@@ -135,55 +141,59 @@ export const AllowanceQuery = z.object({
   tokenId: integerString("ERC721: also whether spender is approved for this token", "1").optional(),
 });
 
-export const Allowance = z.object({
-  chain: z.string(),
-  network: z.string(),
-  type: shownStandard,
-  contractAddress: z.string(),
-  owner: z.string(),
-  spender: z.string(),
-  allowance: z.string().optional().describe("ERC20: what spender may still move from owner, in smallest units"),
-  tokenId: z.string().optional(),
-  approved: z.boolean().optional().describe("ERC721 with tokenId: spender is that token's approved address"),
-  isApprovedForAll: z.boolean().optional().describe("ERC721 and ERC1155: spender may move every token of owner"),
-  simulated: z.boolean(),
-});
+export const Allowance = z.lazy(() =>
+  z.object({
+    chain: z.string(),
+    network: z.string(),
+    type: shownStandard,
+    contractAddress: z.string(),
+    owner: z.string(),
+    spender: z.string(),
+    allowance: z.string().optional().describe("ERC20: what spender may still move from owner, in smallest units"),
+    tokenId: z.string().optional(),
+    approved: z.boolean().optional().describe("ERC721 with tokenId: spender is that token's approved address"),
+    isApprovedForAll: z.boolean().optional().describe("ERC721 and ERC1155: spender may move every token of owner"),
+    simulated: z.boolean(),
+  }),
+);
 
 export const PairQuery = z.object({ chain, network });
 
-export const TokenInfo = z.object({
-  chain: z.string(),
-  network: z.string(),
-  contractAddress: z.string(),
-  type: shownStandard.describe("By ERC-165 (ERC721, ERC1155), else ERC20 when totalSupply() and balanceOf() answer"),
-  name: z.string().optional(),
-  symbol: z.string().optional(),
-  decimals: z.number().int().nonnegative().optional().describe("ERC20 only"),
-  totalSupply: z.string().optional().describe("ERC20, and ERC721 contracts that have totalSupply() (enumerable ones)"),
-  cap: z.string().optional().describe("When the contract has cap()"),
-  paused: z.boolean().optional().describe("When the contract has paused()"),
-  owner: z.string().optional().describe("When the contract has owner() (Ownable)"),
-  authority: z
-    .string()
-    .optional()
-    .describe('When the contract has authority() (AccessManaged: a token launched with access "managed"): its AccessManager'),
-  upgradeable: z
-    .object({
-      kind: z
-        .enum(["uups", "transparent"])
-        .describe("uups: the implementation upgrades itself (upgradeToAndCall); transparent: the ProxyAdmin `admin` upgrades it"),
-      implementation: z.string().describe("The ERC-1967 implementation slot: the contract whose code the proxy runs"),
-      admin: z.string().optional().describe("transparent only: the ERC-1967 admin slot, the proxy's ProxyAdmin contract"),
-    })
-    .optional()
-    .describe("When the contract is an ERC-1967 proxy (a token launched with `options.upgradeable`), read from its slots"),
-  features: z
-    .array(z.string())
-    .describe(
-      "Sorted. By ERC-165: enumerable, metadata, accessControl, royalties (ERC-2981), uriStorage (ERC-4906, ERC721); by probing views: capped (cap()), pausable (paused()), ownable (owner()), managed (authority()); by the functions in the contract's code (through EIP-1967 and EIP-1167 proxies): burnable (burn), mintable (the mint functions this service calls), batchMint (airdrop, which `recipients` on a mint needs), permit (EIP-2612, ERC20), votes (delegate, ERC20), supply (totalSupply(id), ERC1155)",
-    ),
-  simulated: z.boolean(),
-});
+export const TokenInfo = z.lazy(() =>
+  z.object({
+    chain: z.string(),
+    network: z.string(),
+    contractAddress: z.string(),
+    type: shownStandard.describe("By ERC-165 (ERC721, ERC1155), else ERC20 when totalSupply() and balanceOf() answer"),
+    name: z.string().optional(),
+    symbol: z.string().optional(),
+    decimals: z.number().int().nonnegative().optional().describe("ERC20 only"),
+    totalSupply: z.string().optional().describe("ERC20, and ERC721 contracts that have totalSupply() (enumerable ones)"),
+    cap: z.string().optional().describe("When the contract has cap()"),
+    paused: z.boolean().optional().describe("When the contract has paused()"),
+    owner: z.string().optional().describe("When the contract has owner() (Ownable)"),
+    authority: z
+      .string()
+      .optional()
+      .describe('When the contract has authority() (AccessManaged: a token launched with access "managed"): its AccessManager'),
+    upgradeable: z
+      .object({
+        kind: z
+          .enum(["uups", "transparent"])
+          .describe("uups: the implementation upgrades itself (upgradeToAndCall); transparent: the ProxyAdmin `admin` upgrades it"),
+        implementation: z.string().describe("The ERC-1967 implementation slot: the contract whose code the proxy runs"),
+        admin: z.string().optional().describe("transparent only: the ERC-1967 admin slot, the proxy's ProxyAdmin contract"),
+      })
+      .optional()
+      .describe("When the contract is an ERC-1967 proxy (a token launched with `options.upgradeable`), read from its slots"),
+    features: z
+      .array(z.string())
+      .describe(
+        "Sorted. By ERC-165: enumerable, metadata, accessControl, royalties (ERC-2981), uriStorage (ERC-4906, ERC721); by probing views: capped (cap()), pausable (paused()), ownable (owner()), managed (authority()); by the functions in the contract's code (through EIP-1967 and EIP-1167 proxies): burnable (burn), mintable (the mint functions this service calls), batchMint (airdrop, which `recipients` on a mint needs), permit (EIP-2612, ERC20), votes (delegate, ERC20), supply (totalSupply(id), ERC1155)",
+      ),
+    simulated: z.boolean(),
+  }),
+);
 
 export const OwnedTokensQuery = z.object({
   chain,
@@ -200,28 +210,30 @@ export const OwnedTokensQuery = z.object({
     ),
 });
 
-export const OwnedTokens = z.object({
-  chain: z.string(),
-  network: z.string(),
-  contractAddress: z.string().meta({ examples: [EXAMPLE_NFT_CONTRACT] }),
-  owner: z.string(),
-  type: z.enum(["ERC721", "ERC1155"]).describe("The contract's standard, by ERC-165"),
-  balance: z
-    .string()
-    .describe("How many ids owner holds on the contract: an ERC721's balanceOf; for an ERC1155, how many ids it holds any amount of"),
-  tokenIds: z.array(z.string()).describe("Ascending, after the cursor's id"),
-  amounts: z
-    .array(z.string())
-    .optional()
-    .describe("ERC1155 only: the amount owner holds of each id in tokenIds, in the same order (smallest units)"),
-  nextCursor: z
-    .string()
-    .nullable()
-    .describe("Pass as cursor for the next page; null on the last. It names the last id listed, so it never expires"),
-  source: z
-    .enum(["enumerable", "transfer-logs"])
-    .describe(
-      "ERC721Enumerable's index, or the contract's transfer logs to owner (ERC721 Transfer; ERC1155 TransferSingle and TransferBatch), each id checked at the block read with ownerOf or balanceOfBatch",
-    ),
-  simulated: z.boolean(),
-});
+export const OwnedTokens = z.lazy(() =>
+  z.object({
+    chain: z.string(),
+    network: z.string(),
+    contractAddress: z.string().meta({ examples: [EXAMPLE_NFT_CONTRACT] }),
+    owner: z.string(),
+    type: z.enum(["ERC721", "ERC1155"]).describe("The contract's standard, by ERC-165"),
+    balance: z
+      .string()
+      .describe("How many ids owner holds on the contract: an ERC721's balanceOf; for an ERC1155, how many ids it holds any amount of"),
+    tokenIds: z.array(z.string()).describe("Ascending, after the cursor's id"),
+    amounts: z
+      .array(z.string())
+      .optional()
+      .describe("ERC1155 only: the amount owner holds of each id in tokenIds, in the same order (smallest units)"),
+    nextCursor: z
+      .string()
+      .nullable()
+      .describe("Pass as cursor for the next page; null on the last. It names the last id listed, so it never expires"),
+    source: z
+      .enum(["enumerable", "transfer-logs"])
+      .describe(
+        "ERC721Enumerable's index, or the contract's transfer logs to owner (ERC721 Transfer; ERC1155 TransferSingle and TransferBatch), each id checked at the block read with ownerOf or balanceOfBatch",
+      ),
+    simulated: z.boolean(),
+  }),
+);

@@ -10,7 +10,8 @@ export const TokenVerificationQuery = z.object({ chain, network });
 
 const optimizer = z.object({ enabled: z.boolean(), runs: z.number().int() });
 
-const contractFields = {
+/** A compiled contract's fields, for the token and its implementation (built with the answer, on first use). */
+const contractFields = () => ({
   contractName: z
     .string()
     .describe("`ServiceERC20`, `ServiceERC721`, or the variant the launch's options chose")
@@ -39,29 +40,32 @@ const contractFields = {
       settings: z.record(z.string(), z.unknown()),
     })
     .describe("solc's standard JSON input: every source the contract needs, with the settings it was compiled with"),
-};
+});
 
-export const TokenVerificationAnswer = z.object({
-  chain: z.string(),
-  network: z.string(),
-  address: z
-    .string()
-    .describe("The contract, checksummed")
-    .meta({ examples: [EXAMPLE_TOKEN_CONTRACT] }),
-  ...contractFields,
-  implementation: z
-    .object({ address: z.string().describe("The implementation, checksummed (the launcher's first CREATE)"), ...contractFields })
-    .optional()
-    .describe(
-      "An upgradeable token's (`options.upgradeable`): the top then answers for its proxy (`ERC1967Proxy` or `TransparentUpgradeableProxy`, compiled in the launcher's input, with the arguments the launcher gave it), and this for the implementation behind it, in the same shape. Verify both, the implementation first",
-    ),
-  launch: z
-    .object({
-      operationId: z.string(),
-      status: z.string().describe("The launch record's status: verify once it is `mined` (or `confirmed`)"),
-      transactionHash: z.string().nullable(),
-    })
-    .describe("The launch this answers for"),
+export const TokenVerificationAnswer = z.lazy(() => {
+  const contract = contractFields();
+  return z.object({
+    chain: z.string(),
+    network: z.string(),
+    address: z
+      .string()
+      .describe("The contract, checksummed")
+      .meta({ examples: [EXAMPLE_TOKEN_CONTRACT] }),
+    ...contract,
+    implementation: z
+      .object({ address: z.string().describe("The implementation, checksummed (the launcher's first CREATE)"), ...contract })
+      .optional()
+      .describe(
+        "An upgradeable token's (`options.upgradeable`): the top then answers for its proxy (`ERC1967Proxy` or `TransparentUpgradeableProxy`, compiled in the launcher's input, with the arguments the launcher gave it), and this for the implementation behind it, in the same shape. Verify both, the implementation first",
+      ),
+    launch: z
+      .object({
+        operationId: z.string(),
+        status: z.string().describe("The launch record's status: verify once it is `mined` (or `confirmed`)"),
+        transactionHash: z.string().nullable(),
+      })
+      .describe("The launch this answers for"),
+  });
 });
 
 // A submission of the token's verification to an explorer, and its record (docs/decisions/0061-explorer-verification.md).
@@ -76,26 +80,28 @@ export const VerifyTokenBody = z.object({
     ),
 });
 
-export const VerificationRecordAnswer = z.object({
-  id: z.string().meta({ examples: ["0b6f1c2e-8a4d-4f7e-9c51-3d2a7e6b5f10"] }),
-  status: z
-    .enum(["pending", "verified", "failed"])
-    .describe(
-      "`pending` until the explorer's answer is final; `verified` (already verified counts); `failed`, with the explorer's words, or after TOKEN_SERVICE_VERIFY_TIMEOUT_SECONDS still pending",
-    ),
-  explorer: z.enum(["etherscan", "blockscout", "sourcify"]),
-  chain: z.string(),
-  network: z.string(),
-  address: z
-    .string()
-    .describe("The contract, checksummed")
-    .meta({ examples: [EXAMPLE_TOKEN_CONTRACT] }),
-  explorerMessage: z
-    .string()
-    .nullable()
-    .describe("What the explorer said last, in its own words (`Pass - Verified`, `Pending in queue`, `Fail - Unable to verify…`)"),
-  explorerReference: z.string().nullable().describe("Etherscan's or Blockscout's guid, Sourcify's verificationId, once it accepted"),
-  url: z.string().nullable().describe("The contract's page on the explorer, where known"),
-  createdAt: z.string(),
-  updatedAt: z.string(),
-});
+export const VerificationRecordAnswer = z.lazy(() =>
+  z.object({
+    id: z.string().meta({ examples: ["0b6f1c2e-8a4d-4f7e-9c51-3d2a7e6b5f10"] }),
+    status: z
+      .enum(["pending", "verified", "failed"])
+      .describe(
+        "`pending` until the explorer's answer is final; `verified` (already verified counts); `failed`, with the explorer's words, or after TOKEN_SERVICE_VERIFY_TIMEOUT_SECONDS still pending",
+      ),
+    explorer: z.enum(["etherscan", "blockscout", "sourcify"]),
+    chain: z.string(),
+    network: z.string(),
+    address: z
+      .string()
+      .describe("The contract, checksummed")
+      .meta({ examples: [EXAMPLE_TOKEN_CONTRACT] }),
+    explorerMessage: z
+      .string()
+      .nullable()
+      .describe("What the explorer said last, in its own words (`Pass - Verified`, `Pending in queue`, `Fail - Unable to verify…`)"),
+    explorerReference: z.string().nullable().describe("Etherscan's or Blockscout's guid, Sourcify's verificationId, once it accepted"),
+    url: z.string().nullable().describe("The contract's page on the explorer, where known"),
+    createdAt: z.string(),
+    updatedAt: z.string(),
+  }),
+);

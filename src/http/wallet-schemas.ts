@@ -5,7 +5,9 @@ import { address, chain, integerString, network, shownAddress, warnings } from "
 
 // The shapes of wallets, balances and faucet grants (routes/wallets.ts). As in schemas.ts they check shape only.
 
-const amount = z.object({ balance: integerString("Smallest units"), uiBalance: z.string().describe("Exact decimal in whole units") });
+// What only answers is z.lazy (or made by a function it calls): built on the first /openapi.json, not at start-up
+// (operation-schemas.ts).
+const amount = () => z.object({ balance: integerString("Smallest units"), uiBalance: z.string().describe("Exact decimal in whole units") });
 
 export const CreateWalletBody = z.strictObject({
   chain,
@@ -19,16 +21,18 @@ export const CreateWalletBody = z.strictObject({
     ),
 });
 
-export const Wallet = z.object({
-  address: shownAddress,
-  privateKey: z
-    .string()
-    .describe("Shown once, stored nowhere. 0x-prefixed hex (EVM) or WIF (Bitcoin)")
-    .meta({ examples: [EXAMPLE_ACCOUNT.privateKey] }),
-  chain: z.string(),
-  network: z.string(),
-  addressType: z.string().optional(),
-});
+export const Wallet = z.lazy(() =>
+  z.object({
+    address: shownAddress,
+    privateKey: z
+      .string()
+      .describe("Shown once, stored nowhere. 0x-prefixed hex (EVM) or WIF (Bitcoin)")
+      .meta({ examples: [EXAMPLE_ACCOUNT.privateKey] }),
+    chain: z.string(),
+    network: z.string(),
+    addressType: z.string().optional(),
+  }),
+);
 
 export const BalanceQuery = z.object({
   chain,
@@ -41,23 +45,27 @@ export const BalanceQuery = z.object({
 });
 
 /** A native balance; Bitcoin's also splits it into confirmed and unconfirmed (mempool). */
-const nativeAmount = amount.extend({ confirmed: amount.optional(), unconfirmed: amount.optional() });
+const nativeAmount = () => amount().extend({ confirmed: amount().optional(), unconfirmed: amount().optional() });
 
-export const BalanceEntry = nativeAmount.extend({
-  contractAddress: z.string().optional(),
-  decimals: z.number().int().nonnegative().optional(),
-  symbol: z.string().optional(),
-});
+export const BalanceEntry = z.lazy(() =>
+  nativeAmount().extend({
+    contractAddress: z.string().optional(),
+    decimals: z.number().int().nonnegative().optional(),
+    symbol: z.string().optional(),
+  }),
+);
 
-export const Balances = z.object({
-  chain: z.string(),
-  network: z.string(),
-  address: z.string(),
-  simulated: z.boolean(),
-  balances: z
-    .record(z.string(), BalanceEntry)
-    .describe("Keyed by symbol (ETH, BNB, BTC, token symbols); a token whose symbol is taken is keyed by its contract address"),
-});
+export const Balances = z.lazy(() =>
+  z.object({
+    chain: z.string(),
+    network: z.string(),
+    address: z.string(),
+    simulated: z.boolean(),
+    balances: z
+      .record(z.string(), BalanceEntry)
+      .describe("Keyed by symbol (ETH, BNB, BTC, token symbols); a token whose symbol is taken is keyed by its contract address"),
+  }),
+);
 
 export const FaucetBody = z.strictObject({
   chain,
@@ -66,15 +74,17 @@ export const FaucetBody = z.strictObject({
   amount: integerString("Smallest units; default 10 of the native currency").optional(),
 });
 
-export const FaucetResult = z.object({
-  id: z.string().describe("This grant's record id"),
-  chain: z.string(),
-  network: z.string(),
-  address: z.string(),
-  amount,
-  decimals: z.number().int().nonnegative().describe("The native currency's decimals `amount` is in (18 for ETH, 8 for BTC)"),
-  balance: nativeAmount.describe("The address's balance after the grant"),
-  simulated: z.boolean(),
-  transactionHash: z.string().optional(),
-  warnings,
-});
+export const FaucetResult = z.lazy(() =>
+  z.object({
+    id: z.string().describe("This grant's record id"),
+    chain: z.string(),
+    network: z.string(),
+    address: z.string(),
+    amount: amount(),
+    decimals: z.number().int().nonnegative().describe("The native currency's decimals `amount` is in (18 for ETH, 8 for BTC)"),
+    balance: nativeAmount().describe("The address's balance after the grant"),
+    simulated: z.boolean(),
+    transactionHash: z.string().optional(),
+    warnings,
+  }),
+);

@@ -281,8 +281,13 @@ function plausibleValue(field: string, dice: Dice, coherent?: Coherence): unknow
   }
 }
 
-/** The fields of an object schema, or of every option of a union (a launch, mint, transfer or approval body). */
+/**
+ * The fields of an object schema, or of every option of a union (a launch, mint, transfer or approval body), through a
+ * z.lazy (a write's documented body union is built on first use: http/schemas.ts).
+ */
 function fieldsOf(schema: unknown): string[] {
+  const lazy = schema as { _zod?: { def?: { type?: string } }; unwrap?: () => unknown } | undefined;
+  if (lazy?._zod?.def?.type === "lazy" && lazy.unwrap !== undefined) return fieldsOf(lazy.unwrap());
   const shape = (schema as { shape?: Record<string, unknown> } | undefined)?.shape;
   if (shape) return Object.keys(shape);
   const options = (schema as { options?: unknown[] } | undefined)?.options;

@@ -111,6 +111,16 @@ describe("native public keys (EDR's libsecp256k1 offered by the plugin)", functi
     expect(wallet.address).to.equal(referenceAddress(wallet.privateKey));
   });
 
+  it("are refused when they give a point for a key off the curve (0), and such a key is still refused", function () {
+    offerNativeCrypto(() => ({
+      ...hardhatNative(),
+      secp256k1PublicKeyFromSecretKey: (key: Uint8Array) =>
+        key.every((byte) => byte === 0) ? new Uint8Array(65).fill(4) : hardhatNative().secp256k1PublicKeyFromSecretKey(key),
+    }));
+    expect(nativeCrypto()).to.equal(undefined);
+    expect(() => addressOfPrivateKey(`0x${"00".repeat(32)}`)).to.throw(RangeError);
+  });
+
   it("are refused when they hash wrongly or fail to load, and keys still come out right", function () {
     offerNativeCrypto(() => ({ ...hardhatNative(), keccak256: () => new Uint8Array(32) }));
     expect(nativeCrypto()).to.equal(undefined);

@@ -7,9 +7,14 @@ export interface NativeCrypto {
   secp256k1PublicKeyFromSecretKey(secretKey: Uint8Array): Uint8Array;
 }
 
-// Hardhat's first account's key and keccak256(""): known answers an implementation must give before it is used.
+// Hardhat's first account's key, its uncompressed public key and keccak256(""): known answers an implementation must give
+// before it is used (the public key written out, so that checking native code does not load the WebAssembly curve).
 const CHECK_SECRET_KEY = Buffer.from("ac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80", "hex");
+const CHECK_PUBLIC_KEY =
+  "048318535b54105d4a7aae60c08fc45f9687181b4fdfc625bd1a753fa7397fed753547f11ca8696646f2f3acb08e31016afac23e630c5d11f59f61fef57b0d2aa5";
 const CHECK_KECCAK_OF_NOTHING = "c5d2460186f7233c927e7db2dcc703c0e500b653ca82273b7bfad8045d85a470";
+// Out of the curve's range: 0 and the group order n. An implementation must refuse both (throw), as it is asked to.
+const CHECK_INVALID_KEYS = [Buffer.alloc(32), Buffer.from("fffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141", "hex")];
 
 let loadNative: (() => NativeCrypto) | undefined;
 let native: NativeCrypto | null | undefined;
@@ -45,13 +50,37 @@ export function nativeCrypto(): NativeCrypto | undefined {
 function checked(load: () => NativeCrypto): NativeCrypto | null {
   try {
     const candidate = load();
-    const expected = secp256k1().pointFromScalar(CHECK_SECRET_KEY, false)!;
     const derived = candidate.secp256k1PublicKeyFromSecretKey(CHECK_SECRET_KEY);
-    if (!Buffer.from(derived).equals(Buffer.from(expected))) return null;
+    if (Buffer.from(derived).toString("hex") !== CHECK_PUBLIC_KEY) return null;
     if (Buffer.from(candidate.keccak256(new Uint8Array())).toString("hex") !== CHECK_KECCAK_OF_NOTHING) return null;
+    if (!CHECK_INVALID_KEYS.every((key) => refuses(candidate, key))) return null;
     return candidate;
   } catch {
     return null;
+  }
+}
+
+function refuses(candidate: NativeCrypto, secretKey: Uint8Array): boolean {
+  try {
+    candidate.secp256k1PublicKeyFromSecretKey(secretKey);
+    return false;
+  } catch {
+    return true;
+  }
+}
+
+/**
+ * The uncompressed (65-byte) public key of a secret key, or undefined if the key is out of the curve's range (0, or n
+ * and above). Natively when native code is in use (it refuses such a key itself), so that a service on a host that
+ * offers it never loads the WebAssembly curve for its EVM keys; else from tiny-secp256k1.
+ */
+export function publicKeyOfSecretKey(secretKey: Uint8Array): Uint8Array | undefined {
+  const fast = nativeCrypto();
+  if (fast === undefined) return secp256k1().isPrivate(secretKey) ? secp256k1().pointFromScalar(secretKey, false)! : undefined;
+  try {
+    return fast.secp256k1PublicKeyFromSecretKey(secretKey);
+  } catch {
+    return undefined;
   }
 }
 

@@ -2,7 +2,8 @@ import { createRequire } from "node:module";
 import type * as Secp256k1 from "tiny-secp256k1";
 
 // Loaded on first use, not at start-up: the tiny-secp256k1 WebAssembly module costs `serve` start-up time and memory
-// that a service which never creates a wallet or signs does not need. require() keeps the callers synchronous; every
+// that a service which never signs nor touches Bitcoin does not need (EVM wallets take native code where the host
+// offers it: public-keys.ts). require() keeps the callers synchronous; every
 // use goes through here, so one copy (the CommonJS build) is loaded and initialised once.
 const require = createRequire(import.meta.url);
 

@@ -1,8 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { getAddress, hexlify, keccak256 } from "ethers";
 
-import { secp256k1 } from "../crypto/secp256k1.js";
-import { nativeCrypto, uncompressedPublicKey } from "../crypto/public-keys.js";
+import { nativeCrypto, publicKeyOfSecretKey } from "../crypto/public-keys.js";
 
 export interface EvmKeyPair {
   address: string;
@@ -37,12 +36,12 @@ function addressOf(publicKey: Uint8Array): string {
  * ethers' keccak256.
  */
 export function createEvmKeyPair(): EvmKeyPair {
-  const ecc = secp256k1();
   for (;;) {
     const key = randomBytes(32);
+    const publicKey = publicKeyOfSecretKey(key);
     // Out of the curve's range (0 or >= n): astronomically rare, draw again.
-    if (!ecc.isPrivate(key)) continue;
-    return { address: addressOf(uncompressedPublicKey(key)), privateKey: hexlify(key) };
+    if (publicKey === undefined) continue;
+    return { address: addressOf(publicKey), privateKey: hexlify(key) };
   }
 }
 
@@ -53,6 +52,7 @@ export function createEvmKeyPair(): EvmKeyPair {
  */
 export function addressOfPrivateKey(privateKey: string): string {
   const key = Buffer.from(privateKey.slice(2), "hex");
-  if (key.length !== 32 || !secp256k1().isPrivate(key)) throw new RangeError("not a secp256k1 private key");
-  return addressOf(uncompressedPublicKey(key));
+  const publicKey = key.length === 32 ? publicKeyOfSecretKey(key) : undefined;
+  if (publicKey === undefined) throw new RangeError("not a secp256k1 private key");
+  return addressOf(publicKey);
 }

@@ -1,4 +1,4 @@
-import type { z } from "zod/v4";
+import { z } from "zod/v4";
 
 import { ERROR_CATALOG } from "../../domain/errors.js";
 import { codesWithStatus } from "../http-errors.js";
@@ -14,12 +14,17 @@ export function errorResponseDescription(status: number): string {
 
 const schemas = new Map<number, z.ZodType>();
 
-/** The error shape with `code` limited to the codes the catalog maps to this status. */
+/**
+ * The error shape with `code` limited to the codes the catalog maps to this status: z.lazy, built on the first
+ * /openapi.json (nothing else reads it), not when the routes are defined at start-up.
+ */
 function errorSchema(status: number): z.ZodType {
   let schema = schemas.get(status);
   if (schema === undefined) {
-    const codes = codesWithStatus(status);
-    schema = codes.length === 0 ? ErrorResponse : errorResponseWithCodes(codes as [string, ...string[]]);
+    schema = z.lazy(() => {
+      const codes = codesWithStatus(status);
+      return codes.length === 0 ? ErrorResponse : errorResponseWithCodes(codes as [string, ...string[]]);
+    });
     schemas.set(status, schema);
   }
   return schema;

@@ -61,7 +61,8 @@ function routeOf(kind: TokenCallKind): RouteDefinition {
       [kind.http.example.name]: { summary: kind.http.example.summary, value: { ...example, ...signedByService } },
       prepare: prepare(example),
     },
-    answer: z.object({ ...written, ...Object.fromEntries(fields.flatMap(answerFields)) }),
+    // Answers only, documented: built on the first /openapi.json, not at start-up (http/operation-schemas.ts).
+    answer: z.lazy(() => z.object({ ...written, ...Object.fromEntries(fields.flatMap(answerFields)) })),
     prepared: PreparedTokenCall,
     command: kind.name,
   };
