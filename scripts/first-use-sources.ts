@@ -1,7 +1,7 @@
-// What src/artifacts/first-use-sources.json.br holds (scripts/build-token-variants.ts writes it; a test recomputes it):
-// the OpenZeppelin sources the variants compiled on first use import that the verification bundle does not already
-// ship (docs/decisions/0062-variants-compiled-on-first-use.md). Together the two hold every source any combination of
-// options needs, so the service compiles without @openzeppelin/contracts installed.
+// The verification bundle's `firstUse` (scripts/verification-bundle.ts; a test recomputes it): the OpenZeppelin sources
+// the variants compiled on first use import that the precompiled variants do not already bring
+// (docs/decisions/0062-variants-compiled-on-first-use.md). With those, the bundle holds every source any combination
+// of options needs, so the service compiles without @openzeppelin/contracts installed.
 import { launcherPath, launcherSource } from "../src/chains/evm/variants/launcher-source.js";
 import { variantPath, variantSource } from "../src/chains/evm/variants/variant-source.js";
 import { importClosure } from "../src/chains/evm/verification/solidity-imports.js";

@@ -1,8 +1,10 @@
 // What src/artifacts/verification.json.br holds (scripts/build-verification.ts writes it; a test recomputes it): the
 // historic templates' standard JSON input as Hardhat compiled them, and the variants' sources with every OpenZeppelin
-// source they import and the settings they were compiled with (scripts/token-variants.ts).
+// source they import and the settings they were compiled with (scripts/token-variants.ts), and the sources only the
+// variants compiled on first use import (scripts/first-use-sources.ts).
 import { importClosure } from "../src/chains/evm/verification/solidity-imports.js";
 import type { VerificationBundle } from "../src/chains/evm/verification/verification-input.js";
+import { firstUseSources } from "./first-use-sources.js";
 import { COMPILER, type VariantFile } from "./token-variants.js";
 
 /** The historic templates and the source names Hardhat gives them (its build info's `userSourceNameMap` values). */
@@ -23,9 +25,11 @@ export function verificationBundle(
       sources[unit] ??= own.get(unit) ?? readOpenZeppelin(unit)!;
     }
   }
+  const sorted = Object.fromEntries(Object.entries(sources).sort(([a], [b]) => (a < b ? -1 : 1)));
   return {
     compilerVersion: historic.solcLongVersion,
     historic: { input: historic.input, sourceNames: HISTORIC_CONTRACTS },
-    variants: { settings: COMPILER.settings, sources: Object.fromEntries(Object.entries(sources).sort(([a], [b]) => (a < b ? -1 : 1))) },
+    variants: { settings: COMPILER.settings, sources: sorted },
+    firstUse: firstUseSources(sorted, readOpenZeppelin),
   };
 }

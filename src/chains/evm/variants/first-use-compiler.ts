@@ -1,9 +1,7 @@
 import { createHash, randomUUID } from "node:crypto";
-import { readFileSync } from "node:fs";
 import { mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { Worker } from "node:worker_threads";
-import { brotliDecompressSync } from "node:zlib";
 
 import { ErrorCode, TokenServiceError } from "../../../domain/errors.js";
 import { variantName, type Upgradeable, type Variant } from "../../../domain/token-options.js";
@@ -17,20 +15,14 @@ import { variantPath, variantSource } from "./variant-source.js";
 // compiled the first time it is launched (docs/decisions/0062-variants-compiled-on-first-use.md): with the solc npm
 // package, the compiler and settings the shipped variants were built with, on a thread of its own so the service's
 // event loop stays free, from OpenZeppelin sources the package ships (the verification bundle's, and
-// src/artifacts/first-use-sources.json.br for those only these variants import). The result is kept in the data
+// the bundle's `firstUse` for those only these variants import). The result is kept in the data
 // directory, named by the hash of the standard JSON input, so a restart does not compile again; a file whose content
 // does not hash to what it claims is compiled again, never deployed.
 
-let extraSources: Record<string, string> | undefined;
-
-/** Every OpenZeppelin source a variant may import, by source unit name: the verification bundle's, and the extra ones. */
+/** Every OpenZeppelin source a variant may import, by source unit name: the precompiled variants', and the extra ones. */
 function shippedSource(unit: string): string | undefined {
-  extraSources ??= (
-    JSON.parse(
-      brotliDecompressSync(readFileSync(new URL("../../../artifacts/first-use-sources.json.br", import.meta.url))).toString("utf8"),
-    ) as { sources: Record<string, string> }
-  ).sources;
-  return verificationBundle().variants.sources[unit] ?? extraSources[unit];
+  const bundle = verificationBundle();
+  return bundle.variants.sources[unit] ?? bundle.firstUse.sources[unit];
 }
 
 /** The standard JSON input a variant compiles from: its source, every source it imports, the shipped variants' settings. */

@@ -21,6 +21,12 @@ export interface VerificationBundle {
     /** Every variant's source (token-variants/…) and every OpenZeppelin source one imports, by source unit name. */
     sources: Record<string, string>;
   };
+  /**
+   * The OpenZeppelin sources that only variants compiled on first use import (scripts/first-use-sources.ts), from the
+   * release the precompiled variants were compiled against. In this file rather than one of their own: Brotli finds the
+   * upgradeable bases' text in their non-upgradeable counterparts above (decision 0059).
+   */
+  firstUse: { openZeppelin: string; sources: Record<string, string> };
 }
 
 export interface TokenVerification {
