@@ -122,6 +122,24 @@ export class FirstUseCompiler {
     return { artifact: await this.launcher(upgradeable), unit: launcherPath(upgradeable), input: launcherInput(upgradeable) };
   }
 
+  /**
+   * solc's whole output for any input (the upgrade checks' compiles, variants/upgrade-safety.ts), on the same queue
+   * and by the same pinned compiler as the variants; kept by no cache (the deployed artifacts' cache files are untouched).
+   */
+  solcOutput(inputObject: StandardJsonInput): Promise<{ output: unknown; version: string }> {
+    const run = this.queue
+      .catch(() => undefined)
+      .then(async () => {
+        this.compilations++;
+        const { output, version } = await (this.options.solc ?? solcOnThread)(JSON.stringify(inputObject)).catch((error: unknown) => {
+          throw compilerUnavailable(`solc could not run the upgrade checks: ${error instanceof Error ? error.message : String(error)}`);
+        });
+        return { output: JSON.parse(output) as unknown, version };
+      });
+    this.queue = run;
+    return run;
+  }
+
   private compiled(contractName: string, unit: string, inputObject: StandardJsonInput): Promise<ShippedArtifact> {
     const input = JSON.stringify(inputObject);
     const inputHash = sha256(input);
