@@ -69,6 +69,7 @@ import { Verifications } from "./verifications/verifications.js";
 import type { VerificationStore } from "./verifications/types.js";
 import { readVariable } from "../config/environment.js";
 import { createWallet, type CreateWalletRequest, type Wallet } from "./wallets.js";
+import { TokenUpgrades } from "./upgrades.js";
 
 export type * from "../domain/requests.js";
 export type * from "../domain/transfer-requests.js";
@@ -191,6 +192,8 @@ export class TokenService {
   readonly verifications: Verifications | undefined;
   /** The token variants compiled on first use (docs/decisions/0062-variants-compiled-on-first-use.md). */
   readonly variants: FirstUseCompiler;
+  /** Upgrades of the service's upgradeable launches (docs/decisions/0066-upgrade-write.md). */
+  readonly upgrades: TokenUpgrades;
   private readonly bitcoin: BitcoinBackends;
   /** Released on close when the composition root opened it for this service. */
   private readonly ownDataDirectory: DataDirectoryLock | undefined;
@@ -251,6 +254,12 @@ export class TokenService {
       },
       this.custody,
     );
+    this.upgrades = new TokenUpgrades({
+      chains: this.chains,
+      evmChain: (info) => this.evmChain(info, "an upgrade"),
+      operations: this.operations,
+      variants: this.variants,
+    });
     this.notifications =
       options.notificationStore === undefined
         ? undefined

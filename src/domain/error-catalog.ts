@@ -127,7 +127,7 @@ export const ERROR_CATALOG = {
     source: "core",
     title: "No launch of that contract with this API key on the pair",
     description:
-      "`GET /tokens/{address}/verification` named a contract address that no launch made with this API key deployed on the given chain and network. Only the service's own launches are answered: it knows their sources.",
+      "`GET /tokens/{address}/verification` or an upgrade (`POST /tokens/upgrade`) named a contract address that no launch made with this API key deployed on the given chain and network. Only the service's own launches are answered: it knows their sources.",
   },
   VERIFICATION_UNAVAILABLE: {
     httpStatus: 409,
@@ -361,6 +361,34 @@ export const ERROR_CATALOG = {
     title: "The token has no such function: it was launched without that option",
     description:
       "A burn, pause, role grant or revoke, ownership transfer or other token call (a delegation) the token cannot do, refused before signing: its code has no `burn`, no `pause()`/`unpause()` (or no `paused()`), no AccessControl (ERC-165 `0x7965db0b`), no `transferOwnership`, no view of the named role (`PAUSER_ROLE()`), or not the function the write calls (`delegate(address)`). `details.option` names the launch option it lacks (`burnable`, `pausable`, `mintable`, `votes`, `access`; for `access`, `details.needed` is `roles` or `ownable` and `details.found` what the token has: `managed` for an AccessManaged token, whose roles and admins are its AccessManager's, named in `details.authority`), `details.function` the function looked for. Read from the code's function dispatcher (docs/decisions/0036-token-admin-writes.md); a proxy of another kind than EIP-1967 or EIP-1167 is not judged here: its node's estimate is.",
+  },
+  NOT_UPGRADER: {
+    httpStatus: 422,
+    source: "core",
+    title: "The sender may not upgrade that token",
+    description:
+      "An upgrade (`POST /api/v1/tokens/upgrade`, `token:upgrade`) from a sender the proxy would refuse, checked before anything is signed or sent by simulating the upgrade call: a UUPS token's `_authorizeUpgrade` (its owner with access `ownable`, a holder of `UPGRADER_ROLE` with `roles`, a caller its AccessManager allows with `managed`), a transparent proxy's ProxyAdmin (its owner only; with `managed` that owner is the AccessManager, called through its `execute`). `details.error` and `details.args` are the revert decoded (`OwnableUnauthorizedAccount`, `AccessControlUnauthorizedAccount`, `AccessManagedUnauthorized`), `details.owner` a ProxyAdmin's owner.",
+  },
+  UPGRADE_UNSAFE: {
+    httpStatus: 422,
+    source: "core",
+    title: "OpenZeppelin's upgrade checks refuse the new implementation",
+    description:
+      "The new implementation an upgrade names (its `options`) failed `@openzeppelin/upgrades-core`'s validation before anything was signed: its own code is not upgrade-safe (a constructor setting state, `selfdestruct`, `delegatecall`, no `upgradeToAndCall` behind a UUPS proxy…), or its storage layout is not compatible with the current implementation's (a variable removed, moved, retyped; ERC-7201 namespaces included). `details.reasons` holds upgrades-core's own explanations, one per problem.",
+  },
+  UPGRADE_INCOMPATIBLE: {
+    httpStatus: 422,
+    source: "core",
+    title: "The new options cannot replace the token's implementation",
+    description:
+      "An upgrade whose `options` change what the proxy and its state are bound to, refused before anything is signed (`field` names the option): the token is not upgradeable (`contractAddress`), `options.upgradeable` is not the token's (a UUPS proxy stays UUPS, a transparent one transparent), `options.access` is not the token's (the new access would never be initialized), an option whose base keeps state set by the initializer is added (`capped`, `royalty`, `permit`, `votes`: an upgrade runs no initializer, so the cap, royalty or EIP-712 name would be empty), the votes' clock changes, or the proxy's current implementation is not one this service deployed for it (`details.implementation`: upgraded by other tools, its layout unknown).",
+  },
+  NOTHING_TO_UPGRADE: {
+    httpStatus: 409,
+    source: "core",
+    title: "The token already runs that implementation",
+    description:
+      "An upgrade whose `options` name the implementation the proxy already points to (`details.implementation`): nothing was signed or sent. A retry of an upgrade that was mined answers this too; read the token (`GET /api/v1/tokens/{address}`, `upgradeable.implementation`).",
   },
   TOO_MANY_TOKEN_IDS: {
     httpStatus: 422,

@@ -5,7 +5,7 @@
 import { TOKEN_CALL_KINDS, type TokenCallKindName } from "./kinds/index.js";
 
 /** The kinds the core's write paths know by name; those of domain/kinds/ follow them. */
-const BUILT_IN_KINDS = ["launch", "mint", "faucet", "transfer", "approve", "burn", "pause"] as const;
+const BUILT_IN_KINDS = ["launch", "mint", "faucet", "transfer", "approve", "burn", "pause", "deployImplementation", "upgrade"] as const;
 
 /** What the service does on a chain, as one durable record. */
 export type OperationKind = (typeof BUILT_IN_KINDS)[number] | TokenCallKindName;

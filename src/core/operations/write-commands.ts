@@ -10,6 +10,8 @@ import { burnIntent, pauseIntent } from "./admin-intents.js";
 import type { FirstUseCompiler } from "../../chains/evm/variants/first-use-compiler.js";
 import { approveIntent, launchIntent, mintIntent, transferIntent, type WriteIntent } from "./intents.js";
 import { TOKEN_CALL_COMMANDS } from "./token-call-intents.js";
+import { implementationIntent, upgradeIntent, type ImplementationResult } from "./upgrade-intents.js";
+import type { ImplementationRequest, UpgradeCallRequest, UpgradeResult } from "../../domain/upgrades.js";
 
 // Every write the service makes, by name: how its request becomes the one intent the pipeline records, signs, sends and
 // tracks (Operations.write and Operations.prepare). A door names the command; it never builds an intent itself.
@@ -35,6 +37,11 @@ export const WRITE_COMMANDS = {
   approve: command<ApproveRequest, ApproveResult>((request, chains) => approveIntent(parseApproveCommand(request, chains))),
   burn: command<BurnRequest, BurnResult>((request, chains) => burnIntent(parseBurnCommand(request, chains))),
   pause: command<PauseRequest, PauseResult>((request, chains) => pauseIntent(parsePauseCommand(request, chains))),
+  // An upgrade's two writes (core/upgrades.ts makes them, after its checks).
+  deployImplementation: command<ImplementationRequest, ImplementationResult>((request, chains, tools) =>
+    implementationIntent(request, chains, tools.variants),
+  ),
+  upgrade: command<UpgradeCallRequest, UpgradeResult>((request, chains, tools) => upgradeIntent(request, chains, tools.variants)),
   // The kinds of domain/kinds/, each described by one module there.
   ...TOKEN_CALL_COMMANDS,
 };
