@@ -6,6 +6,7 @@ import { cancelRoute, speedUpRoute } from "./replacements.js";
 import { getOperationRoute, launchTokenRoute, mintTokenRoute, tokenBalanceRoute } from "./tokens.js";
 import { listOperationsRoute, listTokensRoute } from "./listings.js";
 import { TOKEN_CALL_ROUTES } from "./token-calls.js";
+import { upgradeTokenRoute } from "./upgrade.js";
 import { getVerificationRoute, tokenVerificationRoute, verifyTokenRoute } from "./verification.js";
 import { allowanceRoute, approveRoute, ownedTokensRoute, tokenInfoRoute, transferRoute } from "./transfers.js";
 import {
@@ -50,6 +51,7 @@ export const API_ROUTES: RouteDefinition[] = [
   pauseRoute,
   // Every write kind of domain/kinds/, each made from its description.
   ...TOKEN_CALL_ROUTES,
+  upgradeTokenRoute,
   // Before GET /tokens/{contract}, which would take "allowance" for a contract.
   allowanceRoute,
   tokenInfoRoute,
