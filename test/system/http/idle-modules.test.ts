@@ -27,7 +27,16 @@ process.on("exit", () => writeFileSync(\`\${process.env.HTS_LOADED_MODULES_FILE}
 `;
 
 /** Optional packages: none of them is needed to start, create an EVM wallet and grant from a simulated chain's faucet. */
-const OPTIONAL_PACKAGES = ["@aws-sdk/client-kms", "bitcoinjs-lib", "ecpair", "tiny-secp256k1", "pg", "solc", "swagger-ui-dist"];
+const OPTIONAL_PACKAGES = [
+  "@aws-sdk/client-kms",
+  "@openzeppelin/upgrades-core",
+  "bitcoinjs-lib",
+  "ecpair",
+  "tiny-secp256k1",
+  "pg",
+  "solc",
+  "swagger-ui-dist",
+];
 
 /**
  * The packages whose code was loaded. A package.json alone does not count: this repository's hardhat.config.ts reads
