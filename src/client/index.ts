@@ -41,6 +41,12 @@ export type RoleChange = Exclude<Answer<operations["grantRole"], 200>, Prepared>
 export type OwnershipTransfer = Exclude<Answer<operations["transferOwnership"], 200>, Prepared>;
 export type DelegateVotesBody = Omit<WithoutSigning<JsonBody<operations["delegateVotes"]>>, "sender"> & { sender?: string };
 export type Delegation = Exclude<Answer<operations["delegateVotes"], 200>, Prepared>;
+/**
+ * An upgrade (docs/tokens.md#upgrading-a-token): `client.POST("/api/v1/tokens/upgrade", …)` with `privateKey` or a held
+ * wallet's sender. It has no prepare (it may be two transactions, signed in turn), so no local-signing function here.
+ */
+export type UpgradeTokenBody = JsonBody<operations["upgradeToken"]>;
+export type TokenUpgrade = Answer<operations["upgradeToken"], 200>;
 export type Operation = Answer<operations["getOperation"], 200>;
 export type PreparedReplacement = Extract<Answer<operations["speedUpOperation"], 200>, Prepared>;
 export type ErrorBody = Answer<operations["getOperation"], 404>["error"];

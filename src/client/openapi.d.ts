@@ -460,6 +460,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/tokens/upgrade": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Upgrade a token you launched behind a proxy to the implementation of new options, checked by OpenZeppelin first
+         * @description For a token a launch of your API key deployed with `token.options.upgradeable`: compiles the current and the new implementation and runs OpenZeppelin's upgrade checks (`@openzeppelin/upgrades-core`: the new code upgrade-safe, the storage layout compatible, ERC-7201 namespaces included) before anything is signed; an unsafe upgrade is 422 `UPGRADE_UNSAFE` with `details.reasons`. The sender's right to upgrade is simulated too (422 `NOT_UPGRADER`). Then the new implementation is deployed through the CREATE2 factory at salt zero (skipped when its code is already there: every token upgraded to the same options shares it), waited for as `wait=mined` waits, and the proxy is upgraded: `upgradeToAndCall(implementation, 0x)` (UUPS) or the ProxyAdmin's `upgradeAndCall(proxy, implementation, 0x)` (transparent). No initializer runs. Two records, each one transaction; the answer is the upgrade's, with `implementation` and `previousImplementation`. If the implementation is not mined within the wait, 202 answers its record and no upgrade was signed: send the same request again (without the Idempotency-Key, or with a new one) to go on. Signed with `privateKey` or by a held wallet of your API key; no prepare, no `signedTransaction` (two transactions are signed in turn).
+         */
+        post: operations["upgradeToken"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/tokens/allowance": {
         parameters: {
             query?: never;
@@ -1163,7 +1183,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `EXPLORER_NOT_CONFIGURED`: The explorer is not configured for that pair; `SIMULATED_NETWORK_VERIFICATION`: Verification on a simulated chain; `KEY_SENDER_MISMATCH`: The key does not derive the sender; `TRANSACTION_MISMATCH`: The signed transaction is not the prepared one; `INSUFFICIENT_FUNDS`: The sender cannot pay the fee; `FEE_CAP_EXCEEDED`: The fee it needs is over the pair's fee ceiling: nothing was signed; `NOT_A_TOKEN_CONTRACT`: No ERC20/ERC721/ERC1155 contract at that address; `NOT_A_MINTER`: The sender may not mint on that token; `BATCH_MINT_UNSUPPORTED`: The token has no batch mint; `TOKEN_URI_UNSUPPORTED`: The ERC721 has no per-token URI; `CAP_EXCEEDED`: An ERC20 mint beyond the cap; `TOKEN_ID_TAKEN`: That ERC721 token id exists; `INSUFFICIENT_TOKEN_BALANCE`: The sender holds less of the token than it would transfer; `NOT_TOKEN_OWNER`: The sender (or the named owner) does not hold that token id; `NOT_SUPPORTED_BY_TOKEN`: The token has no such function: it was launched without that option; `TOO_MANY_TOKEN_IDS`: The holder has more token ids than one listing reads; `CREATE2_FACTORY_MISSING`: A launch with salt on a live chain without the CREATE2 factory; `TRANSACTION_REJECTED`: The node refused it; `WOULD_REVERT`: The chain would revert it: nothing was signed; `LIVE_NETWORK_FAUCET`: The faucet on a live network */
+            /** @description `EXPLORER_NOT_CONFIGURED`: The explorer is not configured for that pair; `SIMULATED_NETWORK_VERIFICATION`: Verification on a simulated chain; `KEY_SENDER_MISMATCH`: The key does not derive the sender; `TRANSACTION_MISMATCH`: The signed transaction is not the prepared one; `INSUFFICIENT_FUNDS`: The sender cannot pay the fee; `FEE_CAP_EXCEEDED`: The fee it needs is over the pair's fee ceiling: nothing was signed; `NOT_A_TOKEN_CONTRACT`: No ERC20/ERC721/ERC1155 contract at that address; `NOT_A_MINTER`: The sender may not mint on that token; `BATCH_MINT_UNSUPPORTED`: The token has no batch mint; `TOKEN_URI_UNSUPPORTED`: The ERC721 has no per-token URI; `CAP_EXCEEDED`: An ERC20 mint beyond the cap; `TOKEN_ID_TAKEN`: That ERC721 token id exists; `INSUFFICIENT_TOKEN_BALANCE`: The sender holds less of the token than it would transfer; `NOT_TOKEN_OWNER`: The sender (or the named owner) does not hold that token id; `NOT_SUPPORTED_BY_TOKEN`: The token has no such function: it was launched without that option; `NOT_UPGRADER`: The sender may not upgrade that token; `UPGRADE_UNSAFE`: OpenZeppelin's upgrade checks refuse the new implementation; `UPGRADE_INCOMPATIBLE`: The new options cannot replace the token's implementation; `TOO_MANY_TOKEN_IDS`: The holder has more token ids than one listing reads; `CREATE2_FACTORY_MISSING`: A launch with salt on a live chain without the CREATE2 factory; `TRANSACTION_REJECTED`: The node refused it; `WOULD_REVERT`: The chain would revert it: nothing was signed; `LIVE_NETWORK_FAUCET`: The faucet on a live network */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -1175,7 +1195,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "EXPLORER_NOT_CONFIGURED" | "SIMULATED_NETWORK_VERIFICATION" | "KEY_SENDER_MISMATCH" | "TRANSACTION_MISMATCH" | "INSUFFICIENT_FUNDS" | "FEE_CAP_EXCEEDED" | "NOT_A_TOKEN_CONTRACT" | "NOT_A_MINTER" | "BATCH_MINT_UNSUPPORTED" | "TOKEN_URI_UNSUPPORTED" | "CAP_EXCEEDED" | "TOKEN_ID_TAKEN" | "INSUFFICIENT_TOKEN_BALANCE" | "NOT_TOKEN_OWNER" | "NOT_SUPPORTED_BY_TOKEN" | "TOO_MANY_TOKEN_IDS" | "CREATE2_FACTORY_MISSING" | "TRANSACTION_REJECTED" | "WOULD_REVERT" | "LIVE_NETWORK_FAUCET";
+                            code: "EXPLORER_NOT_CONFIGURED" | "SIMULATED_NETWORK_VERIFICATION" | "KEY_SENDER_MISMATCH" | "TRANSACTION_MISMATCH" | "INSUFFICIENT_FUNDS" | "FEE_CAP_EXCEEDED" | "NOT_A_TOKEN_CONTRACT" | "NOT_A_MINTER" | "BATCH_MINT_UNSUPPORTED" | "TOKEN_URI_UNSUPPORTED" | "CAP_EXCEEDED" | "TOKEN_ID_TAKEN" | "INSUFFICIENT_TOKEN_BALANCE" | "NOT_TOKEN_OWNER" | "NOT_SUPPORTED_BY_TOKEN" | "NOT_UPGRADER" | "UPGRADE_UNSAFE" | "UPGRADE_INCOMPATIBLE" | "TOO_MANY_TOKEN_IDS" | "CREATE2_FACTORY_MISSING" | "TRANSACTION_REJECTED" | "WOULD_REVERT" | "LIVE_NETWORK_FAUCET";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -1754,7 +1774,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `VERIFICATION_UNAVAILABLE`: The launch's verification input cannot be given; `IDEMPOTENCY_CONFLICT`: Idempotency-Key reused with another body; `IDEMPOTENCY_IN_PROGRESS`: The first request with that Idempotency-Key is still running; `TRANSACTION_NOT_PREPARED`: A signed transaction no prepare reserved; `NONCE_TAKEN`: The prepared transaction's nonce was taken since: prepare again; `WALLET_ALREADY_HELD`: That key is already a held wallet on the pair; `ALREADY_SUBMITTED`: That signed transaction was submitted before; `ALREADY_DEPLOYED`: A contract is already at the launch's CREATE2 address; `OPERATION_FINAL`: The operation is final: nothing to speed up or cancel; `OUTPUT_SPENT`: A later transaction spends an output of the Bitcoin send to replace; `LIVE_NETWORK_FAULTS`: Faults on a live network; `CHAIN_FAULT_CONFLICT`: The fault cannot be made while another one runs */
+            /** @description `VERIFICATION_UNAVAILABLE`: The launch's verification input cannot be given; `IDEMPOTENCY_CONFLICT`: Idempotency-Key reused with another body; `IDEMPOTENCY_IN_PROGRESS`: The first request with that Idempotency-Key is still running; `TRANSACTION_NOT_PREPARED`: A signed transaction no prepare reserved; `NONCE_TAKEN`: The prepared transaction's nonce was taken since: prepare again; `WALLET_ALREADY_HELD`: That key is already a held wallet on the pair; `ALREADY_SUBMITTED`: That signed transaction was submitted before; `ALREADY_DEPLOYED`: A contract is already at the launch's CREATE2 address; `OPERATION_FINAL`: The operation is final: nothing to speed up or cancel; `OUTPUT_SPENT`: A later transaction spends an output of the Bitcoin send to replace; `LIVE_NETWORK_FAULTS`: Faults on a live network; `CHAIN_FAULT_CONFLICT`: The fault cannot be made while another one runs; `NOTHING_TO_UPGRADE`: The token already runs that implementation */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -1766,7 +1786,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "VERIFICATION_UNAVAILABLE" | "IDEMPOTENCY_CONFLICT" | "IDEMPOTENCY_IN_PROGRESS" | "TRANSACTION_NOT_PREPARED" | "NONCE_TAKEN" | "WALLET_ALREADY_HELD" | "ALREADY_SUBMITTED" | "ALREADY_DEPLOYED" | "OPERATION_FINAL" | "OUTPUT_SPENT" | "LIVE_NETWORK_FAULTS" | "CHAIN_FAULT_CONFLICT";
+                            code: "VERIFICATION_UNAVAILABLE" | "IDEMPOTENCY_CONFLICT" | "IDEMPOTENCY_IN_PROGRESS" | "TRANSACTION_NOT_PREPARED" | "NONCE_TAKEN" | "WALLET_ALREADY_HELD" | "ALREADY_SUBMITTED" | "ALREADY_DEPLOYED" | "OPERATION_FINAL" | "OUTPUT_SPENT" | "LIVE_NETWORK_FAULTS" | "CHAIN_FAULT_CONFLICT" | "NOTHING_TO_UPGRADE";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -2729,7 +2749,7 @@ export interface operations {
                         items: {
                             id: string;
                             /** @enum {string} */
-                            kind: "launch" | "mint" | "faucet" | "transfer" | "approve" | "burn" | "pause" | "grantRole" | "revokeRole" | "transferOwnership" | "delegate";
+                            kind: "launch" | "mint" | "faucet" | "transfer" | "approve" | "burn" | "pause" | "deployImplementation" | "upgrade" | "grantRole" | "revokeRole" | "transferOwnership" | "delegate";
                             chain: string;
                             network: string;
                             type: string | null;
@@ -3827,7 +3847,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `VERIFICATION_UNAVAILABLE`: The launch's verification input cannot be given; `IDEMPOTENCY_CONFLICT`: Idempotency-Key reused with another body; `IDEMPOTENCY_IN_PROGRESS`: The first request with that Idempotency-Key is still running; `TRANSACTION_NOT_PREPARED`: A signed transaction no prepare reserved; `NONCE_TAKEN`: The prepared transaction's nonce was taken since: prepare again; `WALLET_ALREADY_HELD`: That key is already a held wallet on the pair; `ALREADY_SUBMITTED`: That signed transaction was submitted before; `ALREADY_DEPLOYED`: A contract is already at the launch's CREATE2 address; `OPERATION_FINAL`: The operation is final: nothing to speed up or cancel; `OUTPUT_SPENT`: A later transaction spends an output of the Bitcoin send to replace; `LIVE_NETWORK_FAULTS`: Faults on a live network; `CHAIN_FAULT_CONFLICT`: The fault cannot be made while another one runs */
+            /** @description `VERIFICATION_UNAVAILABLE`: The launch's verification input cannot be given; `IDEMPOTENCY_CONFLICT`: Idempotency-Key reused with another body; `IDEMPOTENCY_IN_PROGRESS`: The first request with that Idempotency-Key is still running; `TRANSACTION_NOT_PREPARED`: A signed transaction no prepare reserved; `NONCE_TAKEN`: The prepared transaction's nonce was taken since: prepare again; `WALLET_ALREADY_HELD`: That key is already a held wallet on the pair; `ALREADY_SUBMITTED`: That signed transaction was submitted before; `ALREADY_DEPLOYED`: A contract is already at the launch's CREATE2 address; `OPERATION_FINAL`: The operation is final: nothing to speed up or cancel; `OUTPUT_SPENT`: A later transaction spends an output of the Bitcoin send to replace; `LIVE_NETWORK_FAULTS`: Faults on a live network; `CHAIN_FAULT_CONFLICT`: The fault cannot be made while another one runs; `NOTHING_TO_UPGRADE`: The token already runs that implementation */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3839,7 +3859,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "VERIFICATION_UNAVAILABLE" | "IDEMPOTENCY_CONFLICT" | "IDEMPOTENCY_IN_PROGRESS" | "TRANSACTION_NOT_PREPARED" | "NONCE_TAKEN" | "WALLET_ALREADY_HELD" | "ALREADY_SUBMITTED" | "ALREADY_DEPLOYED" | "OPERATION_FINAL" | "OUTPUT_SPENT" | "LIVE_NETWORK_FAULTS" | "CHAIN_FAULT_CONFLICT";
+                            code: "VERIFICATION_UNAVAILABLE" | "IDEMPOTENCY_CONFLICT" | "IDEMPOTENCY_IN_PROGRESS" | "TRANSACTION_NOT_PREPARED" | "NONCE_TAKEN" | "WALLET_ALREADY_HELD" | "ALREADY_SUBMITTED" | "ALREADY_DEPLOYED" | "OPERATION_FINAL" | "OUTPUT_SPENT" | "LIVE_NETWORK_FAULTS" | "CHAIN_FAULT_CONFLICT" | "NOTHING_TO_UPGRADE";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -3919,7 +3939,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `EXPLORER_NOT_CONFIGURED`: The explorer is not configured for that pair; `SIMULATED_NETWORK_VERIFICATION`: Verification on a simulated chain; `KEY_SENDER_MISMATCH`: The key does not derive the sender; `TRANSACTION_MISMATCH`: The signed transaction is not the prepared one; `INSUFFICIENT_FUNDS`: The sender cannot pay the fee; `FEE_CAP_EXCEEDED`: The fee it needs is over the pair's fee ceiling: nothing was signed; `NOT_A_TOKEN_CONTRACT`: No ERC20/ERC721/ERC1155 contract at that address; `NOT_A_MINTER`: The sender may not mint on that token; `BATCH_MINT_UNSUPPORTED`: The token has no batch mint; `TOKEN_URI_UNSUPPORTED`: The ERC721 has no per-token URI; `CAP_EXCEEDED`: An ERC20 mint beyond the cap; `TOKEN_ID_TAKEN`: That ERC721 token id exists; `INSUFFICIENT_TOKEN_BALANCE`: The sender holds less of the token than it would transfer; `NOT_TOKEN_OWNER`: The sender (or the named owner) does not hold that token id; `NOT_SUPPORTED_BY_TOKEN`: The token has no such function: it was launched without that option; `TOO_MANY_TOKEN_IDS`: The holder has more token ids than one listing reads; `CREATE2_FACTORY_MISSING`: A launch with salt on a live chain without the CREATE2 factory; `TRANSACTION_REJECTED`: The node refused it; `WOULD_REVERT`: The chain would revert it: nothing was signed; `LIVE_NETWORK_FAUCET`: The faucet on a live network */
+            /** @description `EXPLORER_NOT_CONFIGURED`: The explorer is not configured for that pair; `SIMULATED_NETWORK_VERIFICATION`: Verification on a simulated chain; `KEY_SENDER_MISMATCH`: The key does not derive the sender; `TRANSACTION_MISMATCH`: The signed transaction is not the prepared one; `INSUFFICIENT_FUNDS`: The sender cannot pay the fee; `FEE_CAP_EXCEEDED`: The fee it needs is over the pair's fee ceiling: nothing was signed; `NOT_A_TOKEN_CONTRACT`: No ERC20/ERC721/ERC1155 contract at that address; `NOT_A_MINTER`: The sender may not mint on that token; `BATCH_MINT_UNSUPPORTED`: The token has no batch mint; `TOKEN_URI_UNSUPPORTED`: The ERC721 has no per-token URI; `CAP_EXCEEDED`: An ERC20 mint beyond the cap; `TOKEN_ID_TAKEN`: That ERC721 token id exists; `INSUFFICIENT_TOKEN_BALANCE`: The sender holds less of the token than it would transfer; `NOT_TOKEN_OWNER`: The sender (or the named owner) does not hold that token id; `NOT_SUPPORTED_BY_TOKEN`: The token has no such function: it was launched without that option; `NOT_UPGRADER`: The sender may not upgrade that token; `UPGRADE_UNSAFE`: OpenZeppelin's upgrade checks refuse the new implementation; `UPGRADE_INCOMPATIBLE`: The new options cannot replace the token's implementation; `TOO_MANY_TOKEN_IDS`: The holder has more token ids than one listing reads; `CREATE2_FACTORY_MISSING`: A launch with salt on a live chain without the CREATE2 factory; `TRANSACTION_REJECTED`: The node refused it; `WOULD_REVERT`: The chain would revert it: nothing was signed; `LIVE_NETWORK_FAUCET`: The faucet on a live network */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -3931,7 +3951,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "EXPLORER_NOT_CONFIGURED" | "SIMULATED_NETWORK_VERIFICATION" | "KEY_SENDER_MISMATCH" | "TRANSACTION_MISMATCH" | "INSUFFICIENT_FUNDS" | "FEE_CAP_EXCEEDED" | "NOT_A_TOKEN_CONTRACT" | "NOT_A_MINTER" | "BATCH_MINT_UNSUPPORTED" | "TOKEN_URI_UNSUPPORTED" | "CAP_EXCEEDED" | "TOKEN_ID_TAKEN" | "INSUFFICIENT_TOKEN_BALANCE" | "NOT_TOKEN_OWNER" | "NOT_SUPPORTED_BY_TOKEN" | "TOO_MANY_TOKEN_IDS" | "CREATE2_FACTORY_MISSING" | "TRANSACTION_REJECTED" | "WOULD_REVERT" | "LIVE_NETWORK_FAUCET";
+                            code: "EXPLORER_NOT_CONFIGURED" | "SIMULATED_NETWORK_VERIFICATION" | "KEY_SENDER_MISMATCH" | "TRANSACTION_MISMATCH" | "INSUFFICIENT_FUNDS" | "FEE_CAP_EXCEEDED" | "NOT_A_TOKEN_CONTRACT" | "NOT_A_MINTER" | "BATCH_MINT_UNSUPPORTED" | "TOKEN_URI_UNSUPPORTED" | "CAP_EXCEEDED" | "TOKEN_ID_TAKEN" | "INSUFFICIENT_TOKEN_BALANCE" | "NOT_TOKEN_OWNER" | "NOT_SUPPORTED_BY_TOKEN" | "NOT_UPGRADER" | "UPGRADE_UNSAFE" | "UPGRADE_INCOMPATIBLE" | "TOO_MANY_TOKEN_IDS" | "CREATE2_FACTORY_MISSING" | "TRANSACTION_REJECTED" | "WOULD_REVERT" | "LIVE_NETWORK_FAUCET";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -4066,7 +4086,7 @@ export interface operations {
                 limit?: number;
                 /** @description nextCursor of the previous page (the filters may change between pages: the cursor is a position) */
                 cursor?: string;
-                /** @description Only these kinds (launch, mint, faucet, transfer, approve, burn, pause, grantRole, revokeRole, transferOwnership, delegate): comma-separated and/or repeated; a record matching any of them is listed */
+                /** @description Only these kinds (launch, mint, faucet, transfer, approve, burn, pause, deployImplementation, upgrade, grantRole, revokeRole, transferOwnership, delegate): comma-separated and/or repeated; a record matching any of them is listed */
                 kind?: string | string[];
                 /** @description Only these statuses (signed, pending, mined, failed, dropped, cancelled): comma-separated and/or repeated; a record matching any of them is listed */
                 status?: string | string[];
@@ -4093,7 +4113,7 @@ export interface operations {
                         items: {
                             id: string;
                             /** @enum {string} */
-                            kind: "launch" | "mint" | "faucet" | "transfer" | "approve" | "burn" | "pause" | "grantRole" | "revokeRole" | "transferOwnership" | "delegate";
+                            kind: "launch" | "mint" | "faucet" | "transfer" | "approve" | "burn" | "pause" | "deployImplementation" | "upgrade" | "grantRole" | "revokeRole" | "transferOwnership" | "delegate";
                             chain: string;
                             network: string;
                             type: string | null;
@@ -4800,7 +4820,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `VERIFICATION_UNAVAILABLE`: The launch's verification input cannot be given; `IDEMPOTENCY_CONFLICT`: Idempotency-Key reused with another body; `IDEMPOTENCY_IN_PROGRESS`: The first request with that Idempotency-Key is still running; `TRANSACTION_NOT_PREPARED`: A signed transaction no prepare reserved; `NONCE_TAKEN`: The prepared transaction's nonce was taken since: prepare again; `WALLET_ALREADY_HELD`: That key is already a held wallet on the pair; `ALREADY_SUBMITTED`: That signed transaction was submitted before; `ALREADY_DEPLOYED`: A contract is already at the launch's CREATE2 address; `OPERATION_FINAL`: The operation is final: nothing to speed up or cancel; `OUTPUT_SPENT`: A later transaction spends an output of the Bitcoin send to replace; `LIVE_NETWORK_FAULTS`: Faults on a live network; `CHAIN_FAULT_CONFLICT`: The fault cannot be made while another one runs */
+            /** @description `VERIFICATION_UNAVAILABLE`: The launch's verification input cannot be given; `IDEMPOTENCY_CONFLICT`: Idempotency-Key reused with another body; `IDEMPOTENCY_IN_PROGRESS`: The first request with that Idempotency-Key is still running; `TRANSACTION_NOT_PREPARED`: A signed transaction no prepare reserved; `NONCE_TAKEN`: The prepared transaction's nonce was taken since: prepare again; `WALLET_ALREADY_HELD`: That key is already a held wallet on the pair; `ALREADY_SUBMITTED`: That signed transaction was submitted before; `ALREADY_DEPLOYED`: A contract is already at the launch's CREATE2 address; `OPERATION_FINAL`: The operation is final: nothing to speed up or cancel; `OUTPUT_SPENT`: A later transaction spends an output of the Bitcoin send to replace; `LIVE_NETWORK_FAULTS`: Faults on a live network; `CHAIN_FAULT_CONFLICT`: The fault cannot be made while another one runs; `NOTHING_TO_UPGRADE`: The token already runs that implementation */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4812,7 +4832,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "VERIFICATION_UNAVAILABLE" | "IDEMPOTENCY_CONFLICT" | "IDEMPOTENCY_IN_PROGRESS" | "TRANSACTION_NOT_PREPARED" | "NONCE_TAKEN" | "WALLET_ALREADY_HELD" | "ALREADY_SUBMITTED" | "ALREADY_DEPLOYED" | "OPERATION_FINAL" | "OUTPUT_SPENT" | "LIVE_NETWORK_FAULTS" | "CHAIN_FAULT_CONFLICT";
+                            code: "VERIFICATION_UNAVAILABLE" | "IDEMPOTENCY_CONFLICT" | "IDEMPOTENCY_IN_PROGRESS" | "TRANSACTION_NOT_PREPARED" | "NONCE_TAKEN" | "WALLET_ALREADY_HELD" | "ALREADY_SUBMITTED" | "ALREADY_DEPLOYED" | "OPERATION_FINAL" | "OUTPUT_SPENT" | "LIVE_NETWORK_FAULTS" | "CHAIN_FAULT_CONFLICT" | "NOTHING_TO_UPGRADE";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -4892,7 +4912,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `EXPLORER_NOT_CONFIGURED`: The explorer is not configured for that pair; `SIMULATED_NETWORK_VERIFICATION`: Verification on a simulated chain; `KEY_SENDER_MISMATCH`: The key does not derive the sender; `TRANSACTION_MISMATCH`: The signed transaction is not the prepared one; `INSUFFICIENT_FUNDS`: The sender cannot pay the fee; `FEE_CAP_EXCEEDED`: The fee it needs is over the pair's fee ceiling: nothing was signed; `NOT_A_TOKEN_CONTRACT`: No ERC20/ERC721/ERC1155 contract at that address; `NOT_A_MINTER`: The sender may not mint on that token; `BATCH_MINT_UNSUPPORTED`: The token has no batch mint; `TOKEN_URI_UNSUPPORTED`: The ERC721 has no per-token URI; `CAP_EXCEEDED`: An ERC20 mint beyond the cap; `TOKEN_ID_TAKEN`: That ERC721 token id exists; `INSUFFICIENT_TOKEN_BALANCE`: The sender holds less of the token than it would transfer; `NOT_TOKEN_OWNER`: The sender (or the named owner) does not hold that token id; `NOT_SUPPORTED_BY_TOKEN`: The token has no such function: it was launched without that option; `TOO_MANY_TOKEN_IDS`: The holder has more token ids than one listing reads; `CREATE2_FACTORY_MISSING`: A launch with salt on a live chain without the CREATE2 factory; `TRANSACTION_REJECTED`: The node refused it; `WOULD_REVERT`: The chain would revert it: nothing was signed; `LIVE_NETWORK_FAUCET`: The faucet on a live network */
+            /** @description `EXPLORER_NOT_CONFIGURED`: The explorer is not configured for that pair; `SIMULATED_NETWORK_VERIFICATION`: Verification on a simulated chain; `KEY_SENDER_MISMATCH`: The key does not derive the sender; `TRANSACTION_MISMATCH`: The signed transaction is not the prepared one; `INSUFFICIENT_FUNDS`: The sender cannot pay the fee; `FEE_CAP_EXCEEDED`: The fee it needs is over the pair's fee ceiling: nothing was signed; `NOT_A_TOKEN_CONTRACT`: No ERC20/ERC721/ERC1155 contract at that address; `NOT_A_MINTER`: The sender may not mint on that token; `BATCH_MINT_UNSUPPORTED`: The token has no batch mint; `TOKEN_URI_UNSUPPORTED`: The ERC721 has no per-token URI; `CAP_EXCEEDED`: An ERC20 mint beyond the cap; `TOKEN_ID_TAKEN`: That ERC721 token id exists; `INSUFFICIENT_TOKEN_BALANCE`: The sender holds less of the token than it would transfer; `NOT_TOKEN_OWNER`: The sender (or the named owner) does not hold that token id; `NOT_SUPPORTED_BY_TOKEN`: The token has no such function: it was launched without that option; `NOT_UPGRADER`: The sender may not upgrade that token; `UPGRADE_UNSAFE`: OpenZeppelin's upgrade checks refuse the new implementation; `UPGRADE_INCOMPATIBLE`: The new options cannot replace the token's implementation; `TOO_MANY_TOKEN_IDS`: The holder has more token ids than one listing reads; `CREATE2_FACTORY_MISSING`: A launch with salt on a live chain without the CREATE2 factory; `TRANSACTION_REJECTED`: The node refused it; `WOULD_REVERT`: The chain would revert it: nothing was signed; `LIVE_NETWORK_FAUCET`: The faucet on a live network */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -4904,7 +4924,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "EXPLORER_NOT_CONFIGURED" | "SIMULATED_NETWORK_VERIFICATION" | "KEY_SENDER_MISMATCH" | "TRANSACTION_MISMATCH" | "INSUFFICIENT_FUNDS" | "FEE_CAP_EXCEEDED" | "NOT_A_TOKEN_CONTRACT" | "NOT_A_MINTER" | "BATCH_MINT_UNSUPPORTED" | "TOKEN_URI_UNSUPPORTED" | "CAP_EXCEEDED" | "TOKEN_ID_TAKEN" | "INSUFFICIENT_TOKEN_BALANCE" | "NOT_TOKEN_OWNER" | "NOT_SUPPORTED_BY_TOKEN" | "TOO_MANY_TOKEN_IDS" | "CREATE2_FACTORY_MISSING" | "TRANSACTION_REJECTED" | "WOULD_REVERT" | "LIVE_NETWORK_FAUCET";
+                            code: "EXPLORER_NOT_CONFIGURED" | "SIMULATED_NETWORK_VERIFICATION" | "KEY_SENDER_MISMATCH" | "TRANSACTION_MISMATCH" | "INSUFFICIENT_FUNDS" | "FEE_CAP_EXCEEDED" | "NOT_A_TOKEN_CONTRACT" | "NOT_A_MINTER" | "BATCH_MINT_UNSUPPORTED" | "TOKEN_URI_UNSUPPORTED" | "CAP_EXCEEDED" | "TOKEN_ID_TAKEN" | "INSUFFICIENT_TOKEN_BALANCE" | "NOT_TOKEN_OWNER" | "NOT_SUPPORTED_BY_TOKEN" | "NOT_UPGRADER" | "UPGRADE_UNSAFE" | "UPGRADE_INCOMPATIBLE" | "TOO_MANY_TOKEN_IDS" | "CREATE2_FACTORY_MISSING" | "TRANSACTION_REJECTED" | "WOULD_REVERT" | "LIVE_NETWORK_FAUCET";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -5056,7 +5076,7 @@ export interface operations {
                     "application/json": {
                         id: string;
                         /** @enum {string} */
-                        kind: "launch" | "mint" | "faucet" | "transfer" | "approve" | "burn" | "pause" | "grantRole" | "revokeRole" | "transferOwnership" | "delegate";
+                        kind: "launch" | "mint" | "faucet" | "transfer" | "approve" | "burn" | "pause" | "deployImplementation" | "upgrade" | "grantRole" | "revokeRole" | "transferOwnership" | "delegate";
                         chain: string;
                         network: string;
                         type: string | null;
@@ -5362,7 +5382,7 @@ export interface operations {
                     "application/json": {
                         id: string;
                         /** @enum {string} */
-                        kind: "launch" | "mint" | "faucet" | "transfer" | "approve" | "burn" | "pause" | "grantRole" | "revokeRole" | "transferOwnership" | "delegate";
+                        kind: "launch" | "mint" | "faucet" | "transfer" | "approve" | "burn" | "pause" | "deployImplementation" | "upgrade" | "grantRole" | "revokeRole" | "transferOwnership" | "delegate";
                         chain: string;
                         network: string;
                         type: string | null;
@@ -5614,7 +5634,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `VERIFICATION_UNAVAILABLE`: The launch's verification input cannot be given; `IDEMPOTENCY_CONFLICT`: Idempotency-Key reused with another body; `IDEMPOTENCY_IN_PROGRESS`: The first request with that Idempotency-Key is still running; `TRANSACTION_NOT_PREPARED`: A signed transaction no prepare reserved; `NONCE_TAKEN`: The prepared transaction's nonce was taken since: prepare again; `WALLET_ALREADY_HELD`: That key is already a held wallet on the pair; `ALREADY_SUBMITTED`: That signed transaction was submitted before; `ALREADY_DEPLOYED`: A contract is already at the launch's CREATE2 address; `OPERATION_FINAL`: The operation is final: nothing to speed up or cancel; `OUTPUT_SPENT`: A later transaction spends an output of the Bitcoin send to replace; `LIVE_NETWORK_FAULTS`: Faults on a live network; `CHAIN_FAULT_CONFLICT`: The fault cannot be made while another one runs */
+            /** @description `VERIFICATION_UNAVAILABLE`: The launch's verification input cannot be given; `IDEMPOTENCY_CONFLICT`: Idempotency-Key reused with another body; `IDEMPOTENCY_IN_PROGRESS`: The first request with that Idempotency-Key is still running; `TRANSACTION_NOT_PREPARED`: A signed transaction no prepare reserved; `NONCE_TAKEN`: The prepared transaction's nonce was taken since: prepare again; `WALLET_ALREADY_HELD`: That key is already a held wallet on the pair; `ALREADY_SUBMITTED`: That signed transaction was submitted before; `ALREADY_DEPLOYED`: A contract is already at the launch's CREATE2 address; `OPERATION_FINAL`: The operation is final: nothing to speed up or cancel; `OUTPUT_SPENT`: A later transaction spends an output of the Bitcoin send to replace; `LIVE_NETWORK_FAULTS`: Faults on a live network; `CHAIN_FAULT_CONFLICT`: The fault cannot be made while another one runs; `NOTHING_TO_UPGRADE`: The token already runs that implementation */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5626,7 +5646,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "VERIFICATION_UNAVAILABLE" | "IDEMPOTENCY_CONFLICT" | "IDEMPOTENCY_IN_PROGRESS" | "TRANSACTION_NOT_PREPARED" | "NONCE_TAKEN" | "WALLET_ALREADY_HELD" | "ALREADY_SUBMITTED" | "ALREADY_DEPLOYED" | "OPERATION_FINAL" | "OUTPUT_SPENT" | "LIVE_NETWORK_FAULTS" | "CHAIN_FAULT_CONFLICT";
+                            code: "VERIFICATION_UNAVAILABLE" | "IDEMPOTENCY_CONFLICT" | "IDEMPOTENCY_IN_PROGRESS" | "TRANSACTION_NOT_PREPARED" | "NONCE_TAKEN" | "WALLET_ALREADY_HELD" | "ALREADY_SUBMITTED" | "ALREADY_DEPLOYED" | "OPERATION_FINAL" | "OUTPUT_SPENT" | "LIVE_NETWORK_FAULTS" | "CHAIN_FAULT_CONFLICT" | "NOTHING_TO_UPGRADE";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -5706,7 +5726,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `EXPLORER_NOT_CONFIGURED`: The explorer is not configured for that pair; `SIMULATED_NETWORK_VERIFICATION`: Verification on a simulated chain; `KEY_SENDER_MISMATCH`: The key does not derive the sender; `TRANSACTION_MISMATCH`: The signed transaction is not the prepared one; `INSUFFICIENT_FUNDS`: The sender cannot pay the fee; `FEE_CAP_EXCEEDED`: The fee it needs is over the pair's fee ceiling: nothing was signed; `NOT_A_TOKEN_CONTRACT`: No ERC20/ERC721/ERC1155 contract at that address; `NOT_A_MINTER`: The sender may not mint on that token; `BATCH_MINT_UNSUPPORTED`: The token has no batch mint; `TOKEN_URI_UNSUPPORTED`: The ERC721 has no per-token URI; `CAP_EXCEEDED`: An ERC20 mint beyond the cap; `TOKEN_ID_TAKEN`: That ERC721 token id exists; `INSUFFICIENT_TOKEN_BALANCE`: The sender holds less of the token than it would transfer; `NOT_TOKEN_OWNER`: The sender (or the named owner) does not hold that token id; `NOT_SUPPORTED_BY_TOKEN`: The token has no such function: it was launched without that option; `TOO_MANY_TOKEN_IDS`: The holder has more token ids than one listing reads; `CREATE2_FACTORY_MISSING`: A launch with salt on a live chain without the CREATE2 factory; `TRANSACTION_REJECTED`: The node refused it; `WOULD_REVERT`: The chain would revert it: nothing was signed; `LIVE_NETWORK_FAUCET`: The faucet on a live network */
+            /** @description `EXPLORER_NOT_CONFIGURED`: The explorer is not configured for that pair; `SIMULATED_NETWORK_VERIFICATION`: Verification on a simulated chain; `KEY_SENDER_MISMATCH`: The key does not derive the sender; `TRANSACTION_MISMATCH`: The signed transaction is not the prepared one; `INSUFFICIENT_FUNDS`: The sender cannot pay the fee; `FEE_CAP_EXCEEDED`: The fee it needs is over the pair's fee ceiling: nothing was signed; `NOT_A_TOKEN_CONTRACT`: No ERC20/ERC721/ERC1155 contract at that address; `NOT_A_MINTER`: The sender may not mint on that token; `BATCH_MINT_UNSUPPORTED`: The token has no batch mint; `TOKEN_URI_UNSUPPORTED`: The ERC721 has no per-token URI; `CAP_EXCEEDED`: An ERC20 mint beyond the cap; `TOKEN_ID_TAKEN`: That ERC721 token id exists; `INSUFFICIENT_TOKEN_BALANCE`: The sender holds less of the token than it would transfer; `NOT_TOKEN_OWNER`: The sender (or the named owner) does not hold that token id; `NOT_SUPPORTED_BY_TOKEN`: The token has no such function: it was launched without that option; `NOT_UPGRADER`: The sender may not upgrade that token; `UPGRADE_UNSAFE`: OpenZeppelin's upgrade checks refuse the new implementation; `UPGRADE_INCOMPATIBLE`: The new options cannot replace the token's implementation; `TOO_MANY_TOKEN_IDS`: The holder has more token ids than one listing reads; `CREATE2_FACTORY_MISSING`: A launch with salt on a live chain without the CREATE2 factory; `TRANSACTION_REJECTED`: The node refused it; `WOULD_REVERT`: The chain would revert it: nothing was signed; `LIVE_NETWORK_FAUCET`: The faucet on a live network */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -5718,7 +5738,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "EXPLORER_NOT_CONFIGURED" | "SIMULATED_NETWORK_VERIFICATION" | "KEY_SENDER_MISMATCH" | "TRANSACTION_MISMATCH" | "INSUFFICIENT_FUNDS" | "FEE_CAP_EXCEEDED" | "NOT_A_TOKEN_CONTRACT" | "NOT_A_MINTER" | "BATCH_MINT_UNSUPPORTED" | "TOKEN_URI_UNSUPPORTED" | "CAP_EXCEEDED" | "TOKEN_ID_TAKEN" | "INSUFFICIENT_TOKEN_BALANCE" | "NOT_TOKEN_OWNER" | "NOT_SUPPORTED_BY_TOKEN" | "TOO_MANY_TOKEN_IDS" | "CREATE2_FACTORY_MISSING" | "TRANSACTION_REJECTED" | "WOULD_REVERT" | "LIVE_NETWORK_FAUCET";
+                            code: "EXPLORER_NOT_CONFIGURED" | "SIMULATED_NETWORK_VERIFICATION" | "KEY_SENDER_MISMATCH" | "TRANSACTION_MISMATCH" | "INSUFFICIENT_FUNDS" | "FEE_CAP_EXCEEDED" | "NOT_A_TOKEN_CONTRACT" | "NOT_A_MINTER" | "BATCH_MINT_UNSUPPORTED" | "TOKEN_URI_UNSUPPORTED" | "CAP_EXCEEDED" | "TOKEN_ID_TAKEN" | "INSUFFICIENT_TOKEN_BALANCE" | "NOT_TOKEN_OWNER" | "NOT_SUPPORTED_BY_TOKEN" | "NOT_UPGRADER" | "UPGRADE_UNSAFE" | "UPGRADE_INCOMPATIBLE" | "TOO_MANY_TOKEN_IDS" | "CREATE2_FACTORY_MISSING" | "TRANSACTION_REJECTED" | "WOULD_REVERT" | "LIVE_NETWORK_FAUCET";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -5879,7 +5899,7 @@ export interface operations {
                     "application/json": {
                         id: string;
                         /** @enum {string} */
-                        kind: "launch" | "mint" | "faucet" | "transfer" | "approve" | "burn" | "pause" | "grantRole" | "revokeRole" | "transferOwnership" | "delegate";
+                        kind: "launch" | "mint" | "faucet" | "transfer" | "approve" | "burn" | "pause" | "deployImplementation" | "upgrade" | "grantRole" | "revokeRole" | "transferOwnership" | "delegate";
                         chain: string;
                         network: string;
                         type: string | null;
@@ -6131,7 +6151,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `VERIFICATION_UNAVAILABLE`: The launch's verification input cannot be given; `IDEMPOTENCY_CONFLICT`: Idempotency-Key reused with another body; `IDEMPOTENCY_IN_PROGRESS`: The first request with that Idempotency-Key is still running; `TRANSACTION_NOT_PREPARED`: A signed transaction no prepare reserved; `NONCE_TAKEN`: The prepared transaction's nonce was taken since: prepare again; `WALLET_ALREADY_HELD`: That key is already a held wallet on the pair; `ALREADY_SUBMITTED`: That signed transaction was submitted before; `ALREADY_DEPLOYED`: A contract is already at the launch's CREATE2 address; `OPERATION_FINAL`: The operation is final: nothing to speed up or cancel; `OUTPUT_SPENT`: A later transaction spends an output of the Bitcoin send to replace; `LIVE_NETWORK_FAULTS`: Faults on a live network; `CHAIN_FAULT_CONFLICT`: The fault cannot be made while another one runs */
+            /** @description `VERIFICATION_UNAVAILABLE`: The launch's verification input cannot be given; `IDEMPOTENCY_CONFLICT`: Idempotency-Key reused with another body; `IDEMPOTENCY_IN_PROGRESS`: The first request with that Idempotency-Key is still running; `TRANSACTION_NOT_PREPARED`: A signed transaction no prepare reserved; `NONCE_TAKEN`: The prepared transaction's nonce was taken since: prepare again; `WALLET_ALREADY_HELD`: That key is already a held wallet on the pair; `ALREADY_SUBMITTED`: That signed transaction was submitted before; `ALREADY_DEPLOYED`: A contract is already at the launch's CREATE2 address; `OPERATION_FINAL`: The operation is final: nothing to speed up or cancel; `OUTPUT_SPENT`: A later transaction spends an output of the Bitcoin send to replace; `LIVE_NETWORK_FAULTS`: Faults on a live network; `CHAIN_FAULT_CONFLICT`: The fault cannot be made while another one runs; `NOTHING_TO_UPGRADE`: The token already runs that implementation */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -6143,7 +6163,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "VERIFICATION_UNAVAILABLE" | "IDEMPOTENCY_CONFLICT" | "IDEMPOTENCY_IN_PROGRESS" | "TRANSACTION_NOT_PREPARED" | "NONCE_TAKEN" | "WALLET_ALREADY_HELD" | "ALREADY_SUBMITTED" | "ALREADY_DEPLOYED" | "OPERATION_FINAL" | "OUTPUT_SPENT" | "LIVE_NETWORK_FAULTS" | "CHAIN_FAULT_CONFLICT";
+                            code: "VERIFICATION_UNAVAILABLE" | "IDEMPOTENCY_CONFLICT" | "IDEMPOTENCY_IN_PROGRESS" | "TRANSACTION_NOT_PREPARED" | "NONCE_TAKEN" | "WALLET_ALREADY_HELD" | "ALREADY_SUBMITTED" | "ALREADY_DEPLOYED" | "OPERATION_FINAL" | "OUTPUT_SPENT" | "LIVE_NETWORK_FAULTS" | "CHAIN_FAULT_CONFLICT" | "NOTHING_TO_UPGRADE";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -6223,7 +6243,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `EXPLORER_NOT_CONFIGURED`: The explorer is not configured for that pair; `SIMULATED_NETWORK_VERIFICATION`: Verification on a simulated chain; `KEY_SENDER_MISMATCH`: The key does not derive the sender; `TRANSACTION_MISMATCH`: The signed transaction is not the prepared one; `INSUFFICIENT_FUNDS`: The sender cannot pay the fee; `FEE_CAP_EXCEEDED`: The fee it needs is over the pair's fee ceiling: nothing was signed; `NOT_A_TOKEN_CONTRACT`: No ERC20/ERC721/ERC1155 contract at that address; `NOT_A_MINTER`: The sender may not mint on that token; `BATCH_MINT_UNSUPPORTED`: The token has no batch mint; `TOKEN_URI_UNSUPPORTED`: The ERC721 has no per-token URI; `CAP_EXCEEDED`: An ERC20 mint beyond the cap; `TOKEN_ID_TAKEN`: That ERC721 token id exists; `INSUFFICIENT_TOKEN_BALANCE`: The sender holds less of the token than it would transfer; `NOT_TOKEN_OWNER`: The sender (or the named owner) does not hold that token id; `NOT_SUPPORTED_BY_TOKEN`: The token has no such function: it was launched without that option; `TOO_MANY_TOKEN_IDS`: The holder has more token ids than one listing reads; `CREATE2_FACTORY_MISSING`: A launch with salt on a live chain without the CREATE2 factory; `TRANSACTION_REJECTED`: The node refused it; `WOULD_REVERT`: The chain would revert it: nothing was signed; `LIVE_NETWORK_FAUCET`: The faucet on a live network */
+            /** @description `EXPLORER_NOT_CONFIGURED`: The explorer is not configured for that pair; `SIMULATED_NETWORK_VERIFICATION`: Verification on a simulated chain; `KEY_SENDER_MISMATCH`: The key does not derive the sender; `TRANSACTION_MISMATCH`: The signed transaction is not the prepared one; `INSUFFICIENT_FUNDS`: The sender cannot pay the fee; `FEE_CAP_EXCEEDED`: The fee it needs is over the pair's fee ceiling: nothing was signed; `NOT_A_TOKEN_CONTRACT`: No ERC20/ERC721/ERC1155 contract at that address; `NOT_A_MINTER`: The sender may not mint on that token; `BATCH_MINT_UNSUPPORTED`: The token has no batch mint; `TOKEN_URI_UNSUPPORTED`: The ERC721 has no per-token URI; `CAP_EXCEEDED`: An ERC20 mint beyond the cap; `TOKEN_ID_TAKEN`: That ERC721 token id exists; `INSUFFICIENT_TOKEN_BALANCE`: The sender holds less of the token than it would transfer; `NOT_TOKEN_OWNER`: The sender (or the named owner) does not hold that token id; `NOT_SUPPORTED_BY_TOKEN`: The token has no such function: it was launched without that option; `NOT_UPGRADER`: The sender may not upgrade that token; `UPGRADE_UNSAFE`: OpenZeppelin's upgrade checks refuse the new implementation; `UPGRADE_INCOMPATIBLE`: The new options cannot replace the token's implementation; `TOO_MANY_TOKEN_IDS`: The holder has more token ids than one listing reads; `CREATE2_FACTORY_MISSING`: A launch with salt on a live chain without the CREATE2 factory; `TRANSACTION_REJECTED`: The node refused it; `WOULD_REVERT`: The chain would revert it: nothing was signed; `LIVE_NETWORK_FAUCET`: The faucet on a live network */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -6235,7 +6255,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "EXPLORER_NOT_CONFIGURED" | "SIMULATED_NETWORK_VERIFICATION" | "KEY_SENDER_MISMATCH" | "TRANSACTION_MISMATCH" | "INSUFFICIENT_FUNDS" | "FEE_CAP_EXCEEDED" | "NOT_A_TOKEN_CONTRACT" | "NOT_A_MINTER" | "BATCH_MINT_UNSUPPORTED" | "TOKEN_URI_UNSUPPORTED" | "CAP_EXCEEDED" | "TOKEN_ID_TAKEN" | "INSUFFICIENT_TOKEN_BALANCE" | "NOT_TOKEN_OWNER" | "NOT_SUPPORTED_BY_TOKEN" | "TOO_MANY_TOKEN_IDS" | "CREATE2_FACTORY_MISSING" | "TRANSACTION_REJECTED" | "WOULD_REVERT" | "LIVE_NETWORK_FAUCET";
+                            code: "EXPLORER_NOT_CONFIGURED" | "SIMULATED_NETWORK_VERIFICATION" | "KEY_SENDER_MISMATCH" | "TRANSACTION_MISMATCH" | "INSUFFICIENT_FUNDS" | "FEE_CAP_EXCEEDED" | "NOT_A_TOKEN_CONTRACT" | "NOT_A_MINTER" | "BATCH_MINT_UNSUPPORTED" | "TOKEN_URI_UNSUPPORTED" | "CAP_EXCEEDED" | "TOKEN_ID_TAKEN" | "INSUFFICIENT_TOKEN_BALANCE" | "NOT_TOKEN_OWNER" | "NOT_SUPPORTED_BY_TOKEN" | "NOT_UPGRADER" | "UPGRADE_UNSAFE" | "UPGRADE_INCOMPATIBLE" | "TOO_MANY_TOKEN_IDS" | "CREATE2_FACTORY_MISSING" | "TRANSACTION_REJECTED" | "WOULD_REVERT" | "LIVE_NETWORK_FAUCET";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -6529,7 +6549,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `EXPLORER_NOT_CONFIGURED`: The explorer is not configured for that pair; `SIMULATED_NETWORK_VERIFICATION`: Verification on a simulated chain; `KEY_SENDER_MISMATCH`: The key does not derive the sender; `TRANSACTION_MISMATCH`: The signed transaction is not the prepared one; `INSUFFICIENT_FUNDS`: The sender cannot pay the fee; `FEE_CAP_EXCEEDED`: The fee it needs is over the pair's fee ceiling: nothing was signed; `NOT_A_TOKEN_CONTRACT`: No ERC20/ERC721/ERC1155 contract at that address; `NOT_A_MINTER`: The sender may not mint on that token; `BATCH_MINT_UNSUPPORTED`: The token has no batch mint; `TOKEN_URI_UNSUPPORTED`: The ERC721 has no per-token URI; `CAP_EXCEEDED`: An ERC20 mint beyond the cap; `TOKEN_ID_TAKEN`: That ERC721 token id exists; `INSUFFICIENT_TOKEN_BALANCE`: The sender holds less of the token than it would transfer; `NOT_TOKEN_OWNER`: The sender (or the named owner) does not hold that token id; `NOT_SUPPORTED_BY_TOKEN`: The token has no such function: it was launched without that option; `TOO_MANY_TOKEN_IDS`: The holder has more token ids than one listing reads; `CREATE2_FACTORY_MISSING`: A launch with salt on a live chain without the CREATE2 factory; `TRANSACTION_REJECTED`: The node refused it; `WOULD_REVERT`: The chain would revert it: nothing was signed; `LIVE_NETWORK_FAUCET`: The faucet on a live network */
+            /** @description `EXPLORER_NOT_CONFIGURED`: The explorer is not configured for that pair; `SIMULATED_NETWORK_VERIFICATION`: Verification on a simulated chain; `KEY_SENDER_MISMATCH`: The key does not derive the sender; `TRANSACTION_MISMATCH`: The signed transaction is not the prepared one; `INSUFFICIENT_FUNDS`: The sender cannot pay the fee; `FEE_CAP_EXCEEDED`: The fee it needs is over the pair's fee ceiling: nothing was signed; `NOT_A_TOKEN_CONTRACT`: No ERC20/ERC721/ERC1155 contract at that address; `NOT_A_MINTER`: The sender may not mint on that token; `BATCH_MINT_UNSUPPORTED`: The token has no batch mint; `TOKEN_URI_UNSUPPORTED`: The ERC721 has no per-token URI; `CAP_EXCEEDED`: An ERC20 mint beyond the cap; `TOKEN_ID_TAKEN`: That ERC721 token id exists; `INSUFFICIENT_TOKEN_BALANCE`: The sender holds less of the token than it would transfer; `NOT_TOKEN_OWNER`: The sender (or the named owner) does not hold that token id; `NOT_SUPPORTED_BY_TOKEN`: The token has no such function: it was launched without that option; `NOT_UPGRADER`: The sender may not upgrade that token; `UPGRADE_UNSAFE`: OpenZeppelin's upgrade checks refuse the new implementation; `UPGRADE_INCOMPATIBLE`: The new options cannot replace the token's implementation; `TOO_MANY_TOKEN_IDS`: The holder has more token ids than one listing reads; `CREATE2_FACTORY_MISSING`: A launch with salt on a live chain without the CREATE2 factory; `TRANSACTION_REJECTED`: The node refused it; `WOULD_REVERT`: The chain would revert it: nothing was signed; `LIVE_NETWORK_FAUCET`: The faucet on a live network */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -6541,7 +6561,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "EXPLORER_NOT_CONFIGURED" | "SIMULATED_NETWORK_VERIFICATION" | "KEY_SENDER_MISMATCH" | "TRANSACTION_MISMATCH" | "INSUFFICIENT_FUNDS" | "FEE_CAP_EXCEEDED" | "NOT_A_TOKEN_CONTRACT" | "NOT_A_MINTER" | "BATCH_MINT_UNSUPPORTED" | "TOKEN_URI_UNSUPPORTED" | "CAP_EXCEEDED" | "TOKEN_ID_TAKEN" | "INSUFFICIENT_TOKEN_BALANCE" | "NOT_TOKEN_OWNER" | "NOT_SUPPORTED_BY_TOKEN" | "TOO_MANY_TOKEN_IDS" | "CREATE2_FACTORY_MISSING" | "TRANSACTION_REJECTED" | "WOULD_REVERT" | "LIVE_NETWORK_FAUCET";
+                            code: "EXPLORER_NOT_CONFIGURED" | "SIMULATED_NETWORK_VERIFICATION" | "KEY_SENDER_MISMATCH" | "TRANSACTION_MISMATCH" | "INSUFFICIENT_FUNDS" | "FEE_CAP_EXCEEDED" | "NOT_A_TOKEN_CONTRACT" | "NOT_A_MINTER" | "BATCH_MINT_UNSUPPORTED" | "TOKEN_URI_UNSUPPORTED" | "CAP_EXCEEDED" | "TOKEN_ID_TAKEN" | "INSUFFICIENT_TOKEN_BALANCE" | "NOT_TOKEN_OWNER" | "NOT_SUPPORTED_BY_TOKEN" | "NOT_UPGRADER" | "UPGRADE_UNSAFE" | "UPGRADE_INCOMPATIBLE" | "TOO_MANY_TOKEN_IDS" | "CREATE2_FACTORY_MISSING" | "TRANSACTION_REJECTED" | "WOULD_REVERT" | "LIVE_NETWORK_FAUCET";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -6914,7 +6934,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `VERIFICATION_UNAVAILABLE`: The launch's verification input cannot be given; `IDEMPOTENCY_CONFLICT`: Idempotency-Key reused with another body; `IDEMPOTENCY_IN_PROGRESS`: The first request with that Idempotency-Key is still running; `TRANSACTION_NOT_PREPARED`: A signed transaction no prepare reserved; `NONCE_TAKEN`: The prepared transaction's nonce was taken since: prepare again; `WALLET_ALREADY_HELD`: That key is already a held wallet on the pair; `ALREADY_SUBMITTED`: That signed transaction was submitted before; `ALREADY_DEPLOYED`: A contract is already at the launch's CREATE2 address; `OPERATION_FINAL`: The operation is final: nothing to speed up or cancel; `OUTPUT_SPENT`: A later transaction spends an output of the Bitcoin send to replace; `LIVE_NETWORK_FAULTS`: Faults on a live network; `CHAIN_FAULT_CONFLICT`: The fault cannot be made while another one runs */
+            /** @description `VERIFICATION_UNAVAILABLE`: The launch's verification input cannot be given; `IDEMPOTENCY_CONFLICT`: Idempotency-Key reused with another body; `IDEMPOTENCY_IN_PROGRESS`: The first request with that Idempotency-Key is still running; `TRANSACTION_NOT_PREPARED`: A signed transaction no prepare reserved; `NONCE_TAKEN`: The prepared transaction's nonce was taken since: prepare again; `WALLET_ALREADY_HELD`: That key is already a held wallet on the pair; `ALREADY_SUBMITTED`: That signed transaction was submitted before; `ALREADY_DEPLOYED`: A contract is already at the launch's CREATE2 address; `OPERATION_FINAL`: The operation is final: nothing to speed up or cancel; `OUTPUT_SPENT`: A later transaction spends an output of the Bitcoin send to replace; `LIVE_NETWORK_FAULTS`: Faults on a live network; `CHAIN_FAULT_CONFLICT`: The fault cannot be made while another one runs; `NOTHING_TO_UPGRADE`: The token already runs that implementation */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -6926,7 +6946,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "VERIFICATION_UNAVAILABLE" | "IDEMPOTENCY_CONFLICT" | "IDEMPOTENCY_IN_PROGRESS" | "TRANSACTION_NOT_PREPARED" | "NONCE_TAKEN" | "WALLET_ALREADY_HELD" | "ALREADY_SUBMITTED" | "ALREADY_DEPLOYED" | "OPERATION_FINAL" | "OUTPUT_SPENT" | "LIVE_NETWORK_FAULTS" | "CHAIN_FAULT_CONFLICT";
+                            code: "VERIFICATION_UNAVAILABLE" | "IDEMPOTENCY_CONFLICT" | "IDEMPOTENCY_IN_PROGRESS" | "TRANSACTION_NOT_PREPARED" | "NONCE_TAKEN" | "WALLET_ALREADY_HELD" | "ALREADY_SUBMITTED" | "ALREADY_DEPLOYED" | "OPERATION_FINAL" | "OUTPUT_SPENT" | "LIVE_NETWORK_FAULTS" | "CHAIN_FAULT_CONFLICT" | "NOTHING_TO_UPGRADE";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -7235,7 +7255,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `VERIFICATION_UNAVAILABLE`: The launch's verification input cannot be given; `IDEMPOTENCY_CONFLICT`: Idempotency-Key reused with another body; `IDEMPOTENCY_IN_PROGRESS`: The first request with that Idempotency-Key is still running; `TRANSACTION_NOT_PREPARED`: A signed transaction no prepare reserved; `NONCE_TAKEN`: The prepared transaction's nonce was taken since: prepare again; `WALLET_ALREADY_HELD`: That key is already a held wallet on the pair; `ALREADY_SUBMITTED`: That signed transaction was submitted before; `ALREADY_DEPLOYED`: A contract is already at the launch's CREATE2 address; `OPERATION_FINAL`: The operation is final: nothing to speed up or cancel; `OUTPUT_SPENT`: A later transaction spends an output of the Bitcoin send to replace; `LIVE_NETWORK_FAULTS`: Faults on a live network; `CHAIN_FAULT_CONFLICT`: The fault cannot be made while another one runs */
+            /** @description `VERIFICATION_UNAVAILABLE`: The launch's verification input cannot be given; `IDEMPOTENCY_CONFLICT`: Idempotency-Key reused with another body; `IDEMPOTENCY_IN_PROGRESS`: The first request with that Idempotency-Key is still running; `TRANSACTION_NOT_PREPARED`: A signed transaction no prepare reserved; `NONCE_TAKEN`: The prepared transaction's nonce was taken since: prepare again; `WALLET_ALREADY_HELD`: That key is already a held wallet on the pair; `ALREADY_SUBMITTED`: That signed transaction was submitted before; `ALREADY_DEPLOYED`: A contract is already at the launch's CREATE2 address; `OPERATION_FINAL`: The operation is final: nothing to speed up or cancel; `OUTPUT_SPENT`: A later transaction spends an output of the Bitcoin send to replace; `LIVE_NETWORK_FAULTS`: Faults on a live network; `CHAIN_FAULT_CONFLICT`: The fault cannot be made while another one runs; `NOTHING_TO_UPGRADE`: The token already runs that implementation */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -7247,7 +7267,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "VERIFICATION_UNAVAILABLE" | "IDEMPOTENCY_CONFLICT" | "IDEMPOTENCY_IN_PROGRESS" | "TRANSACTION_NOT_PREPARED" | "NONCE_TAKEN" | "WALLET_ALREADY_HELD" | "ALREADY_SUBMITTED" | "ALREADY_DEPLOYED" | "OPERATION_FINAL" | "OUTPUT_SPENT" | "LIVE_NETWORK_FAULTS" | "CHAIN_FAULT_CONFLICT";
+                            code: "VERIFICATION_UNAVAILABLE" | "IDEMPOTENCY_CONFLICT" | "IDEMPOTENCY_IN_PROGRESS" | "TRANSACTION_NOT_PREPARED" | "NONCE_TAKEN" | "WALLET_ALREADY_HELD" | "ALREADY_SUBMITTED" | "ALREADY_DEPLOYED" | "OPERATION_FINAL" | "OUTPUT_SPENT" | "LIVE_NETWORK_FAULTS" | "CHAIN_FAULT_CONFLICT" | "NOTHING_TO_UPGRADE";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -7327,7 +7347,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `EXPLORER_NOT_CONFIGURED`: The explorer is not configured for that pair; `SIMULATED_NETWORK_VERIFICATION`: Verification on a simulated chain; `KEY_SENDER_MISMATCH`: The key does not derive the sender; `TRANSACTION_MISMATCH`: The signed transaction is not the prepared one; `INSUFFICIENT_FUNDS`: The sender cannot pay the fee; `FEE_CAP_EXCEEDED`: The fee it needs is over the pair's fee ceiling: nothing was signed; `NOT_A_TOKEN_CONTRACT`: No ERC20/ERC721/ERC1155 contract at that address; `NOT_A_MINTER`: The sender may not mint on that token; `BATCH_MINT_UNSUPPORTED`: The token has no batch mint; `TOKEN_URI_UNSUPPORTED`: The ERC721 has no per-token URI; `CAP_EXCEEDED`: An ERC20 mint beyond the cap; `TOKEN_ID_TAKEN`: That ERC721 token id exists; `INSUFFICIENT_TOKEN_BALANCE`: The sender holds less of the token than it would transfer; `NOT_TOKEN_OWNER`: The sender (or the named owner) does not hold that token id; `NOT_SUPPORTED_BY_TOKEN`: The token has no such function: it was launched without that option; `TOO_MANY_TOKEN_IDS`: The holder has more token ids than one listing reads; `CREATE2_FACTORY_MISSING`: A launch with salt on a live chain without the CREATE2 factory; `TRANSACTION_REJECTED`: The node refused it; `WOULD_REVERT`: The chain would revert it: nothing was signed; `LIVE_NETWORK_FAUCET`: The faucet on a live network */
+            /** @description `EXPLORER_NOT_CONFIGURED`: The explorer is not configured for that pair; `SIMULATED_NETWORK_VERIFICATION`: Verification on a simulated chain; `KEY_SENDER_MISMATCH`: The key does not derive the sender; `TRANSACTION_MISMATCH`: The signed transaction is not the prepared one; `INSUFFICIENT_FUNDS`: The sender cannot pay the fee; `FEE_CAP_EXCEEDED`: The fee it needs is over the pair's fee ceiling: nothing was signed; `NOT_A_TOKEN_CONTRACT`: No ERC20/ERC721/ERC1155 contract at that address; `NOT_A_MINTER`: The sender may not mint on that token; `BATCH_MINT_UNSUPPORTED`: The token has no batch mint; `TOKEN_URI_UNSUPPORTED`: The ERC721 has no per-token URI; `CAP_EXCEEDED`: An ERC20 mint beyond the cap; `TOKEN_ID_TAKEN`: That ERC721 token id exists; `INSUFFICIENT_TOKEN_BALANCE`: The sender holds less of the token than it would transfer; `NOT_TOKEN_OWNER`: The sender (or the named owner) does not hold that token id; `NOT_SUPPORTED_BY_TOKEN`: The token has no such function: it was launched without that option; `NOT_UPGRADER`: The sender may not upgrade that token; `UPGRADE_UNSAFE`: OpenZeppelin's upgrade checks refuse the new implementation; `UPGRADE_INCOMPATIBLE`: The new options cannot replace the token's implementation; `TOO_MANY_TOKEN_IDS`: The holder has more token ids than one listing reads; `CREATE2_FACTORY_MISSING`: A launch with salt on a live chain without the CREATE2 factory; `TRANSACTION_REJECTED`: The node refused it; `WOULD_REVERT`: The chain would revert it: nothing was signed; `LIVE_NETWORK_FAUCET`: The faucet on a live network */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -7339,7 +7359,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "EXPLORER_NOT_CONFIGURED" | "SIMULATED_NETWORK_VERIFICATION" | "KEY_SENDER_MISMATCH" | "TRANSACTION_MISMATCH" | "INSUFFICIENT_FUNDS" | "FEE_CAP_EXCEEDED" | "NOT_A_TOKEN_CONTRACT" | "NOT_A_MINTER" | "BATCH_MINT_UNSUPPORTED" | "TOKEN_URI_UNSUPPORTED" | "CAP_EXCEEDED" | "TOKEN_ID_TAKEN" | "INSUFFICIENT_TOKEN_BALANCE" | "NOT_TOKEN_OWNER" | "NOT_SUPPORTED_BY_TOKEN" | "TOO_MANY_TOKEN_IDS" | "CREATE2_FACTORY_MISSING" | "TRANSACTION_REJECTED" | "WOULD_REVERT" | "LIVE_NETWORK_FAUCET";
+                            code: "EXPLORER_NOT_CONFIGURED" | "SIMULATED_NETWORK_VERIFICATION" | "KEY_SENDER_MISMATCH" | "TRANSACTION_MISMATCH" | "INSUFFICIENT_FUNDS" | "FEE_CAP_EXCEEDED" | "NOT_A_TOKEN_CONTRACT" | "NOT_A_MINTER" | "BATCH_MINT_UNSUPPORTED" | "TOKEN_URI_UNSUPPORTED" | "CAP_EXCEEDED" | "TOKEN_ID_TAKEN" | "INSUFFICIENT_TOKEN_BALANCE" | "NOT_TOKEN_OWNER" | "NOT_SUPPORTED_BY_TOKEN" | "NOT_UPGRADER" | "UPGRADE_UNSAFE" | "UPGRADE_INCOMPATIBLE" | "TOO_MANY_TOKEN_IDS" | "CREATE2_FACTORY_MISSING" | "TRANSACTION_REJECTED" | "WOULD_REVERT" | "LIVE_NETWORK_FAUCET";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -8142,7 +8162,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `VERIFICATION_UNAVAILABLE`: The launch's verification input cannot be given; `IDEMPOTENCY_CONFLICT`: Idempotency-Key reused with another body; `IDEMPOTENCY_IN_PROGRESS`: The first request with that Idempotency-Key is still running; `TRANSACTION_NOT_PREPARED`: A signed transaction no prepare reserved; `NONCE_TAKEN`: The prepared transaction's nonce was taken since: prepare again; `WALLET_ALREADY_HELD`: That key is already a held wallet on the pair; `ALREADY_SUBMITTED`: That signed transaction was submitted before; `ALREADY_DEPLOYED`: A contract is already at the launch's CREATE2 address; `OPERATION_FINAL`: The operation is final: nothing to speed up or cancel; `OUTPUT_SPENT`: A later transaction spends an output of the Bitcoin send to replace; `LIVE_NETWORK_FAULTS`: Faults on a live network; `CHAIN_FAULT_CONFLICT`: The fault cannot be made while another one runs */
+            /** @description `VERIFICATION_UNAVAILABLE`: The launch's verification input cannot be given; `IDEMPOTENCY_CONFLICT`: Idempotency-Key reused with another body; `IDEMPOTENCY_IN_PROGRESS`: The first request with that Idempotency-Key is still running; `TRANSACTION_NOT_PREPARED`: A signed transaction no prepare reserved; `NONCE_TAKEN`: The prepared transaction's nonce was taken since: prepare again; `WALLET_ALREADY_HELD`: That key is already a held wallet on the pair; `ALREADY_SUBMITTED`: That signed transaction was submitted before; `ALREADY_DEPLOYED`: A contract is already at the launch's CREATE2 address; `OPERATION_FINAL`: The operation is final: nothing to speed up or cancel; `OUTPUT_SPENT`: A later transaction spends an output of the Bitcoin send to replace; `LIVE_NETWORK_FAULTS`: Faults on a live network; `CHAIN_FAULT_CONFLICT`: The fault cannot be made while another one runs; `NOTHING_TO_UPGRADE`: The token already runs that implementation */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -8154,7 +8174,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "VERIFICATION_UNAVAILABLE" | "IDEMPOTENCY_CONFLICT" | "IDEMPOTENCY_IN_PROGRESS" | "TRANSACTION_NOT_PREPARED" | "NONCE_TAKEN" | "WALLET_ALREADY_HELD" | "ALREADY_SUBMITTED" | "ALREADY_DEPLOYED" | "OPERATION_FINAL" | "OUTPUT_SPENT" | "LIVE_NETWORK_FAULTS" | "CHAIN_FAULT_CONFLICT";
+                            code: "VERIFICATION_UNAVAILABLE" | "IDEMPOTENCY_CONFLICT" | "IDEMPOTENCY_IN_PROGRESS" | "TRANSACTION_NOT_PREPARED" | "NONCE_TAKEN" | "WALLET_ALREADY_HELD" | "ALREADY_SUBMITTED" | "ALREADY_DEPLOYED" | "OPERATION_FINAL" | "OUTPUT_SPENT" | "LIVE_NETWORK_FAULTS" | "CHAIN_FAULT_CONFLICT" | "NOTHING_TO_UPGRADE";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -8234,7 +8254,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `EXPLORER_NOT_CONFIGURED`: The explorer is not configured for that pair; `SIMULATED_NETWORK_VERIFICATION`: Verification on a simulated chain; `KEY_SENDER_MISMATCH`: The key does not derive the sender; `TRANSACTION_MISMATCH`: The signed transaction is not the prepared one; `INSUFFICIENT_FUNDS`: The sender cannot pay the fee; `FEE_CAP_EXCEEDED`: The fee it needs is over the pair's fee ceiling: nothing was signed; `NOT_A_TOKEN_CONTRACT`: No ERC20/ERC721/ERC1155 contract at that address; `NOT_A_MINTER`: The sender may not mint on that token; `BATCH_MINT_UNSUPPORTED`: The token has no batch mint; `TOKEN_URI_UNSUPPORTED`: The ERC721 has no per-token URI; `CAP_EXCEEDED`: An ERC20 mint beyond the cap; `TOKEN_ID_TAKEN`: That ERC721 token id exists; `INSUFFICIENT_TOKEN_BALANCE`: The sender holds less of the token than it would transfer; `NOT_TOKEN_OWNER`: The sender (or the named owner) does not hold that token id; `NOT_SUPPORTED_BY_TOKEN`: The token has no such function: it was launched without that option; `TOO_MANY_TOKEN_IDS`: The holder has more token ids than one listing reads; `CREATE2_FACTORY_MISSING`: A launch with salt on a live chain without the CREATE2 factory; `TRANSACTION_REJECTED`: The node refused it; `WOULD_REVERT`: The chain would revert it: nothing was signed; `LIVE_NETWORK_FAUCET`: The faucet on a live network */
+            /** @description `EXPLORER_NOT_CONFIGURED`: The explorer is not configured for that pair; `SIMULATED_NETWORK_VERIFICATION`: Verification on a simulated chain; `KEY_SENDER_MISMATCH`: The key does not derive the sender; `TRANSACTION_MISMATCH`: The signed transaction is not the prepared one; `INSUFFICIENT_FUNDS`: The sender cannot pay the fee; `FEE_CAP_EXCEEDED`: The fee it needs is over the pair's fee ceiling: nothing was signed; `NOT_A_TOKEN_CONTRACT`: No ERC20/ERC721/ERC1155 contract at that address; `NOT_A_MINTER`: The sender may not mint on that token; `BATCH_MINT_UNSUPPORTED`: The token has no batch mint; `TOKEN_URI_UNSUPPORTED`: The ERC721 has no per-token URI; `CAP_EXCEEDED`: An ERC20 mint beyond the cap; `TOKEN_ID_TAKEN`: That ERC721 token id exists; `INSUFFICIENT_TOKEN_BALANCE`: The sender holds less of the token than it would transfer; `NOT_TOKEN_OWNER`: The sender (or the named owner) does not hold that token id; `NOT_SUPPORTED_BY_TOKEN`: The token has no such function: it was launched without that option; `NOT_UPGRADER`: The sender may not upgrade that token; `UPGRADE_UNSAFE`: OpenZeppelin's upgrade checks refuse the new implementation; `UPGRADE_INCOMPATIBLE`: The new options cannot replace the token's implementation; `TOO_MANY_TOKEN_IDS`: The holder has more token ids than one listing reads; `CREATE2_FACTORY_MISSING`: A launch with salt on a live chain without the CREATE2 factory; `TRANSACTION_REJECTED`: The node refused it; `WOULD_REVERT`: The chain would revert it: nothing was signed; `LIVE_NETWORK_FAUCET`: The faucet on a live network */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -8246,7 +8266,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "EXPLORER_NOT_CONFIGURED" | "SIMULATED_NETWORK_VERIFICATION" | "KEY_SENDER_MISMATCH" | "TRANSACTION_MISMATCH" | "INSUFFICIENT_FUNDS" | "FEE_CAP_EXCEEDED" | "NOT_A_TOKEN_CONTRACT" | "NOT_A_MINTER" | "BATCH_MINT_UNSUPPORTED" | "TOKEN_URI_UNSUPPORTED" | "CAP_EXCEEDED" | "TOKEN_ID_TAKEN" | "INSUFFICIENT_TOKEN_BALANCE" | "NOT_TOKEN_OWNER" | "NOT_SUPPORTED_BY_TOKEN" | "TOO_MANY_TOKEN_IDS" | "CREATE2_FACTORY_MISSING" | "TRANSACTION_REJECTED" | "WOULD_REVERT" | "LIVE_NETWORK_FAUCET";
+                            code: "EXPLORER_NOT_CONFIGURED" | "SIMULATED_NETWORK_VERIFICATION" | "KEY_SENDER_MISMATCH" | "TRANSACTION_MISMATCH" | "INSUFFICIENT_FUNDS" | "FEE_CAP_EXCEEDED" | "NOT_A_TOKEN_CONTRACT" | "NOT_A_MINTER" | "BATCH_MINT_UNSUPPORTED" | "TOKEN_URI_UNSUPPORTED" | "CAP_EXCEEDED" | "TOKEN_ID_TAKEN" | "INSUFFICIENT_TOKEN_BALANCE" | "NOT_TOKEN_OWNER" | "NOT_SUPPORTED_BY_TOKEN" | "NOT_UPGRADER" | "UPGRADE_UNSAFE" | "UPGRADE_INCOMPATIBLE" | "TOO_MANY_TOKEN_IDS" | "CREATE2_FACTORY_MISSING" | "TRANSACTION_REJECTED" | "WOULD_REVERT" | "LIVE_NETWORK_FAUCET";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -8768,7 +8788,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `VERIFICATION_UNAVAILABLE`: The launch's verification input cannot be given; `IDEMPOTENCY_CONFLICT`: Idempotency-Key reused with another body; `IDEMPOTENCY_IN_PROGRESS`: The first request with that Idempotency-Key is still running; `TRANSACTION_NOT_PREPARED`: A signed transaction no prepare reserved; `NONCE_TAKEN`: The prepared transaction's nonce was taken since: prepare again; `WALLET_ALREADY_HELD`: That key is already a held wallet on the pair; `ALREADY_SUBMITTED`: That signed transaction was submitted before; `ALREADY_DEPLOYED`: A contract is already at the launch's CREATE2 address; `OPERATION_FINAL`: The operation is final: nothing to speed up or cancel; `OUTPUT_SPENT`: A later transaction spends an output of the Bitcoin send to replace; `LIVE_NETWORK_FAULTS`: Faults on a live network; `CHAIN_FAULT_CONFLICT`: The fault cannot be made while another one runs */
+            /** @description `VERIFICATION_UNAVAILABLE`: The launch's verification input cannot be given; `IDEMPOTENCY_CONFLICT`: Idempotency-Key reused with another body; `IDEMPOTENCY_IN_PROGRESS`: The first request with that Idempotency-Key is still running; `TRANSACTION_NOT_PREPARED`: A signed transaction no prepare reserved; `NONCE_TAKEN`: The prepared transaction's nonce was taken since: prepare again; `WALLET_ALREADY_HELD`: That key is already a held wallet on the pair; `ALREADY_SUBMITTED`: That signed transaction was submitted before; `ALREADY_DEPLOYED`: A contract is already at the launch's CREATE2 address; `OPERATION_FINAL`: The operation is final: nothing to speed up or cancel; `OUTPUT_SPENT`: A later transaction spends an output of the Bitcoin send to replace; `LIVE_NETWORK_FAULTS`: Faults on a live network; `CHAIN_FAULT_CONFLICT`: The fault cannot be made while another one runs; `NOTHING_TO_UPGRADE`: The token already runs that implementation */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -8780,7 +8800,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "VERIFICATION_UNAVAILABLE" | "IDEMPOTENCY_CONFLICT" | "IDEMPOTENCY_IN_PROGRESS" | "TRANSACTION_NOT_PREPARED" | "NONCE_TAKEN" | "WALLET_ALREADY_HELD" | "ALREADY_SUBMITTED" | "ALREADY_DEPLOYED" | "OPERATION_FINAL" | "OUTPUT_SPENT" | "LIVE_NETWORK_FAULTS" | "CHAIN_FAULT_CONFLICT";
+                            code: "VERIFICATION_UNAVAILABLE" | "IDEMPOTENCY_CONFLICT" | "IDEMPOTENCY_IN_PROGRESS" | "TRANSACTION_NOT_PREPARED" | "NONCE_TAKEN" | "WALLET_ALREADY_HELD" | "ALREADY_SUBMITTED" | "ALREADY_DEPLOYED" | "OPERATION_FINAL" | "OUTPUT_SPENT" | "LIVE_NETWORK_FAULTS" | "CHAIN_FAULT_CONFLICT" | "NOTHING_TO_UPGRADE";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -8860,7 +8880,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `EXPLORER_NOT_CONFIGURED`: The explorer is not configured for that pair; `SIMULATED_NETWORK_VERIFICATION`: Verification on a simulated chain; `KEY_SENDER_MISMATCH`: The key does not derive the sender; `TRANSACTION_MISMATCH`: The signed transaction is not the prepared one; `INSUFFICIENT_FUNDS`: The sender cannot pay the fee; `FEE_CAP_EXCEEDED`: The fee it needs is over the pair's fee ceiling: nothing was signed; `NOT_A_TOKEN_CONTRACT`: No ERC20/ERC721/ERC1155 contract at that address; `NOT_A_MINTER`: The sender may not mint on that token; `BATCH_MINT_UNSUPPORTED`: The token has no batch mint; `TOKEN_URI_UNSUPPORTED`: The ERC721 has no per-token URI; `CAP_EXCEEDED`: An ERC20 mint beyond the cap; `TOKEN_ID_TAKEN`: That ERC721 token id exists; `INSUFFICIENT_TOKEN_BALANCE`: The sender holds less of the token than it would transfer; `NOT_TOKEN_OWNER`: The sender (or the named owner) does not hold that token id; `NOT_SUPPORTED_BY_TOKEN`: The token has no such function: it was launched without that option; `TOO_MANY_TOKEN_IDS`: The holder has more token ids than one listing reads; `CREATE2_FACTORY_MISSING`: A launch with salt on a live chain without the CREATE2 factory; `TRANSACTION_REJECTED`: The node refused it; `WOULD_REVERT`: The chain would revert it: nothing was signed; `LIVE_NETWORK_FAUCET`: The faucet on a live network */
+            /** @description `EXPLORER_NOT_CONFIGURED`: The explorer is not configured for that pair; `SIMULATED_NETWORK_VERIFICATION`: Verification on a simulated chain; `KEY_SENDER_MISMATCH`: The key does not derive the sender; `TRANSACTION_MISMATCH`: The signed transaction is not the prepared one; `INSUFFICIENT_FUNDS`: The sender cannot pay the fee; `FEE_CAP_EXCEEDED`: The fee it needs is over the pair's fee ceiling: nothing was signed; `NOT_A_TOKEN_CONTRACT`: No ERC20/ERC721/ERC1155 contract at that address; `NOT_A_MINTER`: The sender may not mint on that token; `BATCH_MINT_UNSUPPORTED`: The token has no batch mint; `TOKEN_URI_UNSUPPORTED`: The ERC721 has no per-token URI; `CAP_EXCEEDED`: An ERC20 mint beyond the cap; `TOKEN_ID_TAKEN`: That ERC721 token id exists; `INSUFFICIENT_TOKEN_BALANCE`: The sender holds less of the token than it would transfer; `NOT_TOKEN_OWNER`: The sender (or the named owner) does not hold that token id; `NOT_SUPPORTED_BY_TOKEN`: The token has no such function: it was launched without that option; `NOT_UPGRADER`: The sender may not upgrade that token; `UPGRADE_UNSAFE`: OpenZeppelin's upgrade checks refuse the new implementation; `UPGRADE_INCOMPATIBLE`: The new options cannot replace the token's implementation; `TOO_MANY_TOKEN_IDS`: The holder has more token ids than one listing reads; `CREATE2_FACTORY_MISSING`: A launch with salt on a live chain without the CREATE2 factory; `TRANSACTION_REJECTED`: The node refused it; `WOULD_REVERT`: The chain would revert it: nothing was signed; `LIVE_NETWORK_FAUCET`: The faucet on a live network */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -8872,7 +8892,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "EXPLORER_NOT_CONFIGURED" | "SIMULATED_NETWORK_VERIFICATION" | "KEY_SENDER_MISMATCH" | "TRANSACTION_MISMATCH" | "INSUFFICIENT_FUNDS" | "FEE_CAP_EXCEEDED" | "NOT_A_TOKEN_CONTRACT" | "NOT_A_MINTER" | "BATCH_MINT_UNSUPPORTED" | "TOKEN_URI_UNSUPPORTED" | "CAP_EXCEEDED" | "TOKEN_ID_TAKEN" | "INSUFFICIENT_TOKEN_BALANCE" | "NOT_TOKEN_OWNER" | "NOT_SUPPORTED_BY_TOKEN" | "TOO_MANY_TOKEN_IDS" | "CREATE2_FACTORY_MISSING" | "TRANSACTION_REJECTED" | "WOULD_REVERT" | "LIVE_NETWORK_FAUCET";
+                            code: "EXPLORER_NOT_CONFIGURED" | "SIMULATED_NETWORK_VERIFICATION" | "KEY_SENDER_MISMATCH" | "TRANSACTION_MISMATCH" | "INSUFFICIENT_FUNDS" | "FEE_CAP_EXCEEDED" | "NOT_A_TOKEN_CONTRACT" | "NOT_A_MINTER" | "BATCH_MINT_UNSUPPORTED" | "TOKEN_URI_UNSUPPORTED" | "CAP_EXCEEDED" | "TOKEN_ID_TAKEN" | "INSUFFICIENT_TOKEN_BALANCE" | "NOT_TOKEN_OWNER" | "NOT_SUPPORTED_BY_TOKEN" | "NOT_UPGRADER" | "UPGRADE_UNSAFE" | "UPGRADE_INCOMPATIBLE" | "TOO_MANY_TOKEN_IDS" | "CREATE2_FACTORY_MISSING" | "TRANSACTION_REJECTED" | "WOULD_REVERT" | "LIVE_NETWORK_FAUCET";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -9371,7 +9391,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `VERIFICATION_UNAVAILABLE`: The launch's verification input cannot be given; `IDEMPOTENCY_CONFLICT`: Idempotency-Key reused with another body; `IDEMPOTENCY_IN_PROGRESS`: The first request with that Idempotency-Key is still running; `TRANSACTION_NOT_PREPARED`: A signed transaction no prepare reserved; `NONCE_TAKEN`: The prepared transaction's nonce was taken since: prepare again; `WALLET_ALREADY_HELD`: That key is already a held wallet on the pair; `ALREADY_SUBMITTED`: That signed transaction was submitted before; `ALREADY_DEPLOYED`: A contract is already at the launch's CREATE2 address; `OPERATION_FINAL`: The operation is final: nothing to speed up or cancel; `OUTPUT_SPENT`: A later transaction spends an output of the Bitcoin send to replace; `LIVE_NETWORK_FAULTS`: Faults on a live network; `CHAIN_FAULT_CONFLICT`: The fault cannot be made while another one runs */
+            /** @description `VERIFICATION_UNAVAILABLE`: The launch's verification input cannot be given; `IDEMPOTENCY_CONFLICT`: Idempotency-Key reused with another body; `IDEMPOTENCY_IN_PROGRESS`: The first request with that Idempotency-Key is still running; `TRANSACTION_NOT_PREPARED`: A signed transaction no prepare reserved; `NONCE_TAKEN`: The prepared transaction's nonce was taken since: prepare again; `WALLET_ALREADY_HELD`: That key is already a held wallet on the pair; `ALREADY_SUBMITTED`: That signed transaction was submitted before; `ALREADY_DEPLOYED`: A contract is already at the launch's CREATE2 address; `OPERATION_FINAL`: The operation is final: nothing to speed up or cancel; `OUTPUT_SPENT`: A later transaction spends an output of the Bitcoin send to replace; `LIVE_NETWORK_FAULTS`: Faults on a live network; `CHAIN_FAULT_CONFLICT`: The fault cannot be made while another one runs; `NOTHING_TO_UPGRADE`: The token already runs that implementation */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -9383,7 +9403,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "VERIFICATION_UNAVAILABLE" | "IDEMPOTENCY_CONFLICT" | "IDEMPOTENCY_IN_PROGRESS" | "TRANSACTION_NOT_PREPARED" | "NONCE_TAKEN" | "WALLET_ALREADY_HELD" | "ALREADY_SUBMITTED" | "ALREADY_DEPLOYED" | "OPERATION_FINAL" | "OUTPUT_SPENT" | "LIVE_NETWORK_FAULTS" | "CHAIN_FAULT_CONFLICT";
+                            code: "VERIFICATION_UNAVAILABLE" | "IDEMPOTENCY_CONFLICT" | "IDEMPOTENCY_IN_PROGRESS" | "TRANSACTION_NOT_PREPARED" | "NONCE_TAKEN" | "WALLET_ALREADY_HELD" | "ALREADY_SUBMITTED" | "ALREADY_DEPLOYED" | "OPERATION_FINAL" | "OUTPUT_SPENT" | "LIVE_NETWORK_FAULTS" | "CHAIN_FAULT_CONFLICT" | "NOTHING_TO_UPGRADE";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -9463,7 +9483,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `EXPLORER_NOT_CONFIGURED`: The explorer is not configured for that pair; `SIMULATED_NETWORK_VERIFICATION`: Verification on a simulated chain; `KEY_SENDER_MISMATCH`: The key does not derive the sender; `TRANSACTION_MISMATCH`: The signed transaction is not the prepared one; `INSUFFICIENT_FUNDS`: The sender cannot pay the fee; `FEE_CAP_EXCEEDED`: The fee it needs is over the pair's fee ceiling: nothing was signed; `NOT_A_TOKEN_CONTRACT`: No ERC20/ERC721/ERC1155 contract at that address; `NOT_A_MINTER`: The sender may not mint on that token; `BATCH_MINT_UNSUPPORTED`: The token has no batch mint; `TOKEN_URI_UNSUPPORTED`: The ERC721 has no per-token URI; `CAP_EXCEEDED`: An ERC20 mint beyond the cap; `TOKEN_ID_TAKEN`: That ERC721 token id exists; `INSUFFICIENT_TOKEN_BALANCE`: The sender holds less of the token than it would transfer; `NOT_TOKEN_OWNER`: The sender (or the named owner) does not hold that token id; `NOT_SUPPORTED_BY_TOKEN`: The token has no such function: it was launched without that option; `TOO_MANY_TOKEN_IDS`: The holder has more token ids than one listing reads; `CREATE2_FACTORY_MISSING`: A launch with salt on a live chain without the CREATE2 factory; `TRANSACTION_REJECTED`: The node refused it; `WOULD_REVERT`: The chain would revert it: nothing was signed; `LIVE_NETWORK_FAUCET`: The faucet on a live network */
+            /** @description `EXPLORER_NOT_CONFIGURED`: The explorer is not configured for that pair; `SIMULATED_NETWORK_VERIFICATION`: Verification on a simulated chain; `KEY_SENDER_MISMATCH`: The key does not derive the sender; `TRANSACTION_MISMATCH`: The signed transaction is not the prepared one; `INSUFFICIENT_FUNDS`: The sender cannot pay the fee; `FEE_CAP_EXCEEDED`: The fee it needs is over the pair's fee ceiling: nothing was signed; `NOT_A_TOKEN_CONTRACT`: No ERC20/ERC721/ERC1155 contract at that address; `NOT_A_MINTER`: The sender may not mint on that token; `BATCH_MINT_UNSUPPORTED`: The token has no batch mint; `TOKEN_URI_UNSUPPORTED`: The ERC721 has no per-token URI; `CAP_EXCEEDED`: An ERC20 mint beyond the cap; `TOKEN_ID_TAKEN`: That ERC721 token id exists; `INSUFFICIENT_TOKEN_BALANCE`: The sender holds less of the token than it would transfer; `NOT_TOKEN_OWNER`: The sender (or the named owner) does not hold that token id; `NOT_SUPPORTED_BY_TOKEN`: The token has no such function: it was launched without that option; `NOT_UPGRADER`: The sender may not upgrade that token; `UPGRADE_UNSAFE`: OpenZeppelin's upgrade checks refuse the new implementation; `UPGRADE_INCOMPATIBLE`: The new options cannot replace the token's implementation; `TOO_MANY_TOKEN_IDS`: The holder has more token ids than one listing reads; `CREATE2_FACTORY_MISSING`: A launch with salt on a live chain without the CREATE2 factory; `TRANSACTION_REJECTED`: The node refused it; `WOULD_REVERT`: The chain would revert it: nothing was signed; `LIVE_NETWORK_FAUCET`: The faucet on a live network */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -9475,7 +9495,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "EXPLORER_NOT_CONFIGURED" | "SIMULATED_NETWORK_VERIFICATION" | "KEY_SENDER_MISMATCH" | "TRANSACTION_MISMATCH" | "INSUFFICIENT_FUNDS" | "FEE_CAP_EXCEEDED" | "NOT_A_TOKEN_CONTRACT" | "NOT_A_MINTER" | "BATCH_MINT_UNSUPPORTED" | "TOKEN_URI_UNSUPPORTED" | "CAP_EXCEEDED" | "TOKEN_ID_TAKEN" | "INSUFFICIENT_TOKEN_BALANCE" | "NOT_TOKEN_OWNER" | "NOT_SUPPORTED_BY_TOKEN" | "TOO_MANY_TOKEN_IDS" | "CREATE2_FACTORY_MISSING" | "TRANSACTION_REJECTED" | "WOULD_REVERT" | "LIVE_NETWORK_FAUCET";
+                            code: "EXPLORER_NOT_CONFIGURED" | "SIMULATED_NETWORK_VERIFICATION" | "KEY_SENDER_MISMATCH" | "TRANSACTION_MISMATCH" | "INSUFFICIENT_FUNDS" | "FEE_CAP_EXCEEDED" | "NOT_A_TOKEN_CONTRACT" | "NOT_A_MINTER" | "BATCH_MINT_UNSUPPORTED" | "TOKEN_URI_UNSUPPORTED" | "CAP_EXCEEDED" | "TOKEN_ID_TAKEN" | "INSUFFICIENT_TOKEN_BALANCE" | "NOT_TOKEN_OWNER" | "NOT_SUPPORTED_BY_TOKEN" | "NOT_UPGRADER" | "UPGRADE_UNSAFE" | "UPGRADE_INCOMPATIBLE" | "TOO_MANY_TOKEN_IDS" | "CREATE2_FACTORY_MISSING" | "TRANSACTION_REJECTED" | "WOULD_REVERT" | "LIVE_NETWORK_FAUCET";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -9891,7 +9911,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `VERIFICATION_UNAVAILABLE`: The launch's verification input cannot be given; `IDEMPOTENCY_CONFLICT`: Idempotency-Key reused with another body; `IDEMPOTENCY_IN_PROGRESS`: The first request with that Idempotency-Key is still running; `TRANSACTION_NOT_PREPARED`: A signed transaction no prepare reserved; `NONCE_TAKEN`: The prepared transaction's nonce was taken since: prepare again; `WALLET_ALREADY_HELD`: That key is already a held wallet on the pair; `ALREADY_SUBMITTED`: That signed transaction was submitted before; `ALREADY_DEPLOYED`: A contract is already at the launch's CREATE2 address; `OPERATION_FINAL`: The operation is final: nothing to speed up or cancel; `OUTPUT_SPENT`: A later transaction spends an output of the Bitcoin send to replace; `LIVE_NETWORK_FAULTS`: Faults on a live network; `CHAIN_FAULT_CONFLICT`: The fault cannot be made while another one runs */
+            /** @description `VERIFICATION_UNAVAILABLE`: The launch's verification input cannot be given; `IDEMPOTENCY_CONFLICT`: Idempotency-Key reused with another body; `IDEMPOTENCY_IN_PROGRESS`: The first request with that Idempotency-Key is still running; `TRANSACTION_NOT_PREPARED`: A signed transaction no prepare reserved; `NONCE_TAKEN`: The prepared transaction's nonce was taken since: prepare again; `WALLET_ALREADY_HELD`: That key is already a held wallet on the pair; `ALREADY_SUBMITTED`: That signed transaction was submitted before; `ALREADY_DEPLOYED`: A contract is already at the launch's CREATE2 address; `OPERATION_FINAL`: The operation is final: nothing to speed up or cancel; `OUTPUT_SPENT`: A later transaction spends an output of the Bitcoin send to replace; `LIVE_NETWORK_FAULTS`: Faults on a live network; `CHAIN_FAULT_CONFLICT`: The fault cannot be made while another one runs; `NOTHING_TO_UPGRADE`: The token already runs that implementation */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -9903,7 +9923,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "VERIFICATION_UNAVAILABLE" | "IDEMPOTENCY_CONFLICT" | "IDEMPOTENCY_IN_PROGRESS" | "TRANSACTION_NOT_PREPARED" | "NONCE_TAKEN" | "WALLET_ALREADY_HELD" | "ALREADY_SUBMITTED" | "ALREADY_DEPLOYED" | "OPERATION_FINAL" | "OUTPUT_SPENT" | "LIVE_NETWORK_FAULTS" | "CHAIN_FAULT_CONFLICT";
+                            code: "VERIFICATION_UNAVAILABLE" | "IDEMPOTENCY_CONFLICT" | "IDEMPOTENCY_IN_PROGRESS" | "TRANSACTION_NOT_PREPARED" | "NONCE_TAKEN" | "WALLET_ALREADY_HELD" | "ALREADY_SUBMITTED" | "ALREADY_DEPLOYED" | "OPERATION_FINAL" | "OUTPUT_SPENT" | "LIVE_NETWORK_FAULTS" | "CHAIN_FAULT_CONFLICT" | "NOTHING_TO_UPGRADE";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -9983,7 +10003,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `EXPLORER_NOT_CONFIGURED`: The explorer is not configured for that pair; `SIMULATED_NETWORK_VERIFICATION`: Verification on a simulated chain; `KEY_SENDER_MISMATCH`: The key does not derive the sender; `TRANSACTION_MISMATCH`: The signed transaction is not the prepared one; `INSUFFICIENT_FUNDS`: The sender cannot pay the fee; `FEE_CAP_EXCEEDED`: The fee it needs is over the pair's fee ceiling: nothing was signed; `NOT_A_TOKEN_CONTRACT`: No ERC20/ERC721/ERC1155 contract at that address; `NOT_A_MINTER`: The sender may not mint on that token; `BATCH_MINT_UNSUPPORTED`: The token has no batch mint; `TOKEN_URI_UNSUPPORTED`: The ERC721 has no per-token URI; `CAP_EXCEEDED`: An ERC20 mint beyond the cap; `TOKEN_ID_TAKEN`: That ERC721 token id exists; `INSUFFICIENT_TOKEN_BALANCE`: The sender holds less of the token than it would transfer; `NOT_TOKEN_OWNER`: The sender (or the named owner) does not hold that token id; `NOT_SUPPORTED_BY_TOKEN`: The token has no such function: it was launched without that option; `TOO_MANY_TOKEN_IDS`: The holder has more token ids than one listing reads; `CREATE2_FACTORY_MISSING`: A launch with salt on a live chain without the CREATE2 factory; `TRANSACTION_REJECTED`: The node refused it; `WOULD_REVERT`: The chain would revert it: nothing was signed; `LIVE_NETWORK_FAUCET`: The faucet on a live network */
+            /** @description `EXPLORER_NOT_CONFIGURED`: The explorer is not configured for that pair; `SIMULATED_NETWORK_VERIFICATION`: Verification on a simulated chain; `KEY_SENDER_MISMATCH`: The key does not derive the sender; `TRANSACTION_MISMATCH`: The signed transaction is not the prepared one; `INSUFFICIENT_FUNDS`: The sender cannot pay the fee; `FEE_CAP_EXCEEDED`: The fee it needs is over the pair's fee ceiling: nothing was signed; `NOT_A_TOKEN_CONTRACT`: No ERC20/ERC721/ERC1155 contract at that address; `NOT_A_MINTER`: The sender may not mint on that token; `BATCH_MINT_UNSUPPORTED`: The token has no batch mint; `TOKEN_URI_UNSUPPORTED`: The ERC721 has no per-token URI; `CAP_EXCEEDED`: An ERC20 mint beyond the cap; `TOKEN_ID_TAKEN`: That ERC721 token id exists; `INSUFFICIENT_TOKEN_BALANCE`: The sender holds less of the token than it would transfer; `NOT_TOKEN_OWNER`: The sender (or the named owner) does not hold that token id; `NOT_SUPPORTED_BY_TOKEN`: The token has no such function: it was launched without that option; `NOT_UPGRADER`: The sender may not upgrade that token; `UPGRADE_UNSAFE`: OpenZeppelin's upgrade checks refuse the new implementation; `UPGRADE_INCOMPATIBLE`: The new options cannot replace the token's implementation; `TOO_MANY_TOKEN_IDS`: The holder has more token ids than one listing reads; `CREATE2_FACTORY_MISSING`: A launch with salt on a live chain without the CREATE2 factory; `TRANSACTION_REJECTED`: The node refused it; `WOULD_REVERT`: The chain would revert it: nothing was signed; `LIVE_NETWORK_FAUCET`: The faucet on a live network */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -9995,7 +10015,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "EXPLORER_NOT_CONFIGURED" | "SIMULATED_NETWORK_VERIFICATION" | "KEY_SENDER_MISMATCH" | "TRANSACTION_MISMATCH" | "INSUFFICIENT_FUNDS" | "FEE_CAP_EXCEEDED" | "NOT_A_TOKEN_CONTRACT" | "NOT_A_MINTER" | "BATCH_MINT_UNSUPPORTED" | "TOKEN_URI_UNSUPPORTED" | "CAP_EXCEEDED" | "TOKEN_ID_TAKEN" | "INSUFFICIENT_TOKEN_BALANCE" | "NOT_TOKEN_OWNER" | "NOT_SUPPORTED_BY_TOKEN" | "TOO_MANY_TOKEN_IDS" | "CREATE2_FACTORY_MISSING" | "TRANSACTION_REJECTED" | "WOULD_REVERT" | "LIVE_NETWORK_FAUCET";
+                            code: "EXPLORER_NOT_CONFIGURED" | "SIMULATED_NETWORK_VERIFICATION" | "KEY_SENDER_MISMATCH" | "TRANSACTION_MISMATCH" | "INSUFFICIENT_FUNDS" | "FEE_CAP_EXCEEDED" | "NOT_A_TOKEN_CONTRACT" | "NOT_A_MINTER" | "BATCH_MINT_UNSUPPORTED" | "TOKEN_URI_UNSUPPORTED" | "CAP_EXCEEDED" | "TOKEN_ID_TAKEN" | "INSUFFICIENT_TOKEN_BALANCE" | "NOT_TOKEN_OWNER" | "NOT_SUPPORTED_BY_TOKEN" | "NOT_UPGRADER" | "UPGRADE_UNSAFE" | "UPGRADE_INCOMPATIBLE" | "TOO_MANY_TOKEN_IDS" | "CREATE2_FACTORY_MISSING" | "TRANSACTION_REJECTED" | "WOULD_REVERT" | "LIVE_NETWORK_FAUCET";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -10441,7 +10461,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `VERIFICATION_UNAVAILABLE`: The launch's verification input cannot be given; `IDEMPOTENCY_CONFLICT`: Idempotency-Key reused with another body; `IDEMPOTENCY_IN_PROGRESS`: The first request with that Idempotency-Key is still running; `TRANSACTION_NOT_PREPARED`: A signed transaction no prepare reserved; `NONCE_TAKEN`: The prepared transaction's nonce was taken since: prepare again; `WALLET_ALREADY_HELD`: That key is already a held wallet on the pair; `ALREADY_SUBMITTED`: That signed transaction was submitted before; `ALREADY_DEPLOYED`: A contract is already at the launch's CREATE2 address; `OPERATION_FINAL`: The operation is final: nothing to speed up or cancel; `OUTPUT_SPENT`: A later transaction spends an output of the Bitcoin send to replace; `LIVE_NETWORK_FAULTS`: Faults on a live network; `CHAIN_FAULT_CONFLICT`: The fault cannot be made while another one runs */
+            /** @description `VERIFICATION_UNAVAILABLE`: The launch's verification input cannot be given; `IDEMPOTENCY_CONFLICT`: Idempotency-Key reused with another body; `IDEMPOTENCY_IN_PROGRESS`: The first request with that Idempotency-Key is still running; `TRANSACTION_NOT_PREPARED`: A signed transaction no prepare reserved; `NONCE_TAKEN`: The prepared transaction's nonce was taken since: prepare again; `WALLET_ALREADY_HELD`: That key is already a held wallet on the pair; `ALREADY_SUBMITTED`: That signed transaction was submitted before; `ALREADY_DEPLOYED`: A contract is already at the launch's CREATE2 address; `OPERATION_FINAL`: The operation is final: nothing to speed up or cancel; `OUTPUT_SPENT`: A later transaction spends an output of the Bitcoin send to replace; `LIVE_NETWORK_FAULTS`: Faults on a live network; `CHAIN_FAULT_CONFLICT`: The fault cannot be made while another one runs; `NOTHING_TO_UPGRADE`: The token already runs that implementation */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -10453,7 +10473,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "VERIFICATION_UNAVAILABLE" | "IDEMPOTENCY_CONFLICT" | "IDEMPOTENCY_IN_PROGRESS" | "TRANSACTION_NOT_PREPARED" | "NONCE_TAKEN" | "WALLET_ALREADY_HELD" | "ALREADY_SUBMITTED" | "ALREADY_DEPLOYED" | "OPERATION_FINAL" | "OUTPUT_SPENT" | "LIVE_NETWORK_FAULTS" | "CHAIN_FAULT_CONFLICT";
+                            code: "VERIFICATION_UNAVAILABLE" | "IDEMPOTENCY_CONFLICT" | "IDEMPOTENCY_IN_PROGRESS" | "TRANSACTION_NOT_PREPARED" | "NONCE_TAKEN" | "WALLET_ALREADY_HELD" | "ALREADY_SUBMITTED" | "ALREADY_DEPLOYED" | "OPERATION_FINAL" | "OUTPUT_SPENT" | "LIVE_NETWORK_FAULTS" | "CHAIN_FAULT_CONFLICT" | "NOTHING_TO_UPGRADE";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -10533,7 +10553,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `EXPLORER_NOT_CONFIGURED`: The explorer is not configured for that pair; `SIMULATED_NETWORK_VERIFICATION`: Verification on a simulated chain; `KEY_SENDER_MISMATCH`: The key does not derive the sender; `TRANSACTION_MISMATCH`: The signed transaction is not the prepared one; `INSUFFICIENT_FUNDS`: The sender cannot pay the fee; `FEE_CAP_EXCEEDED`: The fee it needs is over the pair's fee ceiling: nothing was signed; `NOT_A_TOKEN_CONTRACT`: No ERC20/ERC721/ERC1155 contract at that address; `NOT_A_MINTER`: The sender may not mint on that token; `BATCH_MINT_UNSUPPORTED`: The token has no batch mint; `TOKEN_URI_UNSUPPORTED`: The ERC721 has no per-token URI; `CAP_EXCEEDED`: An ERC20 mint beyond the cap; `TOKEN_ID_TAKEN`: That ERC721 token id exists; `INSUFFICIENT_TOKEN_BALANCE`: The sender holds less of the token than it would transfer; `NOT_TOKEN_OWNER`: The sender (or the named owner) does not hold that token id; `NOT_SUPPORTED_BY_TOKEN`: The token has no such function: it was launched without that option; `TOO_MANY_TOKEN_IDS`: The holder has more token ids than one listing reads; `CREATE2_FACTORY_MISSING`: A launch with salt on a live chain without the CREATE2 factory; `TRANSACTION_REJECTED`: The node refused it; `WOULD_REVERT`: The chain would revert it: nothing was signed; `LIVE_NETWORK_FAUCET`: The faucet on a live network */
+            /** @description `EXPLORER_NOT_CONFIGURED`: The explorer is not configured for that pair; `SIMULATED_NETWORK_VERIFICATION`: Verification on a simulated chain; `KEY_SENDER_MISMATCH`: The key does not derive the sender; `TRANSACTION_MISMATCH`: The signed transaction is not the prepared one; `INSUFFICIENT_FUNDS`: The sender cannot pay the fee; `FEE_CAP_EXCEEDED`: The fee it needs is over the pair's fee ceiling: nothing was signed; `NOT_A_TOKEN_CONTRACT`: No ERC20/ERC721/ERC1155 contract at that address; `NOT_A_MINTER`: The sender may not mint on that token; `BATCH_MINT_UNSUPPORTED`: The token has no batch mint; `TOKEN_URI_UNSUPPORTED`: The ERC721 has no per-token URI; `CAP_EXCEEDED`: An ERC20 mint beyond the cap; `TOKEN_ID_TAKEN`: That ERC721 token id exists; `INSUFFICIENT_TOKEN_BALANCE`: The sender holds less of the token than it would transfer; `NOT_TOKEN_OWNER`: The sender (or the named owner) does not hold that token id; `NOT_SUPPORTED_BY_TOKEN`: The token has no such function: it was launched without that option; `NOT_UPGRADER`: The sender may not upgrade that token; `UPGRADE_UNSAFE`: OpenZeppelin's upgrade checks refuse the new implementation; `UPGRADE_INCOMPATIBLE`: The new options cannot replace the token's implementation; `TOO_MANY_TOKEN_IDS`: The holder has more token ids than one listing reads; `CREATE2_FACTORY_MISSING`: A launch with salt on a live chain without the CREATE2 factory; `TRANSACTION_REJECTED`: The node refused it; `WOULD_REVERT`: The chain would revert it: nothing was signed; `LIVE_NETWORK_FAUCET`: The faucet on a live network */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -10545,7 +10565,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "EXPLORER_NOT_CONFIGURED" | "SIMULATED_NETWORK_VERIFICATION" | "KEY_SENDER_MISMATCH" | "TRANSACTION_MISMATCH" | "INSUFFICIENT_FUNDS" | "FEE_CAP_EXCEEDED" | "NOT_A_TOKEN_CONTRACT" | "NOT_A_MINTER" | "BATCH_MINT_UNSUPPORTED" | "TOKEN_URI_UNSUPPORTED" | "CAP_EXCEEDED" | "TOKEN_ID_TAKEN" | "INSUFFICIENT_TOKEN_BALANCE" | "NOT_TOKEN_OWNER" | "NOT_SUPPORTED_BY_TOKEN" | "TOO_MANY_TOKEN_IDS" | "CREATE2_FACTORY_MISSING" | "TRANSACTION_REJECTED" | "WOULD_REVERT" | "LIVE_NETWORK_FAUCET";
+                            code: "EXPLORER_NOT_CONFIGURED" | "SIMULATED_NETWORK_VERIFICATION" | "KEY_SENDER_MISMATCH" | "TRANSACTION_MISMATCH" | "INSUFFICIENT_FUNDS" | "FEE_CAP_EXCEEDED" | "NOT_A_TOKEN_CONTRACT" | "NOT_A_MINTER" | "BATCH_MINT_UNSUPPORTED" | "TOKEN_URI_UNSUPPORTED" | "CAP_EXCEEDED" | "TOKEN_ID_TAKEN" | "INSUFFICIENT_TOKEN_BALANCE" | "NOT_TOKEN_OWNER" | "NOT_SUPPORTED_BY_TOKEN" | "NOT_UPGRADER" | "UPGRADE_UNSAFE" | "UPGRADE_INCOMPATIBLE" | "TOO_MANY_TOKEN_IDS" | "CREATE2_FACTORY_MISSING" | "TRANSACTION_REJECTED" | "WOULD_REVERT" | "LIVE_NETWORK_FAUCET";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -10991,7 +11011,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `VERIFICATION_UNAVAILABLE`: The launch's verification input cannot be given; `IDEMPOTENCY_CONFLICT`: Idempotency-Key reused with another body; `IDEMPOTENCY_IN_PROGRESS`: The first request with that Idempotency-Key is still running; `TRANSACTION_NOT_PREPARED`: A signed transaction no prepare reserved; `NONCE_TAKEN`: The prepared transaction's nonce was taken since: prepare again; `WALLET_ALREADY_HELD`: That key is already a held wallet on the pair; `ALREADY_SUBMITTED`: That signed transaction was submitted before; `ALREADY_DEPLOYED`: A contract is already at the launch's CREATE2 address; `OPERATION_FINAL`: The operation is final: nothing to speed up or cancel; `OUTPUT_SPENT`: A later transaction spends an output of the Bitcoin send to replace; `LIVE_NETWORK_FAULTS`: Faults on a live network; `CHAIN_FAULT_CONFLICT`: The fault cannot be made while another one runs */
+            /** @description `VERIFICATION_UNAVAILABLE`: The launch's verification input cannot be given; `IDEMPOTENCY_CONFLICT`: Idempotency-Key reused with another body; `IDEMPOTENCY_IN_PROGRESS`: The first request with that Idempotency-Key is still running; `TRANSACTION_NOT_PREPARED`: A signed transaction no prepare reserved; `NONCE_TAKEN`: The prepared transaction's nonce was taken since: prepare again; `WALLET_ALREADY_HELD`: That key is already a held wallet on the pair; `ALREADY_SUBMITTED`: That signed transaction was submitted before; `ALREADY_DEPLOYED`: A contract is already at the launch's CREATE2 address; `OPERATION_FINAL`: The operation is final: nothing to speed up or cancel; `OUTPUT_SPENT`: A later transaction spends an output of the Bitcoin send to replace; `LIVE_NETWORK_FAULTS`: Faults on a live network; `CHAIN_FAULT_CONFLICT`: The fault cannot be made while another one runs; `NOTHING_TO_UPGRADE`: The token already runs that implementation */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -11003,7 +11023,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "VERIFICATION_UNAVAILABLE" | "IDEMPOTENCY_CONFLICT" | "IDEMPOTENCY_IN_PROGRESS" | "TRANSACTION_NOT_PREPARED" | "NONCE_TAKEN" | "WALLET_ALREADY_HELD" | "ALREADY_SUBMITTED" | "ALREADY_DEPLOYED" | "OPERATION_FINAL" | "OUTPUT_SPENT" | "LIVE_NETWORK_FAULTS" | "CHAIN_FAULT_CONFLICT";
+                            code: "VERIFICATION_UNAVAILABLE" | "IDEMPOTENCY_CONFLICT" | "IDEMPOTENCY_IN_PROGRESS" | "TRANSACTION_NOT_PREPARED" | "NONCE_TAKEN" | "WALLET_ALREADY_HELD" | "ALREADY_SUBMITTED" | "ALREADY_DEPLOYED" | "OPERATION_FINAL" | "OUTPUT_SPENT" | "LIVE_NETWORK_FAULTS" | "CHAIN_FAULT_CONFLICT" | "NOTHING_TO_UPGRADE";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -11083,7 +11103,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `EXPLORER_NOT_CONFIGURED`: The explorer is not configured for that pair; `SIMULATED_NETWORK_VERIFICATION`: Verification on a simulated chain; `KEY_SENDER_MISMATCH`: The key does not derive the sender; `TRANSACTION_MISMATCH`: The signed transaction is not the prepared one; `INSUFFICIENT_FUNDS`: The sender cannot pay the fee; `FEE_CAP_EXCEEDED`: The fee it needs is over the pair's fee ceiling: nothing was signed; `NOT_A_TOKEN_CONTRACT`: No ERC20/ERC721/ERC1155 contract at that address; `NOT_A_MINTER`: The sender may not mint on that token; `BATCH_MINT_UNSUPPORTED`: The token has no batch mint; `TOKEN_URI_UNSUPPORTED`: The ERC721 has no per-token URI; `CAP_EXCEEDED`: An ERC20 mint beyond the cap; `TOKEN_ID_TAKEN`: That ERC721 token id exists; `INSUFFICIENT_TOKEN_BALANCE`: The sender holds less of the token than it would transfer; `NOT_TOKEN_OWNER`: The sender (or the named owner) does not hold that token id; `NOT_SUPPORTED_BY_TOKEN`: The token has no such function: it was launched without that option; `TOO_MANY_TOKEN_IDS`: The holder has more token ids than one listing reads; `CREATE2_FACTORY_MISSING`: A launch with salt on a live chain without the CREATE2 factory; `TRANSACTION_REJECTED`: The node refused it; `WOULD_REVERT`: The chain would revert it: nothing was signed; `LIVE_NETWORK_FAUCET`: The faucet on a live network */
+            /** @description `EXPLORER_NOT_CONFIGURED`: The explorer is not configured for that pair; `SIMULATED_NETWORK_VERIFICATION`: Verification on a simulated chain; `KEY_SENDER_MISMATCH`: The key does not derive the sender; `TRANSACTION_MISMATCH`: The signed transaction is not the prepared one; `INSUFFICIENT_FUNDS`: The sender cannot pay the fee; `FEE_CAP_EXCEEDED`: The fee it needs is over the pair's fee ceiling: nothing was signed; `NOT_A_TOKEN_CONTRACT`: No ERC20/ERC721/ERC1155 contract at that address; `NOT_A_MINTER`: The sender may not mint on that token; `BATCH_MINT_UNSUPPORTED`: The token has no batch mint; `TOKEN_URI_UNSUPPORTED`: The ERC721 has no per-token URI; `CAP_EXCEEDED`: An ERC20 mint beyond the cap; `TOKEN_ID_TAKEN`: That ERC721 token id exists; `INSUFFICIENT_TOKEN_BALANCE`: The sender holds less of the token than it would transfer; `NOT_TOKEN_OWNER`: The sender (or the named owner) does not hold that token id; `NOT_SUPPORTED_BY_TOKEN`: The token has no such function: it was launched without that option; `NOT_UPGRADER`: The sender may not upgrade that token; `UPGRADE_UNSAFE`: OpenZeppelin's upgrade checks refuse the new implementation; `UPGRADE_INCOMPATIBLE`: The new options cannot replace the token's implementation; `TOO_MANY_TOKEN_IDS`: The holder has more token ids than one listing reads; `CREATE2_FACTORY_MISSING`: A launch with salt on a live chain without the CREATE2 factory; `TRANSACTION_REJECTED`: The node refused it; `WOULD_REVERT`: The chain would revert it: nothing was signed; `LIVE_NETWORK_FAUCET`: The faucet on a live network */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -11095,7 +11115,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "EXPLORER_NOT_CONFIGURED" | "SIMULATED_NETWORK_VERIFICATION" | "KEY_SENDER_MISMATCH" | "TRANSACTION_MISMATCH" | "INSUFFICIENT_FUNDS" | "FEE_CAP_EXCEEDED" | "NOT_A_TOKEN_CONTRACT" | "NOT_A_MINTER" | "BATCH_MINT_UNSUPPORTED" | "TOKEN_URI_UNSUPPORTED" | "CAP_EXCEEDED" | "TOKEN_ID_TAKEN" | "INSUFFICIENT_TOKEN_BALANCE" | "NOT_TOKEN_OWNER" | "NOT_SUPPORTED_BY_TOKEN" | "TOO_MANY_TOKEN_IDS" | "CREATE2_FACTORY_MISSING" | "TRANSACTION_REJECTED" | "WOULD_REVERT" | "LIVE_NETWORK_FAUCET";
+                            code: "EXPLORER_NOT_CONFIGURED" | "SIMULATED_NETWORK_VERIFICATION" | "KEY_SENDER_MISMATCH" | "TRANSACTION_MISMATCH" | "INSUFFICIENT_FUNDS" | "FEE_CAP_EXCEEDED" | "NOT_A_TOKEN_CONTRACT" | "NOT_A_MINTER" | "BATCH_MINT_UNSUPPORTED" | "TOKEN_URI_UNSUPPORTED" | "CAP_EXCEEDED" | "TOKEN_ID_TAKEN" | "INSUFFICIENT_TOKEN_BALANCE" | "NOT_TOKEN_OWNER" | "NOT_SUPPORTED_BY_TOKEN" | "NOT_UPGRADER" | "UPGRADE_UNSAFE" | "UPGRADE_INCOMPATIBLE" | "TOO_MANY_TOKEN_IDS" | "CREATE2_FACTORY_MISSING" | "TRANSACTION_REJECTED" | "WOULD_REVERT" | "LIVE_NETWORK_FAUCET";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -11518,7 +11538,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `VERIFICATION_UNAVAILABLE`: The launch's verification input cannot be given; `IDEMPOTENCY_CONFLICT`: Idempotency-Key reused with another body; `IDEMPOTENCY_IN_PROGRESS`: The first request with that Idempotency-Key is still running; `TRANSACTION_NOT_PREPARED`: A signed transaction no prepare reserved; `NONCE_TAKEN`: The prepared transaction's nonce was taken since: prepare again; `WALLET_ALREADY_HELD`: That key is already a held wallet on the pair; `ALREADY_SUBMITTED`: That signed transaction was submitted before; `ALREADY_DEPLOYED`: A contract is already at the launch's CREATE2 address; `OPERATION_FINAL`: The operation is final: nothing to speed up or cancel; `OUTPUT_SPENT`: A later transaction spends an output of the Bitcoin send to replace; `LIVE_NETWORK_FAULTS`: Faults on a live network; `CHAIN_FAULT_CONFLICT`: The fault cannot be made while another one runs */
+            /** @description `VERIFICATION_UNAVAILABLE`: The launch's verification input cannot be given; `IDEMPOTENCY_CONFLICT`: Idempotency-Key reused with another body; `IDEMPOTENCY_IN_PROGRESS`: The first request with that Idempotency-Key is still running; `TRANSACTION_NOT_PREPARED`: A signed transaction no prepare reserved; `NONCE_TAKEN`: The prepared transaction's nonce was taken since: prepare again; `WALLET_ALREADY_HELD`: That key is already a held wallet on the pair; `ALREADY_SUBMITTED`: That signed transaction was submitted before; `ALREADY_DEPLOYED`: A contract is already at the launch's CREATE2 address; `OPERATION_FINAL`: The operation is final: nothing to speed up or cancel; `OUTPUT_SPENT`: A later transaction spends an output of the Bitcoin send to replace; `LIVE_NETWORK_FAULTS`: Faults on a live network; `CHAIN_FAULT_CONFLICT`: The fault cannot be made while another one runs; `NOTHING_TO_UPGRADE`: The token already runs that implementation */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -11530,7 +11550,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "VERIFICATION_UNAVAILABLE" | "IDEMPOTENCY_CONFLICT" | "IDEMPOTENCY_IN_PROGRESS" | "TRANSACTION_NOT_PREPARED" | "NONCE_TAKEN" | "WALLET_ALREADY_HELD" | "ALREADY_SUBMITTED" | "ALREADY_DEPLOYED" | "OPERATION_FINAL" | "OUTPUT_SPENT" | "LIVE_NETWORK_FAULTS" | "CHAIN_FAULT_CONFLICT";
+                            code: "VERIFICATION_UNAVAILABLE" | "IDEMPOTENCY_CONFLICT" | "IDEMPOTENCY_IN_PROGRESS" | "TRANSACTION_NOT_PREPARED" | "NONCE_TAKEN" | "WALLET_ALREADY_HELD" | "ALREADY_SUBMITTED" | "ALREADY_DEPLOYED" | "OPERATION_FINAL" | "OUTPUT_SPENT" | "LIVE_NETWORK_FAULTS" | "CHAIN_FAULT_CONFLICT" | "NOTHING_TO_UPGRADE";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -11610,7 +11630,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `EXPLORER_NOT_CONFIGURED`: The explorer is not configured for that pair; `SIMULATED_NETWORK_VERIFICATION`: Verification on a simulated chain; `KEY_SENDER_MISMATCH`: The key does not derive the sender; `TRANSACTION_MISMATCH`: The signed transaction is not the prepared one; `INSUFFICIENT_FUNDS`: The sender cannot pay the fee; `FEE_CAP_EXCEEDED`: The fee it needs is over the pair's fee ceiling: nothing was signed; `NOT_A_TOKEN_CONTRACT`: No ERC20/ERC721/ERC1155 contract at that address; `NOT_A_MINTER`: The sender may not mint on that token; `BATCH_MINT_UNSUPPORTED`: The token has no batch mint; `TOKEN_URI_UNSUPPORTED`: The ERC721 has no per-token URI; `CAP_EXCEEDED`: An ERC20 mint beyond the cap; `TOKEN_ID_TAKEN`: That ERC721 token id exists; `INSUFFICIENT_TOKEN_BALANCE`: The sender holds less of the token than it would transfer; `NOT_TOKEN_OWNER`: The sender (or the named owner) does not hold that token id; `NOT_SUPPORTED_BY_TOKEN`: The token has no such function: it was launched without that option; `TOO_MANY_TOKEN_IDS`: The holder has more token ids than one listing reads; `CREATE2_FACTORY_MISSING`: A launch with salt on a live chain without the CREATE2 factory; `TRANSACTION_REJECTED`: The node refused it; `WOULD_REVERT`: The chain would revert it: nothing was signed; `LIVE_NETWORK_FAUCET`: The faucet on a live network */
+            /** @description `EXPLORER_NOT_CONFIGURED`: The explorer is not configured for that pair; `SIMULATED_NETWORK_VERIFICATION`: Verification on a simulated chain; `KEY_SENDER_MISMATCH`: The key does not derive the sender; `TRANSACTION_MISMATCH`: The signed transaction is not the prepared one; `INSUFFICIENT_FUNDS`: The sender cannot pay the fee; `FEE_CAP_EXCEEDED`: The fee it needs is over the pair's fee ceiling: nothing was signed; `NOT_A_TOKEN_CONTRACT`: No ERC20/ERC721/ERC1155 contract at that address; `NOT_A_MINTER`: The sender may not mint on that token; `BATCH_MINT_UNSUPPORTED`: The token has no batch mint; `TOKEN_URI_UNSUPPORTED`: The ERC721 has no per-token URI; `CAP_EXCEEDED`: An ERC20 mint beyond the cap; `TOKEN_ID_TAKEN`: That ERC721 token id exists; `INSUFFICIENT_TOKEN_BALANCE`: The sender holds less of the token than it would transfer; `NOT_TOKEN_OWNER`: The sender (or the named owner) does not hold that token id; `NOT_SUPPORTED_BY_TOKEN`: The token has no such function: it was launched without that option; `NOT_UPGRADER`: The sender may not upgrade that token; `UPGRADE_UNSAFE`: OpenZeppelin's upgrade checks refuse the new implementation; `UPGRADE_INCOMPATIBLE`: The new options cannot replace the token's implementation; `TOO_MANY_TOKEN_IDS`: The holder has more token ids than one listing reads; `CREATE2_FACTORY_MISSING`: A launch with salt on a live chain without the CREATE2 factory; `TRANSACTION_REJECTED`: The node refused it; `WOULD_REVERT`: The chain would revert it: nothing was signed; `LIVE_NETWORK_FAUCET`: The faucet on a live network */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -11622,7 +11642,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "EXPLORER_NOT_CONFIGURED" | "SIMULATED_NETWORK_VERIFICATION" | "KEY_SENDER_MISMATCH" | "TRANSACTION_MISMATCH" | "INSUFFICIENT_FUNDS" | "FEE_CAP_EXCEEDED" | "NOT_A_TOKEN_CONTRACT" | "NOT_A_MINTER" | "BATCH_MINT_UNSUPPORTED" | "TOKEN_URI_UNSUPPORTED" | "CAP_EXCEEDED" | "TOKEN_ID_TAKEN" | "INSUFFICIENT_TOKEN_BALANCE" | "NOT_TOKEN_OWNER" | "NOT_SUPPORTED_BY_TOKEN" | "TOO_MANY_TOKEN_IDS" | "CREATE2_FACTORY_MISSING" | "TRANSACTION_REJECTED" | "WOULD_REVERT" | "LIVE_NETWORK_FAUCET";
+                            code: "EXPLORER_NOT_CONFIGURED" | "SIMULATED_NETWORK_VERIFICATION" | "KEY_SENDER_MISMATCH" | "TRANSACTION_MISMATCH" | "INSUFFICIENT_FUNDS" | "FEE_CAP_EXCEEDED" | "NOT_A_TOKEN_CONTRACT" | "NOT_A_MINTER" | "BATCH_MINT_UNSUPPORTED" | "TOKEN_URI_UNSUPPORTED" | "CAP_EXCEEDED" | "TOKEN_ID_TAKEN" | "INSUFFICIENT_TOKEN_BALANCE" | "NOT_TOKEN_OWNER" | "NOT_SUPPORTED_BY_TOKEN" | "NOT_UPGRADER" | "UPGRADE_UNSAFE" | "UPGRADE_INCOMPATIBLE" | "TOO_MANY_TOKEN_IDS" | "CREATE2_FACTORY_MISSING" | "TRANSACTION_REJECTED" | "WOULD_REVERT" | "LIVE_NETWORK_FAUCET";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -12045,7 +12065,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `VERIFICATION_UNAVAILABLE`: The launch's verification input cannot be given; `IDEMPOTENCY_CONFLICT`: Idempotency-Key reused with another body; `IDEMPOTENCY_IN_PROGRESS`: The first request with that Idempotency-Key is still running; `TRANSACTION_NOT_PREPARED`: A signed transaction no prepare reserved; `NONCE_TAKEN`: The prepared transaction's nonce was taken since: prepare again; `WALLET_ALREADY_HELD`: That key is already a held wallet on the pair; `ALREADY_SUBMITTED`: That signed transaction was submitted before; `ALREADY_DEPLOYED`: A contract is already at the launch's CREATE2 address; `OPERATION_FINAL`: The operation is final: nothing to speed up or cancel; `OUTPUT_SPENT`: A later transaction spends an output of the Bitcoin send to replace; `LIVE_NETWORK_FAULTS`: Faults on a live network; `CHAIN_FAULT_CONFLICT`: The fault cannot be made while another one runs */
+            /** @description `VERIFICATION_UNAVAILABLE`: The launch's verification input cannot be given; `IDEMPOTENCY_CONFLICT`: Idempotency-Key reused with another body; `IDEMPOTENCY_IN_PROGRESS`: The first request with that Idempotency-Key is still running; `TRANSACTION_NOT_PREPARED`: A signed transaction no prepare reserved; `NONCE_TAKEN`: The prepared transaction's nonce was taken since: prepare again; `WALLET_ALREADY_HELD`: That key is already a held wallet on the pair; `ALREADY_SUBMITTED`: That signed transaction was submitted before; `ALREADY_DEPLOYED`: A contract is already at the launch's CREATE2 address; `OPERATION_FINAL`: The operation is final: nothing to speed up or cancel; `OUTPUT_SPENT`: A later transaction spends an output of the Bitcoin send to replace; `LIVE_NETWORK_FAULTS`: Faults on a live network; `CHAIN_FAULT_CONFLICT`: The fault cannot be made while another one runs; `NOTHING_TO_UPGRADE`: The token already runs that implementation */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -12057,7 +12077,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "VERIFICATION_UNAVAILABLE" | "IDEMPOTENCY_CONFLICT" | "IDEMPOTENCY_IN_PROGRESS" | "TRANSACTION_NOT_PREPARED" | "NONCE_TAKEN" | "WALLET_ALREADY_HELD" | "ALREADY_SUBMITTED" | "ALREADY_DEPLOYED" | "OPERATION_FINAL" | "OUTPUT_SPENT" | "LIVE_NETWORK_FAULTS" | "CHAIN_FAULT_CONFLICT";
+                            code: "VERIFICATION_UNAVAILABLE" | "IDEMPOTENCY_CONFLICT" | "IDEMPOTENCY_IN_PROGRESS" | "TRANSACTION_NOT_PREPARED" | "NONCE_TAKEN" | "WALLET_ALREADY_HELD" | "ALREADY_SUBMITTED" | "ALREADY_DEPLOYED" | "OPERATION_FINAL" | "OUTPUT_SPENT" | "LIVE_NETWORK_FAULTS" | "CHAIN_FAULT_CONFLICT" | "NOTHING_TO_UPGRADE";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -12137,7 +12157,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `EXPLORER_NOT_CONFIGURED`: The explorer is not configured for that pair; `SIMULATED_NETWORK_VERIFICATION`: Verification on a simulated chain; `KEY_SENDER_MISMATCH`: The key does not derive the sender; `TRANSACTION_MISMATCH`: The signed transaction is not the prepared one; `INSUFFICIENT_FUNDS`: The sender cannot pay the fee; `FEE_CAP_EXCEEDED`: The fee it needs is over the pair's fee ceiling: nothing was signed; `NOT_A_TOKEN_CONTRACT`: No ERC20/ERC721/ERC1155 contract at that address; `NOT_A_MINTER`: The sender may not mint on that token; `BATCH_MINT_UNSUPPORTED`: The token has no batch mint; `TOKEN_URI_UNSUPPORTED`: The ERC721 has no per-token URI; `CAP_EXCEEDED`: An ERC20 mint beyond the cap; `TOKEN_ID_TAKEN`: That ERC721 token id exists; `INSUFFICIENT_TOKEN_BALANCE`: The sender holds less of the token than it would transfer; `NOT_TOKEN_OWNER`: The sender (or the named owner) does not hold that token id; `NOT_SUPPORTED_BY_TOKEN`: The token has no such function: it was launched without that option; `TOO_MANY_TOKEN_IDS`: The holder has more token ids than one listing reads; `CREATE2_FACTORY_MISSING`: A launch with salt on a live chain without the CREATE2 factory; `TRANSACTION_REJECTED`: The node refused it; `WOULD_REVERT`: The chain would revert it: nothing was signed; `LIVE_NETWORK_FAUCET`: The faucet on a live network */
+            /** @description `EXPLORER_NOT_CONFIGURED`: The explorer is not configured for that pair; `SIMULATED_NETWORK_VERIFICATION`: Verification on a simulated chain; `KEY_SENDER_MISMATCH`: The key does not derive the sender; `TRANSACTION_MISMATCH`: The signed transaction is not the prepared one; `INSUFFICIENT_FUNDS`: The sender cannot pay the fee; `FEE_CAP_EXCEEDED`: The fee it needs is over the pair's fee ceiling: nothing was signed; `NOT_A_TOKEN_CONTRACT`: No ERC20/ERC721/ERC1155 contract at that address; `NOT_A_MINTER`: The sender may not mint on that token; `BATCH_MINT_UNSUPPORTED`: The token has no batch mint; `TOKEN_URI_UNSUPPORTED`: The ERC721 has no per-token URI; `CAP_EXCEEDED`: An ERC20 mint beyond the cap; `TOKEN_ID_TAKEN`: That ERC721 token id exists; `INSUFFICIENT_TOKEN_BALANCE`: The sender holds less of the token than it would transfer; `NOT_TOKEN_OWNER`: The sender (or the named owner) does not hold that token id; `NOT_SUPPORTED_BY_TOKEN`: The token has no such function: it was launched without that option; `NOT_UPGRADER`: The sender may not upgrade that token; `UPGRADE_UNSAFE`: OpenZeppelin's upgrade checks refuse the new implementation; `UPGRADE_INCOMPATIBLE`: The new options cannot replace the token's implementation; `TOO_MANY_TOKEN_IDS`: The holder has more token ids than one listing reads; `CREATE2_FACTORY_MISSING`: A launch with salt on a live chain without the CREATE2 factory; `TRANSACTION_REJECTED`: The node refused it; `WOULD_REVERT`: The chain would revert it: nothing was signed; `LIVE_NETWORK_FAUCET`: The faucet on a live network */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -12149,7 +12169,827 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "EXPLORER_NOT_CONFIGURED" | "SIMULATED_NETWORK_VERIFICATION" | "KEY_SENDER_MISMATCH" | "TRANSACTION_MISMATCH" | "INSUFFICIENT_FUNDS" | "FEE_CAP_EXCEEDED" | "NOT_A_TOKEN_CONTRACT" | "NOT_A_MINTER" | "BATCH_MINT_UNSUPPORTED" | "TOKEN_URI_UNSUPPORTED" | "CAP_EXCEEDED" | "TOKEN_ID_TAKEN" | "INSUFFICIENT_TOKEN_BALANCE" | "NOT_TOKEN_OWNER" | "NOT_SUPPORTED_BY_TOKEN" | "TOO_MANY_TOKEN_IDS" | "CREATE2_FACTORY_MISSING" | "TRANSACTION_REJECTED" | "WOULD_REVERT" | "LIVE_NETWORK_FAUCET";
+                            code: "EXPLORER_NOT_CONFIGURED" | "SIMULATED_NETWORK_VERIFICATION" | "KEY_SENDER_MISMATCH" | "TRANSACTION_MISMATCH" | "INSUFFICIENT_FUNDS" | "FEE_CAP_EXCEEDED" | "NOT_A_TOKEN_CONTRACT" | "NOT_A_MINTER" | "BATCH_MINT_UNSUPPORTED" | "TOKEN_URI_UNSUPPORTED" | "CAP_EXCEEDED" | "TOKEN_ID_TAKEN" | "INSUFFICIENT_TOKEN_BALANCE" | "NOT_TOKEN_OWNER" | "NOT_SUPPORTED_BY_TOKEN" | "NOT_UPGRADER" | "UPGRADE_UNSAFE" | "UPGRADE_INCOMPATIBLE" | "TOO_MANY_TOKEN_IDS" | "CREATE2_FACTORY_MISSING" | "TRANSACTION_REJECTED" | "WOULD_REVERT" | "LIVE_NETWORK_FAUCET";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `RATE_LIMITED`: Per-key rate limit reached (see Retry-After); `TOO_MANY_CONNECTIONS`: Too many open connections from this address (see Retry-After); `TOO_MANY_AUTH_FAILURES`: Too many wrong API keys from this address (see Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "RATE_LIMITED" | "TOO_MANY_CONNECTIONS" | "TOO_MANY_AUTH_FAILURES";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `HEADERS_TOO_LARGE`: Request headers over 16 KiB */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "HEADERS_TOO_LARGE";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `UPSTREAM_UNAVAILABLE`: The node or Esplora failed to answer; `CHAIN_ID_MISMATCH`: The configured endpoint serves another chain */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "UPSTREAM_UNAVAILABLE" | "CHAIN_ID_MISMATCH";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `BACKEND_NOT_CONFIGURED`: No backend for that network; `CONTRACT_COMPILER_UNAVAILABLE`: The token's contract cannot be compiled here; `SERVICE_UNAVAILABLE`: The database cannot be reached (see Retry-After); `KEYSTORE_LOCKED`: The keystore cannot sign: its passphrase is not set, or wrong; `SIGNING_KEY_UNAVAILABLE`: The held wallet's KMS key cannot sign; `STORAGE_UNAVAILABLE`: The service's own storage is exhausted (see Retry-After); `DATA_DIR_IN_USE`: Another process holds the data directory */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "BACKEND_NOT_CONFIGURED" | "CONTRACT_COMPILER_UNAVAILABLE" | "SERVICE_UNAVAILABLE" | "KEYSTORE_LOCKED" | "SIGNING_KEY_UNAVAILABLE" | "STORAGE_UNAVAILABLE" | "DATA_DIR_IN_USE";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `UPSTREAM_TIMEOUT`: The node or Esplora timed out */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "UPSTREAM_TIMEOUT";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+    };
+    upgradeToken: {
+        parameters: {
+            query?: {
+                wait?: "mined";
+            };
+            header?: {
+                /** @description Retry safely: the same key and body return the first response and send nothing */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description One of: ethereum, binance_smart_chain, base, arbitrum, optimism, polygon, avalanche, bitcoin, or an EVM chain the service declares (`GET /api/v1/networks` lists every pair it serves)
+                     * @example ethereum
+                     */
+                    chain: string;
+                    /**
+                     * @description ethereum: mainnet, sepolia, holesky, hoodi, rinkeby, testnet (= sepolia); binance_smart_chain: mainnet, testnet; base: mainnet, sepolia, testnet (= sepolia); arbitrum: mainnet, sepolia, testnet (= sepolia); optimism: mainnet, sepolia, testnet (= sepolia); polygon: mainnet, amoy, testnet (= amoy); avalanche: mainnet, fuji, testnet (= fuji); bitcoin: mainnet, testnet (testnet4), signet, regtest
+                     * @example sepolia
+                     */
+                    network: string;
+                    /**
+                     * @description The token: a proxy a launch of yours with `token.options.upgradeable` deployed on the pair
+                     * @example 0x5FbDB2315678afecb367f032d93F642f64180aa3
+                     */
+                    contractAddress: string;
+                    /**
+                     * @description The new implementation's options, as a launch's `token.options` for the token's type: `upgradeable` and `access` as the token has them, the other options as the token should have them from now on. Options whose state an initializer sets (`capped`, `royalty`, `permit`, `votes`) cannot be added: an upgrade runs no initializer
+                     * @example {
+                     *       "burnable": true,
+                     *       "pausable": true,
+                     *       "access": "ownable",
+                     *       "upgradeable": "uups"
+                     *     }
+                     */
+                    options: {
+                        /** @description ERC20Burnable: holders can burn (and burnFrom with an allowance) */
+                        burnable?: boolean;
+                        /** @description ERC20Pausable: pause()/unpause() stop and restart every transfer, mint and burn */
+                        pausable?: boolean;
+                        /** @description ERC20Permit (EIP-2612): approvals by signature (permit, nonces, DOMAIN_SEPARATOR) */
+                        permit?: boolean;
+                        /** @description ERC20Capped: no mint past `token.totalSupply`, which it requires */
+                        capped?: boolean;
+                        /** @description mint(to, amount) for the minter (MINTER_ROLE or the owner) */
+                        mintable?: boolean;
+                        /** @description ERC20Votes: delegation and vote checkpoints (delegate, getVotes, getPastVotes). `true` or "blocknumber" count in block numbers; "timestamp" in block timestamps (clock() and CLOCK_MODE "mode=timestamp", ERC-6372). Compiled on first use with "timestamp" */
+                        votes?: boolean | ("blocknumber" | "timestamp");
+                        /** @description ERC20FlashMint (ERC-3156): flashLoan of newly minted tokens, repaid in the same transaction, no fee. Compiled on first use */
+                        flashmint?: boolean;
+                        /** @description ERC1363: transferAndCall, transferFromAndCall and approveAndCall, which call the receiver's or spender's hook. Compiled on first use */
+                        callback?: boolean;
+                        /**
+                         * @description Who may call the restricted functions (mint, pause): `ownable`, one owner (OpenZeppelin's Ownable); `roles`, role holders (AccessControl: MINTER_ROLE, PAUSER_ROLE, and DEFAULT_ADMIN_ROLE who grants them); `managed`, whoever the AccessManager `token.authority` allows (AccessManaged; compiled on first use). Default roles
+                         * @enum {string}
+                         */
+                        access?: "ownable" | "roles" | "managed";
+                        /** @description The Wizard's upgradeable: the token is deployed behind an OpenZeppelin proxy, in the launch's one transaction (a launcher contract deploys the implementation and the proxy, which runs `initialize`, and leaves no code). "uups": ERC1967Proxy, upgraded by the token (`upgradeToAndCall`, for the owner, UPGRADER_ROLE or whoever the AccessManager allows); "transparent": TransparentUpgradeableProxy, upgraded through its ProxyAdmin, owned by the token's admin. `contractAddress` is the proxy's. Compiled on first use */
+                        upgradeable?: false | ("uups" | "transparent");
+                    } | {
+                        /** @description ERC721Burnable: owners and approved operators can burn */
+                        burnable?: boolean;
+                        /** @description ERC721Pausable: pause()/unpause() stop and restart every transfer, mint and burn */
+                        pausable?: boolean;
+                        /** @description ERC721Enumerable: totalSupply, tokenByIndex, tokenOfOwnerByIndex (balance reads then list token ids) */
+                        enumerable?: boolean;
+                        /** @description ERC721URIStorage: a URI per token, given at mint (appended to the base `uri` when there is one) */
+                        uriStorage?: boolean;
+                        /** @description ERC721Votes: one vote per token, delegated (delegate, getVotes, getPastVotes). `true` or "blocknumber" count in block numbers; "timestamp" in block timestamps (ERC-6372). Compiled on first use */
+                        votes?: boolean | ("blocknumber" | "timestamp");
+                        /** @description ERC-2981 royalty info (OpenZeppelin's ERC2981) for every token of the collection, set at launch */
+                        royalty?: {
+                            /**
+                             * @description Who receives the royalty
+                             * @example 0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266
+                             */
+                            receiver: string;
+                            /** @description Out of 10 000: 250 = 2.5 % of the sale price */
+                            basisPoints: number;
+                        };
+                        /**
+                         * @description Who may call the restricted functions (mint, pause): `ownable`, one owner (OpenZeppelin's Ownable); `roles`, role holders (AccessControl: MINTER_ROLE, PAUSER_ROLE, and DEFAULT_ADMIN_ROLE who grants them); `managed`, whoever the AccessManager `token.authority` allows (AccessManaged; compiled on first use). Default roles
+                         * @enum {string}
+                         */
+                        access?: "ownable" | "roles" | "managed";
+                        /** @description The Wizard's upgradeable: the token is deployed behind an OpenZeppelin proxy, in the launch's one transaction (a launcher contract deploys the implementation and the proxy, which runs `initialize`, and leaves no code). "uups": ERC1967Proxy, upgraded by the token (`upgradeToAndCall`, for the owner, UPGRADER_ROLE or whoever the AccessManager allows); "transparent": TransparentUpgradeableProxy, upgraded through its ProxyAdmin, owned by the token's admin. `contractAddress` is the proxy's. Compiled on first use */
+                        upgradeable?: false | ("uups" | "transparent");
+                    } | {
+                        /** @description ERC1155Burnable: holders and approved operators can burn */
+                        burnable?: boolean;
+                        /** @description ERC1155Pausable: pause()/unpause() stop and restart every transfer, mint and burn */
+                        pausable?: boolean;
+                        /** @description ERC1155Supply: totalSupply(id), totalSupply() and exists(id) */
+                        supply?: boolean;
+                        /** @description setURI(newuri) for the owner or URI_SETTER_ROLE: replaces every id's URI. Compiled on first use */
+                        updatableUri?: boolean;
+                        /** @description ERC-2981 royalty info (OpenZeppelin's ERC2981) for every token of the collection, set at launch */
+                        royalty?: {
+                            /**
+                             * @description Who receives the royalty
+                             * @example 0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266
+                             */
+                            receiver: string;
+                            /** @description Out of 10 000: 250 = 2.5 % of the sale price */
+                            basisPoints: number;
+                        };
+                        /**
+                         * @description Who may call the restricted functions (mint, pause): `ownable`, one owner (OpenZeppelin's Ownable); `roles`, role holders (AccessControl: MINTER_ROLE, PAUSER_ROLE, and DEFAULT_ADMIN_ROLE who grants them); `managed`, whoever the AccessManager `token.authority` allows (AccessManaged; compiled on first use). Default roles
+                         * @enum {string}
+                         */
+                        access?: "ownable" | "roles" | "managed";
+                        /** @description The Wizard's upgradeable: the token is deployed behind an OpenZeppelin proxy, in the launch's one transaction (a launcher contract deploys the implementation and the proxy, which runs `initialize`, and leaves no code). "uups": ERC1967Proxy, upgraded by the token (`upgradeToAndCall`, for the owner, UPGRADER_ROLE or whoever the AccessManager allows); "transparent": TransparentUpgradeableProxy, upgraded through its ProxyAdmin, owned by the token's admin. `contractAddress` is the proxy's. Compiled on first use */
+                        upgradeable?: false | ("uups" | "transparent");
+                    };
+                    /**
+                     * @description Who upgrades, and pays both fees: a UUPS token's owner, UPGRADER_ROLE holder or AccessManager-allowed caller; a transparent proxy's ProxyAdmin owner
+                     * @example 0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266
+                     */
+                    sender: string;
+                    /**
+                     * @description The sender's key; used to sign, never stored or logged. The example is the key of Hardhat's first default account, which is public: use it on simulated chains only
+                     * @example 0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80
+                     */
+                    privateKey: string;
+                } | {
+                    /**
+                     * @description One of: ethereum, binance_smart_chain, base, arbitrum, optimism, polygon, avalanche, bitcoin, or an EVM chain the service declares (`GET /api/v1/networks` lists every pair it serves)
+                     * @example ethereum
+                     */
+                    chain: string;
+                    /**
+                     * @description ethereum: mainnet, sepolia, holesky, hoodi, rinkeby, testnet (= sepolia); binance_smart_chain: mainnet, testnet; base: mainnet, sepolia, testnet (= sepolia); arbitrum: mainnet, sepolia, testnet (= sepolia); optimism: mainnet, sepolia, testnet (= sepolia); polygon: mainnet, amoy, testnet (= amoy); avalanche: mainnet, fuji, testnet (= fuji); bitcoin: mainnet, testnet (testnet4), signet, regtest
+                     * @example sepolia
+                     */
+                    network: string;
+                    /**
+                     * @description The token: a proxy a launch of yours with `token.options.upgradeable` deployed on the pair
+                     * @example 0x5FbDB2315678afecb367f032d93F642f64180aa3
+                     */
+                    contractAddress: string;
+                    /**
+                     * @description The new implementation's options, as a launch's `token.options` for the token's type: `upgradeable` and `access` as the token has them, the other options as the token should have them from now on. Options whose state an initializer sets (`capped`, `royalty`, `permit`, `votes`) cannot be added: an upgrade runs no initializer
+                     * @example {
+                     *       "burnable": true,
+                     *       "pausable": true,
+                     *       "access": "ownable",
+                     *       "upgradeable": "uups"
+                     *     }
+                     */
+                    options: {
+                        /** @description ERC20Burnable: holders can burn (and burnFrom with an allowance) */
+                        burnable?: boolean;
+                        /** @description ERC20Pausable: pause()/unpause() stop and restart every transfer, mint and burn */
+                        pausable?: boolean;
+                        /** @description ERC20Permit (EIP-2612): approvals by signature (permit, nonces, DOMAIN_SEPARATOR) */
+                        permit?: boolean;
+                        /** @description ERC20Capped: no mint past `token.totalSupply`, which it requires */
+                        capped?: boolean;
+                        /** @description mint(to, amount) for the minter (MINTER_ROLE or the owner) */
+                        mintable?: boolean;
+                        /** @description ERC20Votes: delegation and vote checkpoints (delegate, getVotes, getPastVotes). `true` or "blocknumber" count in block numbers; "timestamp" in block timestamps (clock() and CLOCK_MODE "mode=timestamp", ERC-6372). Compiled on first use with "timestamp" */
+                        votes?: boolean | ("blocknumber" | "timestamp");
+                        /** @description ERC20FlashMint (ERC-3156): flashLoan of newly minted tokens, repaid in the same transaction, no fee. Compiled on first use */
+                        flashmint?: boolean;
+                        /** @description ERC1363: transferAndCall, transferFromAndCall and approveAndCall, which call the receiver's or spender's hook. Compiled on first use */
+                        callback?: boolean;
+                        /**
+                         * @description Who may call the restricted functions (mint, pause): `ownable`, one owner (OpenZeppelin's Ownable); `roles`, role holders (AccessControl: MINTER_ROLE, PAUSER_ROLE, and DEFAULT_ADMIN_ROLE who grants them); `managed`, whoever the AccessManager `token.authority` allows (AccessManaged; compiled on first use). Default roles
+                         * @enum {string}
+                         */
+                        access?: "ownable" | "roles" | "managed";
+                        /** @description The Wizard's upgradeable: the token is deployed behind an OpenZeppelin proxy, in the launch's one transaction (a launcher contract deploys the implementation and the proxy, which runs `initialize`, and leaves no code). "uups": ERC1967Proxy, upgraded by the token (`upgradeToAndCall`, for the owner, UPGRADER_ROLE or whoever the AccessManager allows); "transparent": TransparentUpgradeableProxy, upgraded through its ProxyAdmin, owned by the token's admin. `contractAddress` is the proxy's. Compiled on first use */
+                        upgradeable?: false | ("uups" | "transparent");
+                    } | {
+                        /** @description ERC721Burnable: owners and approved operators can burn */
+                        burnable?: boolean;
+                        /** @description ERC721Pausable: pause()/unpause() stop and restart every transfer, mint and burn */
+                        pausable?: boolean;
+                        /** @description ERC721Enumerable: totalSupply, tokenByIndex, tokenOfOwnerByIndex (balance reads then list token ids) */
+                        enumerable?: boolean;
+                        /** @description ERC721URIStorage: a URI per token, given at mint (appended to the base `uri` when there is one) */
+                        uriStorage?: boolean;
+                        /** @description ERC721Votes: one vote per token, delegated (delegate, getVotes, getPastVotes). `true` or "blocknumber" count in block numbers; "timestamp" in block timestamps (ERC-6372). Compiled on first use */
+                        votes?: boolean | ("blocknumber" | "timestamp");
+                        /** @description ERC-2981 royalty info (OpenZeppelin's ERC2981) for every token of the collection, set at launch */
+                        royalty?: {
+                            /**
+                             * @description Who receives the royalty
+                             * @example 0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266
+                             */
+                            receiver: string;
+                            /** @description Out of 10 000: 250 = 2.5 % of the sale price */
+                            basisPoints: number;
+                        };
+                        /**
+                         * @description Who may call the restricted functions (mint, pause): `ownable`, one owner (OpenZeppelin's Ownable); `roles`, role holders (AccessControl: MINTER_ROLE, PAUSER_ROLE, and DEFAULT_ADMIN_ROLE who grants them); `managed`, whoever the AccessManager `token.authority` allows (AccessManaged; compiled on first use). Default roles
+                         * @enum {string}
+                         */
+                        access?: "ownable" | "roles" | "managed";
+                        /** @description The Wizard's upgradeable: the token is deployed behind an OpenZeppelin proxy, in the launch's one transaction (a launcher contract deploys the implementation and the proxy, which runs `initialize`, and leaves no code). "uups": ERC1967Proxy, upgraded by the token (`upgradeToAndCall`, for the owner, UPGRADER_ROLE or whoever the AccessManager allows); "transparent": TransparentUpgradeableProxy, upgraded through its ProxyAdmin, owned by the token's admin. `contractAddress` is the proxy's. Compiled on first use */
+                        upgradeable?: false | ("uups" | "transparent");
+                    } | {
+                        /** @description ERC1155Burnable: holders and approved operators can burn */
+                        burnable?: boolean;
+                        /** @description ERC1155Pausable: pause()/unpause() stop and restart every transfer, mint and burn */
+                        pausable?: boolean;
+                        /** @description ERC1155Supply: totalSupply(id), totalSupply() and exists(id) */
+                        supply?: boolean;
+                        /** @description setURI(newuri) for the owner or URI_SETTER_ROLE: replaces every id's URI. Compiled on first use */
+                        updatableUri?: boolean;
+                        /** @description ERC-2981 royalty info (OpenZeppelin's ERC2981) for every token of the collection, set at launch */
+                        royalty?: {
+                            /**
+                             * @description Who receives the royalty
+                             * @example 0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266
+                             */
+                            receiver: string;
+                            /** @description Out of 10 000: 250 = 2.5 % of the sale price */
+                            basisPoints: number;
+                        };
+                        /**
+                         * @description Who may call the restricted functions (mint, pause): `ownable`, one owner (OpenZeppelin's Ownable); `roles`, role holders (AccessControl: MINTER_ROLE, PAUSER_ROLE, and DEFAULT_ADMIN_ROLE who grants them); `managed`, whoever the AccessManager `token.authority` allows (AccessManaged; compiled on first use). Default roles
+                         * @enum {string}
+                         */
+                        access?: "ownable" | "roles" | "managed";
+                        /** @description The Wizard's upgradeable: the token is deployed behind an OpenZeppelin proxy, in the launch's one transaction (a launcher contract deploys the implementation and the proxy, which runs `initialize`, and leaves no code). "uups": ERC1967Proxy, upgraded by the token (`upgradeToAndCall`, for the owner, UPGRADER_ROLE or whoever the AccessManager allows); "transparent": TransparentUpgradeableProxy, upgraded through its ProxyAdmin, owned by the token's admin. `contractAddress` is the proxy's. Compiled on first use */
+                        upgradeable?: false | ("uups" | "transparent");
+                    };
+                    /**
+                     * @description Who upgrades, and pays both fees: a UUPS token's owner, UPGRADER_ROLE holder or AccessManager-allowed caller; a transparent proxy's ProxyAdmin owner
+                     * @example 0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266
+                     */
+                    sender: string;
+                    /** @description The `unsignedTransaction` a prepare (this body without privateKey) answered, signed by `sender` unchanged: 0x hex, as an ethers Signer's signTransaction returns it */
+                    signedTransaction: string;
+                } | {
+                    /**
+                     * @description One of: ethereum, binance_smart_chain, base, arbitrum, optimism, polygon, avalanche, bitcoin, or an EVM chain the service declares (`GET /api/v1/networks` lists every pair it serves)
+                     * @example ethereum
+                     */
+                    chain: string;
+                    /**
+                     * @description ethereum: mainnet, sepolia, holesky, hoodi, rinkeby, testnet (= sepolia); binance_smart_chain: mainnet, testnet; base: mainnet, sepolia, testnet (= sepolia); arbitrum: mainnet, sepolia, testnet (= sepolia); optimism: mainnet, sepolia, testnet (= sepolia); polygon: mainnet, amoy, testnet (= amoy); avalanche: mainnet, fuji, testnet (= fuji); bitcoin: mainnet, testnet (testnet4), signet, regtest
+                     * @example sepolia
+                     */
+                    network: string;
+                    /**
+                     * @description The token: a proxy a launch of yours with `token.options.upgradeable` deployed on the pair
+                     * @example 0x5FbDB2315678afecb367f032d93F642f64180aa3
+                     */
+                    contractAddress: string;
+                    /**
+                     * @description The new implementation's options, as a launch's `token.options` for the token's type: `upgradeable` and `access` as the token has them, the other options as the token should have them from now on. Options whose state an initializer sets (`capped`, `royalty`, `permit`, `votes`) cannot be added: an upgrade runs no initializer
+                     * @example {
+                     *       "burnable": true,
+                     *       "pausable": true,
+                     *       "access": "ownable",
+                     *       "upgradeable": "uups"
+                     *     }
+                     */
+                    options: {
+                        /** @description ERC20Burnable: holders can burn (and burnFrom with an allowance) */
+                        burnable?: boolean;
+                        /** @description ERC20Pausable: pause()/unpause() stop and restart every transfer, mint and burn */
+                        pausable?: boolean;
+                        /** @description ERC20Permit (EIP-2612): approvals by signature (permit, nonces, DOMAIN_SEPARATOR) */
+                        permit?: boolean;
+                        /** @description ERC20Capped: no mint past `token.totalSupply`, which it requires */
+                        capped?: boolean;
+                        /** @description mint(to, amount) for the minter (MINTER_ROLE or the owner) */
+                        mintable?: boolean;
+                        /** @description ERC20Votes: delegation and vote checkpoints (delegate, getVotes, getPastVotes). `true` or "blocknumber" count in block numbers; "timestamp" in block timestamps (clock() and CLOCK_MODE "mode=timestamp", ERC-6372). Compiled on first use with "timestamp" */
+                        votes?: boolean | ("blocknumber" | "timestamp");
+                        /** @description ERC20FlashMint (ERC-3156): flashLoan of newly minted tokens, repaid in the same transaction, no fee. Compiled on first use */
+                        flashmint?: boolean;
+                        /** @description ERC1363: transferAndCall, transferFromAndCall and approveAndCall, which call the receiver's or spender's hook. Compiled on first use */
+                        callback?: boolean;
+                        /**
+                         * @description Who may call the restricted functions (mint, pause): `ownable`, one owner (OpenZeppelin's Ownable); `roles`, role holders (AccessControl: MINTER_ROLE, PAUSER_ROLE, and DEFAULT_ADMIN_ROLE who grants them); `managed`, whoever the AccessManager `token.authority` allows (AccessManaged; compiled on first use). Default roles
+                         * @enum {string}
+                         */
+                        access?: "ownable" | "roles" | "managed";
+                        /** @description The Wizard's upgradeable: the token is deployed behind an OpenZeppelin proxy, in the launch's one transaction (a launcher contract deploys the implementation and the proxy, which runs `initialize`, and leaves no code). "uups": ERC1967Proxy, upgraded by the token (`upgradeToAndCall`, for the owner, UPGRADER_ROLE or whoever the AccessManager allows); "transparent": TransparentUpgradeableProxy, upgraded through its ProxyAdmin, owned by the token's admin. `contractAddress` is the proxy's. Compiled on first use */
+                        upgradeable?: false | ("uups" | "transparent");
+                    } | {
+                        /** @description ERC721Burnable: owners and approved operators can burn */
+                        burnable?: boolean;
+                        /** @description ERC721Pausable: pause()/unpause() stop and restart every transfer, mint and burn */
+                        pausable?: boolean;
+                        /** @description ERC721Enumerable: totalSupply, tokenByIndex, tokenOfOwnerByIndex (balance reads then list token ids) */
+                        enumerable?: boolean;
+                        /** @description ERC721URIStorage: a URI per token, given at mint (appended to the base `uri` when there is one) */
+                        uriStorage?: boolean;
+                        /** @description ERC721Votes: one vote per token, delegated (delegate, getVotes, getPastVotes). `true` or "blocknumber" count in block numbers; "timestamp" in block timestamps (ERC-6372). Compiled on first use */
+                        votes?: boolean | ("blocknumber" | "timestamp");
+                        /** @description ERC-2981 royalty info (OpenZeppelin's ERC2981) for every token of the collection, set at launch */
+                        royalty?: {
+                            /**
+                             * @description Who receives the royalty
+                             * @example 0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266
+                             */
+                            receiver: string;
+                            /** @description Out of 10 000: 250 = 2.5 % of the sale price */
+                            basisPoints: number;
+                        };
+                        /**
+                         * @description Who may call the restricted functions (mint, pause): `ownable`, one owner (OpenZeppelin's Ownable); `roles`, role holders (AccessControl: MINTER_ROLE, PAUSER_ROLE, and DEFAULT_ADMIN_ROLE who grants them); `managed`, whoever the AccessManager `token.authority` allows (AccessManaged; compiled on first use). Default roles
+                         * @enum {string}
+                         */
+                        access?: "ownable" | "roles" | "managed";
+                        /** @description The Wizard's upgradeable: the token is deployed behind an OpenZeppelin proxy, in the launch's one transaction (a launcher contract deploys the implementation and the proxy, which runs `initialize`, and leaves no code). "uups": ERC1967Proxy, upgraded by the token (`upgradeToAndCall`, for the owner, UPGRADER_ROLE or whoever the AccessManager allows); "transparent": TransparentUpgradeableProxy, upgraded through its ProxyAdmin, owned by the token's admin. `contractAddress` is the proxy's. Compiled on first use */
+                        upgradeable?: false | ("uups" | "transparent");
+                    } | {
+                        /** @description ERC1155Burnable: holders and approved operators can burn */
+                        burnable?: boolean;
+                        /** @description ERC1155Pausable: pause()/unpause() stop and restart every transfer, mint and burn */
+                        pausable?: boolean;
+                        /** @description ERC1155Supply: totalSupply(id), totalSupply() and exists(id) */
+                        supply?: boolean;
+                        /** @description setURI(newuri) for the owner or URI_SETTER_ROLE: replaces every id's URI. Compiled on first use */
+                        updatableUri?: boolean;
+                        /** @description ERC-2981 royalty info (OpenZeppelin's ERC2981) for every token of the collection, set at launch */
+                        royalty?: {
+                            /**
+                             * @description Who receives the royalty
+                             * @example 0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266
+                             */
+                            receiver: string;
+                            /** @description Out of 10 000: 250 = 2.5 % of the sale price */
+                            basisPoints: number;
+                        };
+                        /**
+                         * @description Who may call the restricted functions (mint, pause): `ownable`, one owner (OpenZeppelin's Ownable); `roles`, role holders (AccessControl: MINTER_ROLE, PAUSER_ROLE, and DEFAULT_ADMIN_ROLE who grants them); `managed`, whoever the AccessManager `token.authority` allows (AccessManaged; compiled on first use). Default roles
+                         * @enum {string}
+                         */
+                        access?: "ownable" | "roles" | "managed";
+                        /** @description The Wizard's upgradeable: the token is deployed behind an OpenZeppelin proxy, in the launch's one transaction (a launcher contract deploys the implementation and the proxy, which runs `initialize`, and leaves no code). "uups": ERC1967Proxy, upgraded by the token (`upgradeToAndCall`, for the owner, UPGRADER_ROLE or whoever the AccessManager allows); "transparent": TransparentUpgradeableProxy, upgraded through its ProxyAdmin, owned by the token's admin. `contractAddress` is the proxy's. Compiled on first use */
+                        upgradeable?: false | ("uups" | "transparent");
+                    };
+                    /**
+                     * @description Who upgrades, and pays both fees: a UUPS token's owner, UPGRADER_ROLE holder or AccessManager-allowed caller; a transparent proxy's ProxyAdmin owner
+                     * @example 0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266
+                     */
+                    sender: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The upgrade, accepted by the node (or mined, with wait=mined) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description This operation's record id */
+                        id: string;
+                        /** @example 0x9f8e7d6c5b4a39281706f5e4d3c2b1a09f8e7d6c5b4a39281706f5e4d3c2b1a0 */
+                        transactionHash: string;
+                        /**
+                         * @description pending when answered at once; with wait=mined the state reached: mined, failed, dropped (or pending after the wait timeout)
+                         * @enum {string}
+                         */
+                        status: "signed" | "pending" | "mined" | "failed" | "dropped" | "cancelled";
+                        chain: string;
+                        network: string;
+                        contractAddress: string;
+                        /** @example 0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266 */
+                        sender: string;
+                        /** @description The sender's nonce this write used */
+                        nonce: number;
+                        simulated: boolean;
+                        blockNumber?: number | null;
+                        type: string;
+                        /** @enum {string} */
+                        upgradeable: "uups" | "transparent";
+                        /** @description The new implementation's contract name */
+                        variant: string;
+                        /** @description As the request gave them */
+                        options: {
+                            [key: string]: unknown;
+                        };
+                        implementation: {
+                            /**
+                             * @description The new implementation, deployed by the CREATE2 factory at salt zero: one address per variant and chain
+                             * @example 0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266
+                             */
+                            address: string;
+                            /** @description The record of its deployment; null when its code was already there (another upgrade deployed it) */
+                            operationId: string | null;
+                        };
+                        /**
+                         * @description What the proxy pointed at before
+                         * @example 0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266
+                         */
+                        previousImplementation: string;
+                    };
+                };
+            };
+            /** @description The upgrade signed and recorded, not yet confirmed (or wait=mined timed out); or the new implementation's deployment not mined within the wait (no upgrade signed: send the request again) */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description This operation's record id */
+                        id: string;
+                        /** @example 0x9f8e7d6c5b4a39281706f5e4d3c2b1a09f8e7d6c5b4a39281706f5e4d3c2b1a0 */
+                        transactionHash: string;
+                        /**
+                         * @description pending when answered at once; with wait=mined the state reached: mined, failed, dropped (or pending after the wait timeout)
+                         * @enum {string}
+                         */
+                        status: "signed" | "pending" | "mined" | "failed" | "dropped" | "cancelled";
+                        chain: string;
+                        network: string;
+                        contractAddress: string;
+                        /** @example 0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266 */
+                        sender: string;
+                        /** @description The sender's nonce this write used */
+                        nonce: number;
+                        simulated: boolean;
+                        blockNumber?: number | null;
+                        type: string;
+                        /** @enum {string} */
+                        upgradeable: "uups" | "transparent";
+                        /** @description The new implementation's contract name */
+                        variant: string;
+                        /** @description As the request gave them */
+                        options: {
+                            [key: string]: unknown;
+                        };
+                        implementation: {
+                            /**
+                             * @description The new implementation, deployed by the CREATE2 factory at salt zero: one address per variant and chain
+                             * @example 0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266
+                             */
+                            address: string;
+                            /** @description The record of its deployment; null when its code was already there (another upgrade deployed it) */
+                            operationId: string | null;
+                        };
+                        /**
+                         * @description What the proxy pointed at before
+                         * @example 0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266
+                         */
+                        previousImplementation: string;
+                    } | {
+                        chain: string;
+                        network: string;
+                        contractAddress: string;
+                        /** @example 0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266 */
+                        sender: string;
+                        implementation: {
+                            /**
+                             * @description The new implementation, deployed by the CREATE2 factory at salt zero: one address per variant and chain
+                             * @example 0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266
+                             */
+                            address: string;
+                            operationId: string;
+                            /** @enum {string} */
+                            status: "signed" | "pending" | "mined" | "failed" | "dropped" | "cancelled";
+                            transactionHash: string | null;
+                        };
+                        /** @example 0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266 */
+                        previousImplementation: string;
+                    };
+                };
+            };
+            /** @description `INVALID_ARGUMENT`: A field is missing, has the wrong type or breaks a rule; `INVALID_ADDRESS`: Not an address of that chain and network; `INVALID_PRIVATE_KEY`: Not a 32-byte hex private key; `UNSUPPORTED_CHAIN`: Unknown chain; `UNSUPPORTED_NETWORK`: Unknown network of that chain; `UNSUPPORTED_OPERATION`: The chain cannot do that; `MALFORMED_JSON`: The body is not valid JSON; `MALFORMED_REQUEST`: Not valid HTTP/1.1, or a bad percent-encoding in the path */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "INVALID_ARGUMENT" | "INVALID_ADDRESS" | "INVALID_PRIVATE_KEY" | "UNSUPPORTED_CHAIN" | "UNSUPPORTED_NETWORK" | "UNSUPPORTED_OPERATION" | "MALFORMED_JSON" | "MALFORMED_REQUEST";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `UNAUTHORIZED`: Missing or wrong API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "UNAUTHORIZED";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `PRIVATE_KEYS_DISABLED`: This service takes no private key; `POLICY_DENIED`: The held wallet's policy refuses this write */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "PRIVATE_KEYS_DISABLED" | "POLICY_DENIED";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `NOT_FOUND`: No such route, operation or webhook; `TRANSACTION_NOT_FOUND`: The node knows no transaction with that hash; `HELD_WALLET_NOT_FOUND`: No held wallet at that address for your API key; `CHAIN_FAULTS_OFF`: Chain faults are off; `OPERATION_NOT_FOUND`: No operation with that id; `LAUNCH_NOT_FOUND`: No launch of that contract with this API key on the pair; `VERIFICATION_NOT_FOUND`: No verification with that id for your API key; `CHAIN_FAULT_NOT_FOUND`: No fault with that id on that pair */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "NOT_FOUND" | "TRANSACTION_NOT_FOUND" | "HELD_WALLET_NOT_FOUND" | "CHAIN_FAULTS_OFF" | "OPERATION_NOT_FOUND" | "LAUNCH_NOT_FOUND" | "VERIFICATION_NOT_FOUND" | "CHAIN_FAULT_NOT_FOUND";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `REQUEST_TIMEOUT`: The request was not received in time */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "REQUEST_TIMEOUT";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `VERIFICATION_UNAVAILABLE`: The launch's verification input cannot be given; `IDEMPOTENCY_CONFLICT`: Idempotency-Key reused with another body; `IDEMPOTENCY_IN_PROGRESS`: The first request with that Idempotency-Key is still running; `TRANSACTION_NOT_PREPARED`: A signed transaction no prepare reserved; `NONCE_TAKEN`: The prepared transaction's nonce was taken since: prepare again; `WALLET_ALREADY_HELD`: That key is already a held wallet on the pair; `ALREADY_SUBMITTED`: That signed transaction was submitted before; `ALREADY_DEPLOYED`: A contract is already at the launch's CREATE2 address; `OPERATION_FINAL`: The operation is final: nothing to speed up or cancel; `OUTPUT_SPENT`: A later transaction spends an output of the Bitcoin send to replace; `LIVE_NETWORK_FAULTS`: Faults on a live network; `CHAIN_FAULT_CONFLICT`: The fault cannot be made while another one runs; `NOTHING_TO_UPGRADE`: The token already runs that implementation */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "VERIFICATION_UNAVAILABLE" | "IDEMPOTENCY_CONFLICT" | "IDEMPOTENCY_IN_PROGRESS" | "TRANSACTION_NOT_PREPARED" | "NONCE_TAKEN" | "WALLET_ALREADY_HELD" | "ALREADY_SUBMITTED" | "ALREADY_DEPLOYED" | "OPERATION_FINAL" | "OUTPUT_SPENT" | "LIVE_NETWORK_FAULTS" | "CHAIN_FAULT_CONFLICT" | "NOTHING_TO_UPGRADE";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `PAYLOAD_TOO_LARGE`: Body over 64 KiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "PAYLOAD_TOO_LARGE";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `UNSUPPORTED_MEDIA_TYPE`: Body not sent as application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "UNSUPPORTED_MEDIA_TYPE";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `HOST_NOT_ALLOWED`: Without API keys (--no-auth): a Host other than a loopback name */
+            421: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "HOST_NOT_ALLOWED";
+                            message: string;
+                            /** @description The request field the error concerns */
+                            field?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `EXPLORER_NOT_CONFIGURED`: The explorer is not configured for that pair; `SIMULATED_NETWORK_VERIFICATION`: Verification on a simulated chain; `KEY_SENDER_MISMATCH`: The key does not derive the sender; `TRANSACTION_MISMATCH`: The signed transaction is not the prepared one; `INSUFFICIENT_FUNDS`: The sender cannot pay the fee; `FEE_CAP_EXCEEDED`: The fee it needs is over the pair's fee ceiling: nothing was signed; `NOT_A_TOKEN_CONTRACT`: No ERC20/ERC721/ERC1155 contract at that address; `NOT_A_MINTER`: The sender may not mint on that token; `BATCH_MINT_UNSUPPORTED`: The token has no batch mint; `TOKEN_URI_UNSUPPORTED`: The ERC721 has no per-token URI; `CAP_EXCEEDED`: An ERC20 mint beyond the cap; `TOKEN_ID_TAKEN`: That ERC721 token id exists; `INSUFFICIENT_TOKEN_BALANCE`: The sender holds less of the token than it would transfer; `NOT_TOKEN_OWNER`: The sender (or the named owner) does not hold that token id; `NOT_SUPPORTED_BY_TOKEN`: The token has no such function: it was launched without that option; `NOT_UPGRADER`: The sender may not upgrade that token; `UPGRADE_UNSAFE`: OpenZeppelin's upgrade checks refuse the new implementation; `UPGRADE_INCOMPATIBLE`: The new options cannot replace the token's implementation; `TOO_MANY_TOKEN_IDS`: The holder has more token ids than one listing reads; `CREATE2_FACTORY_MISSING`: A launch with salt on a live chain without the CREATE2 factory; `TRANSACTION_REJECTED`: The node refused it; `WOULD_REVERT`: The chain would revert it: nothing was signed; `LIVE_NETWORK_FAUCET`: The faucet on a live network */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable machine-readable code (see docs/reference/errors.md)
+                             * @enum {string}
+                             */
+                            code: "EXPLORER_NOT_CONFIGURED" | "SIMULATED_NETWORK_VERIFICATION" | "KEY_SENDER_MISMATCH" | "TRANSACTION_MISMATCH" | "INSUFFICIENT_FUNDS" | "FEE_CAP_EXCEEDED" | "NOT_A_TOKEN_CONTRACT" | "NOT_A_MINTER" | "BATCH_MINT_UNSUPPORTED" | "TOKEN_URI_UNSUPPORTED" | "CAP_EXCEEDED" | "TOKEN_ID_TAKEN" | "INSUFFICIENT_TOKEN_BALANCE" | "NOT_TOKEN_OWNER" | "NOT_SUPPORTED_BY_TOKEN" | "NOT_UPGRADER" | "UPGRADE_UNSAFE" | "UPGRADE_INCOMPATIBLE" | "TOO_MANY_TOKEN_IDS" | "CREATE2_FACTORY_MISSING" | "TRANSACTION_REJECTED" | "WOULD_REVERT" | "LIVE_NETWORK_FAUCET";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -12418,7 +13258,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `EXPLORER_NOT_CONFIGURED`: The explorer is not configured for that pair; `SIMULATED_NETWORK_VERIFICATION`: Verification on a simulated chain; `KEY_SENDER_MISMATCH`: The key does not derive the sender; `TRANSACTION_MISMATCH`: The signed transaction is not the prepared one; `INSUFFICIENT_FUNDS`: The sender cannot pay the fee; `FEE_CAP_EXCEEDED`: The fee it needs is over the pair's fee ceiling: nothing was signed; `NOT_A_TOKEN_CONTRACT`: No ERC20/ERC721/ERC1155 contract at that address; `NOT_A_MINTER`: The sender may not mint on that token; `BATCH_MINT_UNSUPPORTED`: The token has no batch mint; `TOKEN_URI_UNSUPPORTED`: The ERC721 has no per-token URI; `CAP_EXCEEDED`: An ERC20 mint beyond the cap; `TOKEN_ID_TAKEN`: That ERC721 token id exists; `INSUFFICIENT_TOKEN_BALANCE`: The sender holds less of the token than it would transfer; `NOT_TOKEN_OWNER`: The sender (or the named owner) does not hold that token id; `NOT_SUPPORTED_BY_TOKEN`: The token has no such function: it was launched without that option; `TOO_MANY_TOKEN_IDS`: The holder has more token ids than one listing reads; `CREATE2_FACTORY_MISSING`: A launch with salt on a live chain without the CREATE2 factory; `TRANSACTION_REJECTED`: The node refused it; `WOULD_REVERT`: The chain would revert it: nothing was signed; `LIVE_NETWORK_FAUCET`: The faucet on a live network */
+            /** @description `EXPLORER_NOT_CONFIGURED`: The explorer is not configured for that pair; `SIMULATED_NETWORK_VERIFICATION`: Verification on a simulated chain; `KEY_SENDER_MISMATCH`: The key does not derive the sender; `TRANSACTION_MISMATCH`: The signed transaction is not the prepared one; `INSUFFICIENT_FUNDS`: The sender cannot pay the fee; `FEE_CAP_EXCEEDED`: The fee it needs is over the pair's fee ceiling: nothing was signed; `NOT_A_TOKEN_CONTRACT`: No ERC20/ERC721/ERC1155 contract at that address; `NOT_A_MINTER`: The sender may not mint on that token; `BATCH_MINT_UNSUPPORTED`: The token has no batch mint; `TOKEN_URI_UNSUPPORTED`: The ERC721 has no per-token URI; `CAP_EXCEEDED`: An ERC20 mint beyond the cap; `TOKEN_ID_TAKEN`: That ERC721 token id exists; `INSUFFICIENT_TOKEN_BALANCE`: The sender holds less of the token than it would transfer; `NOT_TOKEN_OWNER`: The sender (or the named owner) does not hold that token id; `NOT_SUPPORTED_BY_TOKEN`: The token has no such function: it was launched without that option; `NOT_UPGRADER`: The sender may not upgrade that token; `UPGRADE_UNSAFE`: OpenZeppelin's upgrade checks refuse the new implementation; `UPGRADE_INCOMPATIBLE`: The new options cannot replace the token's implementation; `TOO_MANY_TOKEN_IDS`: The holder has more token ids than one listing reads; `CREATE2_FACTORY_MISSING`: A launch with salt on a live chain without the CREATE2 factory; `TRANSACTION_REJECTED`: The node refused it; `WOULD_REVERT`: The chain would revert it: nothing was signed; `LIVE_NETWORK_FAUCET`: The faucet on a live network */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -12430,7 +13270,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "EXPLORER_NOT_CONFIGURED" | "SIMULATED_NETWORK_VERIFICATION" | "KEY_SENDER_MISMATCH" | "TRANSACTION_MISMATCH" | "INSUFFICIENT_FUNDS" | "FEE_CAP_EXCEEDED" | "NOT_A_TOKEN_CONTRACT" | "NOT_A_MINTER" | "BATCH_MINT_UNSUPPORTED" | "TOKEN_URI_UNSUPPORTED" | "CAP_EXCEEDED" | "TOKEN_ID_TAKEN" | "INSUFFICIENT_TOKEN_BALANCE" | "NOT_TOKEN_OWNER" | "NOT_SUPPORTED_BY_TOKEN" | "TOO_MANY_TOKEN_IDS" | "CREATE2_FACTORY_MISSING" | "TRANSACTION_REJECTED" | "WOULD_REVERT" | "LIVE_NETWORK_FAUCET";
+                            code: "EXPLORER_NOT_CONFIGURED" | "SIMULATED_NETWORK_VERIFICATION" | "KEY_SENDER_MISMATCH" | "TRANSACTION_MISMATCH" | "INSUFFICIENT_FUNDS" | "FEE_CAP_EXCEEDED" | "NOT_A_TOKEN_CONTRACT" | "NOT_A_MINTER" | "BATCH_MINT_UNSUPPORTED" | "TOKEN_URI_UNSUPPORTED" | "CAP_EXCEEDED" | "TOKEN_ID_TAKEN" | "INSUFFICIENT_TOKEN_BALANCE" | "NOT_TOKEN_OWNER" | "NOT_SUPPORTED_BY_TOKEN" | "NOT_UPGRADER" | "UPGRADE_UNSAFE" | "UPGRADE_INCOMPATIBLE" | "TOO_MANY_TOKEN_IDS" | "CREATE2_FACTORY_MISSING" | "TRANSACTION_REJECTED" | "WOULD_REVERT" | "LIVE_NETWORK_FAUCET";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -12737,7 +13577,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `EXPLORER_NOT_CONFIGURED`: The explorer is not configured for that pair; `SIMULATED_NETWORK_VERIFICATION`: Verification on a simulated chain; `KEY_SENDER_MISMATCH`: The key does not derive the sender; `TRANSACTION_MISMATCH`: The signed transaction is not the prepared one; `INSUFFICIENT_FUNDS`: The sender cannot pay the fee; `FEE_CAP_EXCEEDED`: The fee it needs is over the pair's fee ceiling: nothing was signed; `NOT_A_TOKEN_CONTRACT`: No ERC20/ERC721/ERC1155 contract at that address; `NOT_A_MINTER`: The sender may not mint on that token; `BATCH_MINT_UNSUPPORTED`: The token has no batch mint; `TOKEN_URI_UNSUPPORTED`: The ERC721 has no per-token URI; `CAP_EXCEEDED`: An ERC20 mint beyond the cap; `TOKEN_ID_TAKEN`: That ERC721 token id exists; `INSUFFICIENT_TOKEN_BALANCE`: The sender holds less of the token than it would transfer; `NOT_TOKEN_OWNER`: The sender (or the named owner) does not hold that token id; `NOT_SUPPORTED_BY_TOKEN`: The token has no such function: it was launched without that option; `TOO_MANY_TOKEN_IDS`: The holder has more token ids than one listing reads; `CREATE2_FACTORY_MISSING`: A launch with salt on a live chain without the CREATE2 factory; `TRANSACTION_REJECTED`: The node refused it; `WOULD_REVERT`: The chain would revert it: nothing was signed; `LIVE_NETWORK_FAUCET`: The faucet on a live network */
+            /** @description `EXPLORER_NOT_CONFIGURED`: The explorer is not configured for that pair; `SIMULATED_NETWORK_VERIFICATION`: Verification on a simulated chain; `KEY_SENDER_MISMATCH`: The key does not derive the sender; `TRANSACTION_MISMATCH`: The signed transaction is not the prepared one; `INSUFFICIENT_FUNDS`: The sender cannot pay the fee; `FEE_CAP_EXCEEDED`: The fee it needs is over the pair's fee ceiling: nothing was signed; `NOT_A_TOKEN_CONTRACT`: No ERC20/ERC721/ERC1155 contract at that address; `NOT_A_MINTER`: The sender may not mint on that token; `BATCH_MINT_UNSUPPORTED`: The token has no batch mint; `TOKEN_URI_UNSUPPORTED`: The ERC721 has no per-token URI; `CAP_EXCEEDED`: An ERC20 mint beyond the cap; `TOKEN_ID_TAKEN`: That ERC721 token id exists; `INSUFFICIENT_TOKEN_BALANCE`: The sender holds less of the token than it would transfer; `NOT_TOKEN_OWNER`: The sender (or the named owner) does not hold that token id; `NOT_SUPPORTED_BY_TOKEN`: The token has no such function: it was launched without that option; `NOT_UPGRADER`: The sender may not upgrade that token; `UPGRADE_UNSAFE`: OpenZeppelin's upgrade checks refuse the new implementation; `UPGRADE_INCOMPATIBLE`: The new options cannot replace the token's implementation; `TOO_MANY_TOKEN_IDS`: The holder has more token ids than one listing reads; `CREATE2_FACTORY_MISSING`: A launch with salt on a live chain without the CREATE2 factory; `TRANSACTION_REJECTED`: The node refused it; `WOULD_REVERT`: The chain would revert it: nothing was signed; `LIVE_NETWORK_FAUCET`: The faucet on a live network */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -12749,7 +13589,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "EXPLORER_NOT_CONFIGURED" | "SIMULATED_NETWORK_VERIFICATION" | "KEY_SENDER_MISMATCH" | "TRANSACTION_MISMATCH" | "INSUFFICIENT_FUNDS" | "FEE_CAP_EXCEEDED" | "NOT_A_TOKEN_CONTRACT" | "NOT_A_MINTER" | "BATCH_MINT_UNSUPPORTED" | "TOKEN_URI_UNSUPPORTED" | "CAP_EXCEEDED" | "TOKEN_ID_TAKEN" | "INSUFFICIENT_TOKEN_BALANCE" | "NOT_TOKEN_OWNER" | "NOT_SUPPORTED_BY_TOKEN" | "TOO_MANY_TOKEN_IDS" | "CREATE2_FACTORY_MISSING" | "TRANSACTION_REJECTED" | "WOULD_REVERT" | "LIVE_NETWORK_FAUCET";
+                            code: "EXPLORER_NOT_CONFIGURED" | "SIMULATED_NETWORK_VERIFICATION" | "KEY_SENDER_MISMATCH" | "TRANSACTION_MISMATCH" | "INSUFFICIENT_FUNDS" | "FEE_CAP_EXCEEDED" | "NOT_A_TOKEN_CONTRACT" | "NOT_A_MINTER" | "BATCH_MINT_UNSUPPORTED" | "TOKEN_URI_UNSUPPORTED" | "CAP_EXCEEDED" | "TOKEN_ID_TAKEN" | "INSUFFICIENT_TOKEN_BALANCE" | "NOT_TOKEN_OWNER" | "NOT_SUPPORTED_BY_TOKEN" | "NOT_UPGRADER" | "UPGRADE_UNSAFE" | "UPGRADE_INCOMPATIBLE" | "TOO_MANY_TOKEN_IDS" | "CREATE2_FACTORY_MISSING" | "TRANSACTION_REJECTED" | "WOULD_REVERT" | "LIVE_NETWORK_FAUCET";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -13051,7 +13891,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `EXPLORER_NOT_CONFIGURED`: The explorer is not configured for that pair; `SIMULATED_NETWORK_VERIFICATION`: Verification on a simulated chain; `KEY_SENDER_MISMATCH`: The key does not derive the sender; `TRANSACTION_MISMATCH`: The signed transaction is not the prepared one; `INSUFFICIENT_FUNDS`: The sender cannot pay the fee; `FEE_CAP_EXCEEDED`: The fee it needs is over the pair's fee ceiling: nothing was signed; `NOT_A_TOKEN_CONTRACT`: No ERC20/ERC721/ERC1155 contract at that address; `NOT_A_MINTER`: The sender may not mint on that token; `BATCH_MINT_UNSUPPORTED`: The token has no batch mint; `TOKEN_URI_UNSUPPORTED`: The ERC721 has no per-token URI; `CAP_EXCEEDED`: An ERC20 mint beyond the cap; `TOKEN_ID_TAKEN`: That ERC721 token id exists; `INSUFFICIENT_TOKEN_BALANCE`: The sender holds less of the token than it would transfer; `NOT_TOKEN_OWNER`: The sender (or the named owner) does not hold that token id; `NOT_SUPPORTED_BY_TOKEN`: The token has no such function: it was launched without that option; `TOO_MANY_TOKEN_IDS`: The holder has more token ids than one listing reads; `CREATE2_FACTORY_MISSING`: A launch with salt on a live chain without the CREATE2 factory; `TRANSACTION_REJECTED`: The node refused it; `WOULD_REVERT`: The chain would revert it: nothing was signed; `LIVE_NETWORK_FAUCET`: The faucet on a live network */
+            /** @description `EXPLORER_NOT_CONFIGURED`: The explorer is not configured for that pair; `SIMULATED_NETWORK_VERIFICATION`: Verification on a simulated chain; `KEY_SENDER_MISMATCH`: The key does not derive the sender; `TRANSACTION_MISMATCH`: The signed transaction is not the prepared one; `INSUFFICIENT_FUNDS`: The sender cannot pay the fee; `FEE_CAP_EXCEEDED`: The fee it needs is over the pair's fee ceiling: nothing was signed; `NOT_A_TOKEN_CONTRACT`: No ERC20/ERC721/ERC1155 contract at that address; `NOT_A_MINTER`: The sender may not mint on that token; `BATCH_MINT_UNSUPPORTED`: The token has no batch mint; `TOKEN_URI_UNSUPPORTED`: The ERC721 has no per-token URI; `CAP_EXCEEDED`: An ERC20 mint beyond the cap; `TOKEN_ID_TAKEN`: That ERC721 token id exists; `INSUFFICIENT_TOKEN_BALANCE`: The sender holds less of the token than it would transfer; `NOT_TOKEN_OWNER`: The sender (or the named owner) does not hold that token id; `NOT_SUPPORTED_BY_TOKEN`: The token has no such function: it was launched without that option; `NOT_UPGRADER`: The sender may not upgrade that token; `UPGRADE_UNSAFE`: OpenZeppelin's upgrade checks refuse the new implementation; `UPGRADE_INCOMPATIBLE`: The new options cannot replace the token's implementation; `TOO_MANY_TOKEN_IDS`: The holder has more token ids than one listing reads; `CREATE2_FACTORY_MISSING`: A launch with salt on a live chain without the CREATE2 factory; `TRANSACTION_REJECTED`: The node refused it; `WOULD_REVERT`: The chain would revert it: nothing was signed; `LIVE_NETWORK_FAUCET`: The faucet on a live network */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -13063,7 +13903,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "EXPLORER_NOT_CONFIGURED" | "SIMULATED_NETWORK_VERIFICATION" | "KEY_SENDER_MISMATCH" | "TRANSACTION_MISMATCH" | "INSUFFICIENT_FUNDS" | "FEE_CAP_EXCEEDED" | "NOT_A_TOKEN_CONTRACT" | "NOT_A_MINTER" | "BATCH_MINT_UNSUPPORTED" | "TOKEN_URI_UNSUPPORTED" | "CAP_EXCEEDED" | "TOKEN_ID_TAKEN" | "INSUFFICIENT_TOKEN_BALANCE" | "NOT_TOKEN_OWNER" | "NOT_SUPPORTED_BY_TOKEN" | "TOO_MANY_TOKEN_IDS" | "CREATE2_FACTORY_MISSING" | "TRANSACTION_REJECTED" | "WOULD_REVERT" | "LIVE_NETWORK_FAUCET";
+                            code: "EXPLORER_NOT_CONFIGURED" | "SIMULATED_NETWORK_VERIFICATION" | "KEY_SENDER_MISMATCH" | "TRANSACTION_MISMATCH" | "INSUFFICIENT_FUNDS" | "FEE_CAP_EXCEEDED" | "NOT_A_TOKEN_CONTRACT" | "NOT_A_MINTER" | "BATCH_MINT_UNSUPPORTED" | "TOKEN_URI_UNSUPPORTED" | "CAP_EXCEEDED" | "TOKEN_ID_TAKEN" | "INSUFFICIENT_TOKEN_BALANCE" | "NOT_TOKEN_OWNER" | "NOT_SUPPORTED_BY_TOKEN" | "NOT_UPGRADER" | "UPGRADE_UNSAFE" | "UPGRADE_INCOMPATIBLE" | "TOO_MANY_TOKEN_IDS" | "CREATE2_FACTORY_MISSING" | "TRANSACTION_REJECTED" | "WOULD_REVERT" | "LIVE_NETWORK_FAUCET";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -13687,7 +14527,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `VERIFICATION_UNAVAILABLE`: The launch's verification input cannot be given; `IDEMPOTENCY_CONFLICT`: Idempotency-Key reused with another body; `IDEMPOTENCY_IN_PROGRESS`: The first request with that Idempotency-Key is still running; `TRANSACTION_NOT_PREPARED`: A signed transaction no prepare reserved; `NONCE_TAKEN`: The prepared transaction's nonce was taken since: prepare again; `WALLET_ALREADY_HELD`: That key is already a held wallet on the pair; `ALREADY_SUBMITTED`: That signed transaction was submitted before; `ALREADY_DEPLOYED`: A contract is already at the launch's CREATE2 address; `OPERATION_FINAL`: The operation is final: nothing to speed up or cancel; `OUTPUT_SPENT`: A later transaction spends an output of the Bitcoin send to replace; `LIVE_NETWORK_FAULTS`: Faults on a live network; `CHAIN_FAULT_CONFLICT`: The fault cannot be made while another one runs */
+            /** @description `VERIFICATION_UNAVAILABLE`: The launch's verification input cannot be given; `IDEMPOTENCY_CONFLICT`: Idempotency-Key reused with another body; `IDEMPOTENCY_IN_PROGRESS`: The first request with that Idempotency-Key is still running; `TRANSACTION_NOT_PREPARED`: A signed transaction no prepare reserved; `NONCE_TAKEN`: The prepared transaction's nonce was taken since: prepare again; `WALLET_ALREADY_HELD`: That key is already a held wallet on the pair; `ALREADY_SUBMITTED`: That signed transaction was submitted before; `ALREADY_DEPLOYED`: A contract is already at the launch's CREATE2 address; `OPERATION_FINAL`: The operation is final: nothing to speed up or cancel; `OUTPUT_SPENT`: A later transaction spends an output of the Bitcoin send to replace; `LIVE_NETWORK_FAULTS`: Faults on a live network; `CHAIN_FAULT_CONFLICT`: The fault cannot be made while another one runs; `NOTHING_TO_UPGRADE`: The token already runs that implementation */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -13699,7 +14539,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "VERIFICATION_UNAVAILABLE" | "IDEMPOTENCY_CONFLICT" | "IDEMPOTENCY_IN_PROGRESS" | "TRANSACTION_NOT_PREPARED" | "NONCE_TAKEN" | "WALLET_ALREADY_HELD" | "ALREADY_SUBMITTED" | "ALREADY_DEPLOYED" | "OPERATION_FINAL" | "OUTPUT_SPENT" | "LIVE_NETWORK_FAULTS" | "CHAIN_FAULT_CONFLICT";
+                            code: "VERIFICATION_UNAVAILABLE" | "IDEMPOTENCY_CONFLICT" | "IDEMPOTENCY_IN_PROGRESS" | "TRANSACTION_NOT_PREPARED" | "NONCE_TAKEN" | "WALLET_ALREADY_HELD" | "ALREADY_SUBMITTED" | "ALREADY_DEPLOYED" | "OPERATION_FINAL" | "OUTPUT_SPENT" | "LIVE_NETWORK_FAULTS" | "CHAIN_FAULT_CONFLICT" | "NOTHING_TO_UPGRADE";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -13779,7 +14619,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `EXPLORER_NOT_CONFIGURED`: The explorer is not configured for that pair; `SIMULATED_NETWORK_VERIFICATION`: Verification on a simulated chain; `KEY_SENDER_MISMATCH`: The key does not derive the sender; `TRANSACTION_MISMATCH`: The signed transaction is not the prepared one; `INSUFFICIENT_FUNDS`: The sender cannot pay the fee; `FEE_CAP_EXCEEDED`: The fee it needs is over the pair's fee ceiling: nothing was signed; `NOT_A_TOKEN_CONTRACT`: No ERC20/ERC721/ERC1155 contract at that address; `NOT_A_MINTER`: The sender may not mint on that token; `BATCH_MINT_UNSUPPORTED`: The token has no batch mint; `TOKEN_URI_UNSUPPORTED`: The ERC721 has no per-token URI; `CAP_EXCEEDED`: An ERC20 mint beyond the cap; `TOKEN_ID_TAKEN`: That ERC721 token id exists; `INSUFFICIENT_TOKEN_BALANCE`: The sender holds less of the token than it would transfer; `NOT_TOKEN_OWNER`: The sender (or the named owner) does not hold that token id; `NOT_SUPPORTED_BY_TOKEN`: The token has no such function: it was launched without that option; `TOO_MANY_TOKEN_IDS`: The holder has more token ids than one listing reads; `CREATE2_FACTORY_MISSING`: A launch with salt on a live chain without the CREATE2 factory; `TRANSACTION_REJECTED`: The node refused it; `WOULD_REVERT`: The chain would revert it: nothing was signed; `LIVE_NETWORK_FAUCET`: The faucet on a live network */
+            /** @description `EXPLORER_NOT_CONFIGURED`: The explorer is not configured for that pair; `SIMULATED_NETWORK_VERIFICATION`: Verification on a simulated chain; `KEY_SENDER_MISMATCH`: The key does not derive the sender; `TRANSACTION_MISMATCH`: The signed transaction is not the prepared one; `INSUFFICIENT_FUNDS`: The sender cannot pay the fee; `FEE_CAP_EXCEEDED`: The fee it needs is over the pair's fee ceiling: nothing was signed; `NOT_A_TOKEN_CONTRACT`: No ERC20/ERC721/ERC1155 contract at that address; `NOT_A_MINTER`: The sender may not mint on that token; `BATCH_MINT_UNSUPPORTED`: The token has no batch mint; `TOKEN_URI_UNSUPPORTED`: The ERC721 has no per-token URI; `CAP_EXCEEDED`: An ERC20 mint beyond the cap; `TOKEN_ID_TAKEN`: That ERC721 token id exists; `INSUFFICIENT_TOKEN_BALANCE`: The sender holds less of the token than it would transfer; `NOT_TOKEN_OWNER`: The sender (or the named owner) does not hold that token id; `NOT_SUPPORTED_BY_TOKEN`: The token has no such function: it was launched without that option; `NOT_UPGRADER`: The sender may not upgrade that token; `UPGRADE_UNSAFE`: OpenZeppelin's upgrade checks refuse the new implementation; `UPGRADE_INCOMPATIBLE`: The new options cannot replace the token's implementation; `TOO_MANY_TOKEN_IDS`: The holder has more token ids than one listing reads; `CREATE2_FACTORY_MISSING`: A launch with salt on a live chain without the CREATE2 factory; `TRANSACTION_REJECTED`: The node refused it; `WOULD_REVERT`: The chain would revert it: nothing was signed; `LIVE_NETWORK_FAUCET`: The faucet on a live network */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -13791,7 +14631,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "EXPLORER_NOT_CONFIGURED" | "SIMULATED_NETWORK_VERIFICATION" | "KEY_SENDER_MISMATCH" | "TRANSACTION_MISMATCH" | "INSUFFICIENT_FUNDS" | "FEE_CAP_EXCEEDED" | "NOT_A_TOKEN_CONTRACT" | "NOT_A_MINTER" | "BATCH_MINT_UNSUPPORTED" | "TOKEN_URI_UNSUPPORTED" | "CAP_EXCEEDED" | "TOKEN_ID_TAKEN" | "INSUFFICIENT_TOKEN_BALANCE" | "NOT_TOKEN_OWNER" | "NOT_SUPPORTED_BY_TOKEN" | "TOO_MANY_TOKEN_IDS" | "CREATE2_FACTORY_MISSING" | "TRANSACTION_REJECTED" | "WOULD_REVERT" | "LIVE_NETWORK_FAUCET";
+                            code: "EXPLORER_NOT_CONFIGURED" | "SIMULATED_NETWORK_VERIFICATION" | "KEY_SENDER_MISMATCH" | "TRANSACTION_MISMATCH" | "INSUFFICIENT_FUNDS" | "FEE_CAP_EXCEEDED" | "NOT_A_TOKEN_CONTRACT" | "NOT_A_MINTER" | "BATCH_MINT_UNSUPPORTED" | "TOKEN_URI_UNSUPPORTED" | "CAP_EXCEEDED" | "TOKEN_ID_TAKEN" | "INSUFFICIENT_TOKEN_BALANCE" | "NOT_TOKEN_OWNER" | "NOT_SUPPORTED_BY_TOKEN" | "NOT_UPGRADER" | "UPGRADE_UNSAFE" | "UPGRADE_INCOMPATIBLE" | "TOO_MANY_TOKEN_IDS" | "CREATE2_FACTORY_MISSING" | "TRANSACTION_REJECTED" | "WOULD_REVERT" | "LIVE_NETWORK_FAUCET";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -15049,7 +15889,7 @@ export interface operations {
                 limit?: number;
                 /** @description nextCursor of the previous page (the filters may change between pages: the cursor is a position) */
                 cursor?: string;
-                /** @description Only these kinds (launch, mint, faucet, transfer, approve, burn, pause, grantRole, revokeRole, transferOwnership, delegate): comma-separated and/or repeated; a record matching any of them is listed */
+                /** @description Only these kinds (launch, mint, faucet, transfer, approve, burn, pause, deployImplementation, upgrade, grantRole, revokeRole, transferOwnership, delegate): comma-separated and/or repeated; a record matching any of them is listed */
                 kind?: string | string[];
                 /** @description Only these statuses (signed, pending, mined, failed, dropped, cancelled): comma-separated and/or repeated; a record matching any of them is listed */
                 status?: string | string[];
@@ -16813,7 +17653,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `VERIFICATION_UNAVAILABLE`: The launch's verification input cannot be given; `IDEMPOTENCY_CONFLICT`: Idempotency-Key reused with another body; `IDEMPOTENCY_IN_PROGRESS`: The first request with that Idempotency-Key is still running; `TRANSACTION_NOT_PREPARED`: A signed transaction no prepare reserved; `NONCE_TAKEN`: The prepared transaction's nonce was taken since: prepare again; `WALLET_ALREADY_HELD`: That key is already a held wallet on the pair; `ALREADY_SUBMITTED`: That signed transaction was submitted before; `ALREADY_DEPLOYED`: A contract is already at the launch's CREATE2 address; `OPERATION_FINAL`: The operation is final: nothing to speed up or cancel; `OUTPUT_SPENT`: A later transaction spends an output of the Bitcoin send to replace; `LIVE_NETWORK_FAULTS`: Faults on a live network; `CHAIN_FAULT_CONFLICT`: The fault cannot be made while another one runs */
+            /** @description `VERIFICATION_UNAVAILABLE`: The launch's verification input cannot be given; `IDEMPOTENCY_CONFLICT`: Idempotency-Key reused with another body; `IDEMPOTENCY_IN_PROGRESS`: The first request with that Idempotency-Key is still running; `TRANSACTION_NOT_PREPARED`: A signed transaction no prepare reserved; `NONCE_TAKEN`: The prepared transaction's nonce was taken since: prepare again; `WALLET_ALREADY_HELD`: That key is already a held wallet on the pair; `ALREADY_SUBMITTED`: That signed transaction was submitted before; `ALREADY_DEPLOYED`: A contract is already at the launch's CREATE2 address; `OPERATION_FINAL`: The operation is final: nothing to speed up or cancel; `OUTPUT_SPENT`: A later transaction spends an output of the Bitcoin send to replace; `LIVE_NETWORK_FAULTS`: Faults on a live network; `CHAIN_FAULT_CONFLICT`: The fault cannot be made while another one runs; `NOTHING_TO_UPGRADE`: The token already runs that implementation */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -16825,7 +17665,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "VERIFICATION_UNAVAILABLE" | "IDEMPOTENCY_CONFLICT" | "IDEMPOTENCY_IN_PROGRESS" | "TRANSACTION_NOT_PREPARED" | "NONCE_TAKEN" | "WALLET_ALREADY_HELD" | "ALREADY_SUBMITTED" | "ALREADY_DEPLOYED" | "OPERATION_FINAL" | "OUTPUT_SPENT" | "LIVE_NETWORK_FAULTS" | "CHAIN_FAULT_CONFLICT";
+                            code: "VERIFICATION_UNAVAILABLE" | "IDEMPOTENCY_CONFLICT" | "IDEMPOTENCY_IN_PROGRESS" | "TRANSACTION_NOT_PREPARED" | "NONCE_TAKEN" | "WALLET_ALREADY_HELD" | "ALREADY_SUBMITTED" | "ALREADY_DEPLOYED" | "OPERATION_FINAL" | "OUTPUT_SPENT" | "LIVE_NETWORK_FAULTS" | "CHAIN_FAULT_CONFLICT" | "NOTHING_TO_UPGRADE";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -17167,7 +18007,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `VERIFICATION_UNAVAILABLE`: The launch's verification input cannot be given; `IDEMPOTENCY_CONFLICT`: Idempotency-Key reused with another body; `IDEMPOTENCY_IN_PROGRESS`: The first request with that Idempotency-Key is still running; `TRANSACTION_NOT_PREPARED`: A signed transaction no prepare reserved; `NONCE_TAKEN`: The prepared transaction's nonce was taken since: prepare again; `WALLET_ALREADY_HELD`: That key is already a held wallet on the pair; `ALREADY_SUBMITTED`: That signed transaction was submitted before; `ALREADY_DEPLOYED`: A contract is already at the launch's CREATE2 address; `OPERATION_FINAL`: The operation is final: nothing to speed up or cancel; `OUTPUT_SPENT`: A later transaction spends an output of the Bitcoin send to replace; `LIVE_NETWORK_FAULTS`: Faults on a live network; `CHAIN_FAULT_CONFLICT`: The fault cannot be made while another one runs */
+            /** @description `VERIFICATION_UNAVAILABLE`: The launch's verification input cannot be given; `IDEMPOTENCY_CONFLICT`: Idempotency-Key reused with another body; `IDEMPOTENCY_IN_PROGRESS`: The first request with that Idempotency-Key is still running; `TRANSACTION_NOT_PREPARED`: A signed transaction no prepare reserved; `NONCE_TAKEN`: The prepared transaction's nonce was taken since: prepare again; `WALLET_ALREADY_HELD`: That key is already a held wallet on the pair; `ALREADY_SUBMITTED`: That signed transaction was submitted before; `ALREADY_DEPLOYED`: A contract is already at the launch's CREATE2 address; `OPERATION_FINAL`: The operation is final: nothing to speed up or cancel; `OUTPUT_SPENT`: A later transaction spends an output of the Bitcoin send to replace; `LIVE_NETWORK_FAULTS`: Faults on a live network; `CHAIN_FAULT_CONFLICT`: The fault cannot be made while another one runs; `NOTHING_TO_UPGRADE`: The token already runs that implementation */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -17179,7 +18019,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "VERIFICATION_UNAVAILABLE" | "IDEMPOTENCY_CONFLICT" | "IDEMPOTENCY_IN_PROGRESS" | "TRANSACTION_NOT_PREPARED" | "NONCE_TAKEN" | "WALLET_ALREADY_HELD" | "ALREADY_SUBMITTED" | "ALREADY_DEPLOYED" | "OPERATION_FINAL" | "OUTPUT_SPENT" | "LIVE_NETWORK_FAULTS" | "CHAIN_FAULT_CONFLICT";
+                            code: "VERIFICATION_UNAVAILABLE" | "IDEMPOTENCY_CONFLICT" | "IDEMPOTENCY_IN_PROGRESS" | "TRANSACTION_NOT_PREPARED" | "NONCE_TAKEN" | "WALLET_ALREADY_HELD" | "ALREADY_SUBMITTED" | "ALREADY_DEPLOYED" | "OPERATION_FINAL" | "OUTPUT_SPENT" | "LIVE_NETWORK_FAULTS" | "CHAIN_FAULT_CONFLICT" | "NOTHING_TO_UPGRADE";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -17524,7 +18364,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `VERIFICATION_UNAVAILABLE`: The launch's verification input cannot be given; `IDEMPOTENCY_CONFLICT`: Idempotency-Key reused with another body; `IDEMPOTENCY_IN_PROGRESS`: The first request with that Idempotency-Key is still running; `TRANSACTION_NOT_PREPARED`: A signed transaction no prepare reserved; `NONCE_TAKEN`: The prepared transaction's nonce was taken since: prepare again; `WALLET_ALREADY_HELD`: That key is already a held wallet on the pair; `ALREADY_SUBMITTED`: That signed transaction was submitted before; `ALREADY_DEPLOYED`: A contract is already at the launch's CREATE2 address; `OPERATION_FINAL`: The operation is final: nothing to speed up or cancel; `OUTPUT_SPENT`: A later transaction spends an output of the Bitcoin send to replace; `LIVE_NETWORK_FAULTS`: Faults on a live network; `CHAIN_FAULT_CONFLICT`: The fault cannot be made while another one runs */
+            /** @description `VERIFICATION_UNAVAILABLE`: The launch's verification input cannot be given; `IDEMPOTENCY_CONFLICT`: Idempotency-Key reused with another body; `IDEMPOTENCY_IN_PROGRESS`: The first request with that Idempotency-Key is still running; `TRANSACTION_NOT_PREPARED`: A signed transaction no prepare reserved; `NONCE_TAKEN`: The prepared transaction's nonce was taken since: prepare again; `WALLET_ALREADY_HELD`: That key is already a held wallet on the pair; `ALREADY_SUBMITTED`: That signed transaction was submitted before; `ALREADY_DEPLOYED`: A contract is already at the launch's CREATE2 address; `OPERATION_FINAL`: The operation is final: nothing to speed up or cancel; `OUTPUT_SPENT`: A later transaction spends an output of the Bitcoin send to replace; `LIVE_NETWORK_FAULTS`: Faults on a live network; `CHAIN_FAULT_CONFLICT`: The fault cannot be made while another one runs; `NOTHING_TO_UPGRADE`: The token already runs that implementation */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -17536,7 +18376,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "VERIFICATION_UNAVAILABLE" | "IDEMPOTENCY_CONFLICT" | "IDEMPOTENCY_IN_PROGRESS" | "TRANSACTION_NOT_PREPARED" | "NONCE_TAKEN" | "WALLET_ALREADY_HELD" | "ALREADY_SUBMITTED" | "ALREADY_DEPLOYED" | "OPERATION_FINAL" | "OUTPUT_SPENT" | "LIVE_NETWORK_FAULTS" | "CHAIN_FAULT_CONFLICT";
+                            code: "VERIFICATION_UNAVAILABLE" | "IDEMPOTENCY_CONFLICT" | "IDEMPOTENCY_IN_PROGRESS" | "TRANSACTION_NOT_PREPARED" | "NONCE_TAKEN" | "WALLET_ALREADY_HELD" | "ALREADY_SUBMITTED" | "ALREADY_DEPLOYED" | "OPERATION_FINAL" | "OUTPUT_SPENT" | "LIVE_NETWORK_FAULTS" | "CHAIN_FAULT_CONFLICT" | "NOTHING_TO_UPGRADE";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -17814,7 +18654,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `VERIFICATION_UNAVAILABLE`: The launch's verification input cannot be given; `IDEMPOTENCY_CONFLICT`: Idempotency-Key reused with another body; `IDEMPOTENCY_IN_PROGRESS`: The first request with that Idempotency-Key is still running; `TRANSACTION_NOT_PREPARED`: A signed transaction no prepare reserved; `NONCE_TAKEN`: The prepared transaction's nonce was taken since: prepare again; `WALLET_ALREADY_HELD`: That key is already a held wallet on the pair; `ALREADY_SUBMITTED`: That signed transaction was submitted before; `ALREADY_DEPLOYED`: A contract is already at the launch's CREATE2 address; `OPERATION_FINAL`: The operation is final: nothing to speed up or cancel; `OUTPUT_SPENT`: A later transaction spends an output of the Bitcoin send to replace; `LIVE_NETWORK_FAULTS`: Faults on a live network; `CHAIN_FAULT_CONFLICT`: The fault cannot be made while another one runs */
+            /** @description `VERIFICATION_UNAVAILABLE`: The launch's verification input cannot be given; `IDEMPOTENCY_CONFLICT`: Idempotency-Key reused with another body; `IDEMPOTENCY_IN_PROGRESS`: The first request with that Idempotency-Key is still running; `TRANSACTION_NOT_PREPARED`: A signed transaction no prepare reserved; `NONCE_TAKEN`: The prepared transaction's nonce was taken since: prepare again; `WALLET_ALREADY_HELD`: That key is already a held wallet on the pair; `ALREADY_SUBMITTED`: That signed transaction was submitted before; `ALREADY_DEPLOYED`: A contract is already at the launch's CREATE2 address; `OPERATION_FINAL`: The operation is final: nothing to speed up or cancel; `OUTPUT_SPENT`: A later transaction spends an output of the Bitcoin send to replace; `LIVE_NETWORK_FAULTS`: Faults on a live network; `CHAIN_FAULT_CONFLICT`: The fault cannot be made while another one runs; `NOTHING_TO_UPGRADE`: The token already runs that implementation */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -17826,7 +18666,7 @@ export interface operations {
                              * @description Stable machine-readable code (see docs/reference/errors.md)
                              * @enum {string}
                              */
-                            code: "VERIFICATION_UNAVAILABLE" | "IDEMPOTENCY_CONFLICT" | "IDEMPOTENCY_IN_PROGRESS" | "TRANSACTION_NOT_PREPARED" | "NONCE_TAKEN" | "WALLET_ALREADY_HELD" | "ALREADY_SUBMITTED" | "ALREADY_DEPLOYED" | "OPERATION_FINAL" | "OUTPUT_SPENT" | "LIVE_NETWORK_FAULTS" | "CHAIN_FAULT_CONFLICT";
+                            code: "VERIFICATION_UNAVAILABLE" | "IDEMPOTENCY_CONFLICT" | "IDEMPOTENCY_IN_PROGRESS" | "TRANSACTION_NOT_PREPARED" | "NONCE_TAKEN" | "WALLET_ALREADY_HELD" | "ALREADY_SUBMITTED" | "ALREADY_DEPLOYED" | "OPERATION_FINAL" | "OUTPUT_SPENT" | "LIVE_NETWORK_FAULTS" | "CHAIN_FAULT_CONFLICT" | "NOTHING_TO_UPGRADE";
                             message: string;
                             /** @description The request field the error concerns */
                             field?: string;
@@ -18519,7 +19359,7 @@ export interface operations {
                     data: {
                         id: string;
                         /** @enum {string} */
-                        kind: "launch" | "mint" | "faucet" | "transfer" | "approve" | "burn" | "pause" | "grantRole" | "revokeRole" | "transferOwnership" | "delegate";
+                        kind: "launch" | "mint" | "faucet" | "transfer" | "approve" | "burn" | "pause" | "deployImplementation" | "upgrade" | "grantRole" | "revokeRole" | "transferOwnership" | "delegate";
                         chain: string;
                         network: string;
                         type: string | null;
@@ -18619,7 +19459,7 @@ export interface operations {
                     data: {
                         id: string;
                         /** @enum {string} */
-                        kind: "launch" | "mint" | "faucet" | "transfer" | "approve" | "burn" | "pause" | "grantRole" | "revokeRole" | "transferOwnership" | "delegate";
+                        kind: "launch" | "mint" | "faucet" | "transfer" | "approve" | "burn" | "pause" | "deployImplementation" | "upgrade" | "grantRole" | "revokeRole" | "transferOwnership" | "delegate";
                         chain: string;
                         network: string;
                         type: string | null;
@@ -18719,7 +19559,7 @@ export interface operations {
                     data: {
                         id: string;
                         /** @enum {string} */
-                        kind: "launch" | "mint" | "faucet" | "transfer" | "approve" | "burn" | "pause" | "grantRole" | "revokeRole" | "transferOwnership" | "delegate";
+                        kind: "launch" | "mint" | "faucet" | "transfer" | "approve" | "burn" | "pause" | "deployImplementation" | "upgrade" | "grantRole" | "revokeRole" | "transferOwnership" | "delegate";
                         chain: string;
                         network: string;
                         type: string | null;
@@ -18819,7 +19659,7 @@ export interface operations {
                     data: {
                         id: string;
                         /** @enum {string} */
-                        kind: "launch" | "mint" | "faucet" | "transfer" | "approve" | "burn" | "pause" | "grantRole" | "revokeRole" | "transferOwnership" | "delegate";
+                        kind: "launch" | "mint" | "faucet" | "transfer" | "approve" | "burn" | "pause" | "deployImplementation" | "upgrade" | "grantRole" | "revokeRole" | "transferOwnership" | "delegate";
                         chain: string;
                         network: string;
                         type: string | null;
@@ -18919,7 +19759,7 @@ export interface operations {
                     data: {
                         id: string;
                         /** @enum {string} */
-                        kind: "launch" | "mint" | "faucet" | "transfer" | "approve" | "burn" | "pause" | "grantRole" | "revokeRole" | "transferOwnership" | "delegate";
+                        kind: "launch" | "mint" | "faucet" | "transfer" | "approve" | "burn" | "pause" | "deployImplementation" | "upgrade" | "grantRole" | "revokeRole" | "transferOwnership" | "delegate";
                         chain: string;
                         network: string;
                         type: string | null;
@@ -19019,7 +19859,7 @@ export interface operations {
                     data: {
                         id: string;
                         /** @enum {string} */
-                        kind: "launch" | "mint" | "faucet" | "transfer" | "approve" | "burn" | "pause" | "grantRole" | "revokeRole" | "transferOwnership" | "delegate";
+                        kind: "launch" | "mint" | "faucet" | "transfer" | "approve" | "burn" | "pause" | "deployImplementation" | "upgrade" | "grantRole" | "revokeRole" | "transferOwnership" | "delegate";
                         chain: string;
                         network: string;
                         type: string | null;
@@ -19119,7 +19959,7 @@ export interface operations {
                     data: {
                         id: string;
                         /** @enum {string} */
-                        kind: "launch" | "mint" | "faucet" | "transfer" | "approve" | "burn" | "pause" | "grantRole" | "revokeRole" | "transferOwnership" | "delegate";
+                        kind: "launch" | "mint" | "faucet" | "transfer" | "approve" | "burn" | "pause" | "deployImplementation" | "upgrade" | "grantRole" | "revokeRole" | "transferOwnership" | "delegate";
                         chain: string;
                         network: string;
                         type: string | null;
