@@ -10,6 +10,7 @@ import { tokenPauseTask } from "./token-pause.js";
 import { tokenCallTasks } from "./token-calls.js";
 import { tokenCancelTask, tokenSpeedUpTask } from "./token-replace.js";
 import { tokenVerifyTask } from "./token-verify.js";
+import { tokenUpgradeTask } from "./token-upgrade.js";
 import { serveTask } from "./serve.js";
 import { apikeyCreateTask } from "./apikey-create.js";
 import { chainFaultTask } from "./chain-fault.js";
@@ -29,6 +30,7 @@ export const tokenServiceTasks = [
   tokenPauseTask,
   // Every write kind of src/domain/kinds/, each made from its description.
   ...tokenCallTasks,
+  tokenUpgradeTask,
   tokenSpeedUpTask,
   tokenCancelTask,
   tokenVerifyTask,

@@ -1,8 +1,15 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+
 import { expect } from "chai";
 import { Contract, Wallet, dataSlice, getAddress } from "ethers";
+import type { HardhatRuntimeEnvironment } from "hardhat/types/hre";
 
 import { createTokenServiceClient, launchToken, type TokenServiceClient } from "../../../src/client/index.js";
 import { IMPLEMENTATION_SLOT } from "../../../src/chains/evm/write/upgrade.js";
+import { captureOutput } from "../../helpers/capture-output.js";
+import { createFixtureProjectHRE } from "../../helpers/fixture-projects.js";
 import { TEST_API_KEY, type RunningServer } from "../../helpers/http-server.js";
 import { httpWriteSetups, type Setup } from "../../helpers/http-write-setups.js";
 
@@ -208,3 +215,55 @@ for (const { name, start } of setups) {
     });
   });
 }
+
+describe("token:upgrade, run in process in a consumer project", function () {
+  this.timeout(600_000);
+  let dataDir: string;
+  let hre: HardhatRuntimeEnvironment;
+
+  before(async function () {
+    dataDir = await mkdtemp(path.join(tmpdir(), "token-service-upgrade-"));
+    hre = await createFixtureProjectHRE("consumer", {
+      adjust: (config) => ({ ...config, tokenService: { ...config.tokenService, dataDir } }),
+    });
+  });
+
+  after(async function () {
+    delete process.env.UPGRADE_TEST_KEY;
+    await rm(dataDir, { recursive: true, force: true });
+  });
+
+  const run = async (name: string, args: Record<string, unknown>) => {
+    const output = await captureOutput(() => hre.tasks.getTask(name).run({ chain: "ethereum", chainNetwork: "sepolia", ...args }));
+    expect(output.stderr, `${name} wrote to stderr`).to.equal("");
+    return output.stdout;
+  };
+
+  it("upgrades a token the tasks launched, and prints the implementations", async function () {
+    const owner = Wallet.createRandom();
+    await run("faucet", { address: owner.address, amount: "1" });
+    process.env.UPGRADE_TEST_KEY = owner.privateKey;
+    const launched = JSON.parse(
+      await run("token:launch", {
+        type: "erc721",
+        name: "Shelf",
+        symbol: "SHF",
+        uri: "https://example.com/",
+        options: "burnable,access=ownable,upgradeable=transparent",
+        privateKeyEnv: "UPGRADE_TEST_KEY",
+        json: true,
+      }),
+    );
+    const text = await run("token:upgrade", {
+      contract: launched.contractAddress,
+      options: "burnable,enumerable,access=ownable,upgradeable=transparent",
+      privateKeyEnv: "UPGRADE_TEST_KEY",
+    });
+    expect(text).to.include(
+      `Upgraded ${launched.contractAddress} to ServiceERC721BurnableEnumerableOwnableTransparent on ethereum/sepolia`,
+    );
+    expect(text)
+      .to.match(/implementation +0x[0-9a-fA-F]{40}\n/)
+      .and.to.match(/status +mined/);
+  });
+});
