@@ -6764,7 +6764,7 @@ export interface operations {
                         };
                         /** @description An upgradeable token's (`options.upgradeable`): the top then answers for its proxy (`ERC1967Proxy` or `TransparentUpgradeableProxy`, compiled in the launcher's input, with the arguments the launcher gave it), and this for the implementation behind it, in the same shape. Verify both, the implementation first */
                         implementation?: {
-                            /** @description The implementation, checksummed (the launcher's first CREATE) */
+                            /** @description The implementation, checksummed (the launcher's first CREATE, or after an upgrade the CREATE2 factory's) */
                             address: string;
                             /**
                              * @description `ServiceERC20`, `ServiceERC721`, or the variant the launch's options chose
@@ -6807,6 +6807,10 @@ export interface operations {
                                 settings: {
                                     [key: string]: unknown;
                                 };
+                            };
+                            /** @description After an upgrade of yours (POST /tokens/upgrade): its record, whose implementation this is */
+                            upgrade?: {
+                                operationId: string;
                             };
                         };
                         /** @description The launch this answers for */

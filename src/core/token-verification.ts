@@ -27,8 +27,11 @@ export interface LaunchedTokenVerification extends TokenVerification {
   address: string;
   /** The launch it answers for: its record, its status and the transaction that deploys the contract. */
   launch: { operationId: string; status: OperationRecord["status"]; transactionHash: string | null };
-  /** An upgradeable token's (the top is then its proxy's): the implementation the launch deployed behind it. */
-  implementation?: TokenVerification & { address: string };
+  /**
+   * An upgradeable token's (the top is then its proxy's): the implementation the launch deployed behind it, or the one
+   * the caller's newest mined upgrade deployed (then `upgrade` names that record).
+   */
+  implementation?: TokenVerification & { address: string; upgrade?: { operationId: string } };
 }
 
 /**
@@ -48,11 +51,17 @@ function firstUseVariantOf(record: OperationRecord): Variant | undefined {
   }
 }
 
+/** The caller's newest mined upgrade of a token: its record, the variant it deployed and where. */
+export type FindUpgrade = (
+  contractAddress: string,
+) => Promise<{ record: OperationRecord; variant: Variant; implementation: string } | undefined>;
+
 export async function launchedTokenVerification(
   findLaunch: (contractAddress: string) => Promise<OperationRecord | undefined>,
   info: EvmNetworkInfo,
   address: string,
   variants: FirstUseCompiler,
+  findUpgrade?: FindUpgrade,
 ): Promise<LaunchedTokenVerification> {
   const contractAddress = getAddress(address);
   const record = await findLaunch(contractAddress);
@@ -83,6 +92,17 @@ export async function launchedTokenVerification(
     const verified = upgradeableVerification(firstUse.kind, firstUse.upgradeable, deployment, launcher, contract);
     if (verified === undefined || verified.proxy !== contractAddress)
       throw unavailable("the launch's creation code is not the launcher this version compiles for its options");
+    // Upgraded since (docs/decisions/0066-upgrade-write.md): the implementation it runs is the upgrade's, deployed
+    // through the CREATE2 factory with no constructor arguments, from the variant's own input.
+    const upgraded = await findUpgrade?.(contractAddress);
+    if (upgraded !== undefined) {
+      const current = await variants.contract(upgraded.variant);
+      const verification = tokenVerification(firstUse.kind, current.artifact.bytecode, current);
+      if (verification !== undefined) {
+        const upgrade = { operationId: upgraded.record.id };
+        return { ...base, ...verified.proxyVerification, implementation: { address: upgraded.implementation, ...verification, upgrade } };
+      }
+    }
     return { ...base, ...verified.proxyVerification, implementation: verified.implementation };
   }
   const verification = initCode === undefined ? undefined : tokenVerification(record.tokenType as TokenKind, initCode, contract);

@@ -91,6 +91,26 @@ function recordedVariant(record: OperationRecord): Variant | undefined {
   }
 }
 
+/**
+ * The caller's newest mined upgrade of the token, and the variant it deployed: the implementation the token runs unless
+ * it was upgraded since by other tools (the verification read answers its input).
+ */
+export async function latestUpgrade(
+  records: UpgradeRecords,
+  apiKeyId: string | null,
+  pair: { chain: string; network: string },
+  contractAddress: string,
+): Promise<{ record: OperationRecord; variant: Variant; implementation: string } | undefined> {
+  const filter = { kinds: ["upgrade"], statuses: ["mined"], chain: pair.chain, network: pair.network };
+  for await (const record of recordsOf(records, apiKeyId, filter)) {
+    if (record.contractAddress !== contractAddress) continue;
+    const variant = recordedVariant(record);
+    const implementation = (record.params as { implementation?: { address?: string } }).implementation?.address;
+    return variant === undefined || implementation === undefined ? undefined : { record, variant, implementation };
+  }
+  return undefined;
+}
+
 const contractOf = (variant: Variant): UpgradeContract => ({
   input: firstUseInput(variant),
   unit: variantPath(variant),

@@ -53,7 +53,16 @@ export const TokenVerificationAnswer = z.lazy(() => {
       .meta({ examples: [EXAMPLE_TOKEN_CONTRACT] }),
     ...contract,
     implementation: z
-      .object({ address: z.string().describe("The implementation, checksummed (the launcher's first CREATE)"), ...contract })
+      .object({
+        address: z
+          .string()
+          .describe("The implementation, checksummed (the launcher's first CREATE, or after an upgrade the CREATE2 factory's)"),
+        ...contract,
+        upgrade: z
+          .object({ operationId: z.string() })
+          .optional()
+          .describe("After an upgrade of yours (POST /tokens/upgrade): its record, whose implementation this is"),
+      })
       .optional()
       .describe(
         "An upgradeable token's (`options.upgradeable`): the top then answers for its proxy (`ERC1967Proxy` or `TransparentUpgradeableProxy`, compiled in the launcher's input, with the arguments the launcher gave it), and this for the implementation behind it, in the same shape. Verify both, the implementation first",

@@ -1,5 +1,6 @@
 import type { EvmNetworkInfo } from "../../chains/evm/chain.js";
 import { launchedTokenVerification } from "../../core/token-verification.js";
+import { latestUpgrade } from "../../core/upgrades.js";
 import type { Verifications } from "../../core/verifications/verifications.js";
 import type { VerificationRecord } from "../../core/verifications/types.js";
 import { requireEvm } from "../../domain/chains.js";
@@ -34,6 +35,7 @@ export const tokenVerificationRoute = defineRoute({
       info,
       address,
       service.variants,
+      (contractAddress) => latestUpgrade(store, apiKeyId, info, contractAddress),
     );
     return { body };
   },

@@ -100,6 +100,16 @@ for (const { name, start } of setups) {
         const record = await api.call("GET", `/api/v1/operations/${sent.body.id}`);
         expect(record.body).to.include({ kind: "upgrade", status: "mined", contractAddress: token });
 
+        // The verification input answers the implementation the token runs now, the upgrade's.
+        const verification = await api.call("GET", `/api/v1/tokens/${token}/verification?chain=ethereum&network=sepolia`);
+        expect(verification.status, JSON.stringify(verification.body)).to.equal(200);
+        expect(verification.body.implementation).to.include({
+          address: implementation,
+          contractName: `ServiceERC20BurnablePausableOwnable${kind === "uups" ? "UUPS" : "Transparent"}`,
+          constructorArguments: "0x",
+        });
+        expect(verification.body.implementation.upgrade).to.deep.equal({ operationId: sent.body.id });
+
         // The same upgrade again: nothing to do.
         const again = await upgrade(token, after);
         expect(again.status, JSON.stringify(again.body)).to.equal(409);
