@@ -125,7 +125,7 @@ for (const variant of migrationDatabases("kinds_in_code")) {
       const pending = earlier.find((record) => record.status === "pending" && record.kind === "transfer")!;
       expect((await store.findByTransactionHash("ethereum", "sepolia", pending.transactionHash!))?.id).to.equal(pending.id);
       expect(
-        (await store.listOperations("key-1", { limit: 100, filter: { kinds: ["delegate", "pause"] } })).items.map((item) => item.kind),
+        (await store.listOperations("key-1", { limit: 100, filter: { kinds: [...NEW_KINDS, "pause"] } })).items.map((item) => item.kind),
       ).to.have.members([...added.map((record) => record.kind), ...STATUSES.map(() => "pause")]);
       const indexes =
         variant.dialect === "sqlite"
