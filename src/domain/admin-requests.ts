@@ -45,7 +45,8 @@ export interface OwnershipRequest extends PairRequest, SigningFields {
 }
 
 /** What every one of these answers once the node accepted it, before its record says more. */
-interface AcceptedWrite {
+/** What every write to a contract answers once the node accepted it (the admin writes, the upgrade write). */
+export interface AcceptedWrite {
   transactionHash: string;
   status: "pending";
   chain: string;

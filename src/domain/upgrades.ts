@@ -1,4 +1,5 @@
 import { ErrorCode, TokenServiceError } from "./errors.js";
+import type { AcceptedWrite } from "./admin-requests.js";
 import type { PairRequest, SigningFields } from "./requests.js";
 import {
   parseErc1155Options,
@@ -30,22 +31,14 @@ export interface UpgradeImplementation {
 }
 
 /** The upgrade's own record answered, as every write answers, with the implementations before and after. */
-export interface UpgradeResult {
-  transactionHash: string;
-  status: "pending";
-  chain: string;
-  network: string;
+export interface UpgradeResult extends AcceptedWrite {
   type: string;
-  contractAddress: string;
-  sender: string;
   upgradeable: Upgradeable;
   variant: string;
   /** The new implementation's options, as the request gave them. */
   options: unknown;
   implementation: UpgradeImplementation;
   previousImplementation: string;
-  nonce: number;
-  simulated: boolean;
 }
 
 /**

@@ -7,6 +7,7 @@ import { requireEvm, type ChainRegistry } from "../../domain/chains.js";
 import { ErrorCode, TokenServiceError, invalidArgument } from "../../domain/errors.js";
 import { variantName, type Upgradeable, type Variant } from "../../domain/token-options.js";
 import type { Unsigned } from "../../domain/requests.js";
+import type { AcceptedWrite } from "../../domain/admin-requests.js";
 import { upgradeVariantOf, type ImplementationRequest, type UpgradeCallRequest, type UpgradeResult } from "../../domain/upgrades.js";
 import { sentAnswer, type WriteIntent } from "./intents.js";
 
@@ -26,17 +27,9 @@ async function implementationOf(request: Unsigned<ImplementationRequest>, chains
   return { pair, sender, variant: variant as Variant & { upgradeable: Upgradeable }, ...implementationDeployment(artifact.bytecode) };
 }
 
-export interface ImplementationResult {
-  transactionHash: string;
-  status: "pending";
-  chain: string;
-  network: string;
+export interface ImplementationResult extends AcceptedWrite {
   type: string;
-  contractAddress: string;
-  sender: string;
   variant: string;
-  nonce: number;
-  simulated: boolean;
 }
 
 /** The implementation of the options' variant, deployed by the CREATE2 factory: refused if code is already there. */
